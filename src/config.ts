@@ -1,0 +1,126 @@
+// Configuration from the environment (names in SPEC.md section 6), checked
+// once at start so that a bad value stops the service with a clear message.
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
+import { z } from 'zod';
+import { DEFAULT_NAMESPACE } from './contract';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly soapNamespace: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  readonly demoData: boolean;
+  readonly bodyLimit: number;
+  readonly trustProxy: boolean | number | string;
+  readonly helpPages: boolean;
+  readonly logLevel: string;
+  readonly operationTimeoutMs: number;
+  readonly smsDefaultRegion: CountryCode;
+  readonly smsAllowedCountries: readonly CountryCode[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const bool = (name: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), `${name} must be true or false`)
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const integer = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[0-9]+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`);
+
+const country = (name: string) =>
+  z
+    .string()
+    .trim()
+    .toUpperCase()
+    .refine((c) => isSupportedCountry(c), `${name} must be an ISO 3166 country code such as SY`)
+    .transform((c) => c as CountryCode);
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxyValue(raw: string): boolean | number | string {
+  const value = raw.trim();
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^[0-9]+$/.test(value)) return Number(value);
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    const [address, prefix] = entry.split('/');
+    const valid = PROXY_NAMES.has(entry) || (isIP(address) !== 0 && (prefix === undefined || /^[0-9]+$/.test(prefix) || isIP(prefix) !== 0));
+    if (!valid) throw new ConfigError(`TRUST_PROXY: "${entry}" is not an address, a subnet, loopback, linklocal or uniquelocal`);
+  }
+  return value;
+}
+
+const schema = z.object({
+  PORT: integer('PORT', 0, 65535).default(8080),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  SOAP_NAMESPACE: z
+    .string()
+    .trim()
+    .refine((v) => /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(v) && !/["<>&]/.test(v), 'SOAP_NAMESPACE must be an absolute URI, e.g. http://tempuri.org/')
+    .default(DEFAULT_NAMESPACE),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// or postgresql:// connection string')
+    .optional(),
+  DEMO_DATA: bool('DEMO_DATA').default(true),
+  BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024).default(1048576),
+  TRUST_PROXY: z.string().optional(),
+  HELP_PAGES: bool('HELP_PAGES').default(true),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OPERATION_TIMEOUT_MS: integer('OPERATION_TIMEOUT_MS', 100, 600000).default(30000),
+  SMS_DEFAULT_REGION: country('SMS_DEFAULT_REGION').default('SY'),
+  SMS_ALLOWED_COUNTRIES: z.string().optional(),
+});
+
+/** Reads the configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as in most deployment tools.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const c = parsed.data;
+  const allowed = c.SMS_ALLOWED_COUNTRIES === undefined ? [c.SMS_DEFAULT_REGION] : parseCountries(c.SMS_ALLOWED_COUNTRIES);
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    soapNamespace: c.SOAP_NAMESPACE,
+    dataDir: path.resolve(c.DATA_DIR),
+    databaseUrl: c.DATABASE_URL ?? null,
+    demoData: c.DEMO_DATA,
+    bodyLimit: c.BODY_LIMIT,
+    trustProxy: c.TRUST_PROXY === undefined ? false : trustProxyValue(c.TRUST_PROXY),
+    helpPages: c.HELP_PAGES,
+    logLevel: c.LOG_LEVEL,
+    operationTimeoutMs: c.OPERATION_TIMEOUT_MS,
+    smsDefaultRegion: c.SMS_DEFAULT_REGION,
+    smsAllowedCountries: allowed,
+  };
+}
+
+function parseCountries(list: string): CountryCode[] {
+  const codes = list.split(',').map((c) => c.trim().toUpperCase()).filter((c) => c !== '');
+  const bad = codes.filter((c) => !isSupportedCountry(c));
+  if (codes.length === 0 || bad.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n  SMS_ALLOWED_COUNTRIES: ${bad.length > 0 ? bad.join(', ') + ' are not' : 'must list'} ISO 3166 country codes such as SY,LB`);
+  }
+  return codes as CountryCode[];
+}

@@ -1,0 +1,26 @@
+export {
+  DEFAULT_NAMESPACE,
+  ENDPOINTS,
+  HTTP_ROOT_ELEMENT,
+  STUDENT_INFO_FIELDS,
+  findEndpoint,
+  soapActionFor,
+  type EndpointSpec,
+  type OperationName,
+  type OperationSpec,
+  type ParameterSpec,
+  type ParameterType,
+  type ResultType,
+  type StudentInfo,
+} from './contract';
+export {
+  AUTHORED_ADDRESS_PREFIX,
+  ContractMismatchError,
+  WSDL_DIR,
+  applyNamespace,
+  loadEndpointModel,
+  loadServiceModel,
+  readAuthoredWsdl,
+  type EndpointModel,
+  type OperationModel,
+} from './wsdl-model';

@@ -1,0 +1,1 @@
+export { schoolKey } from './school-key';

@@ -1,0 +1,26 @@
+/**
+ * A school is identified by its base URL, matched case-insensitively on
+ * scheme and host with a trailing `/` ignored (SPEC.md section 2). The key is
+ * the canonical form both the store and every lookup use.
+ */
+export function schoolKey(baseUrl: string): string {
+  const trimmed = baseUrl.trim();
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(trimmed);
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || parsed.host === '') {
+    return stripTrailingSlashes(trimmed);
+  }
+  // URL already lower-cases scheme and host and drops a default port.
+  const path = stripTrailingSlashes(parsed.pathname);
+  return `${parsed.protocol}//${parsed.host}${path}${parsed.search}`;
+}
+
+function stripTrailingSlashes(value: string): string {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 0x2f) end--;
+  return value.slice(0, end);
+}

@@ -1,0 +1,99 @@
+// Row shapes of the tables as both dialects return them. Timestamps are
+// ISO-8601 UTC text so that ordering and comparison are byte-wise identical on
+// SQLite and PostgreSQL; flags are integers 0/1 for the same reason.
+import type { Generated } from 'kysely';
+import type { NoteState } from './types';
+
+export type DevicePlatform = 'android' | 'ios' | 'web';
+
+/** Delivery state of an outbox row (SPEC.md section 2). */
+export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'dead';
+
+export interface SchoolsTable {
+  key: string;
+  base_url: string;
+  name: string;
+}
+
+export interface StudentsTable {
+  id: string;
+  school_key: string;
+  full_name: string;
+  device_id: string | null;
+  active: string;
+  class_id: string | null;
+}
+
+export interface DevicesTable {
+  id: string;
+  push_token: string | null;
+  platform: DevicePlatform | null;
+  updated_at: string;
+}
+
+export interface NotesTable {
+  id: string;
+  student_id: string;
+  type: string;
+  subject_id: string | null;
+  class_id: string | null;
+  text: string;
+  note_date: string;
+  badge: string | null;
+  state: NoteState;
+  read_at: string | null;
+}
+
+export interface AbsencesTable {
+  id: string;
+  student_id: string;
+  absence_date: string;
+  type: string;
+  reason: string | null;
+  seen: number;
+  seen_at: string | null;
+}
+
+export interface PushNotificationsTable {
+  id: string;
+  device_id: string;
+  student_id: string;
+  type: string;
+  title: string;
+  body: string;
+  /** JSON object of string values. */
+  data: string;
+  status: OutboxStatus;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+}
+
+export interface AuthCodeMessagesTable {
+  id: string;
+  phone: string;
+  code: string | null;
+  status: OutboxStatus;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  locked_until: string | null;
+  last_error: string | null;
+  caller_address: string | null;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+}
+
+export interface StoreDatabase {
+  schools: SchoolsTable;
+  students: StudentsTable;
+  devices: DevicesTable;
+  notes: NotesTable;
+  absences: AbsencesTable;
+  push_notifications: PushNotificationsTable;
+  auth_code_messages: AuthCodeMessagesTable;
+}

@@ -1,0 +1,30 @@
+// The store folder's public face: open a store, feed it data, and the types
+// the rest of the service codes against. Everything else here is private.
+export { openStore, type OpenStoreOptions } from './open-store';
+export type { SqlStore } from './sql-store';
+export { StoreError, type StoreErrorKind } from './errors';
+export { InvalidDataSetError } from './data-set-values';
+export { DEMO_DATA, loadDemoData } from './demo-data';
+export type {
+  DataSet,
+  DataSetAbsence,
+  DataSetCollection,
+  DataSetCounts,
+  DataSetDevice,
+  DataSetNote,
+  DataSetSchool,
+  DataSetStudent,
+  WriteDataSetOptions,
+} from './data-set';
+export type { AuthCodeMessageRow, OutboxFilter, PushNotificationRow } from './outbox';
+export type { DevicePlatform, OutboxStatus } from './database';
+export type {
+  AbsenceRecord,
+  NewAuthCodeMessage,
+  NewPushNotification,
+  NoteRecord,
+  NoteState,
+  Store,
+  StudentPlacement,
+  StudentSummary,
+} from './types';

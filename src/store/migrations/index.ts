@@ -1,0 +1,23 @@
+import type { Migration } from 'kysely';
+import { initialMigration } from './0001-initial';
+import type { StoreDialect, StoreMigration } from './migration';
+
+// Every migration, imported statically so that the compiled dist/ needs no
+// directory scan. Kysely applies them in name order: append `0002_…` below.
+const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
+  '0001_initial': initialMigration,
+};
+
+/** The migration set bound to one dialect, as Kysely's Migrator wants it. */
+export function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
+  const bound: Record<string, Migration> = {};
+  for (const [name, migration] of Object.entries(MIGRATIONS)) {
+    bound[name] = {
+      up: (db) => migration.up(db, dialect),
+      down: (db) => migration.down(db, dialect),
+    };
+  }
+  return bound;
+}
+
+export type { StoreDialect } from './migration';

@@ -1,0 +1,87 @@
+import type { Selectable } from 'kysely';
+import type { AuthCodeMessagesTable, OutboxStatus, PushNotificationsTable } from './database';
+
+export interface OutboxFilter {
+  status?: OutboxStatus;
+  /** Most rows to return, oldest first. */
+  limit?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  status: OutboxStatus;
+  attempts: number;
+  nextAttemptAt: string;
+  lockedUntil: string | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  sentAt: string | null;
+}
+
+export interface PushNotificationRow extends OutboxRow {
+  deviceId: string;
+  studentId: string;
+  type: string;
+  title: string;
+  body: string;
+  data: Record<string, string>;
+}
+
+export interface AuthCodeMessageRow extends OutboxRow {
+  phone: string;
+  /** Null once the message was delivered or gave up. */
+  code: string | null;
+  callerAddress: string | null;
+}
+
+export function toPushNotificationRow(row: Selectable<PushNotificationsTable>): PushNotificationRow {
+  return {
+    id: row.id,
+    deviceId: row.device_id,
+    studentId: row.student_id,
+    type: row.type,
+    title: row.title,
+    body: row.body,
+    data: parseData(row.data),
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: row.next_attempt_at,
+    lockedUntil: row.locked_until,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    sentAt: row.sent_at,
+  };
+}
+
+export function toAuthCodeMessageRow(row: Selectable<AuthCodeMessagesTable>): AuthCodeMessageRow {
+  return {
+    id: row.id,
+    phone: row.phone,
+    code: row.code,
+    callerAddress: row.caller_address,
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: row.next_attempt_at,
+    lockedUntil: row.locked_until,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    sentAt: row.sent_at,
+  };
+}
+
+// Written by enqueuePushNotification from a string map; anything else means
+// the row was edited by hand, and an empty map is the safe reading.
+function parseData(text: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    const data: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string') data[key] = value;
+    return data;
+  } catch {
+    return {};
+  }
+}

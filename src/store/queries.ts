@@ -1,0 +1,92 @@
+import type { Kysely } from 'kysely';
+import type { StoreDatabase } from './database';
+import type { StoreDialect } from './migrations';
+import { prepareQuery } from './prepared';
+
+// The statements behind the Store operations, compiled once per store.
+// Newest first is the date descending; the id breaks ties so that a page
+// shows the same order on every call and on both dialects.
+export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect) {
+  const noteColumns = ['id', 'student_id', 'type', 'subject_id', 'class_id', 'text', 'note_date', 'badge', 'state'] as const;
+
+  return {
+    ping: prepareQuery([], () => db.selectNoFrom((eb) => eb.lit(1).as('ok'))),
+
+    anySchool: prepareQuery([], () => db.selectFrom('schools').select('key').limit(1)),
+
+    studentsOfSchool: prepareQuery(['schoolKey', 'active'], (p) =>
+      db
+        .selectFrom('students')
+        .select(['id', 'full_name', 'device_id', 'active'])
+        .where('school_key', '=', p.schoolKey)
+        .where('active', '=', p.active)
+        .orderBy('full_name')
+        .orderBy('id'),
+    ),
+
+    deviceToken: prepareQuery(['deviceId'], (p) =>
+      db.selectFrom('devices').select('push_token').where('id', '=', p.deviceId),
+    ),
+
+    auditNotes: prepareQuery(['subjectId', 'classId'], (p) =>
+      db
+        .selectFrom('notes')
+        .select(noteColumns)
+        .where('type', '=', 'audit')
+        .where('subject_id', '=', p.subjectId)
+        .where('class_id', '=', p.classId)
+        .orderBy('note_date', 'desc')
+        .orderBy('id'),
+    ),
+
+    markNotesRead: prepareQuery(['studentId', 'type', 'now'], (p) =>
+      db
+        .updateTable('notes')
+        .set({ state: 'read', read_at: p.now })
+        .where('student_id', '=', p.studentId)
+        .where('type', '=', p.type)
+        .where('state', '=', 'unread'),
+    ),
+
+    notesOfStudent: prepareQuery(['studentId', 'type'], (p) =>
+      db
+        .selectFrom('notes')
+        .select(noteColumns)
+        .where('student_id', '=', p.studentId)
+        .where('type', '=', p.type)
+        .orderBy('note_date', 'desc')
+        .orderBy('id'),
+    ),
+
+    absencesOfStudent: prepareQuery(['studentId'], (p) =>
+      db
+        .selectFrom('absences')
+        .select(['id', 'student_id', 'absence_date', 'type', 'reason', 'seen'])
+        .where('student_id', '=', p.studentId)
+        .orderBy('absence_date', 'desc')
+        .orderBy('id')
+        // A concurrent call then waits and reads the rows as this one left
+        // them, so each absence is reported unseen exactly once. SQLite's
+        // immediate transaction already serialises writers.
+        .$if(dialect === 'postgres', (query) => query.forUpdate()),
+    ),
+
+    markAbsencesSeen: prepareQuery(['studentId', 'now'], (p) =>
+      db
+        .updateTable('absences')
+        .set({ seen: 1, seen_at: p.now })
+        .where('student_id', '=', p.studentId)
+        .where('seen', '=', 0),
+    ),
+
+    student: prepareQuery(['studentId'], (p) =>
+      db
+        .selectFrom('students')
+        .leftJoin('devices', 'devices.id', 'students.device_id')
+        .select(['students.id', 'students.full_name', 'students.school_key', 'students.device_id', 'devices.push_token'])
+        .where('students.id', '=', p.studentId),
+    ),
+  };
+}
+
+export type StoreQueries = ReturnType<typeof prepareQueries>;

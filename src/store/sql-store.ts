@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { schoolKey } from '../domain/school-key';
+import type { StoreDatabase } from './database';
+import type { DataSet, DataSetCounts, WriteDataSetOptions } from './data-set';
+import { InvalidDataSetError } from './data-set-values';
+import { StoreError, toStoreError } from './errors';
+import type { StoreDialect } from './migrations';
+import { normaliseDataSet } from './normalise-data-set';
+import {
+  toAuthCodeMessageRow,
+  toPushNotificationRow,
+  type AuthCodeMessageRow,
+  type OutboxFilter,
+  type PushNotificationRow,
+} from './outbox';
+import { prepareQueries, type StoreQueries } from './queries';
+import { toAbsenceRecord, toNoteRecord } from './rows';
+import { inWriteTransaction } from './transaction';
+import type {
+  AbsenceRecord,
+  NewAuthCodeMessage,
+  NewPushNotification,
+  NoteRecord,
+  Store,
+  StudentPlacement,
+  StudentSummary,
+} from './types';
+import { writeNormalisedDataSet } from './write-data-set';
+
+export interface SqlStoreOptions {
+  /** Source of timestamps; tests pin it. */
+  now?: () => Date;
+}
+
+/** The Store on SQLite or PostgreSQL; obtain one from openStore(). */
+export class SqlStore implements Store {
+  readonly dialect: StoreDialect;
+  readonly #db: Kysely<StoreDatabase>;
+  readonly #queries: StoreQueries;
+  readonly #now: () => Date;
+  #closing: Promise<void> | null = null;
+
+  constructor(db: Kysely<StoreDatabase>, dialect: StoreDialect, options: SqlStoreOptions = {}) {
+    this.#db = db;
+    this.dialect = dialect;
+    this.#queries = prepareQueries(db, dialect);
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  listStudentsOfSchool(key: string, active: string): Promise<StudentSummary[]> {
+    return this.#run(async () => {
+      // schoolKey is idempotent, so a caller passing a raw base URL still matches.
+      const { rows } = await this.#db.executeQuery(this.#queries.studentsOfSchool({ schoolKey: schoolKey(key), active }));
+      return rows.map((row) => ({
+        studentId: row.id,
+        fullName: row.full_name,
+        deviceId: row.device_id,
+        active: row.active,
+      }));
+    });
+  }
+
+  getDeviceToken(deviceId: string): Promise<string | null> {
+    return this.#run(async () => {
+      const { rows } = await this.#db.executeQuery(this.#queries.deviceToken({ deviceId }));
+      return rows[0]?.push_token ?? null;
+    });
+  }
+
+  listAuditNotes(subjectId: string, classId: string): Promise<NoteRecord[]> {
+    return this.#run(async () => {
+      const { rows } = await this.#db.executeQuery(this.#queries.auditNotes({ subjectId, classId }));
+      return rows.map(toNoteRecord);
+    });
+  }
+
+  markNotesRead(studentId: string, noteType: string): Promise<NoteRecord[]> {
+    return this.#run(() =>
+      this.#writeTransaction(async (trx) => {
+        await trx.executeQuery(this.#queries.markNotesRead({ studentId, type: noteType, now: this.#timestamp() }));
+        const { rows } = await trx.executeQuery(this.#queries.notesOfStudent({ studentId, type: noteType }));
+        return rows.map(toNoteRecord);
+      }),
+    );
+  }
+
+  listAbsencesMarkSeen(studentId: string): Promise<AbsenceRecord[]> {
+    return this.#run(() =>
+      this.#writeTransaction(async (trx) => {
+        const { rows } = await trx.executeQuery(this.#queries.absencesOfStudent({ studentId }));
+        const absences = rows.map(toAbsenceRecord);
+        // Skipping the no-op update keeps a repeated call from writing.
+        if (absences.some((absence) => !absence.seen)) {
+          await trx.executeQuery(this.#queries.markAbsencesSeen({ studentId, now: this.#timestamp() }));
+        }
+        return absences;
+      }),
+    );
+  }
+
+  findStudent(studentId: string): Promise<StudentPlacement | null> {
+    return this.#run(async () => {
+      const { rows } = await this.#db.executeQuery(this.#queries.student({ studentId }));
+      const row = rows[0];
+      if (row === undefined) return null;
+      return {
+        studentId: row.id,
+        fullName: row.full_name,
+        schoolKey: row.school_key,
+        deviceId: row.device_id,
+        pushToken: row.push_token ?? null,
+      };
+    });
+  }
+
+  enqueuePushNotification(notification: NewPushNotification): Promise<string> {
+    return this.#run(async () => {
+      const id = randomUUID();
+      const now = this.#timestamp();
+      await this.#db
+        .insertInto('push_notifications')
+        .values({
+          id,
+          device_id: notification.deviceId,
+          student_id: notification.studentId,
+          type: notification.type,
+          title: notification.title,
+          body: notification.body,
+          data: JSON.stringify(notification.data),
+          status: 'queued',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      return id;
+    });
+  }
+
+  enqueueAuthCode(message: NewAuthCodeMessage): Promise<string> {
+    return this.#run(async () => {
+      const id = randomUUID();
+      const now = this.#timestamp();
+      await this.#db
+        .insertInto('auth_code_messages')
+        .values({
+          id,
+          phone: message.phone,
+          code: message.code,
+          caller_address: message.callerAddress,
+          status: 'queued',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      return id;
+    });
+  }
+
+  /**
+   * Upserts every record of the data set in one transaction. Throws
+   * InvalidDataSetError (nothing written) for a bad or dangling value.
+   */
+  writeDataSet(dataSet: DataSet, options: WriteDataSetOptions = {}): Promise<DataSetCounts> {
+    return this.#run(() => {
+      const data = normaliseDataSet(dataSet, this.#timestamp());
+      return this.#writeTransaction((trx) => writeNormalisedDataSet(trx, data, options));
+    });
+  }
+
+  /** Outbox push notifications, oldest first. */
+  listPushNotifications(filter: OutboxFilter = {}): Promise<PushNotificationRow[]> {
+    return this.#run(async () => {
+      let query = this.#db.selectFrom('push_notifications').selectAll().orderBy('created_at').orderBy('id');
+      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      if (filter.limit !== undefined) query = query.limit(filter.limit);
+      return (await query.execute()).map(toPushNotificationRow);
+    });
+  }
+
+  /** Outbox auth-code messages, oldest first. */
+  listAuthCodeMessages(filter: OutboxFilter = {}): Promise<AuthCodeMessageRow[]> {
+    return this.#run(async () => {
+      let query = this.#db.selectFrom('auth_code_messages').selectAll().orderBy('created_at').orderBy('id');
+      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      if (filter.limit !== undefined) query = query.limit(filter.limit);
+      return (await query.execute()).map(toAuthCodeMessageRow);
+    });
+  }
+
+  /** True when no school is stored (the demo data may then be loaded). */
+  isEmpty(): Promise<boolean> {
+    return this.#run(async () => (await this.#db.executeQuery(this.#queries.anySchool({}))).rows.length === 0);
+  }
+
+  /** Never throws: a readiness probe wants a yes or no. */
+  async ping(): Promise<boolean> {
+    if (this.#closing !== null) return false;
+    try {
+      await this.#db.executeQuery(this.#queries.ping({}));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Releases the database; later calls reject with StoreError. Safe to repeat. */
+  close(): Promise<void> {
+    // A failure to close leaves nothing the caller could do differently.
+    this.#closing ??= this.#db.destroy().catch(() => undefined);
+    return this.#closing;
+  }
+
+  #timestamp(): string {
+    return this.#now().toISOString();
+  }
+
+  #writeTransaction<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
+    return inWriteTransaction(this.#db, this.dialect, work);
+  }
+
+  // Every public method funnels through here so that callers only ever see a
+  // StoreError (or an InvalidDataSetError describing their input).
+  async #run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closing !== null) throw new StoreError('unavailable');
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof InvalidDataSetError) throw error;
+      throw toStoreError(error);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+// The store's view of the domain (SPEC.md section 2). Operations depend on
+// this interface only; they never see SQL, and the store never sees XML.
+
+export interface StudentSummary {
+  studentId: string;
+  fullName: string;
+  deviceId: string | null;
+  /** One character: `1` active, `0` inactive. */
+  active: string;
+}
+
+export interface StudentPlacement {
+  studentId: string;
+  fullName: string;
+  schoolKey: string;
+  deviceId: string | null;
+  /** The push token of the student's device; null when none is registered. */
+  pushToken: string | null;
+}
+
+export type NoteState = 'unread' | 'read';
+
+export interface NoteRecord {
+  id: string;
+  studentId: string;
+  type: string;
+  subjectId: string | null;
+  classId: string | null;
+  text: string;
+  /** ISO 8601 timestamp. */
+  date: string;
+  badge: string | null;
+  state: NoteState;
+}
+
+export interface AbsenceRecord {
+  id: string;
+  studentId: string;
+  /** ISO 8601 date (YYYY-MM-DD). */
+  date: string;
+  type: string;
+  reason: string | null;
+  seen: boolean;
+}
+
+export interface NewPushNotification {
+  deviceId: string;
+  studentId: string;
+  type: string;
+  title: string;
+  body: string;
+  /** Key/value data carried by the push (all strings). */
+  data: Record<string, string>;
+}
+
+export interface NewAuthCodeMessage {
+  /** E.164. */
+  phone: string;
+  code: string;
+  /** Address of the caller that asked for the code (for abuse limits). */
+  callerAddress: string | null;
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+
+  /** Students of a school (by normalised key) whose active flag equals `active`, by full name then id. */
+  listStudentsOfSchool(schoolKey: string, active: string): Promise<StudentSummary[]>;
+
+  /** The push token of a device; null when the device is unknown or has no token. */
+  getDeviceToken(deviceId: string): Promise<string | null>;
+
+  /** Audit notes (type `audit`) of a class for a subject, newest first. */
+  listAuditNotes(subjectId: string, classId: string): Promise<NoteRecord[]>;
+
+  /** In one transaction: mark unread notes of that type of that student read, then return all of them, newest first. */
+  markNotesRead(studentId: string, noteType: string): Promise<NoteRecord[]>;
+
+  /** In one transaction: read the student's absences newest first and mark them seen (the returned records show the state before). */
+  listAbsencesMarkSeen(studentId: string): Promise<AbsenceRecord[]>;
+
+  /** The student with its school key and device, or null when unknown. */
+  findStudent(studentId: string): Promise<StudentPlacement | null>;
+
+  /** Write a queued push notification to the outbox; returns its id. */
+  enqueuePushNotification(notification: NewPushNotification): Promise<string>;
+
+  /** Write a queued auth-code SMS to the outbox; returns its id. */
+  enqueueAuthCode(message: NewAuthCodeMessage): Promise<string>;
+
+  /** True when the store answers a trivial query. */
+  ping(): Promise<boolean>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,139 @@
+// Where a request enters: `/X.asmx` (SOAP, ?wsdl, ?disco, help) and
+// `/X.asmx/Op` (HTTP GET/POST). Paths match case-insensitively, as on IIS.
+import { randomUUID } from 'node:crypto';
+import bodyParser from 'body-parser';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { EndpointModel } from '../contract';
+import type { CallContext } from '../operations';
+import type { Dispatcher } from './dispatch';
+import { renderOperationList } from './help/operation-list';
+import { createHttpOperationHandler, type HttpOperationHandler } from './http/handler';
+import { CACHE_ERROR, CACHE_RESULT, send, sendText } from './respond';
+import { createSoapHandler, type SoapHandler } from './soap/handler';
+import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
+
+const ASMX_PATH = /^\/([^/]+)\.asmx(?:\/(.*))?$/i;
+
+interface EndpointRoutes {
+  readonly model: EndpointModel;
+  readonly soap: SoapHandler;
+  readonly http: HttpOperationHandler;
+  readonly documents: DescriptionDocuments;
+}
+
+export interface AsmxRouteOptions {
+  readonly endpoints: readonly EndpointModel[];
+  readonly dispatcher: Dispatcher;
+  readonly bodyLimit: number;
+  readonly helpPages: boolean;
+}
+
+export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
+  const endpoints = new Map<string, EndpointRoutes>(
+    options.endpoints.map((model) => [
+      model.name.toLowerCase(),
+      {
+        model,
+        soap: createSoapHandler(model, options.dispatcher),
+        http: createHttpOperationHandler(model, options.dispatcher),
+        documents: createDescriptionDocuments(model),
+      },
+    ]),
+  );
+  const readBody = bodyParser.raw({ type: () => true, limit: options.bodyLimit });
+
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const match = ASMX_PATH.exec(req.path);
+    const endpoint = match ? endpoints.get(safeDecode(match[1]).toLowerCase()) : undefined;
+    if (!match || endpoint === undefined) {
+      next();
+      return;
+    }
+    const operationPath = match[2];
+    const context: CallContext = { callerAddress: req.ip ?? null, requestId: requestIdOf(req) };
+
+    if (operationPath !== undefined) {
+      const body = req.method === 'POST' ? await readRawBody(readBody, req, res, options.bodyLimit) : undefined;
+      if (body === null) return;
+      await endpoint.http(req, res, operationPath, rawQueryOf(req), body, context);
+      return;
+    }
+    if (req.method === 'POST') {
+      const body = await readRawBody(readBody, req, res, options.bodyLimit);
+      if (body === null) return;
+      await endpoint.soap(req, res, body, context);
+      return;
+    }
+    if (req.method === 'GET') {
+      serveDocument(req, res, endpoint, options.helpPages);
+      return;
+    }
+    res.setHeader('Allow', 'GET, POST');
+    sendText(res, 405, 'Request format is unrecognized.');
+  };
+}
+
+function serveDocument(req: Request, res: Response, endpoint: EndpointRoutes, helpPages: boolean): void {
+  const query = new URLSearchParams(rawQueryOf(req));
+  const address = addressOf(req);
+  for (const [key, value] of query) {
+    const name = key.toLowerCase();
+    if (name === 'wsdl' || name === 'disco') {
+      if (value !== '') {
+        sendText(res, 500, 'XML Web service description was not found.');
+        return;
+      }
+      const document = name === 'wsdl' ? endpoint.documents.wsdl(address) : endpoint.documents.disco(address);
+      send(res, 200, 'text/xml; charset=utf-8', document, CACHE_RESULT);
+      return;
+    }
+  }
+  if (!helpPages) {
+    sendText(res, 500, 'Request format is unrecognized.');
+    return;
+  }
+  send(res, 200, 'text/html; charset=utf-8', renderOperationList(endpoint.model, req.path), CACHE_ERROR);
+}
+
+/** The address the client used: scheme, host and port (X-Forwarded-* only from trusted proxies), and the path. */
+function addressOf(req: Request): string {
+  const host = req.host ?? `${req.socket.localAddress ?? 'localhost'}:${req.socket.localPort ?? ''}`;
+  return `${req.protocol}://${host}${encodeURI(safeDecode(req.path))}`;
+}
+
+function rawQueryOf(req: Request): string {
+  const q = req.originalUrl.indexOf('?');
+  return q < 0 ? '' : req.originalUrl.slice(q + 1);
+}
+
+function requestIdOf(req: Request): string {
+  const header = req.headers['x-request-id'];
+  const id = Array.isArray(header) ? header[0] : header;
+  return id !== undefined && /^[\w.:-]{1,128}$/.test(id) ? id : randomUUID();
+}
+
+/** Reads the whole body within the limit; on failure answers the request itself and returns null. */
+function readRawBody(readBody: RequestHandler, req: Request, res: Response, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    void readBody(req, res, (err?: unknown) => {
+      if (err === undefined || err === null) {
+        resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+        return;
+      }
+      const type = (err as { type?: string }).type;
+      if (type === 'entity.too.large') sendText(res, 413, `Request body exceeds the limit of ${limit} bytes.`);
+      else if (type === 'encoding.unsupported') sendText(res, 415, 'Unsupported Content-Encoding.');
+      else if (type === 'request.aborted') res.destroy();
+      else sendText(res, 400, 'The request body could not be read.');
+      resolve(null);
+    });
+  });
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,42 @@
+// The one seam between the bindings and the operations: arguments in the
+// contract's order in, a result or a failure a binding can write out.
+import type { Logger } from 'pino';
+import type { OperationModel } from '../contract';
+import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type Operations } from '../operations';
+
+export type Outcome = { readonly ok: true; readonly value: unknown } | ({ readonly ok: false } & Failure);
+
+export interface Dispatcher {
+  /** `values` are the operation's parameters in contract order, already read from the wire. */
+  invoke(operation: OperationModel, values: readonly (string | null)[], context: CallContext): Promise<Outcome>;
+}
+
+export function createDispatcher(operations: Operations, logger: Logger, timeoutMs: number): Dispatcher {
+  return {
+    async invoke(operation, values, context) {
+      const args: Record<string, string | null> = {};
+      operation.parameters.forEach((param, i) => {
+        args[param.argName] = values[i] ?? null;
+      });
+      const implementation = operations[operation.spec.implementation] as (a: typeof args, c: CallContext) => Promise<unknown>;
+      try {
+        const value = await withTimeout(implementation(args, context), timeoutMs);
+        return { ok: true, value };
+      } catch (err) {
+        const failure = describeFailure(err);
+        if (!failure.expected) {
+          logger.error({ err, operation: operation.wireName, requestId: context.requestId }, 'operation failed');
+        }
+        return { ok: false, kind: failure.kind, message: failure.message };
+      }
+    },
+  };
+}
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new OperationTimeoutError(`The operation did not complete within ${timeoutMs} ms.`)), timeoutMs);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,119 @@
+// GET and POST /X.asmx/Op: the HTTP GET and HTTP POST bindings (ASMX-WIRE.md
+// rules 19-23). Only translates named pairs to a call and the result to
+// XmlSerializer's bytes; errors are plain-text 500s as ASMX writes them.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EndpointModel, OperationModel } from '../../contract';
+import type { CallContext } from '../../operations';
+import type { Dispatcher } from '../dispatch';
+import { decodeBody, parseMediaType } from '../media-type';
+import { CACHE_ERROR, CACHE_RESULT, send } from '../respond';
+import { htmlEncode } from '../xml-text';
+import { createResultWriter, type ResultWriter } from './result-writer';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+export type HttpOperationHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  operationPath: string,
+  rawQuery: string,
+  body: Buffer | undefined,
+  context: CallContext,
+) => Promise<void>;
+
+/** A failure before or during the call, answered as ASMX does: 500, text/plain, HTML-encoded, CRLF. */
+function sendError(res: ServerResponse, message: string, cache = CACHE_ERROR): void {
+  send(res, 500, 'text/plain; charset=utf-8', `${htmlEncode(message)}\r\n`, cache);
+}
+
+export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: Dispatcher): HttpOperationHandler {
+  const operations = new Map(endpoint.operations.map((op) => [op.wireName, op]));
+  const writers = new Map<string, ResultWriter>(endpoint.operations.map((op) => [op.wireName, createResultWriter(op, endpoint.namespace)]));
+
+  return async (req, res, operationPath, rawQuery, body, context) => {
+    const name = safeDecode(operationPath);
+    if ((req.method !== 'GET' && req.method !== 'POST') || name === '') {
+      sendError(res, `Request format is unrecognized for URL unexpectedly ending in '/${name}'.`);
+      return;
+    }
+    const operation = operations.get(name);
+    if (operation === undefined) {
+      sendError(res, unknownOperationMessage(name, endpoint));
+      return;
+    }
+
+    let pairs: URLSearchParams;
+    if (req.method === 'GET') {
+      pairs = new URLSearchParams(rawQuery);
+    } else {
+      const media = parseMediaType(req.headers['content-type']);
+      const form = media.type === FORM ? decodeBody(body ?? Buffer.alloc(0), media) : null;
+      if (form === null) {
+        if (operation.parameters.length > 0) {
+          sendError(res, `Request format is invalid: ${req.headers['content-type'] ?? ''}.`);
+          return;
+        }
+        pairs = new URLSearchParams();
+      } else {
+        pairs = new URLSearchParams(form);
+      }
+    }
+
+    const values = readValues(operation, pairs);
+    if (typeof values === 'string') {
+      sendError(res, values);
+      return;
+    }
+    const outcome = await dispatcher.invoke(operation, values, context);
+    if (!outcome.ok) {
+      sendError(res, outcome.message, CACHE_RESULT);
+      return;
+    }
+    const text = (writers.get(operation.wireName) as ResultWriter)(outcome.value);
+    if (text === null) send(res, 200, null, '');
+    else send(res, 200, 'text/xml; charset=utf-8', text);
+  };
+}
+
+/**
+ * Parameter names match case-insensitively, repeated ones are joined with
+ * `,`, extra ones are ignored. Returns the values in contract order, or the
+ * error message.
+ */
+function readValues(operation: OperationModel, pairs: URLSearchParams): string[] | string {
+  const byName = new Map<string, string[]>();
+  for (const [key, value] of pairs) {
+    const name = key.toLowerCase();
+    const list = byName.get(name);
+    if (list) list.push(value);
+    else byName.set(name, [value]);
+  }
+  const values: string[] = [];
+  for (const param of operation.parameters) {
+    const found = byName.get(param.wireName.toLowerCase());
+    if (found === undefined) return `Missing parameter: ${param.wireName}.`;
+    const value = found.join(',');
+    if (param.type === 'char' && value.length !== 1) {
+      return `Cannot convert ${value} to System.Char.\r\nParameter name: type ---> String must be exactly one character long.`;
+    }
+    values.push(value);
+  }
+  return values;
+}
+
+function unknownOperationMessage(name: string, endpoint: EndpointModel): string {
+  const other = endpoint.operations.find((op) => op.wireName.toLowerCase() === name.toLowerCase());
+  if (other === undefined) return `${name} Web Service method name is not valid.`;
+  return (
+    `Invalid method name '${name}',  method names are case sensitive.   ` +
+    `The method name '${other.wireName}' with the same name but different casing was found.\r\nParameter name: methodName`
+  );
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

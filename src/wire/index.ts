@@ -1,0 +1,3 @@
+export { createAsmxRoutes, type AsmxRouteOptions } from './asmx-routes';
+export { createDispatcher, type Dispatcher, type Outcome } from './dispatch';
+export { sendText } from './respond';

@@ -1,0 +1,35 @@
+export interface MediaType {
+  /** Lower-cased `type/subtype`; empty when the header is absent. */
+  readonly type: string;
+  /** Parameter names lower-cased, values unquoted. */
+  readonly parameters: ReadonlyMap<string, string>;
+}
+
+const NONE: MediaType = { type: '', parameters: new Map() };
+
+/** Lenient on purpose: clients send `charset=UTF-8`, `action="…"`, stray spaces and semicolons. */
+export function parseMediaType(header: string | undefined): MediaType {
+  if (header === undefined || header.trim() === '') return NONE;
+  const [type, ...rest] = header.split(';');
+  const parameters = new Map<string, string>();
+  for (const part of rest) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim().toLowerCase();
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (name !== '' && !parameters.has(name)) parameters.set(name, value);
+  }
+  return { type: type.trim().toLowerCase(), parameters };
+}
+
+/** Decodes a body in the charset its Content-Type names (UTF-8 when none); null for a charset we cannot read. */
+export function decodeBody(body: Buffer, media: MediaType): string | null {
+  const charset = (media.parameters.get('charset') ?? 'utf-8').toLowerCase();
+  if (charset === 'utf-8' || charset === 'utf8') return body.toString('utf8').replace(/^\uFEFF/, '');
+  try {
+    return new TextDecoder(charset).decode(body);
+  } catch {
+    return null;
+  }
+}

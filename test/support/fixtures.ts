@@ -1,0 +1,32 @@
+import type { DataSet } from '../../src/store';
+
+/** The data the wire tests run against: small, with every case the wire cares about. */
+export const FIXTURES: DataSet = {
+  schools: [
+    { baseUrl: 'https://school-a.example', name: 'School A' },
+    { baseUrl: 'https://school-b.example/', name: 'School B' },
+  ],
+  devices: [
+    { id: 'dev-1001', token: 'fcm:AAAA-1001', platform: 'android' },
+    { id: 'dev-1002', token: 'fcm:AAAA-1002', platform: 'ios' },
+    { id: 'dev-1003', token: null, platform: 'android' },
+    { id: 'dev-2001', token: 'fcm:BBBB&<2001>', platform: 'android' },
+  ],
+  students: [
+    { id: '1001', school: 'https://school-a.example', fullName: 'Ahmad Ali', deviceId: 'dev-1001', active: '1', classId: '7A' },
+    { id: '1002', school: 'https://school-a.example', fullName: 'أحمد علي', deviceId: 'dev-1002', active: '1', classId: '7A' },
+    { id: '1003', school: 'https://school-a.example', fullName: `O'Brien & <Sons> "Q"`, deviceId: 'dev-1003', active: '1', classId: '7B' },
+    { id: '1004', school: 'https://school-a.example', fullName: 'Zaid Ali', deviceId: 'dev-1001', active: '0', classId: '5A' },
+    { id: '1005', school: 'https://school-a.example', fullName: 'Ahmad Ali', deviceId: null, active: '1', classId: '7A' },
+    { id: '2001', school: 'https://school-b.example', fullName: 'Maya Haddad', deviceId: 'dev-2001', active: '1', classId: '9C' },
+  ],
+  notes: [
+    { id: 'n1', studentId: '1001', type: 'audit', subjectId: 'MATH', classId: '7A', text: 'Homework missing', date: '2026-10-01T08:00:00Z', badge: '1', state: 'unread' },
+    { id: 'n2', studentId: '1002', type: 'audit', subjectId: 'MATH', classId: '7A', text: 'ممتاز', date: '2026-10-03T08:00:00Z', badge: '2', state: 'unread' },
+    { id: 'n3', studentId: '1001', type: 'behaviour', subjectId: null, classId: '7A', text: 'Talked in class', date: '2026-10-02T09:00:00Z', badge: null, state: 'unread' },
+  ],
+  absences: [
+    { id: 'a1', studentId: '1001', date: '2026-10-05', type: 'full-day', reason: 'مريض', seen: false },
+    { id: 'a2', studentId: '1001', date: '2026-10-07', type: 'late', reason: null, seen: false },
+  ],
+};

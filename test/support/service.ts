@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Express } from 'express';
+import pino from 'pino';
+import { loadServiceModel } from '../../src/contract';
+import { createOperations } from '../../src/operations';
+import { createApp } from '../../src/server';
+import { openStore, type DataSet, type SqlStore } from '../../src/store';
+import { FIXTURES } from './fixtures';
+
+export interface TestService {
+  readonly app: Express;
+  readonly store: SqlStore;
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  namespace?: string;
+  data?: DataSet;
+  bodyLimit?: number;
+  trustProxy?: boolean | number | string;
+  operationTimeoutMs?: number;
+  helpPages?: boolean;
+}
+
+/** The real app on a real SQLite store in a temporary folder, seeded with the test fixtures. */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-wire-'));
+  const store = await openStore({ dataDir });
+  await store.writeDataSet(options.data ?? FIXTURES);
+  const endpoints = await loadServiceModel(options.namespace ?? 'http://tempuri.org/');
+  const operations = createOperations(store, { phone: { defaultRegion: 'SY', allowedCountries: ['SY'] } });
+  const app = createApp({
+    endpoints,
+    operations,
+    logger: pino({ level: 'silent' }),
+    bodyLimit: options.bodyLimit ?? 1048576,
+    trustProxy: options.trustProxy ?? false,
+    operationTimeoutMs: options.operationTimeoutMs ?? 5000,
+    helpPages: options.helpPages ?? true,
+  });
+  return {
+    app,
+    store,
+    async close() {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

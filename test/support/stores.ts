@@ -1,0 +1,116 @@
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { openStore, type OpenStoreOptions, type SqlStore } from '../../src/store';
+
+export type StoreVariantName = 'sqlite' | 'postgres';
+
+/** One store location that is isolated from every other test. */
+export interface TestStore {
+  readonly store: SqlStore;
+  /** The options `store` was opened with; openStore(options) reaches the same data. */
+  readonly options: OpenStoreOptions;
+  /** Opens another store on the same database; cleanup() closes it. */
+  reopen(overrides?: Partial<OpenStoreOptions>): Promise<SqlStore>;
+  /** Raw SQL on the same database, bypassing the store (to check what was persisted); `?` marks parameters. */
+  query<Row = Record<string, unknown>>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
+  /** Closes every store opened here and deletes the database. */
+  cleanup(): Promise<void>;
+}
+
+export interface StoreVariant {
+  readonly name: StoreVariantName;
+  /** A fresh, migrated, empty store. */
+  create(overrides?: Partial<OpenStoreOptions>): Promise<TestStore>;
+}
+
+/**
+ * The stores every store test runs against: SQLite always, PostgreSQL too
+ * when TEST_DATABASE_URL is set. Use with `describe.each(storeVariants())`.
+ */
+export function storeVariants(): StoreVariant[] {
+  const variants: StoreVariant[] = [{ name: 'sqlite', create: createSqliteStore }];
+  const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
+  if (databaseUrl) variants.push({ name: 'postgres', create: (overrides) => createPostgresStore(databaseUrl, overrides) });
+  return variants;
+}
+
+async function createSqliteStore(overrides: Partial<OpenStoreOptions> = {}): Promise<TestStore> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-store-'));
+  let raw: Database.Database | null = null;
+  return track({ dataDir, ...overrides }, {
+    query: (sql, parameters = []) => {
+      raw ??= new Database(path.join(dataDir, 'service.sqlite'));
+      const statement = raw.prepare(sql);
+      if (statement.reader) return Promise.resolve(statement.all(...parameters) as never[]);
+      statement.run(...parameters);
+      return Promise.resolve([]);
+    },
+    remove: () => {
+      raw?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      return Promise.resolve();
+    },
+  });
+}
+
+async function createPostgresStore(databaseUrl: string, overrides: Partial<OpenStoreOptions> = {}): Promise<TestStore> {
+  const schema = `store_test_${randomBytes(6).toString('hex')}`;
+  let client: Client | null = null;
+  const connect = async (): Promise<Client> => {
+    if (client === null) {
+      client = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+      await client.connect();
+    }
+    return client;
+  };
+  return track({ databaseUrl, schema, dataDir: os.tmpdir(), ...overrides }, {
+    query: async (sql, parameters = []) => {
+      let index = 0;
+      const numbered = sql.replace(/\?/g, () => `$${++index}`);
+      return (await (await connect()).query(numbered, [...parameters])).rows as never[];
+    },
+    remove: async () => {
+      const admin = await connect();
+      try {
+        await admin.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await admin.end();
+      }
+    },
+  });
+}
+
+interface Location {
+  query(sql: string, parameters?: readonly unknown[]): Promise<never[]>;
+  remove(): Promise<void>;
+}
+
+async function track(options: OpenStoreOptions, location: Location): Promise<TestStore> {
+  const opened: SqlStore[] = [];
+  const open = async (overrides: Partial<OpenStoreOptions> = {}): Promise<SqlStore> => {
+    const store = await openStore({ ...options, ...overrides });
+    opened.push(store);
+    return store;
+  };
+  let store: SqlStore;
+  try {
+    store = await open();
+  } catch (error) {
+    await location.remove();
+    throw error;
+  }
+  return {
+    store,
+    options,
+    reopen: open,
+    query: (sql, parameters) => location.query(sql, parameters),
+    async cleanup() {
+      await Promise.all(opened.map((each) => each.close()));
+      await location.remove();
+    },
+  };
+}

@@ -1,0 +1,222 @@
+// ?wsdl and ?disco (ASMX-WIRE.md rules 1-9): the shape ASMX generates, and
+// every address pointing at the URL the client used.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { ENDPOINTS } from '../../src/contract';
+import { startTestService, type TestService } from '../support/service';
+import { bodyText, call } from '../support/wire';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service.close();
+});
+
+const WSDL_NS = 'http://schemas.xmlsoap.org/wsdl/';
+
+interface Element {
+  uri: string;
+  local: string;
+  attributes: Record<string, string>;
+  children: Element[];
+}
+
+function parse(xml: string): Element {
+  const parser = new SaxesParser({ xmlns: true });
+  const stack: Element[] = [];
+  let root: Element | null = null;
+  parser.on('opentag', (tag: SaxesTagNS) => {
+    const el: Element = {
+      uri: tag.uri,
+      local: tag.local,
+      attributes: Object.fromEntries(Object.values(tag.attributes).map((a) => [a.name, a.value])),
+      children: [],
+    };
+    if (stack.length > 0) stack[stack.length - 1].children.push(el);
+    else root = el;
+    stack.push(el);
+  });
+  parser.on('closetag', () => stack.pop());
+  parser.write(xml).close();
+  return root as unknown as Element;
+}
+
+const fetchWsdl = (endpoint: string, query = 'wsdl', host?: string) => {
+  const req = call(service.app).get(`/${endpoint}.asmx?${query}`);
+  if (host) req.set('Host', host);
+  return req;
+};
+
+describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s.asmx?wsdl', (name, spec) => {
+  it('is served as text/xml in UTF-8 without BOM, CRLF and 2-space indented', async () => {
+    const res = await fetchWsdl(name);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/xml; charset=utf-8');
+    const body = res.body as Buffer;
+    expect(body.subarray(0, 3).toString('hex')).not.toBe('efbbbf');
+    const text = body.toString('utf8');
+    expect(text.startsWith('<?xml version="1.0" encoding="utf-8"?>\r\n<wsdl:definitions ')).toBe(true);
+    expect(text).not.toMatch(/[^\r]\n/);
+    for (const line of text.split('\r\n').slice(1)) expect(line).toMatch(/^(  )*</);
+  });
+
+  it('answers ?WSDL and ?Wsdl with the same bytes', async () => {
+    const [a, b, c] = await Promise.all(['wsdl', 'WSDL', 'Wsdl'].map((q) => fetchWsdl(name, q, 'h:80')));
+    expect(bodyText(b)).toBe(bodyText(a));
+    expect(bodyText(c)).toBe(bodyText(a));
+  });
+
+  it('has the sections, messages, port types, bindings and ports in ASMX order', async () => {
+    const root = parse(bodyText(await fetchWsdl(name)));
+    const ops = spec.operations.map((op) => op.wireName);
+    const kids = root.children.filter((c) => c.uri === WSDL_NS);
+    const names = (local: string) => kids.filter((c) => c.local === local).map((c) => c.attributes.name);
+    expect(kids.map((c) => c.local)).toEqual([
+      'types',
+      ...Array(ops.length * 6).fill('message'),
+      'portType',
+      'portType',
+      'portType',
+      'binding',
+      'binding',
+      'binding',
+      'binding',
+      'service',
+    ]);
+    expect(names('message')).toEqual([
+      ...ops.flatMap((op) => [`${op}SoapIn`, `${op}SoapOut`]),
+      ...ops.flatMap((op) => [`${op}HttpGetIn`, `${op}HttpGetOut`]),
+      ...ops.flatMap((op) => [`${op}HttpPostIn`, `${op}HttpPostOut`]),
+    ]);
+    expect(names('portType')).toEqual([`${name}Soap`, `${name}HttpGet`, `${name}HttpPost`]);
+    expect(names('binding')).toEqual([`${name}Soap`, `${name}Soap12`, `${name}HttpGet`, `${name}HttpPost`]);
+    expect(kids.filter((c) => c.local === 'binding').map((c) => c.attributes.type)).toEqual([
+      `tns:${name}Soap`,
+      `tns:${name}Soap`,
+      `tns:${name}HttpGet`,
+      `tns:${name}HttpPost`,
+    ]);
+    const service = kids.find((c) => c.local === 'service') as Element;
+    expect(service.attributes.name).toBe(name);
+    expect(service.children.map((p) => p.attributes.name)).toEqual([`${name}Soap`, `${name}Soap12`, `${name}HttpGet`, `${name}HttpPost`]);
+  });
+
+  it('types the HTTP messages’ parts as s:string, the char too, and the SOAP char as s1:char', async () => {
+    const root = parse(bodyText(await fetchWsdl(name)));
+    for (const op of spec.operations) {
+      for (const proto of ['HttpGet', 'HttpPost']) {
+        const message = root.children.find((c) => c.local === 'message' && c.attributes.name === `${op.wireName}${proto}In`) as Element;
+        expect(message.children.map((p) => [p.attributes.name, p.attributes.type])).toEqual(op.parameters.map((p) => [p.wireName, 's:string']));
+      }
+    }
+    const text = bodyText(await fetchWsdl(name));
+    const usesChar = spec.operations.some((op) => op.parameters.some((p) => p.type === 'char'));
+    expect(text.includes('<s:element minOccurs="1" maxOccurs="1" name="show_active" type="s1:char" />')).toBe(usesChar);
+    expect(text.includes('xmlns:s1="http://microsoft.com/wsdl/types/"')).toBe(usesChar);
+  });
+
+  it('is the authored file with only the addresses and line ends changed', async () => {
+    const authored = readFileSync(path.join(__dirname, '..', '..', 'wsdl', `${name}.wsdl`), 'utf8');
+    const served = bodyText(await fetchWsdl(name, 'wsdl', 'legacy.example:8080'));
+    const expected = authored.replace(/\r?\n/g, '\r\n').replaceAll(`location="http://localhost/${name}.asmx"`, `location="http://legacy.example:8080/${name}.asmx"`);
+    expect(served).toBe(expected);
+  });
+});
+
+describe('addresses', () => {
+  const locations = (xml: string) => [...xml.matchAll(/location="([^"]*)"/g)].map((m) => m[1]).filter((l) => l.startsWith('http'));
+
+  it('point at the host, port and path the client used', async () => {
+    const res = await call(service.app).get('/notificationnotes.asmx?wsdl').set('Host', 'school.example:8443');
+    expect(locations(bodyText(res))).toEqual(Array(4).fill('http://school.example:8443/notificationnotes.asmx'));
+  });
+
+  it('ignore X-Forwarded-* from an untrusted peer', async () => {
+    const res = await call(service.app)
+      .get('/NotificationNotes.asmx?wsdl')
+      .set('Host', 'internal:8080')
+      .set('X-Forwarded-Proto', 'https')
+      .set('X-Forwarded-Host', 'evil.example');
+    expect(locations(bodyText(res))).toEqual(Array(4).fill('http://internal:8080/NotificationNotes.asmx'));
+  });
+
+  it('honour X-Forwarded-* behind a trusted proxy', async () => {
+    const trusted = await startTestService({ trustProxy: 'loopback' });
+    try {
+      const res = await call(trusted.app)
+        .get('/NotificationNotes.asmx?wsdl')
+        .set('Host', 'internal:8080')
+        .set('X-Forwarded-Proto', 'https')
+        .set('X-Forwarded-Host', 'notify.school.example');
+      expect(locations(bodyText(res))).toEqual(Array(4).fill('https://notify.school.example/NotificationNotes.asmx'));
+    } finally {
+      await trusted.close();
+    }
+  });
+
+  it('cannot inject markup through the Host header', async () => {
+    const res = await call(service.app).get('/NotificationNotes.asmx?wsdl').set('Host', 'a"b<c');
+    expect(bodyText(res)).not.toContain('a"b<c');
+  });
+});
+
+describe('another SOAP_NAMESPACE', () => {
+  it('is the namespace of the WSDL, the actions and the answers', async () => {
+    const other = await startTestService({ namespace: 'urn:school:notify' });
+    try {
+      const wsdl = bodyText(await call(other.app).get('/PushNotificationMobile.asmx?wsdl'));
+      expect(wsdl).toContain('targetNamespace="urn:school:notify"');
+      expect(wsdl).toContain('soapAction="urn:school:notify/GetTokenDevice"');
+      const res = await call(other.app)
+        .post('/PushNotificationMobile.asmx')
+        .set('Content-Type', 'text/xml; charset=utf-8')
+        .set('SOAPAction', '"urn:school:notify/GetTokenDevice"')
+        .send(
+          '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetTokenDevice xmlns="urn:school:notify"><id>dev-1001</id></GetTokenDevice></soap:Body></soap:Envelope>',
+        );
+      expect(bodyText(res)).toContain('<GetTokenDeviceResponse xmlns="urn:school:notify"><GetTokenDeviceResult>fcm:AAAA-1001</GetTokenDeviceResult>');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('?disco', () => {
+  it('is the discovery document ASMX writes', async () => {
+    const res = await call(service.app).get('/NotificationNotes.asmx?disco').set('Host', 'h:81');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/xml; charset=utf-8');
+    expect(bodyText(res)).toBe(
+      [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<discovery xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://schemas.xmlsoap.org/disco/">',
+        '  <contractRef ref="http://h:81/NotificationNotes.asmx?wsdl" docRef="http://h:81/NotificationNotes.asmx" xmlns="http://schemas.xmlsoap.org/disco/scl/" />',
+        '  <soap address="http://h:81/NotificationNotes.asmx" xmlns:q1="http://tempuri.org/" binding="q1:NotificationNotesSoap" xmlns="http://schemas.xmlsoap.org/disco/soap/" />',
+        '  <soap address="http://h:81/NotificationNotes.asmx" xmlns:q2="http://tempuri.org/" binding="q2:NotificationNotesSoap12" xmlns="http://schemas.xmlsoap.org/disco/soap/" />',
+        '</discovery>',
+      ].join('\r\n'),
+    );
+  });
+
+  it('answers an unknown description id as ASMX does', async () => {
+    const res = await call(service.app).get('/NotificationNotes.asmx?wsdl=wsdl0');
+    expect(res.status).toBe(500);
+    expect(bodyText(res)).toBe('XML Web service description was not found.\r\n');
+  });
+});
+
+describe('GET /X.asmx', () => {
+  it('lists the operations, sorted ordinally, linking the WSDL', async () => {
+    const res = await call(service.app).get('/NotificationNotes.asmx');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    const html = bodyText(res);
+    expect(html).toContain('<title>NotificationNotes Web Service</title>');
+    expect(html).toContain('The following operations are supported.  For a formal definition, please review the <a href="NotificationNotes.asmx?WSDL">Service Description</a>.');
+    expect(html.indexOf('?op=GetStudentSchool')).toBeLessThan(html.indexOf('?op=SendNotificationType'));
+    expect(html).toContain('This web service is using http://tempuri.org/ as its default namespace.');
+  });
+});
