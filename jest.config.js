@@ -8,4 +8,5 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
   watchman: false,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -1,0 +1,132 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openStore, StoreError, type SqlStore } from '../../src/store';
+import { storeVariants, type TestStore } from '../support/stores';
+import { SCHOOL_A, STORE_FIXTURE } from './store-fixture';
+
+describe.each(storeVariants())('store lifecycle on $name', (variant) => {
+  let ctx: TestStore;
+
+  beforeEach(async () => {
+    ctx = await variant.create();
+  });
+  afterEach(() => ctx.cleanup());
+
+  it('reports its dialect, answers ping, and starts empty', async () => {
+    expect(ctx.store.dialect).toBe(variant.name);
+    expect(await ctx.store.ping()).toBe(true);
+    expect(await ctx.store.isEmpty()).toBe(true);
+    await ctx.store.writeDataSet({ schools: [{ baseUrl: SCHOOL_A, name: 'A' }] });
+    expect(await ctx.store.isEmpty()).toBe(false);
+  });
+
+  it('runs migrations once: reopening keeps data and applies nothing twice', async () => {
+    await ctx.store.writeDataSet(STORE_FIXTURE);
+    await ctx.store.close();
+    const again = await ctx.reopen();
+    const third = await ctx.reopen();
+    expect(await again.getDeviceToken('dev-1')).toBe('tok-1');
+    expect(await third.listAuditNotes('MATH', '7A')).toHaveLength(4);
+    expect(await ctx.query('select name from kysely_migration order by name')).toEqual([{ name: '0001_initial' }]);
+  });
+
+  it('lets stores opened at the same time share the database', async () => {
+    const [one, two] = await Promise.all([ctx.reopen(), ctx.reopen()]);
+    await one!.writeDataSet({ devices: [{ id: 'd', token: 'shared' }] });
+    expect(await two!.getDeviceToken('d')).toBe('shared');
+  });
+
+  describe('after close()', () => {
+    let closed: SqlStore;
+
+    beforeEach(async () => {
+      await ctx.store.writeDataSet(STORE_FIXTURE);
+      closed = ctx.store;
+      await closed.close();
+    });
+
+    it('rejects every method with StoreError "unavailable"', async () => {
+      const calls: Array<Promise<unknown>> = [
+        closed.listStudentsOfSchool(SCHOOL_A, '1'),
+        closed.getDeviceToken('dev-1'),
+        closed.listAuditNotes('MATH', '7A'),
+        closed.markNotesRead('1002', 'audit'),
+        closed.listAbsencesMarkSeen('1002'),
+        closed.findStudent('1002'),
+        closed.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: '', body: '', data: {} }),
+        closed.enqueueAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }),
+        closed.writeDataSet(STORE_FIXTURE),
+        closed.listPushNotifications(),
+        closed.listAuthCodeMessages(),
+        closed.isEmpty(),
+      ];
+      for (const call of calls) {
+        await expect(call).rejects.toBeInstanceOf(StoreError);
+        await expect(call).rejects.toMatchObject({ kind: 'unavailable', message: 'The data store is unavailable.' });
+      }
+    });
+
+    it('answers ping with false and can be closed again', async () => {
+      expect(await closed.ping()).toBe(false);
+      await expect(closed.close()).resolves.toBeUndefined();
+    });
+
+    it('fails calls already waiting when close() started', async () => {
+      const store = await ctx.reopen();
+      const inFlight = Array.from({ length: 20 }, () => store.getDeviceToken('dev-1').catch((error: unknown) => error));
+      await store.close();
+      for (const outcome of await Promise.all(inFlight)) {
+        if (outcome !== 'tok-1') expect(outcome).toBeInstanceOf(StoreError);
+      }
+    });
+  });
+
+  if (variant.name === 'postgres') {
+    it('sorts text by code point whatever the database locale', async () => {
+      const rows = await ctx.query<{ collation_name: string }>(
+        "select collation_name from information_schema.columns where table_schema = current_schema() and table_name = 'students' and column_name = 'full_name'",
+      );
+      expect(rows).toEqual([{ collation_name: 'C' }]);
+    });
+  }
+});
+
+describe('openStore', () => {
+  let dir: string;
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sns-open-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates a missing data folder and the SQLite file in it', async () => {
+    const dataDir = path.join(dir, 'nested', 'data');
+    const store = await openStore({ dataDir, databaseUrl: '  ' });
+    try {
+      expect(store.dialect).toBe('sqlite');
+      expect(existsSync(path.join(dataDir, 'service.sqlite'))).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects with StoreError "unavailable" when the SQLite file cannot be opened', async () => {
+    const dataDir = path.join(dir, 'service.sqlite-is-a-folder');
+    // A folder where the database file should be.
+    await openStore({ dataDir: path.join(dataDir, 'service.sqlite') }).then((store) => store.close());
+    await expect(openStore({ dataDir })).rejects.toMatchObject({ name: 'StoreError', kind: 'unavailable' });
+  });
+
+  it('rejects with StoreError "unavailable" when PostgreSQL refuses the connection', async () => {
+    const attempt = openStore({ dataDir: dir, databaseUrl: 'postgres://postgres@127.0.0.1:1/none' });
+    await expect(attempt).rejects.toBeInstanceOf(StoreError);
+    await expect(attempt).rejects.toMatchObject({ kind: 'unavailable', message: 'The data store is unavailable.' });
+  });
+
+  it('refuses a schema name that would need quoting', async () => {
+    await expect(openStore({ dataDir: dir, databaseUrl: 'postgres://x@127.0.0.1:1/x', schema: 'Bad-Name' })).rejects.toThrow(
+      /Invalid PostgreSQL schema name/,
+    );
+  });
+});

@@ -1,0 +1,65 @@
+import pino from 'pino';
+import { ENDPOINTS, type OperationModel } from '../../src/contract';
+import { ClientError, type Operations } from '../../src/operations';
+import { StoreError } from '../../src/store';
+import { createDispatcher } from '../../src/wire';
+
+const spec = ENDPOINTS.find((e) => e.name === 'PushNotificationMobile')!.operations[0];
+const operation: OperationModel = {
+  spec,
+  wireName: spec.wireName,
+  soapAction: 'http://tempuri.org/GetTokenDevice',
+  requestElement: 'GetTokenDevice',
+  responseElement: 'GetTokenDeviceResponse',
+  resultElement: 'GetTokenDeviceResult',
+  parameters: spec.parameters,
+  result: spec.result,
+};
+const context = { callerAddress: '127.0.0.1', requestId: 'r1' };
+
+function dispatcherWith(getDeviceToken: Operations['getDeviceToken'], timeoutMs = 1000) {
+  const logged: unknown[] = [];
+  const logger = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line)) });
+  const operations = { getDeviceToken } as unknown as Operations;
+  return { dispatcher: createDispatcher(operations, logger, timeoutMs), logged };
+}
+
+describe('the dispatcher', () => {
+  it('passes arguments by their names in our code', async () => {
+    const { dispatcher } = dispatcherWith(async ({ deviceId }) => `token-of-${deviceId}`);
+    await expect(dispatcher.invoke(operation, ['dev-1'], context)).resolves.toEqual({ ok: true, value: 'token-of-dev-1' });
+  });
+
+  it('answers a caller mistake as a client failure with its message, unlogged', async () => {
+    const { dispatcher, logged } = dispatcherWith(async () => {
+      throw new ClientError('x', 'No such thing.');
+    });
+    await expect(dispatcher.invoke(operation, ['a'], context)).resolves.toEqual({ ok: false, kind: 'client', message: 'No such thing.' });
+    expect(logged).toHaveLength(0);
+  });
+
+  it('hides an unexpected error’s message and logs it with the request id', async () => {
+    const { dispatcher, logged } = dispatcherWith(async () => {
+      throw new Error('SELECT * FROM secrets failed at /srv/app.js:12');
+    });
+    const outcome = await dispatcher.invoke(operation, ['a'], context);
+    expect(outcome).toEqual({ ok: false, kind: 'server', message: 'An unexpected error occurred; it has been logged.' });
+    expect(logged).toEqual([expect.objectContaining({ requestId: 'r1', operation: 'GetTokenDevice', msg: 'operation failed' })]);
+  });
+
+  it('shows the store’s own safe message', async () => {
+    const { dispatcher } = dispatcherWith(async () => {
+      throw new StoreError('unavailable', new Error('ECONNREFUSED'));
+    });
+    await expect(dispatcher.invoke(operation, ['a'], context)).resolves.toMatchObject({ kind: 'server', message: 'The data store is unavailable.' });
+  });
+
+  it('gives up on an operation that does not finish in time', async () => {
+    const { dispatcher } = dispatcherWith(() => new Promise(() => undefined), 50);
+    await expect(dispatcher.invoke(operation, ['a'], context)).resolves.toEqual({
+      ok: false,
+      kind: 'server',
+      message: 'The operation did not complete within 50 ms.',
+    });
+  });
+});
