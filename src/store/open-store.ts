@@ -1,11 +1,13 @@
+import path from 'node:path';
 import { Kysely, type Dialect } from 'kysely';
 import type { StoreDatabase } from './database';
 import { StoreError, toStoreError } from './errors';
 import { migrateToLatest } from './migrate';
 import type { StoreDialect } from './migrations';
 import { assertSchemaName, createPostgresDialect, preparePostgresSchema } from './postgres';
+import { SharedResources } from './shared-resources';
 import { SqlStore } from './sql-store';
-import { openSqliteDialect } from './sqlite';
+import { openSqliteDialect, SQLITE_FILE_NAME } from './sqlite';
 
 export interface OpenStoreOptions {
   /** PostgreSQL connection string; empty or unset selects embedded SQLite. */
@@ -20,33 +22,56 @@ export interface OpenStoreOptions {
   now?: () => Date;
 }
 
+// better-sqlite3 waits for a lock synchronously, so two connections to one
+// file in one process would freeze the event loop for busy_timeout and fail
+// (the holder can never get back to commit). Stores of the same file in one
+// process therefore share a connection and its queue.
+const sqliteFiles = new SharedResources<Kysely<StoreDatabase>>();
+
 /**
  * Opens the store and brings its schema up to date. Rejects with StoreError
  * when the database cannot be opened or migrated.
  */
 export async function openStore(options: OpenStoreOptions): Promise<SqlStore> {
   const databaseUrl = options.databaseUrl?.trim() ?? '';
-  const dialect: StoreDialect = databaseUrl === '' ? 'sqlite' : 'postgres';
-  // A malformed schema name is a configuration mistake, not an outage.
-  if (dialect === 'postgres' && options.schema !== undefined) assertSchemaName(options.schema);
+  const storeOptions = { now: options.now };
 
+  if (databaseUrl === '') {
+    const file = path.resolve(options.dataDir, SQLITE_FILE_NAME);
+    const lease = await sqliteFiles.acquire(
+      file,
+      () => connect('sqlite', () => openSqliteDialect(options.dataDir), undefined),
+      (db) => db.destroy(),
+    );
+    return new SqlStore(lease.value, 'sqlite', { ...storeOptions, release: lease.release });
+  }
+
+  // A malformed schema name is a configuration mistake, not an outage.
+  if (options.schema !== undefined) assertSchemaName(options.schema);
+  const dialect = () =>
+    createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
+  const db = await connect('postgres', dialect, options.schema);
+  return new SqlStore(db, 'postgres', { ...storeOptions, release: () => db.destroy() });
+}
+
+async function connect(
+  dialect: StoreDialect,
+  createDialect: () => Dialect,
+  schema: string | undefined,
+): Promise<Kysely<StoreDatabase>> {
   let driverDialect: Dialect;
   try {
-    driverDialect =
-      dialect === 'postgres'
-        ? createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError })
-        : openSqliteDialect(options.dataDir);
+    driverDialect = createDialect();
   } catch (error) {
     throw new StoreError('unavailable', error);
   }
-
   const db = new Kysely<StoreDatabase>({ dialect: driverDialect });
   try {
-    const migrationSchema = dialect === 'postgres' ? await preparePostgresSchema(db, options.schema) : undefined;
+    const migrationSchema = dialect === 'postgres' ? await preparePostgresSchema(db, schema) : undefined;
     await migrateToLatest(db, dialect, migrationSchema);
   } catch (error) {
     await db.destroy().catch(() => undefined);
     throw toStoreError(error);
   }
-  return new SqlStore(db, dialect, { now: options.now });
+  return db;
 }

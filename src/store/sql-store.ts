@@ -31,7 +31,13 @@ import { writeNormalisedDataSet } from './write-data-set';
 export interface SqlStoreOptions {
   /** Source of timestamps; tests pin it. */
   now?: () => Date;
+  /** Gives the connection back (destroys it, or drops a share of it). */
+  release: () => Promise<void>;
 }
+
+// How long close() lets calls already under way finish. Destroying a pg pool
+// under them would leave queued requests waiting forever.
+const CLOSE_GRACE_MS = 10_000;
 
 /** The Store on SQLite or PostgreSQL; obtain one from openStore(). */
 export class SqlStore implements Store {
@@ -39,13 +45,17 @@ export class SqlStore implements Store {
   readonly #db: Kysely<StoreDatabase>;
   readonly #queries: StoreQueries;
   readonly #now: () => Date;
+  readonly #release: () => Promise<void>;
   #closing: Promise<void> | null = null;
+  #active = 0;
+  #onIdle: (() => void) | null = null;
 
-  constructor(db: Kysely<StoreDatabase>, dialect: StoreDialect, options: SqlStoreOptions = {}) {
+  constructor(db: Kysely<StoreDatabase>, dialect: StoreDialect, options: SqlStoreOptions) {
     this.#db = db;
     this.dialect = dialect;
     this.#queries = prepareQueries(db, dialect);
     this.#now = options.now ?? (() => new Date());
+    this.#release = options.release;
   }
 
   listStudentsOfSchool(key: string, active: string): Promise<StudentSummary[]> {
@@ -198,21 +208,37 @@ export class SqlStore implements Store {
   }
 
   /** Never throws: a readiness probe wants a yes or no. */
-  async ping(): Promise<boolean> {
-    if (this.#closing !== null) return false;
-    try {
-      await this.#db.executeQuery(this.#queries.ping({}));
-      return true;
-    } catch {
-      return false;
-    }
+  ping(): Promise<boolean> {
+    return this.#run(() => this.#db.executeQuery(this.#queries.ping({}))).then(
+      () => true,
+      () => false,
+    );
   }
 
-  /** Releases the database; later calls reject with StoreError. Safe to repeat. */
+  /**
+   * Refuses new calls at once (StoreError "unavailable"), lets those under
+   * way finish, then releases the database. Safe to repeat.
+   */
   close(): Promise<void> {
-    // A failure to close leaves nothing the caller could do differently.
-    this.#closing ??= this.#db.destroy().catch(() => undefined);
+    this.#closing ??= this.#drain().then(() =>
+      // A failure to close leaves nothing the caller could do differently.
+      this.#release().catch(() => undefined),
+    );
     return this.#closing;
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#active === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        this.#onIdle = resolve;
+      }),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   #timestamp(): string {
@@ -227,11 +253,15 @@ export class SqlStore implements Store {
   // StoreError (or an InvalidDataSetError describing their input).
   async #run<T>(work: () => Promise<T>): Promise<T> {
     if (this.#closing !== null) throw new StoreError('unavailable');
+    this.#active++;
     try {
       return await work();
     } catch (error) {
       if (error instanceof InvalidDataSetError) throw error;
       throw toStoreError(error);
+    } finally {
+      this.#active--;
+      if (this.#active === 0) this.#onIdle?.();
     }
   }
 }

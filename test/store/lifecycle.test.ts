@@ -31,10 +31,17 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
     expect(await ctx.query('select name from kysely_migration order by name')).toEqual([{ name: '0001_initial' }]);
   });
 
-  it('lets stores opened at the same time share the database', async () => {
+  it('lets stores opened at the same time share the database and close independently', async () => {
     const [one, two] = await Promise.all([ctx.reopen(), ctx.reopen()]);
-    await one!.writeDataSet({ devices: [{ id: 'd', token: 'shared' }] });
+    await Promise.all([
+      one!.writeDataSet({ devices: [{ id: 'd', token: 'shared' }] }),
+      two!.writeDataSet({ devices: [{ id: 'e', token: 'other' }] }),
+      ctx.store.markNotesRead('1002', 'audit'),
+    ]);
     expect(await two!.getDeviceToken('d')).toBe('shared');
+    await one!.close();
+    expect(await two!.getDeviceToken('e')).toBe('other');
+    expect(await ctx.store.ping()).toBe(true);
   });
 
   describe('after close()', () => {
@@ -72,13 +79,13 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
       await expect(closed.close()).resolves.toBeUndefined();
     });
 
-    it('fails calls already waiting when close() started', async () => {
+    it('lets calls already under way finish, and refuses new ones', async () => {
       const store = await ctx.reopen();
-      const inFlight = Array.from({ length: 20 }, () => store.getDeviceToken('dev-1').catch((error: unknown) => error));
-      await store.close();
-      for (const outcome of await Promise.all(inFlight)) {
-        if (outcome !== 'tok-1') expect(outcome).toBeInstanceOf(StoreError);
-      }
+      const inFlight = Array.from({ length: 25 }, () => store.getDeviceToken('dev-1'));
+      const closing = store.close();
+      await expect(store.getDeviceToken('dev-1')).rejects.toBeInstanceOf(StoreError);
+      expect(await Promise.all(inFlight)).toEqual(Array(25).fill('tok-1'));
+      await closing;
     });
   });
 

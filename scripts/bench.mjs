@@ -1,0 +1,184 @@
+// npm run bench: the service against a baseline measured in the same run.
+//
+// The service runs from dist/ on a fresh SQLite store holding one generated
+// school of 5,000 students. The baseline is a bare Express route answering
+// fixed bytes identical to the service's answer for each case, with the same
+// headers. Both run as child processes; autocannon drives them from here.
+// Ratios (service / baseline) are what to read: absolute figures move with
+// the machine.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { openStore } = require(path.join(root, 'dist/store'));
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = 10;
+const STUDENTS = 5000;
+const SCHOOL = 'https://bench.school.example';
+const NS = 'http://tempuri.org/';
+
+function envelope(version, op, params) {
+  const env = version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
+  const inner = Object.entries(params).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
+  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${env}"><soap:Body><${op} xmlns="${NS}">${inner}</${op}></soap:Body></soap:Envelope>`;
+}
+
+/** One request per binding, as real clients send them. */
+function requests(endpoint, op, params, soapParams = params) {
+  return {
+    'SOAP 1.1': {
+      method: 'POST',
+      path: `/${endpoint}.asmx`,
+      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${NS}${op}"` },
+      body: envelope('1.1', op, soapParams),
+    },
+    'SOAP 1.2': {
+      method: 'POST',
+      path: `/${endpoint}.asmx`,
+      headers: { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}${op}"` },
+      body: envelope('1.2', op, soapParams),
+    },
+    'HTTP GET': { method: 'GET', path: `/${endpoint}.asmx/${op}?${new URLSearchParams(params)}`, headers: {} },
+    'HTTP POST': {
+      method: 'POST',
+      path: `/${endpoint}.asmx/${op}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(params).toString(),
+    },
+  };
+}
+
+async function seed(dataDir) {
+  const store = await openStore({ dataDir });
+  const students = [];
+  const devices = [{ id: 'dev-bench', token: 'fcm:bench-token-0123456789abcdef', platform: 'android' }];
+  for (let i = 0; i < STUDENTS; i++) {
+    const id = String(100000 + i);
+    const name = i % 3 === 0 ? `طالب رقم ${i}` : i % 100 === 7 ? `O'Neil & <Sons> ${i}` : `Student ${i}`;
+    devices.push({ id: `dev-${id}`, token: `fcm:${id}`, platform: 'ios' });
+    students.push({ id, school: SCHOOL, fullName: name, deviceId: `dev-${id}`, active: '1', classId: `C${i % 30}` });
+  }
+  await store.writeDataSet({ schools: [{ baseUrl: SCHOOL, name: 'Bench School' }], devices, students });
+  await store.close();
+}
+
+function startChild(script, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /"port":(\d+)/.exec(out) ?? /^listening (\d+)$/m.exec(out);
+      if (match) resolve({ child, port: Number(match[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening:\n${out}`)));
+  });
+}
+
+async function fetchAnswer(port, req) {
+  const res = await fetch(`http://127.0.0.1:${port}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
+  const headers = {};
+  for (const name of ['content-type', 'cache-control']) if (res.headers.get(name) !== null) headers[name] = res.headers.get(name);
+  return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+}
+
+function load(port, req, connections = CONNECTIONS) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: `http://127.0.0.1:${port}${req.path}`, method: req.method, headers: req.headers, body: req.body, connections, duration: DURATION },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+function rssKb(pid, field) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]);
+}
+
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-'));
+  const children = [];
+  try {
+    process.stdout.write(`seeding ${STUDENTS} students... `);
+    await seed(dataDir);
+    console.log('done');
+
+    const service = await startChild(path.join(root, 'dist/main.js'), {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO_DATA: 'false',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+    });
+    children.push(service.child);
+
+    const token = requests('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' });
+    const list = requests('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, { school_base_url: SCHOOL, show_active: '49' });
+    const tokenCases = Object.entries(token);
+    const listCases = [['SOAP 1.1', list['SOAP 1.1']], ['HTTP GET', list['HTTP GET']]];
+
+    // The baseline answers each case's exact bytes, captured from the service.
+    const answers = {};
+    for (const [name, req] of [...tokenCases.map(([b, r]) => [`token ${b}`, r]), ...listCases.map(([b, r]) => [`list ${b}`, r])]) {
+      const answer = await fetchAnswer(service.port, req);
+      if (answer.status !== 200) throw new Error(`${name}: the service answered ${answer.status}`);
+      answers[`${req.method} ${req.path}`] = answer;
+    }
+    const answersFile = path.join(dataDir, 'answers.json');
+    writeFileSync(answersFile, JSON.stringify(answers));
+    const baseline = await startChild(path.join(root, 'scripts/bench-baseline.mjs'), { ANSWERS: answersFile });
+    children.push(baseline.child);
+
+    console.log(`\nGetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per case`);
+    console.log('| binding | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | ratio |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const [binding, req] of tokenCases) {
+      await load(service.port, req, CONNECTIONS); // warm-up (JIT, caches), not counted
+      const s = await load(service.port, req);
+      const b = await load(baseline.port, req);
+      if (s.non2xx > 0 || s.errors > 0) throw new Error(`${binding}: ${s.non2xx} non-2xx answers, ${s.errors} errors`);
+      const ratio = s.requests.average / b.requests.average;
+      console.log(
+        `| ${binding} | ${fmt(s.requests.average)} | ${s.latency.p50} | ${s.latency.p99} | ${fmt(b.requests.average)} | ${b.latency.p50} | ${b.latency.p99} | ${fmt(ratio, 2)} ${ratio >= 0.6 ? '' : '(below 0.6)'} |`,
+      );
+    }
+
+    console.log(`\nGetStudentSchool, all ${STUDENTS} students (${fmt(Buffer.from(answers[`GET ${list['HTTP GET'].path}`].body, 'base64').length)} bytes over GET)`);
+    console.log('| binding | connections | median ms | p99 ms | req/s | baseline median ms | peak RSS growth MB |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const [binding, req] of listCases) {
+      for (const connections of [1, CONNECTIONS]) {
+        await load(service.port, req, connections);
+        const before = rssKb(service.child.pid, 'VmRSS');
+        writeFileSync(`/proc/${service.child.pid}/clear_refs`, '5'); // resets the peak (VmHWM)
+        const s = await load(service.port, req, connections);
+        const peak = rssKb(service.child.pid, 'VmHWM');
+        const b = await load(baseline.port, req, connections);
+        if (s.non2xx > 0 || s.errors > 0) throw new Error(`${binding}: ${s.non2xx} non-2xx answers, ${s.errors} errors`);
+        console.log(
+          `| ${binding} | ${connections} | ${s.latency.p50} | ${s.latency.p99} | ${fmt(s.requests.average)} | ${b.latency.p50} | ${fmt(Math.max(0, peak - before) / 1024, 1)} |`,
+        );
+      }
+    }
+    console.log('\nTargets: every GetTokenDevice ratio >= 0.6; GetStudentSchool median <= 60 ms (1 connection), peak RSS growth < 50 MB.');
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
