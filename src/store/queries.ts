@@ -17,7 +17,9 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
     studentsOfSchool: prepareQuery(['schoolKey', 'active'], (p) =>
       db
         .selectFrom('students')
-        .select(['id', 'full_name', 'device_id', 'active'])
+        // Selected straight into the StudentSummary shape: a school can have
+        // thousands of students, and a second copy per row is measurable.
+        .select(['id as studentId', 'full_name as fullName', 'device_id as deviceId', 'active'])
         .where('school_key', '=', p.schoolKey)
         .where('active', '=', p.active)
         .orderBy('full_name')

@@ -62,12 +62,7 @@ export class SqlStore implements Store {
     return this.#run(async () => {
       // schoolKey is idempotent, so a caller passing a raw base URL still matches.
       const { rows } = await this.#db.executeQuery(this.#queries.studentsOfSchool({ schoolKey: schoolKey(key), active }));
-      return rows.map((row) => ({
-        studentId: row.id,
-        fullName: row.full_name,
-        deviceId: row.device_id,
-        active: row.active,
-      }));
+      return rows;
     });
   }
 

@@ -15,7 +15,12 @@ export interface TestStore {
   readonly options: OpenStoreOptions;
   /** Opens another store on the same database; cleanup() closes it. */
   reopen(overrides?: Partial<OpenStoreOptions>): Promise<SqlStore>;
-  /** Raw SQL on the same database, bypassing the store (to check what was persisted); `?` marks parameters. */
+  /**
+   * Raw SQL on the same database, bypassing the store, to check what was
+   * persisted; `?` marks parameters. Meant for reads: on SQLite it is a
+   * second connection, and a write there would wait synchronously on a
+   * transaction the store holds.
+   */
   query<Row = Record<string, unknown>>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
   /** Closes every store opened here and deletes the database. */
   cleanup(): Promise<void>;

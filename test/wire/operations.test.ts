@@ -199,13 +199,14 @@ describe.each(BINDINGS)('%s', (binding) => {
   });
 
   describe('UpdateNoteState', () => {
-    it('answers void and marks the notes of that type read', async () => {
-      const res = await callOp(binding, 'ReadNoteFromApp', 'UpdateNoteState', { STDid: '1001', note_type: 'behaviour' });
+    it('answers void and marks that student’s notes of that type read, and no others', async () => {
+      const res = await callOp(binding, 'ReadNoteFromApp', 'UpdateNoteState', { STDid: '1001', note_type: 'audit' });
       expectVoid(res, binding, 'UpdateNoteState');
-      const notes = await service.store.markNotesRead('1001', 'audit');
-      expect(notes.map((n) => [n.id, n.state])).toEqual([['n1', 'read']]);
-      const behaviour = await service.store.listAuditNotes('MATH', '7A');
-      expect(behaviour.map((n) => n.id)).toEqual(['n2', 'n1']);
+      const audit = await service.store.listAuditNotes('MATH', '7A');
+      expect(audit.map((n) => [n.id, n.studentId, n.state])).toEqual([
+        ['n2', '1002', 'unread'],
+        ['n1', '1001', 'read'],
+      ]);
     });
   });
 
