@@ -17,6 +17,7 @@ export type {
   WriteDataSetOptions,
 } from './data-set';
 export type { AuthCodeMessageRow, OutboxFilter, PushNotificationRow } from './outbox';
+export type { OutboxChannel, OutboxChannelStats, RequeueResult } from './outbox-admin';
 export type { DevicePlatform, OutboxStatus } from './database';
 export type {
   AbsenceRecord,

@@ -14,6 +14,7 @@ import {
   type OutboxFilter,
   type PushNotificationRow,
 } from './outbox';
+import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox-admin';
 import { prepareQueries, type StoreQueries } from './queries';
 import { toAbsenceRecord, toNoteRecord } from './rows';
 import { inWriteTransaction } from './transaction';
@@ -195,6 +196,21 @@ export class SqlStore implements Store {
       if (filter.limit !== undefined) query = query.limit(filter.limit);
       return (await query.execute()).map(toAuthCodeMessageRow);
     });
+  }
+
+  /** Re-queues one dead or failed message (see outbox-admin.ts). */
+  requeueOutboxMessage(channel: OutboxChannel, id: string): Promise<RequeueResult> {
+    return this.#run(() => this.#writeTransaction((trx) => requeueMessage(trx, channel, id, this.#timestamp())));
+  }
+
+  /** Re-queues every dead message of the channel that can still be sent; returns how many. */
+  requeueDeadOutboxMessages(channel: OutboxChannel): Promise<number> {
+    return this.#run(() => requeueDeadMessages(this.#db, channel, this.#timestamp()));
+  }
+
+  /** Counts by status and the oldest pending message, per channel. */
+  outboxStats(): Promise<OutboxChannelStats[]> {
+    return this.#run(() => Promise.all([outboxStats(this.#db, 'push'), outboxStats(this.#db, 'sms')]));
   }
 
   /** True when no school is stored (the demo data may then be loaded). */

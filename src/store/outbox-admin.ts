@@ -1,0 +1,69 @@
+// What operators do to the outbox by hand: re-queue a message that gave up,
+// and see how deep and how old the queue is. The delivery worker's own
+// claim/complete/retry steps live with the worker's queries.
+import type { Kysely } from 'kysely';
+import type { OutboxStatus, StoreDatabase } from './database';
+
+export type OutboxChannel = 'push' | 'sms';
+
+export type RequeueResult = 'requeued' | 'not_found' | 'not_dead' | 'code_erased';
+
+export interface OutboxChannelStats {
+  readonly channel: OutboxChannel;
+  readonly counts: Readonly<Record<OutboxStatus, number>>;
+  /** Creation time of the oldest message not yet sent or dead (queued, sending or failed); null when none. */
+  readonly oldestPendingAt: string | null;
+}
+
+const TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
+const PENDING: OutboxStatus[] = ['queued', 'sending', 'failed'];
+
+/**
+ * Puts a dead (or failed) message back in the queue, due now, with its
+ * attempts reset. An auth code whose code was erased cannot be sent again:
+ * the caller must ask for a new code.
+ */
+export async function requeueMessage(db: Kysely<StoreDatabase>, channel: OutboxChannel, id: string, now: string): Promise<RequeueResult> {
+  const table = TABLE[channel];
+  const row = await db.selectFrom(table).select(['status']).where('id', '=', id).executeTakeFirst();
+  if (row === undefined) return 'not_found';
+  if (row.status !== 'dead' && row.status !== 'failed') return 'not_dead';
+  if (channel === 'sms') {
+    const message = await db.selectFrom('auth_code_messages').select(['code']).where('id', '=', id).executeTakeFirst();
+    if (message?.code === null || message?.code === undefined) return 'code_erased';
+  }
+  const result = await db
+    .updateTable(table)
+    .set({ status: 'queued', attempts: 0, next_attempt_at: now, locked_until: null, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['dead', 'failed'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1 ? 'requeued' : 'not_dead';
+}
+
+/** Re-queues every dead message of a channel that can still be sent; returns how many. */
+export async function requeueDeadMessages(db: Kysely<StoreDatabase>, channel: OutboxChannel, now: string): Promise<number> {
+  const base = db
+    .updateTable(TABLE[channel])
+    .set({ status: 'queued', attempts: 0, next_attempt_at: now, locked_until: null, updated_at: now })
+    .where('status', '=', 'dead');
+  const result = await (channel === 'sms' ? base.where('code', 'is not', null) : base).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function outboxStats(db: Kysely<StoreDatabase>, channel: OutboxChannel): Promise<OutboxChannelStats> {
+  const table = TABLE[channel];
+  const rows = await db
+    .selectFrom(table)
+    .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const counts: Record<OutboxStatus, number> = { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0 };
+  for (const row of rows) counts[row.status] = Number(row.n);
+  const oldest = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.min<string>('created_at').as('oldest'))
+    .where('status', 'in', PENDING)
+    .executeTakeFirst();
+  return { channel, counts, oldestPendingAt: oldest?.oldest ?? null };
+}
