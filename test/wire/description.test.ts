@@ -118,11 +118,100 @@ describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s.asmx?wsdl', (name,
     expect(text.includes('xmlns:s1="http://microsoft.com/wsdl/types/"')).toBe(usesChar);
   });
 
+  it('rule 3: one qualified schema with Op and OpResponse per operation, then the HTTP roots', async () => {
+    const root = parse(bodyText(await fetchWsdl(name)));
+    const types = root.children.find((c) => c.local === 'types') as Element;
+    const [schema] = types.children;
+    expect(schema.attributes).toEqual({ elementFormDefault: 'qualified', targetNamespace: 'http://tempuri.org/' });
+    const elements = schema.children.filter((c) => c.local === 'element').map((c) => c.attributes.name);
+    const roots = [...new Set(spec.operations.map((op) => ({ void: null, string: 'string', ArrayOfStudentInfo: 'ArrayOfStudentInfo' })[op.result]))].filter(
+      (r): r is string => r !== null,
+    );
+    expect(elements).toEqual([...spec.operations.flatMap((op) => [op.wireName, `${op.wireName}Response`]), ...roots]);
+    for (const rootName of roots) {
+      const el = schema.children.find((c) => c.local === 'element' && c.attributes.name === rootName) as Element;
+      expect(el.attributes.nillable).toBe('true');
+    }
+    for (const op of spec.operations.filter((o) => o.result === 'void')) {
+      const response = schema.children.find((c) => c.attributes.name === `${op.wireName}Response`) as Element;
+      expect(response.children.map((c) => [c.local, c.children.length])).toEqual([['complexType', 0]]);
+    }
+  });
+
+  it('rule 6: SOAP bindings are document/literal over HTTP with ASMX actions', async () => {
+    const root = parse(bodyText(await fetchWsdl(name)));
+    for (const binding of root.children.filter((c) => c.local === 'binding').slice(0, 2)) {
+      const [transport, ...operations] = binding.children;
+      expect(transport.local).toBe('binding');
+      expect(transport.attributes).toEqual({ transport: 'http://schemas.xmlsoap.org/soap/http' });
+      for (const [i, op] of operations.entries()) {
+        expect(op.children[0].attributes).toEqual({ soapAction: `http://tempuri.org/${spec.operations[i].wireName}`, style: 'document' });
+        expect(op.children.slice(1).map((io) => [io.local, io.children[0].attributes.use])).toEqual([
+          ['input', 'literal'],
+          ['output', 'literal'],
+        ]);
+      }
+    }
+  });
+
+  it('rule 7: HTTP bindings by verb, location, urlEncoded/form input and mimeXml or empty output', async () => {
+    const root = parse(bodyText(await fetchWsdl(name)));
+    const [get, post] = root.children.filter((c) => c.local === 'binding').slice(2);
+    for (const [binding, verb, input] of [
+      [get, 'GET', 'urlEncoded'],
+      [post, 'POST', 'content'],
+    ] as const) {
+      expect(binding.children[0].attributes).toEqual({ verb });
+      for (const [i, op] of binding.children.slice(1).entries()) {
+        const spec_ = spec.operations[i];
+        expect(op.children[0].attributes).toEqual({ location: `/${spec_.wireName}` });
+        expect(op.children[1].children.map((c) => [c.local, c.attributes.type])).toEqual([
+          [input, input === 'content' ? 'application/x-www-form-urlencoded' : undefined],
+        ]);
+        const output = op.children[2];
+        if (spec_.result === 'void') expect(output.children).toEqual([]);
+        else expect(output.children.map((c) => [c.local, c.attributes.part])).toEqual([['mimeXml', 'Body']]);
+      }
+    }
+  });
+
   it('is the authored file with only the addresses and line ends changed', async () => {
     const authored = readFileSync(path.join(__dirname, '..', '..', 'wsdl', `${name}.wsdl`), 'utf8');
     const served = bodyText(await fetchWsdl(name, 'wsdl', 'legacy.example:8080'));
     const expected = authored.replace(/\r?\n/g, '\r\n').replaceAll(`location="http://localhost/${name}.asmx"`, `location="http://legacy.example:8080/${name}.asmx"`);
     expect(served).toBe(expected);
+  });
+});
+
+describe('rule 5: ArrayOfStudentInfo and StudentInfo', () => {
+  it('are the types XmlSerializer reflects', async () => {
+    const text = bodyText(await fetchWsdl('NotificationNotes'));
+    expect(text).toContain(
+      [
+        '      <s:complexType name="ArrayOfStudentInfo">',
+        '        <s:sequence>',
+        '          <s:element minOccurs="0" maxOccurs="unbounded" name="StudentInfo" nillable="true" type="tns:StudentInfo" />',
+        '        </s:sequence>',
+        '      </s:complexType>',
+        '      <s:complexType name="StudentInfo">',
+        '        <s:sequence>',
+        '          <s:element minOccurs="0" maxOccurs="1" name="id_student" type="s:string" />',
+        '          <s:element minOccurs="0" maxOccurs="1" name="fullName" type="s:string" />',
+        '          <s:element minOccurs="0" maxOccurs="1" name="id_device" type="s:string" />',
+        '          <s:element minOccurs="0" maxOccurs="1" name="ShowActive" type="s:string" />',
+        '        </s:sequence>',
+        '      </s:complexType>',
+      ].join('\r\n'),
+    );
+    expect(text).toContain(
+      [
+        '    <s:schema elementFormDefault="qualified" targetNamespace="http://microsoft.com/wsdl/types/">',
+        '      <s:simpleType name="char">',
+        '        <s:restriction base="s:unsignedShort" />',
+        '      </s:simpleType>',
+        '    </s:schema>',
+      ].join('\r\n'),
+    );
   });
 });
 
