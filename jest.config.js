@@ -8,5 +8,7 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
   watchman: false,
+  // A loaded 2-core machine can take seconds to open a PostgreSQL store; slow is not wrong.
+  testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
