@@ -36,6 +36,9 @@ pre { margin: 0.25rem 0 0; padding: 0.75rem; overflow-x: auto; background: #f5f5
 var { font-style: normal; font-weight: bold; color: #00008b; }
 .key { font-weight: bold; color: #005a00; }
 .note { padding: 0.5rem 0.75rem; background: #eef3f8; border-left: 4px solid #1d4f91; }
+section.note { margin-top: 2rem; }
+.note h2 { margin: 0.25rem 0 0.5rem; padding: 0; border: 0; font-size: 1.15rem; }
+.note h3 { margin: 0 0 0.5rem; font-size: 1rem; }
 .field { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 0.75rem; margin: 0 0 0.75rem; }
 .field label { flex: 0 0 12rem; overflow-wrap: anywhere; }
 .field input { flex: 1 1 14rem; min-width: 0; padding: 0.4rem; font: inherit; border: 1px solid #767676; border-radius: 3px; }
