@@ -42,10 +42,11 @@ export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
     ]),
   );
   const readBody = bodyParser.raw({ type: () => true, limit: options.bodyLimit });
+  const serviceList = renderServiceList(options.endpoints);
 
   return async (req: Request, res: Response, next: NextFunction) => {
     if (req.path === '/' && options.helpPages && (req.method === 'GET' || req.method === 'HEAD')) {
-      sendHelpPage(res, renderServiceList(options.endpoints));
+      sendHelpPage(res, serviceList);
       return;
     }
     const match = ASMX_PATH.exec(req.path);

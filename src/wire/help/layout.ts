@@ -1,7 +1,9 @@
 // The frame every help page shares: one inline style sheet (no external
 // asset, so the pages work offline and behind any proxy), a viewport for
 // phones, the page's heading, and a footer with the service's version.
+import type { EndpointModel } from '../../contract';
 import { Html, html } from './html';
+import { discoHref } from './links';
 import { SERVICE_VERSION } from './service-version';
 
 export const SERVICE_TITLE = 'Student Notification Service';
@@ -68,4 +70,9 @@ ${options.content}
 </body>
 </html>
 `.markup;
+}
+
+/** A page of one endpoint: its name as the heading and, as ASMX does, its discovery document announced. */
+export function renderEndpointPage(endpoint: EndpointModel, content: Html, title = `${endpoint.name} Web Service`): string {
+  return renderPage({ title, heading: endpoint.name, discoHref: discoHref(endpoint.name), content });
 }

@@ -1,8 +1,8 @@
 // GET /X.asmx: the operation list page ASMX shows (ASMX-WIRE.md rule 24).
 import { DEFAULT_NAMESPACE, type EndpointModel } from '../../contract';
 import { html } from './html';
-import { renderPage } from './layout';
-import { compareOrdinal, discoHref, operationHref, wsdlHref } from './links';
+import { renderEndpointPage } from './layout';
+import { compareOrdinal, operationHref, wsdlHref } from './links';
 
 export function renderOperationList(endpoint: EndpointModel): string {
   const operations = endpoint.operations.map((op) => op.wireName).sort(compareOrdinal);
@@ -15,12 +15,10 @@ export function renderOperationList(endpoint: EndpointModel): string {
 <p>Here the namespace is part of the contract: the existing clients were generated against it. Change it (<code>SOAP_NAMESPACE</code>) only together with every client, since it changes each SOAP action and the namespace of every request and answer.</p>
 </section>`
       : null;
-  return renderPage({
-    title: `${endpoint.name} Web Service`,
-    heading: endpoint.name,
-    discoHref: discoHref(endpoint.name),
-    content: html`<p>The following operations are supported.  For a formal definition, please review the <a href="${wsdlHref(endpoint.name)}">Service Description</a>.</p>
+  return renderEndpointPage(
+    endpoint,
+    html`<p>The following operations are supported.  For a formal definition, please review the <a href="${wsdlHref(endpoint.name)}">Service Description</a>.</p>
 <ul class="plain">
 ${operations.map((op) => html`<li><a href="${operationHref(endpoint.name, op)}">${op}</a></li>\n`)}</ul>${advisory}`,
-  });
+  );
 }

@@ -4,35 +4,32 @@
 // `Method Not Found` page.
 import { HTTP_ROOT_ELEMENT, type EndpointModel, type OperationModel, type ParameterSpec } from '../../contract';
 import { html, type Html } from './html';
-import { renderPage } from './layout';
-import { discoHref, endpointHref, invokeHref } from './links';
+import { renderEndpointPage } from './layout';
+import { endpointHref, invokeHref } from './links';
 import { operationSamples, type Sample, type SampleTarget, type SampleText } from './samples';
 
-const PLACEHOLDERS_TEXT = (binding: string) =>
+const placeholdersText = (binding: string): Html =>
   html`<p>The following is a sample ${binding} request and response.  The <var>placeholders</var> shown need to be replaced with actual values.</p>`;
 
 export function renderOperationPage(endpoint: EndpointModel, operationName: string, target: SampleTarget): string {
   const operation = endpoint.operations.find((op) => op.wireName === operationName);
   const linkBack = html`<p>Click <a href="${endpointHref(endpoint.name)}">here</a> for a complete list of operations.</p>`;
   if (operation === undefined) {
-    return renderPage({
-      title: `${endpoint.name} Web Service`,
-      heading: endpoint.name,
-      discoHref: discoHref(endpoint.name),
-      content: html`${linkBack}
+    return renderEndpointPage(
+      endpoint,
+      html`${linkBack}
 <h2>Method Not Found</h2>
 <p>Method '${operationName}' was not found in service ${endpoint.name}.</p>`,
-    });
+    );
   }
-  return renderPage({
-    title: `${operation.wireName} - ${endpoint.name} Web Service`,
-    heading: endpoint.name,
-    discoHref: discoHref(endpoint.name),
-    content: html`${linkBack}
+  return renderEndpointPage(
+    endpoint,
+    html`${linkBack}
 <h2>${operation.wireName}</h2>
 ${testForm(endpoint, operation)}
 ${operationSamples(operation, endpoint.namespace, target).map((sample) => sampleBlock(sample, operation))}`,
-  });
+    `${operation.wireName} - ${endpoint.name} Web Service`,
+  );
 }
 
 function testForm(endpoint: EndpointModel, operation: OperationModel): Html {
@@ -60,7 +57,7 @@ function sampleBlock(sample: Sample, operation: OperationModel): Html {
   const chars = sample.binding.startsWith('SOAP') ? operation.parameters.filter((p) => p.type === 'char') : [];
   return html`<section>
 <h3>${sample.binding}</h3>
-${PLACEHOLDERS_TEXT(sample.binding)}
+${placeholdersText(sample.binding)}
 ${chars.map(charNote)}<figure><figcaption>Request</figcaption><pre tabindex="0">${renderSampleText(sample.request)}</pre></figure>
 <figure><figcaption>Response</figcaption><pre tabindex="0">${renderSampleText(sample.response)}</pre></figure>
 </section>
