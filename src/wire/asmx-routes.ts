@@ -1,14 +1,15 @@
-// Where a request enters: `/X.asmx` (SOAP, ?wsdl, ?disco, help) and
-// `/X.asmx/Op` (HTTP GET/POST). Paths match case-insensitively, as on IIS.
+// Where a request enters: `/X.asmx` (SOAP, ?wsdl, ?disco, help),
+// `/X.asmx/Op` (HTTP GET/POST) and `/` (the help pages' list of endpoints).
+// Paths match case-insensitively, as on IIS.
 import { randomUUID } from 'node:crypto';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { EndpointModel } from '../contract';
 import type { CallContext } from '../operations';
 import type { Dispatcher } from './dispatch';
-import { renderOperationList } from './help/operation-list';
+import { renderOperationList, renderOperationPage, renderServiceList, sendHelpPage } from './help';
 import { createHttpOperationHandler, type HttpOperationHandler } from './http/handler';
-import { CACHE_ERROR, CACHE_RESULT, send, sendText } from './respond';
+import { CACHE_RESULT, send, sendText } from './respond';
 import { createSoapHandler, type SoapHandler } from './soap/handler';
 import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
 
@@ -41,8 +42,13 @@ export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
     ]),
   );
   const readBody = bodyParser.raw({ type: () => true, limit: options.bodyLimit });
+  const serviceList = renderServiceList(options.endpoints);
 
   return async (req: Request, res: Response, next: NextFunction) => {
+    if (req.path === '/' && options.helpPages && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendHelpPage(res, serviceList);
+      return;
+    }
     const match = ASMX_PATH.exec(req.path);
     const endpoint = match ? endpoints.get(safeDecode(match[1]).toLowerCase()) : undefined;
     if (!match || endpoint === undefined) {
@@ -92,13 +98,26 @@ function serveDocument(req: Request, res: Response, endpoint: EndpointRoutes, he
     sendText(res, 500, 'Request format is unrecognized.');
     return;
   }
-  send(res, 200, 'text/html; charset=utf-8', renderOperationList(endpoint.model, req.path), CACHE_ERROR);
+  // ASP.NET's QueryString["op"]: the key in any letter case, repeated values joined with `,`.
+  const op = [...query].filter(([key]) => key.toLowerCase() === 'op').map(([, value]) => value);
+  const page =
+    op.length === 0
+      ? renderOperationList(endpoint.model)
+      : renderOperationPage(endpoint.model, op.join(','), { host: hostOf(req), path: pathOf(req) });
+  sendHelpPage(res, page);
 }
 
 /** The address the client used: scheme, host and port (X-Forwarded-* only from trusted proxies), and the path. */
 function addressOf(req: Request): string {
-  const host = req.host ?? `${req.socket.localAddress ?? 'localhost'}:${req.socket.localPort ?? ''}`;
-  return `${req.protocol}://${host}${encodeURI(safeDecode(req.path))}`;
+  return `${req.protocol}://${hostOf(req)}${pathOf(req)}`;
+}
+
+function hostOf(req: Request): string {
+  return req.host ?? `${req.socket.localAddress ?? 'localhost'}:${req.socket.localPort ?? ''}`;
+}
+
+function pathOf(req: Request): string {
+  return encodeURI(safeDecode(req.path));
 }
 
 function rawQueryOf(req: Request): string {

@@ -296,16 +296,3 @@ describe('?disco', () => {
     expect(bodyText(res)).toBe('XML Web service description was not found.\r\n');
   });
 });
-
-describe('GET /X.asmx', () => {
-  it('lists the operations, sorted ordinally, linking the WSDL', async () => {
-    const res = await call(service.app).get('/NotificationNotes.asmx');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    const html = bodyText(res);
-    expect(html).toContain('<title>NotificationNotes Web Service</title>');
-    expect(html).toContain('The following operations are supported.  For a formal definition, please review the <a href="NotificationNotes.asmx?WSDL">Service Description</a>.');
-    expect(html.indexOf('?op=GetStudentSchool')).toBeLessThan(html.indexOf('?op=SendNotificationType'));
-    expect(html).toContain('This web service is using http://tempuri.org/ as its default namespace.');
-  });
-});
