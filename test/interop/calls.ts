@@ -47,6 +47,8 @@ const SCHOOL_A_ACTIVE: readonly StudentRecord[] = [
 export const CALLS: readonly CallSpec[] = [
   { name: 'GetStudentSchool', expected: { kind: 'records', records: SCHOOL_A_ACTIVE } },
   { name: 'GetStudentSchool (no students)', expected: { kind: 'no-records' } },
+  // First of the token calls, so that the recorded GetTokenDevice shows how each client sends non-ASCII.
+  { name: 'GetTokenDevice (Arabic id)', expected: { kind: 'string', value: 'fcm:CCCC-3001' } },
   { name: 'GetTokenDevice', expected: { kind: 'string', value: 'fcm:AAAA-1001' } },
   { name: 'GetTokenDevice (escaped)', expected: { kind: 'string', value: 'fcm:BBBB&<2001>' } },
   { name: 'GetTokenDevice (null)', expected: { kind: 'string', value: null } },

@@ -69,14 +69,22 @@ export function compareWithFixtures(recordings: readonly Recording[], fixturesDi
   return { unchanged, changed, added };
 }
 
-/** Writes the recordings as fixtures; a client's fixtures it no longer produced are removed. */
-export function writeFixtures(recordings: readonly Recording[], clients: readonly string[], fixturesDir: string): void {
+/**
+ * Writes the recordings that differ from the fixtures (a new relay port alone
+ * is no difference, so unchanged files keep their bytes); a client's fixtures
+ * it no longer produced are removed. Returns how many were written.
+ */
+export function writeFixtures(recordings: readonly Recording[], clients: readonly string[], fixturesDir: string): number {
   mkdirSync(fixturesDir, { recursive: true });
   const kept = new Set(recordings.flatMap((each) => [`${each.name}.http`, `${each.name}.response.http`]));
   for (const file of readdirSync(fixturesDir)) {
     if (clients.some((client) => file.startsWith(`${client}-`)) && !kept.has(file)) rmSync(path.join(fixturesDir, file));
   }
-  writeRecordings(recordings, fixturesDir);
+  const { changed, added } = compareWithFixtures(recordings, fixturesDir);
+  const stale = new Set([...changed, ...added]);
+  const toWrite = recordings.filter((each) => stale.has(each.name));
+  writeRecordings(toWrite, fixturesDir);
+  return toWrite.length;
 }
 
 export function writeRecordings(recordings: readonly Recording[], dir: string): void {

@@ -72,8 +72,8 @@ function reportFixtures(recordings: readonly Recording[], clients: readonly stri
   const recordedDir = path.join(GENERATED_DIR, 'recorded');
   writeRecordings(recordings, recordedDir);
   if (update) {
-    writeFixtures(recordings, clients, FIXTURES_DIR);
-    log(`\nFixtures: wrote ${recordings.length} recorded requests to ${path.relative(process.cwd(), FIXTURES_DIR)}`);
+    const written = writeFixtures(recordings, clients, FIXTURES_DIR);
+    log(`\nFixtures: ${written} of ${recordings.length} recorded requests were new or changed; written to ${path.relative(process.cwd(), FIXTURES_DIR)}`);
     return;
   }
   const { unchanged, changed, added } = compareWithFixtures(recordings, FIXTURES_DIR);

@@ -32,6 +32,7 @@ static class Driver
         ServicePointManager.DefaultConnectionLimit = 64;
         Call("GetStudentSchool", () => Records(new NotificationNotes().GetStudentSchool("https://school-a.example", Active)));
         Call("GetStudentSchool (no students)", () => Records(new NotificationNotes().GetStudentSchool("https://unknown.example", Active)));
+        Call("GetTokenDevice (Arabic id)", () => Json.Str(new PushNotificationMobile().GetTokenDevice("\u062C\u0647\u0627\u0632-3001")));
         Call("GetTokenDevice", () => Json.Str(new PushNotificationMobile().GetTokenDevice("dev-1001")));
         Call("GetTokenDevice (escaped)", () => Json.Str(new PushNotificationMobile().GetTokenDevice("dev-2001")));
         Call("GetTokenDevice (null)", () => Json.Str(new PushNotificationMobile().GetTokenDevice("dev-1003")));

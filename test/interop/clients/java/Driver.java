@@ -15,6 +15,7 @@ public final class Driver {
         // show_active is s1:char (unsignedShort), bound to int: the char '1' widens to its code, 49.
         call("GetStudentSchool", () -> records(notes(soap12).getStudentSchool("https://school-a.example", '1')));
         call("GetStudentSchool (no students)", () -> records(notes(soap12).getStudentSchool("https://unknown.example", '1')));
+        call("GetTokenDevice (Arabic id)", () -> Json.str(push(soap12).getTokenDevice("\u062C\u0647\u0627\u0632-3001")));
         call("GetTokenDevice", () -> Json.str(push(soap12).getTokenDevice("dev-1001")));
         call("GetTokenDevice (escaped)", () -> Json.str(push(soap12).getTokenDevice("dev-2001")));
         call("GetTokenDevice (null)", () -> Json.str(push(soap12).getTokenDevice("dev-1003")));

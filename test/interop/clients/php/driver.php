@@ -42,6 +42,7 @@ function call(string $binding, string $name, callable $run): void
 // show_active is s1:char (unsignedShort): its code, 49 for "1".
 call($binding, 'GetStudentSchool', fn () => records($service('NotificationNotes')->GetStudentSchool(['school_base_url' => 'https://school-a.example', 'show_active' => ord('1')])));
 call($binding, 'GetStudentSchool (no students)', fn () => records($service('NotificationNotes')->GetStudentSchool(['school_base_url' => 'https://unknown.example', 'show_active' => ord('1')])));
+call($binding, 'GetTokenDevice (Arabic id)', fn () => $service('PushNotificationMobile')->GetTokenDevice(['id' => "\u{062C}\u{0647}\u{0627}\u{0632}-3001"])->GetTokenDeviceResult ?? null);
 call($binding, 'GetTokenDevice', fn () => $service('PushNotificationMobile')->GetTokenDevice(['id' => 'dev-1001'])->GetTokenDeviceResult ?? null);
 call($binding, 'GetTokenDevice (escaped)', fn () => $service('PushNotificationMobile')->GetTokenDevice(['id' => 'dev-2001'])->GetTokenDeviceResult ?? null);
 call($binding, 'GetTokenDevice (null)', fn () => $service('PushNotificationMobile')->GetTokenDevice(['id' => 'dev-1003'])->GetTokenDeviceResult ?? null);

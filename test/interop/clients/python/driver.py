@@ -87,6 +87,7 @@ auth = lambda: service("AuthCodeSending")
 
 call("GetStudentSchool", lambda: records(notes().GetStudentSchool(school_base_url="https://school-a.example", show_active=ACTIVE)))
 call("GetStudentSchool (no students)", lambda: records(notes().GetStudentSchool(school_base_url="https://unknown.example", show_active=ACTIVE)))
+call("GetTokenDevice (Arabic id)", lambda: push().GetTokenDevice(id="\u062C\u0647\u0627\u0632-3001"))
 call("GetTokenDevice", lambda: push().GetTokenDevice(id="dev-1001"))
 call("GetTokenDevice (escaped)", lambda: push().GetTokenDevice(id="dev-2001"))
 call("GetTokenDevice (null)", lambda: push().GetTokenDevice(id="dev-1003"))
