@@ -3,9 +3,7 @@
 // `apt-get install` per client, so that one client's broken package cannot
 // keep the others from running.
 import type { InteropClient } from './clients';
-import { failureOf, run } from './process';
-
-const MINUTE = 60_000;
+import { MINUTE, failureOf, run } from './process';
 
 /** Per client: null when ready, else why it cannot run. */
 export type Readiness = ReadonlyMap<string, string | null>;

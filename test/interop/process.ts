@@ -2,6 +2,8 @@
 // limit, and never a throw, so that one client's trouble stays a result.
 import { spawn } from 'node:child_process';
 
+export const MINUTE = 60_000;
+
 export interface Command {
   readonly file: string;
   readonly args: readonly string[];

@@ -10,10 +10,10 @@ import type { Prepared } from './clients/client';
 import { readDriverOutput } from './driver-output';
 import { judge } from './judge';
 import { GENERATED_DIR } from './paths';
-import { failureOf, run } from './process';
+import { MINUTE, failureOf, run } from './process';
 import type { CheckResult } from './report';
 
-const DRIVER_TIMEOUT_MS = 3 * 60_000;
+const DRIVER_TIMEOUT_MS = 3 * MINUTE;
 
 export async function runClient(
   client: InteropClient,

@@ -6,12 +6,11 @@ import path from 'node:path';
 import { ENDPOINTS } from '../../../src/contract';
 import { ALL_BINDINGS, type Binding } from '../calls';
 import { driverFile, isExecutable, isFile } from '../paths';
-import { failureOf, mapLimit, run } from '../process';
+import { MINUTE, failureOf, mapLimit, run } from '../process';
 import { wsdlUrl, type ClientContext, type InteropClient, type Prepared } from './client';
 
 const PROTOCOL: Readonly<Record<Binding, string>> = { soap11: 'SOAP', soap12: 'SOAP12', httpget: 'HttpGet', httppost: 'HttpPost' };
 const REFERENCES = ['System.Web.Services', 'System.EnterpriseServices', 'System.Xml'];
-const MINUTE = 60_000;
 
 export const dotnet: InteropClient = {
   name: 'dotnet',

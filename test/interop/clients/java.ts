@@ -6,14 +6,13 @@ import path from 'node:path';
 import { ENDPOINTS } from '../../../src/contract';
 import type { Binding } from '../calls';
 import { driverFile, isExecutable, isFile } from '../paths';
-import { failureOf, mapLimit, run } from '../process';
+import { MINUTE, failureOf, mapLimit, run } from '../process';
 import { drivers, forAll, wsdlUrl, type InteropClient } from './client';
 
 // Their manifests' Class-Path entries bring in the rest (JAXB, SAAJ, StAX, ...).
 const TOOLS_JAR = '/usr/share/java/jaxws-tools.jar';
 const RUNTIME_JAR = '/usr/share/java/jaxws-rt.jar';
 const BINDINGS: readonly Binding[] = ['soap11', 'soap12'];
-const MINUTE = 60_000;
 
 export const java: InteropClient = {
   name: 'java',

@@ -2,7 +2,7 @@
 // soap_version option picks SOAP 1.1 or 1.2 over the same SOAP binding.
 import type { Binding } from '../calls';
 import { driverFile, isExecutable } from '../paths';
-import { run } from '../process';
+import { MINUTE, run } from '../process';
 import { drivers, type InteropClient } from './client';
 
 const BINDINGS: readonly Binding[] = ['soap11', 'soap12'];
@@ -17,7 +17,7 @@ export const php: InteropClient = {
 
   async missing() {
     if (!isExecutable('php')) return ['php'];
-    const probe = await run({ file: 'php', args: ['-r', 'exit(class_exists("SoapClient") ? 0 : 1);'] }, 60_000);
+    const probe = await run({ file: 'php', args: ['-r', 'exit(class_exists("SoapClient") ? 0 : 1);'] }, MINUTE);
     return probe.code === 0 ? [] : ['the soap extension'];
   },
 

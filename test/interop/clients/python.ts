@@ -3,7 +3,7 @@
 // python3 may come first on PATH).
 import { ALL_BINDINGS } from '../calls';
 import { driverFile, isExecutable } from '../paths';
-import { run } from '../process';
+import { MINUTE, run } from '../process';
 import { drivers, type InteropClient } from './client';
 
 const PYTHON = '/usr/bin/python3';
@@ -19,7 +19,7 @@ export const python: InteropClient = {
 
   async missing() {
     if (!isExecutable(PYTHON)) return [PYTHON];
-    const probe = await run({ file: PYTHON, args: ['-c', 'import zeep'] }, 60_000);
+    const probe = await run({ file: PYTHON, args: ['-c', 'import zeep'] }, MINUTE);
     return probe.code === 0 ? [] : ['the zeep module'];
   },
 
