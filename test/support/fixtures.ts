@@ -11,6 +11,7 @@ export const FIXTURES: DataSet = {
     { id: 'dev-1002', token: 'fcm:AAAA-1002', platform: 'ios' },
     { id: 'dev-1003', token: null, platform: 'android' },
     { id: 'dev-2001', token: 'fcm:BBBB&<2001>', platform: 'android' },
+    { id: 'جهاز-3001', token: 'fcm:CCCC-3001', platform: 'ios' },
   ],
   students: [
     { id: '1001', school: 'https://school-a.example', fullName: 'Ahmad Ali', deviceId: 'dev-1001', active: '1', classId: '7A' },

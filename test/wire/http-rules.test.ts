@@ -47,6 +47,26 @@ describe('rule 19: parameters', () => {
     expect(bodyText(res)).toBe(NIL);
   });
 
+  // .NET's and Mono's HttpGet/HttpPost proxies write every non-ASCII character
+  // as %uXXXX (found by the interop suite); ASP.NET's UrlDecode reads it.
+  it('decodes the %uXXXX escapes .NET proxies send, in the query and in a form body', async () => {
+    const arabicId = 'id=%u062C%u0647%u0627%u0632-3001';
+    const get = await call(service.app).get(`/PushNotificationMobile.asmx/GetTokenDevice?${arabicId}`);
+    const post = await call(service.app)
+      .post('/PushNotificationMobile.asmx/GetTokenDevice')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send(arabicId);
+    const token = `${XML_DECL}\r\n<string xmlns="http://tempuri.org/">fcm:CCCC-3001</string>`;
+    expect([bodyText(get), bodyText(post)]).toEqual([token, token]);
+  });
+
+  it('reads a %u escape as one character, and leaves a malformed one as it is', async () => {
+    const one = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=https://school-b.example&show_active=%u0031');
+    expect(bodyText(one)).toContain('<id_student>2001</id_student>');
+    const malformed = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=%u31');
+    expectError(malformed, 'Cannot convert %u31 to System.Char.\r\nParameter name: type ---&gt; String must be exactly one character long.');
+  });
+
   it('reads a form body with a charset', async () => {
     const res = await call(service.app)
       .post('/PushNotificationMobile.asmx/GetTokenDevice')

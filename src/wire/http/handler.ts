@@ -8,6 +8,7 @@ import type { Dispatcher } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send } from '../respond';
 import { htmlEncode } from '../xml-text';
+import { readFormPairs } from './form-pairs';
 import { createResultWriter, type ResultWriter } from './result-writer';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -44,7 +45,7 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
 
     let pairs: URLSearchParams;
     if (req.method === 'GET') {
-      pairs = new URLSearchParams(rawQuery);
+      pairs = readFormPairs(rawQuery);
     } else {
       const media = parseMediaType(req.headers['content-type']);
       const form = media.type === FORM ? decodeBody(body ?? Buffer.alloc(0), media) : null;
@@ -55,7 +56,7 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
         }
         pairs = new URLSearchParams();
       } else {
-        pairs = new URLSearchParams(form);
+        pairs = readFormPairs(form);
       }
     }
 
