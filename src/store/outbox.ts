@@ -74,7 +74,7 @@ export function toAuthCodeMessageRow(row: Selectable<AuthCodeMessagesTable>): Au
 
 // Written by enqueuePushNotification from a string map; anything else means
 // the row was edited by hand, and an empty map is the safe reading.
-function parseData(text: string): Record<string, string> {
+export function parseData(text: string): Record<string, string> {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
 import type { DataSet, DataSetCounts, WriteDataSetOptions } from './data-set';
+import { admitAuthCode, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { InvalidDataSetError } from './data-set-values';
 import { StoreError, toStoreError } from './errors';
 import type { StoreDialect } from './migrations';
@@ -14,6 +15,16 @@ import {
   type OutboxFilter,
   type PushNotificationRow,
 } from './outbox';
+import {
+  claimAuthCodeMessages,
+  claimPushNotifications,
+  completeDelivery,
+  removeDeviceToken,
+  type ClaimedAuthCodeMessage,
+  type ClaimedPushNotification,
+  type ClaimRequest,
+  type DeliveryCompletion,
+} from './outbox-claims';
 import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox-admin';
 import { prepareQueries, type StoreQueries } from './queries';
 import { toAbsenceRecord, toNoteRecord } from './rows';
@@ -146,25 +157,12 @@ export class SqlStore implements Store {
   }
 
   enqueueAuthCode(message: NewAuthCodeMessage): Promise<string> {
-    return this.#run(async () => {
-      const id = randomUUID();
-      const now = this.#timestamp();
-      await this.#db
-        .insertInto('auth_code_messages')
-        .values({
-          id,
-          phone: message.phone,
-          code: message.code,
-          caller_address: message.callerAddress,
-          status: 'queued',
-          attempts: 0,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-      return id;
-    });
+    return this.#run(() => insertAuthCodeMessage(this.#db, message, this.#timestamp()));
+  }
+
+  /** Queues the message unless one of the limits is reached (checked and written in one serialised transaction). */
+  admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission> {
+    return this.#run(() => this.#writeTransaction((trx) => admitAuthCode(trx, this.dialect, message, limits, this.#now())));
   }
 
   /**
@@ -211,6 +209,37 @@ export class SqlStore implements Store {
   /** Counts by status and the oldest pending message, per channel. */
   outboxStats(): Promise<OutboxChannelStats[]> {
     return this.#run(() => Promise.all([outboxStats(this.#db, 'push'), outboxStats(this.#db, 'sms')]));
+  }
+
+  /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */
+  claimPushNotifications(limit: number, leaseSeconds: number): Promise<ClaimedPushNotification[]> {
+    return this.#run(() => this.#writeTransaction((trx) => claimPushNotifications(trx, this.dialect, this.#claimRequest(limit, leaseSeconds))));
+  }
+
+  /** Claims up to `limit` due auth-code messages for `leaseSeconds`. */
+  claimAuthCodeMessages(limit: number, leaseSeconds: number): Promise<ClaimedAuthCodeMessage[]> {
+    return this.#run(() => this.#writeTransaction((trx) => claimAuthCodeMessages(trx, this.dialect, this.#claimRequest(limit, leaseSeconds))));
+  }
+
+  /** Records how an attempt ended; false when the claim was no longer current (nothing written). */
+  completeDelivery(channel: OutboxChannel, id: string, claimToken: string, completion: DeliveryCompletion): Promise<boolean> {
+    const table = channel === 'push' ? 'push_notifications' : 'auth_code_messages';
+    return this.#run(() => completeDelivery(this.#db, table, id, claimToken, completion, this.#timestamp()));
+  }
+
+  /** Forgets a device's push token if it is still `token`; returns whether it did. */
+  removeDeviceToken(deviceId: string, token: string): Promise<boolean> {
+    return this.#run(() => removeDeviceToken(this.#db, deviceId, token, this.#timestamp()));
+  }
+
+  #claimRequest(limit: number, leaseSeconds: number): ClaimRequest {
+    const now = this.#now();
+    return {
+      limit,
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+      claimToken: randomUUID(),
+    };
   }
 
   /** True when no school is stored (the demo data may then be loaded). */
