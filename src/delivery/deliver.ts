@@ -2,6 +2,7 @@
 // part of the worker that decides, kept apart from the loop that schedules.
 import type { Logger } from '../log';
 import type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion } from '../store';
+import type { CompletionWriter } from './completion-writer';
 import type { DeliveryStore } from './delivery-store';
 import type { DeliveryChannel, DeliveryObserver } from './observer';
 import { failure, type PushProvider, type SendResult, type SmsProvider } from './provider';
@@ -10,6 +11,7 @@ import { smsText } from './sms/sms-text';
 
 export interface DeliveryContext {
   readonly store: DeliveryStore;
+  readonly completions: CompletionWriter;
   readonly push: PushProvider;
   readonly sms: SmsProvider;
   readonly observer: DeliveryObserver;
@@ -101,7 +103,7 @@ async function finish(
   });
   let current: boolean;
   try {
-    current = await context.store.completeDelivery(channel, message.id, message.claimToken, completion);
+    current = await context.completions.write({ channel, id: message.id, claimToken: message.claimToken, completion });
   } catch (error) {
     // The message stays claimed; when the lease ends it is tried again.
     context.logger.error({ err: error, channel, id: message.id, outcome: completion.status }, 'could not record a delivery attempt; it will be retried after the lease');

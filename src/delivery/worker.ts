@@ -2,9 +2,10 @@
 // more (login codes first) whenever half the slots are free, and polling
 // when the outbox is empty. Everything it claims is leased, so stopping, or
 // dying, mid-send loses nothing: the lease runs out and a worker tries again.
+import { CompletionWriter } from './completion-writer';
 import { deliverPush, deliverSms, type DeliveryContext } from './deliver';
 
-export interface DeliveryWorkerOptions extends DeliveryContext {
+export interface DeliveryWorkerOptions extends Omit<DeliveryContext, 'completions'> {
   /** Messages in flight at once. */
   readonly concurrency: number;
   /** How long a claim is held before another worker may take the message over. */
@@ -18,6 +19,7 @@ const MAX_CLAIM_BACKOFF_MS = 30_000;
 
 export class DeliveryWorker {
   readonly #options: DeliveryWorkerOptions;
+  readonly #context: DeliveryContext;
   readonly #inFlight = new Set<Promise<void>>();
   #running: Promise<void> | null = null;
   #stopping = false;
@@ -28,6 +30,7 @@ export class DeliveryWorker {
   constructor(options: DeliveryWorkerOptions) {
     if (options.concurrency < 1) throw new RangeError('concurrency must be at least 1');
     this.#options = options;
+    this.#context = { ...options, completions: new CompletionWriter(options.store) };
   }
 
   /** Runs the loop in the background until stop(). */
@@ -107,10 +110,10 @@ export class DeliveryWorker {
     if (room <= 0) return 0;
     const { store, leaseSeconds } = this.#options;
     const codes = await store.claimAuthCodeMessages(room, leaseSeconds);
-    for (const message of codes) this.#track(deliverSms(this.#options, message));
+    for (const message of codes) this.#track(deliverSms(this.#context, message));
     const pushRoom = room - codes.length;
     const pushes = pushRoom > 0 ? await store.claimPushNotifications(pushRoom, leaseSeconds) : [];
-    for (const message of pushes) this.#track(deliverPush(this.#options, message));
+    for (const message of pushes) this.#track(deliverPush(this.#context, message));
     return codes.length + pushes.length;
   }
 

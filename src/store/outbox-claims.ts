@@ -45,6 +45,14 @@ export type DeliveryCompletion =
   | { readonly status: 'failed'; readonly retryAt: string; readonly error: string }
   | { readonly status: 'dead'; readonly error: string };
 
+/** One attempt's result, for SqlStore.completeDeliveries. */
+export interface DeliveryCompletionEntry {
+  readonly channel: 'push' | 'sms';
+  readonly id: string;
+  readonly claimToken: string;
+  readonly completion: DeliveryCompletion;
+}
+
 export interface ClaimRequest {
   readonly limit: number;
   readonly now: string;
@@ -73,14 +81,21 @@ async function claimRows<T extends OutboxTable>(
   // share these columns (migration 0001), so one typed spelling serves both.
   const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
   const name = table as 'push_notifications';
-  let due = typed
-    .selectFrom(name)
-    .select('id')
-    .where(DUE_STATUS)
-    .where('next_attempt_at', '<=', request.now)
-    .orderBy('next_attempt_at')
-    .limit(request.limit);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const due =
+    dialect === 'postgres'
+      ? typed
+          .selectFrom(name)
+          .select('id')
+          .where(DUE_STATUS)
+          .where('next_attempt_at', '<=', request.now)
+          .orderBy('next_attempt_at')
+          .limit(request.limit)
+          .forUpdate()
+          .skipLocked()
+      : // Without statistics SQLite prefers the (status, next_attempt_at) index
+        // of 0001 and sorts every due row on each claim, which grows with the
+        // backlog; the partial index is already in due order.
+        sql<string>`(select id from ${sql.table(table)} indexed by ${sql.id(`${table}_due_idx`)} where ${DUE_STATUS} and next_attempt_at <= ${request.now} order by next_attempt_at limit ${request.limit})`;
   const rows = await typed
     .updateTable(name)
     .set((eb) => ({

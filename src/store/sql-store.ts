@@ -24,6 +24,7 @@ import {
   type ClaimedPushNotification,
   type ClaimRequest,
   type DeliveryCompletion,
+  type DeliveryCompletionEntry,
 } from './outbox-claims';
 import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox-admin';
 import { prepareQueries, type StoreQueries } from './queries';
@@ -225,6 +226,24 @@ export class SqlStore implements Store {
   completeDelivery(channel: OutboxChannel, id: string, claimToken: string, completion: DeliveryCompletion): Promise<boolean> {
     const table = channel === 'push' ? 'push_notifications' : 'auth_code_messages';
     return this.#run(() => completeDelivery(this.#db, table, id, claimToken, completion, this.#timestamp()));
+  }
+
+  /**
+   * Records many attempts in one transaction (one commit instead of one per
+   * message); each result says whether that claim was still current.
+   */
+  completeDeliveries(completions: readonly DeliveryCompletionEntry[]): Promise<boolean[]> {
+    return this.#run(() =>
+      this.#writeTransaction(async (trx) => {
+        const now = this.#timestamp();
+        const results: boolean[] = [];
+        for (const entry of completions) {
+          const table = entry.channel === 'push' ? 'push_notifications' : 'auth_code_messages';
+          results.push(await completeDelivery(trx, table, entry.id, entry.claimToken, entry.completion, now));
+        }
+        return results;
+      }),
+    );
   }
 
   /** Forgets a device's push token if it is still `token`; returns whether it did. */

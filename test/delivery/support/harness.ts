@@ -1,10 +1,11 @@
 // A worker wired to a test store, a fake FCM and a fake SMS gateway, with a
 // clock and a random source the test controls and a log it can read.
 import pino from 'pino';
-import { DeliveryWorker, type DeliveryAttempt, type RetryPolicy } from '../../../src/delivery';
+import { DeliveryWorker, type DeliveryAttempt, type DeliveryStore, type PushProvider, type RetryPolicy } from '../../../src/delivery';
 import { AccessTokenSource } from '../../../src/delivery/push/fcm/access-token';
 import { createFcmProvider } from '../../../src/delivery/push/fcm/fcm-provider';
 import { createHttpGatewayProvider } from '../../../src/delivery/sms/http-gateway-provider';
+import { createLogSmsProvider } from '../../../src/delivery/sms/log-sms-provider';
 import type { DataSet } from '../../../src/store';
 import { testClock } from '../../store/store-fixture';
 import type { StoreVariant, TestStore } from '../../support/stores';
@@ -56,10 +57,9 @@ export async function startHarness(variant: StoreVariant, options: HarnessOption
   const attempts: DeliveryAttempt[] = [];
   const randoms: number[] = [];
   const timeoutMs = options.timeoutMs ?? 2000;
-  const tokens = new AccessTokenSource({ account: fcm.account, timeoutMs, now: () => clock.now().getTime() });
   const worker = new DeliveryWorker({
     store: ctx.store,
-    push: createFcmProvider({ projectId: fcm.account.projectId ?? '', baseUrl: fcm.server.url, tokens, timeoutMs }),
+    push: fcmProvider(fcm, timeoutMs, () => clock.now().getTime()),
     sms: createHttpGatewayProvider({
       url: `${gateway.url}/send`,
       method: 'POST',
@@ -94,6 +94,32 @@ export async function startHarness(variant: StoreVariant, options: HarnessOption
       await ctx.cleanup();
     },
   };
+}
+
+/** A worker for push only, logging nowhere. */
+export function pushWorker(store: DeliveryStore, push: PushProvider, options: { now?: () => Date; concurrency?: number } = {}): DeliveryWorker {
+  const logger = pino({ level: 'silent' });
+  return new DeliveryWorker({
+    store,
+    push,
+    sms: createLogSmsProvider(logger),
+    observer: { attempted: () => undefined },
+    logger,
+    policy: POLICY,
+    authCodeMaxAgeMs: 600_000,
+    smsTemplate: '{code}',
+    now: options.now ?? (() => new Date()),
+    random: Math.random,
+    concurrency: options.concurrency ?? 16,
+    leaseSeconds: 60,
+    pollMs: 50,
+  });
+}
+
+/** An FCM provider aimed at the fake. */
+export function fcmProvider(fcm: FakeFcm, timeoutMs: number, now?: () => number): PushProvider {
+  const tokens = new AccessTokenSource({ account: fcm.account, timeoutMs, now });
+  return createFcmProvider({ projectId: fcm.account.projectId ?? '', baseUrl: fcm.server.url, tokens, timeoutMs });
 }
 
 /** Queues a push to student 1001's device (or another). */

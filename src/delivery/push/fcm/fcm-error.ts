@@ -27,7 +27,7 @@ export function fcmFailure(answer: HttpAnswer): SendFailure {
   const fcmCode = details.find((d) => typeof d['@type'] === 'string' && d['@type'].endsWith('FcmError'))?.errorCode;
   const code = typeof fcmCode === 'string' ? fcmCode : typeof error.status === 'string' ? error.status : `http_${answer.status}`;
   const message = `${typeof error.message === 'string' ? error.message : 'FCM error'} (HTTP ${answer.status})`;
-  const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
+  const retryAfterMs = parseRetryAfter(answer.headers['retry-after'] ?? null);
 
   if (TOKEN_GONE.has(code)) return failure(code, message, { tokenInvalid: true });
   if (code === 'INVALID_ARGUMENT') return failure(code, message, { tokenInvalid: isAboutToken(error.message, details) });

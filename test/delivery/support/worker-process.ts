@@ -1,0 +1,35 @@
+// `npm run worker` as a child process, straight from the TypeScript sources.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { TestStore } from '../../support/stores';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+  /** stdout and stderr so far. */
+  output(): string;
+}
+
+/** The environment that points a worker process at the test's store. */
+export function storeEnvironment(ctx: TestStore): Record<string, string> {
+  const { databaseUrl, schema, dataDir } = ctx.options;
+  if (databaseUrl === undefined) return { DATA_DIR: dataDir, DATABASE_URL: '' };
+  const separator = databaseUrl.includes('?') ? '&' : '?';
+  return { DATABASE_URL: `${databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema ?? 'public'}`)}`, DATA_DIR: dataDir };
+}
+
+export function spawnWorker(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['-r', path.join(__dirname, 'register-ts.js'), path.join(ROOT, 'src/cli/worker.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
