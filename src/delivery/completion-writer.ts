@@ -27,12 +27,15 @@ export class CompletionWriter {
   write(entry: DeliveryCompletionEntry): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ entry, resolve, reject });
-      if (!this.#writing) void this.#flush();
+      if (this.#writing) return;
+      this.#writing = true;
+      // After the I/O callbacks of this turn: every answer that arrived with
+      // this one joins the batch.
+      setImmediate(() => void this.#flush());
     });
   }
 
   async #flush(): Promise<void> {
-    this.#writing = true;
     while (this.#pending.length > 0) {
       const batch = this.#pending.splice(0, MAX_BATCH);
       try {

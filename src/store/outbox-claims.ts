@@ -203,6 +203,32 @@ export async function completeDelivery(
 }
 
 /**
+ * Records many sent messages of one table in one statement; returns the ids
+ * whose claim was still current. Sent is by far the most common result, and
+ * one statement instead of one per message is what lets a busy worker keep
+ * up on PostgreSQL, where each statement is a round trip.
+ */
+export async function completeSent(
+  db: Kysely<StoreDatabase>,
+  table: OutboxTable,
+  entries: ReadonlyArray<{ readonly id: string; readonly claimToken: string; readonly providerMessageId: string | null }>,
+  now: string,
+): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  // VALUES names its columns column1, column2, … on both SQLite and PostgreSQL.
+  const values = sql.join(entries.map((e) => sql`(${e.id}, ${e.claimToken}, ${e.providerMessageId})`));
+  const eraseCode = table === 'auth_code_messages' ? sql`, code = null` : sql``;
+  const { rows } = await sql<{ id: string }>`
+    update ${sql.table(table)} as t
+    set status = 'sent', sent_at = ${now}, updated_at = ${now}, locked_until = null, last_error = null,
+        provider_message_id = v.column3${eraseCode}
+    from (values ${values}) as v
+    where t.id = v.column1 and t.claim_token = v.column2 and t.status = 'sending'
+    returning id`.execute(db);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
  * Forgets a device's push token, unless the app registered a new one since
  * (then the new token is kept). Returns whether a token was removed.
  */

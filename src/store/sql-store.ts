@@ -19,6 +19,7 @@ import {
   claimAuthCodeMessages,
   claimPushNotifications,
   completeDelivery,
+  completeSent,
   removeDeviceToken,
   type ClaimedAuthCodeMessage,
   type ClaimedPushNotification,
@@ -47,6 +48,8 @@ export interface SqlStoreOptions {
   /** Gives the connection back (destroys it, or drops a share of it). */
   release: () => Promise<void>;
 }
+
+const OUTBOX_TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
 
 // How long close() lets calls already under way finish. Destroying a pg pool
 // under them would leave queued requests waiting forever.
@@ -214,18 +217,17 @@ export class SqlStore implements Store {
 
   /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */
   claimPushNotifications(limit: number, leaseSeconds: number): Promise<ClaimedPushNotification[]> {
-    return this.#run(() => this.#writeTransaction((trx) => claimPushNotifications(trx, this.dialect, this.#claimRequest(limit, leaseSeconds))));
+    return this.#run(() => this.#deliveryWrite((db) => claimPushNotifications(db, this.dialect, this.#claimRequest(limit, leaseSeconds))));
   }
 
   /** Claims up to `limit` due auth-code messages for `leaseSeconds`. */
   claimAuthCodeMessages(limit: number, leaseSeconds: number): Promise<ClaimedAuthCodeMessage[]> {
-    return this.#run(() => this.#writeTransaction((trx) => claimAuthCodeMessages(trx, this.dialect, this.#claimRequest(limit, leaseSeconds))));
+    return this.#run(() => this.#deliveryWrite((db) => claimAuthCodeMessages(db, this.dialect, this.#claimRequest(limit, leaseSeconds))));
   }
 
   /** Records how an attempt ended; false when the claim was no longer current (nothing written). */
   completeDelivery(channel: OutboxChannel, id: string, claimToken: string, completion: DeliveryCompletion): Promise<boolean> {
-    const table = channel === 'push' ? 'push_notifications' : 'auth_code_messages';
-    return this.#run(() => completeDelivery(this.#db, table, id, claimToken, completion, this.#timestamp()));
+    return this.#run(() => completeDelivery(this.#db, OUTBOX_TABLE[channel], id, claimToken, completion, this.#timestamp()));
   }
 
   /**
@@ -234,14 +236,20 @@ export class SqlStore implements Store {
    */
   completeDeliveries(completions: readonly DeliveryCompletionEntry[]): Promise<boolean[]> {
     return this.#run(() =>
-      this.#writeTransaction(async (trx) => {
+      this.#deliveryWrite(async (trx) => {
         const now = this.#timestamp();
-        const results: boolean[] = [];
-        for (const entry of completions) {
-          const table = entry.channel === 'push' ? 'push_notifications' : 'auth_code_messages';
-          results.push(await completeDelivery(trx, table, entry.id, entry.claimToken, entry.completion, now));
+        const current = new Set<string>();
+        for (const channel of ['push', 'sms'] as const) {
+          const sent = completions.flatMap((e) =>
+            e.channel === channel && e.completion.status === 'sent' ? [{ ...e, providerMessageId: e.completion.providerMessageId }] : [],
+          );
+          for (const id of await completeSent(trx, OUTBOX_TABLE[channel], sent, now)) current.add(`${channel}:${id}`);
         }
-        return results;
+        for (const e of completions) {
+          if (e.completion.status === 'sent') continue;
+          if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now)) current.add(`${e.channel}:${e.id}`);
+        }
+        return completions.map((e) => current.has(`${e.channel}:${e.id}`));
       }),
     );
   }
@@ -302,6 +310,15 @@ export class SqlStore implements Store {
 
   #timestamp(): string {
     return this.#now().toISOString();
+  }
+
+  // The worker's writes are single statements whose atomicity each message
+  // needs on its own. PostgreSQL runs them as they come (a transaction would
+  // add two round trips per claim); SQLite takes the write lock up front so
+  // that a claim cannot fail on a stale read (see transaction.ts), and one
+  // commit covers a batch of results.
+  #deliveryWrite<T>(work: (db: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
+    return this.dialect === 'postgres' ? work(this.#db) : this.#writeTransaction(work);
   }
 
   #writeTransaction<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {

@@ -9,6 +9,8 @@ export interface WorkerProcess {
   readonly child: ChildProcess;
   /** Resolves with the exit code (null when killed by a signal). */
   readonly exited: Promise<number | null>;
+  /** Resolves once the worker logged that it runs (needs LOG_LEVEL info or lower). */
+  readonly ready: Promise<void>;
   /** stdout and stderr so far. */
   output(): string;
 }
@@ -28,8 +30,18 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.includes('"msg":"worker running"')) markReady();
+  });
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
+  return {
+    child,
+    exited,
+    ready: Promise.race([ready, exited.then(() => Promise.reject(new Error(`the worker exited before it ran:\n${output}`)))]),
+    output: () => output,
+  };
 }
