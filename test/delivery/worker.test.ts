@@ -156,6 +156,26 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       expect(h.fcm.server.requests).toHaveLength(0);
     });
 
+    it('a worker whose lease ran out mid-send does not overwrite the result of the claim that replaced it', async () => {
+      const id = await queuePush(h);
+      let answer: (value: { status: number }) => void = () => undefined;
+      h.fcm.server.script(new Promise((resolve) => (answer = resolve)));
+      const arrived = new Promise<void>((resolve) => h.fcm.server.onRequest(() => resolve()));
+      const slow = h.worker.runOnce();
+      await arrived;
+
+      h.clock.set(later(61));
+      const [takeover] = await h.ctx.store.claimPushNotifications(1, 60);
+      expect(takeover).toMatchObject({ id, attempts: 2 });
+      // The first worker's answer comes while the second still holds its claim.
+      answer({ status: 503 });
+      await slow;
+      expect(await pushRow(id)).toMatchObject({ status: 'sending', attempts: 2, lastError: null });
+      expect(h.logs.some((line) => line.includes('delivery result dropped: the lease ran out'))).toBe(true);
+      expect(await h.ctx.store.completeDelivery('push', id, takeover.claimToken, { status: 'sent', providerMessageId: 'second' })).toBe(true);
+      expect(await pushRow(id)).toMatchObject({ status: 'sent', attempts: 2 });
+    });
+
     it('reuses the access token, renews it before it expires, and mints a new one after a 401', async () => {
       await queuePush(h, '1001');
       await queuePush(h, '1002');

@@ -13,12 +13,14 @@ export interface RecordedRequest {
 }
 
 export type Answer = { readonly status: number; readonly headers?: Record<string, string>; readonly body?: unknown } | 'hang';
+/** An answer the test gives later (a slow provider). */
+export type LaterAnswer = Promise<Answer>;
 export type Route = (request: RecordedRequest) => Answer | undefined;
 
 export class FakeHttpServer {
   readonly requests: RecordedRequest[] = [];
   readonly #server: http.Server;
-  readonly #scripted: Answer[] = [];
+  readonly #scripted: Array<Answer | LaterAnswer> = [];
   readonly #routes: Route[] = [];
   #default: Answer = { status: 200, body: {} };
   #listeners: Array<(request: RecordedRequest) => void> = [];
@@ -35,7 +37,7 @@ export class FakeHttpServer {
           body: Buffer.concat(chunks).toString('utf8'),
           receivedAt: Date.now(),
         };
-        let answer: Answer | undefined;
+        let answer: Answer | LaterAnswer | undefined;
         for (const route of this.#routes) {
           answer = route(request);
           if (answer !== undefined) break;
@@ -45,10 +47,12 @@ export class FakeHttpServer {
           answer = this.#scripted.shift() ?? this.#default;
           for (const listener of this.#listeners) listener(request);
         }
-        if (answer === 'hang') return;
-        const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-        res.end(body);
+        void Promise.resolve(answer).then((settled) => {
+          if (settled === 'hang') return;
+          const body = settled.body === undefined ? '' : typeof settled.body === 'string' ? settled.body : JSON.stringify(settled.body);
+          res.writeHead(settled.status, { 'content-type': 'application/json', ...settled.headers });
+          res.end(body);
+        });
       });
     });
   }
@@ -64,7 +68,7 @@ export class FakeHttpServer {
   }
 
   /** Answers for the next requests, in order. */
-  script(...answers: Answer[]): void {
+  script(...answers: Array<Answer | LaterAnswer>): void {
     this.#scripted.push(...answers);
   }
 

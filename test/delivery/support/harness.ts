@@ -35,6 +35,7 @@ export interface HarnessOptions {
   readonly concurrency?: number;
   readonly leaseSeconds?: number;
   readonly authCodeMaxAgeMs?: number;
+  readonly pollMs?: number;
 }
 
 export function dataSet(devices: number): DataSet {
@@ -77,7 +78,7 @@ export async function startHarness(variant: StoreVariant, options: HarnessOption
     random: () => randoms.shift() ?? 0,
     concurrency: options.concurrency ?? 8,
     leaseSeconds: options.leaseSeconds ?? 60,
-    pollMs: 1000,
+    pollMs: options.pollMs ?? 1000,
   });
   return {
     ctx,
