@@ -68,7 +68,7 @@ export async function deliverSms(context: DeliveryContext, message: ClaimedAuthC
 // worker died mid-send, more than once) is given up rather than tried forever.
 function exhausted(context: DeliveryContext, message: ClaimedMessage): { completion: DeliveryCompletion; code: string } | null {
   if (message.attempts <= context.policy.maxAttempts) return null;
-  return deadBefore('attempts_exhausted', `gave up: ${message.attempts - 1} attempts were started and none finished`);
+  return deadBefore('attempts_exhausted', `gave up after ${message.attempts - 1} attempts, the last of which never finished (its worker stopped mid-send)`);
 }
 
 function deadBefore(code: string, message: string): { completion: DeliveryCompletion; code: string } {
@@ -109,12 +109,12 @@ async function finish(
     context.logger.error({ err: error, channel, id: message.id, outcome: completion.status }, 'could not record a delivery attempt; it will be retried after the lease');
     return;
   }
-  if (completion.status === 'dead') {
-    context.logger.warn({ channel, id: message.id, error: completion.error }, 'message is dead (npm run outbox -- resend ID re-queues it)');
-  } else if (completion.status === 'failed') {
-    context.logger.debug({ channel, id: message.id, retryAt: completion.retryAt, error: completion.error }, 'delivery failed; retrying later');
-  }
   if (!current) {
     context.logger.warn({ channel, id: message.id, outcome: completion.status }, 'delivery result dropped: the lease ran out and the message was claimed again');
+  } else if (completion.status === 'dead') {
+    const hint = channel === 'push' ? ' (npm run outbox -- resend ID re-queues it)' : '';
+    context.logger.warn({ channel, id: message.id, error: completion.error }, `message is dead${hint}`);
+  } else if (completion.status === 'failed') {
+    context.logger.debug({ channel, id: message.id, retryAt: completion.retryAt, error: completion.error }, 'delivery failed; retrying later');
   }
 }

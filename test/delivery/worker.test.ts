@@ -152,7 +152,7 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       const id = await queuePush(h);
       await h.ctx.query("update push_notifications set status = 'sending', attempts = 5, next_attempt_at = ?, locked_until = ? where id = ?", [T0, T0, id]);
       await h.worker.runOnce();
-      expect(await pushRow(id)).toMatchObject({ status: 'dead', attempts: 6, lastError: 'attempts_exhausted: gave up: 5 attempts were started and none finished' });
+      expect(await pushRow(id)).toMatchObject({ status: 'dead', attempts: 6, lastError: 'attempts_exhausted: gave up after 5 attempts, the last of which never finished (its worker stopped mid-send)' });
       expect(h.fcm.server.requests).toHaveLength(0);
     });
 
