@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { StoreDatabase } from './database';
 import type { StoreDialect } from './migrations';
+import { queuedColumns } from './outbox';
 import type { NewAuthCodeMessage } from './types';
 
 /** Whose messages a limit counts: the same phone number, the same calling address, or all. */
@@ -39,11 +40,7 @@ export async function insertAuthCodeMessage(db: Kysely<StoreDatabase>, message: 
       phone: message.phone,
       code: message.code,
       caller_address: message.callerAddress,
-      status: 'queued',
-      attempts: 0,
-      next_attempt_at: now,
-      created_at: now,
-      updated_at: now,
+      ...queuedColumns(now),
     })
     .execute();
   return id;

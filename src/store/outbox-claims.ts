@@ -131,15 +131,16 @@ export async function claimPushNotifications(
   return rows.map((row) => toClaimedPush(row, byId.get(row.device_id)));
 }
 
+function claimedFields(row: { id: string; claim_token: string | null; attempts: number; created_at: string }): ClaimedMessage {
+  return { id: row.id, claimToken: row.claim_token ?? '', attempts: Number(row.attempts), createdAt: row.created_at };
+}
+
 function toClaimedPush(
   row: Selectable<PushNotificationsTable>,
   device: { push_token: string | null; platform: DevicePlatform | null } | undefined,
 ): ClaimedPushNotification {
   return {
-    id: row.id,
-    claimToken: row.claim_token ?? '',
-    attempts: Number(row.attempts),
-    createdAt: row.created_at,
+    ...claimedFields(row),
     deviceId: row.device_id,
     pushToken: device?.push_token ?? null,
     platform: device?.platform ?? null,
@@ -158,10 +159,7 @@ export async function claimAuthCodeMessages(
 ): Promise<ClaimedAuthCodeMessage[]> {
   const rows = await claimRows(db, dialect, 'auth_code_messages', request);
   return rows.map((row: Selectable<AuthCodeMessagesTable>) => ({
-    id: row.id,
-    claimToken: row.claim_token ?? '',
-    attempts: Number(row.attempts),
-    createdAt: row.created_at,
+    ...claimedFields(row),
     phone: row.phone,
     code: row.code,
   }));

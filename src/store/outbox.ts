@@ -35,6 +35,11 @@ export interface AuthCodeMessageRow extends OutboxRow {
   callerAddress: string | null;
 }
 
+/** The delivery columns of a message just queued: due now, never tried. */
+export function queuedColumns(now: string): { status: OutboxStatus; attempts: number; next_attempt_at: string; created_at: string; updated_at: string } {
+  return { status: 'queued', attempts: 0, next_attempt_at: now, created_at: now, updated_at: now };
+}
+
 export function toPushNotificationRow(row: Selectable<PushNotificationsTable>): PushNotificationRow {
   return {
     id: row.id,

@@ -9,6 +9,7 @@ import { StoreError, toStoreError } from './errors';
 import type { StoreDialect } from './migrations';
 import { normaliseDataSet } from './normalise-data-set';
 import {
+  queuedColumns,
   toAuthCodeMessageRow,
   toPushNotificationRow,
   type AuthCodeMessageRow,
@@ -149,11 +150,7 @@ export class SqlStore implements Store {
           title: notification.title,
           body: notification.body,
           data: JSON.stringify(notification.data),
-          status: 'queued',
-          attempts: 0,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
+          ...queuedColumns(now),
         })
         .execute();
       return id;
