@@ -149,6 +149,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
     it('NOTIFICATION_TEMPLATES override per type and for the fallback', async () => {
       await start({ templates: custom });
       await send('ABSENCE');
+      clock.set('2030-01-01T00:00:01.000Z');
       await send('trip');
       const rows = await ctx.store.listPushNotifications();
       expect(rows.map((r) => [r.title, r.body])).toEqual([
