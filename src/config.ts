@@ -4,7 +4,9 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
+import { bool, country, integer } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract';
+import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 
 export interface Config {
   readonly port: number;
@@ -20,35 +22,13 @@ export interface Config {
   readonly operationTimeoutMs: number;
   readonly smsDefaultRegion: CountryCode;
   readonly smsAllowedCountries: readonly CountryCode[];
+  /** Providers, worker, retries, AuthCode limits and templates (src/delivery/config). */
+  readonly delivery: DeliveryConfig;
 }
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
-
-const bool = (name: string) =>
-  z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), `${name} must be true or false`)
-    .transform((v) => v === 'true' || v === '1' || v === 'yes');
-
-const integer = (name: string, min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^[0-9]+$/, `${name} must be a whole number`)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`);
-
-const country = (name: string) =>
-  z
-    .string()
-    .trim()
-    .toUpperCase()
-    .refine((c) => isSupportedCountry(c), `${name} must be an ISO 3166 country code such as SY`)
-    .transform((c) => c as CountryCode);
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -93,8 +73,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as in most deployment tools.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
   const parsed = schema.safeParse(present);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`);
+  const delivery = parseDeliveryConfig(present);
+  if (!parsed.success || !delivery.ok) {
+    const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`);
+    if (!delivery.ok) problems.push(...delivery.problems);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const c = parsed.data;
@@ -113,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operationTimeoutMs: c.OPERATION_TIMEOUT_MS,
     smsDefaultRegion: c.SMS_DEFAULT_REGION,
     smsAllowedCountries: allowed,
+    delivery: delivery.config,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './log';
-import { createService, listen } from './service';
+import { createService, DELIVERY_STOP_MS, listen } from './service';
 
 async function main(): Promise<void> {
   let config;
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Stop claiming at once; sends under way get a few seconds while requests finish.
+    void service.delivery?.stop(DELIVERY_STOP_MS);
     const force = setTimeout(() => process.exit(1), 10000).unref();
     server.close(() => {
       void service.close().finally(() => {

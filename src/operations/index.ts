@@ -7,7 +7,7 @@ export { ClientError, OperationTimeoutError, describeFailure, isClientError, typ
 export type { CallContext } from './context';
 export type { OperationArgs, OperationResults, Operations } from './types';
 export type { PhoneRules } from './phone';
-export { DEFAULT_TEMPLATES, renderNotification, type NotificationTemplate } from './notification-templates';
+export { DEFAULT_TEMPLATES, FALLBACK_KEY, FALLBACK_TEMPLATE, renderNotification, type NotificationTemplate } from './notification-templates';
 export type { WriteOperationRules } from './write-operations';
 
 /** The seven operations, each implemented once, whatever the binding that calls it. */

@@ -1,5 +1,6 @@
 // Title and body of a push notification per TypeNotfication, in Arabic and
-// English. `{name}` is the student's full name.
+// English. `{name}` is the student's full name. The key `*` is the template
+// of any type without its own; NOTIFICATION_TEMPLATES may override any key.
 
 export interface LocalisedText {
   readonly title: string;
@@ -38,8 +39,13 @@ export const DEFAULT_TEMPLATES: Readonly<Record<string, NotificationTemplate>> =
   },
 };
 
-/** Used for any TypeNotfication without a template of its own. */
-export const FALLBACK_TEMPLATE: NotificationTemplate = DEFAULT_TEMPLATES.general;
+export const FALLBACK_KEY = '*';
+
+/** Used for any TypeNotfication without a template of its own, unless the templates give `*`. */
+export const FALLBACK_TEMPLATE: NotificationTemplate = {
+  ar: { title: 'إشعار جديد', body: 'لديك إشعار جديد من المدرسة بخصوص {name}.' },
+  en: { title: 'New notification', body: 'There is a new notification from school about {name}.' },
+};
 
 export interface RenderedNotification {
   readonly title: string;
@@ -54,7 +60,7 @@ export function renderNotification(
   templates: Readonly<Record<string, NotificationTemplate>> = DEFAULT_TEMPLATES,
 ): RenderedNotification {
   const key = type.trim().toLowerCase();
-  const template = Object.hasOwn(templates, key) ? templates[key] : FALLBACK_TEMPLATE;
+  const template = Object.hasOwn(templates, key) ? templates[key] : Object.hasOwn(templates, FALLBACK_KEY) ? templates[FALLBACK_KEY] : FALLBACK_TEMPLATE;
   const fill = (text: string) => text.replaceAll('{name}', studentName);
   const ar = { title: fill(template.ar.title), body: fill(template.ar.body) };
   const en = { title: fill(template.en.title), body: fill(template.en.body) };

@@ -1,5 +1,6 @@
 import { schoolKey } from '../domain';
-import type { Store } from '../store';
+import type { AuthCodeLimit, Store } from '../store';
+import { refusalError } from './auth-code-refusal';
 import { ClientError } from './errors';
 import { renderNotification, type NotificationTemplate } from './notification-templates';
 import { normalisePhone, type PhoneRules } from './phone';
@@ -10,6 +11,10 @@ type WriteOperations = Pick<Operations, 'sendAuthCode' | 'queueNotification'>;
 export interface WriteOperationRules {
   readonly phone: PhoneRules;
   readonly templates?: Readonly<Record<string, NotificationTemplate>>;
+  /** Abuse limits on AuthCode, counted in the store; none given: no limit. */
+  readonly authCodeLimits?: readonly AuthCodeLimit[];
+  /** Told after a message was queued, so that a worker in this process can send it at once. */
+  readonly onQueued?: (channel: 'push' | 'sms') => void;
 }
 
 const CODE_PATTERN = /^[0-9]{4,10}$/;
@@ -22,7 +27,8 @@ function required(value: string | null, wireName: string): string {
 
 /**
  * The operations that accept work. Each validates, then writes one queued
- * outbox row (one statement, so one transaction); delivery happens elsewhere.
+ * outbox row in one transaction (AuthCode's together with its abuse-limit
+ * count); delivery happens elsewhere.
  */
 export function createWriteOperations(store: Store, rules: WriteOperationRules): WriteOperations {
   return {
@@ -30,7 +36,9 @@ export function createWriteOperations(store: Store, rules: WriteOperationRules):
       // Never echo the code back: it is a secret.
       if (code === null || !CODE_PATTERN.test(code)) throw new ClientError('code_invalid', 'The code must be 4 to 10 digits.');
       const e164 = normalisePhone(phone, rules.phone);
-      await store.enqueueAuthCode({ phone: e164, code, callerAddress: context.callerAddress });
+      const admission = await store.admitAuthCode({ phone: e164, code, callerAddress: context.callerAddress }, rules.authCodeLimits ?? []);
+      if (!admission.admitted) throw refusalError(admission);
+      rules.onQueued?.('sms');
     },
 
     async queueNotification({ studentId, schoolBaseUrl, type }) {
@@ -64,6 +72,7 @@ export function createWriteOperations(store: Store, rules: WriteOperationRules):
           body_en: text.en.body,
         },
       });
+      rules.onQueued?.('push');
     },
   };
 }

@@ -71,6 +71,9 @@ export interface PushNotificationsTable {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  /** Set by each claim (migration 0002). */
+  claim_token: string | null;
+  provider_message_id: string | null;
 }
 
 export interface AuthCodeMessagesTable {
@@ -86,6 +89,8 @@ export interface AuthCodeMessagesTable {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  claim_token: string | null;
+  provider_message_id: string | null;
 }
 
 export interface StoreDatabase {

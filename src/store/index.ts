@@ -18,6 +18,8 @@ export type {
 } from './data-set';
 export type { AuthCodeMessageRow, OutboxFilter, PushNotificationRow } from './outbox';
 export type { OutboxChannel, OutboxChannelStats, RequeueResult } from './outbox-admin';
+export type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion, DeliveryCompletionEntry } from './outbox-claims';
+export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './auth-code-admission';
 export type { DevicePlatform, OutboxStatus } from './database';
 export type {
   AbsenceRecord,

@@ -35,6 +35,11 @@ export interface AuthCodeMessageRow extends OutboxRow {
   callerAddress: string | null;
 }
 
+/** The delivery columns of a message just queued: due now, never tried. */
+export function queuedColumns(now: string): { status: OutboxStatus; attempts: number; next_attempt_at: string; created_at: string; updated_at: string } {
+  return { status: 'queued', attempts: 0, next_attempt_at: now, created_at: now, updated_at: now };
+}
+
 export function toPushNotificationRow(row: Selectable<PushNotificationsTable>): PushNotificationRow {
   return {
     id: row.id,
@@ -74,7 +79,7 @@ export function toAuthCodeMessageRow(row: Selectable<AuthCodeMessagesTable>): Au
 
 // Written by enqueuePushNotification from a string map; anything else means
 // the row was edited by hand, and an empty map is the safe reading.
-function parseData(text: string): Record<string, string> {
+export function parseData(text: string): Record<string, string> {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};

@@ -3,17 +3,31 @@ import type { Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
 import type { DataSet, DataSetCounts, WriteDataSetOptions } from './data-set';
+import { admitAuthCode, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { InvalidDataSetError } from './data-set-values';
 import { StoreError, toStoreError } from './errors';
 import type { StoreDialect } from './migrations';
 import { normaliseDataSet } from './normalise-data-set';
 import {
+  queuedColumns,
   toAuthCodeMessageRow,
   toPushNotificationRow,
   type AuthCodeMessageRow,
   type OutboxFilter,
   type PushNotificationRow,
 } from './outbox';
+import {
+  claimAuthCodeMessages,
+  claimPushNotifications,
+  completeDelivery,
+  completeSent,
+  removeDeviceToken,
+  type ClaimedAuthCodeMessage,
+  type ClaimedPushNotification,
+  type ClaimRequest,
+  type DeliveryCompletion,
+  type DeliveryCompletionEntry,
+} from './outbox-claims';
 import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox-admin';
 import { prepareQueries, type StoreQueries } from './queries';
 import { toAbsenceRecord, toNoteRecord } from './rows';
@@ -35,6 +49,8 @@ export interface SqlStoreOptions {
   /** Gives the connection back (destroys it, or drops a share of it). */
   release: () => Promise<void>;
 }
+
+const OUTBOX_TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
 
 // How long close() lets calls already under way finish. Destroying a pg pool
 // under them would leave queued requests waiting forever.
@@ -134,11 +150,7 @@ export class SqlStore implements Store {
           title: notification.title,
           body: notification.body,
           data: JSON.stringify(notification.data),
-          status: 'queued',
-          attempts: 0,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
+          ...queuedColumns(now),
         })
         .execute();
       return id;
@@ -146,25 +158,12 @@ export class SqlStore implements Store {
   }
 
   enqueueAuthCode(message: NewAuthCodeMessage): Promise<string> {
-    return this.#run(async () => {
-      const id = randomUUID();
-      const now = this.#timestamp();
-      await this.#db
-        .insertInto('auth_code_messages')
-        .values({
-          id,
-          phone: message.phone,
-          code: message.code,
-          caller_address: message.callerAddress,
-          status: 'queued',
-          attempts: 0,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-      return id;
-    });
+    return this.#run(() => insertAuthCodeMessage(this.#db, message, this.#timestamp()));
+  }
+
+  /** Queues the message unless one of the limits is reached (checked and written in one serialised transaction). */
+  admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission> {
+    return this.#run(() => this.#writeTransaction((trx) => admitAuthCode(trx, this.dialect, message, limits, this.#now())));
   }
 
   /**
@@ -213,6 +212,60 @@ export class SqlStore implements Store {
     return this.#run(() => Promise.all([outboxStats(this.#db, 'push'), outboxStats(this.#db, 'sms')]));
   }
 
+  /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */
+  claimPushNotifications(limit: number, leaseSeconds: number): Promise<ClaimedPushNotification[]> {
+    return this.#run(() => this.#deliveryWrite((db) => claimPushNotifications(db, this.dialect, this.#claimRequest(limit, leaseSeconds))));
+  }
+
+  /** Claims up to `limit` due auth-code messages for `leaseSeconds`. */
+  claimAuthCodeMessages(limit: number, leaseSeconds: number): Promise<ClaimedAuthCodeMessage[]> {
+    return this.#run(() => this.#deliveryWrite((db) => claimAuthCodeMessages(db, this.dialect, this.#claimRequest(limit, leaseSeconds))));
+  }
+
+  /** Records how an attempt ended; false when the claim was no longer current (nothing written). */
+  completeDelivery(channel: OutboxChannel, id: string, claimToken: string, completion: DeliveryCompletion): Promise<boolean> {
+    return this.#run(() => completeDelivery(this.#db, OUTBOX_TABLE[channel], id, claimToken, completion, this.#timestamp()));
+  }
+
+  /**
+   * Records many attempts in one transaction (one commit instead of one per
+   * message); each result says whether that claim was still current.
+   */
+  completeDeliveries(completions: readonly DeliveryCompletionEntry[]): Promise<boolean[]> {
+    return this.#run(() =>
+      this.#deliveryWrite(async (trx) => {
+        const now = this.#timestamp();
+        const current = new Set<string>();
+        for (const channel of ['push', 'sms'] as const) {
+          const sent = completions.flatMap((e) =>
+            e.channel === channel && e.completion.status === 'sent' ? [{ ...e, providerMessageId: e.completion.providerMessageId }] : [],
+          );
+          for (const id of await completeSent(trx, OUTBOX_TABLE[channel], sent, now)) current.add(`${channel}:${id}`);
+        }
+        for (const e of completions) {
+          if (e.completion.status === 'sent') continue;
+          if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now)) current.add(`${e.channel}:${e.id}`);
+        }
+        return completions.map((e) => current.has(`${e.channel}:${e.id}`));
+      }),
+    );
+  }
+
+  /** Forgets a device's push token if it is still `token`; returns whether it did. */
+  removeDeviceToken(deviceId: string, token: string): Promise<boolean> {
+    return this.#run(() => removeDeviceToken(this.#db, deviceId, token, this.#timestamp()));
+  }
+
+  #claimRequest(limit: number, leaseSeconds: number): ClaimRequest {
+    const now = this.#now();
+    return {
+      limit,
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+      claimToken: randomUUID(),
+    };
+  }
+
   /** True when no school is stored (the demo data may then be loaded). */
   isEmpty(): Promise<boolean> {
     return this.#run(async () => (await this.#db.executeQuery(this.#queries.anySchool({}))).rows.length === 0);
@@ -254,6 +307,15 @@ export class SqlStore implements Store {
 
   #timestamp(): string {
     return this.#now().toISOString();
+  }
+
+  // The worker's writes are single statements whose atomicity each message
+  // needs on its own. PostgreSQL runs them as they come (a transaction would
+  // add two round trips per claim); SQLite takes the write lock up front so
+  // that a claim cannot fail on a stale read (see transaction.ts), and one
+  // commit covers a batch of results.
+  #deliveryWrite<T>(work: (db: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
+    return this.dialect === 'postgres' ? work(this.#db) : this.#writeTransaction(work);
   }
 
   #writeTransaction<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {

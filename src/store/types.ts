@@ -1,5 +1,6 @@
 // The store's view of the domain (SPEC.md section 2). Operations depend on
 // this interface only; they never see SQL, and the store never sees XML.
+import type { AuthCodeAdmission, AuthCodeLimit } from './auth-code-admission';
 
 export interface StudentSummary {
   studentId: string;
@@ -87,6 +88,9 @@ export interface Store {
 
   /** Write a queued auth-code SMS to the outbox; returns its id. */
   enqueueAuthCode(message: NewAuthCodeMessage): Promise<string>;
+
+  /** Queue an auth-code SMS unless an abuse limit is reached; counted and written in one transaction. */
+  admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission>;
 
   /** True when the store answers a trivial query. */
   ping(): Promise<boolean>;

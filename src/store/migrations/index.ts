@@ -1,11 +1,13 @@
 import type { Migration } from 'kysely';
 import { initialMigration } from './0001-initial';
+import { deliveryMigration } from './0002-delivery';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
 // directory scan. Kysely applies them in name order: append `0002_…` below.
 const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0001_initial': initialMigration,
+  '0002_delivery': deliveryMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

@@ -1,0 +1,91 @@
+// npm run outbox -- list [--status S] [--limit N] | resend ID | resend-dead
+// What an operator does with messages that gave up: see them, and put them
+// back in the queue once the cause is fixed.
+import { maskPhone } from '../delivery';
+import { openStore, type OutboxStatus, type SqlStore } from '../store';
+import { loadConfigOrExit } from './load-config';
+
+const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|sent] [--limit N]
+       npm run outbox -- resend ID
+       npm run outbox -- resend-dead`;
+const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'sent'];
+
+async function main(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (command !== 'list' && command !== 'resend' && command !== 'resend-dead') return usage();
+  const config = loadConfigOrExit();
+  const store = await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
+  try {
+    if (command === 'list') return await list(store, rest);
+    if (command === 'resend') return rest.length === 1 ? await resend(store, rest[0]) : usage();
+    return rest.length === 0 ? await resendDead(store) : usage();
+  } finally {
+    await store.close();
+  }
+}
+
+async function list(store: SqlStore, args: string[]): Promise<number> {
+  let statuses: OutboxStatus[] = ['dead', 'failed'];
+  let limit = 50;
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1]];
+    if (flag === '--status' && STATUSES.includes(value as OutboxStatus)) statuses = [value as OutboxStatus];
+    else if (flag === '--limit' && /^[0-9]+$/.test(value ?? '')) limit = Number(value);
+    else return usage();
+  }
+  for (const stats of await store.outboxStats()) {
+    const counts = STATUSES.map((status) => `${status} ${stats.counts[status]}`).join(', ');
+    console.log(`${stats.channel}: ${counts}${stats.oldestPendingAt === null ? '' : `; oldest pending since ${stats.oldestPendingAt}`}`);
+  }
+  for (const status of statuses) {
+    const pushes = await store.listPushNotifications({ status, limit });
+    const codes = await store.listAuthCodeMessages({ status, limit });
+    if (pushes.length + codes.length === 0) continue;
+    console.log(`\n${status}:`);
+    for (const row of pushes) {
+      console.log(`push ${row.id}  ${row.type} to student ${row.studentId} (device ${row.deviceId})  attempts ${row.attempts}  created ${row.createdAt}${detail(row)}`);
+    }
+    for (const row of codes) {
+      console.log(`sms  ${row.id}  code to ${maskPhone(row.phone)}  attempts ${row.attempts}  created ${row.createdAt}${detail(row)}`);
+    }
+  }
+  return 0;
+}
+
+function detail(row: { status: OutboxStatus; nextAttemptAt: string; lastError: string | null }): string {
+  const next = row.status === 'failed' || row.status === 'sending' ? `  next ${row.nextAttemptAt}` : '';
+  return `${next}${row.lastError === null ? '' : `\n     ${row.lastError}`}`;
+}
+
+async function resend(store: SqlStore, id: string): Promise<number> {
+  let result = await store.requeueOutboxMessage('push', id);
+  if (result === 'not_found') result = await store.requeueOutboxMessage('sms', id);
+  const words = {
+    requeued: `${id} is queued again; a worker will send it shortly.`,
+    not_found: `No outbox message ${id}.`,
+    not_dead: `${id} is neither dead nor failed: nothing to do.`,
+    code_erased: `${id} is a login code whose code has been erased; the caller must ask for a new code.`,
+  } as const;
+  (result === 'requeued' ? console.log : console.error)(words[result]);
+  return result === 'requeued' ? 0 : 1;
+}
+
+async function resendDead(store: SqlStore): Promise<number> {
+  const push = await store.requeueDeadOutboxMessages('push');
+  const sms = await store.requeueDeadOutboxMessages('sms');
+  console.log(`Queued again: ${push} push notification(s), ${sms} login code(s). Dead login codes whose code was erased stay dead.`);
+  return 0;
+}
+
+function usage(): number {
+  console.error(USAGE);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`outbox: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

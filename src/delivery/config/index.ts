@@ -1,0 +1,1 @@
+export { parseDeliveryConfig, type DeliveryConfig, type PushSettings, type SmsSettings } from './delivery-config';

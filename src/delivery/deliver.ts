@@ -1,0 +1,120 @@
+// One claimed message, from checks through the provider to the outbox: the
+// part of the worker that decides, kept apart from the loop that schedules.
+import type { Logger } from '../log';
+import type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion } from '../store';
+import type { CompletionWriter } from './completion-writer';
+import type { DeliveryStore } from './delivery-store';
+import type { DeliveryChannel, DeliveryObserver } from './observer';
+import { failure, type PushProvider, type SendResult, type SmsProvider } from './provider';
+import { completionFor, type RetryPolicy } from './retry-policy';
+import { smsText } from './sms/sms-text';
+
+export interface DeliveryContext {
+  readonly store: DeliveryStore;
+  readonly completions: CompletionWriter;
+  readonly push: PushProvider;
+  readonly sms: SmsProvider;
+  readonly observer: DeliveryObserver;
+  readonly logger: Logger;
+  readonly policy: RetryPolicy;
+  /** An auth code not sent by this age is dead: a late code is no use to anyone. */
+  readonly authCodeMaxAgeMs: number;
+  /** The SMS text, `{code}` in place of the code. */
+  readonly smsTemplate: string;
+  readonly now: () => Date;
+  readonly random: () => number;
+}
+
+export async function deliverPush(context: DeliveryContext, message: ClaimedPushNotification): Promise<void> {
+  const refusal = exhausted(context, message) ?? (message.pushToken === null ? deadBefore('no_token', 'The device has no push token.') : null);
+  if (refusal !== null) return finish(context, 'push', context.push.name, message, refusal.completion, refusal.code, 0);
+
+  const token = message.pushToken as string;
+  const started = performance.now();
+  const result = await guarded(() =>
+    context.push.send({ id: message.id, token, platform: message.platform, title: message.title, body: message.body, data: message.data }),
+  );
+  const durationMs = performance.now() - started;
+  if (!result.ok && result.tokenInvalid) {
+    const removed = await context.store.removeDeviceToken(message.deviceId, token).catch((error: unknown) => {
+      context.logger.error({ err: error, deviceId: message.deviceId }, 'could not remove a dead push token');
+      return false;
+    });
+    if (removed) context.logger.info({ deviceId: message.deviceId, reason: result.code }, 'push token removed: the provider says it is no longer registered');
+  }
+  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random);
+  await finish(context, 'push', context.push.name, message, completion, result.ok ? null : result.code, durationMs);
+}
+
+export async function deliverSms(context: DeliveryContext, message: ClaimedAuthCodeMessage): Promise<void> {
+  const deadline = new Date(new Date(message.createdAt).getTime() + context.authCodeMaxAgeMs);
+  const refusal =
+    exhausted(context, message) ??
+    (message.code === null ? deadBefore('no_code', 'The code was erased before it could be sent.') : null) ??
+    (context.now() >= deadline ? deadBefore('expired', `The code was not sent within ${context.authCodeMaxAgeMs / 1000} s of the request.`) : null);
+  if (refusal !== null) return finish(context, 'sms', context.sms.name, message, refusal.completion, refusal.code, 0);
+
+  const code = message.code as string;
+  const started = performance.now();
+  const raw = await guarded(() => context.sms.send({ id: message.id, phone: message.phone, text: smsText(context.smsTemplate, code) }));
+  const durationMs = performance.now() - started;
+  // A gateway may echo the text back in its error; the code must not reach the store or the log that way.
+  const result = raw.ok ? raw : { ...raw, message: raw.message.replaceAll(code, '[code]') };
+  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random, deadline);
+  await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs);
+}
+
+// A message whose earlier attempts were started and never finished (its
+// worker died mid-send, more than once) is given up rather than tried forever.
+function exhausted(context: DeliveryContext, message: ClaimedMessage): { completion: DeliveryCompletion; code: string } | null {
+  if (message.attempts <= context.policy.maxAttempts) return null;
+  return deadBefore('attempts_exhausted', `gave up after ${message.attempts - 1} attempts, the last of which never finished (its worker stopped mid-send)`);
+}
+
+function deadBefore(code: string, message: string): { completion: DeliveryCompletion; code: string } {
+  return { completion: { status: 'dead', error: `${code}: ${message}` }, code };
+}
+
+// A provider is written to return failures, not throw them; if one throws
+// anyway, the message is retried like after any other unknown failure.
+async function guarded(send: () => Promise<SendResult>): Promise<SendResult> {
+  try {
+    return await send();
+  } catch (error) {
+    return failure('provider_error', `The provider failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`, { retryable: true });
+  }
+}
+
+async function finish(
+  context: DeliveryContext,
+  channel: DeliveryChannel,
+  provider: string,
+  message: ClaimedMessage,
+  completion: DeliveryCompletion,
+  errorCode: string | null,
+  durationMs: number,
+): Promise<void> {
+  context.observer.attempted({
+    channel,
+    provider,
+    outcome: completion.status === 'failed' ? 'retry' : completion.status,
+    errorCode,
+    durationMs,
+  });
+  let current: boolean;
+  try {
+    current = await context.completions.write({ channel, id: message.id, claimToken: message.claimToken, completion });
+  } catch (error) {
+    // The message stays claimed; when the lease ends it is tried again.
+    context.logger.error({ err: error, channel, id: message.id, outcome: completion.status }, 'could not record a delivery attempt; it will be retried after the lease');
+    return;
+  }
+  if (!current) {
+    context.logger.warn({ channel, id: message.id, outcome: completion.status }, 'delivery result dropped: the lease ran out and the message was claimed again');
+  } else if (completion.status === 'dead') {
+    const hint = channel === 'push' ? ' (npm run outbox -- resend ID re-queues it)' : '';
+    context.logger.warn({ channel, id: message.id, error: completion.error }, `message is dead${hint}`);
+  } else if (completion.status === 'failed') {
+    context.logger.debug({ channel, id: message.id, retryAt: completion.retryAt, error: completion.error }, 'delivery failed; retrying later');
+  }
+}

@@ -1,0 +1,16 @@
+import type { Logger } from '../../log';
+import { sent, type PushMessage, type PushProvider, type SendResult } from '../provider';
+
+/** The default: nothing leaves the machine; the log shows what would have been sent. */
+export function createLogPushProvider(logger: Logger): PushProvider {
+  return {
+    name: 'log',
+    send(message: PushMessage): Promise<SendResult> {
+      logger.info(
+        { notificationId: message.id, studentId: message.data.studentId, type: message.data.type, platform: message.platform, title: message.title },
+        'push notification delivered to the log (PUSH_PROVIDER=log)',
+      );
+      return Promise.resolve(sent());
+    },
+  };
+}

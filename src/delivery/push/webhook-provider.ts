@@ -1,0 +1,44 @@
+// POSTs each notification as a JSON document to a company gateway or a push
+// server. The document carries our fields and, under `notifications`, the
+// shape gorush's POST /api/push reads, so that gorush can be the target as is.
+import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
+import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../provider';
+
+export interface WebhookProviderOptions {
+  readonly url: string;
+  /** Sent as `Authorization: Bearer …` when set. */
+  readonly token: string | null;
+  readonly timeoutMs: number;
+}
+
+// gorush's platform numbers.
+const GORUSH_PLATFORM = { ios: 1, android: 2, web: 2 } as const;
+
+export function createWebhookProvider(options: WebhookProviderOptions): PushProvider {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  if (options.token !== null) headers.authorization = `Bearer ${options.token}`;
+  return {
+    name: 'webhook',
+    async send(message: PushMessage): Promise<SendResult> {
+      const data = { ...message.data, notificationId: message.id };
+      const document = {
+        id: message.id,
+        token: message.token,
+        platform: message.platform,
+        title: message.title,
+        body: message.body,
+        data,
+        notifications: [
+          { tokens: [message.token], platform: GORUSH_PLATFORM[message.platform ?? 'android'], title: message.title, message: message.body, data },
+        ],
+      };
+      const answer = await httpCall({ url: options.url, method: 'POST', headers, body: JSON.stringify(document), timeoutMs: options.timeoutMs });
+      if (!answer.ok) return answer;
+      if (isSuccess(answer)) return sent();
+      // 410 Gone is the one answer a gateway can give to say "this token is dead";
+      // a 404 may just be a wrong URL, and must not cost every device its token.
+      if (answer.status === 410) return failure('http_410', 'The gateway says the push token is no longer registered (HTTP 410).', { tokenInvalid: true });
+      return failureFromStatus(answer);
+    },
+  };
+}

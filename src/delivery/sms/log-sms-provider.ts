@@ -1,0 +1,14 @@
+import type { Logger } from '../../log';
+import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
+import { maskPhone } from './mask-phone';
+
+/** The default: the log records that a code went out, never the code or the text. */
+export function createLogSmsProvider(logger: Logger): SmsProvider {
+  return {
+    name: 'log',
+    send(message: SmsMessage): Promise<SendResult> {
+      logger.info({ messageId: message.id, to: maskPhone(message.phone) }, 'SMS delivered to the log (SMS_PROVIDER=log; text not logged)');
+      return Promise.resolve(sent());
+    },
+  };
+}

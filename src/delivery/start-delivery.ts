@@ -1,0 +1,64 @@
+// Wires a worker from the configuration, for the server process and for
+// `npm run worker` alike.
+import type { Logger } from '../log';
+import type { DeliveryConfig } from './config';
+import type { DeliveryStore } from './delivery-store';
+import { LogDeliveryObserver, startDeliveryReport } from './log-observer';
+import type { DeliveryAttempt, DeliveryObserver } from './observer';
+import { createPushProvider, createSmsProvider } from './providers';
+import { DeliveryWorker } from './worker';
+
+const REPORT_INTERVAL_MS = 60_000;
+
+export interface RunningDelivery {
+  readonly worker: DeliveryWorker;
+  /** Stops claiming, waits up to `timeoutMs` for sends under way, stops the report. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+export interface StartDeliveryOptions {
+  /** Also told of every attempt (the metrics of the operator surface). */
+  readonly observer?: DeliveryObserver;
+  readonly now?: () => Date;
+  readonly random?: () => number;
+}
+
+export function startDelivery(config: DeliveryConfig, store: DeliveryStore, logger: Logger, options: StartDeliveryOptions = {}): RunningDelivery {
+  const now = options.now ?? (() => new Date());
+  const log = new LogDeliveryObserver(logger);
+  const extra = options.observer;
+  const observer: DeliveryObserver =
+    extra === undefined
+      ? log
+      : {
+          attempted(attempt: DeliveryAttempt) {
+            log.attempted(attempt);
+            extra.attempted(attempt);
+          },
+        };
+  const worker = new DeliveryWorker({
+    store,
+    push: createPushProvider(config.push, config.timeoutMs, logger),
+    sms: createSmsProvider(config.sms, config.timeoutMs, logger),
+    observer,
+    logger,
+    policy: config.retry,
+    authCodeMaxAgeMs: config.authCodeMaxAgeSeconds * 1000,
+    smsTemplate: config.smsTemplate,
+    now,
+    random: options.random ?? Math.random,
+    concurrency: config.concurrency,
+    leaseSeconds: config.leaseSeconds,
+    pollMs: config.pollMs,
+  });
+  worker.start();
+  const stopReport = startDeliveryReport(store, log, logger, REPORT_INTERVAL_MS, now);
+  logger.info({ push: config.push.provider, sms: config.sms.provider, concurrency: config.concurrency }, 'delivery worker started');
+  return {
+    worker,
+    async stop(timeoutMs) {
+      stopReport();
+      await worker.stop(timeoutMs);
+    },
+  };
+}

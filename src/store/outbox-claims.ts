@@ -1,0 +1,241 @@
+// The delivery worker's side of the outbox: claim due messages under a lease,
+// record how each attempt ended, and forget a push token the provider says is
+// dead. Operators' re-queueing lives in outbox-admin.ts.
+//
+// A claim sets status `sending`, a fresh claim token, `locked_until` and
+// `next_attempt_at` to the end of the lease, and counts the attempt. So "due"
+// is one condition for every state: a queued or failed row whose time has
+// come, and a sending row whose worker vanished (its lease ended) are both
+// `next_attempt_at <= now`.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AuthCodeMessagesTable, DevicePlatform, OutboxStatus, PushNotificationsTable, StoreDatabase } from './database';
+import type { StoreDialect } from './migrations';
+import { parseData } from './outbox';
+
+export interface ClaimedMessage {
+  readonly id: string;
+  /** Proof of this claim; completeDelivery() needs it. */
+  readonly claimToken: string;
+  /** Attempts including this one. Above the maximum: earlier attempts were started and never finished. */
+  readonly attempts: number;
+  readonly createdAt: string;
+}
+
+export interface ClaimedPushNotification extends ClaimedMessage {
+  readonly deviceId: string;
+  /** The device's token now (it may have changed since the message was queued); null when it has none. */
+  readonly pushToken: string | null;
+  readonly platform: DevicePlatform | null;
+  readonly studentId: string;
+  readonly type: string;
+  readonly title: string;
+  readonly body: string;
+  readonly data: Readonly<Record<string, string>>;
+}
+
+export interface ClaimedAuthCodeMessage extends ClaimedMessage {
+  readonly phone: string;
+  /** Null only if the row was edited by hand: codes are erased when a message is sent or dead. */
+  readonly code: string | null;
+}
+
+/** How an attempt ended. `failed` is retried at `retryAt`; `sent` and `dead` are final. */
+export type DeliveryCompletion =
+  | { readonly status: 'sent'; readonly providerMessageId: string | null }
+  | { readonly status: 'failed'; readonly retryAt: string; readonly error: string }
+  | { readonly status: 'dead'; readonly error: string };
+
+/** One attempt's result, for SqlStore.completeDeliveries. */
+export interface DeliveryCompletionEntry {
+  readonly channel: 'push' | 'sms';
+  readonly id: string;
+  readonly claimToken: string;
+  readonly completion: DeliveryCompletion;
+}
+
+export interface ClaimRequest {
+  readonly limit: number;
+  readonly now: string;
+  readonly leaseUntil: string;
+  readonly claimToken: string;
+}
+
+type OutboxTable = 'push_notifications' | 'auth_code_messages';
+
+// Spelled exactly as the partial index of migration 0002 so that SQLite uses it.
+const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
+
+/**
+ * Claims up to `limit` due rows of one table, oldest due first. On PostgreSQL
+ * rows another worker is claiming are skipped (FOR UPDATE SKIP LOCKED); on
+ * SQLite the caller runs this in an immediate transaction, which serialises
+ * claims across processes.
+ */
+async function claimRows<T extends OutboxTable>(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  table: T,
+  request: ClaimRequest,
+): Promise<Selectable<StoreDatabase[T]>[]> {
+  // Kysely cannot follow a table name that is a type parameter; both tables
+  // share these columns (migration 0001), so one typed spelling serves both.
+  const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
+  const name = table as 'push_notifications';
+  const due =
+    dialect === 'postgres'
+      ? typed
+          .selectFrom(name)
+          .select('id')
+          .where(DUE_STATUS)
+          .where('next_attempt_at', '<=', request.now)
+          .orderBy('next_attempt_at')
+          .limit(request.limit)
+          .forUpdate()
+          .skipLocked()
+      : // Without statistics SQLite prefers the (status, next_attempt_at) index
+        // of 0001 and sorts every due row on each claim, which grows with the
+        // backlog; the partial index is already in due order.
+        sql<string>`(select id from ${sql.table(table)} indexed by ${sql.id(`${table}_due_idx`)} where ${DUE_STATUS} and next_attempt_at <= ${request.now} order by next_attempt_at limit ${request.limit})`;
+  const rows = await typed
+    .updateTable(name)
+    .set((eb) => ({
+      status: 'sending' as OutboxStatus,
+      claim_token: request.claimToken,
+      locked_until: request.leaseUntil,
+      next_attempt_at: request.leaseUntil,
+      attempts: eb('attempts', '+', 1),
+      updated_at: request.now,
+    }))
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
+  // RETURNING keeps no order; deliver the longest-waiting first.
+  rows.sort(byCreation);
+  return rows as unknown as Selectable<StoreDatabase[T]>[];
+}
+
+function byCreation(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
+  return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export async function claimPushNotifications(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  request: ClaimRequest,
+): Promise<ClaimedPushNotification[]> {
+  const rows = await claimRows(db, dialect, 'push_notifications', request);
+  if (rows.length === 0) return [];
+  const deviceIds = [...new Set(rows.map((row) => row.device_id))];
+  const devices = await db.selectFrom('devices').select(['id', 'push_token', 'platform']).where('id', 'in', deviceIds).execute();
+  const byId = new Map(devices.map((device) => [device.id, device]));
+  return rows.map((row) => toClaimedPush(row, byId.get(row.device_id)));
+}
+
+function claimedFields(row: { id: string; claim_token: string | null; attempts: number; created_at: string }): ClaimedMessage {
+  return { id: row.id, claimToken: row.claim_token ?? '', attempts: Number(row.attempts), createdAt: row.created_at };
+}
+
+function toClaimedPush(
+  row: Selectable<PushNotificationsTable>,
+  device: { push_token: string | null; platform: DevicePlatform | null } | undefined,
+): ClaimedPushNotification {
+  return {
+    ...claimedFields(row),
+    deviceId: row.device_id,
+    pushToken: device?.push_token ?? null,
+    platform: device?.platform ?? null,
+    studentId: row.student_id,
+    type: row.type,
+    title: row.title,
+    body: row.body,
+    data: parseData(row.data),
+  };
+}
+
+export async function claimAuthCodeMessages(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  request: ClaimRequest,
+): Promise<ClaimedAuthCodeMessage[]> {
+  const rows = await claimRows(db, dialect, 'auth_code_messages', request);
+  return rows.map((row: Selectable<AuthCodeMessagesTable>) => ({
+    ...claimedFields(row),
+    phone: row.phone,
+    code: row.code,
+  }));
+}
+
+/**
+ * Records the end of an attempt, only if the claim is still the current one
+ * (same token, still sending). Returns false when it was not: the lease ran
+ * out and another worker claimed the message, whose result stands.
+ */
+export async function completeDelivery(
+  db: Kysely<StoreDatabase>,
+  table: OutboxTable,
+  id: string,
+  claimToken: string,
+  completion: DeliveryCompletion,
+  now: string,
+): Promise<boolean> {
+  const typed = db as unknown as Kysely<Pick<StoreDatabase, 'auth_code_messages'>>;
+  const final = completion.status !== 'failed';
+  const result = await typed
+    .updateTable(table as 'auth_code_messages')
+    .set({
+      status: completion.status,
+      locked_until: null,
+      updated_at: now,
+      ...(completion.status === 'sent'
+        ? { sent_at: now, last_error: null, provider_message_id: completion.providerMessageId }
+        : { last_error: completion.error }),
+      ...(completion.status === 'failed' ? { next_attempt_at: completion.retryAt } : {}),
+      // The code is a secret: once nothing more will be sent, it goes.
+      ...(final && table === 'auth_code_messages' ? { code: null } : {}),
+    })
+    .where('id', '=', id)
+    .where('claim_token', '=', claimToken)
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Records many sent messages of one table in one statement; returns the ids
+ * whose claim was still current. Sent is by far the most common result, and
+ * one statement instead of one per message is what lets a busy worker keep
+ * up on PostgreSQL, where each statement is a round trip.
+ */
+export async function completeSent(
+  db: Kysely<StoreDatabase>,
+  table: OutboxTable,
+  entries: ReadonlyArray<{ readonly id: string; readonly claimToken: string; readonly providerMessageId: string | null }>,
+  now: string,
+): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  // VALUES names its columns column1, column2, … on both SQLite and PostgreSQL.
+  const values = sql.join(entries.map((e) => sql`(${e.id}, ${e.claimToken}, ${e.providerMessageId})`));
+  const eraseCode = table === 'auth_code_messages' ? sql`, code = null` : sql``;
+  const { rows } = await sql<{ id: string }>`
+    update ${sql.table(table)} as t
+    set status = 'sent', sent_at = ${now}, updated_at = ${now}, locked_until = null, last_error = null,
+        provider_message_id = v.column3${eraseCode}
+    from (values ${values}) as v
+    where t.id = v.column1 and t.claim_token = v.column2 and t.status = 'sending'
+    returning id`.execute(db);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * Forgets a device's push token, unless the app registered a new one since
+ * (then the new token is kept). Returns whether a token was removed.
+ */
+export async function removeDeviceToken(db: Kysely<StoreDatabase>, deviceId: string, token: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('devices')
+    .set({ push_token: null, updated_at: now })
+    .where('id', '=', deviceId)
+    .where('push_token', '=', token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

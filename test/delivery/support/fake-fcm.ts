@@ -1,0 +1,62 @@
+// A fake FCM HTTP v1 endpoint and OAuth2 token endpoint on loopback, and a
+// service-account key whose token_uri points at it.
+import { createVerify, generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ServiceAccount } from '../../../src/delivery/push/fcm/service-account';
+import { FakeHttpServer, type Answer, type RecordedRequest } from './fake-http-server';
+
+export const PROJECT = 'school-notify-test';
+export const SEND_PATH = `/v1/projects/${PROJECT}/messages:send`;
+
+// Generated once per test file: RSA key generation is the slow part.
+const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PRIVATE_PEM = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+export interface FakeFcm {
+  readonly server: FakeHttpServer;
+  readonly account: ServiceAccount;
+  /** Assertions received at the token endpoint, verified. */
+  readonly tokenRequests: Array<{ iss: string; scope: string; aud: string }>;
+  /** The send requests' messages. */
+  messages(): Array<{ token: string; notification: { title: string; body: string }; data: Record<string, string> }>;
+  /** Writes the key file (for a process that reads FCM_CREDENTIALS). */
+  writeKeyFile(dir: string): string;
+}
+
+export async function startFakeFcm(): Promise<FakeFcm> {
+  const server = await FakeHttpServer.start();
+  const tokenRequests: FakeFcm['tokenRequests'] = [];
+  let issued = 0;
+  server.route((request) => {
+    if (request.url !== '/token') return undefined;
+    const assertion = new URLSearchParams(request.body).get('assertion') ?? '';
+    const [header, claims, signature] = assertion.split('.');
+    const valid = createVerify('RSA-SHA256').update(`${header}.${claims}`).verify(keys.publicKey, signature ?? '', 'base64url');
+    if (!valid) return { status: 400, body: { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' } };
+    tokenRequests.push(JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as FakeFcm['tokenRequests'][number]);
+    return { status: 200, body: { access_token: `access-${++issued}`, expires_in: 3600, token_type: 'Bearer' } };
+  });
+  server.answerByDefault({ status: 200, body: { name: `projects/${PROJECT}/messages/1` } });
+  const account: ServiceAccount = { clientEmail: 'notify@test.iam.example', privateKey: PRIVATE_PEM, projectId: PROJECT, tokenUri: `${server.url}/token` };
+  return {
+    server,
+    account,
+    tokenRequests,
+    messages: () => server.requests.map((r: RecordedRequest) => (JSON.parse(r.body) as { message: ReturnType<FakeFcm['messages']>[number] }).message),
+    writeKeyFile(dir) {
+      const file = path.join(dir, 'service-account.json');
+      writeFileSync(
+        file,
+        JSON.stringify({ type: 'service_account', project_id: PROJECT, client_email: account.clientEmail, private_key: PRIVATE_PEM, token_uri: account.tokenUri }),
+      );
+      return file;
+    },
+  };
+}
+
+/** An FCM error answer as Google writes it. */
+export function fcmError(httpStatus: number, status: string, fcmCode: string | null, message = 'error', headers: Record<string, string> = {}): Answer {
+  const details = fcmCode === null ? [] : [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: fcmCode }];
+  return { status: httpStatus, headers, body: { error: { code: httpStatus, message, status, details } } };
+}

@@ -1,0 +1,64 @@
+// The worker running on its own: woken by new work, stopped cleanly.
+import { storeVariants } from '../support/stores';
+import { queuePush, startHarness, type Harness } from './support/harness';
+
+const [sqlite] = storeVariants();
+
+describe('the worker loop', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    // A poll far beyond the test's time limit: only notify() can make these pass.
+    h = await startHarness(sqlite, { pollMs: 3_600_000 });
+  });
+  afterEach(() => h.close());
+
+  const nextRequest = () => new Promise<void>((resolve) => h.fcm.server.onRequest(() => resolve()));
+  const statusOf = async (id: string) => (await h.ctx.store.listPushNotifications()).find((row) => row.id === id)?.status;
+
+  it('sends what was queued before it started, then sleeps until notified', async () => {
+    const first = await queuePush(h);
+    const arrived = nextRequest();
+    h.worker.start();
+    await arrived;
+
+    const second = await queuePush(h, '1002');
+    const again = nextRequest();
+    h.worker.notify();
+    await again;
+    await h.worker.stop(5000);
+    expect([await statusOf(first), await statusOf(second)]).toEqual(['sent', 'sent']);
+  });
+
+  it('stop() lets a send under way finish and records it', async () => {
+    const id = await queuePush(h);
+    let answer: (value: { status: number; body: unknown }) => void = () => undefined;
+    h.fcm.server.script(new Promise((resolve) => (answer = resolve)));
+    const arrived = nextRequest();
+    h.worker.start();
+    await arrived;
+
+    let stopped = false;
+    const stopping = h.worker.stop(5000).then(() => (stopped = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    answer({ status: 200, body: { name: 'projects/p/messages/7' } });
+    await stopping;
+    expect(await statusOf(id)).toBe('sent');
+    // Stopped means stopped: new work is not claimed.
+    await queuePush(h, '1002');
+    h.worker.notify();
+    expect(h.fcm.server.requests).toHaveLength(1);
+  });
+
+  it('stop() gives up on a send that does not finish in time; the lease keeps the message safe', async () => {
+    const id = await queuePush(h);
+    h.fcm.server.answerByDefault('hang');
+    const arrived = nextRequest();
+    h.worker.start();
+    await arrived;
+    await h.worker.stop(100);
+    const [row] = await h.ctx.store.listPushNotifications();
+    expect(row).toMatchObject({ id, status: 'sending', lockedUntil: '2030-01-01T00:01:00.000Z' });
+    expect(h.logs.some((line) => line.includes('delivery worker stopped with sends under way'))).toBe(true);
+  });
+});
