@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './log';
+import { serveMetrics } from './metrics';
 import { createService, listen } from './service';
 
 async function main(): Promise<void> {
@@ -14,28 +15,34 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const service = await createService(config, logger);
   const server = await listen(service.app, config.port, config.host);
+  service.shutdown.addServer(server);
   const { port } = server.address() as AddressInfo;
   logger.info(
-    { port, store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql', namespace: config.soapNamespace },
+    {
+      port,
+      store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql',
+      namespace: config.soapNamespace,
+      adminApi: config.adminToken !== null,
+      jsonBodies: config.jsonBodies,
+    },
     `listening on http://localhost:${port}/ (try /NotificationNotes.asmx?wsdl)`,
   );
+  if (config.metricsPort !== null) {
+    const metricsServer = await serveMetrics(service.metrics, config.metricsPort, config.host);
+    service.shutdown.addServer(metricsServer);
+    logger.info({ metricsPort: (metricsServer.address() as AddressInfo).port }, 'metrics on their own port');
+  }
 
-  let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10000).unref();
-    server.close(() => {
-      void service.close().finally(() => {
-        clearTimeout(force);
-        process.exit(0);
-      });
-    });
-    server.closeIdleConnections();
+    if (service.shutdown.draining) {
+      // A second Ctrl-C means "now": the operator has seen enough waiting.
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    void service.shutdown.run(signal).then((report) => process.exit(report.clean ? 0 : 1));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

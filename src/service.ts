@@ -3,21 +3,41 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
+import { healthRoutes } from './health';
+import { createShutdown, type Shutdown } from './lifecycle';
 import type { Logger } from './log';
+import { createMetrics, type Metrics } from './metrics';
+import { observeRequests } from './observe';
 import { createOperations } from './operations';
 import { createApp } from './server';
 import { loadDemoData, openStore, type SqlStore } from './store';
 
+// Longest a readiness check waits for the store.
+const READINESS_TIMEOUT_MS = 2000;
+
 export interface Service {
   readonly app: Express;
   readonly store: SqlStore;
+  readonly metrics: Metrics;
+  /**
+   * The graceful shutdown sequence: add the listening servers, register
+   * whatever must stop before the store closes (the delivery worker).
+   */
+  readonly shutdown: Shutdown;
+  /** Closes the store if this service opened it (tests; the server uses `shutdown`). */
   close(): Promise<void>;
 }
 
-export async function createService(config: Config, logger: Logger): Promise<Service> {
-  const store = await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
+export interface ServiceParts {
+  /** A store opened elsewhere (tests); the service then leaves closing it to the caller. */
+  readonly store?: SqlStore;
+}
+
+export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
+  const ownsStore = parts.store === undefined;
+  const store = parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir }));
   try {
-    if (config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
+    if (ownsStore && config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
       const counts = await loadDemoData(store);
       logger.info({ counts }, 'empty embedded store: demo data loaded (DEMO_DATA=false turns this off)');
     }
@@ -25,6 +45,14 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
     const operations = createOperations(store, {
       phone: { defaultRegion: config.smsDefaultRegion, allowedCountries: config.smsAllowedCountries },
     });
+    const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
+    if (ownsStore) shutdown.register('store', () => store.close());
+
+    const metrics = createMetrics({ outbox: store });
+    const routes = [healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining })];
+    // With METRICS_PORT set, main.ts serves /metrics there and only there.
+    if (config.metricsPort === null) routes.push(metrics.route);
+
     const app = createApp({
       endpoints,
       operations,
@@ -33,10 +61,13 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       trustProxy: config.trustProxy,
       operationTimeoutMs: config.operationTimeoutMs,
       helpPages: config.helpPages,
+      jsonBodies: config.jsonBodies,
+      observe: observeRequests({ logger, metrics: metrics.requests }),
+      routes,
     });
-    return { app, store, close: () => store.close() };
+    return { app, store, metrics, shutdown, close: () => (ownsStore ? store.close() : Promise.resolve()) };
   } catch (err) {
-    await store.close();
+    if (ownsStore) await store.close();
     throw err;
   }
 }
