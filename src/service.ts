@@ -1,6 +1,7 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
 import { healthRoutes } from './health';
@@ -52,6 +53,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     const routes = [healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining })];
     // With METRICS_PORT set, main.ts serves /metrics there and only there.
     if (config.metricsPort === null) routes.push(metrics.route);
+    routes.push(createAdminApi({ store, token: config.adminToken, logger, bodyLimit: config.bodyLimit }));
 
     const app = createApp({
       endpoints,
