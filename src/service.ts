@@ -1,7 +1,7 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createAdminApi } from './admin';
+import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
 import { healthRoutes } from './health';
@@ -10,7 +10,7 @@ import type { Logger } from './log';
 import { createMetrics, type Metrics } from './metrics';
 import { observeRequests } from './observe';
 import { createOperations } from './operations';
-import { createApp } from './server';
+import { createApp, type OperatorRoute } from './server';
 import { loadDemoData, openStore, type SqlStore } from './store';
 
 // Longest a readiness check waits for the store.
@@ -50,10 +50,14 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     if (ownsStore) shutdown.register('store', () => store.close());
 
     const metrics = createMetrics({ outbox: store });
-    const routes = [healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining })];
+    const health = healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining });
+    const routes: OperatorRoute[] = [
+      { path: '/healthz', handler: health },
+      { path: '/readyz', handler: health },
+      { path: `${ADMIN_API_BASE}/`, handler: createAdminApi({ store, token: config.adminToken, logger, bodyLimit: config.bodyLimit }) },
+    ];
     // With METRICS_PORT set, main.ts serves /metrics there and only there.
-    if (config.metricsPort === null) routes.push(metrics.route);
-    routes.push(createAdminApi({ store, token: config.adminToken, logger, bodyLimit: config.bodyLimit }));
+    if (config.metricsPort === null) routes.push({ path: '/metrics', handler: metrics.route });
 
     const app = createApp({
       endpoints,

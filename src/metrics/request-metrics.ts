@@ -45,15 +45,35 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
     registers: [registry],
   });
 
-  const requestChild = childCache((v) => requests.labels(v[0] ?? '', v[1] ?? '', v[2] ?? '', v[3] ?? ''));
-  const durationChild = childCache((v) => duration.labels(v[0] ?? '', v[1] ?? '', v[2] ?? ''));
+  // One lookup chain per request, without building a key: endpoint →
+  // operation → binding, then the outcome.
+  interface Series {
+    readonly duration: { observe(seconds: number): void };
+    readonly outcomes: Map<string, { inc(): void }>;
+  }
+  const series = new Map<string, Map<string, Map<string, Series>>>();
+  const seriesOf = (endpoint: string, operation: string, binding: string): Series => {
+    let byOperation = series.get(endpoint);
+    if (byOperation === undefined) series.set(endpoint, (byOperation = new Map()));
+    let byBinding = byOperation.get(operation);
+    if (byBinding === undefined) byOperation.set(operation, (byBinding = new Map()));
+    let found = byBinding.get(binding);
+    if (found === undefined) {
+      found = { duration: duration.labels(endpoint, operation, binding), outcomes: new Map() };
+      byBinding.set(binding, found);
+    }
+    return found;
+  };
   const faultChild = childCache((v) => faults.labels(v[0] ?? '', v[1] ?? '', v[2] ?? '', v[3] ?? ''));
   const faultCode = boundedCode(100);
 
   return {
     observe(r) {
-      requestChild(r.endpoint, r.operation, r.binding, r.outcome).inc();
-      durationChild(r.endpoint, r.operation, r.binding).observe(r.seconds);
+      const s = seriesOf(r.endpoint, r.operation, r.binding);
+      let counter = s.outcomes.get(r.outcome);
+      if (counter === undefined) s.outcomes.set(r.outcome, (counter = requests.labels(r.endpoint, r.operation, r.binding, r.outcome)));
+      counter.inc();
+      s.duration.observe(r.seconds);
       if (r.fault !== null) faultChild(r.endpoint, r.operation, r.binding, faultCode(r.fault)).inc();
     },
   };

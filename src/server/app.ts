@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { EndpointModel } from '../contract';
 import type { Operations } from '../operations';
 import { callRecordOf, createAsmxRoutes, createDispatcher, sendText } from '../wire';
+import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
 export interface AppOptions {
   readonly endpoints: readonly EndpointModel[];
@@ -18,7 +19,7 @@ export interface AppOptions {
   /** First in line for every request: request ids, metrics, the access log. */
   readonly observe?: RequestHandler;
   /** Mounted before the ASMX routes: health, metrics, the admin API. */
-  readonly routes?: readonly RequestHandler[];
+  readonly routes?: readonly OperatorRoute[];
 }
 
 export function createApp(options: AppOptions): Express {
@@ -28,7 +29,7 @@ export function createApp(options: AppOptions): Express {
   app.set('trust proxy', options.trustProxy);
 
   if (options.observe !== undefined) app.use(options.observe);
-  for (const routes of options.routes ?? []) app.use(routes);
+  if (options.routes !== undefined) app.use(operatorRoutes(options.routes));
   const dispatcher = createDispatcher(options.operations, options.logger, options.operationTimeoutMs);
   app.use(
     createAsmxRoutes({

@@ -35,11 +35,14 @@ describe('access log', () => {
     expect(typeof line?.durationMs).toBe('number');
   });
 
-  it('makes up an id when the incoming one is missing or unfit', async () => {
+  it('makes up an id when the incoming one is missing or unfit, and echoes only a caller\'s own', async () => {
     const res = await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set('X-Request-Id', 'has spaces; and <markup>');
-    const id = res.headers['x-request-id'];
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(requestLines()[0]?.requestId).toBe(id);
+    expect(res.headers['x-request-id']).toBeUndefined();
+    await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' });
+    const [first, second] = requestLines();
+    expect(first?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first?.requestId).not.toBe(second?.requestId);
   });
 
   it('never writes the query string, the phone number or the code', async () => {
