@@ -19,7 +19,7 @@ export interface ResponseSpec {
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
-export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+interface RouteShape<P, Q, B, Input> {
   readonly method: Method;
   /** OpenAPI form: `/students/{id}`. */
   readonly path: string;
@@ -32,22 +32,19 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   readonly body?: B;
   /** Answers besides the errors every route may give (400, 401, 503). */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
-  readonly handle: (input: { readonly params: Out<P>; readonly query: Out<Q>; readonly body: Out<B> }) => Promise<Reply>;
+  readonly handle: (input: Input) => Promise<Reply>;
 }
 
-export interface AdminRoute {
-  readonly method: Method;
-  readonly path: string;
-  readonly operationId: string;
-  readonly summary: string;
-  readonly description?: string;
-  readonly tag: string;
-  readonly params?: z.ZodType;
-  readonly query?: z.ZodType;
-  readonly body?: z.ZodType;
-  readonly responses: Readonly<Record<number, ResponseSpec>>;
-  readonly handle: (input: { readonly params: unknown; readonly query: unknown; readonly body: unknown }) => Promise<Reply>;
-}
+/** A route as written: the handler's input typed from the schemas. */
+export type RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> = RouteShape<
+  P,
+  Q,
+  B,
+  { readonly params: Out<P>; readonly query: Out<Q>; readonly body: Out<B> }
+>;
+
+/** A route in the table, whatever its schemas. */
+export type AdminRoute = RouteShape<z.ZodType, z.ZodType, z.ZodType, { readonly params: unknown; readonly query: unknown; readonly body: unknown }>;
 
 /** Types the handler's input from the schemas; the router validates before calling it. */
 export function route<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(

@@ -1,19 +1,10 @@
 // The store the server would use (DATABASE_URL, else DATA_DIR), for the
 // command-line tools. A bad configuration exits with code 2, as the server does.
-import { ConfigError, loadConfig } from '../config';
 import { openStore, type SqlStore } from '../store';
+import { loadConfigOrExit } from './load-config';
 
 export async function storeFromConfig(): Promise<SqlStore> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   return openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
 }
 

@@ -28,46 +28,36 @@ export function registerOutboxMetrics(registry: Registry, source: OutboxStatsSou
     }
   };
 
-  new Gauge({
-    name: 'notify_outbox_messages',
-    help: 'Outbox messages by channel (push, sms) and status.',
-    labelNames: ['channel', 'status'] as const,
-    registers: [registry],
-    async collect() {
-      for (const stats of (await read()) ?? []) {
-        for (const status of STATUSES) this.labels(stats.channel, status).set(stats.counts[status]);
-      }
-    },
-  });
+  // One gauge per figure, each set from the shared read when scraped.
+  const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, stats: OutboxChannelStats) => void) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        for (const stats of (await read()) ?? []) set(this, stats);
+      },
+    });
 
-  new Gauge({
-    name: 'notify_outbox_pending',
-    help: 'Outbox depth: messages queued, being sent or waiting for a retry, by channel.',
-    labelNames: ['channel'] as const,
-    registers: [registry],
-    async collect() {
-      for (const stats of (await read()) ?? []) {
-        this.labels(stats.channel).set(PENDING.reduce((sum, status) => sum + stats.counts[status], 0));
-      }
-    },
+  gauge('notify_outbox_messages', 'Outbox messages by channel (push, sms) and status.', ['channel', 'status'], (g, stats) => {
+    for (const status of STATUSES) g.labels(stats.channel, status).set(stats.counts[status]);
   });
-
-  new Gauge({
-    name: 'notify_outbox_oldest_pending_age_seconds',
-    help: 'Age of the oldest message not yet sent or given up, by channel; 0 when none is pending.',
-    labelNames: ['channel'] as const,
-    registers: [registry],
-    async collect() {
-      for (const stats of (await read()) ?? []) {
-        const oldest = stats.oldestPendingAt === null ? null : Date.parse(stats.oldestPendingAt);
-        this.labels(stats.channel).set(oldest === null ? 0 : Math.max(0, (now() - oldest) / 1000));
-      }
-    },
+  gauge('notify_outbox_pending', 'Outbox depth: messages queued, being sent or waiting for a retry, by channel.', ['channel'], (g, stats) => {
+    g.labels(stats.channel).set(PENDING.reduce((sum, status) => sum + stats.counts[status], 0));
   });
+  gauge(
+    'notify_outbox_oldest_pending_age_seconds',
+    'Age of the oldest message not yet sent or given up, by channel; 0 when none is pending.',
+    ['channel'],
+    (g, stats) => {
+      const oldest = stats.oldestPendingAt === null ? null : Date.parse(stats.oldestPendingAt);
+      g.labels(stats.channel).set(oldest === null ? 0 : Math.max(0, (now() - oldest) / 1000));
+    },
+  );
   errors = new Counter({
     name: 'notify_outbox_stats_errors_total',
     help: 'Scrapes in which the outbox statistics could not be read from the store (the gauges then keep their last values).',
     registers: [registry],
   });
-
 }

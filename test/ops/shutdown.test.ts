@@ -50,19 +50,25 @@ async function startServer(): Promise<{ server: Server; url: string }> {
 
 const tokenPath = '/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1';
 
+/** A listening server under a shutdown whose first closer (so the last to run) is the store. */
+async function serverUnderShutdown(timeoutMs: number) {
+  const { server, url } = await startServer();
+  const steps: string[] = [];
+  const shutdown = createShutdown({ logger: pino({ level: 'silent' }), timeoutMs });
+  shutdown.addServer(server);
+  shutdown.register('store', () => {
+    steps.push('store closed');
+  });
+  return { server, url, shutdown, steps };
+}
+
 describe('graceful shutdown', () => {
   afterEach(() => {
     gate.current = null;
   });
 
   it('finishes a request in flight, refuses new connections, then closes in reverse order', async () => {
-    const { server, url } = await startServer();
-    const steps: string[] = [];
-    const shutdown = createShutdown({ logger: pino({ level: 'silent' }), timeoutMs: 5000 });
-    shutdown.addServer(server);
-    shutdown.register('store', () => {
-      steps.push('store closed');
-    });
+    const { server, url, shutdown, steps } = await serverUnderShutdown(5000);
     shutdown.register('worker', async () => {
       steps.push('worker stopped');
     });
@@ -88,9 +94,7 @@ describe('graceful shutdown', () => {
   });
 
   it('does not wait for idle keep-alive connections', async () => {
-    const { server, url } = await startServer();
-    const shutdown = createShutdown({ logger: pino({ level: 'silent' }), timeoutMs: 5000 });
-    shutdown.addServer(server);
+    const { url, shutdown } = await serverUnderShutdown(5000);
     // fetch keeps its connection open for reuse.
     expect((await fetch(`${url}${tokenPath}`)).status).toBe(200);
     const started = Date.now();
@@ -99,13 +103,7 @@ describe('graceful shutdown', () => {
   });
 
   it('cuts off what is still running at the deadline, and still closes the store', async () => {
-    const { server, url } = await startServer();
-    const steps: string[] = [];
-    const shutdown = createShutdown({ logger: pino({ level: 'silent' }), timeoutMs: 200 });
-    shutdown.addServer(server);
-    shutdown.register('store', () => {
-      steps.push('store closed');
-    });
+    const { url, shutdown, steps } = await serverUnderShutdown(200);
     shutdown.register('stuck worker', () => new Promise<void>(() => undefined));
     shutdown.register('broken', () => {
       throw new Error('boom');

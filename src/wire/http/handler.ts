@@ -9,8 +9,8 @@ import type { Dispatcher } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send } from '../respond';
 import { htmlEncode } from '../xml-text';
-import { APP_JSON_CONTENT_TYPE, appJsonWriter, type AppJsonWriter } from './app-json';
 import { createResultWriter, type ResultWriter } from './result-writer';
+import { APP_JSON_CONTENT_TYPE, appJsonWriter, type AppJsonWriter } from './app-json';
 
 const FORM = 'application/x-www-form-urlencoded';
 
