@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchImport } from './bench-import.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
@@ -73,11 +74,18 @@ function startChild(script, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.on('data', (chunk) => {
+    const onData = (chunk) => {
       out += chunk;
       const match = /"port":(\d+)/.exec(out) ?? /^listening (\d+)$/m.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
+      if (match) {
+        // From here on the service writes an access-log line per request:
+        // drain it without keeping or scanning it.
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve({ child, port: Number(match[1]) });
+      }
+    };
+    child.stdout.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening:\n${out}`)));
   });
 }
@@ -172,6 +180,7 @@ async function main() {
       }
     }
     console.log('\nTargets: every GetTokenDevice ratio >= 0.6; GetStudentSchool median <= 60 ms (1 connection), peak RSS growth < 50 MB.');
+    await benchImport();
   } finally {
     for (const child of children) child.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });

@@ -24,6 +24,16 @@ export interface Config {
   readonly smsAllowedCountries: readonly CountryCode[];
   /** Providers, worker, retries, AuthCode limits and templates (src/delivery/config). */
   readonly delivery: DeliveryConfig;
+  /** Bearer token of the admin API; null turns the admin API off. */
+  readonly adminToken: string | null;
+  /** JSON answers for the mobile apps (SPEC.md section 5). */
+  readonly jsonBodies: boolean;
+  /** Serve /metrics on this port instead of PORT; null: on PORT. */
+  readonly metricsPort: number | null;
+  /** Longest a graceful shutdown waits for requests and deliveries in flight. */
+  readonly shutdownTimeoutMs: number;
+  /** `auto`: pretty when stdout is a terminal, JSON otherwise. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
 }
 
 export class ConfigError extends Error {
@@ -66,6 +76,12 @@ const schema = z.object({
   OPERATION_TIMEOUT_MS: integer('OPERATION_TIMEOUT_MS', 100, 600000).default(30000),
   SMS_DEFAULT_REGION: country('SMS_DEFAULT_REGION').default('SY'),
   SMS_ALLOWED_COUNTRIES: z.string().optional(),
+  // A short token can be guessed; 16 characters is the floor, 32 random bytes the advice.
+  ADMIN_TOKEN: z.string().trim().min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)').optional(),
+  JSON_BODIES: bool('JSON_BODIES').default(false),
+  METRICS_PORT: integer('METRICS_PORT', 0, 65535).optional(),
+  SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600000).default(10000),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
 });
 
 /** Reads the configuration; throws ConfigError naming every bad variable. */
@@ -96,6 +112,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smsDefaultRegion: c.SMS_DEFAULT_REGION,
     smsAllowedCountries: allowed,
     delivery: delivery.config,
+    adminToken: c.ADMIN_TOKEN ?? null,
+    jsonBodies: c.JSON_BODIES,
+    metricsPort: c.METRICS_PORT ?? null,
+    shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
+    logFormat: c.LOG_FORMAT,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './log';
-import { createService, DELIVERY_STOP_MS, listen } from './service';
+import { serveMetrics } from './metrics';
+import { createService, listen } from './service';
 
 async function main(): Promise<void> {
   let config;
@@ -14,36 +15,47 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const service = await createService(config, logger);
   const server = await listen(service.app, config.port, config.host);
+  service.shutdown.addServer(server);
   const { port } = server.address() as AddressInfo;
   logger.info(
-    { port, store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql', namespace: config.soapNamespace },
+    {
+      port,
+      store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql',
+      namespace: config.soapNamespace,
+      adminApi: config.adminToken !== null,
+      jsonBodies: config.jsonBodies,
+    },
     `listening on http://localhost:${port}/ (try /NotificationNotes.asmx?wsdl)`,
   );
+  if (config.metricsPort !== null) {
+    const metricsServer = await serveMetrics(service.metrics, config.metricsPort, config.host);
+    service.shutdown.addServer(metricsServer);
+    logger.info({ metricsPort: (metricsServer.address() as AddressInfo).port }, 'metrics on their own port');
+  }
 
-  let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    // Stop claiming at once; sends under way get a few seconds while requests finish.
-    void service.delivery?.stop(DELIVERY_STOP_MS);
-    const force = setTimeout(() => process.exit(1), 10000).unref();
-    server.close(() => {
-      void service.close().finally(() => {
-        clearTimeout(force);
-        process.exit(0);
-      });
-    });
-    server.closeIdleConnections();
+    if (service.shutdown.draining) {
+      // A second Ctrl-C means "now": the operator has seen enough waiting.
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    void service.shutdown.run(signal).then((report) => process.exit(report.clean ? 0 : 1));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/** The message and, when the store wrapped a driver error, that error too: an operator needs both. */
+function describeStartFailure(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  return `${err.message}${cause}`;
+}
+
 main().catch((err: unknown) => {
-  process.stderr.write(`The service could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`The service could not start: ${describeStartFailure(err)}\n`);
   process.exit(1);
 });

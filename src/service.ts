@@ -1,29 +1,50 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
 import { startDelivery, type RunningDelivery } from './delivery';
+import { healthRoutes } from './health';
+import { createShutdown, type Shutdown } from './lifecycle';
 import type { Logger } from './log';
+import { createMetrics, type Metrics } from './metrics';
+import { observeRequests } from './observe';
 import { createOperations } from './operations';
-import { createApp } from './server';
+import { createApp, type OperatorRoute } from './server';
 import { loadDemoData, openStore, type SqlStore } from './store';
+
+// Longest a readiness check waits for the store.
+const READINESS_TIMEOUT_MS = 2000;
 
 export interface Service {
   readonly app: Express;
   readonly store: SqlStore;
+  readonly metrics: Metrics;
   /** The delivery worker in this process (WORKER=true), or null. */
   readonly delivery: RunningDelivery | null;
+  /**
+   * The graceful shutdown sequence: add the listening servers, register
+   * whatever must stop before the store closes (the delivery worker).
+   */
+  readonly shutdown: Shutdown;
+  /** Closes the store if this service opened it (tests; the server uses `shutdown`). */
   close(): Promise<void>;
 }
 
 /** How long shutdown waits for sends under way; the rest is retried after its lease. */
 export const DELIVERY_STOP_MS = 5000;
 
-export async function createService(config: Config, logger: Logger): Promise<Service> {
-  const store = await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
+export interface ServiceParts {
+  /** A store opened elsewhere (tests); the service then leaves closing it to the caller. */
+  readonly store?: SqlStore;
+}
+
+export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
+  const ownsStore = parts.store === undefined;
+  const store = parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir }));
   try {
-    if (config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
+    if (ownsStore && config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
       const counts = await loadDemoData(store);
       logger.info({ counts }, 'empty embedded store: demo data loaded (DEMO_DATA=false turns this off)');
     }
@@ -35,6 +56,19 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       authCodeLimits: config.delivery.authCodeLimits,
       onQueued: () => delivery?.worker.notify(),
     });
+    const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
+    if (ownsStore) shutdown.register('store', () => store.close());
+
+    const metrics = createMetrics({ outbox: store });
+    const health = healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining });
+    const routes: OperatorRoute[] = [
+      { path: '/healthz', handler: health },
+      { path: '/readyz', handler: health },
+      { path: `${ADMIN_API_BASE}/`, handler: createAdminApi({ store, token: config.adminToken, logger, bodyLimit: config.bodyLimit }) },
+    ];
+    // With METRICS_PORT set, main.ts serves /metrics there and only there.
+    if (config.metricsPort === null) routes.push({ path: '/metrics', handler: metrics.route });
+
     const app = createApp({
       endpoints,
       operations,
@@ -43,20 +77,30 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       trustProxy: config.trustProxy,
       operationTimeoutMs: config.operationTimeoutMs,
       helpPages: config.helpPages,
+      jsonBodies: config.jsonBodies,
+      observe: observeRequests({ logger, metrics: metrics.requests }),
+      routes,
     });
-    if (config.delivery.worker) delivery = startDelivery(config.delivery, store, logger);
+    if (config.delivery.worker) {
+      const worker = startDelivery(config.delivery, store, logger, { observer: metrics.delivery });
+      delivery = worker;
+      // Registered after the store, so it stops first: no claim after the store closed.
+      shutdown.register('delivery worker', () => worker.stop(DELIVERY_STOP_MS));
+    }
     const running = delivery;
     return {
       app,
       store,
+      metrics,
+      shutdown,
       delivery: running,
       async close() {
         await running?.stop(DELIVERY_STOP_MS);
-        await store.close();
+        if (ownsStore) await store.close();
       },
     };
   } catch (err) {
-    await store.close();
+    if (ownsStore) await store.close();
     throw err;
   }
 }

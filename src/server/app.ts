@@ -1,8 +1,9 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { EndpointModel } from '../contract';
 import type { Operations } from '../operations';
-import { createAsmxRoutes, createDispatcher, sendText } from '../wire';
+import { callRecordOf, createAsmxRoutes, createDispatcher, sendText } from '../wire';
+import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
 export interface AppOptions {
   readonly endpoints: readonly EndpointModel[];
@@ -13,6 +14,12 @@ export interface AppOptions {
   readonly trustProxy: boolean | number | string;
   readonly operationTimeoutMs: number;
   readonly helpPages: boolean;
+  /** JSON_BODIES: the mobile apps' JSON over HTTP GET/POST (SPEC.md section 5). */
+  readonly jsonBodies?: boolean;
+  /** First in line for every request: request ids, metrics, the access log. */
+  readonly observe?: RequestHandler;
+  /** Mounted before the ASMX routes: health, metrics, the admin API. */
+  readonly routes?: readonly OperatorRoute[];
 }
 
 export function createApp(options: AppOptions): Express {
@@ -21,15 +28,26 @@ export function createApp(options: AppOptions): Express {
   app.set('etag', false);
   app.set('trust proxy', options.trustProxy);
 
+  if (options.observe !== undefined) app.use(options.observe);
+  if (options.routes !== undefined) app.use(operatorRoutes(options.routes));
   const dispatcher = createDispatcher(options.operations, options.logger, options.operationTimeoutMs);
-  app.use(createAsmxRoutes({ endpoints: options.endpoints, dispatcher, bodyLimit: options.bodyLimit, helpPages: options.helpPages }));
+  app.use(
+    createAsmxRoutes({
+      endpoints: options.endpoints,
+      dispatcher,
+      bodyLimit: options.bodyLimit,
+      helpPages: options.helpPages,
+      jsonBodies: options.jsonBodies,
+    }),
+  );
 
   app.use((_req: Request, res: Response) => {
     sendText(res, 404, 'Not Found.');
   });
   // Last line of defence: never an HTML page or a stack trace.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    options.logger.error({ err, method: req.method, url: req.originalUrl }, 'unhandled request error');
+    Object.assign(callRecordOf(res), { outcome: 'server_fault', fault: 'unexpected' });
+    options.logger.error({ err, method: req.method, path: req.path }, 'unhandled request error');
     if (res.headersSent) {
       res.destroy();
       return;

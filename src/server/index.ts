@@ -1,1 +1,2 @@
 export { createApp, type AppOptions } from './app';
+export type { OperatorRoute } from './operator-routes';

@@ -4,6 +4,7 @@ export { openStore, type OpenStoreOptions } from './open-store';
 export type { SqlStore } from './sql-store';
 export { StoreError, type StoreErrorKind } from './errors';
 export { InvalidDataSetError } from './data-set-values';
+export { checkRecord, type RecordCheck } from './check-record';
 export { DEMO_DATA, loadDemoData } from './demo-data';
 export type {
   DataSet,
@@ -21,6 +22,11 @@ export type { OutboxChannel, OutboxChannelStats, RequeueResult } from './outbox-
 export type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion, DeliveryCompletionEntry } from './outbox-claims';
 export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './auth-code-admission';
 export type { DevicePlatform, OutboxStatus } from './database';
+export type { ImportCounts } from './import-data-set';
+export type { MigrationStatus } from './migration-status';
+export type { OutboxPage, OutboxQuery } from './outbox-listing';
+export type { RecordChangeResult, RecordDecision } from './record-change';
+export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records';
 export type {
   AbsenceRecord,
   NewAuthCodeMessage,

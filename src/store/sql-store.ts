@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
-import type { DataSet, DataSetCounts, WriteDataSetOptions } from './data-set';
+import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
 import { admitAuthCode, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { InvalidDataSetError } from './data-set-values';
 import { StoreError, toStoreError } from './errors';
@@ -30,6 +30,22 @@ import {
 } from './outbox-claims';
 import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox-admin';
 import { prepareQueries, type StoreQueries } from './queries';
+import { importNormalisedDataSet, type ImportCounts } from './import-data-set';
+import { readMigrationStatus, type MigrationStatus } from './migration-status';
+import { listOutbox, type OutboxPage, type OutboxQuery } from './outbox-listing';
+import { changeRecord, type RecordChangeResult, type RecordDecision } from './record-change';
+import {
+  COLLECTIONS,
+  deleteRecord,
+  existingKeys,
+  findRecord,
+  listRecords,
+  readAllRecords,
+  type DeleteResult,
+  type RecordFilter,
+  type RecordOf,
+  type RecordPage,
+} from './records';
 import { toAbsenceRecord, toNoteRecord } from './rows';
 import { inWriteTransaction } from './transaction';
 import type {
@@ -197,6 +213,11 @@ export class SqlStore implements Store {
     });
   }
 
+  /** A page of one outbox channel, newest first, with the total (the admin API). */
+  listOutbox(channel: OutboxChannel, query: OutboxQuery): Promise<OutboxPage> {
+    return this.#run(() => listOutbox(this.#db, channel, query));
+  }
+
   /** Re-queues one dead or failed message (see outbox-admin.ts). */
   requeueOutboxMessage(channel: OutboxChannel, id: string): Promise<RequeueResult> {
     return this.#run(() => this.#writeTransaction((trx) => requeueMessage(trx, channel, id, this.#timestamp())));
@@ -264,6 +285,54 @@ export class SqlStore implements Store {
       leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
       claimToken: randomUUID(),
     };
+  }
+
+  /** Like writeDataSet, and also counts how many records were already stored (the importer's summary). */
+  importDataSet(dataSet: DataSet, options: WriteDataSetOptions = {}): Promise<ImportCounts> {
+    return this.#run(() => {
+      const data = normaliseDataSet(dataSet, this.#timestamp());
+      return this.#writeTransaction((trx) => importNormalisedDataSet(trx, data, options));
+    });
+  }
+
+  /** Every stored record, in the import format (the export). */
+  readDataSet(): Promise<Required<DataSet>> {
+    return this.#run(async () => {
+      const [schools, devices, students, notes, absences] = await Promise.all(COLLECTIONS.map((c) => readAllRecords(this.#db, c)));
+      return { schools, devices, students, notes, absences } as Required<DataSet>;
+    });
+  }
+
+  /** One record by key (a school by any form of its base URL); null when none. */
+  getRecord<C extends DataSetCollection>(collection: C, key: string): Promise<RecordOf<C> | null> {
+    return this.#run(() => findRecord(this.#db, collection, key));
+  }
+
+  listRecords<C extends DataSetCollection>(collection: C, filter: RecordFilter, page: { limit: number; offset: number }): Promise<RecordPage<C>> {
+    return this.#run(() => listRecords(this.#db, collection, filter, page));
+  }
+
+  /** Which of `keys` are stored. */
+  existingKeys(collection: DataSetCollection, keys: readonly string[]): Promise<Set<string>> {
+    return this.#run(() => existingKeys(this.#db, collection, keys));
+  }
+
+  /** Reads one record and writes what `decide` returns, in one transaction (see record-change.ts). */
+  changeRecord<C extends DataSetCollection>(
+    collection: C,
+    key: string,
+    decide: (current: RecordOf<C> | null) => RecordDecision<C>,
+  ): Promise<RecordChangeResult<C>> {
+    return this.#run(() => this.#writeTransaction((trx) => changeRecord(trx, collection, key, decide, this.#timestamp())));
+  }
+
+  deleteRecord(collection: DataSetCollection, key: string): Promise<DeleteResult> {
+    return this.#run(() => this.#writeTransaction((trx) => deleteRecord(trx, collection, key)));
+  }
+
+  /** Which migrations are applied; readiness wants `current`. */
+  migrationStatus(): Promise<MigrationStatus> {
+    return this.#run(() => readMigrationStatus(this.#db, this.dialect));
   }
 
   /** True when no school is stored (the demo data may then be loaded). */

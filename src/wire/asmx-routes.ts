@@ -12,6 +12,7 @@ import { createHttpOperationHandler, type HttpOperationHandler } from './http/ha
 import { CACHE_RESULT, send, sendText } from './respond';
 import { createSoapHandler, type SoapHandler } from './soap/handler';
 import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
+import { callContextFor, callRecordOf } from './call-record';
 
 const ASMX_PATH = /^\/([^/]+)\.asmx(?:\/(.*))?$/i;
 
@@ -27,6 +28,8 @@ export interface AsmxRouteOptions {
   readonly dispatcher: Dispatcher;
   readonly bodyLimit: number;
   readonly helpPages: boolean;
+  /** JSON_BODIES (see http/app-json.ts). */
+  readonly jsonBodies?: boolean;
 }
 
 export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
@@ -36,7 +39,7 @@ export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
       {
         model,
         soap: createSoapHandler(model, options.dispatcher),
-        http: createHttpOperationHandler(model, options.dispatcher),
+        http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
         documents: createDescriptionDocuments(model),
       },
     ]),
@@ -56,7 +59,10 @@ export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
       return;
     }
     const operationPath = match[2];
-    const context: CallContext = { callerAddress: req.ip ?? null, requestId: requestIdOf(req) };
+    const context: CallContext = callContextFor(res, req.ip ?? null, requestIdOf(req));
+    const record = callRecordOf(res);
+    record.endpoint = endpoint.model.name;
+    record.binding = operationPath !== undefined ? (req.method === 'POST' ? 'http_post' : 'http_get') : req.method === 'POST' ? 'soap' : 'document';
 
     if (operationPath !== undefined) {
       const body = req.method === 'POST' ? await readRawBody(readBody, req, res, options.bodyLimit) : undefined;

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { OperationModel } from '../contract';
 import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type Operations } from '../operations';
+import { noteCall } from './call-record';
 
 export type Outcome = { readonly ok: true; readonly value: unknown } | ({ readonly ok: false } & Failure);
 
@@ -21,8 +22,10 @@ export function createDispatcher(operations: Operations, logger: Logger, timeout
       const implementation = operations[operation.spec.implementation] as (a: typeof args, c: CallContext) => Promise<unknown>;
       try {
         const value = await withTimeout(implementation(args, context), timeoutMs);
+        noteCall(context, operation.wireName, null);
         return { ok: true, value };
       } catch (err) {
+        noteCall(context, operation.wireName, err);
         const failure = describeFailure(err);
         if (!failure.expected) {
           logger.error({ err, operation: operation.wireName, requestId: context.requestId }, 'operation failed');

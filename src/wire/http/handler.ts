@@ -4,12 +4,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointModel, OperationModel } from '../../contract';
 import type { CallContext } from '../../operations';
+import { noteOperation } from '../call-record';
 import type { Dispatcher } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send } from '../respond';
 import { htmlEncode } from '../xml-text';
 import { readFormPairs } from './form-pairs';
 import { createResultWriter, type ResultWriter } from './result-writer';
+import { APP_JSON_CONTENT_TYPE, appJsonWriter, type AppJsonWriter } from './app-json';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -27,9 +29,19 @@ function sendError(res: ServerResponse, message: string, cache = CACHE_ERROR): v
   send(res, 500, 'text/plain; charset=utf-8', `${htmlEncode(message)}\r\n`, cache);
 }
 
-export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: Dispatcher): HttpOperationHandler {
+export interface HttpBindingOptions {
+  /** JSON_BODIES: answer the mobile apps' operations with their JSON arrays (app-json.ts). */
+  readonly jsonBodies?: boolean;
+}
+
+export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: Dispatcher, options: HttpBindingOptions = {}): HttpOperationHandler {
   const operations = new Map(endpoint.operations.map((op) => [op.wireName, op]));
   const writers = new Map<string, ResultWriter>(endpoint.operations.map((op) => [op.wireName, createResultWriter(op, endpoint.namespace)]));
+  const jsonWriters = new Map<string, AppJsonWriter>();
+  for (const op of options.jsonBodies === true ? endpoint.operations : []) {
+    const writer = appJsonWriter(op);
+    if (writer !== null) jsonWriters.set(op.wireName, writer);
+  }
 
   return async (req, res, operationPath, rawQuery, body, context) => {
     const name = safeDecode(operationPath);
@@ -42,6 +54,7 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
       sendError(res, unknownOperationMessage(name, endpoint));
       return;
     }
+    noteOperation(context, operation.wireName);
 
     let pairs: URLSearchParams;
     if (req.method === 'GET') {
@@ -68,6 +81,11 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
     const outcome = await dispatcher.invoke(operation, values, context);
     if (!outcome.ok) {
       sendError(res, outcome.message, CACHE_RESULT);
+      return;
+    }
+    const json = jsonWriters.get(operation.wireName);
+    if (json !== undefined) {
+      send(res, 200, APP_JSON_CONTENT_TYPE, json(outcome.value));
       return;
     }
     const text = (writers.get(operation.wireName) as ResultWriter)(outcome.value);

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointModel } from '../../contract';
 import type { CallContext } from '../../operations';
+import { noteBinding, noteOperation } from '../call-record';
 import type { Dispatcher } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send, sendText } from '../respond';
@@ -52,6 +53,7 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       return;
     }
     const version = request.version;
+    noteBinding(context, version === '1.1' ? 'soap11' : 'soap12');
     if (version === '1.1' && declared === '1.2') {
       sendText(res, 415, 'Unsupported Media Type: a SOAP 1.1 envelope must be sent as text/xml.');
       return;
@@ -75,6 +77,7 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       return;
     }
     const operation = routed.operation;
+    noteOperation(context, operation.wireName);
     const values = readParameters(operation, endpoint.namespace, request.children);
     if (!Array.isArray(values)) {
       fault(res, version, values);

@@ -1,0 +1,75 @@
+// The import benchmark case: `npm run import` of 100,000 students (and their
+// devices) into a fresh embedded store, then the same files again (every
+// record an update). Run by `npm run bench`, or alone after `npm run build`:
+// `node scripts/bench-import.mjs`. The target is under a minute for the first run.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const STUDENTS = Number(process.env.BENCH_IMPORT_STUDENTS ?? 100_000);
+const SCHOOLS = 20;
+
+function writeFiles(dir) {
+  const schools = ['baseUrl,name'];
+  for (let s = 0; s < SCHOOLS; s++) schools.push(`https://school-${s}.bench.example,Bench School ${s}`);
+  const students = ['id,school,fullName,deviceId,active,classId'];
+  const devices = ['id,token,platform'];
+  for (let i = 0; i < STUDENTS; i++) {
+    const id = String(1_000_000 + i);
+    const name = i % 3 === 0 ? `طالب رقم ${i}` : `"Student ${i}, the ${i % 7}th"`;
+    students.push(`${id},https://school-${i % SCHOOLS}.bench.example,${name},dev-${id},${i % 10 === 0 ? 0 : 1},C${i % 40}`);
+    devices.push(`dev-${id},fcm:${id}-0123456789abcdef,${i % 2 === 0 ? 'android' : 'ios'}`);
+  }
+  const files = { 'schools.csv': schools, 'devices.csv': devices, 'students.csv': students };
+  return Object.entries(files).map(([name, lines]) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    return file;
+  });
+}
+
+function runImport(files, dataDir) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [path.join(root, 'dist/cli/import.js'), ...files], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (code === 0) resolve({ seconds, out });
+      else reject(new Error(`import exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+export async function benchImport() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-import-'));
+  try {
+    const files = writeFiles(dir);
+    const dataDir = path.join(dir, 'data');
+    console.log(`\nImport of ${STUDENTS.toLocaleString('en-US')} students and their devices (npm run import, SQLite, whole command)`);
+    console.log('| run | seconds | summary |');
+    console.log('|---|---|---|');
+    for (const run of ['first (inserts)', 'second (updates)']) {
+      const { seconds, out } = await runImport(files, dataDir);
+      const total = /Total: (.*)/.exec(out)?.[1] ?? '?';
+      console.log(`| ${run} | ${seconds.toFixed(1)} | ${total} |`);
+    }
+    console.log('Target: the first run under 60 s.');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  benchImport().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,49 @@
+// The admin API under /admin/api/v1 (README "Operating the service"): JSON,
+// behind a bearer token, off when ADMIN_TOKEN is unset.
+import { Router, type RequestHandler } from 'express';
+import type { Logger } from '../log';
+import type { SqlStore } from '../store';
+import { callRecordOf } from '../wire';
+import { requireBearer } from './auth';
+import { AdminError, sendError } from './errors';
+import { openApiDocument } from './openapi';
+import { outboxRoutes } from './outbox-routes';
+import { API_BASE, recordRoutes } from './record-routes';
+import { routeTable } from './router';
+
+export { API_BASE } from './record-routes';
+
+export interface AdminApiOptions {
+  readonly store: SqlStore;
+  /** null: the API answers 404 to everything, saying how to turn it on. */
+  readonly token: string | null;
+  readonly logger: Logger;
+  /** Largest JSON body, bytes. */
+  readonly bodyLimit?: number;
+}
+
+export function createAdminApi(options: AdminApiOptions): RequestHandler {
+  const router = Router();
+  const api = Router();
+  router.use(API_BASE, api);
+  api.use((_req, res, next) => {
+    callRecordOf(res).endpoint = 'admin';
+    next();
+  });
+  if (options.token === null) {
+    api.use((_req, res) => sendError(res, new AdminError(404, 'admin_api_off', 'The admin API is off: set ADMIN_TOKEN to turn it on.')));
+    return router;
+  }
+  const routes = [...recordRoutes(options.store), ...outboxRoutes(options.store)];
+  const document = JSON.stringify(openApiDocument(routes, API_BASE));
+  // The description holds no data, and tools fetch it without credentials.
+  api.get('/openapi.json', (_req, res) => {
+    callRecordOf(res).operation = 'openapi';
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+    res.end(document);
+  });
+  api.use(requireBearer(options.token, options.logger));
+  api.use(routeTable(routes, options.logger, options.bodyLimit ?? 1024 * 1024));
+  return router;
+}
+

@@ -1,0 +1,188 @@
+// Create, read, update, delete and list for each collection of the data set,
+// built from one description per collection.
+import { z } from 'zod';
+import { recordKey, type DataSetCollection, type RecordDecision, type RecordOf, type SqlStore } from '../store';
+import { AdminError } from './errors';
+import { route, type AdminRoute } from './route-table';
+import { Absence, Device, ErrorBody, Filters, Note, Paging, School, Student, pageOf } from './schemas';
+
+export const API_BASE = '/admin/api/v1';
+
+interface CollectionSpec {
+  readonly collection: DataSetCollection;
+  /** Singular, for summaries: `student`. */
+  readonly noun: string;
+  /** The record field that is its key, also the path parameter's name. */
+  readonly key: 'id' | 'baseUrl';
+  readonly record: z.ZodObject;
+  readonly tag: string;
+}
+
+const SPECS: readonly CollectionSpec[] = [
+  { collection: 'schools', noun: 'school', key: 'baseUrl', record: School, tag: 'Schools' },
+  { collection: 'students', noun: 'student', key: 'id', record: Student, tag: 'Students' },
+  { collection: 'devices', noun: 'device', key: 'id', record: Device, tag: 'Devices' },
+  { collection: 'notes', noun: 'note', key: 'id', record: Note, tag: 'Notes' },
+  { collection: 'absences', noun: 'absence', key: 'id', record: Absence, tag: 'Absences' },
+];
+
+const notFound = (noun: string, key: string) => new AdminError(404, 'not_found', `No ${noun} ${key}.`);
+const errors = (description: string) => ({ description, schema: ErrorBody });
+
+function location(spec: CollectionSpec, key: string): string {
+  return `${API_BASE}/${spec.collection}/${encodeURIComponent(key)}`;
+}
+
+type AnyRecord = Record<string, unknown>;
+
+function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
+  const { collection, noun, key, record, tag } = spec;
+  const base = `/${collection}`;
+  const item = `/${collection}/{${key}}`;
+  const params = z.strictObject({
+    [key]: z.string().min(1).describe(key === 'baseUrl' ? 'The school base URL, URL-encoded (https%3A%2F%2Fschool.example).' : `The ${noun} id.`),
+  });
+  const keyOf = (p: Record<string, string>): string => p[key] ?? '';
+  // PUT may repeat the key in the body; PATCH may not change it.
+  const putBody = record.partial({ [key]: true } as Record<string, true>);
+  const patchBody = record.omit({ [key]: true } as Record<string, true>).partial();
+
+  const change = async (pathKey: string, decide: (current: AnyRecord | null) => RecordDecision<DataSetCollection>) => {
+    const result = await store.changeRecord(collection, pathKey, decide as (current: RecordOf<DataSetCollection> | null) => RecordDecision<DataSetCollection>);
+    if (result.status === 'refused') {
+      if (result.reason === 'exists') throw new AdminError(409, 'conflict', `A ${noun} ${pathKey} already exists; use PUT or PATCH ${item.replace(`{${key}}`, encodeURIComponent(pathKey))} to change it.`);
+      throw notFound(noun, pathKey);
+    }
+    return result;
+  };
+
+  return [
+    route({
+      method: 'get',
+      path: base,
+      operationId: `list_${collection}`,
+      summary: `List ${collection}, in key order`,
+      tag,
+      query: Paging.extend(Filters[collection].shape),
+      responses: { 200: { description: 'A page', schema: pageOf(record) } },
+      async handle({ query }) {
+        const { limit, offset, ...filter } = query as z.output<typeof Paging> & Record<string, string | boolean | undefined>;
+        const page = await store.listRecords(collection, filter, { limit, offset });
+        const nextOffset = offset + page.items.length < page.total ? offset + page.items.length : null;
+        return { status: 200, body: { items: page.items, total: page.total, limit, offset, nextOffset } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: base,
+      operationId: `create_${noun}`,
+      summary: `Create a ${noun}`,
+      tag,
+      body: record,
+      responses: {
+        201: { description: `The ${noun} as stored`, schema: record },
+        409: errors(`A ${noun} with that key exists`),
+        422: errors('The store refused the record (an unknown school, a date that does not exist, ...)'),
+      },
+      async handle({ body }) {
+        const pathKey = String((body as AnyRecord)[key]);
+        const result = await change(pathKey, (current) => (current === null ? { write: body as never } : { refuse: 'exists' }));
+        return { status: 201, body: result.record, headers: { Location: location(spec, pathKey) } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: item,
+      operationId: `get_${noun}`,
+      summary: `Read a ${noun}`,
+      tag,
+      params,
+      responses: { 200: { description: `The ${noun}`, schema: record }, 404: errors(`No such ${noun}`) },
+      async handle({ params: p }) {
+        const found = await store.getRecord(collection, keyOf(p as Record<string, string>));
+        if (found === null) throw notFound(noun, keyOf(p as Record<string, string>));
+        return { status: 200, body: found };
+      },
+    }),
+    route({
+      method: 'put',
+      path: item,
+      operationId: `put_${noun}`,
+      summary: `Create or replace a ${noun}`,
+      description: 'Fields left out keep their stored value (or take their default for a new record); null clears a field.',
+      tag,
+      params,
+      body: putBody,
+      responses: {
+        200: { description: `Replaced; the ${noun} as stored`, schema: record },
+        201: { description: `Created; the ${noun} as stored`, schema: record },
+        422: errors('The store refused the record'),
+      },
+      async handle({ params: p, body }) {
+        const pathKey = keyOf(p as Record<string, string>);
+        const given = body as AnyRecord;
+        if (given[key] !== undefined && recordKey(collection, String(given[key])) !== recordKey(collection, pathKey)) {
+          throw new AdminError(400, 'key_mismatch', `The body's ${key} (${String(given[key])}) is not the one in the path (${pathKey}).`, [
+            { path: `body.${key}`, message: 'must match the path' },
+          ]);
+        }
+        const result = await change(pathKey, () => ({ write: { ...given, [key]: given[key] ?? pathKey } as never }));
+        return { status: result.status === 'created' ? 201 : 200, body: result.record, headers: result.status === 'created' ? { Location: location(spec, pathKey) } : undefined };
+      },
+    }),
+    route({
+      method: 'patch',
+      path: item,
+      operationId: `update_${noun}`,
+      summary: `Change some fields of a ${noun}`,
+      description: 'Only the fields sent change; null clears a field.',
+      tag,
+      params,
+      body: patchBody,
+      responses: {
+        200: { description: `The ${noun} as stored`, schema: record },
+        404: errors(`No such ${noun}`),
+        422: errors('The store refused the change'),
+      },
+      async handle({ params: p, body }) {
+        const pathKey = keyOf(p as Record<string, string>);
+        const result = await change(pathKey, (current) => (current === null ? { refuse: 'not_found' } : { write: { ...current, ...(body as AnyRecord) } as never }));
+        return { status: 200, body: result.record };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: item,
+      operationId: `delete_${noun}`,
+      summary: `Delete a ${noun}`,
+      description: deleteNote(collection),
+      tag,
+      params,
+      responses: { 204: { description: 'Deleted' }, 404: errors(`No such ${noun}`), 409: errors('Still in use') },
+      async handle({ params: p }) {
+        const pathKey = keyOf(p as Record<string, string>);
+        const result = await store.deleteRecord(collection, pathKey);
+        if (result === 'not_found') throw notFound(noun, pathKey);
+        if (result === 'in_use') throw new AdminError(409, 'in_use', `The ${noun} ${pathKey} still has students; move or delete them first.`);
+        return { status: 204 };
+      },
+    }),
+  ];
+}
+
+function deleteNote(collection: DataSetCollection): string {
+  switch (collection) {
+    case 'schools':
+      return 'Refused (409) while students belong to the school.';
+    case 'students':
+      return "Also deletes the student's notes and absences; the outbox keeps its history.";
+    case 'devices':
+      return 'Students keep the device id, so registering the device again restores their notifications.';
+    default:
+      return 'Deletes the record.';
+  }
+}
+
+export function recordRoutes(store: SqlStore): AdminRoute[] {
+  return SPECS.flatMap((spec) => collectionRoutes(store, spec));
+}

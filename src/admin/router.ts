@@ -1,0 +1,94 @@
+// Express routing for the route table: validate the inputs with the route's
+// schemas, call it, write its reply, and turn every failure into the admin
+// error shape (errors.ts). Unknown paths are 404 and known paths with another
+// method 405, in JSON too.
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
+import type { Logger } from '../log';
+import { InvalidDataSetError, StoreError } from '../store';
+import { callRecordOf } from '../wire';
+import { AdminError, sendError, sendJson, type ErrorDetail } from './errors';
+import type { AdminRoute } from './route-table';
+
+const toExpressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+const toPattern = (path: string): RegExp => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+
+export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLimit: number): RequestHandler {
+  const router = Router({ strict: false });
+  router.use(express.json({ limit: bodyLimit }));
+  for (const entry of routes) {
+    router[entry.method](toExpressPath(entry.path), async (req: Request, res: Response) => {
+      const record = callRecordOf(res);
+      record.endpoint = 'admin';
+      record.operation = entry.operationId;
+      try {
+        const reply = await entry.handle({
+          params: validate(entry.params, req.params, 'path'),
+          query: validate(entry.query, req.query, 'query'),
+          body: entry.body === undefined ? undefined : validate(entry.body, req.body, 'body'),
+        });
+        sendJson(res, reply.status, reply.body, reply.headers);
+      } catch (err) {
+        sendError(res, asAdminError(err, req, logger));
+      }
+    });
+  }
+
+  const patterns = routes.map((entry) => ({ pattern: toPattern(entry.path), method: entry.method.toUpperCase() }));
+  router.use((req: Request, res: Response) => {
+    callRecordOf(res).endpoint = 'admin';
+    const allowed = [...new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method))];
+    if (allowed.length > 0) {
+      sendError(res, new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, undefined, { Allow: allowed.join(', ') }));
+      return;
+    }
+    sendError(res, new AdminError(404, 'not_found', `No admin route ${req.method} ${req.path}; the routes are listed in /admin/api/v1/openapi.json.`));
+  });
+  // body-parser's failures: bad JSON, too large, wrong charset.
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const type = (err as { type?: unknown }).type;
+    if (typeof type !== 'string') {
+      next(err);
+      return;
+    }
+    if (type === 'entity.parse.failed') sendError(res, new AdminError(400, 'invalid_json', 'The body is not valid JSON.'));
+    else if (type === 'entity.too.large') sendError(res, new AdminError(413, 'too_large', `The body is larger than ${bodyLimit} bytes.`));
+    else sendError(res, new AdminError(400, 'invalid_body', 'The body could not be read.'));
+  });
+  return router;
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
+  if (schema === undefined) return undefined;
+  const parsed = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  if (parsed.success) return parsed.data;
+  const details: ErrorDetail[] = parsed.error.issues.map((issue) => ({
+    path: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  const message =
+    where === 'body' && value === undefined
+      ? 'This route takes a JSON body: send one with Content-Type: application/json.'
+      : `The request ${where === 'path' ? 'path' : where} is not valid; see details.`;
+  return fail(new AdminError(400, 'invalid_request', message, details));
+}
+
+function fail(error: AdminError): never {
+  throw error;
+}
+
+function asAdminError(err: unknown, req: Request, logger: Logger): AdminError {
+  if (err instanceof AdminError) return err;
+  if (err instanceof InvalidDataSetError) {
+    // The store names the record as in a data set (`students[0].school`); here it is the body.
+    const path = err.path.replace(/^\w+\[\d+\]/, 'body');
+    return new AdminError(422, 'invalid_record', `The record was refused: ${err.message.replace(err.path, path)}`, [
+      { path, message: err.message.slice(err.path.length + 1) },
+    ]);
+  }
+  if (err instanceof StoreError && err.kind === 'unavailable') {
+    return new AdminError(503, 'store_unavailable', err.message, undefined, { 'Retry-After': '5' });
+  }
+  logger.error({ err, method: req.method, path: req.path, requestId: req.headers['x-request-id'] }, 'admin API: request failed');
+  return new AdminError(500, 'internal', 'The request failed on our side; it has been logged.');
+}

@@ -1,0 +1,166 @@
+// The admin API's shapes, as zod schemas: requests are validated with them
+// and the OpenAPI document is generated from them, so the two cannot drift.
+// Records are the import format of SPEC.md section 7; the store still checks
+// what only it can (calendar dates, a student's school being stored).
+import { z } from 'zod';
+
+const id = (what: string) => z.string().trim().min(1).max(128).describe(what);
+const optionalText = (max: number, what: string) => z.string().max(max).nullable().optional().describe(`${what}; null clears it.`);
+
+// The importer's timestamp rule: a date, or a date and time with an optional offset (UTC without one).
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+export const School = z
+  .strictObject({
+    baseUrl: z.string().trim().min(1).max(512).describe('The school base URL, its key: matched case-insensitively on scheme and host, a trailing / ignored.'),
+    name: z.string().trim().min(1).max(256),
+  })
+  .meta({ id: 'School' });
+
+export const Student = z
+  .strictObject({
+    id: id('Student id, unique in the service.'),
+    school: z.string().trim().min(1).max(512).describe('Base URL of a stored school.'),
+    fullName: z.string().trim().min(1).max(256),
+    deviceId: optionalText(128, "Id of the device the parents' app registered"),
+    active: z.enum(['1', '0']).optional().describe('1 active (default for a new student), 0 inactive.'),
+    classId: optionalText(64, 'Class id'),
+  })
+  .meta({ id: 'Student' });
+
+export const Device = z
+  .strictObject({
+    id: id('Device id, as the app reports it.'),
+    token: optionalText(4096, 'Push token (FCM registration token)'),
+    platform: z.enum(['android', 'ios', 'web']).nullable().optional(),
+  })
+  .meta({ id: 'Device' });
+
+export const Note = z
+  .strictObject({
+    id: id('Note id.'),
+    studentId: id('Id of the student the note is about.'),
+    type: z.string().trim().min(1).max(64).describe('audit, general, behaviour, ... (free text).'),
+    subjectId: optionalText(64, 'Subject id'),
+    classId: optionalText(64, 'Class id'),
+    text: z.string().max(8000),
+    date: z.string().regex(TIMESTAMP, 'must be an ISO 8601 date or timestamp').describe('ISO 8601; without an offset it is read as UTC.'),
+    badge: optionalText(64, 'Badge'),
+    state: z.enum(['unread', 'read']).optional().describe('unread (default for a new note) or read.'),
+  })
+  .meta({ id: 'Note' });
+
+export const Absence = z
+  .strictObject({
+    id: id('Absence id.'),
+    studentId: id('Id of the student.'),
+    date: z.iso.date().describe('ISO 8601 date, YYYY-MM-DD.'),
+    type: z.string().trim().min(1).max(64),
+    reason: optionalText(1000, 'Reason'),
+    seen: z.boolean().optional().describe('Whether the parents app has shown it; false for a new absence.'),
+  })
+  .meta({ id: 'Absence' });
+
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const Paging = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50).describe('Items per page, 1 to 500.'),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0).describe('Items to skip.'),
+});
+
+/** Equality filters a list accepts, per collection, besides paging. */
+export const Filters = {
+  schools: z.strictObject({}),
+  students: z.strictObject({
+    school: z.string().min(1).optional().describe('Base URL of the school, in any form that matches it.'),
+    classId: z.string().min(1).optional(),
+    active: z.enum(['1', '0']).optional(),
+    deviceId: z.string().min(1).optional(),
+  }),
+  devices: z.strictObject({ platform: z.enum(['android', 'ios', 'web']).optional() }),
+  notes: z.strictObject({
+    studentId: z.string().min(1).optional(),
+    type: z.string().min(1).optional(),
+    classId: z.string().min(1).optional(),
+    subjectId: z.string().min(1).optional(),
+    state: z.enum(['unread', 'read']).optional(),
+  }),
+  absences: z.strictObject({ studentId: z.string().min(1).optional(), seen: flag.optional() }),
+} as const;
+
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    total: z.number().int().describe('Items matching the filters, all pages together.'),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    nextOffset: z.number().int().nullable().describe('Offset of the next page; null on the last one.'),
+  });
+}
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().describe('Stable, for scripts: unauthorized, invalid_request, not_found, conflict, invalid_record, ...'),
+      message: z.string().describe('For people: what is wrong and what to do.'),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+// The outbox.
+
+export const OutboxChannelParam = z.enum(['push', 'sms']).describe('push: notifications to devices; sms: login codes.');
+const OutboxStatus = z.enum(['queued', 'sending', 'sent', 'failed', 'dead']);
+
+export const OutboxListQuery = z.strictObject({
+  status: OutboxStatus.optional(),
+  studentId: z.string().min(1).optional().describe('push only.'),
+  deviceId: z.string().min(1).optional().describe('push only.'),
+});
+
+const deliveryFields = {
+  id: z.string(),
+  status: OutboxStatus,
+  attempts: z.number().int(),
+  nextAttemptAt: z.string(),
+  lastError: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  sentAt: z.string().nullable(),
+};
+
+export const PushMessage = z
+  .object({
+    ...deliveryFields,
+    deviceId: z.string(),
+    studentId: z.string(),
+    type: z.string(),
+    title: z.string(),
+    body: z.string(),
+    data: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'PushMessage' });
+
+export const SmsMessage = z
+  .object({
+    ...deliveryFields,
+    phone: z.string().describe('Masked: only the last three digits are shown.'),
+    hasCode: z.boolean().describe('The code itself is never shown; it is erased once delivered or given up.'),
+  })
+  .meta({ id: 'SmsMessage' });
+
+export const OutboxStats = z
+  .object({
+    channels: z.array(
+      z.object({
+        channel: OutboxChannelParam,
+        counts: z.record(OutboxStatus, z.number().int()),
+        oldestPendingAt: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'OutboxStats' });
+
+export const Requeued = z.object({ channel: OutboxChannelParam, id: z.string(), status: z.literal('queued') });
+export const RequeuedCount = z.object({ channel: OutboxChannelParam, requeued: z.number().int() });

@@ -1,0 +1,30 @@
+import { Router, type RequestHandler, type Response } from 'express';
+import { callRecordOf } from '../wire';
+import { checkReadiness, type ReadinessOptions } from './readiness';
+
+// application/health+json, after the (expired) IETF health-check draft that
+// several load balancers and dashboards read.
+const CONTENT_TYPE = 'application/health+json; charset=utf-8';
+
+function answer(res: Response, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * `/healthz`: the process is up and serving (never looks at the store, or a
+ * slow database would get every process restarted). `/readyz`: see readiness.ts.
+ */
+export function healthRoutes(options: ReadinessOptions): RequestHandler {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    Object.assign(callRecordOf(res), { endpoint: 'health', operation: 'healthz' });
+    answer(res, 200, { status: 'pass' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    Object.assign(callRecordOf(res), { endpoint: 'health', operation: 'readyz' });
+    const readiness = await checkReadiness(options);
+    answer(res, readiness.status === 'pass' ? 200 : 503, readiness);
+  });
+  return router;
+}

@@ -1,0 +1,41 @@
+// `npm run export`: the whole data set in the import format, so that an
+// export imports back to the same store. CSV: one file per collection with
+// every field in the header, an empty cell for null. JSON: one document.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { COLLECTIONS, type DataSetCollection, type SqlStore } from '../store';
+import { FIELDS } from './format';
+
+export type ExportFormat = 'csv' | 'json';
+
+export const JSON_EXPORT_FILE = 'data.json';
+
+/** Writes the files; returns their paths and how many records each collection had. */
+export async function exportDataSet(
+  store: Pick<SqlStore, 'readDataSet'>,
+  dir: string,
+  format: ExportFormat,
+): Promise<{ files: string[]; counts: Record<DataSetCollection, number> }> {
+  const data = await store.readDataSet();
+  await mkdir(dir, { recursive: true });
+  const counts = Object.fromEntries(COLLECTIONS.map((c) => [c, data[c].length])) as Record<DataSetCollection, number>;
+  if (format === 'json') {
+    const file = path.join(dir, JSON_EXPORT_FILE);
+    await writeFile(file, `${JSON.stringify(data, null, 1)}\n`);
+    return { files: [file], counts };
+  }
+  const files: string[] = [];
+  for (const collection of COLLECTIONS) {
+    const file = path.join(dir, `${collection}.csv`);
+    const rows = (data[collection] as unknown as Record<string, unknown>[]).map((record) => FIELDS[collection].map((field) => cell(record[field])));
+    await writeFile(file, stringify([FIELDS[collection] as string[], ...rows]));
+    files.push(file);
+  }
+  return { files, counts };
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return String(value);
+}

@@ -1,0 +1,129 @@
+// `npm run import`: read every file, check every row (phase one, nothing
+// written), then write each file in a transaction of its own. With --strict
+// a single bad row or file stops the import before anything is written.
+import { COLLECTIONS, InvalidDataSetError, StoreError, type DataSetCollection, type SqlStore } from '../store';
+import { createSourceChecker, type CheckedSource, type Rejection } from './check-sources';
+import { silentProgress, type Progress } from './progress';
+import { readSource } from './read-source';
+import { SourceError, type Source } from './source';
+
+export interface ImportOptions {
+  /** Refuse the whole import if any row or file is bad. */
+  readonly strict?: boolean;
+  /** Check only; write nothing. */
+  readonly dryRun?: boolean;
+  readonly progress?: Progress;
+  readonly now?: () => Date;
+}
+
+export interface CollectionReport {
+  readonly collection: DataSetCollection;
+  /** Rows that passed the checks (a repeated key counts each time). */
+  readonly accepted: number;
+  /** Records written that were new; null when nothing was written. */
+  readonly inserted: number | null;
+  /** Records written that replaced a stored one; null when nothing was written. */
+  readonly updated: number | null;
+  readonly rejected: number;
+}
+
+export interface FileReport {
+  readonly file: string;
+  /** `written`; `checked` (dry run); `not_written` (--strict refused the import); `failed`. */
+  readonly status: 'written' | 'checked' | 'not_written' | 'failed';
+  /** Why the file failed as a whole. */
+  readonly error: string | null;
+  readonly collections: readonly CollectionReport[];
+  readonly rejected: readonly Rejection[];
+  readonly notes: readonly string[];
+}
+
+export interface ImportReport {
+  readonly files: readonly FileReport[];
+  /** True when every row of every file was written (or, in a dry run, would be). */
+  readonly complete: boolean;
+  /** --strict refused the import: nothing was written. */
+  readonly refused: boolean;
+}
+
+const rank = (source: Source): number => Math.min(...COLLECTIONS.map((c, i) => ((source.rows[c]?.length ?? 0) > 0 ? i : COLLECTIONS.length)));
+
+export async function importFiles(store: SqlStore, files: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+  const progress = options.progress ?? silentProgress;
+  const now = (options.now ?? (() => new Date()))().toISOString();
+  const failed: FileReport[] = [];
+  const sources: Source[] = [];
+  for (const file of files) {
+    try {
+      sources.push(await readSource(file));
+    } catch (error) {
+      if (!(error instanceof SourceError)) throw error;
+      failed.push(failure(file, error.message));
+    }
+  }
+  // Records may only refer to earlier collections: schools before students before notes.
+  sources.sort((a, b) => rank(a) - rank(b));
+
+  const checker = createSourceChecker(store, now);
+  const totalRows = sources.reduce((n, s) => n + COLLECTIONS.reduce((m, c) => m + (s.rows[c]?.length ?? 0), 0), 0);
+  let checkedRows = 0;
+  progress.stage('checking', totalRows);
+  const checked: CheckedSource[] = [];
+  for (const source of sources) checked.push(await checker.check(source, () => progress.update(++checkedRows)));
+  progress.done();
+
+  const refused = options.strict === true && (failed.length > 0 || checked.some((c) => c.rejected.length > 0));
+  const reports: FileReport[] = [...failed];
+  for (const source of checked) {
+    if (refused) reports.push(report(source, 'not_written', null));
+    else if (options.dryRun === true) reports.push(report(source, 'checked', null));
+    else reports.push(await write(store, source, progress));
+  }
+  // In the order given on the command line.
+  reports.sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file));
+  const complete = !refused && reports.every((r) => r.error === null && r.rejected.length === 0);
+  return { files: reports, complete, refused };
+}
+
+async function write(store: SqlStore, source: CheckedSource, progress: Progress): Promise<FileReport> {
+  const total = COLLECTIONS.reduce((n, c) => n + (source.accepted[c] ?? 0), 0);
+  let before = 0;
+  let current: DataSetCollection | null = null;
+  progress.stage(`writing ${source.file}`, total);
+  try {
+    const counts = await store.importDataSet(source.dataSet, {
+      onProgress: (collection, written) => {
+        if (collection !== current) {
+          if (current !== null) before += source.accepted[current] ?? 0;
+          current = collection;
+        }
+        progress.update(before + written);
+      },
+    });
+    return report(source, 'written', counts);
+  } catch (error) {
+    if (error instanceof InvalidDataSetError || error instanceof StoreError) {
+      return { ...report(source, 'failed', null), error: `${source.file} was not written: ${error.message}` };
+    }
+    throw error;
+  } finally {
+    progress.done();
+  }
+}
+
+function report(source: CheckedSource, status: FileReport['status'], counts: Awaited<ReturnType<SqlStore['importDataSet']>> | null): FileReport {
+  const collections = COLLECTIONS.filter((c) => source.accepted[c] !== undefined || source.rejected.some((r) => r.collection === c)).map(
+    (collection): CollectionReport => ({
+      collection,
+      accepted: source.accepted[collection] ?? 0,
+      inserted: counts === null ? null : counts.written[collection] - counts.updated[collection],
+      updated: counts === null ? null : counts.updated[collection],
+      rejected: source.rejected.filter((r) => r.collection === collection).length,
+    }),
+  );
+  return { file: source.file, status, error: null, collections, rejected: source.rejected, notes: source.notes };
+}
+
+function failure(file: string, error: string): FileReport {
+  return { file, status: 'failed', error, collections: [], rejected: [], notes: [] };
+}

@@ -1,0 +1,1 @@
+export { createShutdown, type Shutdown, type ShutdownOptions, type ShutdownReport } from './shutdown';

@@ -1,0 +1,43 @@
+// The delivery worker reports every attempt through DeliveryObserver
+// (src/delivery/observer.ts); this one counts them for Prometheus.
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { DeliveryObserver } from '../delivery/observer';
+import { boundedCode, childCache } from './labels';
+
+// Provider calls: tens of milliseconds to a few seconds, up to their timeout.
+const BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createDeliveryMetrics(registry: Registry): DeliveryObserver {
+  const deliveries = new Counter({
+    name: 'notify_deliveries_total',
+    help: 'Delivery attempts by channel (push, sms), provider and outcome (sent, retry, dead).',
+    labelNames: ['channel', 'provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'notify_delivery_errors_total',
+    help: 'Failed delivery attempts by channel, provider and the provider error code.',
+    labelNames: ['channel', 'provider', 'code'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'notify_delivery_duration_seconds',
+    help: 'Time of one provider call, by channel and provider.',
+    labelNames: ['channel', 'provider'] as const,
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  const provider = boundedCode(20);
+  const errorCode = boundedCode(100);
+  const deliveryChild = childCache((v) => deliveries.labels(v[0] ?? '', v[1] ?? '', v[2] ?? ''));
+  const durationChild = childCache((v) => duration.labels(v[0] ?? '', v[1] ?? ''));
+
+  return {
+    attempted(attempt) {
+      const name = provider(attempt.provider);
+      deliveryChild(attempt.channel, name, attempt.outcome).inc();
+      durationChild(attempt.channel, name).observe(Math.max(0, attempt.durationMs) / 1000);
+      if (attempt.errorCode !== null) errors.labels(attempt.channel, name, errorCode(attempt.errorCode)).inc();
+    },
+  };
+}

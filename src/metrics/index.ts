@@ -1,0 +1,61 @@
+// Prometheus metrics (prom-client): requests, faults and latency from the
+// request observer, outbox depth and age from the store, deliveries from the
+// delivery worker's observer, and Node's process metrics.
+import { createServer, type Server } from 'node:http';
+import express, { type RequestHandler } from 'express';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { DeliveryObserver } from '../delivery/observer';
+import { createDeliveryMetrics } from './delivery-metrics';
+import { metricsRoute } from './metrics-route';
+import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics';
+import { createRequestMetrics, type RequestMetrics } from './request-metrics';
+
+export type { RequestMetrics, RequestObservation } from './request-metrics';
+export type { OutboxStatsSource } from './outbox-metrics';
+export { createDeliveryMetrics } from './delivery-metrics';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Fed by the request observer. */
+  readonly requests: RequestMetrics;
+  /** Hand this to the delivery worker: it counts every attempt. */
+  readonly delivery: DeliveryObserver;
+  /** `GET /metrics`, to mount on an app. */
+  readonly route: RequestHandler;
+}
+
+export interface MetricsOptions {
+  /** Where the outbox gauges read from; left out, there are none (a process without a store). */
+  readonly outbox?: OutboxStatsSource;
+  /** Node's process metrics (CPU, memory, event loop, GC); on unless false. */
+  readonly processMetrics?: boolean;
+}
+
+/** One registry per service, so that two services in one process (tests) do not share counters. */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.outbox !== undefined) registerOutboxMetrics(registry, options.outbox);
+  return {
+    registry,
+    requests: createRequestMetrics(registry),
+    delivery: createDeliveryMetrics(registry),
+    route: metricsRoute(registry),
+  };
+}
+
+/** Serves `GET /metrics` on a port of its own (METRICS_PORT); resolves once bound. */
+export function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(metrics.route);
+  app.use((_req, res) => {
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('Not Found. Metrics are at /metrics.\n');
+  });
+  return new Promise((resolve, reject) => {
+    const server = createServer(app);
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

@@ -1,0 +1,1 @@
+export { observeRequests, type RequestObserverOptions } from './request-observer';

@@ -1,0 +1,33 @@
+// The data set's field rules applied to one record, for the importer's
+// row-by-row report: the same checks writeDataSet makes, one row at a time.
+import type { DataSetCollection } from './data-set';
+import { InvalidDataSetError } from './data-set-values';
+import { normaliseDataSet } from './normalise-data-set';
+
+export interface RecordCheck {
+  /** The record's key as stored (a school's normalised base URL, anything else's id). */
+  readonly key: string;
+  /** The school key a student names; null for other collections. */
+  readonly schoolKey: string | null;
+  /** The student a note or absence belongs to; null for other collections. */
+  readonly studentId: string | null;
+}
+
+/** The record's stored key and references, or the problem as `field problem` (`active must be "1" or "0".`). */
+export function checkRecord(collection: DataSetCollection, record: unknown, now: string): RecordCheck | { readonly problem: string } {
+  try {
+    const data = normaliseDataSet({ [collection]: [record] }, now);
+    const [checked] = data[collection];
+    if (checked === undefined) return { problem: 'is empty.' };
+    const row = checked.row as unknown as Record<string, unknown>;
+    return {
+      key: String(row.key ?? row.id),
+      schoolKey: typeof row.school_key === 'string' ? row.school_key : null,
+      studentId: typeof row.student_id === 'string' ? row.student_id : null,
+    };
+  } catch (error) {
+    if (!(error instanceof InvalidDataSetError)) throw error;
+    const prefix = `${collection}[0]`;
+    return { problem: error.message.startsWith(`${prefix}.`) ? error.message.slice(prefix.length + 1) : error.message.replace(prefix, 'the record') };
+  }
+}

@@ -1,0 +1,37 @@
+// The outbox as the admin API pages through it: newest first, so that the
+// message just queued is on the first page, with a total for the pager.
+import type { Kysely } from 'kysely';
+import type { OutboxStatus, StoreDatabase } from './database';
+import { toAuthCodeMessageRow, toPushNotificationRow, type AuthCodeMessageRow, type PushNotificationRow } from './outbox';
+import type { OutboxChannel } from './outbox-admin';
+
+export interface OutboxQuery {
+  readonly status?: OutboxStatus;
+  /** Push only. */
+  readonly studentId?: string;
+  /** Push only. */
+  readonly deviceId?: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export type OutboxPage =
+  | { readonly channel: 'push'; readonly items: PushNotificationRow[]; readonly total: number }
+  | { readonly channel: 'sms'; readonly items: AuthCodeMessageRow[]; readonly total: number };
+
+export async function listOutbox(db: Kysely<StoreDatabase>, channel: OutboxChannel, query: OutboxQuery): Promise<OutboxPage> {
+  if (channel === 'push') {
+    let base = db.selectFrom('push_notifications');
+    if (query.status !== undefined) base = base.where('status', '=', query.status);
+    if (query.studentId !== undefined) base = base.where('student_id', '=', query.studentId);
+    if (query.deviceId !== undefined) base = base.where('device_id', '=', query.deviceId);
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+    return { channel, items: rows.map(toPushNotificationRow), total: Number(total?.n ?? 0) };
+  }
+  let base = db.selectFrom('auth_code_messages');
+  if (query.status !== undefined) base = base.where('status', '=', query.status);
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+  return { channel, items: rows.map(toAuthCodeMessageRow), total: Number(total?.n ?? 0) };
+}

@@ -1,0 +1,50 @@
+// JSON bodies for the parents' mobile apps (SPEC.md section 5). The deployed
+// apps parse these arrays from the HTTP GET/POST answers of the three note and
+// absence operations; the contract's own answer there is void. Field names and
+// "every value a string" are what the apps expect, so nothing here follows our
+// own naming. Only used when JSON_BODIES=true.
+import type { OperationModel, OperationName } from '../../contract';
+import type { OperationResults } from '../../operations';
+import type { AbsenceRecord, NoteRecord } from '../../store';
+
+export const APP_JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export type AppJsonWriter = (value: unknown) => string;
+
+const text = (value: string | null | undefined): string => value ?? '';
+
+function absences(records: readonly AbsenceRecord[]): string {
+  return JSON.stringify(
+    records.map((a) => ({ srid: a.studentId, absence_date: a.date, absence_type: a.type, reason: text(a.reason) })),
+  );
+}
+
+// `id` and `IDNote` both carry the note's id: the apps send one of them back
+// to refer to the note, and a row number would change between calls.
+function notes(records: readonly NoteRecord[]): string {
+  return JSON.stringify(
+    records.map((n) => ({
+      srid: n.studentId,
+      note_date: n.date,
+      note: n.text,
+      note_type: n.type,
+      badge: text(n.badge),
+      id: n.id,
+      IDNote: n.id,
+    })),
+  );
+}
+
+// Keyed by our operation names, so a wire name is never restated here; the
+// types tie each writer to the records its operation returns.
+const WRITERS: { readonly [K in OperationName]?: (value: OperationResults[K]) => string } = {
+  listAbsences: absences,
+  markNotesRead: notes,
+  listAuditNotes: notes,
+};
+
+/** The app's JSON writer for an operation, or null when the apps read no JSON from it. */
+export function appJsonWriter(operation: OperationModel): AppJsonWriter | null {
+  const writer = WRITERS[operation.spec.implementation] as ((value: unknown) => string) | undefined;
+  return writer ?? null;
+}

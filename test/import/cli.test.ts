@@ -1,0 +1,68 @@
+// The two commands as an operator runs them: arguments, the summary on
+// stdout, and exit codes a script can test.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { main as exportMain } from '../../src/cli/export';
+import { main as importMain } from '../../src/cli/import';
+import { openStore } from '../../src/store';
+
+describe('import and export commands', () => {
+  let dir: string;
+  let output: string;
+  const saved = { DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL };
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sns-cli-'));
+    process.env.DATA_DIR = path.join(dir, 'data');
+    process.env.DATABASE_URL = '';
+    output = '';
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output += String(chunk);
+      return true;
+    });
+    jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output += String(chunk);
+      return true;
+    });
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    Object.assign(process.env, saved);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const file = (name: string, text: string) => {
+    const full = path.join(dir, name);
+    writeFileSync(full, text);
+    return full;
+  };
+
+  it('imports, prints the summary and exits 0; 1 when rows were rejected; 2 for bad usage', async () => {
+    const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
+    expect(await importMain([schools])).toBe(0);
+    expect(output).toContain('schools: 1 inserted, 0 updated, 0 rejected');
+
+    const students = file('students.csv', 'id,school,fullName,active\n1,https://hilltop.school.example,A,maybe\n');
+    expect(await importMain(['--strict', students])).toBe(1);
+    expect(output).toContain('line 2 (students): active must be "1" or "0".');
+
+    expect(await importMain([])).toBe(2);
+    expect(await importMain(['--force', schools])).toBe(2);
+    expect(output).toContain('Unknown option --force');
+  });
+
+  it('exports what was imported', async () => {
+    file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
+    expect(await importMain([path.join(dir, 'schools.csv')])).toBe(0);
+    expect(await exportMain(['--format', 'json', path.join(dir, 'out')])).toBe(0);
+    expect(output).toContain('Exported 1 schools, 0 devices, 0 students, 0 notes, 0 absences');
+    const store = await openStore({ dataDir: path.join(dir, 'data') });
+    try {
+      expect(await store.readDataSet()).toMatchObject({ schools: [{ baseUrl: 'https://hilltop.school.example', name: 'Hilltop' }] });
+    } finally {
+      await store.close();
+    }
+    expect(await exportMain(['--format', 'xml', 'x'])).toBe(2);
+  });
+});

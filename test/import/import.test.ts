@@ -1,0 +1,187 @@
+// `npm run import` and `npm run export`: CSV and JSON in the format of
+// SPEC.md section 7, upsert by key, bad rows reported by line and skipped,
+// --strict writing nothing, and an export that imports back to the same store.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { exportDataSet, formatImportReport, importFiles, type ImportReport } from '../../src/import';
+import { FIXTURES } from '../support/fixtures';
+import { storeVariants, type TestStore } from '../support/stores';
+
+describe.each(storeVariants())('import and export on $name', (variant) => {
+  let ctx: TestStore;
+  let dir: string;
+  beforeEach(async () => {
+    ctx = await variant.create();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sns-import-'));
+  });
+  afterEach(async () => {
+    await ctx.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const file = (name: string, text: string): string => {
+    const full = path.join(dir, name);
+    mkdirSync(path.dirname(full), { recursive: true });
+    writeFileSync(full, text);
+    return full;
+  };
+  const counts = (report: ImportReport) =>
+    Object.fromEntries(report.files.flatMap((f) => f.collections.map((c) => [c.collection, [c.inserted, c.updated, c.rejected]])));
+
+  it('loads a school from CSV, then updates it on a second run (upsert by key)', async () => {
+    const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
+    const students = file(
+      'students.csv',
+      'id,school,fullName,deviceId,active,classId\n' +
+        '5001,https://hilltop.school.example,Nour Salem,dev-5001,1,3A\n' +
+        '5002,https://HILLTOP.school.example/,"Haddad, Rami",,0,3B\n',
+    );
+    const devices = file('devices.csv', 'id,token,platform\ndev-5001,fcm:5001,android\n');
+    // Students first on the command line: the importer writes schools and devices before them.
+    const first = await importFiles(ctx.store, [students, schools, devices]);
+    expect(first.complete).toBe(true);
+    expect(first.files.map((f) => f.file)).toEqual([students, schools, devices]);
+    expect(counts(first)).toEqual({ schools: [1, 0, 0], students: [2, 0, 0], devices: [1, 0, 0] });
+    expect(await ctx.store.getRecord('students', '5002')).toEqual({
+      id: '5002',
+      school: 'https://hilltop.school.example',
+      fullName: 'Haddad, Rami',
+      deviceId: null,
+      active: '0',
+      classId: '3B',
+    });
+    expect(await ctx.store.getDeviceToken('dev-5001')).toBe('fcm:5001');
+
+    file('students.csv', 'id,school,fullName\n5001,https://hilltop.school.example,Nour Salem Haddad\n5003,https://hilltop.school.example,New One\n');
+    const second = await importFiles(ctx.store, [students]);
+    expect(counts(second)).toEqual({ students: [1, 1, 0] });
+    // Columns left out keep what is stored.
+    expect(await ctx.store.getRecord('students', '5001')).toMatchObject({ fullName: 'Nour Salem Haddad', deviceId: 'dev-5001', classId: '3A' });
+    expect(formatImportReport(second)).toContain('students: 1 inserted, 1 updated, 0 rejected');
+  });
+
+  it('reports bad rows with their line and reason, and writes the rest', async () => {
+    await ctx.store.writeDataSet({ schools: FIXTURES.schools });
+    const students = file(
+      'students.csv',
+      [
+        'id,school,fullName,active,classId,colour',
+        '1,https://school-a.example,Good One,1,7A,red',
+        '2,https://school-a.example,"A name on',
+        'two lines",yes,7A,blue',
+        ',https://school-a.example,No Id,1,7A,',
+        '4,https://unknown.example,Lost,1,7A,',
+        '5,https://school-a.example,Too few',
+        '',
+        '6,https://school-b.example,Good Two,0,9C,',
+      ].join('\n'),
+    );
+    const report = await importFiles(ctx.store, [students]);
+    expect(report.complete).toBe(false);
+    const [only] = report.files;
+    expect(only?.rejected).toEqual([
+      { collection: 'students', line: 3, reason: 'active must be "1" or "0".' },
+      { collection: 'students', line: 5, reason: 'id is required.' },
+      { collection: 'students', line: 6, reason: 'school names a school that is neither stored nor in this import (https://unknown.example).' },
+      { collection: 'students', line: 7, reason: 'has 3 fields; the header has 6.' },
+    ]);
+    expect(counts(report)).toEqual({ students: [2, 0, 4] });
+    expect(only?.notes).toEqual([`${students}: columns ignored (not fields of students): colour`]);
+    expect((await ctx.store.listRecords('students', {}, { limit: 10, offset: 0 })).items.map((s) => s.id)).toEqual(['1', '6']);
+    const text = formatImportReport(report);
+    expect(text).toContain('line 6 (students): school names a school');
+    expect(text).toContain('Total: 2 inserted, 0 updated, 4 rejected.');
+  });
+
+  it('with --strict writes nothing, not even the good files, when one row is bad', async () => {
+    const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
+    const students = file('students.csv', 'id,school,fullName,active\n1,https://hilltop.school.example,A,1\n2,https://hilltop.school.example,B,2\n');
+    const report = await importFiles(ctx.store, [schools, students], { strict: true });
+    expect(report).toMatchObject({ refused: true, complete: false });
+    expect(report.files.map((f) => f.status)).toEqual(['not_written', 'not_written']);
+    expect(await ctx.store.isEmpty()).toBe(true);
+    expect(formatImportReport(report)).toContain('Refused (--strict): 1 rejected rows; nothing was written.');
+
+    const clean = await importFiles(ctx.store, [schools], { strict: true });
+    expect(clean.complete).toBe(true);
+    expect(await ctx.store.isEmpty()).toBe(false);
+  });
+
+  it('checks without writing in a dry run', async () => {
+    const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
+    const report = await importFiles(ctx.store, [schools], { dryRun: true });
+    expect(report.files[0]).toMatchObject({ status: 'checked', collections: [{ collection: 'schools', accepted: 1, inserted: null }] });
+    expect(await ctx.store.isEmpty()).toBe(true);
+  });
+
+  it('reads one JSON document with every collection, reporting bad records by line', async () => {
+    const document = file(
+      'school.json',
+      JSON.stringify(
+        {
+          exportedBy: 'the old system',
+          schools: [{ baseUrl: 'https://hilltop.school.example', name: 'Hilltop' }],
+          devices: [{ id: 'dev-1', token: 'fcm:1', platform: 'ios' }],
+          students: [
+            { id: 1, school: 'https://hilltop.school.example', fullName: 'A', deviceId: 'dev-1' },
+            { id: 2, school: 'https://hilltop.school.example', fullName: 'B', active: true },
+          ],
+          notes: [{ id: 'n1', studentId: '1', type: 'audit', subjectId: 'MATH', classId: '3A', text: 'ok', date: '2026-11-01T08:00:00+02:00', badge: 2 }],
+          absences: [{ id: 'a1', studentId: '9', date: '2026-11-02', type: 'late' }, 'not a record'],
+        },
+        null,
+        2,
+      ),
+    );
+    const report = await importFiles(ctx.store, [document]);
+    expect(counts(report)).toEqual({ schools: [1, 0, 0], devices: [1, 0, 0], students: [1, 0, 1], notes: [1, 0, 0], absences: [0, 0, 2] });
+    const rejected = report.files[0]?.rejected ?? [];
+    expect(rejected.map((r) => [r.collection, r.reason])).toEqual([
+      ['students', 'active must be "1" or "0".'],
+      ['absences', 'studentId names a student that is neither stored nor in this import (9).'],
+      ['absences', 'absences[1] is not an object.'],
+    ]);
+    // Line numbers point at the record in the pretty-printed document.
+    expect(rejected.map((r) => r.line)).toEqual([23, 43, 49]);
+    expect(report.files[0]?.notes).toEqual([`${document}: top-level keys ignored: exportedBy`]);
+    expect(await ctx.store.getRecord('notes', 'n1')).toMatchObject({ date: '2026-11-01T06:00:00.000Z', badge: '2' });
+  });
+
+  it('names the file and the place when a whole file cannot be read', async () => {
+    const report = await importFiles(ctx.store, [
+      file('pupils.csv', 'id\n1\n'),
+      file('students.csv', 'id,fullName\n1,A\n'),
+      file('broken.json', '{\n  "schools": [\n    { "baseUrl": "x", }\n  ]\n}\n'),
+      file('quote.csv/schools.csv', 'baseUrl,name\n"https://a.example,A\n'),
+      path.join(dir, 'absent', 'notes.csv'),
+    ]);
+    expect(report.files.map((f) => [f.status, f.error])).toEqual([
+      ['failed', expect.stringContaining('a CSV file must be named after its collection')],
+      ['failed', expect.stringContaining('the header row lacks school')],
+      ['failed', expect.stringMatching(/is not valid JSON: .*\(near line 3\)/)],
+      ['failed', expect.stringContaining('is not valid CSV: Quote Not Closed')],
+      ['failed', expect.stringContaining('cannot be read: ENOENT')],
+    ]);
+    expect(report.complete).toBe(false);
+  });
+
+  it.each(['csv', 'json'] as const)('exports to %s and imports back to the same store', async (format) => {
+    await ctx.store.writeDataSet(FIXTURES);
+    await ctx.store.markNotesRead('1001', 'behaviour');
+    await ctx.store.listAbsencesMarkSeen('1001');
+    const out = path.join(dir, 'export');
+    const { files, counts: exported } = await exportDataSet(ctx.store, out, format);
+    expect(exported).toEqual({ schools: 2, devices: 4, students: 6, notes: 3, absences: 2 });
+    expect(readdirSync(out).sort()).toEqual(format === 'csv' ? ['absences.csv', 'devices.csv', 'notes.csv', 'schools.csv', 'students.csv'] : ['data.json']);
+
+    const copy = await variant.create();
+    try {
+      const report = await importFiles(copy.store, files, { strict: true });
+      expect(report.complete).toBe(true);
+      expect(await copy.store.readDataSet()).toEqual(await ctx.store.readDataSet());
+    } finally {
+      await copy.cleanup();
+    }
+  });
+});
