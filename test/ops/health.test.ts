@@ -7,7 +7,7 @@ import type { MigrationStatus } from '../../src/store';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 
-const CURRENT: MigrationStatus = { current: true, applied: ['0001_initial'], pending: [], unknown: [] };
+const CURRENT: MigrationStatus = { current: true, applied: ['0001_initial', '0002_delivery'], pending: [], unknown: [] };
 
 describe.each(storeVariants())('health on $name', (variant) => {
   let service: OperatedService;
@@ -25,7 +25,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({
       status: 'pass',
-      checks: { store: { status: 'pass' }, migrations: { status: 'pass', output: 'applied: 0001_initial' } },
+      checks: { store: { status: 'pass' }, migrations: { status: 'pass', output: 'applied: 0001_initial, 0002_delivery' } },
     });
   });
 
@@ -41,7 +41,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
     await service.testStore.query('delete from kysely_migration');
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body.checks.migrations).toEqual({ status: 'fail', output: 'pending migrations: 0001_initial' });
+    expect(ready.body.checks.migrations).toEqual({ status: 'fail', output: 'pending migrations: 0001_initial, 0002_delivery' });
   });
 
   it('is not ready from the moment shutdown begins', async () => {

@@ -132,9 +132,9 @@ describe.each(storeVariants())('store additions on $name', (variant) => {
 
   describe('migrations', () => {
     it('reports the schema current, and the migrations missing when they are', async () => {
-      expect(await ctx.store.migrationStatus()).toEqual({ current: true, applied: ['0001_initial'], pending: [], unknown: [] });
+      expect(await ctx.store.migrationStatus()).toEqual({ current: true, applied: ['0001_initial', '0002_delivery'], pending: [], unknown: [] });
       await ctx.query('delete from kysely_migration');
-      expect(await ctx.store.migrationStatus()).toMatchObject({ current: false, pending: ['0001_initial'] });
+      expect(await ctx.store.migrationStatus()).toMatchObject({ current: false, pending: ['0001_initial', '0002_delivery'] });
     });
   });
 });

@@ -29,7 +29,8 @@ export async function startOperatedService(
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-ops-'));
   try {
     await testStore.store.writeDataSet(data);
-    const config = loadConfig({ DATA_DIR: dataDir, DEMO_DATA: 'false', ADMIN_TOKEN, OPERATION_TIMEOUT_MS: '5000', ...env });
+    // No in-process delivery worker unless a test asks for one: it would drain the outbox the tests look at.
+    const config = loadConfig({ DATA_DIR: dataDir, DEMO_DATA: 'false', WORKER: 'false', ADMIN_TOKEN, OPERATION_TIMEOUT_MS: '5000', ...env });
     const logs: Record<string, unknown>[] = [];
     const logger = createLogger('info', { destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } });
     const service = await createService(config, logger, { store: testStore.store });
