@@ -40,15 +40,15 @@ export function queuedColumns(now: string): { status: OutboxStatus; attempts: nu
   return { status: 'queued', attempts: 0, next_attempt_at: now, created_at: now, updated_at: now };
 }
 
-export function toPushNotificationRow(row: Selectable<PushNotificationsTable>): PushNotificationRow {
+type DeliveryColumns = Pick<
+  Selectable<PushNotificationsTable>,
+  'id' | 'status' | 'attempts' | 'next_attempt_at' | 'locked_until' | 'last_error' | 'created_at' | 'updated_at' | 'sent_at'
+>;
+
+/** The delivery columns both outbox tables share. */
+function toOutboxRow(row: DeliveryColumns): OutboxRow {
   return {
     id: row.id,
-    deviceId: row.device_id,
-    studentId: row.student_id,
-    type: row.type,
-    title: row.title,
-    body: row.body,
-    data: parseData(row.data),
     status: row.status,
     attempts: Number(row.attempts),
     nextAttemptAt: row.next_attempt_at,
@@ -60,21 +60,20 @@ export function toPushNotificationRow(row: Selectable<PushNotificationsTable>): 
   };
 }
 
-export function toAuthCodeMessageRow(row: Selectable<AuthCodeMessagesTable>): AuthCodeMessageRow {
+export function toPushNotificationRow(row: Selectable<PushNotificationsTable>): PushNotificationRow {
   return {
-    id: row.id,
-    phone: row.phone,
-    code: row.code,
-    callerAddress: row.caller_address,
-    status: row.status,
-    attempts: Number(row.attempts),
-    nextAttemptAt: row.next_attempt_at,
-    lockedUntil: row.locked_until,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    sentAt: row.sent_at,
+    ...toOutboxRow(row),
+    deviceId: row.device_id,
+    studentId: row.student_id,
+    type: row.type,
+    title: row.title,
+    body: row.body,
+    data: parseData(row.data),
   };
+}
+
+export function toAuthCodeMessageRow(row: Selectable<AuthCodeMessagesTable>): AuthCodeMessageRow {
+  return { ...toOutboxRow(row), phone: row.phone, code: row.code, callerAddress: row.caller_address };
 }
 
 // Written by enqueuePushNotification from a string map; anything else means
