@@ -83,6 +83,8 @@ async function createPostgresStore(databaseUrl: string, overrides: Partial<OpenS
       try {
         await admin.query(`drop schema if exists ${schema} cascade`);
       } finally {
+        // A second cleanup (after a failed open, say) connects afresh.
+        client = null;
         await admin.end();
       }
     },
