@@ -1,7 +1,7 @@
 // npm run outbox -- list [--status S] [--limit N] | resend ID | resend-dead
 // What an operator does with messages that gave up: see them, and put them
 // back in the queue once the cause is fixed.
-import { maskPhone } from '../delivery';
+import { maskPhone } from '../log';
 import { openStore, type OutboxStatus, type SqlStore } from '../store';
 import { loadConfigOrExit } from './load-config';
 

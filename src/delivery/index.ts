@@ -8,4 +8,3 @@ export type { DeliveryAttempt, DeliveryChannel, DeliveryObserver, DeliveryOutcom
 export type { PushMessage, PushProvider, SendFailure, SendResult, SendSuccess, SmsMessage, SmsProvider } from './provider';
 export { createPushProvider, createSmsProvider } from './providers';
 export { retryDelayMs, type RetryPolicy } from './retry-policy';
-export { maskPhone } from './sms/mask-phone';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../log';
 import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
-import { maskPhone } from './mask-phone';
+import { maskPhone } from '../../log';
 
 /** The default: the log records that a code went out, never the code or the text. */
 export function createLogSmsProvider(logger: Logger): SmsProvider {
