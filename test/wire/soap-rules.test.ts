@@ -1,5 +1,7 @@
 // ASMX-WIRE.md rules 10-18: how SOAP requests are versioned, routed, read
 // and answered, including every error a client can provoke.
+import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { startTestService, type TestService } from '../support/service';
 import { NS, SOAP11_ENV, SOAP12_ENV, XML_DECL, answer, bodyText, call, envelope, soap11 } from '../support/wire';
 
@@ -235,6 +237,43 @@ describe('rule 14: requests that are not SOAP', () => {
     const res = await post(big, { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
     expect(res.status).toBe(413);
     expect(bodyText(res)).toBe('Request body exceeds the limit of 1048576 bytes.\r\n');
+  });
+
+  it('refuses a chunked body (no Content-Length) that grows over the limit', async () => {
+    const small = await startTestService({ bodyLimit: 2048 });
+    const server = small.app.listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as import('node:net').AddressInfo;
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          { port, host: '127.0.0.1', method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.write(tokenRequest11(`<id>${'x'.repeat(1500)}</id>`));
+        req.end(`<!--${'y'.repeat(1500)}-->`);
+      });
+      expect(status).toBe(413);
+    } finally {
+      server.close();
+      await small.close();
+    }
+  });
+
+  it('reads a gzip-compressed body, its limit applying to what it inflates to', async () => {
+    const res = await post(gzipSync(tokenRequest11()) as unknown as string, {
+      'Content-Type': 'text/xml; charset=utf-8',
+      'Content-Encoding': 'gzip',
+      SOAPAction: `"${NS}GetTokenDevice"`,
+    });
+    expect(bodyText(res)).toBe(answer('1.1', TOKEN_1001));
+    const bomb = gzipSync(tokenRequest11(`<id>${'x'.repeat(2 * 1048576)}</id>`));
+    const refused = await post(bomb as unknown as string, { 'Content-Type': 'text/xml', 'Content-Encoding': 'gzip', SOAPAction: `"${NS}GetTokenDevice"` });
+    expect(refused.status).toBe(413);
   });
 
   it('reads a body in the charset the Content-Type names', async () => {
