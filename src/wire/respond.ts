@@ -5,12 +5,21 @@ export const CACHE_RESULT = 'private, max-age=0';
 export const CACHE_ERROR = 'private';
 
 /** Writes a whole answer with exact headers: a length, never chunked, nothing added by a framework. */
-export function send(res: ServerResponse, status: number, contentType: string | null, body: string | Buffer, cacheControl = CACHE_RESULT): void {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const headers: Record<string, string | number> = { 'Cache-Control': cacheControl, 'Content-Length': bytes.length };
+export function send(
+  res: ServerResponse,
+  status: number,
+  contentType: string | null,
+  body: string | Buffer | readonly Buffer[],
+  cacheControl = CACHE_RESULT,
+): void {
+  const chunks = typeof body === 'string' ? [Buffer.from(body, 'utf8')] : Buffer.isBuffer(body) ? [body] : body;
+  let length = 0;
+  for (const chunk of chunks) length += chunk.length;
+  const headers: Record<string, string | number> = { 'Cache-Control': cacheControl, 'Content-Length': length };
   if (contentType !== null) headers['Content-Type'] = contentType;
   res.writeHead(status, headers);
-  res.end(bytes);
+  for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
+  res.end(chunks[chunks.length - 1]);
 }
 
 /** A one-line plain-text answer for requests that are not SOAP or GET/POST calls at all. */

@@ -9,6 +9,7 @@
 import { STUDENT_INFO_FIELDS, type OperationModel, type StudentInfo } from '../../contract';
 import { createResultWriter } from '../http/result-writer';
 import { createResponseWriter } from '../soap/envelope-writer';
+import { answerText } from '../student-info-writer';
 import { CONTENT_TYPE, ENVELOPE_NS, type SoapVersion } from '../soap/version';
 import { escapeAttribute } from '../xml-text';
 import { indentXml } from './xml-indent';
@@ -65,10 +66,11 @@ export function operationSamples(operation: OperationModel, namespace: string, t
       text(`HTTP/1.1 200 OK\nContent-Type: ${CONTENT_TYPE[version]}\nContent-Length: `),
       LENGTH,
       text('\n\n'),
-      ...fillSlots(indentXml(createResponseWriter(operation, namespace).write(version, sampleValue)), () => RESULT),
+      ...fillSlots(indentXml(answerText(createResponseWriter(operation, namespace).write(version, sampleValue))), () => RESULT),
     ],
   });
-  const httpBody = createResultWriter(operation, namespace)(sampleValue);
+  const httpAnswer = createResultWriter(operation, namespace)(sampleValue);
+  const httpBody = httpAnswer === null ? null : answerText(httpAnswer);
   const httpResponse: SampleText =
     httpBody === null
       ? [text('HTTP/1.1 200 OK')]

@@ -2,7 +2,7 @@
 // an XML declaration, CRLF, the root in the service namespace, 2-space
 // indentation with CRLF, no trailing newline.
 import { HTTP_ROOT_ELEMENT, type OperationModel, type StudentInfo } from '../../contract';
-import { writeStudentInfoItems, type ItemLayout } from '../student-info-writer';
+import { writeStudentInfoChunks, type Chunks, type ItemLayout } from '../student-info-writer';
 import { escapeAttribute, escapeText } from '../xml-text';
 
 const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\r\n';
@@ -11,7 +11,7 @@ const XSD_XSI = 'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://
 const LAYOUT: ItemLayout = { itemOpen: '\r\n  <StudentInfo>', fieldPrefix: '\r\n    ', itemClose: '\r\n  </StudentInfo>' };
 
 /** Returns the body, or null for a void operation (200 with no body and no Content-Type). */
-export type ResultWriter = (value: unknown) => string | null;
+export type ResultWriter = (value: unknown) => string | Chunks | null;
 
 export function createResultWriter(operation: OperationModel, namespace: string): ResultWriter {
   const ns = `xmlns="${escapeAttribute(namespace)}"`;
@@ -36,7 +36,7 @@ export function createResultWriter(operation: OperationModel, namespace: string)
       const close = `\r\n</${root}>`;
       return (value) => {
         const items = value as readonly StudentInfo[];
-        return items.length === 0 ? empty : open + writeStudentInfoItems(items, LAYOUT) + close;
+        return items.length === 0 ? empty : writeStudentInfoChunks(open, items, LAYOUT, close);
       };
     }
   }

@@ -2,7 +2,7 @@
 // both versions, `xsi` and `xsd` declared on the envelope, payload in the
 // service namespace as the default namespace.
 import type { OperationModel, StudentInfo } from '../../contract';
-import { writeStudentInfoItems, type ItemLayout } from '../student-info-writer';
+import { writeStudentInfoChunks, type Chunks, type ItemLayout } from '../student-info-writer';
 import { escapeAttribute, escapeText } from '../xml-text';
 import { faultCodeName, type SoapFault } from './fault';
 import { ENVELOPE_NS, type SoapVersion } from './version';
@@ -23,7 +23,8 @@ const LAYOUT: ItemLayout = { itemOpen: '<StudentInfo>', fieldPrefix: '', itemClo
 
 /** A response writer for one operation, with its constant parts built once. */
 export interface ResponseWriter {
-  write(version: SoapVersion, value: unknown): string;
+  /** The whole envelope: a string, or UTF-8 chunks for a list (see student-info-writer.ts). */
+  write(version: SoapVersion, value: unknown): string | Chunks;
 }
 
 export function createResponseWriter(operation: OperationModel, namespace: string): ResponseWriter {
@@ -35,24 +36,23 @@ export function createResponseWriter(operation: OperationModel, namespace: strin
   const resultEmpty = `<${operation.resultElement} />`;
 
   const payload = (value: unknown): string => {
-    switch (operation.result) {
-      case 'void':
-        return empty;
-      case 'string': {
-        if (value === null || value === undefined) return empty; // minOccurs=0 and not nillable: omitted
-        const text = String(value);
-        return text === '' ? `${open}>${resultEmpty}${close}` : `${open}>${resultOpen}${escapeText(text)}${resultClose}${close}`;
-      }
-      case 'ArrayOfStudentInfo': {
-        const items = value as readonly StudentInfo[];
-        if (items.length === 0) return `${open}>${resultEmpty}${close}`;
-        return `${open}>${resultOpen}${writeStudentInfoItems(items, LAYOUT)}${resultClose}${close}`;
-      }
+    if (operation.result === 'string' && value !== null && value !== undefined) {
+      const text = String(value);
+      return text === '' ? `${open}>${resultEmpty}${close}` : `${open}>${resultOpen}${escapeText(text)}${resultClose}${close}`;
     }
+    if (operation.result === 'ArrayOfStudentInfo') return `${open}>${resultEmpty}${close}`;
+    // Void, or a null string: minOccurs=0 and not nillable, so the result is omitted.
+    return empty;
   };
 
   return {
     write(version, value) {
+      if (operation.result === 'ArrayOfStudentInfo') {
+        const items = value as readonly StudentInfo[];
+        if (items.length > 0) {
+          return writeStudentInfoChunks(`${BODY_START[version]}${open}>${resultOpen}`, items, LAYOUT, `${resultClose}${close}${BODY_END}`);
+        }
+      }
       return BODY_START[version] + payload(value) + BODY_END;
     },
   };
