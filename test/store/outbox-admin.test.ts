@@ -1,36 +1,29 @@
-import { storeVariants, type TestStore } from '../support/stores';
-import { testClock } from './store-fixture';
+import { freshStorePerTest, storeVariants } from '../support/stores';
 
 describe.each(storeVariants())('outbox administration on $name', (variant) => {
-  const clock = testClock();
-  let ctx: TestStore;
+  const fresh = freshStorePerTest(variant);
+  const { clock } = fresh;
 
-  beforeEach(async () => {
-    clock.set('2030-01-01T00:00:00.000Z');
-    ctx = await variant.create({ now: clock.now });
-  });
-  afterEach(() => ctx.cleanup());
-
-  const push = () => ctx.store.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: 'x', body: 'y', data: {} });
+  const push = () => fresh.ctx.store.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: 'x', body: 'y', data: {} });
   const setStatus = (table: string, id: string, status: string, extra = '') =>
-    ctx.query(`update ${table} set status = ?, attempts = 7${extra} where id = ?`, [status, id]);
+    fresh.ctx.query(`update ${table} set status = ?, attempts = 7${extra} where id = ?`, [status, id]);
 
   it('re-queues a dead push notification, due now with its attempts reset', async () => {
     const id = await push();
     await setStatus('push_notifications', id, 'dead');
     clock.set('2030-01-02T00:00:00.000Z');
-    expect(await ctx.store.requeueOutboxMessage('push', id)).toBe('requeued');
-    const [row] = await ctx.store.listPushNotifications();
+    expect(await fresh.ctx.store.requeueOutboxMessage('push', id)).toBe('requeued');
+    const [row] = await fresh.ctx.store.listPushNotifications();
     expect(row).toMatchObject({ status: 'queued', attempts: 0, nextAttemptAt: '2030-01-02T00:00:00.000Z', lockedUntil: null });
   });
 
   it('refuses to re-queue what is not dead, unknown, or an erased code', async () => {
     const id = await push();
-    expect(await ctx.store.requeueOutboxMessage('push', id)).toBe('not_dead');
-    expect(await ctx.store.requeueOutboxMessage('push', 'nope')).toBe('not_found');
-    const sms = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null });
+    expect(await fresh.ctx.store.requeueOutboxMessage('push', id)).toBe('not_dead');
+    expect(await fresh.ctx.store.requeueOutboxMessage('push', 'nope')).toBe('not_found');
+    const sms = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null });
     await setStatus('auth_code_messages', sms, 'dead', ', code = null');
-    expect(await ctx.store.requeueOutboxMessage('sms', sms)).toBe('code_erased');
+    expect(await fresh.ctx.store.requeueOutboxMessage('sms', sms)).toBe('code_erased');
   });
 
   it('re-queues every dead message that can still be sent', async () => {
@@ -38,8 +31,8 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
     await setStatus('push_notifications', a, 'dead');
     await setStatus('push_notifications', b, 'dead');
     await setStatus('push_notifications', c, 'sent');
-    expect(await ctx.store.requeueDeadOutboxMessages('push')).toBe(2);
-    expect((await ctx.store.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual([a, b].sort());
+    expect(await fresh.ctx.store.requeueDeadOutboxMessages('push')).toBe(2);
+    expect((await fresh.ctx.store.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual([a, b].sort());
   });
 
   it('counts messages by status and finds the oldest pending one', async () => {
@@ -47,7 +40,7 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
     clock.set('2030-01-01T01:00:00.000Z');
     await push();
     await setStatus('push_notifications', first, 'sent');
-    const [pushStats, smsStats] = await ctx.store.outboxStats();
+    const [pushStats, smsStats] = await fresh.ctx.store.outboxStats();
     expect(pushStats).toEqual({
       channel: 'push',
       counts: { queued: 1, sending: 0, sent: 1, failed: 0, dead: 0 },

@@ -1,21 +1,14 @@
-import { storeVariants, type TestStore } from '../support/stores';
-import { testClock } from './store-fixture';
+import { freshStorePerTest, storeVariants } from '../support/stores';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe.each(storeVariants())('outbox on $name', (variant) => {
-  const clock = testClock();
-  let ctx: TestStore;
-
-  beforeEach(async () => {
-    clock.set('2030-01-01T00:00:00.000Z');
-    ctx = await variant.create({ now: clock.now });
-  });
-  afterEach(() => ctx.cleanup());
+  const fresh = freshStorePerTest(variant);
+  const { clock } = fresh;
 
   describe('enqueuePushNotification', () => {
     it('writes a queued row due now and returns its id', async () => {
-      const id = await ctx.store.enqueuePushNotification({
+      const id = await fresh.ctx.store.enqueuePushNotification({
         deviceId: 'dev-1',
         studentId: '1001',
         type: 'absence',
@@ -24,7 +17,7 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
         data: { studentId: '1001', type: 'absence' },
       });
       expect(id).toMatch(UUID);
-      expect(await ctx.store.listPushNotifications()).toEqual([
+      expect(await fresh.ctx.store.listPushNotifications()).toEqual([
         {
           id,
           deviceId: 'dev-1',
@@ -50,25 +43,25 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
       for (const minute of ['03', '01', '02']) {
         clock.set(`2030-01-01T00:${minute}:00.000Z`);
         ids.push(
-          await ctx.store.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: minute, body: '', data: {} }),
+          await fresh.ctx.store.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: minute, body: '', data: {} }),
         );
       }
-      const listed = await ctx.store.listPushNotifications();
+      const listed = await fresh.ctx.store.listPushNotifications();
       expect(listed.map((row) => row.title)).toEqual(['01', '02', '03']);
       expect(new Set(ids).size).toBe(3);
-      expect((await ctx.store.listPushNotifications({ limit: 2 })).map((row) => row.title)).toEqual(['01', '02']);
-      expect(await ctx.store.listPushNotifications({ status: 'sent' })).toEqual([]);
-      expect(await ctx.store.listPushNotifications({ status: 'queued' })).toHaveLength(3);
+      expect((await fresh.ctx.store.listPushNotifications({ limit: 2 })).map((row) => row.title)).toEqual(['01', '02']);
+      expect(await fresh.ctx.store.listPushNotifications({ status: 'sent' })).toEqual([]);
+      expect(await fresh.ctx.store.listPushNotifications({ status: 'queued' })).toHaveLength(3);
     });
   });
 
   describe('enqueueAuthCode', () => {
     it('writes a queued message with the code and caller and returns its id', async () => {
-      const id = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '123456', callerAddress: '203.0.113.9' });
-      const other = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '0042', callerAddress: null });
+      const id = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '123456', callerAddress: '203.0.113.9' });
+      const other = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '0042', callerAddress: null });
       expect(id).toMatch(UUID);
       expect(other).not.toBe(id);
-      const rows = await ctx.store.listAuthCodeMessages();
+      const rows = await fresh.ctx.store.listAuthCodeMessages();
       expect(rows).toHaveLength(2);
       expect(rows.find((row) => row.id === id)).toEqual({
         id,
@@ -86,7 +79,7 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
       });
       // Codes are text: leading zeros survive.
       expect(rows.find((row) => row.id === other)).toMatchObject({ code: '0042', callerAddress: null });
-      expect(await ctx.store.listAuthCodeMessages({ status: 'dead' })).toEqual([]);
+      expect(await fresh.ctx.store.listAuthCodeMessages({ status: 'dead' })).toEqual([]);
     });
   });
 });

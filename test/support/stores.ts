@@ -121,3 +121,41 @@ async function track(options: OpenStoreOptions, location: Location): Promise<Tes
     },
   };
 }
+
+export interface TestClock {
+  now(): Date;
+  set(iso: string): void;
+}
+
+export interface FreshStore {
+  readonly clock: TestClock;
+  /** The store of the test that is running. */
+  readonly ctx: TestStore;
+}
+
+/**
+ * A fresh store of the variant for every test, on a clock set back to
+ * `start` before each, cleaned up after each. Call inside a describe.
+ */
+export function freshStorePerTest(variant: StoreVariant, start = '2030-01-01T00:00:00.000Z'): FreshStore {
+  let current = new Date(start);
+  const clock: TestClock = {
+    now: () => new Date(current),
+    set(iso) {
+      current = new Date(iso);
+    },
+  };
+  let ctx: TestStore | null = null;
+  beforeEach(async () => {
+    clock.set(start);
+    ctx = await variant.create({ now: clock.now });
+  });
+  afterEach(() => ctx?.cleanup());
+  return {
+    clock,
+    get ctx(): TestStore {
+      if (ctx === null) throw new Error('the store exists only while a test runs');
+      return ctx;
+    },
+  };
+}
