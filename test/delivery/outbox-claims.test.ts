@@ -1,26 +1,22 @@
-import { storeVariants, type TestStore } from '../support/stores';
-import { testClock } from '../store/store-fixture';
+import { freshStorePerTest, storeVariants } from '../support/stores';
 
 describe.each(storeVariants())('outbox claims on $name', (variant) => {
-  const clock = testClock();
-  let ctx: TestStore;
-
-  beforeEach(async () => {
-    clock.set('2030-01-01T00:00:00.000Z');
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.writeDataSet({
-      schools: [{ baseUrl: 'https://s.example', name: 'S' }],
-      devices: [
-        { id: 'd1', token: 'tok-1', platform: 'android' },
-        { id: 'd2', token: null, platform: 'ios' },
-      ],
-      students: [{ id: '1', school: 'https://s.example', fullName: 'A', deviceId: 'd1', active: '1', classId: null }],
-    });
+  const fresh = freshStorePerTest(variant, {
+    seed: async (c) => {
+      await c.store.writeDataSet({
+        schools: [{ baseUrl: 'https://s.example', name: 'S' }],
+        devices: [
+          { id: 'd1', token: 'tok-1', platform: 'android' },
+          { id: 'd2', token: null, platform: 'ios' },
+        ],
+        students: [{ id: '1', school: 'https://s.example', fullName: 'A', deviceId: 'd1', active: '1', classId: null }],
+      });
+    },
   });
-  afterEach(() => ctx.cleanup());
+  const { clock } = fresh;
 
   const push = (title: string, deviceId = 'd1') =>
-    ctx.store.enqueuePushNotification({ deviceId, studentId: '1', type: 'note', title, body: 'b', data: { type: 'note' } });
+    fresh.ctx.store.enqueuePushNotification({ deviceId, studentId: '1', type: 'note', title, body: 'b', data: { type: 'note' } });
   const at = (iso: string) => clock.set(iso);
 
   it('claims due messages oldest first, with the device token, leased and counted', async () => {
@@ -28,14 +24,14 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     at('2030-01-01T00:00:01.000Z');
     const second = await push('second', 'd2');
     at('2030-01-01T00:00:02.000Z');
-    const claimed = await ctx.store.claimPushNotifications(10, 60);
+    const claimed = await fresh.ctx.store.claimPushNotifications(10, 60);
     expect(claimed.map((m) => [m.id, m.title, m.pushToken, m.platform, m.attempts])).toEqual([
       [first, 'first', 'tok-1', 'android', 1],
       [second, 'second', null, 'ios', 1],
     ]);
     expect(claimed[0].data).toEqual({ type: 'note' });
     expect(claimed[0].claimToken).toMatch(/^[0-9a-f-]{36}$/);
-    const [row] = await ctx.store.listPushNotifications({ limit: 1 });
+    const [row] = await fresh.ctx.store.listPushNotifications({ limit: 1 });
     expect(row).toMatchObject({ status: 'sending', attempts: 1, lockedUntil: '2030-01-01T00:01:02.000Z', nextAttemptAt: '2030-01-01T00:01:02.000Z' });
   });
 
@@ -43,81 +39,81 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     await push('a');
     await push('b');
     await push('c');
-    expect(await ctx.store.claimPushNotifications(2, 60)).toHaveLength(2);
-    expect(await ctx.store.claimPushNotifications(2, 60)).toHaveLength(1);
-    expect(await ctx.store.claimPushNotifications(2, 60)).toHaveLength(0);
+    expect(await fresh.ctx.store.claimPushNotifications(2, 60)).toHaveLength(2);
+    expect(await fresh.ctx.store.claimPushNotifications(2, 60)).toHaveLength(1);
+    expect(await fresh.ctx.store.claimPushNotifications(2, 60)).toHaveLength(0);
   });
 
   it('claims again once the lease has run out, counting another attempt', async () => {
     await push('a');
-    const [first] = await ctx.store.claimPushNotifications(1, 60);
+    const [first] = await fresh.ctx.store.claimPushNotifications(1, 60);
     at('2030-01-01T00:00:59.999Z');
-    expect(await ctx.store.claimPushNotifications(1, 60)).toEqual([]);
+    expect(await fresh.ctx.store.claimPushNotifications(1, 60)).toEqual([]);
     at('2030-01-01T00:01:00.000Z');
-    const [again] = await ctx.store.claimPushNotifications(1, 60);
+    const [again] = await fresh.ctx.store.claimPushNotifications(1, 60);
     expect(again).toMatchObject({ id: first.id, attempts: 2 });
     expect(again.claimToken).not.toBe(first.claimToken);
   });
 
   it('completes only the current claim: a worker whose lease ran out cannot overwrite', async () => {
     const id = await push('a');
-    const [stale] = await ctx.store.claimPushNotifications(1, 60);
+    const [stale] = await fresh.ctx.store.claimPushNotifications(1, 60);
     at('2030-01-01T00:02:00.000Z');
-    const [current] = await ctx.store.claimPushNotifications(1, 60);
-    expect(await ctx.store.completeDelivery('push', id, current.claimToken, { status: 'sent', providerMessageId: 'projects/p/messages/1' })).toBe(true);
-    expect(await ctx.store.completeDelivery('push', id, stale.claimToken, { status: 'dead', error: 'late' })).toBe(false);
-    expect(await ctx.store.completeDelivery('push', id, current.claimToken, { status: 'dead', error: 'twice' })).toBe(false);
-    const [row] = await ctx.store.listPushNotifications();
+    const [current] = await fresh.ctx.store.claimPushNotifications(1, 60);
+    expect(await fresh.ctx.store.completeDelivery('push', id, current.claimToken, { status: 'sent', providerMessageId: 'projects/p/messages/1' })).toBe(true);
+    expect(await fresh.ctx.store.completeDelivery('push', id, stale.claimToken, { status: 'dead', error: 'late' })).toBe(false);
+    expect(await fresh.ctx.store.completeDelivery('push', id, current.claimToken, { status: 'dead', error: 'twice' })).toBe(false);
+    const [row] = await fresh.ctx.store.listPushNotifications();
     expect(row).toMatchObject({ status: 'sent', sentAt: '2030-01-01T00:02:00.000Z', lastError: null, lockedUntil: null, attempts: 2 });
-    const [raw] = await ctx.query<{ provider_message_id: string }>('select provider_message_id from push_notifications');
+    const [raw] = await fresh.ctx.query<{ provider_message_id: string }>('select provider_message_id from push_notifications');
     expect(raw.provider_message_id).toBe('projects/p/messages/1');
   });
 
   it('a failed attempt waits for its retry time, then is claimed again', async () => {
     const id = await push('a');
-    const [claim] = await ctx.store.claimPushNotifications(1, 60);
-    await ctx.store.completeDelivery('push', id, claim.claimToken, { status: 'failed', retryAt: '2030-01-01T00:00:30.000Z', error: 'UNAVAILABLE' });
-    expect((await ctx.store.listPushNotifications())[0]).toMatchObject({
+    const [claim] = await fresh.ctx.store.claimPushNotifications(1, 60);
+    await fresh.ctx.store.completeDelivery('push', id, claim.claimToken, { status: 'failed', retryAt: '2030-01-01T00:00:30.000Z', error: 'UNAVAILABLE' });
+    expect((await fresh.ctx.store.listPushNotifications())[0]).toMatchObject({
       status: 'failed',
       nextAttemptAt: '2030-01-01T00:00:30.000Z',
       lockedUntil: null,
       lastError: 'UNAVAILABLE',
     });
     at('2030-01-01T00:00:29.000Z');
-    expect(await ctx.store.claimPushNotifications(1, 60)).toEqual([]);
+    expect(await fresh.ctx.store.claimPushNotifications(1, 60)).toEqual([]);
     at('2030-01-01T00:00:30.000Z');
-    expect(await ctx.store.claimPushNotifications(1, 60)).toMatchObject([{ id, attempts: 2 }]);
+    expect(await fresh.ctx.store.claimPushNotifications(1, 60)).toMatchObject([{ id, attempts: 2 }]);
   });
 
   it('erases the code of an auth-code message once it is sent or dead, not while it may be retried', async () => {
-    const sent = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
-    const retried = await ctx.store.enqueueAuthCode({ phone: '+963944123457', code: '111111', callerAddress: null });
-    const dead = await ctx.store.enqueueAuthCode({ phone: '+963944123458', code: '222222', callerAddress: null });
-    const claims = await ctx.store.claimAuthCodeMessages(10, 60);
+    const sent = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
+    const retried = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123457', code: '111111', callerAddress: null });
+    const dead = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123458', code: '222222', callerAddress: null });
+    const claims = await fresh.ctx.store.claimAuthCodeMessages(10, 60);
     expect(claims.map((c) => c.code).sort()).toEqual(['111111', '222222', '482913']);
     const token = (id: string) => claims.find((c) => c.id === id)!.claimToken;
-    await ctx.store.completeDelivery('sms', sent, token(sent), { status: 'sent', providerMessageId: 'SM1' });
-    await ctx.store.completeDelivery('sms', retried, token(retried), { status: 'failed', retryAt: '2030-01-01T00:01:00.000Z', error: 'http_503' });
-    await ctx.store.completeDelivery('sms', dead, token(dead), { status: 'dead', error: 'http_400' });
-    const rows = await ctx.query<{ id: string; status: string; code: string | null }>('select id, status, code from auth_code_messages');
+    await fresh.ctx.store.completeDelivery('sms', sent, token(sent), { status: 'sent', providerMessageId: 'SM1' });
+    await fresh.ctx.store.completeDelivery('sms', retried, token(retried), { status: 'failed', retryAt: '2030-01-01T00:01:00.000Z', error: 'http_503' });
+    await fresh.ctx.store.completeDelivery('sms', dead, token(dead), { status: 'dead', error: 'http_400' });
+    const rows = await fresh.ctx.query<{ id: string; status: string; code: string | null }>('select id, status, code from auth_code_messages');
     const byId = Object.fromEntries(rows.map((r) => [r.id, [r.status, r.code]]));
     expect(byId).toEqual({ [sent]: ['sent', null], [retried]: ['failed', '111111'], [dead]: ['dead', null] });
   });
 
   it('removes a device token only while it is still the same token', async () => {
-    expect(await ctx.store.removeDeviceToken('d1', 'other')).toBe(false);
-    expect(await ctx.store.getDeviceToken('d1')).toBe('tok-1');
-    expect(await ctx.store.removeDeviceToken('d1', 'tok-1')).toBe(true);
-    expect(await ctx.store.getDeviceToken('d1')).toBeNull();
+    expect(await fresh.ctx.store.removeDeviceToken('d1', 'other')).toBe(false);
+    expect(await fresh.ctx.store.getDeviceToken('d1')).toBe('tok-1');
+    expect(await fresh.ctx.store.removeDeviceToken('d1', 'tok-1')).toBe(true);
+    expect(await fresh.ctx.store.getDeviceToken('d1')).toBeNull();
   });
 
   it('two stores claiming at once never claim the same message', async () => {
     for (let i = 0; i < 40; i++) await push(`m${i}`);
-    const other = await ctx.reopen();
+    const other = await fresh.ctx.reopen();
     const batches = await Promise.all([
-      ctx.store.claimPushNotifications(15, 60),
+      fresh.ctx.store.claimPushNotifications(15, 60),
       other.claimPushNotifications(15, 60),
-      ctx.store.claimPushNotifications(15, 60),
+      fresh.ctx.store.claimPushNotifications(15, 60),
       other.claimPushNotifications(15, 60),
     ]);
     const ids = batches.flat().map((m) => m.id);

@@ -1,23 +1,20 @@
 // The store methods behind the admin API, the importer, the exporter and
 // readiness, on every store variant.
 import { checkRecord, InvalidDataSetError } from '../../src/store';
-import { storeVariants, type TestStore } from '../support/stores';
-import { STORE_FIXTURE, testClock } from '../store/store-fixture';
+import { freshStorePerTest, storeVariants } from '../support/stores';
+import { STORE_FIXTURE } from '../store/store-fixture';
 
 describe.each(storeVariants())('store additions on $name', (variant) => {
-  const clock = testClock();
-  let ctx: TestStore;
-
-  beforeEach(async () => {
-    clock.set('2030-01-01T00:00:00.000Z');
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.writeDataSet(STORE_FIXTURE);
+  const fresh = freshStorePerTest(variant, {
+    seed: async (c) => {
+      await c.store.writeDataSet(STORE_FIXTURE);
+    },
   });
-  afterEach(() => ctx.cleanup());
+  const { clock } = fresh;
 
   describe('records', () => {
     it('reads one record in the import format; a school by any form of its base URL', async () => {
-      expect(await ctx.store.getRecord('students', '1002')).toEqual({
+      expect(await fresh.ctx.store.getRecord('students', '1002')).toEqual({
         id: '1002',
         school: 'https://alnoor.school.example',
         fullName: 'Ahmad Ali',
@@ -25,65 +22,65 @@ describe.each(storeVariants())('store additions on $name', (variant) => {
         active: '1',
         classId: '7A',
       });
-      expect(await ctx.store.getRecord('schools', 'HTTPS://Riverside.School.Example/')).toEqual({
+      expect(await fresh.ctx.store.getRecord('schools', 'HTTPS://Riverside.School.Example/')).toEqual({
         baseUrl: 'https://Riverside.School.Example/',
         name: 'Riverside Academy',
       });
-      expect(await ctx.store.getRecord('notes', 'n-9')).toMatchObject({ date: '2025-10-06T07:00:00.000Z', badge: null, state: 'unread' });
-      expect(await ctx.store.getRecord('absences', 'a-3')).toMatchObject({ seen: true, reason: 'Dentist' });
-      expect(await ctx.store.getRecord('devices', 'nope')).toBeNull();
+      expect(await fresh.ctx.store.getRecord('notes', 'n-9')).toMatchObject({ date: '2025-10-06T07:00:00.000Z', badge: null, state: 'unread' });
+      expect(await fresh.ctx.store.getRecord('absences', 'a-3')).toMatchObject({ seen: true, reason: 'Dentist' });
+      expect(await fresh.ctx.store.getRecord('devices', 'nope')).toBeNull();
     });
 
     it('pages in key order with the total, and filters by field', async () => {
-      const first = await ctx.store.listRecords('students', {}, { limit: 3, offset: 0 });
+      const first = await fresh.ctx.store.listRecords('students', {}, { limit: 3, offset: 0 });
       expect(first.total).toBe(8);
       expect(first.items.map((s) => s.id)).toEqual(['1002', '1003', '1004']);
-      const last = await ctx.store.listRecords('students', {}, { limit: 3, offset: 6 });
+      const last = await fresh.ctx.store.listRecords('students', {}, { limit: 3, offset: 6 });
       expect(last.items.map((s) => s.id)).toEqual(['1010', '2001']);
 
-      const riverside = await ctx.store.listRecords('students', { school: 'https://RIVERSIDE.school.example/' }, { limit: 10, offset: 0 });
+      const riverside = await fresh.ctx.store.listRecords('students', { school: 'https://RIVERSIDE.school.example/' }, { limit: 10, offset: 0 });
       expect(riverside).toEqual({ total: 1, items: [expect.objectContaining({ id: '2001' })] });
-      const seen = await ctx.store.listRecords('absences', { seen: true }, { limit: 10, offset: 0 });
+      const seen = await fresh.ctx.store.listRecords('absences', { seen: true }, { limit: 10, offset: 0 });
       expect(seen.items.map((a) => a.id)).toEqual(['a-3']);
-      const read = await ctx.store.listRecords('notes', { studentId: '1002', state: 'read' }, { limit: 10, offset: 0 });
+      const read = await fresh.ctx.store.listRecords('notes', { studentId: '1002', state: 'read' }, { limit: 10, offset: 0 });
       expect(read.items.map((n) => n.id)).toEqual(['n-7']);
     });
 
     it('creates, refuses a duplicate, updates and reports which', async () => {
       const create = (current: unknown) => (current === null ? { write: { id: 'dev-new', token: 't', platform: 'web' as const } } : { refuse: 'exists' as const });
-      expect(await ctx.store.changeRecord('devices', 'dev-new', create)).toEqual({ status: 'created', record: { id: 'dev-new', token: 't', platform: 'web' } });
-      expect(await ctx.store.changeRecord('devices', 'dev-new', create)).toEqual({ status: 'refused', reason: 'exists' });
-      const update = await ctx.store.changeRecord('devices', 'dev-new', (current) => ({ write: { ...current!, token: 't2' } }));
+      expect(await fresh.ctx.store.changeRecord('devices', 'dev-new', create)).toEqual({ status: 'created', record: { id: 'dev-new', token: 't', platform: 'web' } });
+      expect(await fresh.ctx.store.changeRecord('devices', 'dev-new', create)).toEqual({ status: 'refused', reason: 'exists' });
+      const update = await fresh.ctx.store.changeRecord('devices', 'dev-new', (current) => ({ write: { ...current!, token: 't2' } }));
       expect(update).toEqual({ status: 'updated', record: { id: 'dev-new', token: 't2', platform: 'web' } });
     });
 
     it('refuses a record whose key is not the one named, and a dangling school, writing nothing', async () => {
-      await expect(ctx.store.changeRecord('devices', 'dev-a', () => ({ write: { id: 'dev-b' } }))).rejects.toThrow(InvalidDataSetError);
+      await expect(fresh.ctx.store.changeRecord('devices', 'dev-a', () => ({ write: { id: 'dev-b' } }))).rejects.toThrow(InvalidDataSetError);
       await expect(
-        ctx.store.changeRecord('students', '9', () => ({ write: { id: '9', school: 'https://unknown.example', fullName: 'X' } })),
+        fresh.ctx.store.changeRecord('students', '9', () => ({ write: { id: '9', school: 'https://unknown.example', fullName: 'X' } })),
       ).rejects.toThrow(/school that is neither stored nor in the data set/);
-      expect(await ctx.store.getRecord('devices', 'dev-b')).toBeNull();
-      expect(await ctx.store.getRecord('students', '9')).toBeNull();
+      expect(await fresh.ctx.store.getRecord('devices', 'dev-b')).toBeNull();
+      expect(await fresh.ctx.store.getRecord('students', '9')).toBeNull();
     });
 
     it('deletes: a school only once empty; a student with its notes and absences', async () => {
-      expect(await ctx.store.deleteRecord('schools', 'https://alnoor.school.example')).toBe('in_use');
-      expect(await ctx.store.deleteRecord('students', '2001')).toBe('deleted');
-      expect(await ctx.store.deleteRecord('schools', 'https://riverside.school.example')).toBe('deleted');
-      expect(await ctx.store.deleteRecord('students', '1002')).toBe('deleted');
-      expect(await ctx.store.listRecords('notes', { studentId: '1002' }, { limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
-      expect(await ctx.store.listRecords('absences', { studentId: '1002' }, { limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
-      expect(await ctx.store.deleteRecord('students', '1002')).toBe('not_found');
+      expect(await fresh.ctx.store.deleteRecord('schools', 'https://alnoor.school.example')).toBe('in_use');
+      expect(await fresh.ctx.store.deleteRecord('students', '2001')).toBe('deleted');
+      expect(await fresh.ctx.store.deleteRecord('schools', 'https://riverside.school.example')).toBe('deleted');
+      expect(await fresh.ctx.store.deleteRecord('students', '1002')).toBe('deleted');
+      expect(await fresh.ctx.store.listRecords('notes', { studentId: '1002' }, { limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
+      expect(await fresh.ctx.store.listRecords('absences', { studentId: '1002' }, { limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
+      expect(await fresh.ctx.store.deleteRecord('students', '1002')).toBe('not_found');
     });
 
     it('says which keys are stored', async () => {
-      expect(await ctx.store.existingKeys('students', ['1002', 'x', '2001', '1002'])).toEqual(new Set(['1002', '2001']));
+      expect(await fresh.ctx.store.existingKeys('students', ['1002', 'x', '2001', '1002'])).toEqual(new Set(['1002', '2001']));
     });
   });
 
   describe('import and export', () => {
     it('counts the records that were already stored as updated, the rest as inserted', async () => {
-      const counts = await ctx.store.importDataSet({
+      const counts = await fresh.ctx.store.importDataSet({
         devices: [{ id: 'dev-1', token: 'tok-1' }, { id: 'dev-50' }],
         notes: [{ id: 'n-1', studentId: '1002', type: 'audit', text: 'changed', date: '2025-10-06' }],
       });
@@ -92,7 +89,7 @@ describe.each(storeVariants())('store additions on $name', (variant) => {
     });
 
     it('reads the whole data set back in a form that imports to the same store', async () => {
-      const exported = await ctx.store.readDataSet();
+      const exported = await fresh.ctx.store.readDataSet();
       expect(exported.students).toHaveLength(8);
       const copy = await variant.create({ now: clock.now });
       try {
@@ -119,22 +116,22 @@ describe.each(storeVariants())('store additions on $name', (variant) => {
       const ids: string[] = [];
       for (const minute of ['01', '02', '03']) {
         clock.set(`2030-01-01T00:${minute}:00.000Z`);
-        ids.push(await ctx.store.enqueuePushNotification({ deviceId: `d${minute}`, studentId: 's', type: 't', title: 'x', body: 'y', data: {} }));
+        ids.push(await fresh.ctx.store.enqueuePushNotification({ deviceId: `d${minute}`, studentId: 's', type: 't', title: 'x', body: 'y', data: {} }));
       }
-      const page = await ctx.store.listOutbox('push', { limit: 2, offset: 0 });
+      const page = await fresh.ctx.store.listOutbox('push', { limit: 2, offset: 0 });
       expect(page.total).toBe(3);
       expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
-      expect((await ctx.store.listOutbox('push', { deviceId: 'd01', limit: 5, offset: 0 })).items.map((m) => m.id)).toEqual([ids[0]]);
-      expect((await ctx.store.listOutbox('push', { status: 'dead', limit: 5, offset: 0 })).total).toBe(0);
-      expect((await ctx.store.listOutbox('sms', { limit: 5, offset: 0 })).total).toBe(0);
+      expect((await fresh.ctx.store.listOutbox('push', { deviceId: 'd01', limit: 5, offset: 0 })).items.map((m) => m.id)).toEqual([ids[0]]);
+      expect((await fresh.ctx.store.listOutbox('push', { status: 'dead', limit: 5, offset: 0 })).total).toBe(0);
+      expect((await fresh.ctx.store.listOutbox('sms', { limit: 5, offset: 0 })).total).toBe(0);
     });
   });
 
   describe('migrations', () => {
     it('reports the schema current, and the migrations missing when they are', async () => {
-      expect(await ctx.store.migrationStatus()).toEqual({ current: true, applied: ['0001_initial', '0002_delivery'], pending: [], unknown: [] });
-      await ctx.query('delete from kysely_migration');
-      expect(await ctx.store.migrationStatus()).toMatchObject({ current: false, pending: ['0001_initial', '0002_delivery'] });
+      expect(await fresh.ctx.store.migrationStatus()).toEqual({ current: true, applied: ['0001_initial', '0002_delivery'], pending: [], unknown: [] });
+      await fresh.ctx.query('delete from kysely_migration');
+      expect(await fresh.ctx.store.migrationStatus()).toMatchObject({ current: false, pending: ['0001_initial', '0002_delivery'] });
     });
   });
 });

@@ -49,12 +49,4 @@ export const STORE_FIXTURE: DataSet = {
 };
 
 /** A clock the test moves by hand. */
-export function testClock(start = '2030-01-01T00:00:00.000Z'): { now: () => Date; set(iso: string): void } {
-  let current = new Date(start);
-  return {
-    now: () => new Date(current),
-    set(iso) {
-      current = new Date(iso);
-    },
-  };
-}
+export { testClock } from '../support/stores';

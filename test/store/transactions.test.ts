@@ -1,5 +1,5 @@
-import { storeVariants, type TestStore } from '../support/stores';
-import { STORE_FIXTURE, testClock } from './store-fixture';
+import { freshStorePerTest, storeVariants } from '../support/stores';
+import { STORE_FIXTURE } from './store-fixture';
 
 interface NoteMark {
   id: string;
@@ -13,24 +13,21 @@ interface AbsenceMark {
 }
 
 describe.each(storeVariants())('transactions on $name', (variant) => {
-  const clock = testClock();
-  let ctx: TestStore;
-
-  beforeEach(async () => {
-    clock.set('2030-01-01T00:00:00.000Z');
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.writeDataSet(STORE_FIXTURE);
-    clock.set('2030-02-02T10:00:00.000Z');
+  const fresh = freshStorePerTest(variant, {
+    seed: async (c, clock) => {
+      await c.store.writeDataSet(STORE_FIXTURE);
+      clock.set('2030-02-02T10:00:00.000Z');
+    },
   });
-  afterEach(() => ctx.cleanup());
+  const { clock } = fresh;
 
   const noteMarks = (studentId: string) =>
-    ctx.query<NoteMark>('select id, state, read_at from notes where student_id = ? order by id', [studentId]);
-  const absenceMarks = () => ctx.query<AbsenceMark>('select id, seen, seen_at from absences order by id');
+    fresh.ctx.query<NoteMark>('select id, state, read_at from notes where student_id = ? order by id', [studentId]);
+  const absenceMarks = () => fresh.ctx.query<AbsenceMark>('select id, seen, seen_at from absences order by id');
 
   describe('markNotesRead', () => {
     it('returns all notes of that type, newest first, in their new state', async () => {
-      const notes = await ctx.store.markNotesRead('1002', 'behaviour');
+      const notes = await fresh.ctx.store.markNotesRead('1002', 'behaviour');
       expect(notes.map((n) => [n.id, n.state])).toEqual([
         ['n-6', 'read'],
         ['n-7', 'read'],
@@ -39,7 +36,7 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('persists the read state and time for the unread notes only', async () => {
-      await ctx.store.markNotesRead('1002', 'behaviour');
+      await fresh.ctx.store.markNotesRead('1002', 'behaviour');
       expect(await noteMarks('1002')).toEqual([
         { id: 'n-1', state: 'unread', read_at: null },
         { id: 'n-4', state: 'unread', read_at: null },
@@ -54,24 +51,24 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('is stable when repeated', async () => {
-      const first = await ctx.store.markNotesRead('1002', 'audit');
+      const first = await fresh.ctx.store.markNotesRead('1002', 'audit');
       clock.set('2030-03-03T00:00:00.000Z');
-      const second = await ctx.store.markNotesRead('1002', 'audit');
+      const second = await fresh.ctx.store.markNotesRead('1002', 'audit');
       expect(second).toEqual(first);
       expect(first.map((n) => n.id)).toEqual(['n-5', 'n-4', 'n-1', 'n-9']);
       expect((await noteMarks('1002')).find((n) => n.id === 'n-1')?.read_at).toBe('2030-02-02T10:00:00.000Z');
     });
 
     it('answers an empty list for an unknown student or type', async () => {
-      expect(await ctx.store.markNotesRead('9999', 'audit')).toEqual([]);
-      expect(await ctx.store.markNotesRead('1002', 'general')).toEqual([]);
-      expect(await ctx.store.markNotesRead('1002', 'AUDIT')).toEqual([]);
+      expect(await fresh.ctx.store.markNotesRead('9999', 'audit')).toEqual([]);
+      expect(await fresh.ctx.store.markNotesRead('1002', 'general')).toEqual([]);
+      expect(await fresh.ctx.store.markNotesRead('1002', 'AUDIT')).toEqual([]);
     });
   });
 
   describe('listAbsencesMarkSeen', () => {
     it('returns the absences newest first as they were before marking', async () => {
-      const absences = await ctx.store.listAbsencesMarkSeen('1002');
+      const absences = await fresh.ctx.store.listAbsencesMarkSeen('1002');
       expect(absences).toEqual([
         { id: 'a-2', studentId: '1002', date: '2025-10-09', type: 'late', reason: null, seen: false },
         { id: 'a-3', studentId: '1002', date: '2025-10-09', type: 'early-leave', reason: 'Dentist', seen: true },
@@ -80,14 +77,14 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('persists seen and the time for the unseen ones, and shows them seen next time', async () => {
-      await ctx.store.listAbsencesMarkSeen('1002');
+      await fresh.ctx.store.listAbsencesMarkSeen('1002');
       expect((await absenceMarks()).map((a) => ({ ...a, seen: Number(a.seen) }))).toEqual([
         { id: 'a-1', seen: 1, seen_at: '2030-02-02T10:00:00.000Z' },
         { id: 'a-2', seen: 1, seen_at: '2030-02-02T10:00:00.000Z' },
         { id: 'a-3', seen: 1, seen_at: '2030-01-01T00:00:00.000Z' },
         { id: 'a-4', seen: 0, seen_at: null },
       ]);
-      const again = await ctx.store.listAbsencesMarkSeen('1002');
+      const again = await fresh.ctx.store.listAbsencesMarkSeen('1002');
       expect(again.map((a) => [a.id, a.seen])).toEqual([
         ['a-2', true],
         ['a-3', true],
@@ -96,15 +93,15 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('answers an empty list for an unknown student', async () => {
-      expect(await ctx.store.listAbsencesMarkSeen('9999')).toEqual([]);
+      expect(await fresh.ctx.store.listAbsencesMarkSeen('9999')).toEqual([]);
     });
   });
 
   it('keeps concurrent transactions consistent', async () => {
     const calls = await Promise.all([
-      ...Array.from({ length: 8 }, () => ctx.store.listAbsencesMarkSeen('1002')),
-      ...Array.from({ length: 8 }, () => ctx.store.markNotesRead('1002', 'audit')),
-      ...Array.from({ length: 8 }, () => ctx.store.getDeviceToken('dev-1')),
+      ...Array.from({ length: 8 }, () => fresh.ctx.store.listAbsencesMarkSeen('1002')),
+      ...Array.from({ length: 8 }, () => fresh.ctx.store.markNotesRead('1002', 'audit')),
+      ...Array.from({ length: 8 }, () => fresh.ctx.store.getDeviceToken('dev-1')),
     ]);
     // Exactly one call saw each absence unseen: the marking is atomic with the read.
     const sawUnseen = calls

@@ -127,6 +127,17 @@ export interface TestClock {
   set(iso: string): void;
 }
 
+/** A clock that stands still until a test moves it. */
+export function testClock(start = '2030-01-01T00:00:00.000Z'): TestClock {
+  let current = new Date(start);
+  return {
+    now: () => new Date(current),
+    set(iso) {
+      current = new Date(iso);
+    },
+  };
+}
+
 export interface FreshStore {
   readonly clock: TestClock;
   /** The store of the test that is running. */
@@ -135,20 +146,20 @@ export interface FreshStore {
 
 /**
  * A fresh store of the variant for every test, on a clock set back to
- * `start` before each, cleaned up after each. Call inside a describe.
+ * `start` before each, seeded by `seed` when given, cleaned up after each.
+ * Call inside a describe.
  */
-export function freshStorePerTest(variant: StoreVariant, start = '2030-01-01T00:00:00.000Z'): FreshStore {
-  let current = new Date(start);
-  const clock: TestClock = {
-    now: () => new Date(current),
-    set(iso) {
-      current = new Date(iso);
-    },
-  };
+export function freshStorePerTest(
+  variant: StoreVariant,
+  options: { start?: string; seed?: (ctx: TestStore, clock: TestClock) => Promise<unknown> } = {},
+): FreshStore {
+  const start = options.start ?? '2030-01-01T00:00:00.000Z';
+  const clock = testClock(start);
   let ctx: TestStore | null = null;
   beforeEach(async () => {
     clock.set(start);
     ctx = await variant.create({ now: clock.now });
+    await options.seed?.(ctx, clock);
   });
   afterEach(() => ctx?.cleanup());
   return {
