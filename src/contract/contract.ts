@@ -144,7 +144,3 @@ export const DEFAULT_NAMESPACE = 'http://tempuri.org/';
 export function soapActionFor(namespace: string, operation: string): string {
   return namespace.endsWith('/') ? namespace + operation : `${namespace}/${operation}`;
 }
-
-export function findEndpoint(name: string): EndpointSpec | undefined {
-  return ENDPOINTS.find((endpoint) => endpoint.name === name);
-}

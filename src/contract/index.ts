@@ -3,7 +3,6 @@ export {
   ENDPOINTS,
   HTTP_ROOT_ELEMENT,
   STUDENT_INFO_FIELDS,
-  findEndpoint,
   soapActionFor,
   type EndpointSpec,
   type OperationName,

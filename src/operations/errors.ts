@@ -15,10 +15,6 @@ export class ClientError extends Error {
   }
 }
 
-export function isClientError(err: unknown): err is ClientError {
-  return err instanceof ClientError;
-}
-
 export type Failure = { readonly kind: 'client' | 'server'; readonly message: string };
 
 export class OperationTimeoutError extends Error {

@@ -3,7 +3,7 @@ import { createReadOperations } from './read-operations';
 import type { Operations } from './types';
 import { createWriteOperations, type WriteOperationRules } from './write-operations';
 
-export { ClientError, OperationTimeoutError, describeFailure, isClientError, type Failure } from './errors';
+export { ClientError, OperationTimeoutError, describeFailure, type Failure } from './errors';
 export type { CallContext } from './context';
 export type { OperationArgs, OperationResults, Operations } from './types';
 export type { PhoneRules } from './phone';
