@@ -69,6 +69,9 @@ describe.each([
     const absences = await clientFor('GetStudentsAbsence', soap12);
     const [c] = await method(absences, 'GetStudentsAbcenceByID')({ STDid: '1001' });
     expect([a, b, c]).toEqual([null, null, null]);
+    // The parameters arrived: the student's audit note is now read, and the absences seen.
+    expect((await service.store.listAuditNotes('MATH', '7A')).find((n) => n.id === 'n1')?.state).toBe('read');
+    expect((await service.store.listAbsencesMarkSeen('1001')).every((absence) => absence.seen)).toBe(true);
   });
 
   it('a refused AuthCode surfaces as a fault with our message', async () => {
