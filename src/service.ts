@@ -1,6 +1,5 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type Server } from 'node:http';
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
@@ -11,14 +10,14 @@ import type { Logger } from './log';
 import { createMetrics, type Metrics } from './metrics';
 import { observeRequests } from './observe';
 import { createOperations } from './operations';
-import { createApp, type OperatorRoute } from './server';
+import { createApp, type App, type OperatorRoute } from './server';
 import { loadDemoData, openStore, type SqlStore } from './store';
 
 // Longest a readiness check waits for the store.
 const READINESS_TIMEOUT_MS = 2000;
 
 export interface Service {
-  readonly app: Express;
+  readonly app: App;
   readonly store: SqlStore;
   readonly metrics: Metrics;
   /** The delivery worker in this process (WORKER=true), or null. */
@@ -106,9 +105,10 @@ export async function createService(config: Config, logger: Logger, parts: Servi
 }
 
 /** Listens; resolves once the port is bound. */
-export function listen(app: Express, port: number, host: string): Promise<Server> {
+export function listen(app: App, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    const server = createServer(app);
     server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
   });
 }

@@ -1,1 +1,1 @@
-export { observeRequests, type RequestObserverOptions } from './request-observer';
+export { observeRequests, type RequestObserver, type RequestObserverOptions } from './request-observer';

@@ -4,7 +4,8 @@
 // learnt (endpoint, operation, binding, outcome). Never the query string or
 // the body: they carry phone numbers and auth codes.
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import parseurl from 'parseurl';
 import type { Logger } from '../log';
 import type { RequestMetrics, RequestObservation } from '../metrics';
 import { callRecordOf, type CallRecord } from '../wire';
@@ -16,14 +17,19 @@ export interface RequestObserverOptions {
   readonly metrics?: RequestMetrics;
 }
 
-export function observeRequests(options: RequestObserverOptions): RequestHandler {
+/** Middleware on Node's own request and response: it runs before Express has decorated them (src/server/app.ts). */
+export type RequestObserver = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+export function observeRequests(options: RequestObserverOptions): RequestObserver {
   const { metrics } = options;
   // The access line is built here from fields that hold no secret (never the
   // query or the body), so it skips the redaction pass, a measurable share
   // of each request's cost.
   const logger = options.logger.child({}, { redact: { paths: [], censor: '' } });
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req, res, next) => {
     const start = process.hrtime.bigint();
+    // Taken now: a router mounted further on rewrites req.url while it works.
+    const path = parseurl(req)?.pathname ?? '/';
     const header = req.headers['x-request-id'];
     const incoming = Array.isArray(header) ? header[0] : header;
     let requestId: string;
@@ -53,7 +59,7 @@ export function observeRequests(options: RequestObserverOptions): RequestHandler
       const entry = {
         requestId,
         method: req.method,
-        path: pathOf(req.originalUrl),
+        path,
         status,
         durationMs: Math.round(seconds * 1e6) / 1e3,
         endpoint: record.endpoint ?? undefined,
@@ -86,9 +92,4 @@ function observe(record: CallRecord, status: number, seconds: number): RequestOb
   // dispatcher or the app's last-resort handler.
   const callersMistake = record.binding !== null || status < 500;
   return { endpoint, operation, binding, outcome: callersMistake ? 'client_fault' : 'server_fault', fault: `http_${status}`, seconds };
-}
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
 }

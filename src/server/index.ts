@@ -1,2 +1,2 @@
-export { createApp, type AppOptions } from './app';
+export { createApp, type App, type AppOptions } from './app';
 export type { OperatorRoute } from './operator-routes';

@@ -2,82 +2,102 @@
 // `/X.asmx/Op` (HTTP GET/POST) and `/` (the help pages' list of endpoints).
 // Paths match case-insensitively, as on IIS.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ParsedUrlQuery } from 'node:querystring';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import parseurl from 'parseurl';
 import type { EndpointModel } from '../contract';
 import type { CallContext } from '../operations';
 import type { Dispatcher } from './dispatch';
 import { renderOperationList, renderOperationPage, renderServiceList, sendHelpPage } from './help';
-import { createHttpOperationHandler, type HttpOperationHandler } from './http/handler';
+import { createHttpOperationHandler } from './http/handler';
 import { CACHE_RESULT, send, sendText } from './respond';
-import { createSoapHandler, type SoapHandler } from './soap/handler';
+import { createSoapHandler } from './soap/handler';
 import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
 import { callContextFor, callRecordOf } from './call-record';
 
 const ASMX_PATH = /^\/([^/]+)\.asmx(?:\/(.*))?$/i;
 
-interface EndpointRoutes {
-  readonly model: EndpointModel;
-  readonly soap: SoapHandler;
-  readonly http: HttpOperationHandler;
-  readonly documents: DescriptionDocuments;
+/** What both halves need to know. */
+interface AsmxOptions {
+  readonly endpoints: readonly EndpointModel[];
 }
 
-export interface AsmxRouteOptions {
-  readonly endpoints: readonly EndpointModel[];
+export interface AsmxCallOptions extends AsmxOptions {
   readonly dispatcher: Dispatcher;
   readonly bodyLimit: number;
-  readonly helpPages: boolean;
   /** JSON_BODIES (see http/app-json.ts). */
   readonly jsonBodies?: boolean;
+  /** The caller's address as Express's `req.ip` gives it, TRUST_PROXY applied. */
+  readonly callerAddress: (req: IncomingMessage) => string | null;
 }
 
-export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
-  const endpoints = new Map<string, EndpointRoutes>(
-    options.endpoints.map((model) => [
-      model.name.toLowerCase(),
-      {
-        model,
-        soap: createSoapHandler(model, options.dispatcher),
-        http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
-        documents: createDescriptionDocuments(model),
-      },
-    ]),
-  );
+export interface AsmxDocumentOptions extends AsmxOptions {
+  readonly helpPages: boolean;
+}
+
+type Next = (err?: unknown) => void;
+
+/**
+ * The operation calls: POST `/X.asmx` (SOAP 1.1 and 1.2) and `/X.asmx/Op`
+ * (HTTP GET and POST, other methods refused as ASMX does). Anything else goes
+ * to `next`. Uses nothing but Node's own request and response: it runs in
+ * front of the Express application (src/server/app.ts says why).
+ */
+export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage, res: ServerResponse, next: Next) => Promise<void> {
+  const endpoints = endpointMap(options.endpoints, (model) => ({
+    soap: createSoapHandler(model, options.dispatcher),
+    http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
+  }));
   const readBody = bodyParser.raw({ type: () => true, limit: options.bodyLimit });
+
+  return async (req, res, next) => {
+    const url = parseurl(req);
+    const match = url?.pathname == null ? null : ASMX_PATH.exec(url.pathname);
+    const found = match ? endpoints.get(safeDecode(match[1]).toLowerCase()) : undefined;
+    const operationPath = match?.[2];
+    if (found === undefined || (operationPath === undefined && req.method !== 'POST')) {
+      next();
+      return;
+    }
+    const context: CallContext = callContextFor(res, options.callerAddress(req), requestIdOf(req));
+    const record = callRecordOf(res);
+    record.endpoint = found.model.name;
+    record.binding = operationPath === undefined ? 'soap' : req.method === 'POST' ? 'http_post' : 'http_get';
+
+    const body = req.method === 'POST' ? await readRawBody(readBody, req, res, options.bodyLimit) : undefined;
+    if (body === null) return;
+    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(url?.query), body, context);
+    else await found.handlers.soap(req, res, body as Buffer, context);
+  };
+}
+
+/**
+ * The rest of what `/X.asmx` answers, on the Express application: `?wsdl`,
+ * `?disco`, the help pages (and `/`, the list of endpoints), and 405 for a
+ * method that is neither GET nor POST. Needs Express's view of the address
+ * the client used.
+ */
+export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandler {
+  const endpoints = endpointMap(options.endpoints, (model) => createDescriptionDocuments(model));
   const serviceList = renderServiceList(options.endpoints);
 
-  return async (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     if (req.path === '/' && options.helpPages && (req.method === 'GET' || req.method === 'HEAD')) {
       sendHelpPage(res, serviceList);
       return;
     }
     const match = ASMX_PATH.exec(req.path);
-    const endpoint = match ? endpoints.get(safeDecode(match[1]).toLowerCase()) : undefined;
-    if (!match || endpoint === undefined) {
+    const found = match ? endpoints.get(safeDecode(match[1]).toLowerCase()) : undefined;
+    if (!match || found === undefined || match[2] !== undefined) {
       next();
       return;
     }
-    const operationPath = match[2];
-    const context: CallContext = callContextFor(res, req.ip ?? null, requestIdOf(req));
-    const record = callRecordOf(res);
-    record.endpoint = endpoint.model.name;
-    record.binding = operationPath !== undefined ? (req.method === 'POST' ? 'http_post' : 'http_get') : req.method === 'POST' ? 'soap' : 'document';
-
-    if (operationPath !== undefined) {
-      const body = req.method === 'POST' ? await readRawBody(readBody, req, res, options.bodyLimit) : undefined;
-      if (body === null) return;
-      await endpoint.http(req, res, operationPath, rawQueryOf(req), body, context);
-      return;
-    }
-    if (req.method === 'POST') {
-      const body = await readRawBody(readBody, req, res, options.bodyLimit);
-      if (body === null) return;
-      await endpoint.soap(req, res, body, context);
-      return;
-    }
+    callRecordOf(res).endpoint = found.model.name;
+    callRecordOf(res).binding = 'document';
     if (req.method === 'GET') {
-      serveDocument(req, res, endpoint, options.helpPages);
+      serveDocument(req, res, found.model, found.handlers, options.helpPages);
       return;
     }
     res.setHeader('Allow', 'GET, POST');
@@ -85,8 +105,13 @@ export function createAsmxRoutes(options: AsmxRouteOptions): RequestHandler {
   };
 }
 
-function serveDocument(req: Request, res: Response, endpoint: EndpointRoutes, helpPages: boolean): void {
-  const query = new URLSearchParams(rawQueryOf(req));
+/** Endpoints by lower-cased name (IIS matches paths in any letter case), each with what serves it. */
+function endpointMap<T>(models: readonly EndpointModel[], build: (model: EndpointModel) => T): Map<string, { model: EndpointModel; handlers: T }> {
+  return new Map(models.map((model) => [model.name.toLowerCase(), { model, handlers: build(model) }]));
+}
+
+function serveDocument(req: Request, res: Response, model: EndpointModel, documents: DescriptionDocuments, helpPages: boolean): void {
+  const query = new URLSearchParams(rawQueryOf(parseurl(req)?.query));
   const address = addressOf(req);
   for (const [key, value] of query) {
     const name = key.toLowerCase();
@@ -95,7 +120,7 @@ function serveDocument(req: Request, res: Response, endpoint: EndpointRoutes, he
         sendText(res, 500, 'XML Web service description was not found.');
         return;
       }
-      const document = name === 'wsdl' ? endpoint.documents.wsdl(address) : endpoint.documents.disco(address);
+      const document = name === 'wsdl' ? documents.wsdl(address) : documents.disco(address);
       send(res, 200, 'text/xml; charset=utf-8', document, CACHE_RESULT);
       return;
     }
@@ -108,8 +133,8 @@ function serveDocument(req: Request, res: Response, endpoint: EndpointRoutes, he
   const op = [...query].filter(([key]) => key.toLowerCase() === 'op').map(([, value]) => value);
   const page =
     op.length === 0
-      ? renderOperationList(endpoint.model)
-      : renderOperationPage(endpoint.model, op.join(','), { host: hostOf(req), path: pathOf(req) });
+      ? renderOperationList(model)
+      : renderOperationPage(model, op.join(','), { host: hostOf(req), path: pathOf(req) });
   sendHelpPage(res, page);
 }
 
@@ -126,26 +151,27 @@ function pathOf(req: Request): string {
   return encodeURI(safeDecode(req.path));
 }
 
-function rawQueryOf(req: Request): string {
-  const q = req.originalUrl.indexOf('?');
-  return q < 0 ? '' : req.originalUrl.slice(q + 1);
+/** The query as sent, undecoded (parseurl gives it as a string, or null when there is none). */
+function rawQueryOf(query: string | null | ParsedUrlQuery | undefined): string {
+  return typeof query === 'string' ? query : '';
 }
 
-function requestIdOf(req: Request): string {
+function requestIdOf(req: IncomingMessage): string {
   const header = req.headers['x-request-id'];
   const id = Array.isArray(header) ? header[0] : header;
   return id !== undefined && /^[\w.:-]{1,128}$/.test(id) ? id : randomUUID();
 }
 
 /** Reads the whole body within the limit; on failure answers the request itself and returns null. */
-function readRawBody(readBody: RequestHandler, req: Request, res: Response, limit: number): Promise<Buffer | null> {
+function readRawBody(readBody: ReturnType<typeof bodyParser.raw>, req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
   const encoding = req.headers['content-encoding'];
   if (encoding === undefined || encoding === 'identity') return readPlainBody(req, res, limit);
   // A compressed body (rare from SOAP clients): body-parser inflates it, the limit applying to what it inflates to.
   return new Promise((resolve) => {
     void readBody(req, res, (err?: unknown) => {
       if (err === undefined || err === null) {
-        resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+        const parsed = (req as IncomingMessage & { body?: unknown }).body;
+        resolve(Buffer.isBuffer(parsed) ? parsed : Buffer.alloc(0));
         return;
       }
       const type = (err as { type?: string }).type;
@@ -163,7 +189,7 @@ function readRawBody(readBody: RequestHandler, req: Request, res: Response, limi
  * path, where body-parser's general machinery cost a measurable share of a
  * small SOAP call.
  */
-function readPlainBody(req: Request, res: Response, limit: number): Promise<Buffer | null> {
+function readPlainBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     refuseTooLarge(res, limit);
@@ -199,7 +225,7 @@ function readPlainBody(req: Request, res: Response, limit: number): Promise<Buff
 }
 
 /** The rest of an oversized body is not read: the connection closes after the answer. */
-function refuseTooLarge(res: Response, limit: number): void {
+function refuseTooLarge(res: ServerResponse, limit: number): void {
   res.setHeader('Connection', 'close');
   sendText(res, 413, `Request body exceeds the limit of ${limit} bytes.`);
 }

@@ -1,7 +1,7 @@
 // AuthCode's abuse limits and phone rules, and SendNotificationType's
 // templates, as a caller sees them over the wire.
 import pino from 'pino';
-import type { Express } from 'express';
+import type { App } from '../../src/server';
 import { loadServiceModel } from '../../src/contract';
 import { createOperations, type NotificationTemplate, type WriteOperationRules } from '../../src/operations';
 import { createApp } from '../../src/server';
@@ -23,7 +23,7 @@ const [sqlite] = storeVariants();
 describe('AuthCode and SendNotificationType with delivery rules', () => {
   const clock = testClock();
   let ctx: TestStore;
-  let app: Express;
+  let app: App;
   let queued: string[];
 
   async function start(rules: Partial<WriteOperationRules> = {}): Promise<void> {

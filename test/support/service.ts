@@ -1,16 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Express } from 'express';
 import pino from 'pino';
 import { loadServiceModel } from '../../src/contract';
 import { createOperations } from '../../src/operations';
-import { createApp } from '../../src/server';
+import { createApp, type App } from '../../src/server';
 import { openStore, type DataSet, type SqlStore } from '../../src/store';
 import { FIXTURES } from './fixtures';
 
 export interface TestService {
-  readonly app: Express;
+  readonly app: App;
   readonly store: SqlStore;
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 // Request builders for the four bindings, written from the contract's text
 // (seed/service-interface.md), not from our own code.
 import request from 'supertest';
-import type { Express } from 'express';
+import type { App } from '../../src/server';
 
 /** Buffers every answer as bytes, whatever its content type, so tests compare exact bodies. */
 export function bytes(res: request.Response, done: (err: Error | null, body: Buffer) => void): void {
@@ -11,7 +11,7 @@ export function bytes(res: request.Response, done: (err: Error | null, body: Buf
   stream.on('end', () => done(null, Buffer.concat(chunks)));
 }
 
-export function call(app: Express) {
+export function call(app: App) {
   const agent = request(app);
   const wrap = (test: request.Test) => test.buffer(true).parse(bytes);
   return {
@@ -48,7 +48,7 @@ export function answer(version: '1.1' | '1.2', payload: string): string {
   return `${XML_DECL}<soap:Envelope xmlns:soap="${env}" ${XSI_XSD}><soap:Body>${payload}</soap:Body></soap:Envelope>`;
 }
 
-export function soap11(app: Express, endpoint: string, op: string, params: Params, ns = NS) {
+export function soap11(app: App, endpoint: string, op: string, params: Params, ns = NS) {
   return call(app)
     .post(`/${endpoint}.asmx`)
     .set('Content-Type', 'text/xml; charset=utf-8')
@@ -56,18 +56,18 @@ export function soap11(app: Express, endpoint: string, op: string, params: Param
     .send(envelope('1.1', op, params, ns));
 }
 
-export function soap12(app: Express, endpoint: string, op: string, params: Params, ns = NS) {
+export function soap12(app: App, endpoint: string, op: string, params: Params, ns = NS) {
   return call(app)
     .post(`/${endpoint}.asmx`)
     .set('Content-Type', `application/soap+xml; charset=utf-8; action="${ns}${op}"`)
     .send(envelope('1.2', op, params, ns));
 }
 
-export function httpGet(app: Express, endpoint: string, op: string, params: Params) {
+export function httpGet(app: App, endpoint: string, op: string, params: Params) {
   return call(app).get(`/${endpoint}.asmx/${op}?${new URLSearchParams(params).toString()}`);
 }
 
-export function httpPost(app: Express, endpoint: string, op: string, params: Params) {
+export function httpPost(app: App, endpoint: string, op: string, params: Params) {
   return call(app)
     .post(`/${endpoint}.asmx/${op}`)
     .set('Content-Type', 'application/x-www-form-urlencoded')

@@ -3,6 +3,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClientAsync, type Client } from 'soap';
+import { listen } from '../../src/service';
 import { startTestService, type TestService } from '../support/service';
 
 let service: TestService;
@@ -11,9 +12,7 @@ let base: string;
 
 beforeAll(async () => {
   service = await startTestService();
-  server = await new Promise<Server>((resolve) => {
-    const s = service.app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  server = await listen(service.app, 0, '127.0.0.1');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {

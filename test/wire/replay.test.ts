@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { HttpMessageSplitter, parseMessage, type HttpMessage } from '../support/http-messages';
 import { retarget, sendRaw, stableResponse } from '../support/raw-exchange';
+import { listen } from '../../src/service';
 import { startTestService, type TestService } from '../support/service';
 
 const FIXTURES_DIR = path.join(__dirname, '..', 'interop', 'fixtures');
@@ -27,9 +28,7 @@ let port: number;
 
 beforeAll(async () => {
   service = await startTestService();
-  server = await new Promise<Server>((resolve) => {
-    const listening = service.app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
+  server = await listen(service.app, 0, '127.0.0.1');
   port = (server.address() as AddressInfo).port;
 });
 afterAll(async () => {

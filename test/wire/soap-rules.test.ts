@@ -2,6 +2,7 @@
 // and answered, including every error a client can provoke.
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { listen } from '../../src/service';
 import { startTestService, type TestService } from '../support/service';
 import { NS, SOAP11_ENV, SOAP12_ENV, XML_DECL, answer, bodyText, call, envelope, soap11 } from '../support/wire';
 
@@ -241,9 +242,8 @@ describe('rule 14: requests that are not SOAP', () => {
 
   it('refuses a chunked body (no Content-Length) that grows over the limit', async () => {
     const small = await startTestService({ bodyLimit: 2048 });
-    const server = small.app.listen(0, '127.0.0.1');
+    const server = await listen(small.app, 0, '127.0.0.1');
     try {
-      await new Promise((resolve) => server.once('listening', resolve));
       const { port } = server.address() as import('node:net').AddressInfo;
       const status = await new Promise<number>((resolve, reject) => {
         const req = http.request(
