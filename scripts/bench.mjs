@@ -18,8 +18,16 @@ const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { openStore } = require(path.join(root, 'dist/store'));
+// The service runs with the Node flags `npm start` gives it (package.json),
+// and so does the baseline, so that the ratio compares code, not flags.
+const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+  .scripts.start.split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+// BENCH_ONLY=token|list|import runs one part (all three by default).
+const ONLY = process.env.BENCH_ONLY ?? '';
+const runs = (part) => ONLY === '' || ONLY === part;
 const CONNECTIONS = 10;
 const STUDENTS = 5000;
 const SCHOOL = 'https://bench.school.example';
@@ -72,7 +80,7 @@ async function seed(dataDir) {
 
 function startChild(script, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const onData = (chunk) => {
       out += chunk;
@@ -120,6 +128,7 @@ async function main() {
     process.stdout.write(`seeding ${STUDENTS} students... `);
     await seed(dataDir);
     console.log('done');
+    console.log(`service and baseline run as \`npm start\` runs Node: ${NODE_FLAGS.join(' ') || '(no flags)'}`);
 
     const service = await startChild(path.join(root, 'dist/main.js'), {
       PORT: '0',
@@ -148,42 +157,49 @@ async function main() {
     const baseline = await startChild(path.join(root, 'scripts/bench-baseline.mjs'), { ANSWERS: answersFile });
     children.push(baseline.child);
 
-    console.log(`\nGetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per case`);
-    console.log('| binding | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | ratio |');
-    console.log('|---|---|---|---|---|---|---|---|');
-    for (const [binding, req] of tokenCases) {
-      await load(service.port, req, CONNECTIONS); // warm-up (JIT, caches), not counted
-      const s = await load(service.port, req);
-      const b = await load(baseline.port, req);
-      if (s.non2xx > 0 || s.errors > 0) throw new Error(`${binding}: ${s.non2xx} non-2xx answers, ${s.errors} errors`);
-      const ratio = s.requests.average / b.requests.average;
-      console.log(
-        `| ${binding} | ${fmt(s.requests.average)} | ${s.latency.p50} | ${s.latency.p99} | ${fmt(b.requests.average)} | ${b.latency.p50} | ${b.latency.p99} | ${fmt(ratio, 2)} ${ratio >= 0.6 ? '' : '(below 0.6)'} |`,
-      );
-    }
-
-    console.log(`\nGetStudentSchool, all ${STUDENTS} students (${fmt(Buffer.from(answers[`GET ${list['HTTP GET'].path}`].body, 'base64').length)} bytes over GET)`);
-    console.log('| binding | connections | median ms | p99 ms | req/s | baseline median ms | peak RSS growth MB |');
-    console.log('|---|---|---|---|---|---|---|');
-    for (const [binding, req] of listCases) {
-      for (const connections of [1, CONNECTIONS]) {
-        await load(service.port, req, connections);
-        const before = rssKb(service.child.pid, 'VmRSS');
-        writeFileSync(`/proc/${service.child.pid}/clear_refs`, '5'); // resets the peak (VmHWM)
-        const s = await load(service.port, req, connections);
-        const peak = rssKb(service.child.pid, 'VmHWM');
-        const b = await load(baseline.port, req, connections);
-        if (s.non2xx > 0 || s.errors > 0) throw new Error(`${binding}: ${s.non2xx} non-2xx answers, ${s.errors} errors`);
-        console.log(
-          `| ${binding} | ${connections} | ${s.latency.p50} | ${s.latency.p99} | ${fmt(s.requests.average)} | ${b.latency.p50} | ${fmt(Math.max(0, peak - before) / 1024, 1)} |`,
-        );
-      }
-    }
+    if (runs('token')) await benchToken(service, baseline, tokenCases);
+    if (runs('list')) await benchList(service, baseline, listCases, list, answers);
     console.log('\nTargets: every GetTokenDevice ratio >= 0.6; GetStudentSchool median <= 60 ms (1 connection), peak RSS growth < 50 MB.');
-    await benchImport();
+    if (runs('import')) await benchImport();
   } finally {
     for (const child of children) child.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function benchToken(service, baseline, tokenCases) {
+  console.log(`\nGetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per case`);
+  console.log('| binding | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | ratio |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const [binding, req] of tokenCases) {
+    await load(service.port, req, CONNECTIONS); // warm-up (JIT, caches), not counted
+    const s = await load(service.port, req);
+    const b = await load(baseline.port, req);
+    if (s.non2xx > 0 || s.errors > 0) throw new Error(`${binding}: ${s.non2xx} non-2xx answers, ${s.errors} errors`);
+    const ratio = s.requests.average / b.requests.average;
+    console.log(
+      `| ${binding} | ${fmt(s.requests.average)} | ${s.latency.p50} | ${s.latency.p99} | ${fmt(b.requests.average)} | ${b.latency.p50} | ${b.latency.p99} | ${fmt(ratio, 2)} ${ratio >= 0.6 ? '' : '(below 0.6)'} |`,
+    );
+  }
+}
+
+async function benchList(service, baseline, listCases, list, answers) {
+  console.log(`\nGetStudentSchool, all ${STUDENTS} students (${fmt(Buffer.from(answers[`GET ${list['HTTP GET'].path}`].body, 'base64').length)} bytes over GET)`);
+  console.log('| binding | connections | median ms | p99 ms | req/s | baseline median ms | peak RSS growth MB |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [binding, req] of listCases) {
+    for (const connections of [1, CONNECTIONS]) {
+      await load(service.port, req, connections);
+      const before = rssKb(service.child.pid, 'VmRSS');
+      writeFileSync(`/proc/${service.child.pid}/clear_refs`, '5'); // resets the peak (VmHWM)
+      const s = await load(service.port, req, connections);
+      const peak = rssKb(service.child.pid, 'VmHWM');
+      const b = await load(baseline.port, req, connections);
+      if (s.non2xx > 0 || s.errors > 0) throw new Error(`${binding}: ${s.non2xx} non-2xx answers, ${s.errors} errors`);
+      console.log(
+        `| ${binding} | ${connections} | ${s.latency.p50} | ${s.latency.p99} | ${fmt(s.requests.average)} | ${b.latency.p50} | ${fmt(Math.max(0, peak - before) / 1024, 1)} |`,
+      );
+    }
   }
 }
 
