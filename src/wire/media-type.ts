@@ -7,9 +7,25 @@ export interface MediaType {
 
 const NONE: MediaType = { type: '', parameters: new Map() };
 
+// A client sends the same Content-Type on every call (a SOAP 1.2 one with its
+// action): the parsed form is kept for the most recent few hundred headers.
+const CACHE_SIZE = 256;
+const cache = new Map<string, MediaType>();
+
 /** Lenient on purpose: clients send `charset=UTF-8`, `action="…"`, stray spaces and semicolons. */
 export function parseMediaType(header: string | undefined): MediaType {
-  if (header === undefined || header.trim() === '') return NONE;
+  if (header === undefined) return NONE;
+  let media = cache.get(header);
+  if (media === undefined) {
+    media = parse(header);
+    if (cache.size >= CACHE_SIZE) cache.clear();
+    cache.set(header, media);
+  }
+  return media;
+}
+
+function parse(header: string): MediaType {
+  if (header.trim() === '') return NONE;
   const [type, ...rest] = header.split(';');
   const parameters = new Map<string, string>();
   for (const part of rest) {

@@ -50,84 +50,116 @@ interface Collecting {
   text: string[];
 }
 
-export function readSoapRequest(xml: string): SoapRequest {
-  if (xml.trim() === '') throw new XmlReadError('Root element is missing.');
-
-  const parser = new SaxesParser({ xmlns: true, position: true });
-  let version: SoapVersion | null = null;
-  let envelopeNs = '';
-  const mustUnderstand: string[] = [];
-  let hasBody = false;
-  let bodyElement: SoapRequest['bodyElement'] = null;
-  const children: ChildElement[] = [];
-
+/** What one read learns, reset before each. */
+class ReadState {
+  version: SoapVersion | null = null;
+  envelopeNs = '';
+  mustUnderstand: string[] = [];
+  hasBody = false;
+  bodyElement: SoapRequest['bodyElement'] = null;
+  children: ChildElement[] = [];
   // Depth of the element being opened: 1 Envelope, 2 Header/Body, 3 entries, 4 parameters.
-  let depth = 0;
-  let section: 'none' | 'header' | 'body' | 'other' = 'none';
-  let inFirstBodyElement = false;
-  let current: Collecting | null = null;
+  depth = 0;
+  section: 'none' | 'header' | 'body' | 'other' = 'none';
+  inFirstBodyElement = false;
+  current: Collecting | null = null;
+}
+
+interface Reader {
+  readonly parser: SaxesParser<{ xmlns: true; position: true }>;
+  state: ReadState;
+}
+
+function createReader(): Reader {
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  const reader: Reader = { parser, state: new ReadState() };
 
   parser.on('doctype', () => {
     throw new XmlReadError('DTD is prohibited in this XML document.');
   });
 
   parser.on('opentag', (tag: SaxesTagNS) => {
-    depth++;
+    const s = reader.state;
+    s.depth++;
     const namespace = tag.uri ?? '';
-    if (depth === 1) {
-      version = versionOfEnvelope(namespace);
-      if (version === null || tag.local !== 'Envelope') throw new EnvelopeVersionError(namespace);
-      envelopeNs = namespace;
+    if (s.depth === 1) {
+      s.version = versionOfEnvelope(namespace);
+      if (s.version === null || tag.local !== 'Envelope') throw new EnvelopeVersionError(namespace);
+      s.envelopeNs = namespace;
       return;
     }
-    if (depth === 2) {
-      if (namespace === envelopeNs && tag.local === 'Header') section = 'header';
-      else if (namespace === envelopeNs && tag.local === 'Body') {
-        section = 'body';
-        hasBody = true;
-      } else section = 'other';
+    if (s.depth === 2) {
+      if (namespace === s.envelopeNs && tag.local === 'Header') s.section = 'header';
+      else if (namespace === s.envelopeNs && tag.local === 'Body') {
+        s.section = 'body';
+        s.hasBody = true;
+      } else s.section = 'other';
       return;
     }
-    if (depth === 3) {
-      if (section === 'header' && isMustUnderstand(tag, envelopeNs)) mustUnderstand.push(tag.local);
-      if (section === 'body' && bodyElement === null) {
-        bodyElement = { namespace, localName: tag.local };
-        inFirstBodyElement = true;
+    if (s.depth === 3) {
+      if (s.section === 'header' && isMustUnderstand(tag, s.envelopeNs)) s.mustUnderstand.push(tag.local);
+      if (s.section === 'body' && s.bodyElement === null) {
+        s.bodyElement = { namespace, localName: tag.local };
+        s.inFirstBodyElement = true;
       }
       return;
     }
-    if (depth === 4 && inFirstBodyElement) {
-      current = { namespace, localName: tag.local, nil: isNil(tag), line: parser.line, column: parser.column + 1, text: [] };
+    if (s.depth === 4 && s.inFirstBodyElement) {
+      s.current = { namespace, localName: tag.local, nil: isNil(tag), line: parser.line, column: parser.column + 1, text: [] };
     }
   });
 
   const collect = (text: string) => {
-    if (current !== null) current.text.push(text);
+    reader.state.current?.text.push(text);
   };
   parser.on('text', collect);
   parser.on('cdata', collect);
 
   parser.on('closetag', () => {
-    if (depth === 4 && current !== null) {
-      const { text, ...rest } = current;
-      children.push({ ...rest, text: text.join('') });
-      current = null;
-    } else if (depth === 3) {
-      inFirstBodyElement = false;
-    } else if (depth === 2) {
-      section = 'none';
+    const s = reader.state;
+    const current = s.current;
+    if (s.depth === 4 && current !== null) {
+      s.children.push({
+        namespace: current.namespace,
+        localName: current.localName,
+        text: current.text.join(''),
+        nil: current.nil,
+        line: current.line,
+        column: current.column,
+      });
+      s.current = null;
+    } else if (s.depth === 3) {
+      s.inFirstBodyElement = false;
+    } else if (s.depth === 2) {
+      s.section = 'none';
     }
-    depth--;
+    s.depth--;
   });
+  return reader;
+}
 
+// One parser serves every read: a read is synchronous, and saxes resets
+// itself after a document it closed. Building one per request was a
+// measurable share of a small call. A read that failed leaves the parser
+// mid-document, so it is dropped and the next read builds a new one.
+let idle: Reader | null = null;
+
+export function readSoapRequest(xml: string): SoapRequest {
+  if (xml.trim() === '') throw new XmlReadError('Root element is missing.');
+
+  const reader = idle ?? createReader();
+  idle = null;
+  const state = new ReadState();
+  reader.state = state;
   try {
-    parser.write(xml).close();
+    reader.parser.write(xml).close();
   } catch (err) {
     if (err instanceof XmlReadError || err instanceof EnvelopeVersionError) throw err;
     throw new XmlReadError(describeSaxesError(err));
   }
-  if (version === null) throw new XmlReadError('Root element is missing.');
-  return { version, mustUnderstand, hasBody, bodyElement, children };
+  idle = reader;
+  if (state.version === null) throw new XmlReadError('Root element is missing.');
+  return { version: state.version, mustUnderstand: state.mustUnderstand, hasBody: state.hasBody, bodyElement: state.bodyElement, children: state.children };
 }
 
 function isMustUnderstand(tag: SaxesTagNS, envelopeNs: string): boolean {
