@@ -81,6 +81,7 @@ export function createApp(options: AppOptions): App {
   );
 
   return (req, res) => {
+    // Typed for Express's objects, the Router itself reads only what Node's have (url, method, headers).
     calls(req as Request, res as Response, (err?: unknown) => {
       if (err !== undefined && err !== null && err !== 'router') lastResort(err, req, res);
       else app(req, res);
