@@ -1,23 +1,28 @@
-// npm run outbox -- list [--status S] [--limit N] | resend ID | resend-dead
+// npm run outbox -- list [--status S] [--limit N] | resend ID | resend-dead | prune [--days N]
 // What an operator does with messages that gave up: see them, and put them
-// back in the queue once the cause is fixed.
-import { maskPhone } from '../log';
+// back in the queue once the cause is fixed; and deleting finished ones now
+// rather than at the workers' next hourly pass.
+import { pruneOutboxOnce } from '../delivery/outbox-retention';
+import { createLogger, maskPhone } from '../log';
 import { openStore, type OutboxStatus, type SqlStore } from '../store';
+import type { Config } from '../config';
 import { loadConfigOrExit } from './load-config';
 
 const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|sent] [--limit N]
        npm run outbox -- resend ID
-       npm run outbox -- resend-dead`;
+       npm run outbox -- resend-dead
+       npm run outbox -- prune [--days N]    (N: OUTBOX_RETENTION_DAYS unless given)`;
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'sent'];
 
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
-  if (command !== 'list' && command !== 'resend' && command !== 'resend-dead') return usage();
+  if (command !== 'list' && command !== 'resend' && command !== 'resend-dead' && command !== 'prune') return usage();
   const config = loadConfigOrExit();
   const store = await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
   try {
     if (command === 'list') return await list(store, rest);
     if (command === 'resend') return rest.length === 1 ? await resend(store, rest[0]) : usage();
+    if (command === 'prune') return await prune(store, rest, config);
     return rest.length === 0 ? await resendDead(store) : usage();
   } finally {
     await store.close();
@@ -74,6 +79,24 @@ async function resendDead(store: SqlStore): Promise<number> {
   const push = await store.requeueDeadOutboxMessages('push');
   const sms = await store.requeueDeadOutboxMessages('sms');
   console.log(`Queued again: ${push} push notification(s), ${sms} login code(s). Dead login codes whose code was erased stay dead.`);
+  return 0;
+}
+
+async function prune(store: SqlStore, args: string[], config: Config): Promise<number> {
+  let days = config.delivery.outboxRetentionDays;
+  if (args.length === 2 && args[0] === '--days' && /^[0-9]+$/.test(args[1]) && Number(args[1]) >= 1) days = Number(args[1]);
+  else if (args.length > 0) return usage();
+  if (days === null) {
+    console.error('OUTBOX_RETENTION_DAYS is off: give --days N to prune anyway.');
+    return 2;
+  }
+  const longestWindow = Math.max(0, ...config.delivery.authCodeLimits.map((limit) => limit.windowSeconds));
+  if (days * 86400 < longestWindow) {
+    console.error(`--days ${days} is shorter than the longest AuthCode limit window (${longestWindow} s), whose codes the limits count.`);
+    return 2;
+  }
+  const deleted = await pruneOutboxOnce(store, days, new Date(), createLogger('warn'));
+  console.log(`Deleted ${deleted.push} push notification(s) and ${deleted.sms} login code(s) sent or dead more than ${days} day(s) ago.`);
   return 0;
 }
 

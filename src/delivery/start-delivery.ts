@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import type { DeliveryConfig } from './config';
 import type { DeliveryStore } from './delivery-store';
 import { LogDeliveryObserver, startDeliveryReport } from './log-observer';
+import { startOutboxPruning, type PruningSchedule, type PruningStore } from './outbox-retention';
 import type { DeliveryAttempt, DeliveryObserver } from './observer';
 import { createPushProvider, createSmsProvider } from './providers';
 import { DeliveryWorker } from './worker';
@@ -21,9 +22,16 @@ export interface StartDeliveryOptions {
   readonly observer?: DeliveryObserver;
   readonly now?: () => Date;
   readonly random?: () => number;
+  /** When the outbox is pruned (tests); the first pass a minute after start, then hourly. */
+  readonly pruning?: PruningSchedule;
 }
 
-export function startDelivery(config: DeliveryConfig, store: DeliveryStore, logger: Logger, options: StartDeliveryOptions = {}): RunningDelivery {
+export function startDelivery(
+  config: DeliveryConfig,
+  store: DeliveryStore & PruningStore,
+  logger: Logger,
+  options: StartDeliveryOptions = {},
+): RunningDelivery {
   const now = options.now ?? (() => new Date());
   const log = new LogDeliveryObserver(logger);
   const extra = options.observer;
@@ -53,11 +61,17 @@ export function startDelivery(config: DeliveryConfig, store: DeliveryStore, logg
   });
   worker.start();
   const stopReport = startDeliveryReport(store, log, logger, REPORT_INTERVAL_MS, now);
-  logger.info({ push: config.push.provider, sms: config.sms.provider, concurrency: config.concurrency }, 'delivery worker started');
+  const days = config.outboxRetentionDays;
+  const stopPruning = days === null ? () => {} : startOutboxPruning(store, days, logger, now, options.pruning);
+  logger.info(
+    { push: config.push.provider, sms: config.sms.provider, concurrency: config.concurrency, outboxRetentionDays: days ?? 'off' },
+    'delivery worker started',
+  );
   return {
     worker,
     async stop(timeoutMs) {
       stopReport();
+      stopPruning();
       await worker.stop(timeoutMs);
     },
   };

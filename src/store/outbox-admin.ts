@@ -67,3 +67,26 @@ export async function outboxStats(db: Kysely<StoreDatabase>, channel: OutboxChan
     .executeTakeFirst();
   return { channel, counts, oldestPendingAt: oldest?.oldest ?? null };
 }
+
+// Rows deleted per statement: a SQLite writer holds the one lock only briefly,
+// and calls go on between batches.
+const PRUNE_BATCH = 500;
+
+/**
+ * Deletes the messages of a channel that are finished (sent or dead) and were
+ * last changed before `before`, a batch at a time; returns how many. Pending
+ * messages are never touched, however old.
+ */
+export async function pruneFinishedMessages(db: Kysely<StoreDatabase>, channel: OutboxChannel, before: string, batch = PRUNE_BATCH): Promise<number> {
+  const table = TABLE[channel];
+  let total = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom(table)
+      .where('id', 'in', db.selectFrom(table).select('id').where('status', 'in', ['sent', 'dead']).where('updated_at', '<', before).limit(batch))
+      .executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    total += deleted;
+    if (deleted < batch) return total;
+  }
+}

@@ -28,7 +28,15 @@ import {
   type DeliveryCompletion,
   type DeliveryCompletionEntry,
 } from './outbox-claims';
-import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox-admin';
+import {
+  outboxStats,
+  pruneFinishedMessages,
+  requeueDeadMessages,
+  requeueMessage,
+  type OutboxChannel,
+  type OutboxChannelStats,
+  type RequeueResult,
+} from './outbox-admin';
 import { prepareQueries, type StoreQueries } from './queries';
 import { importNormalisedDataSet, type ImportCounts } from './import-data-set';
 import { readMigrationStatus, type MigrationStatus } from './migration-status';
@@ -226,6 +234,14 @@ export class SqlStore implements Store {
   /** Re-queues every dead message of the channel that can still be sent; returns how many. */
   requeueDeadOutboxMessages(channel: OutboxChannel): Promise<number> {
     return this.#run(() => requeueDeadMessages(this.#db, channel, this.#timestamp()));
+  }
+
+  /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. */
+  pruneOutbox(before: string): Promise<Readonly<Record<OutboxChannel, number>>> {
+    return this.#run(async () => ({
+      push: await pruneFinishedMessages(this.#db, 'push', before),
+      sms: await pruneFinishedMessages(this.#db, 'sms', before),
+    }));
   }
 
   /** Counts by status and the oldest pending message, per channel. */

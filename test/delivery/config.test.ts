@@ -40,6 +40,7 @@ describe('delivery configuration', () => {
         { scope: 'caller', max: 30, windowSeconds: 3600 },
         { scope: 'global', max: 1000, windowSeconds: 3600 },
       ],
+      outboxRetentionDays: 30,
     });
     expect(delivery.smsTemplate).toContain('{code}');
     expect(delivery.notificationTemplates).toEqual(DEFAULT_TEMPLATES);
@@ -146,5 +147,17 @@ describe('delivery configuration', () => {
 
   it('names every bad variable at once, with the rest of the configuration', () => {
     expect(() => loadConfig({ PORT: 'x', PUSH_PROVIDER: 'fcm', SMS_PROVIDER: 'http' })).toThrow(/PORT[\s\S]*FCM_CREDENTIALS[\s\S]*SMS_HTTP_URL/);
+  });
+
+  it('OUTBOX_RETENTION_DAYS: days, or off; never shorter than the longest AuthCode limit window', () => {
+    expect(loadConfig({ OUTBOX_RETENTION_DAYS: '7' }).delivery.outboxRetentionDays).toBe(7);
+    expect(loadConfig({ OUTBOX_RETENTION_DAYS: 'OFF' }).delivery.outboxRetentionDays).toBeNull();
+    for (const bad of ['0', '-1', '2.5', 'week', '3651']) {
+      expect(() => loadConfig({ OUTBOX_RETENTION_DAYS: bad })).toThrow(/OUTBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off/);
+    }
+    expect(() => loadConfig({ OUTBOX_RETENTION_DAYS: '1', AUTH_CODE_LIMIT_PER_PHONE: '20/7d' })).toThrow(
+      'OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (604800 s), whose codes the limits count',
+    );
+    expect(loadConfig({ OUTBOX_RETENTION_DAYS: '7', AUTH_CODE_LIMIT_PER_PHONE: '20/7d' }).delivery.outboxRetentionDays).toBe(7);
   });
 });

@@ -1,4 +1,4 @@
-// npm run outbox -- list | resend ID | resend-dead, run as the operator runs it.
+// npm run outbox -- list | resend ID | resend-dead | prune, run as the operator runs it.
 import { storeVariants, type TestStore } from '../support/stores';
 import { dataSet } from './support/harness';
 import { spawnCli, storeEnvironment } from './support/worker-process';
@@ -14,6 +14,11 @@ describe('npm run outbox', () => {
   });
   afterEach(() => ctx.cleanup());
 
+  const runWith = async (env: Record<string, string>, ...args: string[]) => {
+    const cli = spawnCli('outbox', args, { ...storeEnvironment(ctx), ...env });
+    const code = await cli.exited;
+    return { code, output: cli.output() };
+  };
   const run = async (...args: string[]) => {
     const cli = spawnCli('outbox', args, storeEnvironment(ctx));
     const code = await cli.exited;
@@ -54,6 +59,28 @@ describe('npm run outbox', () => {
     expect(await run('resend', 'no-such-id')).toMatchObject({ code: 1, output: expect.stringContaining('No outbox message no-such-id.') });
     expect(await run('resend-dead')).toMatchObject({ code: 0, output: expect.stringContaining('Queued again: 1 push notification(s), 0 login code(s).') });
     expect((await ctx.store.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual([a, b].sort());
+  });
+
+  it('prune deletes sent and dead messages older than OUTBOX_RETENTION_DAYS (or --days), never pending ones', async () => {
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    const set = (table: string, id: string, status: string, days: number) =>
+      ctx.query(`update ${table} set status = ?, updated_at = ? where id = ?`, [status, daysAgo(days), id]);
+    const [oldSent, recentSent, oldQueued] = [await push(), await push(), await push()];
+    await set('push_notifications', oldSent, 'sent', 40);
+    await set('push_notifications', recentSent, 'sent', 10);
+    await set('push_notifications', oldQueued, 'queued', 400);
+    const oldCode = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
+    await set('auth_code_messages', oldCode, 'dead', 31);
+
+    expect(await run('prune')).toMatchObject({
+      code: 0,
+      output: expect.stringContaining('Deleted 1 push notification(s) and 1 login code(s) sent or dead more than 30 day(s) ago.'),
+    });
+    expect((await ctx.store.listPushNotifications()).map((r) => r.id).sort()).toEqual([recentSent, oldQueued].sort());
+    expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune')).toMatchObject({ code: 2, output: expect.stringContaining('give --days N') });
+    expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune', '--days', '7')).toMatchObject({ code: 0, output: expect.stringContaining('Deleted 1 push notification(s)') });
+    expect((await ctx.store.listPushNotifications()).map((r) => r.id)).toEqual([oldQueued]);
+    expect(await run('prune', '--days', '0')).toMatchObject({ code: 2, output: expect.stringContaining('usage:') });
   });
 
   it('explains its usage', async () => {

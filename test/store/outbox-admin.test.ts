@@ -48,4 +48,39 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
     });
     expect(smsStats).toEqual({ channel: 'sms', counts: { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0 }, oldestPendingAt: null });
   });
+
+  describe('pruning finished messages', () => {
+    const touched = (table: string, id: string, status: string, updatedAt: string) =>
+      fresh.ctx.query(`update ${table} set status = ?, updated_at = ? where id = ?`, [status, updatedAt, id]);
+    const ids = async (table: 'push' | 'sms') =>
+      (table === 'push' ? await fresh.ctx.store.listPushNotifications() : await fresh.ctx.store.listAuthCodeMessages()).map((r) => r.id).sort();
+
+    it('deletes sent and dead messages last changed before the cut-off, and nothing pending however old', async () => {
+      const [oldSent, oldDead, oldQueued, oldFailed, oldSending, newSent] = [await push(), await push(), await push(), await push(), await push(), await push()];
+      await touched('push_notifications', oldSent, 'sent', '2030-01-01T00:00:00.000Z');
+      await touched('push_notifications', oldDead, 'dead', '2030-01-09T23:59:59.999Z');
+      await touched('push_notifications', oldQueued, 'queued', '2029-01-01T00:00:00.000Z');
+      await touched('push_notifications', oldFailed, 'failed', '2029-01-01T00:00:00.000Z');
+      await touched('push_notifications', oldSending, 'sending', '2029-01-01T00:00:00.000Z');
+      await touched('push_notifications', newSent, 'sent', '2030-01-10T00:00:00.000Z');
+      const oldCode = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null });
+      const newCode = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123457', code: '1235', callerAddress: null });
+      await touched('auth_code_messages', oldCode, 'sent', '2030-01-02T00:00:00.000Z');
+      await touched('auth_code_messages', newCode, 'dead', '2030-01-11T00:00:00.000Z');
+
+      expect(await fresh.ctx.store.pruneOutbox('2030-01-10T00:00:00.000Z')).toEqual({ push: 2, sms: 1 });
+      expect(await ids('push')).toEqual([oldQueued, oldFailed, oldSending, newSent].sort());
+      expect(await ids('sms')).toEqual([newCode]);
+      expect(await fresh.ctx.store.pruneOutbox('2030-01-10T00:00:00.000Z')).toEqual({ push: 0, sms: 0 });
+    });
+
+    it('goes through more rows than one batch deletes', async () => {
+      const all: string[] = [];
+      for (let i = 0; i < 1203; i++) all.push(await push());
+      await fresh.ctx.query(`update push_notifications set status = 'sent', updated_at = '2030-01-01T00:00:00.000Z'`);
+      const keep = await push();
+      expect(await fresh.ctx.store.pruneOutbox('2030-02-01T00:00:00.000Z')).toEqual({ push: 1203, sms: 0 });
+      expect(await ids('push')).toEqual([keep]);
+    });
+  });
 });

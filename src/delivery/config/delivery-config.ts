@@ -47,6 +47,8 @@ export interface DeliveryConfig {
   readonly timeoutMs: number;
   readonly authCodeMaxAgeSeconds: number;
   readonly authCodeLimits: readonly AuthCodeLimit[];
+  /** Sent and dead messages are deleted this many days after their last change; null keeps them. */
+  readonly outboxRetentionDays: number | null;
 }
 
 const DEFAULT_FORM_BODY = 'to={phone}&text={text}';
@@ -101,6 +103,12 @@ const schema = z.object({
   AUTH_CODE_LIMIT_PER_PHONE: z.string().default('1/60s,3/10m,10/24h'),
   AUTH_CODE_LIMIT_PER_CALLER: z.string().default('30/1h'),
   AUTH_CODE_LIMIT_GLOBAL: z.string().default('1000/1h'),
+  OUTBOX_RETENTION_DAYS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= 3650), 'OUTBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off')
+    .default('30'),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -121,6 +129,12 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
       `DELIVERY_LEASE_SECONDS: must be at least twice DELIVERY_TIMEOUT_MS (${raw.DELIVERY_TIMEOUT_MS} ms), so that a message is never taken over while its send may still be under way`,
     );
   }
+  const outboxRetentionDays = raw.OUTBOX_RETENTION_DAYS === 'off' ? null : Number(raw.OUTBOX_RETENTION_DAYS);
+  const longestWindow = Math.max(0, ...authCodeLimits.map((limit) => limit.windowSeconds));
+  if (outboxRetentionDays !== null && outboxRetentionDays * 86400 < longestWindow) {
+    // The limits count the login codes of their window from the outbox.
+    problems.push(`OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (${longestWindow} s), whose codes the limits count`);
+  }
   if (raw.DELIVERY_RETRY_MAX_SECONDS < raw.DELIVERY_RETRY_BASE_SECONDS) {
     problems.push('DELIVERY_RETRY_MAX_SECONDS: must not be less than DELIVERY_RETRY_BASE_SECONDS');
   }
@@ -140,6 +154,7 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
       timeoutMs: raw.DELIVERY_TIMEOUT_MS,
       authCodeMaxAgeSeconds: raw.AUTH_CODE_MAX_AGE_SECONDS,
       authCodeLimits,
+      outboxRetentionDays,
     },
   };
 }

@@ -1,0 +1,59 @@
+// Keeps the outbox from growing without end: messages that are finished
+// (sent, or dead) are deleted OUTBOX_RETENTION_DAYS after their last change.
+// Every worker process does it on its own schedule; a delete that another
+// worker already made simply finds nothing.
+import type { Logger } from '../log';
+import type { OutboxChannel } from '../store';
+
+export interface PruningStore {
+  pruneOutbox(before: string): Promise<Readonly<Record<OutboxChannel, number>>>;
+}
+
+const DAY_MS = 86_400_000;
+/** The first pass waits a little after start, then one an hour. */
+export const PRUNE_FIRST_DELAY_MS = 60_000;
+export const PRUNE_INTERVAL_MS = 3_600_000;
+
+/** One pass: deletes what finished more than `days` ago; logs what it deleted. */
+export async function pruneOutboxOnce(store: PruningStore, days: number, now: Date, logger: Logger): Promise<Readonly<Record<OutboxChannel, number>>> {
+  const before = new Date(now.getTime() - days * DAY_MS).toISOString();
+  const deleted = await store.pruneOutbox(before);
+  if (deleted.push + deleted.sms > 0) logger.info({ deleted, before }, 'outbox pruned');
+  return deleted;
+}
+
+export interface PruningSchedule {
+  readonly firstDelayMs: number;
+  readonly intervalMs: number;
+}
+
+/** Runs pruneOutboxOnce on a schedule until the returned function is called; a failed pass is logged and the next one tries again. */
+export function startOutboxPruning(
+  store: PruningStore,
+  days: number,
+  logger: Logger,
+  now: () => Date,
+  schedule: PruningSchedule = { firstDelayMs: PRUNE_FIRST_DELAY_MS, intervalMs: PRUNE_INTERVAL_MS },
+): () => void {
+  let running = false;
+  const pass = () => {
+    if (running) return;
+    running = true;
+    pruneOutboxOnce(store, days, now(), logger)
+      .catch((error: unknown) => logger.warn({ err: error }, 'outbox pruning failed; the next pass tries again'))
+      .finally(() => {
+        running = false;
+      });
+  };
+  let interval: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    pass();
+    interval = setInterval(pass, schedule.intervalMs);
+    interval.unref();
+  }, schedule.firstDelayMs);
+  first.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(interval);
+  };
+}

@@ -1,0 +1,64 @@
+// The workers' outbox pruning: the cut-off it asks the store for, its
+// schedule, and that a failed pass neither stops the schedule nor escapes.
+import pino from 'pino';
+import { pruneOutboxOnce, startOutboxPruning, type PruningStore } from '../../src/delivery/outbox-retention';
+
+const NOW = new Date('2030-03-31T12:00:00.000Z');
+
+function recordingStore(fail: () => boolean = () => false): PruningStore & { cutoffs: string[] } {
+  const cutoffs: string[] = [];
+  return {
+    cutoffs,
+    async pruneOutbox(before) {
+      cutoffs.push(before);
+      if (fail()) throw new Error('database is locked');
+      return { push: 2, sms: 1 };
+    },
+  };
+}
+
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  return { lines, logger: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }) };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(check()).toBe(true);
+};
+
+describe('outbox retention', () => {
+  it('deletes what finished the given number of days before now, and logs what it deleted', async () => {
+    const store = recordingStore();
+    const { lines, logger } = capturingLogger();
+    expect(await pruneOutboxOnce(store, 30, NOW, logger)).toEqual({ push: 2, sms: 1 });
+    expect(store.cutoffs).toEqual(['2030-03-01T12:00:00.000Z']);
+    expect(lines).toEqual([expect.objectContaining({ msg: 'outbox pruned', deleted: { push: 2, sms: 1 }, before: '2030-03-01T12:00:00.000Z' })]);
+  });
+
+  it('runs a first pass after the delay, then one per interval, until stopped', async () => {
+    const store = recordingStore();
+    const { logger } = capturingLogger();
+    const stop = startOutboxPruning(store, 1, logger, () => NOW, { firstDelayMs: 20, intervalMs: 30 });
+    expect(store.cutoffs).toEqual([]);
+    await until(() => store.cutoffs.length >= 3);
+    stop();
+    const passes = store.cutoffs.length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(store.cutoffs.length).toBe(passes);
+    expect(new Set(store.cutoffs)).toEqual(new Set(['2030-03-30T12:00:00.000Z']));
+  });
+
+  it('logs a failed pass and tries again at the next one', async () => {
+    let failures = 1;
+    const store = recordingStore(() => failures-- > 0);
+    const { lines, logger } = capturingLogger();
+    const stop = startOutboxPruning(store, 30, logger, () => NOW, { firstDelayMs: 1, intervalMs: 10 });
+    try {
+      await until(() => lines.some((line) => line.msg === 'outbox pruned'));
+      expect(lines[0]).toMatchObject({ level: 40, msg: 'outbox pruning failed; the next pass tries again', err: expect.objectContaining({ message: 'database is locked' }) });
+    } finally {
+      stop();
+    }
+  });
+});
