@@ -3,7 +3,7 @@
 // numbers only masked.
 import { z } from 'zod';
 import { maskPhone } from '../log';
-import type { AuthCodeMessageRow, OutboxChannel, SqlStore } from '../store';
+import type { AuthCodeMessageRow, OutboxChannel, OutboxMessage, PushNotificationRow, SqlStore } from '../store';
 import { AdminError } from './errors';
 import { route, type AdminRoute } from './route-table';
 import { ErrorBody, OutboxChannelParam, OutboxListQuery, OutboxStats, Paging, PushMessage, Requeued, RequeuedCount, SmsMessage, pageOf } from './schemas';
@@ -13,6 +13,15 @@ const TAG = 'Outbox';
 function smsView(row: AuthCodeMessageRow): z.output<typeof SmsMessage> {
   const { code, phone, callerAddress: _callerAddress, lockedUntil: _lockedUntil, ...rest } = row;
   return { ...rest, phone: maskPhone(phone), hasCode: code !== null };
+}
+
+function pushView(row: PushNotificationRow): z.output<typeof PushMessage> {
+  const { lockedUntil: _lockedUntil, ...rest } = row;
+  return rest;
+}
+
+function pushOrSmsView(message: OutboxMessage): z.output<typeof PushMessage> | z.output<typeof SmsMessage> {
+  return message.channel === 'sms' ? smsView(message.item) : pushView(message.item);
 }
 
 export function outboxRoutes(store: SqlStore): AdminRoute[] {
@@ -44,9 +53,26 @@ export function outboxRoutes(store: SqlStore): AdminRoute[] {
           throw new AdminError(400, 'invalid_request', 'studentId and deviceId filter push messages only.');
         }
         const page = await store.listOutbox(params.channel, { status, studentId, deviceId, limit, offset });
-        const items = page.channel === 'sms' ? page.items.map(smsView) : page.items.map(({ lockedUntil: _lockedUntil, ...rest }) => rest);
+        const items = page.channel === 'sms' ? page.items.map(smsView) : page.items.map(pushView);
         const nextOffset = offset + items.length < page.total ? offset + items.length : null;
         return { status: 200, body: { items, total: page.total, limit, offset, nextOffset } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/outbox/{channel}/{id}',
+      operationId: 'get_outbox_message',
+      summary: 'One message of the outbox: its status, attempts, last error and provider id',
+      tag: TAG,
+      params: channelParams.extend({ id: z.string().min(1) }),
+      responses: {
+        200: { description: 'A PushMessage for push, an SmsMessage for sms', schema: z.union([PushMessage, SmsMessage]) },
+        404: { description: 'No such message', schema: ErrorBody },
+      },
+      async handle({ params }) {
+        const found = await store.getOutboxMessage(params.channel, params.id);
+        if (found === null) throw new AdminError(404, 'not_found', `No ${params.channel} message ${params.id}.`);
+        return { status: 200, body: pushOrSmsView(found) };
       },
     }),
     route({

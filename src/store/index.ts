@@ -24,7 +24,7 @@ export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './aut
 export type { DevicePlatform, OutboxStatus } from './database';
 export type { ImportCounts } from './import-data-set';
 export type { MigrationStatus } from './migration-status';
-export type { OutboxPage, OutboxQuery } from './outbox-listing';
+export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox-listing';
 export type { RecordChangeResult, RecordDecision } from './record-change';
 export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records';
 export type {

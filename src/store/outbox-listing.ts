@@ -35,3 +35,15 @@ export async function listOutbox(db: Kysely<StoreDatabase>, channel: OutboxChann
   const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
   return { channel, items: rows.map(toAuthCodeMessageRow), total: Number(total?.n ?? 0) };
 }
+
+export type OutboxMessage = { readonly channel: 'push'; readonly item: PushNotificationRow } | { readonly channel: 'sms'; readonly item: AuthCodeMessageRow };
+
+/** One message of a channel by id, or null. */
+export async function findOutboxMessage(db: Kysely<StoreDatabase>, channel: OutboxChannel, id: string): Promise<OutboxMessage | null> {
+  if (channel === 'push') {
+    const row = await db.selectFrom('push_notifications').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? null : { channel, item: toPushNotificationRow(row) };
+  }
+  const row = await db.selectFrom('auth_code_messages').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? null : { channel, item: toAuthCodeMessageRow(row) };
+}

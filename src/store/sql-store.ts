@@ -40,7 +40,7 @@ import {
 import { prepareQueries, type StoreQueries } from './queries';
 import { importNormalisedDataSet, type ImportCounts } from './import-data-set';
 import { readMigrationStatus, type MigrationStatus } from './migration-status';
-import { listOutbox, type OutboxPage, type OutboxQuery } from './outbox-listing';
+import { findOutboxMessage, listOutbox, type OutboxMessage, type OutboxPage, type OutboxQuery } from './outbox-listing';
 import { changeRecord, type RecordChangeResult, type RecordDecision } from './record-change';
 import {
   COLLECTIONS,
@@ -224,6 +224,11 @@ export class SqlStore implements Store {
   /** A page of one outbox channel, newest first, with the total (the admin API). */
   listOutbox(channel: OutboxChannel, query: OutboxQuery): Promise<OutboxPage> {
     return this.#run(() => listOutbox(this.#db, channel, query));
+  }
+
+  /** One message of a channel by id, or null (the admin API). */
+  getOutboxMessage(channel: OutboxChannel, id: string): Promise<OutboxMessage | null> {
+    return this.#run(() => findOutboxMessage(this.#db, channel, id));
   }
 
   /** Re-queues one dead or failed message (see outbox-admin.ts). */

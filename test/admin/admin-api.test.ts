@@ -216,6 +216,25 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect((await api().post('/outbox/push/nope/resend')).status).toBe(404);
     });
 
+    it('shows one message by id, an auth code masked and without its code', async () => {
+      await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' });
+      await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' });
+      const [push] = (await api().get('/outbox/push')).body.items;
+      const [sms] = (await api().get('/outbox/sms')).body.items;
+      await service.testStore.query("update push_notifications set status = 'dead', attempts = 3, last_error = 'UNREGISTERED' where id = ?", [push.id]);
+
+      const one = await api().get(`/outbox/push/${push.id}`);
+      expect(one.status).toBe(200);
+      expect(one.body).toEqual({ ...push, status: 'dead', attempts: 3, lastError: 'UNREGISTERED', updatedAt: push.updatedAt });
+      const code = await api().get(`/outbox/sms/${sms.id}`);
+      expect(code.body).toEqual(sms);
+      expect(code.body).toMatchObject({ phone: '+*********456', hasCode: true });
+      expect(JSON.stringify(code.body)).not.toContain('482913');
+
+      expect((await api().get(`/outbox/sms/${push.id}`)).status).toBe(404);
+      expect((await api().get('/outbox/push/nope')).body).toMatchObject({ error: { code: 'not_found', message: 'No push message nope.' } });
+    });
+
     it('shows auth codes with the phone masked and never the code', async () => {
       await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' });
       const list = await api().get('/outbox/sms');
@@ -251,8 +270,8 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       }
 
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
-      // Five collections of six routes, and four outbox routes.
-      expect(operations).toHaveLength(34);
+      // Five collections of six routes, and five outbox routes.
+      expect(operations).toHaveLength(35);
       const calls = api() as unknown as Record<string, (path: string, body?: unknown) => request.Test>;
       for (const { path, method, op } of operations) {
         expect(op.parameters.filter((p) => p.in === 'path').map((p) => `{${p.name}}`).sort()).toEqual((path.match(/\{\w+\}/g) ?? []).sort());
