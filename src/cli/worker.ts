@@ -1,8 +1,12 @@
 // npm run worker: the delivery worker without the HTTP server. Run as many as
 // wanted against PostgreSQL (or beside the server on SQLite); each claims its
-// own messages. SIGTERM/SIGINT stop it cleanly.
+// own messages. SIGTERM/SIGINT stop it cleanly. With METRICS_PORT set it
+// serves its own /metrics there (deliveries, outbox depth, the process).
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startDelivery } from '../delivery';
 import { createLogger } from '../log';
+import { createMetrics, serveMetrics } from '../metrics';
 import { DELIVERY_STOP_MS } from '../service';
 import { openStore } from '../store';
 import { loadConfigOrExit } from './load-config';
@@ -15,7 +19,13 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     onBackgroundError: (error) => logger.warn({ err: error }, 'database connection error'),
   });
-  const delivery = startDelivery(config.delivery, store, logger);
+  const metrics = config.metricsPort === null ? null : createMetrics({ outbox: store });
+  const delivery = startDelivery(config.delivery, store, logger, { observer: metrics?.delivery });
+  let metricsServer: Server | null = null;
+  if (metrics !== null && config.metricsPort !== null) {
+    metricsServer = await serveMetrics(metrics, config.metricsPort, config.host);
+    logger.info({ metricsPort: (metricsServer.address() as AddressInfo).port }, 'metrics on their own port');
+  }
   logger.info({ store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql', pid: process.pid }, 'worker running');
 
   let stopping = false;
@@ -23,6 +33,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'worker shutting down');
+    metricsServer?.close();
     void delivery
       .stop(DELIVERY_STOP_MS)
       .then(() => store.close())
