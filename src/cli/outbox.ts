@@ -11,7 +11,7 @@ import { loadConfigOrExit } from './load-config';
 const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|sent] [--limit N]
        npm run outbox -- resend ID
        npm run outbox -- resend-dead
-       npm run outbox -- prune [--days N]    (N: OUTBOX_RETENTION_DAYS unless given)`;
+       npm run outbox -- prune [--days N]    (N from 1 to 3650; OUTBOX_RETENTION_DAYS unless given)`;
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'sent'];
 
 async function main(args: string[]): Promise<number> {
@@ -84,7 +84,7 @@ async function resendDead(store: SqlStore): Promise<number> {
 
 async function prune(store: SqlStore, args: string[], config: Config): Promise<number> {
   let days = config.delivery.outboxRetentionDays;
-  if (args.length === 2 && args[0] === '--days' && /^[0-9]+$/.test(args[1]) && Number(args[1]) >= 1) days = Number(args[1]);
+  if (args.length === 2 && args[0] === '--days' && /^[0-9]{1,4}$/.test(args[1]) && Number(args[1]) >= 1 && Number(args[1]) <= 3650) days = Number(args[1]);
   else if (args.length > 0) return usage();
   if (days === null) {
     console.error('OUTBOX_RETENTION_DAYS is off: give --days N to prune anyway.');

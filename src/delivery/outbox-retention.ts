@@ -6,7 +6,7 @@ import type { Logger } from '../log';
 import type { OutboxChannel } from '../store';
 
 export interface PruningStore {
-  pruneOutbox(before: string): Promise<Readonly<Record<OutboxChannel, number>>>;
+  pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
 }
 
 const DAY_MS = 86_400_000;
@@ -15,9 +15,15 @@ export const PRUNE_FIRST_DELAY_MS = 60_000;
 export const PRUNE_INTERVAL_MS = 3_600_000;
 
 /** One pass: deletes what finished more than `days` ago; logs what it deleted. */
-export async function pruneOutboxOnce(store: PruningStore, days: number, now: Date, logger: Logger): Promise<Readonly<Record<OutboxChannel, number>>> {
+export async function pruneOutboxOnce(
+  store: PruningStore,
+  days: number,
+  now: Date,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<Readonly<Record<OutboxChannel, number>>> {
   const before = new Date(now.getTime() - days * DAY_MS).toISOString();
-  const deleted = await store.pruneOutbox(before);
+  const deleted = await store.pruneOutbox(before, signal);
   if (deleted.push + deleted.sms > 0) logger.info({ deleted, before }, 'outbox pruned');
   return deleted;
 }
@@ -27,22 +33,30 @@ export interface PruningSchedule {
   readonly intervalMs: number;
 }
 
-/** Runs pruneOutboxOnce on a schedule until the returned function is called; a failed pass is logged and the next one tries again. */
+/**
+ * Runs pruneOutboxOnce on a schedule until the returned function is called,
+ * which also ends a pass under way (between two batches) and resolves once it
+ * has: the store may then close. A failed pass is logged and the next one
+ * tries again.
+ */
 export function startOutboxPruning(
   store: PruningStore,
   days: number,
   logger: Logger,
   now: () => Date,
   schedule: PruningSchedule = { firstDelayMs: PRUNE_FIRST_DELAY_MS, intervalMs: PRUNE_INTERVAL_MS },
-): () => void {
-  let running = false;
+): () => Promise<void> {
+  const stopping = new AbortController();
+  let running: Promise<void> | null = null;
   const pass = () => {
-    if (running) return;
-    running = true;
-    pruneOutboxOnce(store, days, now(), logger)
-      .catch((error: unknown) => logger.warn({ err: error }, 'outbox pruning failed; the next pass tries again'))
+    if (running !== null || stopping.signal.aborted) return;
+    running = pruneOutboxOnce(store, days, now(), logger, stopping.signal)
+      .then(
+        () => undefined,
+        (error: unknown) => logger.warn({ err: error }, 'outbox pruning failed; the next pass tries again'),
+      )
       .finally(() => {
-        running = false;
+        running = null;
       });
   };
   let interval: NodeJS.Timeout | undefined;
@@ -52,8 +66,10 @@ export function startOutboxPruning(
     interval.unref();
   }, schedule.firstDelayMs);
   first.unref();
-  return () => {
+  return async () => {
+    stopping.abort();
     clearTimeout(first);
     clearInterval(interval);
+    await running;
   };
 }

@@ -62,7 +62,7 @@ export function startDelivery(
   worker.start();
   const stopReport = startDeliveryReport(store, log, logger, REPORT_INTERVAL_MS, now);
   const days = config.outboxRetentionDays;
-  const stopPruning = days === null ? () => {} : startOutboxPruning(store, days, logger, now, options.pruning);
+  const stopPruning = days === null ? async () => {} : startOutboxPruning(store, days, logger, now, options.pruning);
   logger.info(
     { push: config.push.provider, sms: config.sms.provider, concurrency: config.concurrency, outboxRetentionDays: days ?? 'off' },
     'delivery worker started',
@@ -71,8 +71,7 @@ export function startDelivery(
     worker,
     async stop(timeoutMs) {
       stopReport();
-      stopPruning();
-      await worker.stop(timeoutMs);
+      await Promise.all([stopPruning(), worker.stop(timeoutMs)]);
     },
   };
 }

@@ -68,25 +68,39 @@ export async function outboxStats(db: Kysely<StoreDatabase>, channel: OutboxChan
   return { channel, counts, oldestPendingAt: oldest?.oldest ?? null };
 }
 
-// Rows deleted per statement: a SQLite writer holds the one lock only briefly,
-// and calls go on between batches.
+// Rows deleted per statement: a SQLite writer holds the one lock only briefly.
 const PRUNE_BATCH = 500;
 
 /**
  * Deletes the messages of a channel that are finished (sent or dead) and were
  * last changed before `before`, a batch at a time; returns how many. Pending
- * messages are never touched, however old.
+ * messages are never touched, however old. Between batches it yields to the
+ * event loop (better-sqlite3 works synchronously: without it, a large backlog
+ * would hold every request up) and stops early when `signal` is aborted.
  */
-export async function pruneFinishedMessages(db: Kysely<StoreDatabase>, channel: OutboxChannel, before: string, batch = PRUNE_BATCH): Promise<number> {
+export async function pruneFinishedMessages(
+  db: Kysely<StoreDatabase>,
+  channel: OutboxChannel,
+  before: string,
+  signal?: AbortSignal,
+  batch = PRUNE_BATCH,
+): Promise<number> {
   const table = TABLE[channel];
   let total = 0;
-  for (;;) {
+  while (signal?.aborted !== true) {
     const result = await db
       .deleteFrom(table)
       .where('id', 'in', db.selectFrom(table).select('id').where('status', 'in', ['sent', 'dead']).where('updated_at', '<', before).limit(batch))
+      // Again on the rows themselves: on PostgreSQL a row re-queued while this
+      // statement waited for its lock is re-checked against these, not against
+      // the list the subquery made before.
+      .where('status', 'in', ['sent', 'dead'])
+      .where('updated_at', '<', before)
       .executeTakeFirst();
     const deleted = Number(result.numDeletedRows);
     total += deleted;
-    if (deleted < batch) return total;
+    if (deleted < batch) break;
+    await new Promise((resolve) => setImmediate(resolve));
   }
+  return total;
 }

@@ -241,11 +241,11 @@ export class SqlStore implements Store {
     return this.#run(() => requeueDeadMessages(this.#db, channel, this.#timestamp()));
   }
 
-  /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. */
-  pruneOutbox(before: string): Promise<Readonly<Record<OutboxChannel, number>>> {
+  /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. Stops between batches once `signal` is aborted. */
+  pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>> {
     return this.#run(async () => ({
-      push: await pruneFinishedMessages(this.#db, 'push', before),
-      sms: await pruneFinishedMessages(this.#db, 'sms', before),
+      push: await pruneFinishedMessages(this.#db, 'push', before, signal),
+      sms: await pruneFinishedMessages(this.#db, 'sms', before, signal),
     }));
   }
 

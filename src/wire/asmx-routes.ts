@@ -3,7 +3,6 @@
 // Paths match case-insensitively, as on IIS.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ParsedUrlQuery } from 'node:querystring';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import parseurl from 'parseurl';
@@ -68,7 +67,7 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
 
     const body = req.method === 'POST' ? await readRawBody(readBody, req, res, options.bodyLimit) : undefined;
     if (body === null) return;
-    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(url?.query), body, context);
+    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, context);
     else await found.handlers.soap(req, res, body as Buffer, context);
   };
 }
@@ -111,7 +110,7 @@ function endpointMap<T>(models: readonly EndpointModel[], build: (model: Endpoin
 }
 
 function serveDocument(req: Request, res: Response, model: EndpointModel, documents: DescriptionDocuments, helpPages: boolean): void {
-  const query = new URLSearchParams(rawQueryOf(parseurl(req)?.query));
+  const query = new URLSearchParams(rawQueryOf(req.originalUrl));
   const address = addressOf(req);
   for (const [key, value] of query) {
     const name = key.toLowerCase();
@@ -151,9 +150,10 @@ function pathOf(req: Request): string {
   return encodeURI(safeDecode(req.path));
 }
 
-/** The query as sent, undecoded (parseurl gives it as a string, or null when there is none). */
-function rawQueryOf(query: string | null | ParsedUrlQuery | undefined): string {
-  return typeof query === 'string' ? query : '';
+/** The query as sent, undecoded: all after the first `?` of the request target. */
+function rawQueryOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? '' : url.slice(q + 1);
 }
 
 function requestIdOf(req: IncomingMessage): string {

@@ -42,7 +42,7 @@ describe('outbox retention', () => {
     const stop = startOutboxPruning(store, 1, logger, () => NOW, { firstDelayMs: 20, intervalMs: 30 });
     expect(store.cutoffs).toEqual([]);
     await until(() => store.cutoffs.length >= 3);
-    stop();
+    await stop();
     const passes = store.cutoffs.length;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(store.cutoffs.length).toBe(passes);
@@ -58,7 +58,33 @@ describe('outbox retention', () => {
       await until(() => lines.some((line) => line.msg === 'outbox pruned'));
       expect(lines[0]).toMatchObject({ level: 40, msg: 'outbox pruning failed; the next pass tries again', err: expect.objectContaining({ message: 'database is locked' }) });
     } finally {
-      stop();
+      await stop();
     }
+  });
+
+  it('stopping ends a pass under way and waits for it, so that the store can close after', async () => {
+    let release: () => void = () => undefined;
+    let seen: AbortSignal | undefined;
+    let finished = false;
+    const store: PruningStore = {
+      async pruneOutbox(_before, signal) {
+        seen = signal;
+        await new Promise<void>((resolve) => (release = resolve));
+        finished = true;
+        return { push: 0, sms: 0 };
+      },
+    };
+    const stop = startOutboxPruning(store, 30, capturingLogger().logger, () => NOW, { firstDelayMs: 1, intervalMs: 1000 });
+    await until(() => seen !== undefined);
+    expect(seen?.aborted).toBe(false);
+    const stopped = stop();
+    expect(seen?.aborted).toBe(true);
+    let resolved = false;
+    void stopped.then(() => (resolved = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(resolved).toBe(false);
+    release();
+    await stopped;
+    expect(finished).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { freshStorePerTest, storeVariants } from '../support/stores';
 
 describe.each(storeVariants())('outbox administration on $name', (variant) => {
@@ -73,6 +74,37 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
       expect(await ids('sms')).toEqual([newCode]);
       expect(await fresh.ctx.store.pruneOutbox('2030-01-10T00:00:00.000Z')).toEqual({ push: 0, sms: 0 });
     });
+
+    it('deletes nothing once its signal is aborted', async () => {
+      const id = await push();
+      await touched('push_notifications', id, 'sent', '2030-01-01T00:00:00.000Z');
+      const stopped = new AbortController();
+      stopped.abort();
+      expect(await fresh.ctx.store.pruneOutbox('2030-02-01T00:00:00.000Z', stopped.signal)).toEqual({ push: 0, sms: 0 });
+      expect(await ids('push')).toEqual([id]);
+    });
+
+    if (variant.name === 'postgres') {
+      it('keeps a message re-queued while the delete waited for its row', async () => {
+        const id = await push();
+        await touched('push_notifications', id, 'dead', '2030-01-01T00:00:00.000Z');
+        const { databaseUrl, schema } = fresh.ctx.options;
+        const operator = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema ?? 'public'}` });
+        await operator.connect();
+        try {
+          await operator.query('begin');
+          await operator.query("update push_notifications set status = 'queued', updated_at = '2030-02-01T00:00:00.000Z' where id = $1", [id]);
+          const pruning = fresh.ctx.store.pruneOutbox('2030-01-10T00:00:00.000Z');
+          // The delete has found the row as dead and now waits for its lock.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await operator.query('commit');
+          expect(await pruning).toEqual({ push: 0, sms: 0 });
+        } finally {
+          await operator.end();
+        }
+        expect(await ids('push')).toEqual([id]);
+      });
+    }
 
     it('goes through more rows than one batch deletes', async () => {
       const all: string[] = [];

@@ -143,6 +143,7 @@ function createReader(): Reader {
 // measurable share of a small call. A read that failed leaves the parser
 // mid-document, so it is dropped and the next read builds a new one.
 let idle: Reader | null = null;
+const IDLE_STATE = new ReadState();
 
 export function readSoapRequest(xml: string): SoapRequest {
   if (xml.trim() === '') throw new XmlReadError('Root element is missing.');
@@ -157,6 +158,8 @@ export function readSoapRequest(xml: string): SoapRequest {
     if (err instanceof XmlReadError || err instanceof EnvelopeVersionError) throw err;
     throw new XmlReadError(describeSaxesError(err));
   }
+  // Let go of this request's values (they may hold a phone number or a code) until the next read.
+  reader.state = IDLE_STATE;
   idle = reader;
   if (state.version === null) throw new XmlReadError('Root element is missing.');
   return { version: state.version, mustUnderstand: state.mustUnderstand, hasBody: state.hasBody, bodyElement: state.bodyElement, children: state.children };
