@@ -1,4 +1,4 @@
-// The admin API under /admin/api/v1 (README "Operating the service"): JSON,
+// The admin API under /admin/api/v1 (docs/operating.md): JSON,
 // behind a bearer token, off when ADMIN_TOKEN is unset.
 import { Router, type RequestHandler } from 'express';
 import type { Logger } from '../log';

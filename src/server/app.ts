@@ -6,7 +6,7 @@
 // like. Measured on this project's GetTokenDevice, that swap makes all the
 // work Node's HTTP and stream code does with those objects afterwards (reading
 // the body, writing the answer, the listeners) markedly slower: about 70 µs of
-// a 200 µs SOAP call, and half of an HTTP GET call (README, "Benchmark").
+// a 200 µs SOAP call, and half of an HTTP GET call (docs/benchmark.md).
 // The operation calls need none of what it adds, so they are routed by an
 // Express Router, which leaves Node's objects as they are, and reach the
 // application only when they are not calls: help pages, `?wsdl`, `?disco`,
