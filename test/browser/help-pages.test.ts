@@ -4,14 +4,11 @@
 // on a desktop and on a phone-sized screen. Screenshots go to
 // test/browser/.screenshots/ for a person to look at.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page, type Response } from 'playwright-core';
-import { listen } from '../../src/service';
 import { DEMO_DATA } from '../../src/store';
-import { startTestService, type TestService } from '../support/service';
+import { listenOnLoopback, startTestService, type LoopbackListener, type TestService } from '../support/service';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(__dirname, '.screenshots');
@@ -20,15 +17,15 @@ const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 let service: TestService;
-let server: Server;
+let server: LoopbackListener | undefined;
 let base: string;
 let context: BrowserContext;
 let userDataDir: string;
 
 beforeAll(async () => {
   service = await startTestService({ data: DEMO_DATA });
-  server = await listen(service.app, 0, '127.0.0.1');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(service.app);
+  base = server.base;
   userDataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-chromium-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
   context = await chromium.launchPersistentContext(userDataDir, {
@@ -41,7 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await server?.close();
   await service?.close();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });

@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadServiceModel } from '../../src/contract';
 import { createOperations } from '../../src/operations';
 import { createApp, type App } from '../../src/server';
+import { listen } from '../../src/service';
 import { openStore, type DataSet, type SqlStore } from '../../src/store';
 import { FIXTURES } from './fixtures';
 
@@ -47,4 +49,18 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface LoopbackListener {
+  readonly port: number;
+  /** `http://127.0.0.1:<port>` */
+  readonly base: string;
+  close(): Promise<void>;
+}
+
+/** The app on a free loopback port, for clients that need a real socket. */
+export async function listenOnLoopback(app: App): Promise<LoopbackListener> {
+  const server = await listen(app, 0, '127.0.0.1');
+  const { port } = server.address() as AddressInfo;
+  return { port, base: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -1,22 +1,19 @@
 // A real SOAP client, node-soap's, generated from our ?wsdl over a real
 // socket, calls all seven operations in SOAP 1.1 and SOAP 1.2.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createClientAsync, type Client } from 'soap';
-import { listen } from '../../src/service';
-import { startTestService, type TestService } from '../support/service';
+import { listenOnLoopback, startTestService, type LoopbackListener, type TestService } from '../support/service';
 
 let service: TestService;
-let server: Server;
+let server: LoopbackListener;
 let base: string;
 
 beforeAll(async () => {
   service = await startTestService();
-  server = await listen(service.app, 0, '127.0.0.1');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(service.app);
+  base = server.base;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await service.close();
 });
 

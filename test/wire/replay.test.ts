@@ -5,13 +5,10 @@
 // against what real clients send: `Expect: 100-continue`, the char as `49`,
 // prefixes, quoting and header spellings as each toolkit writes them.
 import { readFileSync, readdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { HttpMessageSplitter, parseMessage, type HttpMessage } from '../support/http-messages';
 import { retarget, sendRaw, stableResponse } from '../support/raw-exchange';
-import { listen } from '../../src/service';
-import { startTestService, type TestService } from '../support/service';
+import { listenOnLoopback, startTestService, type LoopbackListener, type TestService } from '../support/service';
 
 const FIXTURES_DIR = path.join(__dirname, '..', 'interop', 'fixtures');
 const REQUEST_SUFFIX = '.http';
@@ -23,16 +20,14 @@ const names = readdirSync(FIXTURES_DIR)
   .sort();
 
 let service: TestService;
-let server: Server;
-let port: number;
+let server: LoopbackListener;
 
 beforeAll(async () => {
   service = await startTestService();
-  server = await listen(service.app, 0, '127.0.0.1');
-  port = (server.address() as AddressInfo).port;
+  server = await listenOnLoopback(service.app);
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await service.close();
 });
 
@@ -46,7 +41,7 @@ describe.each(names)('%s', (name) => {
   it('gets the answer the client accepted, byte for byte', async () => {
     const request = parseMessage('request', readFileSync(path.join(FIXTURES_DIR, name + REQUEST_SUFFIX)));
     const expected = readFileSync(path.join(FIXTURES_DIR, name + RESPONSE_SUFFIX), 'utf8');
-    const response = await sendRaw(port, retarget(request, `127.0.0.1:${port}`));
+    const response = await sendRaw(server.port, retarget(request, `127.0.0.1:${server.port}`));
     expect(stableResponse(response).toString('utf8')).toBe(expected);
   });
 });

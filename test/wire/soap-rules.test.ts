@@ -2,8 +2,7 @@
 // and answered, including every error a client can provoke.
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { listen } from '../../src/service';
-import { startTestService, type TestService } from '../support/service';
+import { listenOnLoopback, startTestService, type TestService } from '../support/service';
 import { NS, SOAP11_ENV, SOAP12_ENV, XML_DECL, answer, bodyText, call, envelope, soap11 } from '../support/wire';
 
 let service: TestService;
@@ -242,9 +241,9 @@ describe('rule 14: requests that are not SOAP', () => {
 
   it('refuses a chunked body (no Content-Length) that grows over the limit', async () => {
     const small = await startTestService({ bodyLimit: 2048 });
-    const server = await listen(small.app, 0, '127.0.0.1');
+    const server = await listenOnLoopback(small.app);
     try {
-      const { port } = server.address() as import('node:net').AddressInfo;
+      const { port } = server;
       const status = await new Promise<number>((resolve, reject) => {
         const req = http.request(
           { port, host: '127.0.0.1', method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` } },
@@ -259,7 +258,7 @@ describe('rule 14: requests that are not SOAP', () => {
       });
       expect(status).toBe(413);
     } finally {
-      server.close();
+      await server.close();
       await small.close();
     }
   });
