@@ -2,7 +2,7 @@
 // What an operator does with messages that gave up: see them, and put them
 // back in the queue once the cause is fixed; and deleting finished ones now
 // rather than at the workers' next hourly pass.
-import { pruneOutboxOnce } from '../delivery/outbox-retention';
+import { parseRetentionDays, pruneOutboxOnce, uncoveredLimitWindow } from '../delivery/outbox-retention';
 import { createLogger, maskPhone } from '../log';
 import { openStore, type OutboxStatus, type SqlStore } from '../store';
 import type { Config } from '../config';
@@ -84,15 +84,17 @@ async function resendDead(store: SqlStore): Promise<number> {
 
 async function prune(store: SqlStore, args: string[], config: Config): Promise<number> {
   let days = config.delivery.outboxRetentionDays;
-  if (args.length === 2 && args[0] === '--days' && /^[0-9]{1,4}$/.test(args[1]) && Number(args[1]) >= 1 && Number(args[1]) <= 3650) days = Number(args[1]);
-  else if (args.length > 0) return usage();
+  if (args.length > 0) {
+    days = args.length === 2 && args[0] === '--days' ? parseRetentionDays(args[1]) : null;
+    if (days === null) return usage();
+  }
   if (days === null) {
     console.error('OUTBOX_RETENTION_DAYS is off: give --days N to prune anyway.');
     return 2;
   }
-  const longestWindow = Math.max(0, ...config.delivery.authCodeLimits.map((limit) => limit.windowSeconds));
-  if (days * 86400 < longestWindow) {
-    console.error(`--days ${days} is shorter than the longest AuthCode limit window (${longestWindow} s), whose codes the limits count.`);
+  const uncovered = uncoveredLimitWindow(days, config.delivery.authCodeLimits);
+  if (uncovered !== null) {
+    console.error(`--days ${days} is shorter than the longest AuthCode limit window (${uncovered} s), whose codes the limits count.`);
     return 2;
   }
   const deleted = await pruneOutboxOnce(store, days, new Date(), createLogger('warn'));

@@ -3,13 +3,29 @@
 // Every worker process does it on its own schedule; a delete that another
 // worker already made simply finds nothing.
 import type { Logger } from '../log';
-import type { OutboxChannel } from '../store';
+import type { AuthCodeLimit, OutboxChannel } from '../store';
 
 export interface PruningStore {
   pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
 }
 
 const DAY_MS = 86_400_000;
+const MAX_DAYS = 3650;
+
+/** `text` as a retention in whole days (1 to 3650), or null when it is not one. */
+export function parseRetentionDays(text: string): number | null {
+  return /^[0-9]{1,4}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_DAYS ? Number(text) : null;
+}
+
+/**
+ * The longest AuthCode limit window, in seconds, when a retention of `days`
+ * would not cover it, else null: the limits count the codes of their window
+ * in the outbox, so pruning them sooner would loosen the limits.
+ */
+export function uncoveredLimitWindow(days: number, limits: readonly AuthCodeLimit[]): number | null {
+  const longest = Math.max(0, ...limits.map((limit) => limit.windowSeconds));
+  return days * (DAY_MS / 1000) < longest ? longest : null;
+}
 /** The first pass waits a little after start, then one an hour. */
 export const PRUNE_FIRST_DELAY_MS = 60_000;
 export const PRUNE_INTERVAL_MS = 3_600_000;

@@ -11,6 +11,7 @@ import type { RetryPolicy } from '../retry-policy';
 import { fillTemplate } from '../sms/http-gateway-provider';
 import { DEFAULT_SMS_TEMPLATES } from '../sms/sms-text';
 import { TWILIO_BASE_URL } from '../sms/twilio-provider';
+import { parseRetentionDays, uncoveredLimitWindow } from '../outbox-retention';
 import { readNotificationTemplates, readSmsTemplates, readTextFile } from './json-files';
 import { parseLimits } from './limit-syntax';
 
@@ -107,7 +108,7 @@ const schema = z.object({
     .string()
     .trim()
     .toLowerCase()
-    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= 3650), 'OUTBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off')
+    .refine((v) => v === 'off' || parseRetentionDays(v) !== null, 'OUTBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off')
     .default('30'),
 });
 
@@ -129,11 +130,10 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
       `DELIVERY_LEASE_SECONDS: must be at least twice DELIVERY_TIMEOUT_MS (${raw.DELIVERY_TIMEOUT_MS} ms), so that a message is never taken over while its send may still be under way`,
     );
   }
-  const outboxRetentionDays = raw.OUTBOX_RETENTION_DAYS === 'off' ? null : Number(raw.OUTBOX_RETENTION_DAYS);
-  const longestWindow = Math.max(0, ...authCodeLimits.map((limit) => limit.windowSeconds));
-  if (outboxRetentionDays !== null && outboxRetentionDays * 86400 < longestWindow) {
-    // The limits count the login codes of their window from the outbox.
-    problems.push(`OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (${longestWindow} s), whose codes the limits count`);
+  const outboxRetentionDays = raw.OUTBOX_RETENTION_DAYS === 'off' ? null : parseRetentionDays(raw.OUTBOX_RETENTION_DAYS);
+  const uncovered = outboxRetentionDays === null ? null : uncoveredLimitWindow(outboxRetentionDays, authCodeLimits);
+  if (uncovered !== null) {
+    problems.push(`OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (${uncovered} s), whose codes the limits count`);
   }
   if (raw.DELIVERY_RETRY_MAX_SECONDS < raw.DELIVERY_RETRY_BASE_SECONDS) {
     problems.push('DELIVERY_RETRY_MAX_SECONDS: must not be less than DELIVERY_RETRY_BASE_SECONDS');
