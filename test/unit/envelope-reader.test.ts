@@ -9,19 +9,18 @@ const call = (env: string, body: string, header = '') =>
   `<?xml version="1.0" encoding="utf-8"?>\n<soap:Envelope xmlns:soap="${env}">${header}\n<soap:Body>\n${body}\n</soap:Body></soap:Envelope>`;
 
 const TOKEN = call(ENV11, '<GetTokenDevice xmlns="http://tempuri.org/"><id>dev-1</id></GetTokenDevice>');
+const TOKEN_READ = {
+  version: '1.1',
+  mustUnderstand: [],
+  hasBody: true,
+  bodyElement: { namespace: 'http://tempuri.org/', localName: 'GetTokenDevice' },
+  children: [{ namespace: 'http://tempuri.org/', localName: 'id', text: 'dev-1', nil: false, line: 4, column: 49 }],
+};
 
 describe('readSoapRequest, read after read', () => {
   it('reads the same envelope twice to the same result, positions included', () => {
-    const first = readSoapRequest(TOKEN);
-    const second = readSoapRequest(TOKEN);
-    expect(second).toEqual(first);
-    expect(first).toEqual({
-      version: '1.1',
-      mustUnderstand: [],
-      hasBody: true,
-      bodyElement: { namespace: 'http://tempuri.org/', localName: 'GetTokenDevice' },
-      children: [{ namespace: 'http://tempuri.org/', localName: 'id', text: 'dev-1', nil: false, line: 4, column: 49 }],
-    });
+    expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
+    expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
   });
 
   it.each([
@@ -31,8 +30,7 @@ describe('readSoapRequest, read after read', () => {
     ['an unclosed body', call(ENV11, '<GetTokenDevice xmlns="http://tempuri.org/"><id>dev-1</id>').replace('</soap:Body></soap:Envelope>', ''), XmlReadError],
   ])('after %s, the next read starts clean', (_name, bad, error) => {
     expect(() => readSoapRequest(bad)).toThrow(error);
-    expect(readSoapRequest(TOKEN)).toEqual(readSoapRequest(TOKEN));
-    expect(readSoapRequest(TOKEN).children).toHaveLength(1);
+    expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
   });
 
   it('keeps nothing of a previous read: headers, version, children', () => {
@@ -43,7 +41,7 @@ describe('readSoapRequest, read after read', () => {
     );
     const first = readSoapRequest(withHeader);
     expect(first).toMatchObject({ version: '1.2', mustUnderstand: ['Auth'], children: [{ localName: 'a' }, { localName: 'b', nil: true }] });
-    expect(readSoapRequest(TOKEN)).toMatchObject({ version: '1.1', mustUnderstand: [], children: [{ localName: 'id', text: 'dev-1' }] });
+    expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
   });
 
   it('names the position of an error in the document, counted from the start of each read', () => {
