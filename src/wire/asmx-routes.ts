@@ -93,8 +93,9 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
       next();
       return;
     }
-    callRecordOf(res).endpoint = found.model.name;
-    callRecordOf(res).binding = 'document';
+    const record = callRecordOf(res);
+    record.endpoint = found.model.name;
+    record.binding = 'document';
     if (req.method === 'GET') {
       serveDocument(req, res, found.model, found.handlers, options.helpPages);
       return;
