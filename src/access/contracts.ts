@@ -1,0 +1,57 @@
+// The seams of access control (docs/security.md): the gate that decides
+// whether a call may run, the per-caller budgets it consults, and the audit
+// trail of reads of personal data. Implementations live beside this file.
+
+/** `COUNT/DURATION`, such as `120/1m`, parsed. */
+export interface RateRule {
+  readonly max: number;
+  readonly windowMs: number;
+}
+
+export type BudgetVerdict = { readonly ok: true } | { readonly ok: false; readonly retryAfterSeconds: number };
+
+/**
+ * Per-caller call budgets (`limit` in a policy). Counting never waits on the
+ * store: counters live in memory and are merged with other nodes' through
+ * the store every few seconds (PostgreSQL), so a burst across nodes can
+ * overshoot by what the other nodes counted since the last merge.
+ */
+export interface CallBudgets {
+  /** Counts one call by `caller` against the budget named `key` (for example `NotificationNotes.asmx/GetStudentSchool`). */
+  take(key: string, caller: string, rule: RateRule, nowMs: number): BudgetVerdict;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Distinct students read per caller (`enumeration` in a policy): a caller
+ * reading the same few students again and again is never refused, one
+ * walking through ids is once it has read `rule.max` distinct ones in the
+ * window.
+ */
+export interface EnumerationGuard {
+  note(caller: string, subject: string, rule: RateRule, nowMs: number): BudgetVerdict;
+}
+
+export type AuditSubjectKind = 'student' | 'school' | 'device' | 'class';
+
+export interface AuditEntry {
+  readonly at: Date;
+  readonly address: string | null;
+  /** The Basic user, when the call carried one that was accepted. */
+  readonly user: string | null;
+  readonly endpoint: string;
+  readonly operation: string;
+  readonly subjectKind: AuditSubjectKind | null;
+  readonly subject: string | null;
+  readonly outcome: 'allowed' | 'refused';
+  /** Why it was refused: `network`, `auth`, `limit`, `enumeration`. */
+  readonly reason: string | null;
+}
+
+/** Reads of personal data, kept in the store: `record` never waits on it (entries are written in batches). */
+export interface AuditTrail {
+  record(entry: AuditEntry): void;
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
