@@ -124,6 +124,11 @@ function serveDocument(req: Request, res: Response, model: EndpointModel, docume
       send(res, 200, 'text/xml; charset=utf-8', document, CACHE_RESULT);
       return;
     }
+    // The WSDL imports no schema, so ASMX finds none whatever the id.
+    if (name === 'schema') {
+      sendText(res, 500, 'Schema not found.');
+      return;
+    }
   }
   if (!helpPages) {
     sendText(res, 500, 'Request format is unrecognized.');

@@ -295,4 +295,11 @@ describe('?disco', () => {
     expect(res.status).toBe(500);
     expect(bodyText(res)).toBe('XML Web service description was not found.\r\n');
   });
+
+  it.each([['schema0'], [''], ['anything']])('answers ?schema=%p with Schema not found., as ASMX does (it imports no schema)', async (value) => {
+    const res = await call(service.app).get(`/NotificationNotes.asmx?schema=${value}`);
+    expect(res.status).toBe(500);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(bodyText(res)).toBe('Schema not found.\r\n');
+  });
 });

@@ -64,7 +64,7 @@ describe('rule 19: parameters', () => {
     const one = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=https://school-b.example&show_active=%u0031');
     expect(bodyText(one)).toContain('<id_student>2001</id_student>');
     const malformed = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=%u31');
-    expectError(malformed, 'Cannot convert %u31 to System.Char.\r\nParameter name: type ---&gt; String must be exactly one character long.');
+    expectError(malformed, 'Cannot convert %u31 to System.Char.\r\nParameter name: type ---> String must be exactly one character long.');
   });
 
   it('reads a form body with a charset', async () => {
@@ -124,12 +124,18 @@ describe('rule 22: errors', () => {
 
   it.each([['49'], [''], ['10']])('refuses show_active=%p, which is not one character', async (value) => {
     const res = await call(service.app).get(`/NotificationNotes.asmx/GetStudentSchool?school_base_url=https://school-a.example&show_active=${value}`);
-    expectError(res, `Cannot convert ${value} to System.Char.\r\nParameter name: type ---&gt; String must be exactly one character long.`);
+    expectError(res, `Cannot convert ${value} to System.Char.\r\nParameter name: type ---> String must be exactly one character long.`);
   });
 
   it('HTML-encodes what the caller sent', async () => {
     const res = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=%3Cb%3E');
-    expectError(res, 'Cannot convert &lt;b&gt; to System.Char.\r\nParameter name: type ---&gt; String must be exactly one character long.');
+    expectError(res, 'Cannot convert &lt;b&gt; to System.Char.\r\nParameter name: type ---> String must be exactly one character long.');
+  });
+
+  // ASMX encodes each message of the exception chain, never the ` ---> ` that joins them.
+  it('HTML-encodes a joiner the caller sent, but not the one between messages', async () => {
+    const res = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=a%20---%3E%20b');
+    expectError(res, 'Cannot convert a ---&gt; b to System.Char.\r\nParameter name: type ---> String must be exactly one character long.');
   });
 
   it('answers an operation’s own refusal with private, max-age=0 like any invoked method', async () => {

@@ -80,11 +80,23 @@ describe('rule 11: SOAP 1.1 is routed by SOAPAction', () => {
     expect(bodyText(res)).toBe(fault11('Client', `Server did not recognize the value of HTTP Header SOAPAction: ${shown}.`));
   });
 
-  it('does not check the body element when the action is known', async () => {
+  // The action routes; the body element is not checked, but XmlSerializer
+  // reads parameters only from the operation's own element (name and
+  // namespace exactly): under any other element they are all null.
+  it('does not check the body element when the action is known, and reads no parameters from another element', async () => {
     const body = `${XML_DECL}<soap:Envelope xmlns:soap="${SOAP11_ENV}"><soap:Body><GetStudentSchool xmlns="${NS}"><id>dev-1001</id></GetStudentSchool></soap:Body></soap:Envelope>`;
     const res = await post(body, { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
     expect(res.status).toBe(200);
-    expect(bodyText(res)).toBe(answer('1.1', TOKEN_1001));
+    expect(bodyText(res)).toBe(answer('1.1', NULL_TOKEN));
+  });
+
+  it.each([
+    ['SOAP 1.1 by SOAPAction', tokenRequest11().replace(/GetTokenDevice/g, 'gettokendevice'), { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` }, '1.1'],
+    ['SOAP 1.2 by action', tokenRequest12().replace(/GetTokenDevice/g, 'GETTOKENDEVICE'), { 'Content-Type': `application/soap+xml; action="${NS}GetTokenDevice"` }, '1.2'],
+  ] as const)('reads no parameters from an element that matches the operation only when case is ignored (%s)', async (_how, body, headers, version) => {
+    const res = await post(body, headers);
+    expect(res.status).toBe(200);
+    expect(bodyText(res)).toBe(answer(version, NULL_TOKEN));
   });
 
   it('routes a request without SOAPAction by its body element and answers SOAP 1.1', async () => {
@@ -318,6 +330,8 @@ describe('rule 18: headers that must be understood', () => {
     const body = `${XML_DECL}<soap:Envelope xmlns:soap="${SOAP11_ENV}"><soap:Header><Trace xmlns="urn:t" soap:mustUnderstand="1">x</Trace></soap:Header><soap:Body><GetTokenDevice xmlns="${NS}"><id>dev-1001</id></GetTokenDevice></soap:Body></soap:Envelope>`;
     const res = await post(body, { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
     expect(res.status).toBe(500);
+    // Raised once the method was chosen, so it carries an invoked method's cache policy.
+    expect(res.headers['cache-control']).toBe('private, max-age=0');
     expect(bodyText(res)).toBe(fault11('MustUnderstand', 'SOAP header Trace was not understood.', ''));
   });
 

@@ -24,9 +24,14 @@ export type HttpOperationHandler = (
   context: CallContext,
 ) => Promise<void>;
 
-/** A failure before or during the call, answered as ASMX does: 500, text/plain, HTML-encoded, CRLF. */
-function sendError(res: ServerResponse, message: string, cache = CACHE_ERROR): void {
-  send(res, 500, 'text/plain; charset=utf-8', `${htmlEncode(message)}\r\n`, cache);
+/**
+ * A failure before or during the call, answered as ASMX does: 500,
+ * text/plain, CRLF, the messages of the exception chain each HTML-encoded
+ * and joined by a ` ---> ` that is not (test/wire/http-rules.test.ts).
+ */
+function sendError(res: ServerResponse, chain: string | readonly string[], cache = CACHE_ERROR): void {
+  const text = typeof chain === 'string' ? htmlEncode(chain) : chain.map(htmlEncode).join(' ---> ');
+  send(res, 500, 'text/plain; charset=utf-8', `${text}\r\n`, cache);
 }
 
 export interface HttpBindingOptions {
@@ -74,8 +79,8 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
     }
 
     const values = readValues(operation, pairs);
-    if (typeof values === 'string') {
-      sendError(res, values);
+    if (!Array.isArray(values)) {
+      sendError(res, values.error);
       return;
     }
     const outcome = await dispatcher.invoke(operation, values, context);
@@ -97,9 +102,9 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
 /**
  * Parameter names match case-insensitively, repeated ones are joined with
  * `,`, extra ones are ignored. Returns the values in contract order, or the
- * error message.
+ * error's exception chain.
  */
-function readValues(operation: OperationModel, pairs: URLSearchParams): string[] | string {
+function readValues(operation: OperationModel, pairs: URLSearchParams): string[] | { readonly error: readonly string[] } {
   const byName = new Map<string, string[]>();
   for (const [key, value] of pairs) {
     const name = key.toLowerCase();
@@ -110,10 +115,10 @@ function readValues(operation: OperationModel, pairs: URLSearchParams): string[]
   const values: string[] = [];
   for (const param of operation.parameters) {
     const found = byName.get(param.wireName.toLowerCase());
-    if (found === undefined) return `Missing parameter: ${param.wireName}.`;
+    if (found === undefined) return { error: [`Missing parameter: ${param.wireName}.`] };
     const value = found.join(',');
     if (param.type === 'char' && value.length !== 1) {
-      return `Cannot convert ${value} to System.Char.\r\nParameter name: type ---> String must be exactly one character long.`;
+      return { error: [`Cannot convert ${value} to System.Char.\r\nParameter name: type`, 'String must be exactly one character long.'] };
     }
     values.push(value);
   }

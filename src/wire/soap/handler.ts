@@ -59,7 +59,8 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       return;
     }
     if (request.mustUnderstand.length > 0) {
-      fault(res, version, { code: 'MustUnderstand', message: `SOAP header ${request.mustUnderstand[0]} was not understood.`, status: 500, detail: false });
+      // Checked once the method is chosen, after ASMX sets an invoked method's cache policy.
+      fault(res, version, { code: 'MustUnderstand', message: `SOAP header ${request.mustUnderstand[0]} was not understood.`, status: 500, detail: false }, CACHE_RESULT);
       return;
     }
     if (!request.hasBody) {
@@ -78,7 +79,7 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
     }
     const operation = routed.operation;
     noteOperation(context, operation.wireName);
-    const values = readParameters(operation, endpoint.namespace, request.children);
+    const values = readParameters(operation, endpoint.namespace, request);
     if (!Array.isArray(values)) {
       fault(res, version, values);
       return;

@@ -64,11 +64,17 @@ function decodeAction(value: string): string {
 }
 
 /**
- * The parameters in contract order. Only children in the service namespace
- * count (others are ignored, as XmlSerializer does), the first of duplicates
+ * The parameters in contract order. They are read only from the operation's
+ * own element, its name and namespace matched exactly: under any other body
+ * element (another operation's, or this one's in another letter case) every
+ * parameter is missing, as XmlSerializer reads it. Only children in the
+ * service namespace count (others are ignored), the first of duplicates
  * wins, a missing string is null, and a `char` travels as its UTF-16 code.
  */
-export function readParameters(operation: OperationModel, namespace: string, children: readonly ChildElement[]): (string | null)[] | SoapFault {
+export function readParameters(operation: OperationModel, namespace: string, request: Pick<SoapRequest, 'bodyElement' | 'children'>): (string | null)[] | SoapFault {
+  const element = request.bodyElement;
+  const own = element !== null && element.localName === operation.requestElement && element.namespace === namespace;
+  const children: readonly ChildElement[] = own ? request.children : [];
   const values: (string | null)[] = [];
   for (const param of operation.parameters) {
     const child = children.find((c) => c.localName === param.wireName && c.namespace === namespace);
