@@ -1,4 +1,4 @@
-// Configuration from the environment (names in SPEC.md section 6), checked
+// Configuration from the environment (names: docs/design.md#configuration-names), checked
 // once at start so that a bad value stops the service with a clear message.
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -26,7 +26,7 @@ export interface Config {
   readonly delivery: DeliveryConfig;
   /** Bearer token of the admin API; null turns the admin API off. */
   readonly adminToken: string | null;
-  /** JSON answers for the mobile apps (SPEC.md section 5). */
+  /** JSON answers for the mobile apps (docs/design.md#json-bodies). */
   readonly jsonBodies: boolean;
   /** Serve /metrics on this port instead of PORT; null: on PORT. */
   readonly metricsPort: number | null;

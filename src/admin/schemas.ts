@@ -1,6 +1,6 @@
 // The admin API's shapes, as zod schemas: requests are validated with them
 // and the OpenAPI document is generated from them, so the two cannot drift.
-// Records are the import format of SPEC.md section 7; the store still checks
+// Records are the import format (docs/design.md#import-format); the store still checks
 // what only it can (calendar dates, a student's school being stored).
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// The one description of the service's contract (seed/service-interface.md):
+// The one description of the service's contract (docs/design.md#the-contract):
 // endpoints, operations, their parameters and results, spelled as on the
 // wire, with the mapping to the names our own code uses. The SOAP layer, the
 // GET/POST adapter, the WSDL check, the help pages and the tests all read it;

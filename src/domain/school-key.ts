@@ -1,6 +1,6 @@
 /**
  * A school is identified by its base URL, matched case-insensitively on
- * scheme and host with a trailing `/` ignored (SPEC.md section 2). The key is
+ * scheme and host with a trailing `/` ignored (docs/design.md#school-matching). The key is
  * the canonical form both the store and every lookup use.
  */
 export function schoolKey(baseUrl: string): string {

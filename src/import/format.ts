@@ -1,4 +1,4 @@
-// The import format of SPEC.md section 7 as files: one CSV file per
+// The import format (docs/design.md#import-format) as files: one CSV file per
 // collection, named after it, with these fields as its header row, or one
 // JSON document holding the collections as arrays.
 import type { DataSetCollection } from '../store';

@@ -1,4 +1,4 @@
-// One JSON document in the format of SPEC.md section 7: an object whose
+// One JSON document in the import format (docs/design.md#import-format): an object whose
 // `schools`, `students`, `devices`, `notes` and `absences` are arrays of
 // records. Other top-level keys are ignored. Line numbers come from a
 // second, position-aware pass (jsonc-parser), since JSON.parse keeps none.

@@ -31,7 +31,7 @@ export interface AppOptions {
   readonly trustProxy: boolean | number | string;
   readonly operationTimeoutMs: number;
   readonly helpPages: boolean;
-  /** JSON_BODIES: the mobile apps' JSON over HTTP GET/POST (SPEC.md section 5). */
+  /** JSON_BODIES: the mobile apps' JSON over HTTP GET/POST (docs/design.md#json-bodies). */
   readonly jsonBodies?: boolean;
   /** First in line for every request: request ids, metrics, the access log. */
   readonly observe?: RequestObserver;

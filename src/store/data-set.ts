@@ -1,4 +1,4 @@
-// The import format of SPEC.md section 7, as the importer, the admin API and
+// The import format (docs/design.md#import-format), as the importer, the admin API and
 // the demo data hand it to the store.
 import type { DevicePlatform } from './database';
 import type { NoteState } from './types';

@@ -6,7 +6,7 @@ import type { NoteState } from './types';
 
 export type DevicePlatform = 'android' | 'ios' | 'web';
 
-/** Delivery state of an outbox row (SPEC.md section 2). */
+/** Delivery state of an outbox row (docs/design.md#domain). */
 export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'dead';
 
 export interface SchoolsTable {

@@ -1,4 +1,4 @@
-// Record-by-record access to the data set's collections (SPEC.md section 7),
+// Record-by-record access to the data set's collections (docs/design.md#import-format),
 // for the admin API and the export: read one, list a page, delete, and the
 // row-to-record mapping. Writes go through the data-set upsert so that one
 // set of rules checks every way data gets in.

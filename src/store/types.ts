@@ -1,4 +1,4 @@
-// The store's view of the domain (SPEC.md section 2). Operations depend on
+// The store's view of the domain (docs/design.md#domain). Operations depend on
 // this interface only; they never see SQL, and the store never sees XML.
 import type { AuthCodeAdmission, AuthCodeLimit } from './auth-code-admission';
 

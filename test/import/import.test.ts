@@ -1,5 +1,5 @@
 // `npm run import` and `npm run export`: CSV and JSON in the format of
-// SPEC.md section 7, upsert by key, bad rows reported by line and skipped,
+// docs/design.md#import-format, upsert by key, bad rows reported by line and skipped,
 // --strict writing nothing, and an export that imports back to the same store.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // JSON_BODIES=true: the mobile apps' arrays over HTTP GET and POST for the
-// three note and absence operations (SPEC.md section 5); everything else as
+// three note and absence operations (docs/design.md#json-bodies); everything else as
 // the contract says.
 import { storeVariants } from '../support/stores';
 import { startOperatedService, type OperatedService } from '../support/operated-service';

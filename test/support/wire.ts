@@ -1,5 +1,5 @@
 // Request builders for the four bindings, written from the contract's text
-// (seed/service-interface.md), not from our own code.
+// (docs/design.md#the-contract), not from our own code.
 import request from 'supertest';
 import type { App } from '../../src/server';
 

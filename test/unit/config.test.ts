@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 
 describe('configuration', () => {
-  it('has the defaults of SPEC.md section 6', () => {
+  it('has the defaults the README documents (docs/design.md#configuration-names)', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 8080,

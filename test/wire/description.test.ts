@@ -1,4 +1,4 @@
-// ?wsdl and ?disco (ASMX-WIRE.md rules 1-9): the shape ASMX generates, and
+// ?wsdl and ?disco (docs/design.md#service-descriptions, rules 1-9): the shape ASMX generates, and
 // every address pointing at the URL the client used.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

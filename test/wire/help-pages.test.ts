@@ -1,4 +1,4 @@
-// The help pages (ASMX-WIRE.md rules 24-25, and the root page): their
+// The help pages (docs/design.md#help-pages, rules 24-25, and the root page): their
 // structure and texts, escaping, and HELP_PAGES=false.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The help pages' samples (ASMX-WIRE.md rule 25) against the service itself:
+// The help pages' samples (docs/design.md#rule-25) against the service itself:
 // each parses as XML, each is what the page shows, and each, replayed with
 // its placeholders filled with real values, gets the answer its response
 // sample shows.

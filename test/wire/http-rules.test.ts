@@ -1,4 +1,4 @@
-// ASMX-WIRE.md rules 19-23: the HTTP GET and POST bindings' parameter rules
+// docs/design.md#http-get-and-post, rules 19-23: the HTTP GET and POST bindings' parameter rules
 // and their plain-text errors.
 import { startTestService, type TestService } from '../support/service';
 import { XML_DECL, bodyText, call } from '../support/wire';

@@ -1,4 +1,4 @@
-// ASMX-WIRE.md rules 10-18: how SOAP requests are versioned, routed, read
+// docs/design.md#wire-rules, rules 10-18: how SOAP requests are versioned, routed, read
 // and answered, including every error a client can provoke.
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';

@@ -1,4 +1,4 @@
-// The help pages (ASMX-WIRE.md rules 24-25, and the service's own root page).
+// The help pages (docs/design.md#help-pages, rules 24-25, and the service's own root page).
 export { renderOperationList } from './operation-list';
 export { renderOperationPage } from './operation-page';
 export { renderServiceList } from './service-list';

@@ -1,4 +1,4 @@
-// GET /X.asmx: the operation list page ASMX shows (ASMX-WIRE.md rule 24).
+// GET /X.asmx: the operation list page ASMX shows (docs/design.md#rule-24).
 import { DEFAULT_NAMESPACE, type EndpointModel } from '../../contract';
 import { html } from './html';
 import { renderEndpointPage } from './layout';

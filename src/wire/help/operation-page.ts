@@ -1,4 +1,4 @@
-// GET /X.asmx?op=Op: an operation's page (ASMX-WIRE.md rule 25): a link back,
+// GET /X.asmx?op=Op: an operation's page (docs/design.md#rule-25): a link back,
 // a test form that posts to the HTTP POST binding, and a sample request and
 // response for each binding. An unknown operation gets ASMX's
 // `Method Not Found` page.
@@ -64,7 +64,7 @@ ${chars.map(charNote)}<figure><figcaption>Request</figcaption><pre tabindex="0">
 `;
 }
 
-/** In SOAP a .NET char is its UTF-16 code, which surprises people who type the character (ASMX-WIRE.md rule 13). */
+/** In SOAP a .NET char is its UTF-16 code, which surprises people who type the character (docs/design.md#rule-13). */
 function charNote(parameter: ParameterSpec): Html {
   return html`<p class="note">In SOAP, <code>${parameter.wireName}</code> (a .NET <code>char</code>) is sent as its UTF-16 code in decimal: <code>49</code> for the character <code>1</code>.</p>\n`;
 }

@@ -1,4 +1,4 @@
-// The sample requests and responses of an operation's help page (ASMX-WIRE.md
+// The sample requests and responses of an operation's help page (docs/design.md#help-pages,
 // rule 25), in ASMX's order: SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST.
 // Requests are built from the operation model (the contract, checked against
 // the WSDL); responses are what the service's own writers produce for sample
@@ -40,7 +40,7 @@ export interface SampleTarget {
   readonly path: string;
 }
 
-// The HTTP bindings' messages type every part s:string, the char too (ASMX-WIRE.md rule 7),
+// The HTTP bindings' messages type every part s:string, the char too (docs/design.md#rule-7),
 // and every value of a result is an s:string (rules 4 and 5).
 const HTTP_PARAMETER_WORD = 'string';
 const RESULT_WORD = 'string';

@@ -1,4 +1,4 @@
-// JSON bodies for the parents' mobile apps (SPEC.md section 5). The deployed
+// JSON bodies for the parents' mobile apps (docs/design.md#json-bodies). The deployed
 // apps parse these arrays from the HTTP GET/POST answers of the three note and
 // absence operations; the contract's own answer there is void. Field names and
 // "every value a string" are what the apps expect, so nothing here follows our

@@ -1,4 +1,4 @@
-// GET and POST /X.asmx/Op: the HTTP GET and HTTP POST bindings (ASMX-WIRE.md
+// GET and POST /X.asmx/Op: the HTTP GET and HTTP POST bindings (docs/design.md#http-get-and-post,
 // rules 19-23). Only translates named pairs to a call and the result to
 // XmlSerializer's bytes; errors are plain-text 500s as ASMX writes them.
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,4 +1,4 @@
-// Chooses the operation of a SOAP request as ASMX does (ASMX-WIRE.md rules
+// Chooses the operation of a SOAP request as ASMX does (docs/design.md#soap-requests, rules
 // 11-13) and reads its parameters from the body element's children.
 import type { EndpointModel, OperationModel } from '../../contract';
 import type { ChildElement, SoapRequest } from './envelope-reader';

@@ -1,5 +1,5 @@
 // FCM HTTP v1 error answers, classified as Firebase's ErrorCode reference
-// asks (docs/research: notification-backends.md section 2). The FCM-specific
+// asks (docs/delivery.md#retries). The FCM-specific
 // code sits in error.details[] (type FcmError); error.status is the generic
 // Google status.
 import { failureFromStatus, jsonBody, type HttpAnswer } from '../../http/http-call';
