@@ -35,7 +35,15 @@ export function readBasicCredentials(header: string | undefined): BasicCredentia
 /** The verified user name, or null; synchronous when the answer is remembered. */
 export type BasicVerifier = (header: string | undefined) => string | null | Promise<string | null>;
 
-export function createBasicVerifier(users: ReadonlyMap<string, string>, now: () => number = Date.now): BasicVerifier {
+/**
+ * At most this many different headers go through bcrypt at once. Each costs
+ * about 0.1 s of CPU: a flood of made-up passwords could otherwise take the
+ * CPU from every other call. Past it a header is refused (401, nothing
+ * remembered) and the client's retry is checked once a slot is free.
+ */
+export const MAX_CONCURRENT_CHECKS = 8;
+
+export function createBasicVerifier(users: ReadonlyMap<string, string>, now: () => number = Date.now, maxConcurrent = MAX_CONCURRENT_CHECKS): BasicVerifier {
   // A random salt per cache: a digest is worth nothing outside this process's memory.
   const salt = randomBytes(32).toString('base64');
   const cache = new Map<string, { user: string | null; until: number }>();
@@ -66,6 +74,7 @@ export function createBasicVerifier(users: ReadonlyMap<string, string>, now: () 
     // Concurrent calls with the same header share one bcrypt run.
     let running = pending.get(digest);
     if (running === undefined) {
+      if (pending.size >= maxConcurrent) return null;
       running = verify(digest, credentials).finally(() => pending.delete(digest));
       pending.set(digest, running);
     }
