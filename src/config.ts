@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { bool, country, integer } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
+import { parseRetentionDays } from './delivery/outbox-retention';
 
 export interface Config {
   readonly port: number;
@@ -34,6 +35,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** `auto`: pretty when stdout is a terminal, JSON otherwise. */
   readonly logFormat: 'auto' | 'json' | 'pretty';
+  /** Audit entries are deleted this many days after they were recorded; null keeps them. */
+  readonly auditRetentionDays: number | null;
+  /** How often the call budgets merge their counts with the other nodes' (PostgreSQL). */
+  readonly accessSyncIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +87,13 @@ const schema = z.object({
   METRICS_PORT: integer('METRICS_PORT', 0, 65535).optional(),
   SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600000).default(10000),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  AUDIT_RETENTION_DAYS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === 'off' || parseRetentionDays(v) !== null, 'AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off')
+    .default('90'),
+  ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000).default(2000),
 });
 
 /** Reads the configuration; throws ConfigError naming every bad variable. */
@@ -117,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: c.METRICS_PORT ?? null,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     logFormat: c.LOG_FORMAT,
+    auditRetentionDays: c.AUDIT_RETENTION_DAYS === 'off' ? null : parseRetentionDays(c.AUDIT_RETENTION_DAYS),
+    accessSyncIntervalMs: c.ACCESS_SYNC_INTERVAL_MS,
   };
 }
 
