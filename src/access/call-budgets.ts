@@ -18,13 +18,15 @@
 // SQLite there is one node and no merge.
 //
 // Memory is bounded: at most `maxEntries` (caller, budget) counters are
-// kept; past that the least recently used is forgotten. A forgotten caller's
-// next call starts from zero on this node (what it had not merged yet is
+// kept, in two generations (generations.ts): a caller is forgotten once half
+// that many other counters were created or used since its last call. Its next
+// call then starts from zero on this node (what it had not merged yet is
 // lost; what other nodes counted comes back at the next merge).
 import type { Logger } from '../log';
 import type { CounterDelta, CounterMerge, CounterWindow } from '../store';
 import { counterTotalKey } from '../store';
 import type { BudgetVerdict, CallBudgets, RateRule } from './contracts';
+import { GenerationMap } from './generations';
 import { SILENT_ACCESS_OBSERVER, type AccessObserver } from './observer';
 
 /** What the budgets need of the store (SqlStore has it). */
@@ -96,33 +98,25 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
   const maxRemote = Math.max(0, options.maxRemoteEntries ?? DEFAULT_MAX_REMOTE_ENTRIES);
   // The merged totals of the last merge, for counters this node starts afresh.
   let remote = new Map<string, number>();
-  // Insertion order is recency order: a counter used again is moved to the end.
-  const counters = new Map<string, Counter>();
+  const counters = new GenerationMap<Counter>(Math.ceil(maxEntries / 2), (dropped) => observer.evicted('budget', dropped.size));
   let timer: NodeJS.Timeout | undefined;
   let syncing: Promise<void> | null = null;
   let failing = false;
   let lastPruneMs = -Infinity;
+
+  // What the other nodes spent in a window this node starts counting, as of the last merge.
+  const othersAtStart = (id: string, windowStart: number): number =>
+    remote.size === 0 ? 0 : (remote.get(counterTotalKey({ counter: id, windowStart: iso(windowStart) })) ?? 0);
 
   const take = (key: string, caller: string, rule: RateRule, nowMs: number): BudgetVerdict => {
     const id = `${rule.windowMs}|${key}|${caller}`;
     const windowStart = nowMs - (nowMs % rule.windowMs);
     let counter = counters.get(id);
     if (counter === undefined) {
-      const others = remote.size === 0 ? 0 : (remote.get(counterTotalKey({ counter: id, windowStart: iso(windowStart) })) ?? 0);
-      counter = { id, windowMs: rule.windowMs, windowStart, count: 0, pending: 0, merged: 0, others };
+      counter = { id, windowMs: rule.windowMs, windowStart, count: 0, pending: 0, merged: 0, others: othersAtStart(id, windowStart) };
       counters.set(id, counter);
-      if (counters.size > maxEntries) {
-        const oldest = counters.keys().next().value as string;
-        counters.delete(oldest);
-        observer.evicted('budget', 1);
-      }
-    } else {
-      counters.delete(id);
-      counters.set(id, counter);
-      if (windowStart > counter.windowStart) {
-        const others = remote.size === 0 ? 0 : (remote.get(counterTotalKey({ counter: id, windowStart: iso(windowStart) })) ?? 0);
-        Object.assign(counter, { windowStart, count: 0, pending: 0, merged: 0, others });
-      }
+    } else if (windowStart > counter.windowStart) {
+      Object.assign(counter, { windowStart, count: 0, pending: 0, merged: 0, others: othersAtStart(id, windowStart) });
     }
     if (counter.count + counter.others >= rule.max) {
       observer.refused('limit');
@@ -138,7 +132,7 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     const deltas: CounterDelta[] = [];
     const reads: CounterWindow[] = [];
     const sent: { counter: Counter; windowStart: number; delta: number; window: CounterWindow }[] = [];
-    for (const counter of counters.values()) {
+    for (const [, counter] of counters.entries()) {
       if (counter.windowStart + counter.windowMs <= at) {
         // Its window is over: nothing to merge, and its next call starts afresh.
         counters.delete(counter.id);

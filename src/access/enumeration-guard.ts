@@ -7,16 +7,19 @@
 // Windows are fixed, as for the call budgets. Counting is per node and in
 // memory: with N nodes a walker spread over all of them gets up to N × max.
 //
-// Memory is bounded three ways: at most `maxCallers` callers, at most
-// `maxSubjectsPerCaller` ids kept per caller, and at most
-// `maxTrackedSubjects` ids in all. Past the first or the last, the least
-// recently active caller is forgotten (its next read starts a fresh set: a
-// walker gains a new allowance only while more callers than that are active).
-// Past the per-caller cap, further new ids are counted without being kept, so
+// Memory is bounded three ways: at most `maxCallers` callers (in two
+// generations, generations.ts: a caller is forgotten once half that many
+// others were seen since its last read), at most `maxSubjectsPerCaller` ids
+// kept per caller, and about `maxTrackedSubjects` ids in all (past it, the
+// callers not seen for the longest are forgotten a generation at a time). A
+// forgotten caller's next read starts a fresh set: a walker gains a new
+// allowance only while that many other callers are active. Past the
+// per-caller cap, further new ids are counted without being kept, so
 // re-reading one of them counts again: a policy `max` above that cap refuses
 // early rather than late.
 import type { Logger } from '../log';
 import type { BudgetVerdict, EnumerationGuard, RateRule } from './contracts';
+import { GenerationMap } from './generations';
 import { SILENT_ACCESS_OBSERVER, type AccessObserver } from './observer';
 
 export interface EnumerationGuardOptions {
@@ -52,21 +55,11 @@ export function createEnumerationGuard(options: EnumerationGuardOptions): Bounde
   const maxCallers = Math.max(1, options.maxCallers ?? DEFAULT_MAX_CALLERS);
   const perCaller = Math.max(1, options.maxSubjectsPerCaller ?? DEFAULT_MAX_SUBJECTS_PER_CALLER);
   const maxTracked = Math.max(1, options.maxTrackedSubjects ?? DEFAULT_MAX_TRACKED_SUBJECTS);
-  // Insertion order is recency order: a caller seen again is moved to the end.
-  const walks = new Map<string, Walk>();
   let tracked = 0;
-
-  const forget = (id: string, walk: Walk) => {
-    walks.delete(id);
-    tracked -= walk.subjects.size;
-  };
-  const evictOldest = (): boolean => {
-    const oldest = walks.entries().next().value;
-    if (oldest === undefined) return false;
-    forget(oldest[0], oldest[1]);
-    observer.evicted('enumeration', 1);
-    return true;
-  };
+  const walks = new GenerationMap<Walk>(Math.ceil(maxCallers / 2), (dropped) => {
+    for (const [, walk] of dropped) tracked -= walk.subjects.size;
+    observer.evicted('enumeration', dropped.size);
+  });
 
   return {
     get callers() {
@@ -79,13 +72,13 @@ export function createEnumerationGuard(options: EnumerationGuardOptions): Bounde
       const id = `${rule.windowMs}|${caller}`;
       const windowStart = nowMs - (nowMs % rule.windowMs);
       let walk = walks.get(id);
-      if (walk !== undefined) walks.delete(id);
-      if (walk === undefined || windowStart > walk.windowStart) {
-        if (walk !== undefined) tracked -= walk.subjects.size;
+      if (walk === undefined) {
         walk = { windowStart, subjects: new Set(), overflow: 0, warned: false };
+        walks.set(id, walk);
+      } else if (windowStart > walk.windowStart) {
+        tracked -= walk.subjects.size;
+        Object.assign(walk, { windowStart, subjects: new Set(), overflow: 0, warned: false });
       }
-      walks.set(id, walk);
-      while (walks.size > maxCallers && evictOldest());
 
       if (walk.subjects.has(subject)) return { ok: true };
       if (walk.subjects.size + walk.overflow >= rule.max) {
@@ -106,8 +99,10 @@ export function createEnumerationGuard(options: EnumerationGuardOptions): Bounde
       }
       walk.subjects.add(subject);
       tracked++;
-      // Never this caller itself (it is the most recent): a caller alone past the cap keeps its set.
-      while (tracked > maxTracked && walks.size > 1 && evictOldest());
+      // Drops the callers not seen since the last rotation. This caller is
+      // in the current generation (get() moved it there), so it is kept
+      // until a later rotation.
+      if (tracked > maxTracked) walks.rotate();
       return { ok: true };
     },
   };

@@ -63,18 +63,19 @@ describe('call budgets on one node', () => {
     expect(admitted).toHaveLength(6);
   });
 
-  it('keeps at most maxEntries counters, forgetting the least recently used caller, whose count starts again', () => {
-    const { budgets: b, counts } = budgets({ maxEntries: 3 });
+  it('keeps at most maxEntries counters, forgetting those not used for half that many others, whose count starts again', () => {
+    const { budgets: b, counts } = budgets({ maxEntries: 4 });
     for (const caller of ['a', 'b', 'c']) for (let i = 0; i < 3; i++) b.take('E/Op', caller, rule, T0);
-    expect(b.take('E/Op', 'a', rule, T0).ok).toBe(false); // a is now the most recent
-    expect(b.take('E/Op', 'd', rule, T0).ok).toBe(true); // forgets b
-    expect(b.size).toBe(3);
+    expect(b.take('E/Op', 'a', rule, T0).ok).toBe(false); // a is used again: kept
+    expect(b.take('E/Op', 'd', rule, T0).ok).toBe(true); // b was not: forgotten
     expect(counts.evicted.budget).toBe(1);
     expect(b.take('E/Op', 'a', rule, T0).ok).toBe(false);
     expect(b.take('E/Op', 'c', rule, T0).ok).toBe(false);
     expect(b.take('E/Op', 'b', rule, T0).ok).toBe(true);
-    for (let i = 0; i < 10_000; i++) b.take('E/Op', `walker-${i}`, rule, T0);
-    expect(b.size).toBe(3);
+    for (let i = 0; i < 10_000; i++) {
+      b.take('E/Op', `walker-${i}`, rule, T0);
+      expect(b.size).toBeLessThanOrEqual(4);
+    }
   });
 
   it('does not merge on SQLite: one node, nothing written', async () => {

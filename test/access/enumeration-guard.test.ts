@@ -43,12 +43,23 @@ describe('enumeration guard', () => {
     expect(JSON.stringify(lines)).not.toContain('secret-id');
   });
 
-  it('keeps at most maxCallers callers, forgetting the least recently active', () => {
+  it('keeps at most maxCallers callers, forgetting those not seen for a while', () => {
     const { guard: g, counts } = guard({ maxCallers: 100 });
-    for (let i = 0; i < 1000; i++) g.note(`10.1.${i >> 8}.${i & 255}`, 'stu-1', rule, T0);
-    expect(g.callers).toBe(100);
-    expect(g.trackedSubjects).toBe(100);
-    expect(counts.evicted.enumeration).toBe(900);
+    for (let i = 0; i < 1000; i++) {
+      g.note(`10.1.${i >> 8}.${i & 255}`, 'stu-1', rule, T0);
+      expect(g.callers).toBeLessThanOrEqual(100);
+    }
+    expect(counts.evicted.enumeration + g.callers).toBe(1000);
+    expect(g.trackedSubjects).toBe(g.callers);
+  });
+
+  it('forgets a walker only after many other callers, never while it keeps reading', () => {
+    const { guard: g } = guard({ maxCallers: 10 });
+    for (let i = 1; i <= 5; i++) g.note('walker', `${i}`, rule, T0);
+    for (let i = 0; i < 100; i++) {
+      g.note(`other-${i}`, 'stu-1', rule, T0);
+      expect(g.note('walker', `${1000 + i}`, rule, T0).ok).toBe(false);
+    }
   });
 
   it('keeps at most maxSubjectsPerCaller ids per caller, counting further new ones without keeping them', () => {
@@ -62,13 +73,16 @@ describe('enumeration guard', () => {
     expect(g.note('x', 'd', big, T0).ok).toBe(false);
   });
 
-  it('keeps at most maxTrackedSubjects ids in all, forgetting the least recently active callers', () => {
+  it('keeps about maxTrackedSubjects ids in all, forgetting the callers not seen for the longest', () => {
     const { guard: g } = guard({ maxTrackedSubjects: 20 });
     const wide = { max: 1000, windowMs: HOUR };
-    for (let c = 0; c < 10; c++) for (let s = 0; s < 5; s++) g.note(`caller-${c}`, `stu-${s}`, wide, T0);
-    expect(g.trackedSubjects).toBeLessThanOrEqual(20);
-    expect(g.callers).toBe(4);
-    // A single caller past the cap keeps its own set: its walk is still counted.
+    for (let c = 0; c < 10; c++)
+      for (let s = 0; s < 5; s++) {
+        g.note(`caller-${c}`, `stu-${s}`, wide, T0);
+        expect(g.trackedSubjects).toBeLessThanOrEqual(21);
+      }
+    expect(g.callers).toBeLessThan(10);
+    // The caller reading now keeps its set: its walk is still counted.
     for (let s = 0; s < 50; s++) g.note('walker', `stu-${s}`, rule, T0);
     expect(g.note('walker', 'stu-1', rule, T0).ok).toBe(true);
     expect(g.note('walker', 'stu-99', rule, T0).ok).toBe(false);
