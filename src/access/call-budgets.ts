@@ -195,7 +195,10 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     sync,
     start() {
       if (store === null || timer !== undefined) return;
-      timer = setInterval(() => void sync(), intervalMs);
+      // A merge slower than the interval delays the next instead of queueing them.
+      timer = setInterval(() => {
+        if (syncing === null) void sync();
+      }, intervalMs);
       timer.unref();
     },
     async stop() {

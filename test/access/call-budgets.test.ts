@@ -78,6 +78,37 @@ describe('call budgets on one node', () => {
     }
   });
 
+  it('runs one merge at a time: a slow one delays the next instead of queueing them', async () => {
+    jest.useFakeTimers();
+    try {
+      let calls = 0;
+      let release: () => void = () => undefined;
+      const slow: BudgetStore = {
+        dialect: 'postgres',
+        mergeAccessCounters: () => {
+          calls++;
+          return new Promise((resolve) => (release = () => resolve(new Map())));
+        },
+        pruneAccessCounters: async () => 0,
+      };
+      const b = createCallBudgets({ store: slow, logger: capturingLogger().logger, syncIntervalMs: 10, now: () => T0 });
+      b.start();
+      b.take('E/Op', 'a', rule, T0);
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(calls).toBe(1);
+      release();
+      await jest.advanceTimersByTimeAsync(10);
+      expect(calls).toBe(2);
+      release();
+      const stopped = b.stop();
+      await jest.advanceTimersByTimeAsync(0);
+      release();
+      await stopped;
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('does not merge on SQLite: one node, nothing written', async () => {
     const [sqlite] = storeVariants();
     const ctx = await sqlite!.create();
