@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { bool, country, integer } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
+import { parseRetentionDays } from './delivery/outbox-retention';
 
 export interface Config {
   readonly port: number;
@@ -38,6 +39,10 @@ export interface Config {
   readonly accessPolicy: string | null;
   /** PUBLIC_BASE_URL without its trailing slash: the address ?wsdl, ?disco and help pages give; null: the caller's Host. */
   readonly publicBaseUrl: string | null;
+  /** Audit entries are deleted this many days after they were recorded; null keeps them. */
+  readonly auditRetentionDays: number | null;
+  /** How often the call budgets merge their counts with the other nodes' (PostgreSQL). */
+  readonly accessSyncIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -93,6 +98,13 @@ const schema = z.object({
     .refine(isPublicBaseUrl, 'PUBLIC_BASE_URL must be an absolute http:// or https:// URL with no query, fragment or user, e.g. https://sns.example.org')
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
+  AUDIT_RETENTION_DAYS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === 'off' || parseRetentionDays(v) !== null, 'AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off')
+    .default('90'),
+  ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000).default(2000),
 });
 
 /** Where clients reach the service; a path is allowed (a proxy serving it under /sns). */
@@ -141,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: c.LOG_FORMAT,
     accessPolicy: c.ACCESS_POLICY === undefined ? null : path.resolve(c.ACCESS_POLICY),
     publicBaseUrl: c.PUBLIC_BASE_URL ?? null,
+    auditRetentionDays: c.AUDIT_RETENTION_DAYS === 'off' ? null : parseRetentionDays(c.AUDIT_RETENTION_DAYS),
+    accessSyncIntervalMs: c.ACCESS_SYNC_INTERVAL_MS,
   };
 }
 

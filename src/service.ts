@@ -1,6 +1,7 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
 import { createServer, type Server } from 'node:http';
 import { createAccessControl, type AccessControl, type AccessDependencies } from './access';
+import { startAccessLimits } from './access/start-access-limits';
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
@@ -59,11 +60,19 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       logger.info({ counts }, 'empty embedded store: demo data loaded (DEMO_DATA=false turns this off)');
     }
     const endpoints = await loadServiceModel(config.soapNamespace);
-    const accessParts = (typeof parts.access === 'function' ? parts.access(store) : parts.access) ?? {};
+    const metrics = createMetrics({ outbox: store });
+    // The budgets, the enumeration guard and the audit trail of this process,
+    // unless a test brings its own (docs/access-limits.md). Reads of personal
+    // data are audited with or without a policy.
+    const limits =
+      parts.access === undefined
+        ? startAccessLimits({ store, logger, observer: metrics.access, auditRetentionDays: config.auditRetentionDays, syncIntervalMs: config.accessSyncIntervalMs })
+        : null;
+    const accessParts: AccessDependencies = limits ?? (typeof parts.access === 'function' ? parts.access(store) : parts.access) ?? {};
     // Without a policy nor an audit trail there is no gate at all: calls cost what they always did.
     const access =
       config.accessPolicy !== null || accessParts.audit !== undefined
-        ? createAccessControl({ policyFile: config.accessPolicy, logger, ...accessParts })
+        ? createAccessControl({ policyFile: config.accessPolicy, logger, ...accessParts, onRefused: (reason) => metrics.access.refused(reason) })
         : null;
     if (config.accessPolicy === null) {
       logger.warn('ACCESS_POLICY is not set: every operation is open to every caller (docs/security.md says how to lock the service down)');
@@ -80,14 +89,16 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
     if (ownsStore) shutdown.register('store', () => store.close());
     // Registered after the store, so they stop (and write what they hold) before it closes.
-    const { budgets, audit } = accessParts;
-    if (audit !== undefined) shutdown.register('audit trail', () => audit.stop());
-    if (budgets !== undefined) {
-      budgets.start();
-      shutdown.register('call budgets', () => budgets.stop());
-    }
+    const stopAccessParts = async (): Promise<void> => {
+      if (limits !== null) {
+        await limits.stop();
+        return;
+      }
+      await Promise.all([accessParts.budgets?.stop(), accessParts.audit?.stop()]);
+    };
+    if (limits === null) accessParts.budgets?.start();
+    shutdown.register('access limits', stopAccessParts);
 
-    const metrics = createMetrics({ outbox: store });
     const health = healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining });
     const routes: OperatorRoute[] = [
       { path: '/healthz', handler: health },
@@ -127,8 +138,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       access,
       async close() {
         await running?.stop(DELIVERY_STOP_MS);
-        await accessParts.budgets?.stop();
-        await accessParts.audit?.stop();
+        await stopAccessParts();
         if (ownsStore) await store.close();
       },
     };

@@ -57,6 +57,8 @@ export interface AccessControlOptions extends AccessDependencies {
   readonly policyFile: string | null;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** Told of each call refused for its network or its credentials (the budgets report their own refusals): the metrics. */
+  readonly onRefused?: (reason: 'network' | 'auth') => void;
 }
 
 /** How often one caller's enumeration refusals are logged at most. */
@@ -93,6 +95,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
   }
 
   const record = (call: AccessCall, endpoint: string, user: string | null, refusal: AccessVerdict, subject: Subject | null) => {
+    if (refusal !== null && refusal.kind !== 'throttled') options.onRefused?.(refusal.kind === 'forbidden' ? 'network' : 'auth');
     if (audit === undefined || subject === null) return;
     audit.record({
       at: new Date(now()),

@@ -4,6 +4,7 @@ import { Router, type RequestHandler } from 'express';
 import type { Logger } from '../log';
 import type { SqlStore } from '../store';
 import { callRecordOf } from '../wire';
+import { auditRoutes } from './audit-routes';
 import { requireBearer } from './auth';
 import { AdminError, sendError } from './errors';
 import { openApiDocument } from './openapi';
@@ -34,7 +35,7 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
     api.use((_req, res) => sendError(res, new AdminError(404, 'admin_api_off', 'The admin API is off: set ADMIN_TOKEN to turn it on.')));
     return router;
   }
-  const routes = [...recordRoutes(options.store), ...outboxRoutes(options.store)];
+  const routes = [...recordRoutes(options.store), ...outboxRoutes(options.store), ...auditRoutes(options.store)];
   const document = JSON.stringify(openApiDocument(routes, API_BASE));
   // The description holds no data, and tools fetch it without credentials.
   api.get('/openapi.json', (_req, res) => {

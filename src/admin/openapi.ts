@@ -58,7 +58,7 @@ export function openApiDocument(routes: readonly AdminRoute[], basePath: string)
       title: 'Student Notification Service: admin API',
       version: '1',
       description:
-        'Load and correct schools, students, devices, notes and absences record by record, and watch and re-drive the outbox. ' +
+        'Load and correct schools, students, devices, notes and absences record by record, watch and re-drive the outbox, and read the audit trail. ' +
         'Every route needs "Authorization: Bearer <ADMIN_TOKEN>". Lists page with limit and offset.',
     },
     servers: [{ url: basePath }],

@@ -164,3 +164,34 @@ export const OutboxStats = z
 
 export const Requeued = z.object({ channel: OutboxChannelParam, id: z.string(), status: z.literal('queued') });
 export const RequeuedCount = z.object({ channel: OutboxChannelParam, requeued: z.number().int() });
+
+// The audit trail of reads of personal data.
+
+const auditTime = (what: string) =>
+  z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString()).describe(`${what}: an ISO 8601 time with Z or an offset.`);
+
+export const AuditListQuery = z.strictObject({
+  from: auditTime('Entries recorded at or after this time').optional(),
+  to: auditTime('Entries recorded before this time').optional(),
+  endpoint: z.string().min(1).max(128).optional().describe('Endpoint file name as in the contract, such as NotificationNotes.asmx.'),
+  operation: z.string().min(1).max(128).optional().describe('Operation name, such as GetStudentSchool.'),
+  outcome: z.enum(['allowed', 'refused']).optional(),
+  address: z.string().min(1).max(128).optional().describe("The caller's address, as TRUST_PROXY resolves it."),
+  user: z.string().min(1).max(128).optional().describe('The Basic user of the call.'),
+  subject: z.string().min(1).max(512).optional().describe('The student, school, device or class id read.'),
+});
+
+export const AuditEntry = z
+  .object({
+    id: z.string(),
+    at: z.string().describe('When the call was made (ISO 8601, UTC).'),
+    address: z.string().nullable(),
+    user: z.string().nullable().describe('The Basic user, when the call carried one that was accepted.'),
+    endpoint: z.string(),
+    operation: z.string(),
+    subjectKind: z.enum(['student', 'school', 'device', 'class']).nullable(),
+    subject: z.string().nullable(),
+    outcome: z.enum(['allowed', 'refused']),
+    reason: z.string().nullable().describe('Why it was refused: network, auth, limit, enumeration; null when allowed.'),
+  })
+  .meta({ id: 'AuditEntry' });

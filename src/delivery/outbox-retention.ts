@@ -62,23 +62,40 @@ export function startOutboxPruning(
   now: () => Date,
   schedule: PruningSchedule = { firstDelayMs: PRUNE_FIRST_DELAY_MS, intervalMs: PRUNE_INTERVAL_MS },
 ): () => Promise<void> {
+  return startPruningSchedule(
+    (signal) => pruneOutboxOnce(store, days, now(), logger, signal),
+    (error) => logger.warn({ err: error }, 'outbox pruning failed; the next pass tries again'),
+    schedule,
+  );
+}
+
+/**
+ * The schedule of a retention (the outbox's above, the audit trail's in
+ * src/access/audit-retention.ts): `pass` runs after the first delay, then
+ * once per interval, never two at once, until the returned function is
+ * called; that aborts the pass under way and resolves once it has ended. A
+ * failed pass goes to `failed`, and the next one tries again.
+ */
+export function startPruningSchedule(
+  pass: (signal: AbortSignal) => Promise<unknown>,
+  failed: (error: unknown) => void,
+  schedule: PruningSchedule,
+): () => Promise<void> {
   const stopping = new AbortController();
   let running: Promise<void> | null = null;
-  const pass = () => {
+  const run = () => {
     if (running !== null || stopping.signal.aborted) return;
-    running = pruneOutboxOnce(store, days, now(), logger, stopping.signal)
-      .then(
-        () => undefined,
-        (error: unknown) => logger.warn({ err: error }, 'outbox pruning failed; the next pass tries again'),
-      )
+    running = Promise.resolve()
+      .then(() => pass(stopping.signal))
+      .then(() => undefined, failed)
       .finally(() => {
         running = null;
       });
   };
   let interval: NodeJS.Timeout | undefined;
   const first = setTimeout(() => {
-    pass();
-    interval = setInterval(pass, schedule.intervalMs);
+    run();
+    interval = setInterval(run, schedule.intervalMs);
     interval.unref();
   }, schedule.firstDelayMs);
   first.unref();

@@ -4,7 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { AccessObserver } from '../access/observer';
 import type { DeliveryObserver } from '../delivery/observer';
+import { createAccessMetrics } from './access-metrics';
 import { createDeliveryMetrics } from './delivery-metrics';
 import { metricsRoute } from './metrics-route';
 import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics';
@@ -13,6 +15,7 @@ import { createRequestMetrics, type RequestMetrics } from './request-metrics';
 export type { RequestMetrics, RequestObservation } from './request-metrics';
 export type { OutboxStatsSource } from './outbox-metrics';
 export { createDeliveryMetrics } from './delivery-metrics';
+export { createAccessMetrics } from './access-metrics';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -20,6 +23,8 @@ export interface Metrics {
   readonly requests: RequestMetrics;
   /** Hand this to the delivery worker: it counts every attempt. */
   readonly delivery: DeliveryObserver;
+  /** Hand this to the call budgets, the enumeration guard, the audit trail and the gate. */
+  readonly access: AccessObserver;
   /** `GET /metrics`, to mount on an app. */
   readonly route: RequestHandler;
 }
@@ -40,6 +45,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registry,
     requests: createRequestMetrics(registry),
     delivery: createDeliveryMetrics(registry),
+    access: createAccessMetrics(registry),
     route: metricsRoute(registry),
   };
 }

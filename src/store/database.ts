@@ -93,6 +93,28 @@ export interface AuthCodeMessagesTable {
   provider_message_id: string | null;
 }
 
+/** One read of personal data, allowed or refused (migration 0004). */
+export interface AccessAuditTable {
+  id: string;
+  at: string;
+  address: string | null;
+  user: string | null;
+  endpoint: string;
+  operation: string;
+  subject_kind: string | null;
+  subject: string | null;
+  outcome: 'allowed' | 'refused';
+  reason: string | null;
+}
+
+/** The call budgets' merged count per counter and window (migration 0004). */
+export interface AccessCountersTable {
+  counter: string;
+  window_start: string;
+  window_end: string;
+  count: number;
+}
+
 export interface StoreDatabase {
   schools: SchoolsTable;
   students: StudentsTable;
@@ -101,4 +123,6 @@ export interface StoreDatabase {
   absences: AbsencesTable;
   push_notifications: PushNotificationsTable;
   auth_code_messages: AuthCodeMessagesTable;
+  access_audit: AccessAuditTable;
+  access_counters: AccessCountersTable;
 }

@@ -20,6 +20,8 @@ export type {
 export type { AuthCodeMessageRow, OutboxFilter, PushNotificationRow } from './outbox';
 export type { OutboxChannel, OutboxChannelStats, RequeueResult } from './outbox-admin';
 export type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion, DeliveryCompletionEntry } from './outbox-claims';
+export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access-audit';
+export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access-counters';
 export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './auth-code-admission';
 export type { DevicePlatform, OutboxStatus } from './database';
 export type { ImportCounts } from './import-data-set';

@@ -3,6 +3,8 @@ import type { Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
 import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
+import { insertAuditRows, listAuditRows, pruneAuditRows, type AuditPage, type AuditQuery, type NewAuditRow } from './access-audit';
+import { mergeCounters, pruneCounters, type CounterMerge } from './access-counters';
 import { admitAuthCode, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { InvalidDataSetError } from './data-set-values';
 import { StoreError, toStoreError } from './errors';
@@ -291,6 +293,31 @@ export class SqlStore implements Store {
         return completions.map((e) => current.has(`${e.channel}:${e.id}`));
       }),
     );
+  }
+
+  /** Writes audit entries in one statement (src/access/audit-trail.ts). */
+  insertAuditEntries(entries: readonly NewAuditRow[]): Promise<void> {
+    return this.#run(() => insertAuditRows(this.#db, entries));
+  }
+
+  /** A page of the audit trail, newest first, with the total (the admin API). */
+  listAuditEntries(query: AuditQuery): Promise<AuditPage> {
+    return this.#run(() => listAuditRows(this.#db, query));
+  }
+
+  /** Deletes audit entries older than `before` (an ISO time); how many. Stops between batches once `signal` is aborted. */
+  pruneAuditEntries(before: string, signal?: AbortSignal): Promise<number> {
+    return this.#run(() => pruneAuditRows(this.#db, before, signal));
+  }
+
+  /** Adds a node's call counts and reads the merged totals, in one transaction (see access-counters.ts). */
+  mergeAccessCounters(merge: CounterMerge): Promise<Map<string, number>> {
+    return this.#run(() => this.#writeTransaction((trx) => mergeCounters(trx, merge)));
+  }
+
+  /** Deletes a batch of counter rows of windows that ended before `before`; how many. */
+  pruneAccessCounters(before: string): Promise<number> {
+    return this.#run(() => pruneCounters(this.#db, before));
   }
 
   /** Forgets a device's push token if it is still `token`; returns whether it did. */

@@ -270,8 +270,8 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       }
 
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
-      // Five collections of six routes, and five outbox routes.
-      expect(operations).toHaveLength(35);
+      // Five collections of six routes, five outbox routes and the audit listing.
+      expect(operations).toHaveLength(36);
       const calls = api() as unknown as Record<string, (path: string, body?: unknown) => request.Test>;
       for (const { path, method, op } of operations) {
         expect(op.parameters.filter((p) => p.in === 'path').map((p) => `{${p.name}}`).sort()).toEqual((path.match(/\{\w+\}/g) ?? []).sort());

@@ -25,7 +25,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({
       status: 'pass',
-      checks: { store: { status: 'pass' }, migrations: { status: 'pass', output: 'applied: 0001_initial, 0002_delivery' } },
+      checks: { store: { status: 'pass' }, migrations: { status: 'pass', output: 'applied: 0001_initial, 0002_delivery, 0004_access' } },
     });
   });
 
@@ -41,7 +41,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
     await service.testStore.query('delete from kysely_migration');
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body.checks.migrations).toEqual({ status: 'fail', output: 'pending migrations: 0001_initial, 0002_delivery' });
+    expect(ready.body.checks.migrations).toEqual({ status: 'fail', output: 'pending migrations: 0001_initial, 0002_delivery, 0004_access' });
   });
 
   it('is not ready from the moment shutdown begins', async () => {

@@ -1,22 +1,33 @@
-// AUTH_CODE_LIMIT_* values: `N/DURATION` entries separated by commas, such as
-// `1/60s,3/10m,10/24h` (at most 1 a minute, 3 in ten minutes, 10 a day), or
-// `off`.
+// COUNT/DURATION, such as `3/10m` (at most 3 in ten minutes): the syntax of
+// the AUTH_CODE_LIMIT_* values (entries separated by commas, or `off`) and of
+// the `limit` and `enumeration` budgets of an access policy
+// (src/access/call-budgets.ts).
 import type { AuthCodeLimit, AuthCodeLimitScope } from '../../store';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
 const ENTRY = /^([0-9]+)\s*\/\s*([0-9]+)\s*([smhd])$/;
+/** The longest window either syntax accepts. */
+export const MAX_WINDOW_SECONDS = 30 * 86400;
+
+/** One `COUNT/DURATION` entry (units s, m, h, d; a count of at least 1, a window up to 30 days), or null when it is not one. */
+export function parseRateEntry(entry: string): { max: number; windowSeconds: number } | null {
+  const match = ENTRY.exec(entry.trim().toLowerCase());
+  if (match === null) return null;
+  const max = Number(match[1]);
+  const windowSeconds = Number(match[2]) * UNIT_SECONDS[match[3] as keyof typeof UNIT_SECONDS];
+  if (!Number.isSafeInteger(max) || max < 1 || windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS) return null;
+  return { max, windowSeconds };
+}
 
 export function parseLimits(name: string, scope: AuthCodeLimitScope, text: string): { ok: true; limits: AuthCodeLimit[] } | { ok: false; problem: string } {
   if (text.trim().toLowerCase() === 'off') return { ok: true, limits: [] };
   const limits: AuthCodeLimit[] = [];
   for (const entry of text.split(',').map((e) => e.trim())) {
-    const match = ENTRY.exec(entry.toLowerCase());
-    const max = match === null ? 0 : Number(match[1]);
-    const windowSeconds = match === null ? 0 : Number(match[2]) * UNIT_SECONDS[match[3] as keyof typeof UNIT_SECONDS];
-    if (match === null || max < 1 || windowSeconds < 1 || windowSeconds > 30 * 86400) {
+    const parsed = parseRateEntry(entry);
+    if (parsed === null) {
       return { ok: false, problem: `${name}: "${entry}" is not a limit; write COUNT/DURATION entries such as 1/60s,3/10m,10/24h (units s, m, h, d; at most 30d), or off` };
     }
-    limits.push({ scope, max, windowSeconds });
+    limits.push({ scope, ...parsed });
   }
   return { ok: true, limits };
 }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { initialMigration } from './0001-initial';
 import { deliveryMigration } from './0002-delivery';
+import { accessMigration } from './0004-access';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -8,6 +9,8 @@ import type { StoreDialect, StoreMigration } from './migration';
 const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0001_initial': initialMigration,
   '0002_delivery': deliveryMigration,
+  // 0003 is taken by the delivery scale-out work.
+  '0004_access': accessMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

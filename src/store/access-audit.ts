@@ -1,0 +1,113 @@
+// The audit trail of reads of personal data (src/access/audit-trail.ts): it
+// is written in batches, listed newest first by the admin API, and pruned by
+// age. Times are ISO-8601 UTC text, as everywhere in the store.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { AccessAuditTable, StoreDatabase } from './database';
+
+export type AuditOutcome = 'allowed' | 'refused';
+
+export interface AuditRow {
+  readonly id: string;
+  readonly at: string;
+  readonly address: string | null;
+  readonly user: string | null;
+  readonly endpoint: string;
+  readonly operation: string;
+  readonly subjectKind: string | null;
+  readonly subject: string | null;
+  readonly outcome: AuditOutcome;
+  readonly reason: string | null;
+}
+
+/** An entry to write; the store gives it its id. */
+export type NewAuditRow = Omit<AuditRow, 'id'>;
+
+export interface AuditQuery {
+  /** Inclusive, ISO time. */
+  readonly from?: string;
+  /** Exclusive, ISO time. */
+  readonly to?: string;
+  readonly endpoint?: string;
+  readonly operation?: string;
+  readonly outcome?: AuditOutcome;
+  readonly address?: string;
+  readonly user?: string;
+  readonly subject?: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface AuditPage {
+  readonly items: AuditRow[];
+  readonly total: number;
+}
+
+const toAuditRow = (row: AccessAuditTable): AuditRow => ({
+  id: row.id,
+  at: row.at,
+  address: row.address,
+  user: row.user,
+  endpoint: row.endpoint,
+  operation: row.operation,
+  subjectKind: row.subject_kind,
+  subject: row.subject,
+  outcome: row.outcome,
+  reason: row.reason,
+});
+
+/** Writes the entries in one statement. */
+export async function insertAuditRows(db: Kysely<StoreDatabase>, rows: readonly NewAuditRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('access_audit')
+    .values(
+      rows.map((row) => ({
+        id: randomUUID(),
+        at: row.at,
+        address: row.address,
+        user: row.user,
+        endpoint: row.endpoint,
+        operation: row.operation,
+        subject_kind: row.subjectKind,
+        subject: row.subject,
+        outcome: row.outcome,
+        reason: row.reason,
+      })),
+    )
+    .execute();
+}
+
+export async function listAuditRows(db: Kysely<StoreDatabase>, query: AuditQuery): Promise<AuditPage> {
+  let base = db.selectFrom('access_audit');
+  if (query.from !== undefined) base = base.where('at', '>=', query.from);
+  if (query.to !== undefined) base = base.where('at', '<', query.to);
+  if (query.endpoint !== undefined) base = base.where('endpoint', '=', query.endpoint);
+  if (query.operation !== undefined) base = base.where('operation', '=', query.operation);
+  if (query.outcome !== undefined) base = base.where('outcome', '=', query.outcome);
+  if (query.address !== undefined) base = base.where('address', '=', query.address);
+  if (query.user !== undefined) base = base.where('user', '=', query.user);
+  if (query.subject !== undefined) base = base.where('subject', '=', query.subject);
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const rows = await base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+  return { items: rows.map(toAuditRow), total: Number(total?.n ?? 0) };
+}
+
+// Rows deleted per statement, as for the outbox (outbox-admin.ts).
+const PRUNE_BATCH = 500;
+
+/** Deletes entries older than `before` a batch at a time, yielding between batches; stops once `signal` is aborted. */
+export async function pruneAuditRows(db: Kysely<StoreDatabase>, before: string, signal?: AbortSignal, batch = PRUNE_BATCH): Promise<number> {
+  let total = 0;
+  while (signal?.aborted !== true) {
+    const result = await db
+      .deleteFrom('access_audit')
+      .where('id', 'in', db.selectFrom('access_audit').select('id').where('at', '<', before).limit(batch))
+      .executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    total += deleted;
+    if (deleted < batch) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return total;
+}
