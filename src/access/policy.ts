@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ENDPOINTS } from '../contract';
 import type { RateRule } from './contracts';
+import { parseRateEntry } from '../delivery/config/limit-syntax';
 
 export const DEFAULT_REALM = 'Student Notification Service';
 
@@ -14,20 +15,14 @@ export class PolicyError extends Error {
   override readonly name = 'PolicyError';
 }
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const RATE = /^([0-9]+)\s*\/\s*([0-9]+)?\s*([smhd])$/;
 // bcrypt's modular crypt format, as bcryptjs and htpasswd -B write it.
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
 const USER_NAME = /^[^:\s]{1,64}$/;
 
 /** `COUNT/DURATION`, such as `120/1m` or `30/m`; units s, m, h, d; at most 30 days. */
 export function parseRate(text: string): RateRule | null {
-  const match = RATE.exec(text.trim().toLowerCase());
-  if (match === null) return null;
-  const max = Number(match[1]);
-  const windowMs = Number(match[2] ?? '1') * UNIT_MS[match[3] as keyof typeof UNIT_MS];
-  if (max < 1 || windowMs < 1000 || windowMs > 30 * UNIT_MS.d) return null;
-  return { max, windowMs };
+  const entry = parseRateEntry(text);
+  return entry === null ? null : { max: entry.max, windowMs: entry.windowSeconds * 1000 };
 }
 
 const rate = z.string().transform((text, ctx) => {
