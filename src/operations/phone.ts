@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { maskPhone } from '../log';
 import { ClientError } from './errors';
 
 export interface PhoneRules {
@@ -10,14 +11,18 @@ export interface PhoneRules {
 
 const MOBILE_TYPES = new Set(['MOBILE', 'FIXED_LINE_OR_MOBILE']);
 
-/** A mobile number of an allowed country, normalised to E.164; anything else is the caller's mistake. */
+/**
+ * A mobile number of an allowed country, normalised to E.164; anything else
+ * is the caller's mistake, told with the number masked as in the logs (an
+ * error text may be logged or shown to someone other than its owner).
+ */
 export function normalisePhone(raw: string | null, rules: PhoneRules): string {
   if (raw === null || raw.trim() === '') throw new ClientError('phone_missing', 'A phone number is required.');
   const parsed = parsePhoneNumberFromString(raw.trim(), rules.defaultRegion);
-  if (!parsed || !parsed.isValid()) throw new ClientError('phone_invalid', `The phone number ${raw.trim()} is not a valid number.`);
+  if (!parsed || !parsed.isValid()) throw new ClientError('phone_invalid', `The phone number ${maskPhone(raw.trim())} is not a valid number.`);
   const type = parsed.getType();
   if (type === undefined || !MOBILE_TYPES.has(type)) {
-    throw new ClientError('phone_not_mobile', `The phone number ${parsed.number} is not a mobile number.`);
+    throw new ClientError('phone_not_mobile', `The phone number ${maskPhone(parsed.number)} is not a mobile number.`);
   }
   if (!parsed.country || !rules.allowedCountries.includes(parsed.country)) {
     throw new ClientError('phone_country', `Phone numbers of ${parsed.country ?? 'that region'} are not accepted by this service.`);

@@ -113,9 +113,9 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
     });
 
     it.each([
-      ['011 222 3333', 'The phone number +963112223333 is not a mobile number.'],
+      ['011 222 3333', 'The phone number +*********333 is not a mobile number.'],
       ['+96171123456', 'Phone numbers of LB are not accepted by this service.'],
-      ['09441234', 'The phone number 09441234 is not a valid number.'],
+      ['09441234', 'The phone number *****234 is not a valid number.'],
       ['call me', 'The phone number call me is not a valid number.'],
     ])('%s is refused: %s', async (raw, message) => {
       const res = await authCode(raw);
