@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { initialMigration } from './0001-initial';
 import { deliveryMigration } from './0002-delivery';
+import { deliveryScaleMigration } from './0003-delivery-scale';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -8,6 +9,7 @@ import type { StoreDialect, StoreMigration } from './migration';
 const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0001_initial': initialMigration,
   '0002_delivery': deliveryMigration,
+  '0003_delivery_scale': deliveryScaleMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
