@@ -41,7 +41,7 @@ export interface ServiceParts {
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
   const ownsStore = parts.store === undefined;
-  const store = parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir }));
+  const store = parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, groupCommitMs: config.groupCommitMs }));
   try {
     if (ownsStore && config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
       const counts = await loadDemoData(store);

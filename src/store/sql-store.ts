@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
 import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
-import { admitAuthCode, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
+import { admitAuthCode, admitAuthCodes, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { InvalidDataSetError } from './data-set-values';
 import { StoreError, toStoreError } from './errors';
 import type { StoreDialect } from './migrations';
+import { GroupCommit } from './group-commit';
 import { normaliseDataSet } from './normalise-data-set';
+import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
 import {
   queuedColumns,
   toAuthCodeMessageRow,
@@ -72,6 +74,24 @@ export interface SqlStoreOptions {
   now?: () => Date;
   /** Gives the connection back (destroys it, or drops a share of it). */
   release: () => Promise<void>;
+  /**
+   * PostgreSQL: how long a queueing call waits for others to share its
+   * commit (see group-commit.ts); null writes each call on its own.
+   */
+  groupCommitMs?: number | null;
+  /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
+  listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
+}
+
+// A bound on one group commit: bind parameters (13 per push row, PostgreSQL
+// takes 65,535) and the time one transaction holds its locks.
+const GROUP_COMMIT_MAX_BATCH = 500;
+// Batches written at once; the pool (10 connections) also serves the reads.
+const GROUP_COMMIT_IN_FLIGHT = 4;
+
+interface AdmissionRequest {
+  readonly message: NewAuthCodeMessage;
+  readonly limits: readonly AuthCodeLimit[];
 }
 
 const OUTBOX_TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
@@ -87,6 +107,9 @@ export class SqlStore implements Store {
   readonly #queries: StoreQueries;
   readonly #now: () => Date;
   readonly #release: () => Promise<void>;
+  readonly #listen: SqlStoreOptions['listen'];
+  readonly #pushBatches: GroupCommit<NewPushNotification, string> | null;
+  readonly #admissionBatches: GroupCommit<AdmissionRequest, AuthCodeAdmission> | null;
   #closing: Promise<void> | null = null;
   #active = 0;
   #onIdle: (() => void) | null = null;
@@ -97,6 +120,12 @@ export class SqlStore implements Store {
     this.#queries = prepareQueries(db, dialect);
     this.#now = options.now ?? (() => new Date());
     this.#release = options.release;
+    this.#listen = options.listen;
+    const waitMs = options.groupCommitMs ?? null;
+    const grouped = dialect === 'postgres' && waitMs !== null;
+    const batching = { waitMs: waitMs ?? 0, maxBatch: GROUP_COMMIT_MAX_BATCH, maxInFlight: GROUP_COMMIT_IN_FLIGHT };
+    this.#pushBatches = grouped ? new GroupCommit({ ...batching, write: (items) => this.#insertPushNotifications(items) }) : null;
+    this.#admissionBatches = grouped ? new GroupCommit({ ...batching, write: (items) => this.#admitAuthCodes(items) }) : null;
   }
 
   listStudentsOfSchool(key: string, active: string): Promise<StudentSummary[]> {
@@ -160,34 +189,81 @@ export class SqlStore implements Store {
     });
   }
 
+  /** Queues a push notification; on PostgreSQL with its NOTIFY, in a group commit with concurrent calls. */
   enqueuePushNotification(notification: NewPushNotification): Promise<string> {
     return this.#run(async () => {
-      const id = randomUUID();
-      const now = this.#timestamp();
-      await this.#db
-        .insertInto('push_notifications')
-        .values({
-          id,
-          device_id: notification.deviceId,
-          student_id: notification.studentId,
-          type: notification.type,
-          title: notification.title,
-          body: notification.body,
-          data: JSON.stringify(notification.data),
-          ...queuedColumns(now),
-        })
-        .execute();
-      return id;
+      if (this.#pushBatches !== null) return this.#pushBatches.submit(notification);
+      const [id] = await this.#insertPushNotifications([notification]);
+      return id as string;
     });
   }
 
   enqueueAuthCode(message: NewAuthCodeMessage): Promise<string> {
-    return this.#run(() => insertAuthCodeMessage(this.#db, message, this.#timestamp()));
+    return this.#run(async () => {
+      if (this.dialect === 'sqlite') return insertAuthCodeMessage(this.#db, message, this.#timestamp());
+      const admission = await this.#admit({ message, limits: [] });
+      if (!admission.admitted) throw new Error('a message without limits was refused');
+      return admission.id;
+    });
   }
 
   /** Queues the message unless one of the limits is reached (checked and written in one serialised transaction). */
   admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission> {
-    return this.#run(() => this.#writeTransaction((trx) => admitAuthCode(trx, this.dialect, message, limits, this.#now())));
+    return this.#run(() =>
+      this.dialect === 'sqlite'
+        ? this.#writeTransaction((trx) => admitAuthCode(trx, this.dialect, message, limits, this.#now()))
+        : this.#admit({ message, limits }),
+    );
+  }
+
+  /**
+   * PostgreSQL: a dedicated connection LISTENing for queued messages; null on
+   * SQLite (a worker there polls, and one in the server is told directly).
+   */
+  listenForOutbox(onNotification: (channel: string) => void): Promise<OutboxSubscription> | null {
+    if (this.#listen === undefined) return null;
+    if (this.#closing !== null) return Promise.reject(new StoreError('unavailable'));
+    return this.#listen(onNotification);
+  }
+
+  // One statement: the rows and the NOTIFY commit together (a data-modifying
+  // WITH runs to completion whether or not the outer query reads it).
+  async #insertPushNotifications(notifications: readonly NewPushNotification[]): Promise<string[]> {
+    const now = this.#timestamp();
+    const rows = notifications.map((notification) => ({
+      id: randomUUID(),
+      device_id: notification.deviceId,
+      student_id: notification.studentId,
+      type: notification.type,
+      title: notification.title,
+      body: notification.body,
+      data: JSON.stringify(notification.data),
+      ...queuedColumns(now),
+    }));
+    if (this.dialect === 'sqlite') {
+      await this.#db.insertInto('push_notifications').values(rows).execute();
+    } else {
+      await this.#db
+        .with('queued', (db) => db.insertInto('push_notifications').values(rows).returning('id'))
+        .selectNoFrom(sql<unknown>`pg_notify(${OUTBOX_CHANNEL}, 'push')`.as('notified'))
+        .execute();
+    }
+    return rows.map((row) => row.id);
+  }
+
+  #admit(request: AdmissionRequest): Promise<AuthCodeAdmission> {
+    if (this.#admissionBatches !== null) return this.#admissionBatches.submit(request);
+    return this.#admitAuthCodes([request]).then((admissions) => admissions[0] as AuthCodeAdmission);
+  }
+
+  // PostgreSQL: one serialised transaction for the lot, each call checked in
+  // arrival order against the rows of those before it (see auth-code-admission.ts).
+  #admitAuthCodes(requests: readonly AdmissionRequest[]): Promise<AuthCodeAdmission[]> {
+    return this.#writeTransaction(async (trx) => {
+      const admissions = await admitAuthCodes(trx, requests, this.#now());
+      if (admissions.some((admission) => admission.admitted)) await notifyOutbox('sms').execute(trx);
+      return admissions;
+    });
   }
 
   /**
