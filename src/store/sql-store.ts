@@ -22,6 +22,7 @@ import {
   claimAuthCodeMessages,
   claimPushNotifications,
   completeDelivery,
+  oldestDueAt,
   completeSent,
   removeDeviceToken,
   type ClaimedAuthCodeMessage,
@@ -328,6 +329,11 @@ export class SqlStore implements Store {
   /** Counts by status and the oldest pending message, per channel. */
   outboxStats(): Promise<OutboxChannelStats[]> {
     return this.#run(() => Promise.all([outboxStats(this.#db, 'push'), outboxStats(this.#db, 'sms')]));
+  }
+
+  /** When the longest-waiting due message came due, or null (readiness: is a worker keeping up?). */
+  oldestDueAt(): Promise<string | null> {
+    return this.#run(() => oldestDueAt(this.#db, this.#timestamp()));
   }
 
   /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */
