@@ -70,6 +70,10 @@ import type {
 } from './types';
 import { writeNormalisedDataSet } from './write-data-set';
 
+function toStudentPlacement(row: { id: string; full_name: string; school_key: string; device_id: string | null; push_token: string | null }): StudentPlacement {
+  return { studentId: row.id, fullName: row.full_name, schoolKey: row.school_key, deviceId: row.device_id, pushToken: row.push_token ?? null };
+}
+
 export interface SqlStoreOptions {
   /** Source of timestamps; tests pin it. */
   now?: () => Date;
@@ -111,6 +115,7 @@ export class SqlStore implements Store {
   readonly #listen: SqlStoreOptions['listen'];
   readonly #pushBatches: GroupCommit<NewPushNotification, string> | null;
   readonly #admissionBatches: GroupCommit<AdmissionRequest, AuthCodeAdmission> | null;
+  readonly #studentReads: GroupCommit<string, StudentPlacement | null> | null;
   #closing: Promise<void> | null = null;
   #active = 0;
   #onIdle: (() => void) | null = null;
@@ -127,6 +132,7 @@ export class SqlStore implements Store {
     const batching = { waitMs: waitMs ?? 0, maxBatch: GROUP_COMMIT_MAX_BATCH, maxInFlight: GROUP_COMMIT_IN_FLIGHT };
     this.#pushBatches = grouped ? new GroupCommit({ ...batching, write: (items) => this.#insertPushNotifications(items) }) : null;
     this.#admissionBatches = grouped ? new GroupCommit({ ...batching, write: (items) => this.#admitAuthCodes(items) }) : null;
+    this.#studentReads = grouped ? new GroupCommit({ ...batching, write: (ids) => this.#readStudents(ids) }) : null;
   }
 
   listStudentsOfSchool(key: string, active: string): Promise<StudentSummary[]> {
@@ -175,19 +181,28 @@ export class SqlStore implements Store {
     );
   }
 
+  /** On PostgreSQL, concurrent look-ups share one query (see #readStudents), like the writes that follow them. */
   findStudent(studentId: string): Promise<StudentPlacement | null> {
     return this.#run(async () => {
+      if (this.#studentReads !== null) return this.#studentReads.submit(studentId);
       const { rows } = await this.#db.executeQuery(this.#queries.student({ studentId }));
       const row = rows[0];
-      if (row === undefined) return null;
-      return {
-        studentId: row.id,
-        fullName: row.full_name,
-        schoolKey: row.school_key,
-        deviceId: row.device_id,
-        pushToken: row.push_token ?? null,
-      };
+      return row === undefined ? null : toStudentPlacement(row);
     });
+  }
+
+  // SendNotificationType reads the student, then queues: on PostgreSQL a
+  // burst of calls would otherwise pay a round trip (and a statement the
+  // server parses) each for the read even once their writes are grouped.
+  async #readStudents(studentIds: readonly string[]): Promise<(StudentPlacement | null)[]> {
+    const rows = await this.#db
+      .selectFrom('students')
+      .leftJoin('devices', 'devices.id', 'students.device_id')
+      .select(['students.id', 'students.full_name', 'students.school_key', 'students.device_id', 'devices.push_token'])
+      .where('students.id', 'in', [...new Set(studentIds)])
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, toStudentPlacement(row)]));
+    return studentIds.map((id) => byId.get(id) ?? null);
   }
 
   /** Queues a push notification; on PostgreSQL with its NOTIFY, in a group commit with concurrent calls. */

@@ -108,6 +108,24 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
     }
   });
 
+  it('answers concurrent student look-ups from one query, each with its own student (or null)', async () => {
+    await ctx.store.writeDataSet({
+      schools: [{ baseUrl: 'https://a.example', name: 'A' }],
+      devices: [{ id: 'dev-1', token: 'tok-1' }],
+      students: [
+        { id: '1', school: 'https://a.example', fullName: 'One', deviceId: 'dev-1', active: '1' },
+        { id: '2', school: 'https://a.example', fullName: 'Two', active: '1' },
+      ],
+    });
+    const found = await Promise.all(['2', 'nobody', '1', '2'].map((id) => ctx.store.findStudent(id)));
+    expect(found).toEqual([
+      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
+      null,
+      { studentId: '1', fullName: 'One', schoolKey: 'https://a.example', deviceId: 'dev-1', pushToken: 'tok-1' },
+      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
+    ]);
+  });
+
   it('fails exactly the calls of a batch whose statement failed; nothing of it is committed', async () => {
     const broken = { ...push(99), deviceId: null as unknown as string };
     const results = await Promise.allSettled([push(1), broken, push(2)].map((n) => ctx.store.enqueuePushNotification(n)));
