@@ -325,12 +325,23 @@ export class SqlStore implements Store {
 
   /** Re-queues one dead or failed message (see outbox-admin.ts). */
   requeueOutboxMessage(channel: OutboxChannel, id: string): Promise<RequeueResult> {
-    return this.#run(() => this.#writeTransaction((trx) => requeueMessage(trx, channel, id, this.#timestamp())));
+    return this.#run(() =>
+      this.#writeTransaction(async (trx) => {
+        const result = await requeueMessage(trx, channel, id, this.#timestamp());
+        if (result === 'requeued' && this.dialect === 'postgres') await notifyOutbox(channel).execute(trx);
+        return result;
+      }),
+    );
   }
 
   /** Re-queues every dead message of the channel that can still be sent; returns how many. */
   requeueDeadOutboxMessages(channel: OutboxChannel): Promise<number> {
-    return this.#run(() => requeueDeadMessages(this.#db, channel, this.#timestamp()));
+    return this.#run(async () => {
+      const count = await requeueDeadMessages(this.#db, channel, this.#timestamp());
+      // After the update's own commit: the workers find the rows due.
+      if (count > 0 && this.dialect === 'postgres') await notifyOutbox(channel).execute(this.#db);
+      return count;
+    });
   }
 
   /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. Stops between batches once `signal` is aborted. */

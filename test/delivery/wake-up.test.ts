@@ -100,4 +100,21 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
     }
     expect(worker.health().running).toBe(false);
   });
+
+  it('an operator re-queueing a dead message wakes the listeners too', async () => {
+    const id = await queue('dead one');
+    await ctx.query("update push_notifications set status = 'dead' where id = ?", [id]);
+    const heard: string[] = [];
+    const subscription = await ctx.store.listenForOutbox((channel) => heard.push(channel));
+    try {
+      expect(await other.requeueOutboxMessage('push', id)).toBe('requeued');
+      await until(() => heard.length === 1);
+      await ctx.query("update push_notifications set status = 'dead' where id = ?", [id]);
+      expect(await other.requeueDeadOutboxMessages('push')).toBe(1);
+      await until(() => heard.length === 2);
+      expect(heard).toEqual(['push', 'push']);
+    } finally {
+      await subscription?.close();
+    }
+  });
 });
