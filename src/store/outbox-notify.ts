@@ -39,8 +39,10 @@ export async function listenForOutbox(options: ListenOptions): Promise<OutboxSub
   const client = new Client({
     connectionString: options.databaseUrl,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    // Keepalive probes notice a server that vanished without closing the socket.
+    // Keepalive probes (from 10 s of silence) notice a server that vanished
+    // without closing the socket; the safety poll covers the meantime.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(options.schema !== undefined ? { options: `-c search_path=${options.schema}` } : {}),
   });
   let closing = false;
