@@ -8,6 +8,7 @@ import { bool, country, integer } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { parseRetentionDays } from './delivery/outbox-retention';
+import { DEFAULT_GROUP_COMMIT_MS } from './store';
 
 export interface Config {
   readonly port: number;
@@ -15,6 +16,8 @@ export interface Config {
   readonly soapNamespace: string;
   readonly dataDir: string;
   readonly databaseUrl: string | null;
+  /** PostgreSQL: longest wait of a queueing call for others to share its commit; null: no group commit. */
+  readonly groupCommitMs: number | null;
   readonly demoData: boolean;
   readonly bodyLimit: number;
   readonly trustProxy: boolean | number | string;
@@ -77,6 +80,12 @@ const schema = z.object({
     .trim()
     .refine((v) => /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// or postgresql:// connection string')
     .optional(),
+  STORE_GROUP_COMMIT_MS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) <= 100), 'STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off')
+    .default(String(DEFAULT_GROUP_COMMIT_MS)),
   DEMO_DATA: bool('DEMO_DATA').default(true),
   BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024).default(1048576),
   TRUST_PROXY: z.string().optional(),
@@ -137,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     soapNamespace: c.SOAP_NAMESPACE,
     dataDir: path.resolve(c.DATA_DIR),
     databaseUrl: c.DATABASE_URL ?? null,
+    groupCommitMs: c.STORE_GROUP_COMMIT_MS === 'off' ? null : Number(c.STORE_GROUP_COMMIT_MS),
     demoData: c.DEMO_DATA,
     bodyLimit: c.BODY_LIMIT,
     trustProxy: c.TRUST_PROXY === undefined ? false : trustProxyValue(c.TRUST_PROXY),

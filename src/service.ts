@@ -53,7 +53,7 @@ export interface ServiceParts {
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
   const ownsStore = parts.store === undefined;
-  const store = parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir }));
+  const store = parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, groupCommitMs: config.groupCommitMs }));
   try {
     if (ownsStore && config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
       const counts = await loadDemoData(store);
@@ -99,7 +99,15 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     if (limits === null) accessParts.budgets?.start();
     shutdown.register('access limits', stopAccessParts);
 
-    const health = healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining });
+    // The worker starts below; until then (and if it stops) readiness says so.
+    const worker = config.delivery.worker
+      ? {
+          health: () => delivery?.worker.health() ?? { running: false, startedAt: null, lastClaimAt: null },
+          oldestDueAt: () => store.oldestDueAt(),
+          stallMs: config.delivery.stallSeconds * 1000,
+        }
+      : undefined;
+    const health = healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining, worker });
     const routes: OperatorRoute[] = [
       { path: '/healthz', handler: health },
       { path: '/readyz', handler: health },
@@ -123,10 +131,10 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       publicBaseUrl: config.publicBaseUrl,
     });
     if (config.delivery.worker) {
-      const worker = startDelivery(config.delivery, store, logger, { observer: metrics.delivery });
-      delivery = worker;
+      const running = startDelivery(config.delivery, store, logger, { observer: metrics.delivery });
+      delivery = running;
       // Registered after the store, so it stops first: no claim after the store closed.
-      shutdown.register('delivery worker', () => worker.stop(DELIVERY_STOP_MS));
+      shutdown.register('delivery worker', () => running.stop(DELIVERY_STOP_MS));
     }
     const running = delivery;
     return {

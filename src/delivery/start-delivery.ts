@@ -7,12 +7,15 @@ import { LogDeliveryObserver, startDeliveryReport } from './log-observer';
 import { startOutboxPruning, type PruningSchedule, type PruningStore } from './outbox-retention';
 import type { DeliveryAttempt, DeliveryObserver } from './observer';
 import { createPushProvider, createSmsProvider } from './providers';
+import { startWakeUp, type WakeUp, type WakeUpSource } from './outbox-wake-up';
 import { DeliveryWorker } from './worker';
 
 const REPORT_INTERVAL_MS = 60_000;
 
 export interface RunningDelivery {
   readonly worker: DeliveryWorker;
+  /** The LISTEN/NOTIFY wake-up (PostgreSQL), or null. */
+  readonly wakeUp: WakeUp | null;
   /** Stops claiming, waits up to `timeoutMs` for sends under way, stops the report. */
   stop(timeoutMs: number): Promise<void>;
 }
@@ -28,7 +31,7 @@ export interface StartDeliveryOptions {
 
 export function startDelivery(
   config: DeliveryConfig,
-  store: DeliveryStore & PruningStore,
+  store: DeliveryStore & PruningStore & Partial<WakeUpSource>,
   logger: Logger,
   options: StartDeliveryOptions = {},
 ): RunningDelivery {
@@ -60,6 +63,10 @@ export function startDelivery(
     pollMs: config.pollMs,
   });
   worker.start();
+  const wakeUp =
+    store.listenForOutbox === undefined
+      ? null
+      : startWakeUp(store as WakeUpSource, worker, { pollMs: config.pollMs, safetyPollMs: config.safetyPollMs, logger, random: options.random });
   const stopReport = startDeliveryReport(store, log, logger, REPORT_INTERVAL_MS, now);
   const days = config.outboxRetentionDays;
   const stopPruning = days === null ? async () => {} : startOutboxPruning(store, days, logger, now, options.pruning);
@@ -69,9 +76,10 @@ export function startDelivery(
   );
   return {
     worker,
+    wakeUp,
     async stop(timeoutMs) {
       stopReport();
-      await Promise.all([stopPruning(), worker.stop(timeoutMs)]);
+      await Promise.all([stopPruning(), worker.stop(timeoutMs), wakeUp?.stop()]);
     },
   };
 }

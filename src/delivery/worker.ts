@@ -28,10 +28,16 @@ export class DeliveryWorker {
   #wakeRequested = false;
   #wake: (() => void) | null = null;
   #slotFree: (() => void) | null = null;
+  // Readiness (src/health/readiness.ts): the pace of the idle loop, when a claim last ran, whether the loop ended.
+  #pollMs: number;
+  #lastClaimAt: Date | null = null;
+  #startedAt: Date | null = null;
+  #loopEnded = false;
 
   constructor(options: DeliveryWorkerOptions) {
     if (options.concurrency < 1) throw new RangeError('concurrency must be at least 1');
     this.#options = options;
+    this.#pollMs = options.pollMs;
     this.#context = { ...options, completions: new CompletionWriter(options.store) };
   }
 
@@ -39,7 +45,21 @@ export class DeliveryWorker {
   start(): void {
     if (this.#running !== null) return;
     this.#stopping = false;
-    this.#running = this.#loop();
+    this.#loopEnded = false;
+    this.#startedAt = this.#options.now();
+    this.#running = this.#loop().finally(() => {
+      this.#loopEnded = true;
+    });
+  }
+
+  /** The idle loop's pace from now on (slower while LISTEN wakes it: src/delivery/outbox-wake-up.ts). */
+  pollEvery(ms: number): void {
+    this.#pollMs = ms;
+  }
+
+  /** For readiness: running (started, not stopped, loop alive), and when it last claimed. */
+  health(): { readonly running: boolean; readonly startedAt: Date | null; readonly lastClaimAt: Date | null } {
+    return { running: this.#running !== null && !this.#stopping && !this.#loopEnded, startedAt: this.#startedAt, lastClaimAt: this.#lastClaimAt };
   }
 
   /** Something was queued in this process: look now rather than at the next poll. */
@@ -88,7 +108,7 @@ export class DeliveryWorker {
   }
 
   async #loop(): Promise<void> {
-    const { concurrency, pollMs, logger } = this.#options;
+    const { concurrency, logger } = this.#options;
     let failures = 0;
     while (!this.#stopping) {
       const room = concurrency - this.#inFlight.size;
@@ -99,10 +119,10 @@ export class DeliveryWorker {
       } catch (error) {
         failures++;
         logger.error({ err: error, failures }, 'delivery worker could not claim messages; trying again');
-        await this.#sleep(Math.min(pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS));
+        await this.#sleep(Math.min(this.#pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS));
         continue;
       }
-      if (claimed < room) await this.#sleep(pollMs);
+      if (claimed < room) await this.#sleep(this.#pollMs);
       else await this.#halfFree();
     }
     await Promise.allSettled([...this.#inFlight]);
@@ -116,6 +136,7 @@ export class DeliveryWorker {
     const pushRoom = room - codes.length;
     const pushes = pushRoom > 0 ? await store.claimPushNotifications(pushRoom, leaseSeconds) : [];
     for (const message of pushes) this.#track(deliverPush(this.#context, message));
+    this.#lastClaimAt = this.#options.now();
     return codes.length + pushes.length;
   }
 

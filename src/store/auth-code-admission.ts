@@ -3,6 +3,8 @@
 // count. The check and the insert share one write transaction, and the
 // transaction is serialised (SQLite: BEGIN IMMEDIATE; PostgreSQL: an advisory
 // lock), so two calls at once cannot both take the last place in a window.
+// On PostgreSQL concurrent calls share one such transaction (a group commit):
+// each is checked in turn, counting the rows of those before it.
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { StoreDatabase } from './database';
@@ -54,10 +56,33 @@ export async function admitAuthCode(
   limits: readonly AuthCodeLimit[],
   now: Date,
 ): Promise<AuthCodeAdmission> {
-  if (dialect === 'postgres' && limits.length > 0) {
-    // Scoped by schema, so that stores sharing a database do not wait on each other.
-    await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.auth_code_limits'))`.execute(trx);
-  }
+  if (dialect === 'postgres' && limits.length > 0) await lockLimits(trx);
+  return admitOne(trx, message, limits, now);
+}
+
+/**
+ * PostgreSQL, inside one write transaction: admits or refuses each request
+ * in order, exactly as if each had its own serialised transaction (a later
+ * one counts the rows the earlier ones inserted: a transaction sees its own
+ * writes). The lock is taken once for the lot.
+ */
+export async function admitAuthCodes(
+  trx: Kysely<StoreDatabase>,
+  requests: ReadonlyArray<{ readonly message: NewAuthCodeMessage; readonly limits: readonly AuthCodeLimit[] }>,
+  now: Date,
+): Promise<AuthCodeAdmission[]> {
+  if (requests.some((request) => request.limits.length > 0)) await lockLimits(trx);
+  const admissions: AuthCodeAdmission[] = [];
+  for (const { message, limits } of requests) admissions.push(await admitOne(trx, message, limits, now));
+  return admissions;
+}
+
+// Scoped by schema, so that stores sharing a database do not wait on each other.
+async function lockLimits(trx: Kysely<StoreDatabase>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.auth_code_limits'))`.execute(trx);
+}
+
+async function admitOne(trx: Kysely<StoreDatabase>, message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[], now: Date): Promise<AuthCodeAdmission> {
   let worst: { limit: AuthCodeLimit; retryAt: Date } | null = null;
   for (const limit of limits) {
     const retryAt = await reachedUntil(trx, message, limit, now);

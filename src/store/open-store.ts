@@ -3,6 +3,7 @@ import { Kysely, type Dialect } from 'kysely';
 import type { StoreDatabase } from './database';
 import { StoreError, toStoreError } from './errors';
 import { migrateToLatest } from './migrate';
+import { listenForOutbox } from './outbox-notify';
 import type { StoreDialect } from './migrations';
 import { assertSchemaName, createPostgresDialect, preparePostgresSchema } from './postgres';
 import { SharedResources } from './shared-resources';
@@ -20,7 +21,15 @@ export interface OpenStoreOptions {
   onBackgroundError?: (error: Error) => void;
   /** Source of timestamps; tests pin it. */
   now?: () => Date;
+  /**
+   * PostgreSQL only: how long a call that queues a message waits for others
+   * to share its commit while earlier ones are being written (group commit);
+   * null commits each call on its own. Default 2 ms.
+   */
+  groupCommitMs?: number | null;
 }
+
+export const DEFAULT_GROUP_COMMIT_MS = 2;
 
 // better-sqlite3 waits for a lock synchronously, so two connections to one
 // file in one process would freeze the event loop for busy_timeout and fail
@@ -51,7 +60,12 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlStore> {
   const dialect = () =>
     createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
   const db = await connect('postgres', dialect, options.schema);
-  return new SqlStore(db, 'postgres', { ...storeOptions, release: () => db.destroy() });
+  return new SqlStore(db, 'postgres', {
+    ...storeOptions,
+    release: () => db.destroy(),
+    groupCommitMs: options.groupCommitMs === undefined ? DEFAULT_GROUP_COMMIT_MS : options.groupCommitMs,
+    listen: (onNotification) => listenForOutbox({ databaseUrl, schema: options.schema, onNotification }),
+  });
 }
 
 async function connect(

@@ -166,6 +166,27 @@ export async function claimAuthCodeMessages(
 }
 
 /**
+ * When the longest-waiting due message of either table came due (queued or
+ * failed and its time has come, or sending with its lease run out); null
+ * when nothing is due. Reads the due index of migration 0002.
+ */
+export async function oldestDueAt(db: Kysely<StoreDatabase>, now: string): Promise<string | null> {
+  let oldest: string | null = null;
+  for (const table of ['push_notifications', 'auth_code_messages'] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select('next_attempt_at')
+      .where(DUE_STATUS)
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(1)
+      .executeTakeFirst();
+    if (row !== undefined && (oldest === null || row.next_attempt_at < oldest)) oldest = row.next_attempt_at;
+  }
+  return oldest;
+}
+
+/**
  * Records the end of an attempt, only if the claim is still the current one
  * (same token, still sending). Returns false when it was not: the lease ran
  * out and another worker claimed the message, whose result stands.

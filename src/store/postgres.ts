@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 const POOL_SIZE = 10;
 // Without a bound, a request waits as long as the OS takes to give up on an
 // unreachable server; five seconds turns that into a prompt "unavailable".
-const CONNECT_TIMEOUT_MS = 5_000;
+export const CONNECT_TIMEOUT_MS = 5_000;
 
 // Lower case only: PostgreSQL folds unquoted names in search_path, and the
 // name travels unquoted in the connection's startup options.

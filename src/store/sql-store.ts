@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
 import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
 import { insertAuditRows, listAuditRows, pruneAuditRows, type AuditPage, type AuditQuery, type NewAuditRow } from './access-audit';
 import { mergeCounters, pruneCounters, type CounterMerge } from './access-counters';
-import { admitAuthCode, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
+import { admitAuthCode, admitAuthCodes, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { InvalidDataSetError } from './data-set-values';
 import { StoreError, toStoreError } from './errors';
 import type { StoreDialect } from './migrations';
+import { GroupCommit } from './group-commit';
 import { normaliseDataSet } from './normalise-data-set';
+import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
 import {
   queuedColumns,
   toAuthCodeMessageRow,
@@ -22,6 +24,7 @@ import {
   claimAuthCodeMessages,
   claimPushNotifications,
   completeDelivery,
+  oldestDueAt,
   completeSent,
   removeDeviceToken,
   type ClaimedAuthCodeMessage,
@@ -69,11 +72,33 @@ import type {
 } from './types';
 import { writeNormalisedDataSet } from './write-data-set';
 
+function toStudentPlacement(row: { id: string; full_name: string; school_key: string; device_id: string | null; push_token: string | null }): StudentPlacement {
+  return { studentId: row.id, fullName: row.full_name, schoolKey: row.school_key, deviceId: row.device_id, pushToken: row.push_token ?? null };
+}
+
 export interface SqlStoreOptions {
   /** Source of timestamps; tests pin it. */
   now?: () => Date;
   /** Gives the connection back (destroys it, or drops a share of it). */
   release: () => Promise<void>;
+  /**
+   * PostgreSQL: how long a queueing call waits for others to share its
+   * commit (see group-commit.ts); null writes each call on its own.
+   */
+  groupCommitMs?: number | null;
+  /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
+  listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
+}
+
+// A bound on one group commit: bind parameters (13 per push row, PostgreSQL
+// takes 65,535) and the time one transaction holds its locks.
+const GROUP_COMMIT_MAX_BATCH = 500;
+// Batches written at once; the pool (10 connections) also serves the reads.
+const GROUP_COMMIT_IN_FLIGHT = 4;
+
+interface AdmissionRequest {
+  readonly message: NewAuthCodeMessage;
+  readonly limits: readonly AuthCodeLimit[];
 }
 
 const OUTBOX_TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
@@ -89,6 +114,10 @@ export class SqlStore implements Store {
   readonly #queries: StoreQueries;
   readonly #now: () => Date;
   readonly #release: () => Promise<void>;
+  readonly #listen: SqlStoreOptions['listen'];
+  readonly #pushBatches: GroupCommit<NewPushNotification, string> | null;
+  readonly #admissionBatches: GroupCommit<AdmissionRequest, AuthCodeAdmission> | null;
+  readonly #studentReads: GroupCommit<string, StudentPlacement | null> | null;
   #closing: Promise<void> | null = null;
   #active = 0;
   #onIdle: (() => void) | null = null;
@@ -99,6 +128,13 @@ export class SqlStore implements Store {
     this.#queries = prepareQueries(db, dialect);
     this.#now = options.now ?? (() => new Date());
     this.#release = options.release;
+    this.#listen = options.listen;
+    const waitMs = options.groupCommitMs ?? null;
+    const grouped = dialect === 'postgres' && waitMs !== null;
+    const batching = { waitMs: waitMs ?? 0, maxBatch: GROUP_COMMIT_MAX_BATCH, maxInFlight: GROUP_COMMIT_IN_FLIGHT };
+    this.#pushBatches = grouped ? new GroupCommit({ ...batching, write: (items) => this.#insertPushNotifications(items) }) : null;
+    this.#admissionBatches = grouped ? new GroupCommit({ ...batching, write: (items) => this.#admitAuthCodes(items) }) : null;
+    this.#studentReads = grouped ? new GroupCommit({ ...batching, write: (ids) => this.#readStudents(ids) }) : null;
   }
 
   listStudentsOfSchool(key: string, active: string): Promise<StudentSummary[]> {
@@ -147,49 +183,105 @@ export class SqlStore implements Store {
     );
   }
 
+  /** On PostgreSQL, concurrent look-ups share one query (see #readStudents), like the writes that follow them. */
   findStudent(studentId: string): Promise<StudentPlacement | null> {
     return this.#run(async () => {
+      if (this.#studentReads !== null) return this.#studentReads.submit(studentId);
       const { rows } = await this.#db.executeQuery(this.#queries.student({ studentId }));
       const row = rows[0];
-      if (row === undefined) return null;
-      return {
-        studentId: row.id,
-        fullName: row.full_name,
-        schoolKey: row.school_key,
-        deviceId: row.device_id,
-        pushToken: row.push_token ?? null,
-      };
+      return row === undefined ? null : toStudentPlacement(row);
     });
   }
 
+  // SendNotificationType reads the student, then queues: on PostgreSQL a
+  // burst of calls would otherwise pay a round trip (and a statement the
+  // server parses) each for the read even once their writes are grouped.
+  async #readStudents(studentIds: readonly string[]): Promise<(StudentPlacement | null)[]> {
+    const rows = await this.#db
+      .selectFrom('students')
+      .leftJoin('devices', 'devices.id', 'students.device_id')
+      .select(['students.id', 'students.full_name', 'students.school_key', 'students.device_id', 'devices.push_token'])
+      .where('students.id', 'in', [...new Set(studentIds)])
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, toStudentPlacement(row)]));
+    return studentIds.map((id) => byId.get(id) ?? null);
+  }
+
+  /** Queues a push notification; on PostgreSQL with its NOTIFY, in a group commit with concurrent calls. */
   enqueuePushNotification(notification: NewPushNotification): Promise<string> {
     return this.#run(async () => {
-      const id = randomUUID();
-      const now = this.#timestamp();
-      await this.#db
-        .insertInto('push_notifications')
-        .values({
-          id,
-          device_id: notification.deviceId,
-          student_id: notification.studentId,
-          type: notification.type,
-          title: notification.title,
-          body: notification.body,
-          data: JSON.stringify(notification.data),
-          ...queuedColumns(now),
-        })
-        .execute();
-      return id;
+      if (this.#pushBatches !== null) return this.#pushBatches.submit(notification);
+      const [id] = await this.#insertPushNotifications([notification]);
+      return id as string;
     });
   }
 
   enqueueAuthCode(message: NewAuthCodeMessage): Promise<string> {
-    return this.#run(() => insertAuthCodeMessage(this.#db, message, this.#timestamp()));
+    return this.#run(async () => {
+      if (this.dialect === 'sqlite') return insertAuthCodeMessage(this.#db, message, this.#timestamp());
+      const admission = await this.#admit({ message, limits: [] });
+      if (!admission.admitted) throw new Error('a message without limits was refused');
+      return admission.id;
+    });
   }
 
   /** Queues the message unless one of the limits is reached (checked and written in one serialised transaction). */
   admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission> {
-    return this.#run(() => this.#writeTransaction((trx) => admitAuthCode(trx, this.dialect, message, limits, this.#now())));
+    return this.#run(() =>
+      this.dialect === 'sqlite'
+        ? this.#writeTransaction((trx) => admitAuthCode(trx, this.dialect, message, limits, this.#now()))
+        : this.#admit({ message, limits }),
+    );
+  }
+
+  /**
+   * PostgreSQL: a dedicated connection LISTENing for queued messages; null on
+   * SQLite (a worker there polls, and one in the server is told directly).
+   */
+  listenForOutbox(onNotification: (channel: string) => void): Promise<OutboxSubscription> | null {
+    if (this.#listen === undefined) return null;
+    if (this.#closing !== null) return Promise.reject(new StoreError('unavailable'));
+    return this.#listen(onNotification);
+  }
+
+  // One statement: the rows and the NOTIFY commit together (a data-modifying
+  // WITH runs to completion whether or not the outer query reads it).
+  async #insertPushNotifications(notifications: readonly NewPushNotification[]): Promise<string[]> {
+    const now = this.#timestamp();
+    const rows = notifications.map((notification) => ({
+      id: randomUUID(),
+      device_id: notification.deviceId,
+      student_id: notification.studentId,
+      type: notification.type,
+      title: notification.title,
+      body: notification.body,
+      data: JSON.stringify(notification.data),
+      ...queuedColumns(now),
+    }));
+    if (this.dialect === 'sqlite') {
+      await this.#db.insertInto('push_notifications').values(rows).execute();
+    } else {
+      await this.#db
+        .with('queued', (db) => db.insertInto('push_notifications').values(rows).returning('id'))
+        .selectNoFrom(sql<unknown>`pg_notify(${OUTBOX_CHANNEL}, 'push')`.as('notified'))
+        .execute();
+    }
+    return rows.map((row) => row.id);
+  }
+
+  #admit(request: AdmissionRequest): Promise<AuthCodeAdmission> {
+    if (this.#admissionBatches !== null) return this.#admissionBatches.submit(request);
+    return this.#admitAuthCodes([request]).then((admissions) => admissions[0] as AuthCodeAdmission);
+  }
+
+  // PostgreSQL: one serialised transaction for the lot, each call checked in
+  // arrival order against the rows of those before it (see auth-code-admission.ts).
+  #admitAuthCodes(requests: readonly AdmissionRequest[]): Promise<AuthCodeAdmission[]> {
+    return this.#writeTransaction(async (trx) => {
+      const admissions = await admitAuthCodes(trx, requests, this.#now());
+      if (admissions.some((admission) => admission.admitted)) await notifyOutbox('sms').execute(trx);
+      return admissions;
+    });
   }
 
   /**
@@ -235,12 +327,23 @@ export class SqlStore implements Store {
 
   /** Re-queues one dead or failed message (see outbox-admin.ts). */
   requeueOutboxMessage(channel: OutboxChannel, id: string): Promise<RequeueResult> {
-    return this.#run(() => this.#writeTransaction((trx) => requeueMessage(trx, channel, id, this.#timestamp())));
+    return this.#run(() =>
+      this.#writeTransaction(async (trx) => {
+        const result = await requeueMessage(trx, channel, id, this.#timestamp());
+        if (result === 'requeued' && this.dialect === 'postgres') await notifyOutbox(channel).execute(trx);
+        return result;
+      }),
+    );
   }
 
   /** Re-queues every dead message of the channel that can still be sent; returns how many. */
   requeueDeadOutboxMessages(channel: OutboxChannel): Promise<number> {
-    return this.#run(() => requeueDeadMessages(this.#db, channel, this.#timestamp()));
+    return this.#run(async () => {
+      const count = await requeueDeadMessages(this.#db, channel, this.#timestamp());
+      // After the update's own commit: the workers find the rows due.
+      if (count > 0 && this.dialect === 'postgres') await notifyOutbox(channel).execute(this.#db);
+      return count;
+    });
   }
 
   /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. Stops between batches once `signal` is aborted. */
@@ -254,6 +357,11 @@ export class SqlStore implements Store {
   /** Counts by status and the oldest pending message, per channel. */
   outboxStats(): Promise<OutboxChannelStats[]> {
     return this.#run(() => Promise.all([outboxStats(this.#db, 'push'), outboxStats(this.#db, 'sms')]));
+  }
+
+  /** When the longest-waiting due message came due, or null (readiness: is a worker keeping up?). */
+  oldestDueAt(): Promise<string | null> {
+    return this.#run(() => oldestDueAt(this.#db, this.#timestamp()));
   }
 
   /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */

@@ -2,12 +2,15 @@
 // the store answers, its migrations are current, it is not shutting down.
 import express from 'express';
 import request from 'supertest';
-import { healthRoutes, type ReadinessSource } from '../../src/health';
+import { healthRoutes, type ReadinessSource, type WorkerReadinessSource } from '../../src/health';
 import type { MigrationStatus } from '../../src/store';
+import { migrationsFor } from '../../src/store/migrations';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 
-const CURRENT: MigrationStatus = { current: true, applied: ['0001_initial', '0002_delivery'], pending: [], unknown: [] };
+// Every migration of this release, in order.
+const MIGRATIONS = Object.keys(migrationsFor('sqlite'));
+const CURRENT: MigrationStatus = { current: true, applied: MIGRATIONS, pending: [], unknown: [] };
 
 describe.each(storeVariants())('health on $name', (variant) => {
   let service: OperatedService;
@@ -25,7 +28,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({
       status: 'pass',
-      checks: { store: { status: 'pass' }, migrations: { status: 'pass', output: 'applied: 0001_initial, 0002_delivery, 0004_access' } },
+      checks: { store: { status: 'pass' }, migrations: { status: 'pass', output: `applied: ${MIGRATIONS.join(', ')}` } },
     });
   });
 
@@ -41,7 +44,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
     await service.testStore.query('delete from kysely_migration');
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body.checks.migrations).toEqual({ status: 'fail', output: 'pending migrations: 0001_initial, 0002_delivery, 0004_access' });
+    expect(ready.body.checks.migrations).toEqual({ status: 'fail', output: `pending migrations: ${MIGRATIONS.join(', ')}` });
   });
 
   it('is not ready from the moment shutdown begins', async () => {
@@ -79,5 +82,80 @@ describe('readiness', () => {
   it('never shows the text of an unexpected error', async () => {
     const app = appWith({ ping: async () => true, migrationStatus: async () => Promise.reject(new Error('relation "x" at /srv/db.js:3')) });
     expect((await request(app).get('/readyz')).body.checks.migrations).toEqual({ status: 'fail', output: 'The check failed.' });
+  });
+});
+
+describe('readiness of the in-process delivery worker', () => {
+  const STALL_MS = 60_000;
+  const NOW = new Date('2030-01-01T12:00:00.000Z');
+  const ago = (ms: number) => new Date(NOW.getTime() - ms);
+
+  function appWith(health: ReturnType<WorkerReadinessSource['health']>, due: string | null) {
+    const asked: string[] = [];
+    const worker: WorkerReadinessSource = {
+      health: () => health,
+      oldestDueAt: async () => {
+        asked.push('oldestDueAt');
+        return due;
+      },
+      stallMs: STALL_MS,
+      now: () => NOW,
+    };
+    const app = express();
+    app.use(healthRoutes({ store: { ping: async () => true, migrationStatus: async () => CURRENT }, timeoutMs: 200, worker }));
+    return { app, asked };
+  }
+
+  it('passes while the worker claims, without asking the store', async () => {
+    const { app, asked } = appWith({ running: true, startedAt: ago(600_000), lastClaimAt: ago(1_000) }, '2030-01-01T11:00:00.000Z');
+    const ready = await request(app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.worker).toEqual({ status: 'pass' });
+    expect(asked).toEqual([]);
+  });
+
+  it('passes when the worker has been quiet but nothing is due', async () => {
+    const { app } = appWith({ running: true, startedAt: ago(600_000), lastClaimAt: ago(300_000) }, null);
+    expect((await request(app).get('/readyz')).status).toBe(200);
+  });
+
+  it('fails when the worker has claimed nothing for longer than the stall time while work is due', async () => {
+    const { app } = appWith({ running: true, startedAt: ago(600_000), lastClaimAt: ago(90_000) }, '2030-01-01T11:59:00.000Z');
+    const ready = await request(app).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.worker).toEqual({
+      status: 'fail',
+      output: 'The delivery worker has claimed nothing for 90 s while messages are due (the oldest since 2030-01-01T11:59:00.000Z).',
+    });
+    expect(ready.body.checks.store).toEqual({ status: 'pass' });
+  });
+
+  it('counts from the start when the worker never claimed', async () => {
+    expect((await request(appWith({ running: true, startedAt: ago(30_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(200);
+    expect((await request(appWith({ running: true, startedAt: ago(61_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(503);
+  });
+
+  it('fails when the worker has stopped', async () => {
+    const ready = await request(appWith({ running: false, startedAt: ago(600_000), lastClaimAt: ago(1_000) }, null).app).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.worker).toEqual({ status: 'fail', output: 'The delivery worker has stopped.' });
+  });
+});
+
+describe.each(storeVariants())('readiness with the in-process worker on $name', (variant) => {
+  let service: OperatedService;
+  beforeEach(async () => {
+    service = await startOperatedService(variant, { WORKER: 'true' });
+  });
+  afterEach(() => service.stop());
+
+  it('reports the worker, and fails once it stopped while the server still serves', async () => {
+    const ready = await request(service.app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.worker).toEqual({ status: 'pass' });
+    await service.delivery?.worker.stop(1000);
+    const after = await request(service.app).get('/readyz');
+    expect(after.status).toBe(503);
+    expect(after.body.checks.worker).toEqual({ status: 'fail', output: 'The delivery worker has stopped.' });
   });
 });

@@ -28,7 +28,7 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
     const third = await ctx.reopen();
     expect(await again.getDeviceToken('dev-1')).toBe('tok-1');
     expect(await third.listAuditNotes('MATH', '7A')).toHaveLength(4);
-    expect(await ctx.query('select name from kysely_migration order by name')).toEqual([{ name: '0001_initial' }, { name: '0002_delivery' }, { name: '0004_access' }]);
+    expect(await ctx.query('select name from kysely_migration order by name')).toEqual([{ name: '0001_initial' }, { name: '0002_delivery' }, { name: '0003_delivery_scale' }, { name: '0004_access' }]);
   });
 
   it('lets stores opened at the same time share the database and close independently', async () => {

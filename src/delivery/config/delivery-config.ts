@@ -44,6 +44,10 @@ export interface DeliveryConfig {
   readonly leaseSeconds: number;
   readonly concurrency: number;
   readonly pollMs: number;
+  /** PostgreSQL: the idle poll while LISTEN/NOTIFY wakes the worker (catches retries and ended leases). */
+  readonly safetyPollMs: number;
+  /** Readiness fails when the in-process worker has claimed nothing for this long while work is due. */
+  readonly stallSeconds: number;
   /** Time limit of each provider call. */
   readonly timeoutMs: number;
   readonly authCodeMaxAgeSeconds: number;
@@ -97,6 +101,8 @@ const schema = z.object({
   DELIVERY_LEASE_SECONDS: integer('DELIVERY_LEASE_SECONDS', 5, 3600).default(60),
   DELIVERY_CONCURRENCY: integer('DELIVERY_CONCURRENCY', 1, 256).default(16),
   DELIVERY_POLL_MS: integer('DELIVERY_POLL_MS', 10, 60000).default(1000),
+  DELIVERY_SAFETY_POLL_MS: integer('DELIVERY_SAFETY_POLL_MS', 100, 600000).default(5000),
+  WORKER_STALL_SECONDS: integer('WORKER_STALL_SECONDS', 5, 86400).default(60),
   DELIVERY_TIMEOUT_MS: integer('DELIVERY_TIMEOUT_MS', 100, 120000).default(10000),
   DELIVERY_RETRY_BASE_SECONDS: integer('DELIVERY_RETRY_BASE_SECONDS', 1, 3600).default(10),
   DELIVERY_RETRY_MAX_SECONDS: integer('DELIVERY_RETRY_MAX_SECONDS', 1, 86400).default(3600),
@@ -135,6 +141,12 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
   if (uncovered !== null) {
     problems.push(`OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (${uncovered} s), whose codes the limits count`);
   }
+  const longestQuietMs = Math.max(raw.DELIVERY_TIMEOUT_MS, raw.DELIVERY_POLL_MS, raw.DELIVERY_SAFETY_POLL_MS);
+  if (raw.WORKER_STALL_SECONDS * 1000 < 2 * longestQuietMs) {
+    problems.push(
+      `WORKER_STALL_SECONDS: must be at least twice the longest a healthy worker goes without claiming (${longestQuietMs} ms: DELIVERY_TIMEOUT_MS, DELIVERY_POLL_MS, DELIVERY_SAFETY_POLL_MS)`,
+    );
+  }
   if (raw.DELIVERY_RETRY_MAX_SECONDS < raw.DELIVERY_RETRY_BASE_SECONDS) {
     problems.push('DELIVERY_RETRY_MAX_SECONDS: must not be less than DELIVERY_RETRY_BASE_SECONDS');
   }
@@ -151,6 +163,8 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
       leaseSeconds: raw.DELIVERY_LEASE_SECONDS,
       concurrency: raw.DELIVERY_CONCURRENCY,
       pollMs: raw.DELIVERY_POLL_MS,
+      safetyPollMs: raw.DELIVERY_SAFETY_POLL_MS,
+      stallSeconds: raw.WORKER_STALL_SECONDS,
       timeoutMs: raw.DELIVERY_TIMEOUT_MS,
       authCodeMaxAgeSeconds: raw.AUTH_CODE_MAX_AGE_SECONDS,
       authCodeLimits,

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { initialMigration } from './0001-initial';
 import { deliveryMigration } from './0002-delivery';
+import { deliveryScaleMigration } from './0003-delivery-scale';
 import { accessMigration } from './0004-access';
 import type { StoreDialect, StoreMigration } from './migration';
 
@@ -9,7 +10,7 @@ import type { StoreDialect, StoreMigration } from './migration';
 const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0001_initial': initialMigration,
   '0002_delivery': deliveryMigration,
-  // 0003 is taken by the delivery scale-out work.
+  '0003_delivery_scale': deliveryScaleMigration,
   '0004_access': accessMigration,
 };
 

@@ -1,0 +1,86 @@
+// Group commit for calls that each write a row: on PostgreSQL every commit is
+// a round trip and a WAL flush, so a burst of calls committed one by one is
+// bounded by the database's latency, not by its capacity. Calls that arrive
+// together are written by one statement (or one transaction) instead.
+//
+// The rules (docs/delivery.md, "PostgreSQL at scale"):
+// - with no batch being written, what arrived in this turn of the event loop
+//   goes at once: an idle service adds no wait;
+// - while batches are being written, new calls gather for at most `waitMs`,
+//   or until a batch finishes, or until `maxBatch` are waiting;
+// - at most `maxInFlight` batches are written at once (the pool has other work);
+// - each call settles only once its batch committed, and a failure fails
+//   exactly the calls of that batch.
+
+export interface GroupCommitOptions<Item, Result> {
+  /** Writes the items in one transaction; one result per item, in order. */
+  readonly write: (items: readonly Item[]) => Promise<readonly Result[]>;
+  /** Longest a call waits for others while earlier batches are being written. */
+  readonly waitMs: number;
+  readonly maxBatch: number;
+  readonly maxInFlight: number;
+}
+
+interface Pending<Item, Result> {
+  readonly item: Item;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+export class GroupCommit<Item, Result> {
+  readonly #options: GroupCommitOptions<Item, Result>;
+  #pending: Pending<Item, Result>[] = [];
+  #inFlight = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #immediate: NodeJS.Immediate | null = null;
+
+  constructor(options: GroupCommitOptions<Item, Result>) {
+    if (options.maxBatch < 1 || options.maxInFlight < 1) throw new RangeError('maxBatch and maxInFlight must be at least 1');
+    this.#options = options;
+  }
+
+  /** Resolves with the item's result once its batch is committed. */
+  submit(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.#pending.push({ item, resolve, reject });
+      if (this.#pending.length >= this.#options.maxBatch) this.#flushSoon();
+      else if (this.#inFlight === 0) this.#flushSoon();
+      else this.#timer ??= setTimeout(() => this.#flush(), this.#options.waitMs);
+    });
+  }
+
+  /** Calls waiting for a batch, and batches being written (tests, metrics). */
+  get state(): { readonly waiting: number; readonly writing: number } {
+    return { waiting: this.#pending.length, writing: this.#inFlight };
+  }
+
+  // After the I/O callbacks of this turn, so that calls that arrived together go together.
+  #flushSoon(): void {
+    this.#immediate ??= setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#immediate !== null) clearImmediate(this.#immediate);
+    this.#timer = null;
+    this.#immediate = null;
+    while (this.#pending.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+      void this.#write(this.#pending.splice(0, this.#options.maxBatch));
+    }
+    // Every slot busy: the rest goes when one frees (see #write).
+  }
+
+  async #write(batch: Pending<Item, Result>[]): Promise<void> {
+    this.#inFlight++;
+    try {
+      const results = await this.#options.write(batch.map((p) => p.item));
+      batch.forEach((p, i) => p.resolve(results[i] as Result));
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    } finally {
+      this.#inFlight--;
+      // A batch done: whoever waits goes now rather than at the end of its wait.
+      if (this.#pending.length > 0) this.#flushSoon();
+    }
+  }
+}
