@@ -27,6 +27,8 @@ export interface AppOptions {
   readonly operations: Operations;
   readonly logger: Logger;
   readonly bodyLimit: number;
+  /** XML_MAX_DEPTH; left out, the reader's default (64). */
+  readonly xmlMaxDepth?: number;
   /** Express `trust proxy` value; false trusts nobody. */
   readonly trustProxy: boolean | number | string;
   readonly operationTimeoutMs: number;
@@ -75,6 +77,7 @@ export function createApp(options: AppOptions): App {
       endpoints: options.endpoints,
       dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs),
       bodyLimit: options.bodyLimit,
+      xmlMaxDepth: options.xmlMaxDepth,
       jsonBodies: options.jsonBodies,
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
     }),
