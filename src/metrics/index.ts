@@ -1,12 +1,14 @@
 // Prometheus metrics (prom-client): requests, faults and latency from the
 // request observer, outbox depth and age from the store, deliveries from the
 // delivery worker's observer, and Node's process metrics.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { AccessObserver } from '../access/observer';
 import type { DeliveryObserver } from '../delivery/observer';
 import { createAccessMetrics } from './access-metrics';
+import { createHttpServer, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/http-server';
+import { NOSNIFF } from '../wire/respond';
 import { createDeliveryMetrics } from './delivery-metrics';
 import { metricsRoute } from './metrics-route';
 import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics';
@@ -51,16 +53,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 }
 
 /** Serves `GET /metrics` on a port of its own (METRICS_PORT); resolves once bound. */
-export function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
+export function serveMetrics(metrics: Metrics, port: number, host: string, limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS): Promise<Server> {
   const app = express();
   app.disable('x-powered-by');
   app.use(metrics.route);
   app.use((_req, res) => {
-    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': NOSNIFF });
     res.end('Not Found. Metrics are at /metrics.\n');
   });
   return new Promise((resolve, reject) => {
-    const server = createServer(app);
+    const server = createHttpServer(app, limits);
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });
