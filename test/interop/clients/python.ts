@@ -16,6 +16,8 @@ export const python: InteropClient = {
 
   // zeep raises its Fault for a SOAP fault and, over GET/POST, for any answer that is not a 200.
   faultType: () => 'zeep.exceptions.Fault',
+  // zeep's error for an answer that is neither a 200 nor a SOAP fault, with its status_code.
+  unauthorizedType: () => 'zeep.exceptions.TransportError',
 
   async missing() {
     if (!isExecutable(PYTHON)) return [PYTHON];
