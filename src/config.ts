@@ -34,6 +34,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** `auto`: pretty when stdout is a terminal, JSON otherwise. */
   readonly logFormat: 'auto' | 'json' | 'pretty';
+  /** ACCESS_POLICY: the access policy file (docs/security.md); null: every operation open. */
+  readonly accessPolicy: string | null;
+  /** PUBLIC_BASE_URL without its trailing slash: the address ?wsdl, ?disco and help pages give; null: the caller's Host. */
+  readonly publicBaseUrl: string | null;
 }
 
 export class ConfigError extends Error {
@@ -82,7 +86,25 @@ const schema = z.object({
   METRICS_PORT: integer('METRICS_PORT', 0, 65535).optional(),
   SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600000).default(10000),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  ACCESS_POLICY: z.string().trim().min(1).optional(),
+  PUBLIC_BASE_URL: z
+    .string()
+    .trim()
+    .refine(isPublicBaseUrl, 'PUBLIC_BASE_URL must be an absolute http:// or https:// URL with no query, fragment or user, e.g. https://sns.example.org')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
 });
+
+/** Where clients reach the service; a path is allowed (a proxy serving it under /sns). */
+function isPublicBaseUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' && url.username === '' && url.password === '' && !/[?#]/.test(value);
+}
 
 /** Reads the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -117,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: c.METRICS_PORT ?? null,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     logFormat: c.LOG_FORMAT,
+    accessPolicy: c.ACCESS_POLICY === undefined ? null : path.resolve(c.ACCESS_POLICY),
+    publicBaseUrl: c.PUBLIC_BASE_URL ?? null,
   };
 }
 

@@ -44,6 +44,11 @@ async function main(): Promise<void> {
     }
     void service.shutdown.run(signal).then((report) => process.exit(report.clean ? 0 : 1));
   };
+  // SIGHUP re-reads ACCESS_POLICY; calls under way finish under the policy they started with.
+  process.on('SIGHUP', () => {
+    if (service.access === null || service.access.policy === null) logger.warn('SIGHUP: no ACCESS_POLICY is set, nothing to reload');
+    else service.access.reload();
+  });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -1,5 +1,6 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
 import { createServer, type Server } from 'node:http';
+import { createAccessControl, type AccessControl, type AccessDependencies } from './access';
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
@@ -27,6 +28,8 @@ export interface Service {
    * whatever must stop before the store closes (the delivery worker).
    */
   readonly shutdown: Shutdown;
+  /** The access policy (ACCESS_POLICY), or null when every operation is open; `reload()` on SIGHUP. */
+  readonly access: AccessControl | null;
   /** Closes the store if this service opened it (tests; the server uses `shutdown`). */
   close(): Promise<void>;
 }
@@ -37,6 +40,13 @@ export const DELIVERY_STOP_MS = 5000;
 export interface ServiceParts {
   /** A store opened elsewhere (tests); the service then leaves closing it to the caller. */
   readonly store?: SqlStore;
+  /**
+   * What the access policy consults: call budgets, the enumeration guard,
+   * the audit trail (src/access/contracts.ts). Each optional; a policy's
+   * `limit` or `enumeration` without the matching part is logged as not
+   * enforced. The audit trail records even without a policy.
+   */
+  readonly access?: AccessDependencies;
 }
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
@@ -48,6 +58,17 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       logger.info({ counts }, 'empty embedded store: demo data loaded (DEMO_DATA=false turns this off)');
     }
     const endpoints = await loadServiceModel(config.soapNamespace);
+    const accessParts = parts.access ?? {};
+    // Without a policy nor an audit trail there is no gate at all: calls cost what they always did.
+    const access =
+      config.accessPolicy !== null || accessParts.audit !== undefined
+        ? createAccessControl({ policyFile: config.accessPolicy, logger, ...accessParts })
+        : null;
+    if (config.accessPolicy === null) {
+      logger.warn('ACCESS_POLICY is not set: every operation is open to every caller (docs/security.md says how to lock the service down)');
+    } else {
+      logger.info({ file: config.accessPolicy, users: access?.policy?.users.size ?? 0 }, 'access policy in force');
+    }
     let delivery: RunningDelivery | null = null;
     const operations = createOperations(store, {
       phone: { defaultRegion: config.smsDefaultRegion, allowedCountries: config.smsAllowedCountries },
@@ -57,6 +78,13 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     });
     const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
     if (ownsStore) shutdown.register('store', () => store.close());
+    // Registered after the store, so they stop (and write what they hold) before it closes.
+    const { budgets, audit } = accessParts;
+    if (audit !== undefined) shutdown.register('audit trail', () => audit.stop());
+    if (budgets !== undefined) {
+      budgets.start();
+      shutdown.register('call budgets', () => budgets.stop());
+    }
 
     const metrics = createMetrics({ outbox: store });
     const health = healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining });
@@ -79,6 +107,8 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       jsonBodies: config.jsonBodies,
       observe: observeRequests({ logger, metrics: metrics.requests }),
       routes,
+      access: access ?? undefined,
+      publicBaseUrl: config.publicBaseUrl,
     });
     if (config.delivery.worker) {
       const worker = startDelivery(config.delivery, store, logger, { observer: metrics.delivery });
@@ -93,8 +123,11 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       metrics,
       shutdown,
       delivery: running,
+      access,
       async close() {
         await running?.stop(DELIVERY_STOP_MS);
+        await accessParts.budgets?.stop();
+        await accessParts.audit?.stop();
         if (ownsStore) await store.close();
       },
     };

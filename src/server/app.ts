@@ -16,6 +16,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import parseurl from 'parseurl';
 import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
+import type { AccessControl } from '../access';
 import type { EndpointModel } from '../contract';
 import type { RequestObserver } from '../observe';
 import type { Operations } from '../operations';
@@ -37,6 +38,10 @@ export interface AppOptions {
   readonly observe?: RequestObserver;
   /** Mounted before the ASMX documents: health, metrics, the admin API. */
   readonly routes?: readonly OperatorRoute[];
+  /** The access policy (docs/security.md); absent: every call and document open, at no cost. */
+  readonly access?: AccessControl;
+  /** PUBLIC_BASE_URL: the service's address in ?wsdl, ?disco and help pages instead of the caller's Host. */
+  readonly publicBaseUrl?: string | null;
 }
 
 /** A listener for `http.createServer`, or for supertest. */
@@ -60,7 +65,8 @@ export function createApp(options: AppOptions): App {
   app.set('etag', false);
   app.set('trust proxy', options.trustProxy);
   if (options.routes !== undefined) app.use(operatorRoutes(options.routes));
-  app.use(createAsmxDocuments({ endpoints: options.endpoints, helpPages: options.helpPages }));
+  // Health and metrics come first and never pass the access policy.
+  app.use(createAsmxDocuments({ endpoints: options.endpoints, helpPages: options.helpPages, access: options.access, publicBaseUrl: options.publicBaseUrl }));
   app.use((_req: Request, res: Response) => {
     sendText(res, 404, 'Not Found.');
   });
@@ -73,7 +79,7 @@ export function createApp(options: AppOptions): App {
   calls.use(
     createAsmxCalls({
       endpoints: options.endpoints,
-      dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs),
+      dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs, options.access),
       bodyLimit: options.bodyLimit,
       jsonBodies: options.jsonBodies,
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),

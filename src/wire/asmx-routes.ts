@@ -6,12 +6,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import parseurl from 'parseurl';
+import type { AccessControl, AccessVerdict } from '../access';
 import type { EndpointModel } from '../contract';
 import type { CallContext } from '../operations';
 import type { Dispatcher } from './dispatch';
 import { renderOperationList, renderOperationPage, renderServiceList, sendHelpPage } from './help';
 import { createHttpOperationHandler } from './http/handler';
-import { CACHE_RESULT, send, sendText } from './respond';
+import { CACHE_RESULT, send, sendAccessRefusal, sendText } from './respond';
 import { createSoapHandler } from './soap/handler';
 import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
 import { callContextFor, callRecordOf } from './call-record';
@@ -34,6 +35,10 @@ export interface AsmxCallOptions extends AsmxOptions {
 
 export interface AsmxDocumentOptions extends AsmxOptions {
   readonly helpPages: boolean;
+  /** The access policy's rule for documents (docs/security.md); absent: every document open. */
+  readonly access?: Pick<AccessControl, 'checkDocument'>;
+  /** PUBLIC_BASE_URL, without a trailing slash: used instead of the Host the caller sent. */
+  readonly publicBaseUrl?: string | null;
 }
 
 type Next = (err?: unknown) => void;
@@ -60,7 +65,7 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
       next();
       return;
     }
-    const context: CallContext = callContextFor(res, options.callerAddress(req), requestIdOf(req));
+    const context: CallContext = callContextFor(res, options.callerAddress(req), requestIdOf(req), req.headers.authorization);
     const record = callRecordOf(res);
     record.endpoint = found.model.name;
     record.binding = operationPath === undefined ? 'soap' : req.method === 'POST' ? 'http_post' : 'http_get';
@@ -82,9 +87,27 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
   const endpoints = endpointMap(options.endpoints, (model) => createDescriptionDocuments(model));
   const serviceList = renderServiceList(options.endpoints);
 
+  const base = options.publicBaseUrl == null ? null : publicBase(options.publicBaseUrl);
+  const access = options.access;
+  /** Runs `serve` once the access policy lets the caller read the endpoint's documents. */
+  const gated = (req: Request, res: Response, next: NextFunction, endpoint: string | null, serve: () => void) => {
+    if (access === undefined) {
+      serve();
+      return;
+    }
+    const verdict = access.checkDocument(endpoint, req.ip ?? null, req.headers.authorization);
+    const decide = (refusal: AccessVerdict) => {
+      if (refusal === null) serve();
+      else if (refusal.kind === 'throttled') sendText(res, 500, refusal.message);
+      else sendAccessRefusal(res, refusal);
+    };
+    if (verdict instanceof Promise) verdict.then(decide, next);
+    else decide(verdict);
+  };
+
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.path === '/' && options.helpPages && (req.method === 'GET' || req.method === 'HEAD')) {
-      sendHelpPage(res, serviceList);
+      gated(req, res, next, null, () => sendHelpPage(res, serviceList));
       return;
     }
     const match = ASMX_PATH.exec(req.path);
@@ -97,7 +120,7 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
     record.endpoint = found.model.name;
     record.binding = 'document';
     if (req.method === 'GET') {
-      serveDocument(req, res, found.model, found.handlers, options.helpPages);
+      gated(req, res, next, found.model.name, () => serveDocument(req, res, found.model, found.handlers, options.helpPages, base));
       return;
     }
     res.setHeader('Allow', 'GET, POST');
@@ -110,9 +133,21 @@ function endpointMap<T>(models: readonly EndpointModel[], build: (model: Endpoin
   return new Map(models.map((model) => [model.name.toLowerCase(), { model, handlers: build(model) }]));
 }
 
-function serveDocument(req: Request, res: Response, model: EndpointModel, documents: DescriptionDocuments, helpPages: boolean): void {
+/** PUBLIC_BASE_URL taken apart: the host for the help pages' samples, the path the service lives under. */
+interface PublicBase {
+  readonly origin: string;
+  readonly host: string;
+  readonly path: string;
+}
+
+function publicBase(url: string): PublicBase {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, host: parsed.host, path: parsed.pathname.replace(/\/+$/, '') };
+}
+
+function serveDocument(req: Request, res: Response, model: EndpointModel, documents: DescriptionDocuments, helpPages: boolean, base: PublicBase | null): void {
   const query = new URLSearchParams(rawQueryOf(req.originalUrl));
-  const address = addressOf(req);
+  const address = base === null ? addressOf(req) : `${base.origin}${base.path}${pathOf(req)}`;
   for (const [key, value] of query) {
     const name = key.toLowerCase();
     if (name === 'wsdl' || name === 'disco') {
@@ -134,7 +169,7 @@ function serveDocument(req: Request, res: Response, model: EndpointModel, docume
   const page =
     op.length === 0
       ? renderOperationList(model)
-      : renderOperationPage(model, op.join(','), { host: hostOf(req), path: pathOf(req) });
+      : renderOperationPage(model, op.join(','), base === null ? { host: hostOf(req), path: pathOf(req) } : { host: base.host, path: `${base.path}${pathOf(req)}` });
   sendHelpPage(res, page);
 }
 

@@ -30,7 +30,9 @@ export interface CallRecord {
 
 const RECORD = Symbol('callRecord');
 
-type Carrier = { [RECORD]?: CallRecord };
+const AUTHORIZATION = Symbol('authorization');
+
+type Carrier = { [RECORD]?: CallRecord; [AUTHORIZATION]?: string };
 
 // Keyed by the response rather than stored on it: adding a property to
 // Node's response object cost several microseconds a request (measured).
@@ -47,10 +49,26 @@ export function callRecordOf(res: ServerResponse): CallRecord {
 }
 
 /** The context an operation receives, tied to the request's record so that the dispatcher can note the outcome. */
-export function callContextFor(res: ServerResponse, callerAddress: string | null, requestId: string): CallContext {
+export function callContextFor(res: ServerResponse, callerAddress: string | null, requestId: string, authorization?: string): CallContext {
   const context: CallContext & Carrier = { callerAddress, requestId };
   context[RECORD] = callRecordOf(res);
+  // For the access gate in the dispatcher; operations never see credentials.
+  if (authorization !== undefined) context[AUTHORIZATION] = authorization;
   return context;
+}
+
+/** The request's Authorization header, as callContextFor was given it. */
+export function authorizationOf(context: CallContext): string | undefined {
+  return (context as Carrier)[AUTHORIZATION];
+}
+
+/** Notes a call the access policy refused before it ran (docs/security.md). */
+export function noteRefusal(context: CallContext, operation: string, reason: string): void {
+  const record = (context as Carrier)[RECORD];
+  if (record === undefined) return;
+  record.operation = operation;
+  record.outcome = 'client_fault';
+  record.fault = `access_${reason}`;
 }
 
 /** Notes the operation and how it went; a context not made by callContextFor is ignored. */

@@ -1,37 +1,56 @@
 // The one seam between the bindings and the operations: arguments in the
-// contract's order in, a result or a failure a binding can write out.
+// contract's order in, a result or a failure a binding can write out. The
+// access policy's gate (src/access) is consulted here, so that no binding
+// can miss it.
 import type { Logger } from 'pino';
+import type { AccessControl, AccessRefusal } from '../access';
 import type { OperationModel } from '../contract';
 import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type Operations } from '../operations';
-import { noteCall } from './call-record';
+import { authorizationOf, noteCall, noteRefusal } from './call-record';
 
-export type Outcome = { readonly ok: true; readonly value: unknown } | ({ readonly ok: false } & Failure);
+export type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | ({ readonly ok: false } & Failure & { readonly retryAfterSeconds?: undefined })
+  | ({ readonly ok: false } & AccessRefusal);
 
 export interface Dispatcher {
   /** `values` are the operation's parameters in contract order, already read from the wire. */
   invoke(operation: OperationModel, values: readonly (string | null)[], context: CallContext): Promise<Outcome>;
 }
 
-export function createDispatcher(operations: Operations, logger: Logger, timeoutMs: number): Dispatcher {
+export function createDispatcher(operations: Operations, logger: Logger, timeoutMs: number, access?: AccessControl): Dispatcher {
+  const run = async (operation: OperationModel, values: readonly (string | null)[], context: CallContext): Promise<Outcome> => {
+    const args: Record<string, string | null> = {};
+    operation.parameters.forEach((param, i) => {
+      args[param.argName] = values[i] ?? null;
+    });
+    const implementation = operations[operation.spec.implementation] as (a: typeof args, c: CallContext) => Promise<unknown>;
+    try {
+      const value = await withTimeout(implementation(args, context), timeoutMs);
+      noteCall(context, operation.wireName, null);
+      return { ok: true, value };
+    } catch (err) {
+      noteCall(context, operation.wireName, err);
+      const failure = describeFailure(err);
+      if (!failure.expected) {
+        logger.error({ err, operation: operation.wireName, requestId: context.requestId }, 'operation failed');
+      }
+      return { ok: false, kind: failure.kind, message: failure.message };
+    }
+  };
+  if (access === undefined) return { invoke: run };
+
+  const refused = (operation: OperationModel, context: CallContext, refusal: AccessRefusal): Outcome => {
+    noteRefusal(context, operation.wireName, refusal.kind === 'forbidden' ? 'network' : refusal.kind === 'unauthorized' ? 'auth' : refusal.reason);
+    return { ok: false, ...refusal };
+  };
   return {
     async invoke(operation, values, context) {
-      const args: Record<string, string | null> = {};
-      operation.parameters.forEach((param, i) => {
-        args[param.argName] = values[i] ?? null;
-      });
-      const implementation = operations[operation.spec.implementation] as (a: typeof args, c: CallContext) => Promise<unknown>;
-      try {
-        const value = await withTimeout(implementation(args, context), timeoutMs);
-        noteCall(context, operation.wireName, null);
-        return { ok: true, value };
-      } catch (err) {
-        noteCall(context, operation.wireName, err);
-        const failure = describeFailure(err);
-        if (!failure.expected) {
-          logger.error({ err, operation: operation.wireName, requestId: context.requestId }, 'operation failed');
-        }
-        return { ok: false, kind: failure.kind, message: failure.message };
-      }
+      const verdict = access.checkCall({ operation, values, address: context.callerAddress, authorization: authorizationOf(context) });
+      // Awaited only when bcrypt had to run: a remembered or unneeded check stays synchronous.
+      const refusal = verdict instanceof Promise ? await verdict : verdict;
+      if (refusal !== null) return refused(operation, context, refusal);
+      return run(operation, values, context);
     },
   };
 }

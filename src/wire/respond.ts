@@ -26,3 +26,13 @@ export function send(
 export function sendText(res: ServerResponse, status: number, message: string): void {
   send(res, status, 'text/plain; charset=utf-8', `${message}\r\n`, CACHE_ERROR);
 }
+
+/**
+ * An access refusal that is an HTTP answer rather than an ASMX fault: 401
+ * with the Basic challenge every client stack answers (RFC 7617, charset
+ * UTF-8), or 403; both a one-line plain-text reason (docs/security.md).
+ */
+export function sendAccessRefusal(res: ServerResponse, refusal: { readonly kind: 'forbidden' | 'unauthorized'; readonly message: string; readonly realm?: string }): void {
+  if (refusal.kind === 'unauthorized') res.setHeader('WWW-Authenticate', `Basic realm="${refusal.realm ?? ''}", charset="UTF-8"`);
+  sendText(res, refusal.kind === 'unauthorized' ? 401 : 403, refusal.message);
+}

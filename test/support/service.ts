@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import type { AccessControl } from '../../src/access';
 import { loadServiceModel } from '../../src/contract';
 import { createOperations } from '../../src/operations';
 import { createApp, type App } from '../../src/server';
@@ -23,6 +24,9 @@ export interface TestServiceOptions {
   trustProxy?: boolean | number | string;
   operationTimeoutMs?: number;
   helpPages?: boolean;
+  /** An access policy (src/access); none: every call open. */
+  access?: AccessControl;
+  publicBaseUrl?: string | null;
 }
 
 /** The real app on a real SQLite store in a temporary folder, seeded with the test fixtures. */
@@ -40,6 +44,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     trustProxy: options.trustProxy ?? false,
     operationTimeoutMs: options.operationTimeoutMs ?? 5000,
     helpPages: options.helpPages ?? true,
+    access: options.access,
+    publicBaseUrl: options.publicBaseUrl,
   });
   return {
     app,

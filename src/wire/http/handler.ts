@@ -7,7 +7,7 @@ import type { CallContext } from '../../operations';
 import { noteOperation } from '../call-record';
 import type { Dispatcher } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
-import { CACHE_ERROR, CACHE_RESULT, send } from '../respond';
+import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal } from '../respond';
 import { htmlEncode } from '../xml-text';
 import { readFormPairs } from './form-pairs';
 import { createResultWriter, type ResultWriter } from './result-writer';
@@ -80,6 +80,11 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
     }
     const outcome = await dispatcher.invoke(operation, values, context);
     if (!outcome.ok) {
+      if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
+        sendAccessRefusal(res, outcome);
+        return;
+      }
+      if (outcome.kind === 'throttled') res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
       sendError(res, outcome.message, CACHE_RESULT);
       return;
     }

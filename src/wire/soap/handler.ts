@@ -6,7 +6,7 @@ import type { CallContext } from '../../operations';
 import { noteBinding, noteOperation } from '../call-record';
 import type { Dispatcher } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
-import { CACHE_ERROR, CACHE_RESULT, send, sendText } from '../respond';
+import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal, sendText } from '../respond';
 import { EnvelopeVersionError, XmlReadError, readSoapRequest } from './envelope-reader';
 import { createResponseWriter, writeFault, type ResponseWriter } from './envelope-writer';
 import { clientFault, serverFault, type SoapFault } from './fault';
@@ -87,6 +87,11 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
     const outcome = await dispatcher.invoke(operation, values, context);
     if (outcome.ok) {
       send(res, 200, CONTENT_TYPE[version], (writers.get(operation.wireName) as ResponseWriter).write(version, outcome.value));
+    } else if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
+      sendAccessRefusal(res, outcome);
+    } else if (outcome.kind === 'throttled') {
+      res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
+      fault(res, version, clientFault(outcome.message), CACHE_RESULT);
     } else if (outcome.kind === 'client') {
       fault(res, version, clientFault(outcome.message), CACHE_RESULT);
     } else {

@@ -1,0 +1,243 @@
+// The gate every operation call passes, whatever its binding, and the one in
+// front of the endpoints' documents (docs/security.md). Checks in the policy's
+// order: network, then Basic credentials, then the call budget, then the
+// enumeration budget; and records reads of personal data, allowed or refused,
+// in the audit trail.
+//
+// The policy in force is one object swapped whole by `reload` (SIGHUP): a
+// call reads it once and finishes under it, so a reload drops no call.
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import { ENDPOINTS, type OperationModel } from '../contract';
+import { createBasicVerifier, type BasicVerifier } from './basic';
+import type { AuditSubjectKind, AuditTrail, CallBudgets, EnumerationGuard, RateRule } from './contracts';
+import { PolicyError, loadPolicyFile, type Policy, type ResolvedRule } from './policy';
+import { AUDITED, countsForEnumeration } from './subjects';
+
+/** Why a request was not let through; the bindings write each kind (src/wire/respond.ts). */
+export type AccessRefusal =
+  /** 403, a one-line plain-text reason. */
+  | { readonly kind: 'forbidden'; readonly message: string }
+  /** 401 with `WWW-Authenticate: Basic realm="<realm>", charset="UTF-8"`. */
+  | { readonly kind: 'unauthorized'; readonly realm: string; readonly message: string }
+  /** An ASMX client fault (plain-text 500 over GET/POST) with `Retry-After`. */
+  | { readonly kind: 'throttled'; readonly reason: 'limit' | 'enumeration'; readonly message: string; readonly retryAfterSeconds: number };
+
+export type AccessVerdict = AccessRefusal | null;
+
+export interface AccessCall {
+  readonly operation: OperationModel;
+  /** The operation's parameters in contract order, as the binding read them. */
+  readonly values: readonly (string | null)[];
+  /** The caller's address, TRUST_PROXY applied. */
+  readonly address: string | null;
+  /** The request's Authorization header, if any. */
+  readonly authorization: string | undefined;
+}
+
+export interface AccessControl {
+  /** The policy in force; null: every call allowed (no ACCESS_POLICY), only the audit trail kept. */
+  readonly policy: Policy | null;
+  /** Null to let the call run; synchronous unless Basic credentials must go through bcrypt. */
+  checkCall(call: AccessCall): AccessVerdict | Promise<AccessVerdict>;
+  /** `?wsdl`, `?disco` and help pages: the endpoint's default rule (null endpoint: `/`, the top default), unless `documents: open`. */
+  checkDocument(endpoint: string | null, address: string | null, authorization: string | undefined): AccessVerdict | Promise<AccessVerdict>;
+  /** Reads the policy file again; a bad file is logged and the policy in force kept. True when the new one is in force. */
+  reload(): boolean;
+}
+
+/** What the policy consults; each optional, and wired by the service (src/service.ts). */
+export interface AccessDependencies {
+  readonly budgets?: CallBudgets;
+  readonly enumeration?: EnumerationGuard;
+  readonly audit?: AuditTrail;
+}
+
+export interface AccessControlOptions extends AccessDependencies {
+  /** ACCESS_POLICY; null: no policy. */
+  readonly policyFile: string | null;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+/** How often one caller's enumeration refusals are logged at most. */
+const ENUMERATION_WARN_MS = 60_000;
+
+// Operation wire names are unique across the contract's endpoints.
+const ENDPOINT_OF = new Map(ENDPOINTS.flatMap((e) => e.operations.map((op) => [op.wireName, e.name] as const)));
+
+interface InForce {
+  readonly policy: Policy | null;
+  readonly verify: BasicVerifier;
+}
+
+/** Throws PolicyError when the file is missing or invalid: the service must not start open by mistake. */
+export function createAccessControl(options: AccessControlOptions): AccessControl {
+  const { logger, budgets, enumeration, audit } = options;
+  const now = options.now ?? Date.now;
+  const lastWarned = new Map<string, number>();
+
+  const load = (file: string): InForce => {
+    const policy = loadPolicyFile(file);
+    return { policy, verify: createBasicVerifier(policy.users, now) };
+  };
+  let inForce: InForce = options.policyFile === null ? { policy: null, verify: () => null } : load(options.policyFile);
+  warnUnenforceable(inForce.policy);
+
+  function warnUnenforceable(policy: Policy | null): void {
+    if (policy === null) return;
+    const rules = ENDPOINTS.flatMap((e) => e.operations.map((op) => policy.operationRule(e.name, op.wireName) as ResolvedRule));
+    if (budgets === undefined && rules.some((r) => r.limit !== null)) logger.warn('the access policy sets limit budgets but this process has no call budgets: limits are not enforced');
+    if (enumeration === undefined && rules.some((r) => r.enumeration !== null)) {
+      logger.warn('the access policy sets enumeration budgets but this process has no enumeration guard: they are not enforced');
+    }
+  }
+
+  const record = (call: AccessCall, endpoint: string, user: string | null, refusal: AccessVerdict, subject: Subject | null) => {
+    if (audit === undefined || subject === null) return;
+    audit.record({
+      at: new Date(now()),
+      address: call.address,
+      user,
+      endpoint,
+      operation: call.operation.wireName,
+      subjectKind: subject.kind,
+      subject: subject.value,
+      outcome: refusal === null ? 'allowed' : 'refused',
+      reason: refusal === null ? null : reasonOf(refusal),
+    });
+  };
+
+  /** The budgets, once the network and the credentials are through. */
+  const afterAuth = (call: AccessCall, endpoint: string, rule: ResolvedRule, user: string | null, subject: Subject | null, realm: string): AccessVerdict => {
+    const op = call.operation.wireName;
+    if (rule.auth === 'basic' && (user === null || (rule.users !== null && !rule.users.has(user)))) {
+      const refusal = unauthorized(realm);
+      record(call, endpoint, null, refusal, subject);
+      return refusal;
+    }
+    const caller = user ?? call.address ?? 'unknown';
+    const at = now();
+    let refusal: AccessVerdict = null;
+    if (rule.limit !== null && budgets !== undefined) {
+      const verdict = budgets.take(`${endpoint}.asmx/${op}`, caller, rule.limit, at);
+      if (!verdict.ok) refusal = throttled('limit', `Too many calls of ${op}: at most ${describeRate(rule.limit)}.`, verdict.retryAfterSeconds);
+    }
+    if (refusal === null && rule.enumeration !== null && enumeration !== undefined && subject !== null && countsForEnumeration(subject.kind) && subject.value !== '') {
+      const verdict = enumeration.note(caller, `${subject.kind}:${subject.value}`, rule.enumeration, at);
+      if (!verdict.ok) {
+        refusal = throttled('enumeration', `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`, verdict.retryAfterSeconds);
+        if ((lastWarned.get(caller) ?? 0) + ENUMERATION_WARN_MS <= at) {
+          if (lastWarned.size > 10_000) lastWarned.clear();
+          lastWarned.set(caller, at);
+          logger.warn({ caller, operation: op, budget: describeRate(rule.enumeration) }, 'a caller reading many different ids was refused (enumeration budget)');
+        }
+      }
+    }
+    record(call, endpoint, user, refusal, subject);
+    return refusal;
+  };
+
+  return {
+    get policy() {
+      return inForce.policy;
+    },
+
+    checkCall(call) {
+      const { policy, verify } = inForce;
+      const endpoint = ENDPOINT_OF.get(call.operation.wireName) ?? '';
+      const subject = subjectOf(call);
+      if (policy === null) {
+        record(call, endpoint, null, null, subject);
+        return null;
+      }
+      const rule = policy.operationRule(endpoint, call.operation.wireName);
+      if (rule === undefined) return null;
+      if (!addressAllowed(rule, call.address)) {
+        const refusal = forbidden(`Forbidden: ${call.operation.wireName} may not be called from this address.`);
+        record(call, endpoint, null, refusal, subject);
+        return refusal;
+      }
+      if (rule.auth === 'none') return afterAuth(call, endpoint, rule, null, subject, policy.realm);
+      const user = verify(call.authorization);
+      if (user instanceof Promise) return user.then((u) => afterAuth(call, endpoint, rule, u, subject, policy.realm));
+      return afterAuth(call, endpoint, rule, user, subject, policy.realm);
+    },
+
+    checkDocument(endpoint, address, authorization) {
+      const { policy, verify } = inForce;
+      if (policy === null || policy.documents === 'open') return null;
+      const rule = endpoint === null ? policy.serviceRule : policy.endpointRule(endpoint);
+      if (rule === undefined) return null;
+      if (!addressAllowed(rule, address)) return forbidden('Forbidden: this service description may not be read from this address.');
+      if (rule.auth === 'none') return null;
+      const decide = (user: string | null): AccessVerdict =>
+        user === null || (rule.users !== null && !rule.users.has(user)) ? unauthorized(policy.realm) : null;
+      const user = verify(authorization);
+      return user instanceof Promise ? user.then(decide) : decide(user);
+    },
+
+    reload() {
+      if (options.policyFile === null) {
+        logger.info('no ACCESS_POLICY to reload');
+        return false;
+      }
+      try {
+        inForce = load(options.policyFile);
+      } catch (err) {
+        if (!(err instanceof PolicyError)) throw err;
+        logger.error({ problems: err.message }, 'the access policy was not reloaded: the file is invalid; the previous policy stays in force');
+        return false;
+      }
+      warnUnenforceable(inForce.policy);
+      logger.info({ file: options.policyFile, users: inForce.policy?.users.size ?? 0 }, 'access policy reloaded');
+      return true;
+    },
+  };
+}
+
+interface Subject {
+  readonly kind: AuditSubjectKind;
+  readonly value: string | null;
+}
+
+function subjectOf(call: AccessCall): Subject | null {
+  const rule = AUDITED[call.operation.spec.implementation];
+  if (rule === undefined) return null;
+  const index = call.operation.parameters.findIndex((p) => p.argName === rule.argName);
+  return { kind: rule.kind, value: index < 0 ? null : (call.values[index] ?? null) };
+}
+
+function addressAllowed(rule: ResolvedRule, address: string | null): boolean {
+  if (rule.allow === null) return true;
+  if (address === null) return false;
+  const plain = address.split('%')[0];
+  const version = isIP(plain);
+  if (version === 0) return false;
+  // BlockList matches an IPv4-mapped IPv6 address (::ffff:10.0.0.1) against IPv4 ranges and the reverse.
+  return rule.allow.check(plain, version === 4 ? 'ipv4' : 'ipv6');
+}
+
+function forbidden(message: string): AccessRefusal {
+  return { kind: 'forbidden', message };
+}
+
+function unauthorized(realm: string): AccessRefusal {
+  return { kind: 'unauthorized', realm, message: 'Unauthorized: this operation needs a user name and password (HTTP Basic authentication).' };
+}
+
+function throttled(reason: 'limit' | 'enumeration', message: string, retryAfterSeconds: number): AccessRefusal {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return { kind: 'throttled', reason, message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`, retryAfterSeconds: seconds };
+}
+
+function reasonOf(refusal: AccessRefusal): string {
+  return refusal.kind === 'forbidden' ? 'network' : refusal.kind === 'unauthorized' ? 'auth' : refusal.reason;
+}
+
+function describeRate(rule: RateRule): string {
+  for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000]] as const) {
+    if (rule.windowMs % size === 0) return `${rule.max} per ${rule.windowMs === size ? unit : `${rule.windowMs / size} ${unit}s`}`;
+  }
+  return `${rule.max} per ${rule.windowMs} ms`;
+}

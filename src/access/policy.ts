@@ -1,0 +1,248 @@
+// The ACCESS_POLICY file (docs/security.md): read as YAML or JSON, checked
+// with zod, and compiled into one resolved rule per endpoint and operation of
+// the contract, so that a call looks its rule up instead of merging it.
+import { readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ENDPOINTS } from '../contract';
+import type { RateRule } from './contracts';
+
+export const DEFAULT_REALM = 'Student Notification Service';
+
+export class PolicyError extends Error {
+  override readonly name = 'PolicyError';
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const RATE = /^([0-9]+)\s*\/\s*([0-9]+)?\s*([smhd])$/;
+// bcrypt's modular crypt format, as bcryptjs and htpasswd -B write it.
+const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
+const USER_NAME = /^[^:\s]{1,64}$/;
+
+/** `COUNT/DURATION`, such as `120/1m` or `30/m`; units s, m, h, d; at most 30 days. */
+export function parseRate(text: string): RateRule | null {
+  const match = RATE.exec(text.trim().toLowerCase());
+  if (match === null) return null;
+  const max = Number(match[1]);
+  const windowMs = Number(match[2] ?? '1') * UNIT_MS[match[3] as keyof typeof UNIT_MS];
+  if (max < 1 || windowMs < 1000 || windowMs > 30 * UNIT_MS.d) return null;
+  return { max, windowMs };
+}
+
+const rate = z.string().transform((text, ctx) => {
+  const rule = parseRate(text);
+  if (rule === null) {
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not a budget; write COUNT/DURATION such as 120/1m (units s, m, h, d; at most 30d)` });
+    return z.NEVER;
+  }
+  return rule;
+});
+
+const ruleSchema = z
+  .object({
+    allow: z.array(z.string().trim().min(1)).optional(),
+    auth: z.enum(['none', 'basic']).optional(),
+    users: z.array(z.string()).optional(),
+    limit: rate.optional(),
+    enumeration: rate.optional(),
+  })
+  .strict();
+
+const policySchema = z
+  .object({
+    realm: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .refine((v) => !/["\\\u0000-\u001f\u007f]/.test(v), 'must not hold quotes, backslashes or control characters')
+      .optional(),
+    documents: z.enum(['follow', 'open']).optional(),
+    users: z
+      .record(
+        z.string().regex(USER_NAME, 'a user name has no colon or spaces and at most 64 characters'),
+        z.string().regex(BCRYPT_HASH, 'must be a bcrypt hash ($2b$...); make one with npm run user -- add NAME'),
+      )
+      .nullish(),
+    networks: z.record(z.string(), z.array(z.string().trim().min(1))).nullish(),
+    default: ruleSchema.optional(),
+    endpoints: z.record(z.string(), z.record(z.string(), ruleSchema).nullish()).nullish(),
+  })
+  .strict();
+
+type RuleInput = z.infer<typeof ruleSchema>;
+type PolicyInput = z.infer<typeof policySchema>;
+
+/** One operation's rule, every field merged and resolved. */
+export interface ResolvedRule {
+  /** Null: every address (no `allow`, or one that covers everything). */
+  readonly allow: BlockList | null;
+  readonly auth: 'none' | 'basic';
+  /** With `auth: basic`: who may call; null: every user of the policy. */
+  readonly users: ReadonlySet<string> | null;
+  readonly limit: RateRule | null;
+  readonly enumeration: RateRule | null;
+}
+
+export interface Policy {
+  readonly realm: string;
+  readonly documents: 'follow' | 'open';
+  /** User name -> bcrypt hash. */
+  readonly users: ReadonlyMap<string, string>;
+  /** The top default: the rule of `/`, the help pages' list of endpoints. */
+  readonly serviceRule: ResolvedRule;
+  /** The rule of an endpoint's documents (its default) and of each operation; endpoint names lower-cased. */
+  endpointRule(endpoint: string): ResolvedRule | undefined;
+  operationRule(endpoint: string, operation: string): ResolvedRule | undefined;
+}
+
+/** Reads and checks a policy file; throws PolicyError listing every problem with the path of its key. */
+export function loadPolicyFile(file: string): Policy {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new PolicyError(`ACCESS_POLICY: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return parsePolicy(text, file);
+}
+
+/** Parses policy text (JSON when the file name ends in .json, YAML otherwise, YAML being a superset of JSON). */
+export function parsePolicy(text: string, file = 'policy.yaml'): Policy {
+  let raw: unknown;
+  try {
+    raw = file.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text, { prettyErrors: true });
+  } catch (err) {
+    throw new PolicyError(`ACCESS_POLICY: ${file} is not valid ${file.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return compilePolicy(raw ?? {}, file);
+}
+
+export function compilePolicy(raw: unknown, file = 'policy'): Policy {
+  const parsed = policySchema.safeParse(raw);
+  if (!parsed.success) {
+    throw problemsError(file, parsed.error.issues.map((issue) => `${keyPath(issue.path)}: ${issue.message}`));
+  }
+  const input = parsed.data;
+  const problems: string[] = [];
+  const networks = checkNetworks(input, problems);
+  const users = new Map(Object.entries(input.users ?? {}));
+  const compile = (rule: MergedRule, at: string): ResolvedRule => resolveRule(rule, at, networks, users, problems);
+
+  const top: MergedRule = { allow: ['0.0.0.0/0', '::/0'], auth: 'none', ...defined(input.default ?? {}) };
+  const serviceRule = compile(top, 'default');
+  const byEndpoint = new Map<string, { rule: ResolvedRule; operations: Map<string, ResolvedRule> }>();
+  const given = new Map<string, [string, Record<string, RuleInput>]>();
+  for (const [name, section] of Object.entries(input.endpoints ?? {})) {
+    const spec = ENDPOINTS.find((e) => `${e.name}.asmx`.toLowerCase() === name.toLowerCase() || e.name.toLowerCase() === name.toLowerCase());
+    if (spec === undefined) {
+      problems.push(`endpoints.${name}: no such endpoint; the endpoints are ${ENDPOINTS.map((e) => `${e.name}.asmx`).join(', ')}`);
+      continue;
+    }
+    for (const key of Object.keys(section ?? {})) {
+      if (key !== 'default' && !spec.operations.some((op) => op.wireName === key)) {
+        problems.push(`endpoints.${name}.${key}: ${spec.name}.asmx has no operation ${key} (it has ${spec.operations.map((op) => op.wireName).join(', ')}; names are case-sensitive)`);
+      }
+    }
+    given.set(spec.name.toLowerCase(), [name, section ?? {}]);
+  }
+  for (const spec of ENDPOINTS) {
+    const [name, section] = given.get(spec.name.toLowerCase()) ?? [`${spec.name}.asmx`, {}];
+    const endpointDefault: MergedRule = { ...top, ...defined(section.default ?? {}) };
+    const operations = new Map<string, ResolvedRule>();
+    for (const op of spec.operations) {
+      operations.set(op.wireName, compile({ ...endpointDefault, ...defined(section[op.wireName] ?? {}) }, `endpoints.${name}.${op.wireName}`));
+    }
+    byEndpoint.set(spec.name.toLowerCase(), { rule: compile(endpointDefault, `endpoints.${name}.default`), operations });
+  }
+  if (problems.length > 0) throw problemsError(file, [...new Set(problems)]);
+
+  return {
+    realm: input.realm ?? DEFAULT_REALM,
+    documents: input.documents ?? 'follow',
+    users,
+    serviceRule,
+    endpointRule: (endpoint) => byEndpoint.get(endpoint.toLowerCase())?.rule,
+    operationRule: (endpoint, operation) => byEndpoint.get(endpoint.toLowerCase())?.operations.get(operation),
+  };
+}
+
+type MergedRule = Omit<RuleInput, 'allow'> & { allow?: readonly string[] };
+
+/** Only the keys a rule sets, so that spreading it leaves the others' values alone. */
+function defined(rule: RuleInput): RuleInput {
+  return Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)) as RuleInput;
+}
+
+function resolveRule(rule: MergedRule, at: string, networks: Map<string, string[]>, users: Map<string, string>, problems: string[]): ResolvedRule {
+  const auth = rule.auth ?? 'none';
+  if (auth === 'basic' && users.size === 0) problems.push(`${at}: auth is basic but the policy has no users (add one with npm run user -- add NAME)`);
+  for (const user of rule.users ?? []) {
+    if (!users.has(user)) problems.push(`${at}.users: no user ${user} under users`);
+  }
+  return {
+    allow: blockListOf(rule.allow ?? ['0.0.0.0/0', '::/0'], `${at}.allow`, networks, problems),
+    auth,
+    users: auth === 'basic' && rule.users !== undefined ? new Set(rule.users) : null,
+    limit: rule.limit ?? null,
+    enumeration: rule.enumeration ?? null,
+  };
+}
+
+function checkNetworks(input: PolicyInput, problems: string[]): Map<string, string[]> {
+  const networks = new Map<string, string[]>();
+  for (const [name, list] of Object.entries(input.networks ?? {})) {
+    if (isIP(name) !== 0 || name.includes('/')) {
+      problems.push(`networks.${name}: a network name must not look like an address`);
+      continue;
+    }
+    list.forEach((entry, i) => {
+      if (parseCidr(entry) === null) problems.push(`networks.${name}[${i}]: "${entry}" is not an IPv4 or IPv6 address or CIDR range`);
+    });
+    networks.set(name, list);
+  }
+  return networks;
+}
+
+/** The addresses a rule lets in; null when that is every address, so the check costs nothing. */
+function blockListOf(allow: readonly string[], at: string, networks: Map<string, string[]>, problems: string[]): BlockList | null {
+  const list = new BlockList();
+  let v4All = false;
+  let v6All = false;
+  allow.forEach((entry, i) => {
+    const ranges = networks.get(entry) ?? [entry];
+    for (const range of ranges) {
+      const cidr = parseCidr(range);
+      if (cidr === null) {
+        if (!networks.has(entry)) problems.push(`${at}[${i}]: "${entry}" is neither a CIDR range nor a name under networks`);
+        continue;
+      }
+      list.addSubnet(cidr.address, cidr.prefix, cidr.family);
+      if (cidr.prefix === 0) {
+        if (cidr.family === 'ipv4') v4All = true;
+        else v6All = true;
+      }
+    }
+  });
+  return v4All && v6All ? null : list;
+}
+
+function parseCidr(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+  const [address, prefixText, extra] = text.trim().split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return null;
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  const max = version === 4 ? 32 : 128;
+  if (prefixText === undefined) return { address, prefix: max, family };
+  if (!/^[0-9]{1,3}$/.test(prefixText) || Number(prefixText) > max) return null;
+  return { address, prefix: Number(prefixText), family };
+}
+
+function keyPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`), '') || '(top level)';
+}
+
+function problemsError(file: string, problems: string[]): PolicyError {
+  return new PolicyError(`ACCESS_POLICY: ${file} is not a valid policy:\n  ${problems.join('\n  ')}`);
+}

@@ -1,0 +1,204 @@
+// npm run user -- add NAME [--policy FILE] | remove NAME [--policy FILE]
+// Writes or removes a Basic user's bcrypt hash under `users` in the access
+// policy file (docs/security.md), keeping the rest of the file as it is:
+// YAML through the yaml package's Document API, which keeps comments and
+// order; JSON rewritten with two-space indentation. The result must still be
+// a valid policy, or nothing is written. The running service reads it on
+// SIGHUP.
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import bcrypt from 'bcryptjs';
+import { parseDocument } from 'yaml';
+import { PolicyError, parsePolicy } from '../access';
+
+const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
+       npm run user -- remove NAME [--policy FILE]
+FILE defaults to ACCESS_POLICY.`;
+
+/** bcrypt's cost: about 0.1 s of CPU a check, paid once a minute per client thanks to the service's cache. */
+export const BCRYPT_COST = 10;
+
+export interface UserCliIo {
+  readonly env: NodeJS.ProcessEnv;
+  /** Reads the password: hidden from a terminal, one line from anything else. */
+  readPassword(prompt: string): Promise<string>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export async function runUserCli(args: readonly string[], io: UserCliIo): Promise<number> {
+  const [command, name, ...rest] = args;
+  let file = io.env.ACCESS_POLICY?.trim() || undefined;
+  if (rest.length === 2 && rest[0] === '--policy') file = rest[1];
+  else if (rest.length !== 0) return usage(io);
+  if ((command !== 'add' && command !== 'remove') || name === undefined) return usage(io);
+  if (file === undefined) {
+    io.err('No policy file: pass --policy FILE or set ACCESS_POLICY.');
+    return 2;
+  }
+  if (!/^[^:\s]{1,64}$/.test(name)) {
+    io.err('A user name has no colon or spaces and at most 64 characters.');
+    return 2;
+  }
+
+  const exists = existsSync(file);
+  if (!exists && command === 'remove') {
+    io.err(`${file} does not exist.`);
+    return 1;
+  }
+  const text = exists ? readFileSync(file, 'utf8') : '';
+  const json = file.toLowerCase().endsWith('.json');
+  const edit = json ? jsonEditor(text) : yamlEditor(text);
+  if (edit === null) {
+    io.err(`${file} cannot be read as ${json ? 'JSON' : 'YAML'}; fix it first.`);
+    return 1;
+  }
+
+  let verb: string;
+  if (command === 'add') {
+    const password = await io.readPassword(`Password for ${name}: `);
+    if (password.length < 8) {
+      io.err('The password must have at least 8 characters; nothing was written.');
+      return 1;
+    }
+    verb = edit.has(name) ? 'updated' : 'added';
+    edit.set(name, await bcrypt.hash(password, BCRYPT_COST));
+  } else {
+    if (!edit.has(name)) {
+      io.err(`There is no user ${name} in ${file}.`);
+      return 1;
+    }
+    edit.remove(name);
+    verb = 'removed';
+  }
+
+  const next = edit.text();
+  try {
+    parsePolicy(next, file);
+  } catch (err) {
+    if (!(err instanceof PolicyError)) throw err;
+    io.err(`Nothing was written: the policy would not be valid afterwards.\n${err.message}`);
+    return 1;
+  }
+  writeAtomically(file, next);
+  io.out(`User ${name} ${verb} in ${file}${exists ? '' : ' (new file)'}. Send SIGHUP to the service (or restart it) to apply it.`);
+  return 0;
+}
+
+interface UsersEditor {
+  has(name: string): boolean;
+  set(name: string, hash: string): void;
+  remove(name: string): void;
+  text(): string;
+}
+
+function yamlEditor(text: string): UsersEditor | null {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) return null;
+  return {
+    has: (name) => doc.hasIn(['users', name]),
+    set: (name, hash) => {
+      // An empty `users:` is a null scalar that setIn cannot descend into.
+      if (doc.get('users') == null) doc.set('users', doc.createNode({}));
+      doc.setIn(['users', name], hash);
+    },
+    remove: (name) => void doc.deleteIn(['users', name]),
+    text: () => doc.toString(),
+  };
+}
+
+function jsonEditor(text: string): UsersEditor | null {
+  let data: Record<string, unknown>;
+  try {
+    const parsed: unknown = text.trim() === '' ? {} : JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+    data = parsed as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const users = (): Record<string, string> => {
+    if (typeof data.users !== 'object' || data.users === null) data.users = {};
+    return data.users as Record<string, string>;
+  };
+  return {
+    has: (name) => Object.hasOwn(users(), name),
+    set: (name, hash) => void (users()[name] = hash),
+    remove: (name) => void delete users()[name],
+    text: () => `${JSON.stringify(data, null, 2)}\n`,
+  };
+}
+
+/** Written beside the file and renamed over it: the service never reads half a file; the file's mode is kept. */
+function writeAtomically(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  writeFileSync(temporary, text, { mode });
+  chmodSync(temporary, mode);
+  renameSync(temporary, file);
+}
+
+function usage(io: UserCliIo): number {
+  io.err(USAGE);
+  return 2;
+}
+
+/** From a terminal: asks twice without echo. Otherwise: the first line of stdin. */
+async function readPassword(prompt: string): Promise<string> {
+  const password = await ask(prompt);
+  if (process.stdin.isTTY && (await ask('Once more: ')) !== password) throw new Error('the two passwords differ; nothing was written');
+  return password;
+}
+
+function ask(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    return new Promise((resolve, reject) => {
+      let data = '';
+      stdin.setEncoding('utf8');
+      stdin.on('data', (chunk: string) => (data += chunk));
+      stdin.on('end', () => resolve(data.split(/\r?\n/)[0] ?? ''));
+      stdin.on('error', reject);
+    });
+  }
+  process.stderr.write(prompt);
+  return new Promise((resolve) => {
+    let password = '';
+    stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    stdin.resume();
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          stdin.setRawMode(false);
+          stdin.pause();
+          stdin.off('data', onData);
+          process.stderr.write('\n');
+          resolve(password);
+          return;
+        }
+        if (ch === '\u0003') {
+          stdin.setRawMode(false);
+          process.stderr.write('\n');
+          process.exit(130);
+        }
+        if (ch === '\u007f' || ch === '\b') password = password.slice(0, -1);
+        else password += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+if (require.main === module) {
+  runUserCli(process.argv.slice(2), {
+    env: process.env,
+    readPassword,
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`npm run user failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,159 @@
+// `limit` and `enumeration` refusals (ASMX-shaped, with Retry-After) and the
+// audit entries of reads of personal data, through small in-test
+// implementations of the interfaces in src/access/contracts.ts.
+import type { AuditEntry, AuditTrail, BudgetVerdict, CallBudgets, EnumerationGuard, RateRule } from '../../src/access';
+import { SOAP11_ENV, SOAP12_ENV, bodyText } from '../support/wire';
+import { BINDINGS, PASSWORDS, basic, callOp, isSoap, startGated, usersYaml, type Binding, type GatedService } from './support';
+
+/** A fixed window per key and caller; what the real one does across nodes is its own tests' business. */
+class CountingBudgets implements CallBudgets {
+  readonly taken: { key: string; caller: string; rule: RateRule }[] = [];
+  private readonly counts = new Map<string, number>();
+  take(key: string, caller: string, rule: RateRule): BudgetVerdict {
+    this.taken.push({ key, caller, rule });
+    const id = `${key} ${caller}`;
+    const count = (this.counts.get(id) ?? 0) + 1;
+    this.counts.set(id, count);
+    return count <= rule.max ? { ok: true } : { ok: false, retryAfterSeconds: 42.2 };
+  }
+  start(): void {}
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+class DistinctSubjects implements EnumerationGuard {
+  private readonly seen = new Map<string, Set<string>>();
+  note(caller: string, subject: string, rule: RateRule): BudgetVerdict {
+    const set = this.seen.get(caller) ?? new Set<string>();
+    this.seen.set(caller, set);
+    if (set.has(subject) || set.size < rule.max) {
+      set.add(subject);
+      return { ok: true };
+    }
+    return { ok: false, retryAfterSeconds: 3600 };
+  }
+}
+
+class ListAudit implements AuditTrail {
+  readonly entries: AuditEntry[] = [];
+  record(entry: AuditEntry): void {
+    this.entries.push(entry);
+  }
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const POLICY = `${usersYaml()}default:
+  limit: 1000/1m
+endpoints:
+  PushNotificationMobile.asmx:
+    GetTokenDevice: { limit: 3/1m }
+  GetStudentsAbsence.asmx:
+    GetStudentsAbcenceByID: { enumeration: 2/1h }
+  NotificationNotes.asmx:
+    GetStudentSchool: { auth: basic, allow: ["10.0.0.0/8"] }
+`;
+
+function expectAsmxClientFault(res: { status: number; headers: Record<string, string> }, binding: Binding, body: string, message: string): void {
+  expect(res.status).toBe(500);
+  if (isSoap(binding)) {
+    const v12 = binding === 'SOAP 1.2';
+    expect(res.headers['content-type']).toBe(v12 ? 'application/soap+xml; charset=utf-8' : 'text/xml; charset=utf-8');
+    expect(body).toContain(`xmlns:soap="${v12 ? SOAP12_ENV : SOAP11_ENV}"`);
+    expect(body).toContain(v12 ? '<soap:Value>soap:Sender</soap:Value>' : '<faultcode>soap:Client</faultcode>');
+    expect(body).toContain(message);
+  } else {
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(body).toBe(`${message}\r\n`);
+  }
+}
+
+describe.each(BINDINGS)('%s', (binding) => {
+  let gated: GatedService;
+  let budgets: CountingBudgets;
+  let guard: DistinctSubjects;
+  let audit: ListAudit;
+  beforeEach(async () => {
+    budgets = new CountingBudgets();
+    guard = new DistinctSubjects();
+    audit = new ListAudit();
+    gated = await startGated(POLICY, { budgets, enumeration: guard, audit });
+  });
+  afterEach(async () => {
+    await gated.close();
+  });
+
+  test('past its limit a caller gets an ASMX client fault with Retry-After; another caller does not', async () => {
+    const token = (from: string) => callOp(gated.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
+    for (let i = 0; i < 3; i++) expect((await token('203.0.113.5')).status).toBe(200);
+    const refused = await token('203.0.113.5');
+    expectAsmxClientFault(refused, binding, bodyText(refused), 'Too many calls of GetTokenDevice: at most 3 per minute. Try again in 43 seconds.');
+    expect(refused.headers['retry-after']).toBe('43');
+    expect((await token('203.0.113.6')).status).toBe(200);
+    expect(budgets.taken[0]).toEqual({ key: 'PushNotificationMobile.asmx/GetTokenDevice', caller: '203.0.113.5', rule: { max: 3, windowMs: 60_000 } });
+  });
+
+  test('the budget of a Basic caller is counted by user, not by address', async () => {
+    const auth = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
+    const res = await callOp(gated.service.app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-a.example', show_active: '1' }, { from: '10.1.1.1', authorization: auth });
+    expect(res.status).toBe(200);
+    expect(budgets.taken.at(-1)).toEqual({ key: 'NotificationNotes.asmx/GetStudentSchool', caller: 'sis-alnoor', rule: { max: 1000, windowMs: 60_000 } });
+  });
+
+  test('a caller walking through student ids is refused and logged at warn; rereading the same students is not', async () => {
+    const absences = (id: string) => callOp(gated.service.app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, { from: '198.51.100.9' });
+    for (const id of ['1001', '1002', '1001', '1002', '1001']) expect((await absences(id)).status).toBe(200);
+    const refused = await absences('1003');
+    expectAsmxClientFault(refused, binding, bodyText(refused), 'Too many different students read: at most 2 per hour. Try again in 3600 seconds.');
+    expect(refused.headers['retry-after']).toBe('3600');
+    expect((await absences('1001')).status).toBe(200);
+    const warnings = gated.logs.filter((l) => l.level === 40 && String(l.msg).includes('enumeration'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ caller: '198.51.100.9', operation: 'GetStudentsAbcenceByID' });
+    expect(JSON.stringify(warnings[0])).not.toContain('1003');
+  });
+
+  test('every read of personal data is audited, allowed or refused, with its subject', async () => {
+    const app = gated.service.app;
+    const auth = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
+    await callOp(app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-a.example', show_active: '1' }, { from: '10.1.1.1', authorization: auth });
+    await callOp(app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-b.example', show_active: '1' }, { from: '10.1.1.1' });
+    await callOp(app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-b.example', show_active: '1' }, { from: '11.1.1.1', authorization: auth });
+    await callOp(app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-2001' }, { from: '192.0.2.1' });
+    await callOp(app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' }, { from: '192.0.2.1' });
+    await callOp(app, binding, 'ReadNoteFromApp', 'UpdateNoteState', { STDid: '1002', note_type: 'audit' }, { from: '192.0.2.1' });
+    await callOp(app, binding, 'GetStudentsAudit', 'GetStudentsAudtiNote', { SubjectID: 'MATH', Class_id: '7A' }, { from: '192.0.2.1' });
+    await callOp(app, binding, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' }, { from: '192.0.2.1' });
+    await callOp(app, binding, 'AuthCodeSending', 'AuthCode', { code: '1234', phone: '0944123456' }, { from: '192.0.2.1' });
+
+    const entries = audit.entries.map(({ at, ...rest }) => {
+      expect(at).toBeInstanceOf(Date);
+      return rest;
+    });
+    const entry = (endpoint: string, operation: string, subjectKind: string, subject: string, address: string, user: string | null, reason: string | null) => ({
+      address,
+      user,
+      endpoint,
+      operation,
+      subjectKind,
+      subject,
+      outcome: reason === null ? 'allowed' : 'refused',
+      reason,
+    });
+    expect(entries).toEqual([
+      entry('NotificationNotes', 'GetStudentSchool', 'school', 'https://school-a.example', '10.1.1.1', 'sis-alnoor', null),
+      entry('NotificationNotes', 'GetStudentSchool', 'school', 'https://school-b.example', '10.1.1.1', null, 'auth'),
+      entry('NotificationNotes', 'GetStudentSchool', 'school', 'https://school-b.example', '11.1.1.1', null, 'network'),
+      entry('PushNotificationMobile', 'GetTokenDevice', 'device', 'dev-2001', '192.0.2.1', null, null),
+      entry('GetStudentsAbsence', 'GetStudentsAbcenceByID', 'student', '1001', '192.0.2.1', null, null),
+      entry('ReadNoteFromApp', 'UpdateNoteState', 'student', '1002', '192.0.2.1', null, null),
+      entry('GetStudentsAudit', 'GetStudentsAudtiNote', 'class', '7A', '192.0.2.1', null, null),
+      entry('NotificationNotes', 'SendNotificationType', 'student', '1001', '192.0.2.1', null, null),
+    ]);
+  });
+});

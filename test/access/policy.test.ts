@@ -1,0 +1,108 @@
+// The policy file: what it accepts, how rules merge, and errors that name the bad key.
+import { PolicyError, parsePolicy, parseRate } from '../../src/access';
+import { HASHES, usersYaml } from './support';
+
+function problems(text: string, file = 'p.yaml'): string {
+  try {
+    parsePolicy(text, file);
+  } catch (err) {
+    expect(err).toBeInstanceOf(PolicyError);
+    return (err as Error).message;
+  }
+  throw new Error('the policy was accepted');
+}
+
+describe('policy validation', () => {
+  test('an empty file is today\'s behaviour: everything open, the default realm', () => {
+    const policy = parsePolicy('');
+    expect(policy.realm).toBe('Student Notification Service');
+    expect(policy.documents).toBe('follow');
+    const rule = policy.operationRule('NotificationNotes', 'GetStudentSchool');
+    expect(rule).toMatchObject({ allow: null, auth: 'none', users: null, limit: null, enumeration: null });
+  });
+
+  test('each mistake is reported with the path of its key', () => {
+    const message = problems(`realm: 'a"b'
+documents: sometimes
+users:
+  alice: not-a-hash
+  "bad name": "${HASHES['sis-alnoor']}"
+networks:
+  schools: ["10.0.0.0/33", "hello"]
+default:
+  auth: digest
+  limit: 10 per minute
+  surprise: 1
+endpoints:
+  NoSuch.asmx: {}
+  NotificationNotes.asmx:
+    getstudentschool: { auth: basic }
+    GetStudentSchool: { allow: [teachers], users: [mallory] }
+`);
+    expect(message).toContain('ACCESS_POLICY: p.yaml is not a valid policy:');
+    for (const key of ['realm', 'documents', 'users.alice', 'users.bad name', 'default.auth', 'default.limit', 'default']) {
+      expect(message).toContain(`\n  ${key}: `);
+    }
+    expect(message).toContain('Unrecognized key: "surprise"');
+  });
+
+  test('references are checked once the shape is right: endpoints, operations, networks, users, CIDRs', () => {
+    const message = problems(`${usersYaml()}networks:
+  schools: ["10.0.0.0/33", "2001:db8::/48"]
+endpoints:
+  NoSuch.asmx: {}
+  NotificationNotes.asmx:
+    getstudentschool: { auth: basic }
+    GetStudentSchool: { allow: [teachers, "300.1.1.1"], auth: basic, users: [mallory] }
+`);
+    expect(message).toContain('networks.schools[0]: "10.0.0.0/33" is not an IPv4 or IPv6 address or CIDR range');
+    expect(message).toContain('endpoints.NoSuch.asmx: no such endpoint');
+    expect(message).toContain('endpoints.NotificationNotes.asmx.getstudentschool: NotificationNotes.asmx has no operation getstudentschool');
+    expect(message).toContain('endpoints.NotificationNotes.asmx.GetStudentSchool.allow[0]: "teachers" is neither a CIDR range nor a name under networks');
+    expect(message).toContain('endpoints.NotificationNotes.asmx.GetStudentSchool.allow[1]: "300.1.1.1"');
+    expect(message).toContain('endpoints.NotificationNotes.asmx.GetStudentSchool.users: no user mallory under users');
+  });
+
+  test('Basic without any user is refused, since nobody could call', () => {
+    expect(problems('default: { auth: basic }')).toContain('default: auth is basic but the policy has no users');
+  });
+
+  test('invalid YAML and JSON name the file', () => {
+    expect(problems('users: [unclosed', 'p.yaml')).toMatch(/^ACCESS_POLICY: p\.yaml is not valid YAML: /);
+    expect(problems('{"users": ', 'p.json')).toMatch(/^ACCESS_POLICY: p\.json is not valid JSON: /);
+  });
+
+  test('JSON is read as well', () => {
+    const policy = parsePolicy(JSON.stringify({ realm: 'Schools', users: { a: HASHES['sis-alnoor'] }, default: { auth: 'basic' } }), 'p.json');
+    expect(policy.realm).toBe('Schools');
+    expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')?.auth).toBe('basic');
+  });
+
+  test('rules merge: operation over endpoint default over top default; endpoint names in any case', () => {
+    const policy = parsePolicy(`${usersYaml()}default:
+  allow: ["10.0.0.0/8"]
+  limit: 600/1m
+endpoints:
+  notificationnotes.ASMX:
+    default: { auth: basic, users: [sis-alnoor] }
+    SendNotificationType: { limit: 5/1s, enumeration: 200/1h }
+`);
+    const school = policy.operationRule('NotificationNotes', 'GetStudentSchool');
+    expect(school).toMatchObject({ auth: 'basic', limit: { max: 600, windowMs: 60_000 }, enumeration: null });
+    expect([...(school?.users ?? [])]).toEqual(['sis-alnoor']);
+    expect(school?.allow?.check('10.1.2.3', 'ipv4')).toBe(true);
+    expect(school?.allow?.check('11.1.2.3', 'ipv4')).toBe(false);
+    const send = policy.operationRule('NotificationNotes', 'SendNotificationType');
+    expect(send).toMatchObject({ auth: 'basic', limit: { max: 5, windowMs: 1000 }, enumeration: { max: 200, windowMs: 3_600_000 } });
+    expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')).toMatchObject({ auth: 'none', limit: { max: 600 } });
+    expect(policy.endpointRule('NOTIFICATIONNOTES')?.auth).toBe('basic');
+  });
+
+  test('budgets: COUNT/DURATION with s, m, h, d', () => {
+    expect(parseRate('120/1m')).toEqual({ max: 120, windowMs: 60_000 });
+    expect(parseRate('30/m')).toEqual({ max: 30, windowMs: 60_000 });
+    expect(parseRate('200 / 1h')).toEqual({ max: 200, windowMs: 3_600_000 });
+    expect(parseRate('5/2d')).toEqual({ max: 5, windowMs: 172_800_000 });
+    for (const bad of ['0/1m', '10', '10/1w', '10/31d', 'ten/1m']) expect(parseRate(bad)).toBeNull();
+  });
+});
