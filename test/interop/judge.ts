@@ -25,7 +25,8 @@ export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes): Verd
     if (!/\b401\b|unauthori[sz]ed/i.test(`${line.error.code ?? ''} ${line.error.message}`)) {
       return fail(`${line.error.type} that does not name HTTP 401: ${line.error.message}`);
     }
-    return pass(line);
+    // Shown next to the check: what a caller of this client sees when its credentials are missing.
+    return { passed: true, detail: describe(line) };
   }
   const faultType = types.fault;
   if (expected.kind === 'fault') {

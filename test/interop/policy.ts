@@ -16,7 +16,7 @@ export function newCredentials(): Credentials {
   return { user: 'interop-client', password: randomBytes(18).toString('base64url') };
 }
 
-/** Writes the policy (JSON; the format is ACCESS_POLICY's, see README.md) and returns its path. */
+/** Writes the policy (JSON, as ACCESS_POLICY reads it; docs/interop.md shows it) and returns its path. */
 export function writePolicy(dir: string, credentials: Credentials): string {
   const policy = {
     realm: REALM,

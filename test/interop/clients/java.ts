@@ -47,7 +47,7 @@ export const java: InteropClient = {
           '-extension',
           '-Xnocompile',
           '-quiet',
-          ...(authFile === null ? [] : ['-XauthFile', authFile]),
+          ...(authFile === null ? [] : ['-Xauthfile', authFile]),
           '-p',
           `interop.${endpoint.name.toLowerCase()}`,
           '-d',
@@ -82,7 +82,7 @@ export const java: InteropClient = {
 
 /**
  * wsimport has no credential options: it reads them from an auth file, one
- * `http://user:password@host:port/path?wsdl` line per WSDL (-XauthFile; the
+ * `http://user:password@host:port/path?wsdl` line per WSDL (-Xauthfile; the
  * default is ~/.metro/auth), and answers the 401 challenge with them.
  */
 function writeAuthFile(context: ClientContext): string | null {
