@@ -28,6 +28,12 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 // BENCH_ONLY=token|list|import runs one part (all three by default).
 const ONLY = process.env.BENCH_ONLY ?? '';
 const runs = (part) => ONLY === '' || ONLY === part;
+// BENCH_POLICY=1: the service runs behind an access policy (docs/security.md)
+// that wants a network and Basic credentials for every operation, and every
+// request carries them: what a locked-down service costs per call.
+const POLICY = process.env.BENCH_POLICY === '1';
+const BENCH_USER = 'bench';
+const BENCH_PASSWORD = 'bench password 0123';
 const CONNECTIONS = 10;
 const STUDENTS = 5000;
 const SCHOOL = 'https://bench.school.example';
@@ -130,18 +136,23 @@ async function main() {
     console.log('done');
     console.log(`service and baseline run as \`npm start\` runs Node: ${NODE_FLAGS.join(' ') || '(no flags)'}`);
 
-    const service = await startChild(path.join(root, 'dist/main.js'), {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DEMO_DATA: 'false',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: '',
-    });
+    const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DEMO_DATA: 'false', LOG_LEVEL: 'info', DATABASE_URL: '' };
+    if (POLICY) {
+      const hash = require('bcryptjs').hashSync(BENCH_PASSWORD, 10);
+      env.ACCESS_POLICY = path.join(dataDir, 'policy.yaml');
+      writeFileSync(env.ACCESS_POLICY, `users:\n  ${BENCH_USER}: "${hash}"\ndefault:\n  allow: ["127.0.0.0/8", "::1/128"]\n  auth: basic\n`);
+      console.log('behind an access policy: network and Basic credentials for every operation');
+    }
+    const service = await startChild(path.join(root, 'dist/main.js'), env);
     children.push(service.child);
 
-    const token = requests('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' });
-    const list = requests('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, { school_base_url: SCHOOL, show_active: '49' });
+    const withCredentials = (cases) => {
+      if (!POLICY) return cases;
+      const authorization = `Basic ${Buffer.from(`${BENCH_USER}:${BENCH_PASSWORD}`).toString('base64')}`;
+      return Object.fromEntries(Object.entries(cases).map(([name, req]) => [name, { ...req, headers: { ...req.headers, authorization } }]));
+    };
+    const token = withCredentials(requests('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }));
+    const list = withCredentials(requests('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, { school_base_url: SCHOOL, show_active: '49' }));
     const tokenCases = Object.entries(token);
     const listCases = [['SOAP 1.1', list['SOAP 1.1']], ['HTTP GET', list['HTTP GET']]];
 

@@ -44,9 +44,10 @@ export interface ServiceParts {
    * What the access policy consults: call budgets, the enumeration guard,
    * the audit trail (src/access/contracts.ts). Each optional; a policy's
    * `limit` or `enumeration` without the matching part is logged as not
-   * enforced. The audit trail records even without a policy.
+   * enforced. The audit trail records even without a policy. A function
+   * is given the service's store, once it is open.
    */
-  readonly access?: AccessDependencies;
+  readonly access?: AccessDependencies | ((store: SqlStore) => AccessDependencies);
 }
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
@@ -58,7 +59,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       logger.info({ counts }, 'empty embedded store: demo data loaded (DEMO_DATA=false turns this off)');
     }
     const endpoints = await loadServiceModel(config.soapNamespace);
-    const accessParts = parts.access ?? {};
+    const accessParts = (typeof parts.access === 'function' ? parts.access(store) : parts.access) ?? {};
     // Without a policy nor an audit trail there is no gate at all: calls cost what they always did.
     const access =
       config.accessPolicy !== null || accessParts.audit !== undefined

@@ -6,7 +6,6 @@
 //
 // The policy in force is one object swapped whole by `reload` (SIGHUP): a
 // call reads it once and finishes under it, so a reload drops no call.
-import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { ENDPOINTS, type OperationModel } from '../contract';
 import { createBasicVerifier, type BasicVerifier } from './basic';
@@ -153,7 +152,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       }
       const rule = policy.operationRule(endpoint, call.operation.wireName);
       if (rule === undefined) return null;
-      if (!addressAllowed(rule, call.address)) {
+      if (!rule.allows(call.address)) {
         const refusal = forbidden(`Forbidden: ${call.operation.wireName} may not be called from this address.`);
         record(call, endpoint, null, refusal, subject);
         return refusal;
@@ -169,7 +168,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       if (policy === null || policy.documents === 'open') return null;
       const rule = endpoint === null ? policy.serviceRule : policy.endpointRule(endpoint);
       if (rule === undefined) return null;
-      if (!addressAllowed(rule, address)) return forbidden('Forbidden: this service description may not be read from this address.');
+      if (!rule.allows(address)) return forbidden('Forbidden: this service description may not be read from this address.');
       if (rule.auth === 'none') return null;
       const decide = (user: string | null): AccessVerdict =>
         user === null || (rule.users !== null && !rule.users.has(user)) ? unauthorized(policy.realm) : null;
@@ -206,16 +205,6 @@ function subjectOf(call: AccessCall): Subject | null {
   if (rule === undefined) return null;
   const index = call.operation.parameters.findIndex((p) => p.argName === rule.argName);
   return { kind: rule.kind, value: index < 0 ? null : (call.values[index] ?? null) };
-}
-
-function addressAllowed(rule: ResolvedRule, address: string | null): boolean {
-  if (rule.allow === null) return true;
-  if (address === null) return false;
-  const plain = address.split('%')[0];
-  const version = isIP(plain);
-  if (version === 0) return false;
-  // BlockList matches an IPv4-mapped IPv6 address (::ffff:10.0.0.1) against IPv4 ranges and the reverse.
-  return rule.allow.check(plain, version === 4 ? 'ipv4' : 'ipv6');
 }
 
 function forbidden(message: string): AccessRefusal {

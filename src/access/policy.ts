@@ -78,6 +78,8 @@ type PolicyInput = z.infer<typeof policySchema>;
 export interface ResolvedRule {
   /** Null: every address (no `allow`, or one that covers everything). */
   readonly allow: BlockList | null;
+  /** Whether `allow` lets this caller address in; remembered per address (a BlockList check costs microseconds). */
+  allows(address: string | null): boolean;
   readonly auth: 'none' | 'basic';
   /** With `auth: basic`: who may call; null: every user of the policy. */
   readonly users: ReadonlySet<string> | null;
@@ -181,8 +183,10 @@ function resolveRule(rule: MergedRule, at: string, networks: Map<string, string[
   for (const user of rule.users ?? []) {
     if (!users.has(user)) problems.push(`${at}.users: no user ${user} under users`);
   }
+  const allow = blockListOf(rule.allow ?? ['0.0.0.0/0', '::/0'], `${at}.allow`, networks, problems);
   return {
-    allow: blockListOf(rule.allow ?? ['0.0.0.0/0', '::/0'], `${at}.allow`, networks, problems),
+    allow,
+    allows: allow === null ? () => true : rememberedMatch(allow),
     auth,
     users: auth === 'basic' && rule.users !== undefined ? new Set(rule.users) : null,
     limit: rule.limit ?? null,
@@ -226,6 +230,31 @@ function blockListOf(allow: readonly string[], at: string, networks: Map<string,
     }
   });
   return v4All && v6All ? null : list;
+}
+
+/** Callers' addresses repeat: each one's answer is kept, up to a bound past which the memory starts again. */
+const MAX_REMEMBERED_ADDRESSES = 10_000;
+
+function rememberedMatch(list: BlockList): (address: string | null) => boolean {
+  const known = new Map<string, boolean>();
+  return (address) => {
+    if (address === null) return false;
+    let allowed = known.get(address);
+    if (allowed === undefined) {
+      allowed = matches(list, address);
+      if (known.size >= MAX_REMEMBERED_ADDRESSES) known.clear();
+      known.set(address, allowed);
+    }
+    return allowed;
+  };
+}
+
+function matches(list: BlockList, address: string): boolean {
+  const plain = address.split('%')[0];
+  const version = isIP(plain);
+  if (version === 0) return false;
+  // BlockList matches an IPv4-mapped IPv6 address (::ffff:10.0.0.1) against IPv4 ranges, and the reverse.
+  return list.check(plain, version === 4 ? 'ipv4' : 'ipv6');
 }
 
 function parseCidr(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {

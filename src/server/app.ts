@@ -83,6 +83,7 @@ export function createApp(options: AppOptions): App {
       bodyLimit: options.bodyLimit,
       jsonBodies: options.jsonBodies,
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
+      passCredentials: options.access !== undefined,
     }),
   );
 

@@ -31,6 +31,8 @@ export interface AsmxCallOptions extends AsmxOptions {
   readonly jsonBodies?: boolean;
   /** The caller's address as Express's `req.ip` gives it, TRUST_PROXY applied. */
   readonly callerAddress: (req: IncomingMessage) => string | null;
+  /** Hand the Authorization header to the dispatcher: an access policy is in force (src/access). */
+  readonly passCredentials?: boolean;
 }
 
 export interface AsmxDocumentOptions extends AsmxOptions {
@@ -55,6 +57,7 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
     http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
   }));
   const readBody = bodyParser.raw({ type: () => true, limit: options.bodyLimit });
+  const credentials = options.passCredentials === true;
 
   return async (req, res, next) => {
     const url = parseurl(req);
@@ -65,7 +68,7 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
       next();
       return;
     }
-    const context: CallContext = callContextFor(res, options.callerAddress(req), requestIdOf(req), req.headers.authorization);
+    const context: CallContext = callContextFor(res, options.callerAddress(req), requestIdOf(req), credentials ? req.headers.authorization : undefined);
     const record = callRecordOf(res);
     record.endpoint = found.model.name;
     record.binding = operationPath === undefined ? 'soap' : req.method === 'POST' ? 'http_post' : 'http_get';

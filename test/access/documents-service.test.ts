@@ -2,6 +2,7 @@
 // their endpoint's default rule (or `documents: open`), /healthz and /readyz
 // never pass it, PUBLIC_BASE_URL replaces the caller's Host, the service reads
 // ACCESS_POLICY at start and again on reload.
+import type { AuditEntry, AuditTrail, CallBudgets } from '../../src/access';
 import { ConfigError, loadConfig } from '../../src/config';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
@@ -168,4 +169,36 @@ test('a bad ACCESS_POLICY stops the start with the problems', async () => {
   } finally {
     policy.cleanup();
   }
+});
+
+test('createService wires the parts it is given: budgets started and stopped, the audit trail fed even without a policy', async () => {
+  const events: string[] = [];
+  const entries: AuditEntry[] = [];
+  const budgets: CallBudgets = {
+    take: () => ({ ok: true }),
+    start: () => void events.push('budgets started'),
+    stop: () => Promise.resolve(void events.push('budgets stopped')),
+  };
+  const audit: AuditTrail = {
+    record: (entry) => void entries.push(entry),
+    flush: () => Promise.resolve(),
+    stop: () => Promise.resolve(void events.push('audit stopped')),
+  };
+  let given: unknown = null;
+  const service = await startOperatedService(storeVariants()[0]!, {}, undefined, {
+    access: (store) => {
+      given = store;
+      return { budgets, audit };
+    },
+  });
+  try {
+    expect(given).toBe(service.store);
+    expect(events).toEqual(['budgets started']);
+    expect(service.access?.policy).toBeNull();
+    expect((await call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')).status).toBe(200);
+    expect(entries).toMatchObject([{ operation: 'GetTokenDevice', subjectKind: 'device', subject: 'dev-1001', outcome: 'allowed', user: null }]);
+  } finally {
+    await service.stop();
+  }
+  expect(events).toEqual(['budgets started', 'budgets stopped', 'audit stopped']);
 });

@@ -1,4 +1,6 @@
 // The policy file: what it accepts, how rules merge, and errors that name the bad key.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { PolicyError, parsePolicy, parseRate } from '../../src/access';
 import { HASHES, usersYaml } from './support';
 
@@ -105,4 +107,16 @@ endpoints:
     expect(parseRate('5/2d')).toEqual({ max: 5, windowMs: 172_800_000 });
     for (const bad of ['0/1m', '10', '10/1w', '10/31d', 'ten/1m']) expect(parseRate(bad)).toBeNull();
   });
+});
+
+test('the recommended policy of docs/security.md is valid once its first user is added', () => {
+  const text = readFileSync(path.join(__dirname, '../../docs/security.md'), 'utf8');
+  const block = /## Recommended policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(text)?.[1];
+  expect(block).toBeDefined();
+  expect(() => parsePolicy(block as string)).toThrow(/auth is basic but the policy has no users/);
+  const policy = parsePolicy((block as string).replace('users: {}', `users: { sis-alnoor: "${HASHES['sis-alnoor']}" }`));
+  expect(policy.operationRule('NotificationNotes', 'GetStudentSchool')).toMatchObject({ auth: 'basic' });
+  expect(policy.operationRule('GetStudentsAudit', 'GetStudentsAudtiNote')).toMatchObject({ auth: 'basic' });
+  expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')).toMatchObject({ auth: 'none', limit: { max: 120 }, enumeration: { max: 50 } });
+  expect(policy.endpointRule('NotificationNotes')?.allow?.check('10.20.1.1', 'ipv4')).toBe(true);
 });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
-import { createService, type Service } from '../../src/service';
+import { createService, type Service, type ServiceParts } from '../../src/service';
 import type { DataSet } from '../../src/store';
 import { FIXTURES } from './fixtures';
 import type { StoreVariant, TestStore } from './stores';
@@ -24,6 +24,7 @@ export async function startOperatedService(
   variant: StoreVariant,
   env: Record<string, string> = {},
   data: DataSet = FIXTURES,
+  parts: Omit<ServiceParts, 'store'> = {},
 ): Promise<OperatedService> {
   const testStore = await variant.create();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-ops-'));
@@ -33,7 +34,7 @@ export async function startOperatedService(
     const config = loadConfig({ DATA_DIR: dataDir, DEMO_DATA: 'false', WORKER: 'false', ADMIN_TOKEN, OPERATION_TIMEOUT_MS: '5000', ...env });
     const logs: Record<string, unknown>[] = [];
     const logger = createLogger('info', { destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } });
-    const service = await createService(config, logger, { store: testStore.store });
+    const service = await createService(config, logger, { ...parts, store: testStore.store });
     return {
       ...service,
       testStore,
