@@ -28,7 +28,9 @@ export type Expected =
   | { readonly kind: 'string'; readonly value: string | null }
   | { readonly kind: 'void' }
   /** Our message, surfaced as the client's own fault or exception type. */
-  | { readonly kind: 'fault'; readonly message: string };
+  | { readonly kind: 'fault'; readonly message: string }
+  /** An HTTP 401 from the access policy, surfaced as the client's own error for it. */
+  | { readonly kind: 'unauthorized' };
 
 export interface CallSpec {
   /** The name each driver reports the call under. */
@@ -60,3 +62,19 @@ export const CALLS: readonly CallSpec[] = [
   { name: 'UpdateNoteState', expected: { kind: 'void' } },
   { name: 'GetStudentsAbcenceByID', expected: { kind: 'void' } },
 ];
+
+/**
+ * The suite's two runs: `plain` against the service without a policy, `auth`
+ * against one that requires HTTP Basic for everything (docs/interop.md).
+ */
+export type Run = 'plain' | 'auth';
+
+export const RUNS: readonly Run[] = ['plain', 'auth'];
+
+/** Made by the auth run's drivers last, on a proxy or client that sends no credentials. */
+export const REFUSED_CALL: CallSpec = { name: 'GetStudentSchool (no credentials)', expected: { kind: 'unauthorized' } };
+
+/** Every call of the plain run with credentials, then one without. */
+export function callsOf(run: Run): readonly CallSpec[] {
+  return run === 'plain' ? CALLS : [...CALLS, REFUSED_CALL];
+}

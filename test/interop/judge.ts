@@ -9,8 +9,26 @@ export interface Verdict {
   readonly detail?: string;
 }
 
-export function judge(call: CallSpec, line: DriverLine, faultType: string): Verdict {
+/** The types our SOAP fault (or HTTP error) and an HTTP 401 surface as in one client and binding. */
+export interface ErrorTypes {
+  readonly fault: string;
+  readonly unauthorized: string;
+}
+
+export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes): Verdict {
   const expected = call.expected;
+  if (expected.kind === 'unauthorized') {
+    if (line.ok) return fail(`expected ${types.unauthorized} for HTTP 401, the call succeeded`);
+    if (line.error === undefined) return fail('the driver reported a failure without an error');
+    if (line.error.type !== types.unauthorized) return fail(`expected ${types.unauthorized} for HTTP 401, got ${describe(line)}`);
+    // Each toolkit says it its way: "(401) Unauthorized", "status code 401", a status code field.
+    if (!/\b401\b|unauthori[sz]ed/i.test(`${line.error.code ?? ''} ${line.error.message}`)) {
+      return fail(`${line.error.type} that does not name HTTP 401: ${line.error.message}`);
+    }
+    // Shown next to the check: what a caller of this client sees when its credentials are missing.
+    return { passed: true, detail: describe(line) };
+  }
+  const faultType = types.fault;
   if (expected.kind === 'fault') {
     if (line.ok) return fail(`expected ${faultType} with "${expected.message}", the call succeeded`);
     const error = line.error;

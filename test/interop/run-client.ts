@@ -4,9 +4,9 @@
 // crashes) becomes failed checks with the reason, never a crashed suite.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { CALLS, type Binding } from './calls';
+import { callsOf, type Binding, type Run } from './calls';
 import type { InteropClient } from './clients';
-import type { Prepared } from './clients/client';
+import type { Credentials, Prepared } from './clients/client';
 import { readDriverOutput } from './driver-output';
 import { judge } from './judge';
 import { GENERATED_DIR } from './paths';
@@ -15,19 +15,28 @@ import type { CheckResult } from './report';
 
 const DRIVER_TIMEOUT_MS = 3 * MINUTE;
 
+export interface ClientRun {
+  readonly run: Run;
+  /** The relay's address. */
+  readonly baseUrl: string;
+  /** The auth run's Basic user: given to the generator and, as INTEROP_USER and INTEROP_PASSWORD, to the driver. */
+  readonly credentials?: Credentials;
+}
+
 export async function runClient(
   client: InteropClient,
-  baseUrl: string,
+  { run: which, baseUrl, credentials }: ClientRun,
   notReady: string | null,
   onResult: (result: CheckResult) => void,
 ): Promise<CheckResult[]> {
+  const calls = callsOf(which);
   const results: CheckResult[] = [];
   const report = (result: CheckResult) => {
     results.push(result);
     onResult(result);
   };
   const failAll = (binding: Binding, detail: string) => {
-    for (const call of CALLS) report({ client: client.name, binding, call: call.name, passed: false, detail });
+    for (const call of calls) report({ run: which, client: client.name, binding, call: call.name, passed: false, detail });
   };
 
   if (notReady !== null) {
@@ -35,12 +44,12 @@ export async function runClient(
     return results;
   }
 
-  const workDir = path.join(GENERATED_DIR, client.name);
+  const workDir = path.join(GENERATED_DIR, which === 'plain' ? client.name : `${client.name}-${which}`);
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
   let prepared: ReadonlyMap<Binding, Prepared>;
   try {
-    prepared = await client.prepare({ baseUrl, workDir });
+    prepared = await client.prepare({ baseUrl, workDir, credentials });
   } catch (err) {
     for (const binding of client.bindings) failAll(binding, `generating the client failed: ${err instanceof Error ? err.message : String(err)}`);
     return results;
@@ -52,15 +61,18 @@ export async function runClient(
       failAll(binding, ready.message);
       continue;
     }
-    const completed = await run(ready.driver, DRIVER_TIMEOUT_MS);
+    // Credentials reach the driver only in the auth run: without them it runs the plain calls.
+    const driver = credentials === undefined ? ready.driver : { ...ready.driver, env: { ...ready.driver.env, INTEROP_USER: credentials.user, INTEROP_PASSWORD: credentials.password } };
+    const completed = await run(driver, DRIVER_TIMEOUT_MS);
     const output = readDriverOutput(completed.stdout);
     // Said once per check that lacks a result: why the driver stopped, with its last words.
     const whyMissing = () =>
-      `the driver reported no result for this call. ${failureOf(ready.driver, completed) ?? ''}\n${[...output.other, completed.stderr].join('\n').trim().split('\n').slice(-10).join('\n')}`.trim();
-    for (const call of CALLS) {
+      `the driver reported no result for this call. ${failureOf(driver, completed) ?? ''}\n${[...output.other, completed.stderr].join('\n').trim().split('\n').slice(-10).join('\n')}`.trim();
+    const types = { fault: client.faultType(binding), unauthorized: client.unauthorizedType(binding) };
+    for (const call of calls) {
       const line = output.lines.find((each) => each.binding === binding && each.call === call.name);
-      const verdict = line === undefined ? { passed: false, detail: whyMissing() } : judge(call, line, client.faultType(binding));
-      report({ client: client.name, binding, call: call.name, ...verdict });
+      const verdict = line === undefined ? { passed: false, detail: whyMissing() } : judge(call, line, types);
+      report({ run: which, client: client.name, binding, call: call.name, ...verdict });
     }
   }
   return results;

@@ -17,7 +17,12 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startSeededService(): Promise<RunningService> {
+export interface ServiceOptions {
+  /** ACCESS_POLICY: a policy file for the service to enforce (the auth run). */
+  readonly accessPolicy?: string;
+}
+
+export async function startSeededService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-interop-'));
   const store = await openStore({ dataDir });
   try {
@@ -26,9 +31,12 @@ export async function startSeededService(): Promise<RunningService> {
     await store.close();
   }
 
+  // The plain run is the service without a policy, whatever the caller's environment says.
+  const { ACCESS_POLICY: _inherited, ...inherited } = process.env;
+  const logName = options.accessPolicy === undefined ? 'service.log' : 'service-auth.log';
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'main.js')], {
     env: {
-      ...process.env,
+      ...inherited,
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
@@ -38,10 +46,11 @@ export async function startSeededService(): Promise<RunningService> {
       // the abuse limits (tested on their own) would refuse all but the first.
       AUTH_CODE_LIMIT_PER_PHONE: 'off',
       AUTH_CODE_LIMIT_PER_CALLER: 'off',
+      ...(options.accessPolicy === undefined ? {} : { ACCESS_POLICY: options.accessPolicy }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const log = createWriteStream(path.join(GENERATED_DIR, 'service.log'));
+  const log = createWriteStream(path.join(GENERATED_DIR, logName));
   child.stderr?.pipe(log);
   const close = async () => {
     await stop(child);
@@ -49,7 +58,7 @@ export async function startSeededService(): Promise<RunningService> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    return { port: await listeningPort(child, log), close };
+    return { port: await listeningPort(child, log, logName), close };
   } catch (err) {
     await close();
     throw err;
@@ -57,10 +66,10 @@ export async function startSeededService(): Promise<RunningService> {
 }
 
 /** The port from the service's `listening` log line (PORT=0 lets the system pick a free one). */
-function listeningPort(child: ChildProcess, log: NodeJS.WritableStream): Promise<number> {
+function listeningPort(child: ChildProcess, log: NodeJS.WritableStream, logName: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-    child.once('exit', (code) => reject(new Error(`the service exited with code ${code} at start; see ${path.relative(REPO_ROOT, GENERATED_DIR)}/service.log`)));
+    child.once('exit', (code) => reject(new Error(`the service exited with code ${code} at start; see ${path.relative(REPO_ROOT, GENERATED_DIR)}/${logName}`)));
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       log.write(`${line}\n`);
       const port = portOf(line);

@@ -19,6 +19,7 @@ export const dotnet: InteropClient = {
   bindings: ALL_BINDINGS,
 
   faultType: (binding) => (binding.startsWith('soap') ? 'System.Web.Services.Protocols.SoapException' : 'System.Net.WebException'),
+  unauthorizedType: () => 'System.Net.WebException',
 
   missing() {
     const missing = ['mono', 'wsdl', 'mcs'].filter((tool) => !isExecutable(tool));
@@ -40,7 +41,15 @@ async function prepareBinding(context: ClientContext, binding: Binding): Promise
     const out = path.join(dir, `${endpoint.name}.cs`);
     const generate = {
       file: 'wsdl',
-      args: ['-nologo', `-protocol:${PROTOCOL[binding]}`, '-namespace:Proxies', `-out:${out}`, wsdlUrl(context.baseUrl, endpoint.name)],
+      args: [
+        '-nologo',
+        `-protocol:${PROTOCOL[binding]}`,
+        '-namespace:Proxies',
+        `-out:${out}`,
+        // The auth run's WSDL needs Basic: wsdl answers the 401 challenge with these.
+        ...(context.credentials === undefined ? [] : [`-username:${context.credentials.user}`, `-password:${context.credentials.password}`]),
+        wsdlUrl(context.baseUrl, endpoint.name),
+      ],
     };
     const failure = failureOf(generate, await run(generate, 2 * MINUTE));
     if (failure !== null) return { ok: false, message: `wsdl -protocol:${PROTOCOL[binding]} ${endpoint.name}: ${failure}` };

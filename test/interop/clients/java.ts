@@ -1,13 +1,13 @@
 // Java: JAX-WS RI's wsimport (-extension, so that it binds the SOAP 1.2
 // ports) and runtime from Debian's libjaxws-java, compiled with javac. One
 // package per endpoint; both SOAP bindings share the generated code.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENDPOINTS } from '../../../src/contract';
 import type { Binding } from '../calls';
 import { driverFile, isExecutable, isFile } from '../paths';
 import { MINUTE, failureOf, mapLimit, run } from '../process';
-import { drivers, forAll, wsdlUrl, type InteropClient } from './client';
+import { drivers, forAll, saveWsdls, wsdlUrl, type ClientContext, type InteropClient } from './client';
 
 // Their manifests' Class-Path entries bring in the rest (JAXB, SAAJ, StAX, ...).
 const TOOLS_JAR = '/usr/share/java/jaxws-tools.jar';
@@ -21,6 +21,8 @@ export const java: InteropClient = {
   bindings: BINDINGS,
 
   faultType: () => 'javax.xml.ws.soap.SOAPFaultException',
+  // The RI's transport error for any HTTP status it cannot read as SOAP: "The server sent HTTP status code 401: Unauthorized".
+  unauthorizedType: () => 'com.sun.xml.ws.client.ClientTransportException',
 
   missing() {
     const missing = ['java', 'javac'].filter((tool) => !isExecutable(tool));
@@ -34,10 +36,24 @@ export const java: InteropClient = {
     mkdirSync(generated, { recursive: true });
     mkdirSync(classes, { recursive: true });
 
+    const authFile = writeAuthFile(context);
     const failures = await mapLimit(ENDPOINTS, 2, async (endpoint) => {
       const generate = {
         file: 'java',
-        args: ['-cp', TOOLS_JAR, 'com.sun.tools.ws.WsImport', '-extension', '-Xnocompile', '-quiet', '-p', `interop.${endpoint.name.toLowerCase()}`, '-d', generated, wsdlUrl(context.baseUrl, endpoint.name)],
+        args: [
+          '-cp',
+          TOOLS_JAR,
+          'com.sun.tools.ws.WsImport',
+          '-extension',
+          '-Xnocompile',
+          '-quiet',
+          ...(authFile === null ? [] : ['-Xauthfile', authFile]),
+          '-p',
+          `interop.${endpoint.name.toLowerCase()}`,
+          '-d',
+          generated,
+          wsdlUrl(context.baseUrl, endpoint.name),
+        ],
       };
       const failure = failureOf(generate, await run(generate, 2 * MINUTE));
       return failure === null ? null : `wsimport ${endpoint.name}: ${failure}`;
@@ -52,9 +68,36 @@ export const java: InteropClient = {
     const compileFailure = failureOf(compile, await run(compile, 3 * MINUTE));
     if (compileFailure !== null) return forAll(BINDINGS, { ok: false, message: compileFailure });
 
-    return drivers(BINDINGS, (binding) => ({ file: 'java', args: ['-cp', `${classes}:${RUNTIME_JAR}`, 'Driver', binding] }));
+    // The auth run: the proxies read the WSDLs from local copies (see Driver.java for why).
+    let wsdlDir: string[] = [];
+    if (context.credentials !== undefined) {
+      const dir = path.join(context.workDir, 'wsdl');
+      mkdirSync(dir, { recursive: true });
+      await saveWsdls(context.baseUrl, context.credentials, dir);
+      wsdlDir = [dir];
+    }
+    return drivers(BINDINGS, (binding) => ({ file: 'java', args: ['-cp', `${classes}:${RUNTIME_JAR}`, 'Driver', binding, ...wsdlDir] }));
   },
 };
+
+/**
+ * wsimport has no credential options: it reads them from an auth file, one
+ * `http://user:password@host:port/path?wsdl` line per WSDL (-Xauthfile; the
+ * default is ~/.metro/auth), and answers the 401 challenge with them.
+ */
+function writeAuthFile(context: ClientContext): string | null {
+  const credentials = context.credentials;
+  if (credentials === undefined) return null;
+  const file = path.join(context.workDir, 'auth');
+  const lines = ENDPOINTS.map((endpoint) => {
+    const url = new URL(wsdlUrl(context.baseUrl, endpoint.name));
+    url.username = encodeURIComponent(credentials.user);
+    url.password = encodeURIComponent(credentials.password);
+    return url.toString();
+  });
+  writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+  return file;
+}
 
 function javaFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })

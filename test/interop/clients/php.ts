@@ -1,9 +1,11 @@
 // PHP: ext-soap's SoapClient, which loads the WSDL at run time; its
 // soap_version option picks SOAP 1.1 or 1.2 over the same SOAP binding.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Binding } from '../calls';
 import { driverFile, isExecutable } from '../paths';
 import { MINUTE, run } from '../process';
-import { drivers, type InteropClient } from './client';
+import { drivers, saveWsdls, type InteropClient } from './client';
 
 const BINDINGS: readonly Binding[] = ['soap11', 'soap12'];
 
@@ -14,6 +16,8 @@ export const php: InteropClient = {
   bindings: BINDINGS,
 
   faultType: () => 'SoapFault',
+  // ext-soap raises an HTTP error as a SoapFault too: faultcode HTTP, the status text as its message.
+  unauthorizedType: () => 'SoapFault',
 
   async missing() {
     if (!isExecutable('php')) return ['php'];
@@ -21,7 +25,15 @@ export const php: InteropClient = {
     return probe.code === 0 ? [] : ['the soap extension'];
   },
 
-  prepare(context) {
-    return Promise.resolve(drivers(BINDINGS, (binding) => ({ file: 'php', args: [driverFile('php', 'driver.php'), binding, context.baseUrl] })));
+  async prepare(context) {
+    // The auth run's refused call needs a SoapClient without login: it loads the WSDL from a local copy.
+    let wsdlDir: string[] = [];
+    if (context.credentials !== undefined) {
+      const dir = path.join(context.workDir, 'wsdl');
+      mkdirSync(dir, { recursive: true });
+      await saveWsdls(context.baseUrl, context.credentials, dir);
+      wsdlDir = [dir];
+    }
+    return drivers(BINDINGS, (binding) => ({ file: 'php', args: [driverFile('php', 'driver.php'), binding, context.baseUrl, ...wsdlDir] }));
   },
 };

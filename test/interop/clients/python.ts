@@ -16,6 +16,9 @@ export const python: InteropClient = {
 
   // zeep raises its Fault for a SOAP fault and, over GET/POST, for any answer that is not a 200.
   faultType: () => 'zeep.exceptions.Fault',
+  // Over SOAP, zeep's error for an answer that is neither a 200 nor a fault, with its status_code; over
+  // GET/POST its Fault again, with the answer's text as the message (the status code is not kept).
+  unauthorizedType: (binding) => (binding.startsWith('soap') ? 'zeep.exceptions.TransportError' : 'zeep.exceptions.Fault'),
 
   async missing() {
     if (!isExecutable(PYTHON)) return [PYTHON];

@@ -2,15 +2,33 @@
 // from our ?wsdl (one package per endpoint), the way an existing Java caller
 // does, and prints one JSON line per call. Argument: soap11 or soap12; both
 // ports share the SOAP portType, so only the port getter differs.
+//
+// The auth run (INTEROP_USER and INTEROP_PASSWORD set, second argument the
+// folder of WSDL copies) gives every port BindingProvider's username and
+// password, then makes one call on a port without them. The services read
+// their WSDL from the local copies: fetching it over HTTP at run time needs a
+// java.net.Authenticator, and once that has answered a challenge
+// HttpURLConnection sends the credentials on its own to every URL under the
+// same host and path, the calls without them included.
+import java.io.File;
+import java.net.URL;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import javax.xml.ws.BindingProvider;
 import javax.xml.ws.soap.SOAPFaultException;
 
 public final class Driver {
     private static String binding;
+    private static String user;
+    private static String password;
+    private static File wsdlDir;
 
     public static void main(String[] args) {
         binding = args[0];
+        user = System.getenv("INTEROP_USER");
+        password = System.getenv("INTEROP_PASSWORD");
+        wsdlDir = args.length > 1 ? new File(args[1]) : null;
         final boolean soap12 = binding.equals("soap12");
         // show_active is s1:char (unsignedShort), bound to int: the char '1' widens to its code, 49.
         call("GetStudentSchool", () -> records(notes(soap12).getStudentSchool("https://school-a.example", '1')));
@@ -23,35 +41,55 @@ public final class Driver {
         call("SendNotificationType", () -> { notes(soap12).sendNotificationType("1001", "https://school-a.example", "absence"); return "null"; });
         call("AuthCode", () -> { auth(soap12).authCode("482913", "0944123456"); return "null"; });
         call("GetStudentsAudtiNote", () -> {
-            interop.getstudentsaudit.GetStudentsAudit service = new interop.getstudentsaudit.GetStudentsAudit();
-            (soap12 ? service.getGetStudentsAuditSoap12() : service.getGetStudentsAuditSoap()).getStudentsAudtiNote("MATH", "7A");
+            interop.getstudentsaudit.GetStudentsAudit service = wsdlDir == null ? new interop.getstudentsaudit.GetStudentsAudit() : new interop.getstudentsaudit.GetStudentsAudit(wsdl("GetStudentsAudit"));
+            withCredentials(soap12 ? service.getGetStudentsAuditSoap12() : service.getGetStudentsAuditSoap()).getStudentsAudtiNote("MATH", "7A");
             return "null";
         });
         call("UpdateNoteState", () -> {
-            interop.readnotefromapp.ReadNoteFromApp service = new interop.readnotefromapp.ReadNoteFromApp();
-            (soap12 ? service.getReadNoteFromAppSoap12() : service.getReadNoteFromAppSoap()).updateNoteState("1001", "behaviour");
+            interop.readnotefromapp.ReadNoteFromApp service = wsdlDir == null ? new interop.readnotefromapp.ReadNoteFromApp() : new interop.readnotefromapp.ReadNoteFromApp(wsdl("ReadNoteFromApp"));
+            withCredentials(soap12 ? service.getReadNoteFromAppSoap12() : service.getReadNoteFromAppSoap()).updateNoteState("1001", "behaviour");
             return "null";
         });
         call("GetStudentsAbcenceByID", () -> {
-            interop.getstudentsabsence.GetStudentsAbsence service = new interop.getstudentsabsence.GetStudentsAbsence();
-            (soap12 ? service.getGetStudentsAbsenceSoap12() : service.getGetStudentsAbsenceSoap()).getStudentsAbcenceByID("1001");
+            interop.getstudentsabsence.GetStudentsAbsence service = wsdlDir == null ? new interop.getstudentsabsence.GetStudentsAbsence() : new interop.getstudentsabsence.GetStudentsAbsence(wsdl("GetStudentsAbsence"));
+            withCredentials(soap12 ? service.getGetStudentsAbsenceSoap12() : service.getGetStudentsAbsenceSoap()).getStudentsAbcenceByID("1001");
             return "null";
         });
+        if (user != null) {
+            call("GetStudentSchool (no credentials)", () -> {
+                interop.notificationnotes.NotificationNotes service = new interop.notificationnotes.NotificationNotes(wsdl("NotificationNotes"));
+                return records((soap12 ? service.getNotificationNotesSoap12() : service.getNotificationNotesSoap()).getStudentSchool("https://school-a.example", '1'));
+            });
+        }
     }
 
-    private static interop.notificationnotes.NotificationNotesSoap notes(boolean soap12) {
-        interop.notificationnotes.NotificationNotes service = new interop.notificationnotes.NotificationNotes();
-        return soap12 ? service.getNotificationNotesSoap12() : service.getNotificationNotesSoap();
+    /** What a caller adds for Basic: the port's request context gets the user and password, sent with every call. */
+    private static <T> T withCredentials(T port) {
+        if (user != null) {
+            Map<String, Object> context = ((BindingProvider) port).getRequestContext();
+            context.put(BindingProvider.USERNAME_PROPERTY, user);
+            context.put(BindingProvider.PASSWORD_PROPERTY, password);
+        }
+        return port;
     }
 
-    private static interop.pushnotificationmobile.PushNotificationMobileSoap push(boolean soap12) {
-        interop.pushnotificationmobile.PushNotificationMobile service = new interop.pushnotificationmobile.PushNotificationMobile();
-        return soap12 ? service.getPushNotificationMobileSoap12() : service.getPushNotificationMobileSoap();
+    private static URL wsdl(String endpoint) throws Exception {
+        return new File(wsdlDir, endpoint + ".wsdl").toURI().toURL();
     }
 
-    private static interop.authcodesending.AuthCodeSendingSoap auth(boolean soap12) {
-        interop.authcodesending.AuthCodeSending service = new interop.authcodesending.AuthCodeSending();
-        return soap12 ? service.getAuthCodeSendingSoap12() : service.getAuthCodeSendingSoap();
+    private static interop.notificationnotes.NotificationNotesSoap notes(boolean soap12) throws Exception {
+        interop.notificationnotes.NotificationNotes service = wsdlDir == null ? new interop.notificationnotes.NotificationNotes() : new interop.notificationnotes.NotificationNotes(wsdl("NotificationNotes"));
+        return withCredentials(soap12 ? service.getNotificationNotesSoap12() : service.getNotificationNotesSoap());
+    }
+
+    private static interop.pushnotificationmobile.PushNotificationMobileSoap push(boolean soap12) throws Exception {
+        interop.pushnotificationmobile.PushNotificationMobile service = wsdlDir == null ? new interop.pushnotificationmobile.PushNotificationMobile() : new interop.pushnotificationmobile.PushNotificationMobile(wsdl("PushNotificationMobile"));
+        return withCredentials(soap12 ? service.getPushNotificationMobileSoap12() : service.getPushNotificationMobileSoap());
+    }
+
+    private static interop.authcodesending.AuthCodeSendingSoap auth(boolean soap12) throws Exception {
+        interop.authcodesending.AuthCodeSending service = wsdlDir == null ? new interop.authcodesending.AuthCodeSending() : new interop.authcodesending.AuthCodeSending(wsdl("AuthCodeSending"));
+        return withCredentials(soap12 ? service.getAuthCodeSendingSoap12() : service.getAuthCodeSendingSoap());
     }
 
     private static void call(String name, Callable<String> run) {

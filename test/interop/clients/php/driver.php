@@ -1,15 +1,22 @@
 <?php
 // Calls every operation through PHP's SoapClient loaded from our ?wsdl, the
 // way a PHP caller does, and prints one JSON line per call.
-// Arguments: soap11|soap12 and the base URL.
+// Arguments: soap11|soap12, the base URL and, in the auth run, a folder of
+// WSDL copies. With INTEROP_USER and INTEROP_PASSWORD set (the auth run) every
+// SoapClient gets them as its login and password, which it sends with the
+// WSDL request and every call; a last call goes out on a SoapClient without
+// them, loaded from the local copy (it could not fetch the WSDL itself).
 [, $binding, $base] = $argv;
-$options = [
+$wsdlDir = $argv[3] ?? null;
+$user = getenv('INTEROP_USER');
+$plainOptions = [
     'soap_version' => $binding === 'soap12' ? SOAP_1_2 : SOAP_1_1,
     'cache_wsdl' => WSDL_CACHE_NONE,
     // Without it a list of one StudentInfo arrives as an object, not an array.
     'features' => SOAP_SINGLE_ELEMENT_ARRAYS,
     'exceptions' => true,
 ];
+$options = $user === false ? $plainOptions : $plainOptions + ['login' => $user, 'password' => getenv('INTEROP_PASSWORD')];
 $clients = [];
 $service = function (string $endpoint) use (&$clients, $base, $options): SoapClient {
     return $clients[$endpoint] ??= new SoapClient("$base/$endpoint.asmx?wsdl", $options);
@@ -52,3 +59,6 @@ call($binding, 'AuthCode', function () use ($service) { $service('AuthCodeSendin
 call($binding, 'GetStudentsAudtiNote', function () use ($service) { $service('GetStudentsAudit')->GetStudentsAudtiNote(['SubjectID' => 'MATH', 'Class_id' => '7A']); return null; });
 call($binding, 'UpdateNoteState', function () use ($service) { $service('ReadNoteFromApp')->UpdateNoteState(['STDid' => '1001', 'note_type' => 'behaviour']); return null; });
 call($binding, 'GetStudentsAbcenceByID', function () use ($service) { $service('GetStudentsAbsence')->GetStudentsAbcenceByID(['STDid' => '1001']); return null; });
+if ($user !== false) {
+    call($binding, 'GetStudentSchool (no credentials)', fn () => records((new SoapClient("$wsdlDir/NotificationNotes.wsdl", $plainOptions))->GetStudentSchool(['school_base_url' => 'https://school-a.example', 'show_active' => ord('1')])));
+}

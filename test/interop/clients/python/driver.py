@@ -1,9 +1,16 @@
 """Calls every operation through zeep clients built from our ?wsdl, bound to
 one port (binding), the way a Python caller does, and prints one JSON line
-per call. Arguments: soap11|soap12|httpget|httppost and the base URL."""
+per call. Arguments: soap11|soap12|httpget|httppost and the base URL.
+
+With INTEROP_USER and INTEROP_PASSWORD set (the auth run), the transport's
+requests.Session carries HTTPBasicAuth, so the WSDLs and every call go out
+with credentials; a last call goes out on a client whose transport has none."""
 import json
+import os
 import sys
 
+import requests
+from requests.auth import HTTPBasicAuth
 import zeep
 from zeep.transports import Transport
 
@@ -28,7 +35,12 @@ class RecordingTransport(Transport):
         return self.last
 
 
-transport = RecordingTransport()
+USER = os.environ.get("INTEROP_USER")
+session = requests.Session()
+if USER is not None:
+    # What a caller adds for Basic: requests sends it with every request, no challenge first.
+    session.auth = HTTPBasicAuth(USER, os.environ["INTEROP_PASSWORD"])
+transport = RecordingTransport(session=session)
 _services = {}
 
 
@@ -37,6 +49,13 @@ def service(endpoint):
         client = zeep.Client(f"{BASE}/{endpoint}.asmx?wsdl", transport=transport)
         _services[endpoint] = client.bind(endpoint, endpoint + PORT_SUFFIX[BINDING])
     return _services[endpoint]
+
+
+def without_credentials(endpoint):
+    """A client loaded from the WSDL with credentials, then given a transport without them."""
+    client = zeep.Client(f"{BASE}/{endpoint}.asmx?wsdl", transport=transport)
+    client.transport = Transport()
+    return client.bind(endpoint, endpoint + PORT_SUFFIX[BINDING])
 
 
 def void(run):
@@ -76,6 +95,8 @@ def call(name, run):
     except zeep.exceptions.Fault as fault:
         message = fault.message.decode("utf-8") if isinstance(fault.message, bytes) else str(fault.message)
         line.update(ok=False, error={"type": "zeep.exceptions.Fault", "message": message, "code": str(fault.code)})
+    except zeep.exceptions.TransportError as error:
+        line.update(ok=False, error={"type": "zeep.exceptions.TransportError", "message": str(error.message), "code": str(error.status_code)})
     except Exception as error:  # anything else is reported, not raised: one failed check, not a crashed run
         line.update(ok=False, error={"type": f"{type(error).__module__}.{type(error).__name__}", "message": str(error)})
     print(json.dumps(line), flush=True)
@@ -97,3 +118,5 @@ call("AuthCode", lambda: void(lambda: auth().AuthCode(code="482913", phone="0944
 call("GetStudentsAudtiNote", lambda: void(lambda: service("GetStudentsAudit").GetStudentsAudtiNote(SubjectID="MATH", Class_id="7A")))
 call("UpdateNoteState", lambda: void(lambda: service("ReadNoteFromApp").UpdateNoteState(STDid="1001", note_type="behaviour")))
 call("GetStudentsAbcenceByID", lambda: void(lambda: service("GetStudentsAbsence").GetStudentsAbcenceByID(STDid="1001")))
+if USER is not None:
+    call("GetStudentSchool (no credentials)", lambda: records(without_credentials("NotificationNotes").GetStudentSchool(school_base_url="https://school-a.example", show_active=ACTIVE)))
