@@ -29,7 +29,8 @@ export async function migrateToLatest<DB>(
 // database (has_schema_privilege and pg_get_serial_sequence on each table).
 // When another schema is dropped while that query runs (tests do it all the
 // time; a second tenant could), PostgreSQL answers "schema … does not exist"
-// (3F000) about that other schema. Nothing is wrong with ours: try again.
+// (3F000) about that other schema, or "relation other.table does not exist"
+// (42P01) when its tables go first. Nothing is wrong with ours: try again.
 const VANISHED_SCHEMA_RETRIES = 5;
 
 export async function runRetryingVanishedSchemas(work: () => Promise<void>, ours: string | undefined): Promise<void> {
@@ -38,11 +39,21 @@ export async function runRetryingVanishedSchemas(work: () => Promise<void>, ours
       await work();
       return;
     } catch (error) {
-      const { code, message } = error as { code?: unknown; message?: unknown };
-      const aboutOurs = ours !== undefined && typeof message === 'string' && message.includes(`"${ours}"`);
-      if (code !== '3F000' || aboutOurs || attempt >= VANISHED_SCHEMA_RETRIES) throw error;
+      if (!aboutAnotherSchema(error, ours) || attempt >= VANISHED_SCHEMA_RETRIES) throw error;
     }
   }
+}
+
+/**
+ * The schema vanished (3F000, `schema "x" does not exist`), or one of its
+ * tables did as the schema was being dropped (42P01, `relation "x.t" does
+ * not exist`), and it is not ours.
+ */
+function aboutAnotherSchema(error: unknown, ours: string | undefined): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof message !== 'string') return false;
+  const schema = code === '3F000' ? /schema "([^"]+)"/.exec(message)?.[1] : code === '42P01' ? /relation "([^".]+)\./.exec(message)?.[1] : undefined;
+  return schema !== undefined && schema !== ours;
 }
 
 async function run(migrator: Migrator): Promise<void> {
