@@ -35,8 +35,10 @@ export interface H2Request {
   readonly timeoutMs: number;
 }
 
-// Until the server's SETTINGS arrive, assume the limit most servers (Google's among them) announce.
+// When the server's SETTINGS name no limit, keep to what most servers (Google's among them) announce.
 const ASSUMED_STREAM_LIMIT = 100;
+// A server that announces no limit (2^32-1) still gets its streams spread over sessions.
+const MAX_STREAMS_PER_SESSION = 1000;
 const MAX_BODY_BYTES = 64 * 1024;
 const { NGHTTP2_REFUSED_STREAM, HTTP2_HEADER_STATUS } = http2.constants;
 
@@ -45,7 +47,10 @@ interface Session {
   active: number;
   /** No new stream: GOAWAY received, an error, or closing. */
   closing: boolean;
+  /** The server's SETTINGS arrived: the session takes streams. */
   settled: boolean;
+  /** Why it closed, when it did so before settling (refused, TLS, …). */
+  error: unknown;
 }
 
 /** Why a stream failed, so that the caller knows whether to try another session. */
@@ -84,6 +89,10 @@ export class H2Pool {
     for (let attempt = 0; attempt <= this.#retries; attempt++) {
       const session = await this.#acquire(deadline);
       if (session === null) return last ?? this.#timeout(request);
+      if ('failure' in session) {
+        last = session.failure;
+        continue;
+      }
       const outcome = await this.#stream(session, request, deadline);
       if (outcome.ok) return outcome;
       if (!outcome.sessionFailure) return outcome.failure;
@@ -101,17 +110,27 @@ export class H2Pool {
   }
 
   // A session with a free stream, opening one if all are full and there is
-  // room for another; null when the deadline passes first.
-  async #acquire(deadline: number): Promise<Session | null> {
+  // room for another; null when the deadline passes first, a failure when the
+  // session waited for could not be opened.
+  async #acquire(deadline: number): Promise<Session | { failure: SendFailure } | null> {
+    let awaited: Session | null = null;
     for (;;) {
       if (this.#closed) return null;
-      let best: Session | null = null;
-      for (const session of this.#sessions) {
-        if (session.closing || session.active >= this.#limitOf(session)) continue;
-        // Fill the busiest session that has room: idle sessions time out and close.
-        if (best === null || session.active > best.active) best = session;
+      if (awaited !== null && awaited.closing && !awaited.settled) {
+        return { failure: failure('connection', `Could not reach ${this.#host}: ${reason(awaited.error)}.`, { retryable: true }) };
       }
-      if (best === null && this.#openCount() < this.#maxSessions) best = this.#open();
+      let best: Session | null = null;
+      let opening: Session | null = null;
+      for (const session of this.#sessions) {
+        if (session.closing) continue;
+        // A session is used once the server's SETTINGS say how many streams it takes.
+        if (!session.settled) opening = session;
+        else if (session.active >= this.#limitOf(session)) continue;
+        // Fill the busiest session that has room: idle sessions time out and close.
+        else if (best === null || session.active > best.active) best = session;
+      }
+      if (best === null && opening === null && this.#openCount() < this.#maxSessions) opening = this.#open();
+      awaited = opening;
       if (best !== null) {
         best.active++;
         return best;
@@ -140,13 +159,12 @@ export class H2Pool {
   }
 
   #limitOf(session: Session): number {
-    if (!session.settled) return ASSUMED_STREAM_LIMIT;
-    return session.http2.remoteSettings.maxConcurrentStreams ?? ASSUMED_STREAM_LIMIT;
+    return Math.min(session.http2.remoteSettings.maxConcurrentStreams ?? ASSUMED_STREAM_LIMIT, MAX_STREAMS_PER_SESSION);
   }
 
   #open(): Session {
     const client = http2.connect(this.#origin, this.#ca === undefined ? {} : { ca: this.#ca });
-    const session: Session = { http2: client, active: 0, closing: false, settled: false };
+    const session: Session = { http2: client, active: 0, closing: false, settled: false, error: null };
     this.#sessions.add(session);
     // The session must not keep the process alive: a request under way holds its own timer.
     client.unref();
@@ -158,7 +176,10 @@ export class H2Pool {
       this.#wakeWaiting();
     });
     client.on('goaway', () => this.#retire(session, false));
-    client.on('error', () => this.#retire(session, true));
+    client.on('error', (error) => {
+      session.error ??= error;
+      this.#retire(session, true);
+    });
     client.on('close', () => this.#retire(session, true));
     return session;
   }
