@@ -1,8 +1,9 @@
 // The delivery loop: keeps as many messages in flight as each channel's
 // adaptive limit allows (src/delivery/concurrency), never more than
 // `concurrency` in all, claiming more (login codes first) whenever a busy
-// channel has half its slots free, and polling when the outbox is empty. Everything it claims is leased, so stopping, or
-// dying, mid-send loses nothing: the lease runs out and a worker tries again.
+// channel has half its slots free, and polling when the outbox is empty.
+// Everything it claims is leased, so stopping, or dying, mid-send loses
+// nothing: the lease runs out and a worker tries again.
 import { CompletionWriter } from './completion-writer';
 import { createDeliveryLimits, type DeliveryLimits } from './concurrency';
 import { deliverPush, deliverSms, type DeliveryContext } from './deliver';

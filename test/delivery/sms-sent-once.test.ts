@@ -57,7 +57,7 @@ function smsWorker(store: TestStore['store'], sms: SmsProvider, attempts: Delive
 }
 
 const gatewayOptions = (url: string, idempotencyHeader: string | null) =>
-  ({ url, method: 'POST', format: 'form', headers: {}, bodyTemplate: 'to={phone}&text={text}', idempotencyHeader, timeoutMs: 300 }) as const;
+  ({ url, method: 'POST', format: 'form', headers: {}, bodyTemplate: 'to={phone}&text={text}', idempotencyHeader, timeoutMs: 2000 }) as const;
 
 describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
   let ctx: TestStore;
