@@ -29,14 +29,24 @@ describe('adaptive concurrency limit', () => {
     expect(t.limit.limit).toBe(32);
     const seen: number[] = [32];
     for (let i = 0; i < 8; i++) {
-      t.roundTrip(50);
+      t.roundTrip(60);
       seen.push(t.limit.limit);
     }
     // Each answer while the limit is in use adds one.
     expect(seen.slice(0, 5)).toEqual([32, 64, 128, 256, 512]);
     expect(seen[8]).toBe(512);
-    t.roundTrip(50);
+    t.roundTrip(60);
     expect(t.limit.limit).toBe(512);
+  });
+
+  it('grows no further than 10,000 sends a second need at the fastest latency seen (Little\'s law)', () => {
+    const near = limitWithClock({ ceiling: 512 });
+    for (let i = 0; i < 10; i++) near.roundTrip(2);
+    // 2 ms: 20 would do; the starting 32 stays.
+    expect(near.limit.limit).toBe(32);
+    const far = limitWithClock({ ceiling: 512 });
+    for (let i = 0; i < 10; i++) far.roundTrip(20);
+    expect(far.limit.limit).toBe(200);
   });
 
   it('does not grow while the limit is not in use', () => {

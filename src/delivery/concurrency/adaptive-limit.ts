@@ -3,7 +3,9 @@
 // provider 50 ms away needs 250 sends in flight for 5,000 a second, one on
 // loopback a handful. So the limit starts modestly and grows by one for each
 // answer that came back while the limit was in use (it doubles every round
-// trip, like TCP's slow start) up to the ceiling; it is halved, at most once
+// trip, like TCP's slow start) up to the ceiling, but never past what 10,000
+// sends a second need at the fastest latency seen lately (more in flight
+// than that only queues at the provider); it is halved, at most once
 // per round trip, when the provider says it is overloaded (429, 503, a
 // timeout, a dropped connection), and trimmed by a tenth when its answers
 // slow down well beyond the fastest seen lately (it is queueing our
@@ -29,6 +31,10 @@ const SLOW_RATIO = 2;
 const SLOW_MARGIN_MS = 50;
 // Weight of a new sample in the smoothed latency.
 const SMOOTHING = 0.1;
+// Sends per millisecond one worker aims at, at most: with the fastest recent
+// latency it caps the growth (Little's law), so that a provider answering in
+// 2 ms gets 32 sends at once, not 512.
+const TARGET_PER_MS = 10;
 // The fastest answer is forgotten after this long, so that a provider that became slower for good becomes the new normal.
 const BASELINE_WINDOW_MS = 30_000;
 
@@ -92,7 +98,7 @@ export class AdaptiveLimit {
     this.#sample(now, latencyMs);
     const smoothed = this.#smoothedMs ?? latencyMs;
     if (smoothed > Math.max(this.#baselineMs * SLOW_RATIO, this.#baselineMs + SLOW_MARGIN_MS)) this.#cut(now, SLOW_FACTOR);
-    else if (inUse) this.#limit = this.#clamp(this.#limit + 1);
+    else if (inUse && this.#limit < Math.max(DEFAULT_INITIAL, TARGET_PER_MS * this.#baselineMs)) this.#limit = this.#clamp(this.#limit + 1);
   }
 
   // At most one cut per round trip: a burst of 429s answers one excess, not many.
