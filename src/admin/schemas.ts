@@ -111,7 +111,7 @@ export const ErrorBody = z
 // The outbox.
 
 export const OutboxChannelParam = z.enum(['push', 'sms']).describe('push: notifications to devices; sms: login codes.');
-const OutboxStatus = z.enum(['queued', 'sending', 'sent', 'failed', 'dead']);
+const OutboxStatus = z.enum(['queued', 'sending', 'sent', 'failed', 'dead', 'uncertain']);
 
 export const OutboxListQuery = z.strictObject({
   status: OutboxStatus.optional(),

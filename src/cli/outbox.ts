@@ -8,11 +8,11 @@ import { openStore, type OutboxStatus, type SqlStore } from '../store';
 import type { Config } from '../config';
 import { loadConfigOrExit } from './load-config';
 
-const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|sent] [--limit N]
+const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|uncertain|sent] [--limit N]
        npm run outbox -- resend ID
        npm run outbox -- resend-dead
        npm run outbox -- prune [--days N]    (N from 1 to 3650; OUTBOX_RETENTION_DAYS unless given)`;
-const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'sent'];
+const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'uncertain', 'sent'];
 
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
@@ -30,7 +30,7 @@ async function main(args: string[]): Promise<number> {
 }
 
 async function list(store: SqlStore, args: string[]): Promise<number> {
-  let statuses: OutboxStatus[] = ['dead', 'failed'];
+  let statuses: OutboxStatus[] = ['dead', 'uncertain', 'failed'];
   let limit = 50;
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];

@@ -3,6 +3,7 @@
 import type { Logger } from '../log';
 import type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion } from '../store';
 import type { CompletionWriter } from './completion-writer';
+import type { DeliveryLimits, SendSignal } from './concurrency';
 import type { DeliveryStore } from './delivery-store';
 import type { DeliveryChannel, DeliveryObserver } from './observer';
 import { failure, type PushProvider, type SendResult, type SmsProvider } from './provider';
@@ -13,6 +14,8 @@ import { smsText } from './sms/sms-text';
 export interface DeliveryContext {
   readonly store: DeliveryStore;
   readonly completions: CompletionWriter;
+  /** Told how each provider answered, so that the sends in flight follow it. */
+  readonly limits: DeliveryLimits;
   readonly push: PushProvider;
   readonly sms: SmsProvider;
   readonly observer: DeliveryObserver;
@@ -36,6 +39,7 @@ export async function deliverPush(context: DeliveryContext, message: ClaimedPush
     context.push.send({ id: message.id, token, platform: message.platform, title: message.title, body: message.body, data: message.data }),
   );
   const durationMs = performance.now() - started;
+  context.limits.push.observe(durationMs, signalOf(result));
   if (!result.ok && result.tokenInvalid) {
     const removed = await context.store.removeDeviceToken(message.deviceId, token).catch((error: unknown) => {
       context.logger.error({ err: error, deviceId: message.deviceId }, 'could not remove a dead push token');
@@ -43,7 +47,7 @@ export async function deliverPush(context: DeliveryContext, message: ClaimedPush
     });
     if (removed) context.logger.info({ deviceId: message.deviceId, reason: result.code }, 'push token removed: the provider says it is no longer registered');
   }
-  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random);
+  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random, null, context.push.retriesUncertain);
   await finish(context, 'push', context.push.name, message, completion, result.ok ? null : result.code, durationMs);
 }
 
@@ -59,11 +63,17 @@ export async function deliverSms(context: DeliveryContext, message: ClaimedAuthC
   const started = performance.now();
   const raw = await guarded(() => context.sms.send({ id: message.id, phone: message.phone, text: smsText(context.smsTemplate, code) }));
   const durationMs = performance.now() - started;
+  context.limits.sms.observe(durationMs, signalOf(raw));
   // A gateway may echo the request back in its error; neither the code nor the
   // number may reach the store, the log or the admin API that way.
   const result = raw.ok ? raw : { ...raw, message: hidePhoneIn(raw.message.replaceAll(code, '[code]'), message.phone) };
-  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random, deadline);
+  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random, deadline, context.sms.retriesUncertain);
   await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs);
+}
+
+// A provider that asks us to slow down (429, 503), or does not answer, is overloaded; any other answer is an answer.
+function signalOf(result: SendResult): SendSignal {
+  return !result.ok && (result.retryable || result.uncertain) ? 'overloaded' : 'answered';
 }
 
 // A message whose earlier attempts were started and never finished (its
@@ -113,6 +123,8 @@ async function finish(
   }
   if (!current) {
     context.logger.warn({ channel, id: message.id, outcome: completion.status }, 'delivery result dropped: the lease ran out and the message was claimed again');
+  } else if (completion.status === 'uncertain') {
+    context.logger.warn({ channel, id: message.id, error: completion.error }, 'the provider may have accepted this message; it is not sent again');
   } else if (completion.status === 'dead') {
     const hint = channel === 'push' ? ' (npm run outbox -- resend ID re-queues it)' : '';
     context.logger.warn({ channel, id: message.id, error: completion.error }, `message is dead${hint}`);

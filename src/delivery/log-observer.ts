@@ -36,6 +36,7 @@ export function startDeliveryReport(store: DeliveryStore, observer: LogDeliveryO
           channel: s.channel,
           pending: s.counts.queued + s.counts.failed + s.counts.sending,
           dead: s.counts.dead,
+          uncertain: s.counts.uncertain,
           oldestPendingAgeSeconds: s.oldestPendingAt === null ? null : Math.round((now().getTime() - Date.parse(s.oldestPendingAt)) / 1000),
         }));
         if (Object.keys(attempts).length > 0 || queue.some((q) => q.pending > 0)) logger.info({ attempts, queue }, 'delivery report');

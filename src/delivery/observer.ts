@@ -3,8 +3,11 @@
 
 export type DeliveryChannel = 'push' | 'sms';
 
-/** `sent`: the provider accepted it; `retry`: a retryable failure, tried again later; `dead`: gave up (permanent or out of attempts). */
-export type DeliveryOutcome = 'sent' | 'retry' | 'dead';
+/**
+ * `sent`: the provider accepted it; `retry`: a retryable failure, tried again later; `dead`: gave up (permanent or out of attempts);
+ * `uncertain`: the provider may have accepted it and cannot drop a repeat, so it is not sent again.
+ */
+export type DeliveryOutcome = 'sent' | 'retry' | 'dead' | 'uncertain';
 
 export interface DeliveryAttempt {
   readonly channel: DeliveryChannel;
@@ -16,6 +19,16 @@ export interface DeliveryAttempt {
   readonly durationMs: number;
 }
 
+/** Sends in flight to one provider and the adaptive limit they follow (src/delivery/concurrency). */
+export interface DeliveryConcurrency {
+  readonly channel: DeliveryChannel;
+  readonly provider: string;
+  readonly inFlight: number;
+  readonly limit: number;
+}
+
 export interface DeliveryObserver {
   attempted(attempt: DeliveryAttempt): void;
+  /** Told whenever a send starts or ends. */
+  concurrency?(state: DeliveryConcurrency): void;
 }

@@ -23,6 +23,12 @@ export interface SendFailure {
   readonly retryAfterMs: number | null;
   /** The push token is no longer valid and should be removed from its device. */
   readonly tokenInvalid: boolean;
+  /**
+   * The request reached the provider whole and no answer came back (a timeout,
+   * a connection reset after sending): it may have been accepted. Sent again
+   * only by a provider that honours an idempotency key (`retriesUncertain`).
+   */
+  readonly uncertain: boolean;
 }
 
 export type SendResult = SendSuccess | SendFailure;
@@ -48,12 +54,16 @@ export interface SmsMessage {
 export interface PushProvider {
   /** `fcm`, `webhook` or `log`. */
   readonly name: string;
+  /** An uncertain send may be sent again: the provider drops a repeat (idempotency key) or a repeat is harmless. */
+  readonly retriesUncertain: boolean;
   send(message: PushMessage): Promise<SendResult>;
 }
 
 export interface SmsProvider {
   /** `http`, `twilio` or `log`. */
   readonly name: string;
+  /** An uncertain send may be sent again: the provider drops a repeat by its idempotency key (docs/delivery.md#sent-once). */
+  readonly retriesUncertain: boolean;
   send(message: SmsMessage): Promise<SendResult>;
 }
 
@@ -65,7 +75,7 @@ export function sent(providerMessageId: string | null = null): SendSuccess {
 export function failure(
   code: string,
   message: string,
-  kind: Partial<Pick<SendFailure, 'retryable' | 'rateLimited' | 'retryAfterMs' | 'tokenInvalid'>> = {},
+  kind: Partial<Pick<SendFailure, 'retryable' | 'rateLimited' | 'retryAfterMs' | 'tokenInvalid' | 'uncertain'>> = {},
 ): SendFailure {
   return {
     ok: false,
@@ -75,5 +85,6 @@ export function failure(
     rateLimited: kind.rateLimited ?? false,
     retryAfterMs: kind.retryAfterMs ?? null,
     tokenInvalid: kind.tokenInvalid ?? false,
+    uncertain: kind.uncertain ?? false,
   };
 }

@@ -18,7 +18,7 @@ export function createPushProvider(settings: PushSettings, timeoutMs: number, lo
       return createWebhookProvider({ url: settings.url, token: settings.token, timeoutMs });
     case 'fcm': {
       const tokens = new AccessTokenSource({ account: settings.account, tokenUrl: settings.tokenUrl ?? undefined, timeoutMs });
-      return createFcmProvider({ projectId: settings.projectId, baseUrl: settings.baseUrl, tokens, timeoutMs });
+      return createFcmProvider({ projectId: settings.projectId, baseUrl: settings.baseUrl, tokens, timeoutMs, http2Sessions: settings.http2Sessions });
     }
   }
 }

@@ -38,7 +38,8 @@ export function retryDelayMs(
 /**
  * How the outbox records the result of attempt number `attempts`. A
  * `deadline` (an auth code's expiry) turns a retry that would come too late
- * into a dead message.
+ * into a dead message. An uncertain failure of a provider that cannot drop a
+ * repeat (`retriesUncertain` false) is final.
  */
 export function completionFor(
   result: SendResult,
@@ -47,9 +48,12 @@ export function completionFor(
   now: Date,
   random: () => number,
   deadline: Date | null = null,
+  retriesUncertain = true,
 ): DeliveryCompletion {
   if (result.ok) return { status: 'sent', providerMessageId: result.providerMessageId };
   const error = `${result.code}: ${result.message}`;
+  // Sending again could deliver it twice (a second SMS): recorded for a person to judge instead.
+  if (result.uncertain && !retriesUncertain) return { status: 'uncertain', error: `${error} (it may have been accepted; not sent again)` };
   if (!result.retryable) return { status: 'dead', error };
   if (attempts >= policy.maxAttempts) return { status: 'dead', error: `gave up after ${attempts} attempts; last: ${error}` };
   const retryAt = new Date(now.getTime() + retryDelayMs(result, attempts, policy, random));

@@ -46,6 +46,7 @@ export function startDelivery(
             log.attempted(attempt);
             extra.attempted(attempt);
           },
+          concurrency: extra.concurrency?.bind(extra),
         };
   const worker = new DeliveryWorker({
     store,
@@ -59,6 +60,7 @@ export function startDelivery(
     now,
     random: options.random ?? Math.random,
     concurrency: config.concurrency,
+    concurrencyFloor: config.concurrencyFloor,
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,
   });

@@ -1,13 +1,21 @@
-// The delivery loop: keeps up to `concurrency` messages in flight, claiming
-// more (login codes first) whenever half the slots are free, and polling
-// when the outbox is empty. Everything it claims is leased, so stopping, or
-// dying, mid-send loses nothing: the lease runs out and a worker tries again.
+// The delivery loop: keeps as many messages in flight as each channel's
+// adaptive limit allows (src/delivery/concurrency), never more than
+// `concurrency` in all, claiming more (login codes first) whenever a busy
+// channel has half its slots free, and polling when the outbox is empty.
+// Everything it claims is leased, so stopping, or dying, mid-send loses
+// nothing: the lease runs out and a worker tries again.
 import { CompletionWriter } from './completion-writer';
+import { createDeliveryLimits, type DeliveryLimits } from './concurrency';
 import { deliverPush, deliverSms, type DeliveryContext } from './deliver';
+import type { DeliveryChannel } from './observer';
 
-export interface DeliveryWorkerOptions extends Omit<DeliveryContext, 'completions'> {
-  /** Messages in flight at once. */
+export interface DeliveryWorkerOptions extends Omit<DeliveryContext, 'completions' | 'limits'> {
+  /** Messages in flight at once, at most (the ceiling of the adaptive limits). */
   readonly concurrency: number;
+  /** The floor of the adaptive limits; 4 when unset. */
+  readonly concurrencyFloor?: number;
+  /** The limits to follow (tests inject their own clock); made from concurrency and concurrencyFloor when unset. */
+  readonly limits?: DeliveryLimits;
   /** How long a claim is held before another worker may take the message over. */
   readonly leaseSeconds: number;
   /** Wait between looks at an empty outbox (notify() cuts it short). */
@@ -15,6 +23,7 @@ export interface DeliveryWorkerOptions extends Omit<DeliveryContext, 'completion
 }
 
 const NOTIFY_COALESCE_MS = 5;
+const DEFAULT_FLOOR = 4;
 
 // After this many claim failures in a row (store unreachable), wait this long at most.
 const MAX_CLAIM_BACKOFF_MS = 30_000;
@@ -33,12 +42,15 @@ export class DeliveryWorker {
   #lastClaimAt: Date | null = null;
   #startedAt: Date | null = null;
   #loopEnded = false;
+  // The channels whose room the last claim filled: the loop waits for one of them to half empty.
+  #full = { sms: false, push: false };
 
   constructor(options: DeliveryWorkerOptions) {
     if (options.concurrency < 1) throw new RangeError('concurrency must be at least 1');
     this.#options = options;
     this.#pollMs = options.pollMs;
-    this.#context = { ...options, completions: new CompletionWriter(options.store) };
+    const limits = options.limits ?? createDeliveryLimits({ floor: options.concurrencyFloor ?? DEFAULT_FLOOR, ceiling: options.concurrency });
+    this.#context = { ...options, limits, completions: new CompletionWriter(options.store) };
   }
 
   /** Runs the loop in the background until stop(). */
@@ -93,7 +105,7 @@ export class DeliveryWorker {
     this.#running = null;
   }
 
-  /** One claim (up to `concurrency`, login codes first) and its deliveries, awaited. Returns how many were claimed. */
+  /** One claim (as much as the limits allow, login codes first) and its deliveries, awaited. Returns how many were claimed. */
   async runOnce(): Promise<number> {
     const claimed = await this.#claimAndStart(this.#options.concurrency);
     await Promise.all(this.#inFlight);
@@ -112,9 +124,8 @@ export class DeliveryWorker {
     let failures = 0;
     while (!this.#stopping) {
       const room = concurrency - this.#inFlight.size;
-      let claimed: number;
       try {
-        claimed = await this.#claimAndStart(room);
+        await this.#claimAndStart(room);
         failures = 0;
       } catch (error) {
         failures++;
@@ -122,34 +133,59 @@ export class DeliveryWorker {
         await this.#sleep(Math.min(this.#pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS));
         continue;
       }
-      if (claimed < room) await this.#sleep(this.#pollMs);
+      // Every channel got less than it asked for: the outbox has nothing more due.
+      if (!this.#full.sms && !this.#full.push) await this.#sleep(this.#pollMs);
       else await this.#halfFree();
     }
     await Promise.allSettled([...this.#inFlight]);
   }
 
   async #claimAndStart(room: number): Promise<number> {
-    if (room <= 0) return 0;
     const { store, leaseSeconds } = this.#options;
-    const codes = await store.claimAuthCodeMessages(room, leaseSeconds);
-    for (const message of codes) this.#track(deliverSms(this.#context, message));
-    const pushRoom = room - codes.length;
+    const { sms, push } = this.#context.limits;
+    if (room <= 0) {
+      this.#full = { sms: true, push: true };
+      return 0;
+    }
+    const smsRoom = Math.min(room, sms.available());
+    const codes = smsRoom > 0 ? await store.claimAuthCodeMessages(smsRoom, leaseSeconds) : [];
+    for (const message of codes) this.#track('sms', deliverSms(this.#context, message));
+    const pushRoom = Math.min(room - codes.length, push.available());
     const pushes = pushRoom > 0 ? await store.claimPushNotifications(pushRoom, leaseSeconds) : [];
-    for (const message of pushes) this.#track(deliverPush(this.#context, message));
+    for (const message of pushes) this.#track('push', deliverPush(this.#context, message));
+    this.#full = { sms: codes.length >= smsRoom, push: pushes.length >= pushRoom };
     this.#lastClaimAt = this.#options.now();
     return codes.length + pushes.length;
   }
 
-  #track(delivery: Promise<void>): void {
+  #track(channel: DeliveryChannel, delivery: Promise<void>): void {
+    const limit = this.#context.limits[channel];
+    limit.acquire();
+    this.#reportConcurrency(channel);
     const tracked: Promise<void> = delivery
       .catch((error: unknown) => {
         this.#options.logger.error({ err: error }, 'delivery failed unexpectedly; the message is retried when its lease ends');
       })
       .finally(() => {
+        limit.release();
+        this.#reportConcurrency(channel);
         this.#inFlight.delete(tracked);
-        if (this.#inFlight.size <= this.#options.concurrency / 2) this.#slotFree?.();
+        if (this.#roomToClaim()) this.#slotFree?.();
       });
     this.#inFlight.add(tracked);
+  }
+
+  #reportConcurrency(channel: DeliveryChannel): void {
+    const limit = this.#context.limits[channel];
+    const provider = channel === 'push' ? this.#options.push.name : this.#options.sms.name;
+    this.#options.observer.concurrency?.({ channel, provider, inFlight: limit.inFlight, limit: limit.limit });
+  }
+
+  // Worth another claim: some room in all, and a channel that was full has half its limit free.
+  #roomToClaim(): boolean {
+    if (this.#inFlight.size >= this.#options.concurrency) return false;
+    const { sms, push } = this.#context.limits;
+    return (this.#full.sms && sms.available() >= Math.max(1, sms.limit / 2)) || (this.#full.push && push.available() >= Math.max(1, push.limit / 2));
   }
 
   // Sleeps `ms`, or until notify(): then a few ms more, so that a burst of
@@ -179,7 +215,9 @@ export class DeliveryWorker {
   }
 
   #halfFree(): Promise<void> {
-    if (this.#stopping || this.#inFlight.size <= this.#options.concurrency / 2) return Promise.resolve();
+    if (this.#stopping || this.#roomToClaim()) return Promise.resolve();
+    // Nothing in flight to wait for (a limit of 0 cannot happen: the floor is at least 1).
+    if (this.#inFlight.size === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.#slotFree = resolve;
     }).then(() => {

@@ -1,6 +1,6 @@
 // The delivery worker reports every attempt through DeliveryObserver
 // (src/delivery/observer.ts); this one counts them for Prometheus.
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DeliveryObserver } from '../delivery/observer';
 import { boundedCode, childCache } from './labels';
 
@@ -27,10 +27,24 @@ export function createDeliveryMetrics(registry: Registry): DeliveryObserver {
     buckets: BUCKETS,
     registers: [registry],
   });
+  const inFlight = new Gauge({
+    name: 'notify_delivery_in_flight',
+    help: 'Provider calls under way, by channel and provider.',
+    labelNames: ['channel', 'provider'] as const,
+    registers: [registry],
+  });
+  const limit = new Gauge({
+    name: 'notify_delivery_concurrency_limit',
+    help: 'Provider calls allowed in flight by the adaptive limit (docs/delivery.md#concurrency), by channel and provider.',
+    labelNames: ['channel', 'provider'] as const,
+    registers: [registry],
+  });
   const provider = boundedCode(20);
   const errorCode = boundedCode(100);
   const deliveryChild = childCache((v) => deliveries.labels(v[0] ?? '', v[1] ?? '', v[2] ?? ''));
   const durationChild = childCache((v) => duration.labels(v[0] ?? '', v[1] ?? ''));
+  const inFlightChild = childCache((v) => inFlight.labels(v[0] ?? '', v[1] ?? ''));
+  const limitChild = childCache((v) => limit.labels(v[0] ?? '', v[1] ?? ''));
 
   return {
     attempted(attempt) {
@@ -38,6 +52,11 @@ export function createDeliveryMetrics(registry: Registry): DeliveryObserver {
       deliveryChild(attempt.channel, name, attempt.outcome).inc();
       durationChild(attempt.channel, name).observe(Math.max(0, attempt.durationMs) / 1000);
       if (attempt.errorCode !== null) errors.labels(attempt.channel, name, errorCode(attempt.errorCode)).inc();
+    },
+    concurrency(state) {
+      const name = provider(state.provider);
+      inFlightChild(state.channel, name).set(state.inFlight);
+      limitChild(state.channel, name).set(state.limit);
     },
   };
 }

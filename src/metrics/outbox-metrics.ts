@@ -8,7 +8,7 @@ export interface OutboxStatsSource {
   outboxStats(): Promise<OutboxChannelStats[]>;
 }
 
-const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed', 'dead'];
+const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed', 'dead', 'uncertain'];
 const PENDING: readonly OutboxStatus[] = ['queued', 'sending', 'failed'];
 // Gauges are collected one after another in a scrape; they share one read.
 const FRESH_MS = 1000;

@@ -7,7 +7,7 @@ import type { NoteState } from './types';
 export type DevicePlatform = 'android' | 'ios' | 'web';
 
 /** Delivery state of an outbox row (docs/design.md#domain). */
-export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'dead';
+export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'dead' | 'uncertain';
 
 export interface SchoolsTable {
   key: string;

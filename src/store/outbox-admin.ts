@@ -58,7 +58,7 @@ export async function outboxStats(db: Kysely<StoreDatabase>, channel: OutboxChan
     .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
     .groupBy('status')
     .execute();
-  const counts: Record<OutboxStatus, number> = { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0 };
+  const counts: Record<OutboxStatus, number> = { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0, uncertain: 0 };
   for (const row of rows) counts[row.status] = Number(row.n);
   const oldest = await db
     .selectFrom(table)
@@ -90,11 +90,11 @@ export async function pruneFinishedMessages(
   while (signal?.aborted !== true) {
     const result = await db
       .deleteFrom(table)
-      .where('id', 'in', db.selectFrom(table).select('id').where('status', 'in', ['sent', 'dead']).where('updated_at', '<', before).limit(batch))
+      .where('id', 'in', db.selectFrom(table).select('id').where('status', 'in', ['sent', 'dead', 'uncertain']).where('updated_at', '<', before).limit(batch))
       // Again on the rows themselves: on PostgreSQL a row re-queued while this
       // statement waited for its lock is re-checked against these, not against
       // the list the subquery made before.
-      .where('status', 'in', ['sent', 'dead'])
+      .where('status', 'in', ['sent', 'dead', 'uncertain'])
       .where('updated_at', '<', before)
       .executeTakeFirst();
     const deleted = Number(result.numDeletedRows);

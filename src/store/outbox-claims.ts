@@ -43,7 +43,9 @@ export interface ClaimedAuthCodeMessage extends ClaimedMessage {
 export type DeliveryCompletion =
   | { readonly status: 'sent'; readonly providerMessageId: string | null }
   | { readonly status: 'failed'; readonly retryAt: string; readonly error: string }
-  | { readonly status: 'dead'; readonly error: string };
+  | { readonly status: 'dead'; readonly error: string }
+  // The provider may have accepted it; not sent again (docs/delivery.md#sent-once).
+  | { readonly status: 'uncertain'; readonly error: string };
 
 /** One attempt's result, for SqlStore.completeDeliveries. */
 export interface DeliveryCompletionEntry {

@@ -29,7 +29,8 @@ describe('delivery configuration', () => {
       sms: { provider: 'log' },
       retry: { maxAttempts: 10, baseDelayMs: 10_000, maxDelayMs: 3_600_000 },
       leaseSeconds: 60,
-      concurrency: 16,
+      concurrency: 512,
+      concurrencyFloor: 4,
       pollMs: 1000,
       timeoutMs: 10_000,
       authCodeMaxAgeSeconds: 600,
@@ -54,6 +55,7 @@ describe('delivery configuration', () => {
       projectId: 'proj-1',
       baseUrl: 'https://fcm.googleapis.com',
       tokenUrl: null,
+      http2Sessions: 4,
     });
     expect(
       loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: credentials, FCM_PROJECT_ID: 'other', FCM_BASE_URL: 'http://127.0.0.1:9000', FCM_TOKEN_URL: 'http://127.0.0.1:9000/token' })
@@ -69,7 +71,18 @@ describe('delivery configuration', () => {
     });
     expect(
       loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send', SMS_HTTP_METHOD: 'get', SMS_HTTP_HEADERS: '{"X-Key":"k"}' }).delivery.sms,
-    ).toEqual({ provider: 'http', url: 'https://sms.example/send', method: 'GET', format: 'form', headers: { 'X-Key': 'k' }, bodyTemplate: 'to={phone}&text={text}' });
+    ).toEqual({
+      provider: 'http',
+      url: 'https://sms.example/send',
+      method: 'GET',
+      format: 'form',
+      headers: { 'X-Key': 'k' },
+      bodyTemplate: 'to={phone}&text={text}',
+      idempotencyHeader: null,
+    });
+    expect(
+      loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send', SMS_HTTP_IDEMPOTENCY_HEADER: 'Idempotency-Key' }).delivery.sms,
+    ).toMatchObject({ idempotencyHeader: 'idempotency-key' });
     expect(loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send', SMS_HTTP_FORMAT: 'json' }).delivery.sms).toMatchObject({
       bodyTemplate: '{"to":"{phone}","text":"{text}"}',
     });
@@ -120,7 +133,9 @@ describe('delivery configuration', () => {
     [{ AUTH_CODE_LIMIT_GLOBAL: '0/1h' }, /AUTH_CODE_LIMIT_GLOBAL: "0\/1h" is not a limit/],
     [{ DELIVERY_LEASE_SECONDS: '10' }, /DELIVERY_LEASE_SECONDS: must be at least twice DELIVERY_TIMEOUT_MS \(10000 ms\)/],
     [{ DELIVERY_RETRY_BASE_SECONDS: '60', DELIVERY_RETRY_MAX_SECONDS: '30' }, /DELIVERY_RETRY_MAX_SECONDS: must not be less than/],
-    [{ DELIVERY_CONCURRENCY: '0' }, /DELIVERY_CONCURRENCY must be between 1 and 256/],
+    [{ DELIVERY_CONCURRENCY: '0' }, /DELIVERY_CONCURRENCY must be between 1 and 4096/],
+    [{ DELIVERY_CONCURRENCY: '8', DELIVERY_CONCURRENCY_MIN: '16' }, /DELIVERY_CONCURRENCY_MIN: must not be more than DELIVERY_CONCURRENCY/],
+    [{ SMS_HTTP_IDEMPOTENCY_HEADER: 'Idempotency Key' }, /SMS_HTTP_IDEMPOTENCY_HEADER must be an HTTP header name/],
     [{ SMS_LANGUAGE: 'de' }, /SMS_LANGUAGE: no SMS template for "de" \(have ar, en/],
     [{ WORKER: 'sometimes' }, /WORKER must be true or false/],
   ])('refuses %p with a clear message', (env, message) => {

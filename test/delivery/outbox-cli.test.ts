@@ -38,7 +38,7 @@ describe('npm run outbox', () => {
     await kill(code, 'auth_code_messages');
     const { code: exit, output } = await run('list');
     expect(exit).toBe(0);
-    expect(output).toContain('push: queued 0, sending 0, failed 0, dead 1, sent 0');
+    expect(output).toContain('push: queued 0, sending 0, failed 0, dead 1, uncertain 0, sent 0');
     expect(output).toContain(`push ${dead}  exam to student 1001 (device dev-1001)  attempts 1`);
     expect(output).toContain(`sms  ${code}  code to +*********456  attempts 1`);
     expect(output).toContain('UNREGISTERED: gone');

@@ -35,6 +35,9 @@ describe('a worker process with METRICS_PORT', () => {
     }
     expect(text).toContain('notify_deliveries_total{channel="push",provider="log",outcome="sent"} 1');
     expect(text).toMatch(/notify_outbox_messages\{channel="push",status="sent"\} 1/);
+    // The send is over: nothing in flight, and the adaptive limit at its start.
+    expect(text).toContain('notify_delivery_in_flight{channel="push",provider="log"} 0');
+    expect(text).toContain('notify_delivery_concurrency_limit{channel="push",provider="log"} 32');
     expect(text).toContain('process_cpu_user_seconds_total');
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
 

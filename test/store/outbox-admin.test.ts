@@ -44,10 +44,10 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
     const [pushStats, smsStats] = await fresh.ctx.store.outboxStats();
     expect(pushStats).toEqual({
       channel: 'push',
-      counts: { queued: 1, sending: 0, sent: 1, failed: 0, dead: 0 },
+      counts: { queued: 1, sending: 0, sent: 1, failed: 0, dead: 0, uncertain: 0 },
       oldestPendingAt: '2030-01-01T01:00:00.000Z',
     });
-    expect(smsStats).toEqual({ channel: 'sms', counts: { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0 }, oldestPendingAt: null });
+    expect(smsStats).toEqual({ channel: 'sms', counts: { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0, uncertain: 0 }, oldestPendingAt: null });
   });
 
   describe('pruning finished messages', () => {

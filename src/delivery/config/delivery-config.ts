@@ -17,7 +17,15 @@ import { parseLimits } from './limit-syntax';
 
 export type PushSettings =
   | { readonly provider: 'log' }
-  | { readonly provider: 'fcm'; readonly account: ServiceAccount; readonly projectId: string; readonly baseUrl: string; readonly tokenUrl: string | null }
+  | {
+      readonly provider: 'fcm';
+      readonly account: ServiceAccount;
+      readonly projectId: string;
+      readonly baseUrl: string;
+      readonly tokenUrl: string | null;
+      /** HTTP/2 sessions to an https:// FCM at most. */
+      readonly http2Sessions: number;
+    }
   | { readonly provider: 'webhook'; readonly url: string; readonly token: string | null };
 
 export type SmsSettings =
@@ -29,6 +37,7 @@ export type SmsSettings =
       readonly format: 'form' | 'json';
       readonly headers: Readonly<Record<string, string>>;
       readonly bodyTemplate: string;
+      readonly idempotencyHeader: string | null;
     }
   | { readonly provider: 'twilio'; readonly accountSid: string; readonly authToken: string; readonly from: string; readonly baseUrl: string };
 
@@ -42,7 +51,10 @@ export interface DeliveryConfig {
   readonly notificationTemplates: Readonly<Record<string, NotificationTemplate>>;
   readonly retry: RetryPolicy;
   readonly leaseSeconds: number;
+  /** Sends in flight at most (the ceiling of the adaptive limits, src/delivery/concurrency). */
   readonly concurrency: number;
+  /** Sends in flight per channel the adaptive limit never goes below. */
+  readonly concurrencyFloor: number;
   readonly pollMs: number;
   /** PostgreSQL: the idle poll while LISTEN/NOTIFY wakes the worker (catches retries and ended leases). */
   readonly safetyPollMs: number;
@@ -72,6 +84,7 @@ const schema = z.object({
   FCM_PROJECT_ID: z.string().trim().optional(),
   FCM_BASE_URL: url('FCM_BASE_URL').default(FCM_BASE_URL),
   FCM_TOKEN_URL: url('FCM_TOKEN_URL').optional(),
+  FCM_HTTP2_SESSIONS: integer('FCM_HTTP2_SESSIONS', 1, 64).default(4),
   PUSH_WEBHOOK_URL: url('PUSH_WEBHOOK_URL').optional(),
   PUSH_WEBHOOK_TOKEN: z.string().trim().optional(),
   SMS_PROVIDER: z.enum(['log', 'http', 'twilio'], { error: 'SMS_PROVIDER must be log, http or twilio' }).default('log'),
@@ -90,6 +103,12 @@ const schema = z.object({
     .default('form'),
   SMS_HTTP_HEADERS: z.string().optional(),
   SMS_HTTP_BODY: z.string().optional(),
+  SMS_HTTP_IDEMPOTENCY_HEADER: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[!#$%&'*+.^_`|~0-9a-z-]+$/, 'SMS_HTTP_IDEMPOTENCY_HEADER must be an HTTP header name, such as Idempotency-Key')
+    .optional(),
   TWILIO_ACCOUNT_SID: z.string().trim().optional(),
   TWILIO_AUTH_TOKEN: z.string().trim().optional(),
   TWILIO_FROM: z.string().trim().optional(),
@@ -99,7 +118,8 @@ const schema = z.object({
   NOTIFICATION_TEMPLATES: z.string().trim().optional(),
   DELIVERY_MAX_ATTEMPTS: integer('DELIVERY_MAX_ATTEMPTS', 1, 100).default(10),
   DELIVERY_LEASE_SECONDS: integer('DELIVERY_LEASE_SECONDS', 5, 3600).default(60),
-  DELIVERY_CONCURRENCY: integer('DELIVERY_CONCURRENCY', 1, 256).default(16),
+  DELIVERY_CONCURRENCY: integer('DELIVERY_CONCURRENCY', 1, 4096).default(512),
+  DELIVERY_CONCURRENCY_MIN: integer('DELIVERY_CONCURRENCY_MIN', 1, 4096).default(4),
   DELIVERY_POLL_MS: integer('DELIVERY_POLL_MS', 10, 60000).default(1000),
   DELIVERY_SAFETY_POLL_MS: integer('DELIVERY_SAFETY_POLL_MS', 100, 600000).default(5000),
   WORKER_STALL_SECONDS: integer('WORKER_STALL_SECONDS', 5, 86400).default(60),
@@ -147,6 +167,9 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
       `WORKER_STALL_SECONDS: must be at least twice the longest a healthy worker goes without claiming (${longestQuietMs} ms: DELIVERY_TIMEOUT_MS, DELIVERY_POLL_MS, DELIVERY_SAFETY_POLL_MS)`,
     );
   }
+  if (raw.DELIVERY_CONCURRENCY_MIN > raw.DELIVERY_CONCURRENCY) {
+    problems.push('DELIVERY_CONCURRENCY_MIN: must not be more than DELIVERY_CONCURRENCY');
+  }
   if (raw.DELIVERY_RETRY_MAX_SECONDS < raw.DELIVERY_RETRY_BASE_SECONDS) {
     problems.push('DELIVERY_RETRY_MAX_SECONDS: must not be less than DELIVERY_RETRY_BASE_SECONDS');
   }
@@ -162,6 +185,7 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
       retry: { maxAttempts: raw.DELIVERY_MAX_ATTEMPTS, baseDelayMs: raw.DELIVERY_RETRY_BASE_SECONDS * 1000, maxDelayMs: raw.DELIVERY_RETRY_MAX_SECONDS * 1000 },
       leaseSeconds: raw.DELIVERY_LEASE_SECONDS,
       concurrency: raw.DELIVERY_CONCURRENCY,
+      concurrencyFloor: raw.DELIVERY_CONCURRENCY_MIN,
       pollMs: raw.DELIVERY_POLL_MS,
       safetyPollMs: raw.DELIVERY_SAFETY_POLL_MS,
       stallSeconds: raw.WORKER_STALL_SECONDS,
@@ -192,7 +216,14 @@ function pushSettings(raw: Raw, problems: string[]): PushSettings | null {
   }
   const projectId = raw.FCM_PROJECT_ID ?? key.account.projectId;
   if (projectId === null) return missing(problems, 'FCM_PROJECT_ID', 'a key file without project_id');
-  return { provider: 'fcm', account: key.account, projectId, baseUrl: raw.FCM_BASE_URL, tokenUrl: raw.FCM_TOKEN_URL ?? null };
+  return {
+    provider: 'fcm',
+    account: key.account,
+    projectId,
+    baseUrl: raw.FCM_BASE_URL,
+    tokenUrl: raw.FCM_TOKEN_URL ?? null,
+    http2Sessions: raw.FCM_HTTP2_SESSIONS,
+  };
 }
 
 function smsSettings(raw: Raw, problems: string[]): SmsSettings | null {
@@ -220,7 +251,7 @@ function smsSettings(raw: Raw, problems: string[]): SmsSettings | null {
   }
   const headers = parseHeaders(raw.SMS_HTTP_HEADERS, problems);
   if (problems.length > before || headers === null) return null;
-  return { provider: 'http', url: raw.SMS_HTTP_URL, method: raw.SMS_HTTP_METHOD, format, headers, bodyTemplate };
+  return { provider: 'http', url: raw.SMS_HTTP_URL, method: raw.SMS_HTTP_METHOD, format, headers, bodyTemplate, idempotencyHeader: raw.SMS_HTTP_IDEMPOTENCY_HEADER ?? null };
 }
 
 function isJsonTemplate(template: string): boolean {

@@ -46,6 +46,8 @@ export function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
   return new Promise((resolve) => {
     let timedOut = false;
+    // The whole request was handed to the connection: from then on the provider may have it.
+    let requestSent = false;
     const outgoing = (secure ? https : http).request(
       url,
       {
@@ -73,9 +75,16 @@ export function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure
     }, request.timeoutMs);
     const settleFailure = (error: unknown) => {
       clearTimeout(timer);
-      if (timedOut) resolve(failure('timeout', `No answer from ${url.host} within ${request.timeoutMs} ms.`, { retryable: true }));
-      else resolve(failure('connection', `Could not reach ${url.host}: ${reason(error)}.`, { retryable: true }));
+      // A kept-alive connection the server had just closed resets our request
+      // before it was read: sending it again is safe (Node's documented case).
+      const staleConnection = outgoing.reusedSocket && (error as { code?: unknown } | null)?.code === 'ECONNRESET' && !timedOut;
+      const uncertain = requestSent && !staleConnection;
+      if (timedOut) resolve(failure('timeout', `No answer from ${url.host} within ${request.timeoutMs} ms.`, { retryable: true, uncertain }));
+      else resolve(failure('connection', `Could not reach ${url.host}: ${reason(error)}.`, { retryable: true, uncertain }));
     };
+    outgoing.on('finish', () => {
+      requestSent = true;
+    });
     outgoing.on('error', settleFailure);
     outgoing.end(body);
   });

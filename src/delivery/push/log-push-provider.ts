@@ -5,6 +5,7 @@ import { sent, type PushMessage, type PushProvider, type SendResult } from '../p
 export function createLogPushProvider(logger: Logger): PushProvider {
   return {
     name: 'log',
+    retriesUncertain: true,
     send(message: PushMessage): Promise<SendResult> {
       logger.info(
         { notificationId: message.id, studentId: message.data.studentId, type: message.data.type, platform: message.platform, title: message.title },

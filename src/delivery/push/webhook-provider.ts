@@ -1,6 +1,9 @@
 // POSTs each notification as a JSON document to a company gateway or a push
 // server. The document carries our fields and, under `notifications`, the
 // shape gorush's POST /api/push reads, so that gorush can be the target as is.
+// The outbox id travels as `Idempotency-Key` (and in the document), the same
+// on every attempt, so that a gateway can drop a repeat: a send whose answer
+// was lost is sent again.
 import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../provider';
 
@@ -19,6 +22,7 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
   if (options.token !== null) headers.authorization = `Bearer ${options.token}`;
   return {
     name: 'webhook',
+    retriesUncertain: true,
     async send(message: PushMessage): Promise<SendResult> {
       const data = { ...message.data, notificationId: message.id };
       const document = {
@@ -32,7 +36,13 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
           { tokens: [message.token], platform: GORUSH_PLATFORM[message.platform ?? 'android'], title: message.title, message: message.body, data },
         ],
       };
-      const answer = await httpCall({ url: options.url, method: 'POST', headers, body: JSON.stringify(document), timeoutMs: options.timeoutMs });
+      const answer = await httpCall({
+        url: options.url,
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': message.id },
+        body: JSON.stringify(document),
+        timeoutMs: options.timeoutMs,
+      });
       if (!answer.ok) return answer;
       if (isSuccess(answer)) return sent();
       // 410 Gone is the one answer a gateway can give to say "this token is dead";

@@ -6,6 +6,7 @@ import { maskPhone } from '../../log';
 export function createLogSmsProvider(logger: Logger): SmsProvider {
   return {
     name: 'log',
+    retriesUncertain: true,
     send(message: SmsMessage): Promise<SendResult> {
       logger.info({ messageId: message.id, to: maskPhone(message.phone) }, 'SMS delivered to the log (SMS_PROVIDER=log; text not logged)');
       return Promise.resolve(sent());

@@ -19,6 +19,9 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
   const sender: Record<string, string> = /^MG[0-9a-f]{32}$/i.test(options.from) ? { MessagingServiceSid: options.from } : { From: options.from };
   return {
     name: 'twilio',
+    // Twilio's Messages API takes no idempotency key: a send that timed out may
+    // have been accepted, and a second one would be a second SMS.
+    retriesUncertain: false,
     async send(message: SmsMessage): Promise<SendResult> {
       const answer = await httpCall({
         url,

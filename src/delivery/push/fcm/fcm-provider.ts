@@ -1,6 +1,10 @@
 // Firebase Cloud Messaging HTTP v1: one request per message to
 // {base}/v1/projects/{project}/messages:send with a cached OAuth2 token.
-import { httpCall, isSuccess, jsonBody } from '../../http/http-call';
+// Over HTTP/2 to an https:// base (FCM itself: many streams on a few
+// sessions, docs/delivery.md#fcm-over-http2); over HTTP/1.1 to an http://
+// one (a local fake or a plain proxy).
+import { H2Pool } from '../../http/h2-pool';
+import { httpCall, isSuccess, jsonBody, type HttpAnswer } from '../../http/http-call';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../../provider';
 import type { AccessTokenSource } from './access-token';
 import { fcmFailure } from './fcm-error';
@@ -14,12 +18,25 @@ export interface FcmProviderOptions {
   readonly baseUrl: string;
   readonly tokens: AccessTokenSource;
   readonly timeoutMs: number;
+  /** HTTP/2 sessions to FCM at most; 4 when unset. */
+  readonly http2Sessions?: number;
+  /** Extra certificate authorities (PEM) for the HTTP/2 sessions (tests); NODE_EXTRA_CA_CERTS serves a process. */
+  readonly ca?: string;
 }
 
 export function createFcmProvider(options: FcmProviderOptions): PushProvider {
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(options.projectId)}/messages:send`;
+  const base = new URL(options.baseUrl);
+  const path = `${base.pathname.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(options.projectId)}/messages:send`;
+  const pool = base.protocol === 'https:' ? new H2Pool({ origin: base.origin, maxSessions: options.http2Sessions, ca: options.ca }) : null;
+  const post = (headers: Record<string, string>, body: string) =>
+    pool === null
+      ? httpCall({ url: `${base.origin}${path}`, method: 'POST', headers, body, timeoutMs: options.timeoutMs })
+      : pool.request({ path, method: 'POST', headers, body, timeoutMs: options.timeoutMs });
   return {
     name: 'fcm',
+    // FCM takes no idempotency key; a repeat carries the same notificationId,
+    // which the app drops, and a lost notice is worse than a dropped repeat.
+    retriesUncertain: true,
     async send(message: PushMessage): Promise<SendResult> {
       const payload = {
         notification: { title: message.title, body: message.body },
@@ -31,13 +48,10 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
       }
       const access = await options.tokens.get();
       if (!access.ok) return access;
-      const answer = await httpCall({
-        url,
-        method: 'POST',
-        headers: { authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify({ message: { token: message.token, ...payload } }),
-        timeoutMs: options.timeoutMs,
-      });
+      const answer: HttpAnswer | SendResult = await post(
+        { authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' },
+        JSON.stringify({ message: { token: message.token, ...payload } }),
+      );
       if (!answer.ok) return answer;
       if (isSuccess(answer)) {
         const name = (jsonBody(answer) as { name?: unknown } | undefined)?.name;

@@ -1,0 +1,94 @@
+// Which HTTP/2 client FCM sends go through: CPU per message of node:http2
+// (src/delivery/http/h2-pool.ts, as the service uses it) and of undici 7
+// with allowH2, against the same TLS HTTP/2 server in another process (so
+// that only the client's CPU is counted). Each sends BENCH_H2_MESSAGES
+// FCM-sized POSTs, BENCH_H2_CONCURRENCY at a time, over up to 4 sessions.
+// Run after `npm run build`: node scripts/bench-h2-client.mjs
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { H2Pool } = require(path.join(root, 'dist/delivery/http/h2-pool'));
+const undici = require('undici');
+
+const MESSAGES = Number(process.env.BENCH_H2_MESSAGES ?? 20_000);
+const CONCURRENCY = Number(process.env.BENCH_H2_CONCURRENCY ?? 200);
+const ROUNDS = Number(process.env.BENCH_H2_ROUNDS ?? 3);
+const BODY = JSON.stringify({
+  message: { token: `fcm-token-${'x'.repeat(140)}`, notification: { title: 'غياب | Absence', body: 'تم تسجيل غياب\nAn absence was recorded.' }, data: { type: 'absence', studentId: '100001', notificationId: '0'.repeat(26) } },
+});
+const HEADERS = { authorization: `Bearer ${'t'.repeat(180)}`, 'content-type': 'application/json; charset=utf-8' };
+
+const SERVER = `
+const http2 = require('node:http2');
+const server = http2.createSecureServer({ key: process.env.KEY, cert: process.env.CERT, settings: { maxConcurrentStreams: 100 } }, (req, res) => {
+  req.resume();
+  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"name":"projects/p/messages/1"}'); });
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+
+async function run(name, send) {
+  const results = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let next = 0;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < MESSAGES) {
+          next++;
+          const status = await send();
+          if (status !== 200) throw new Error(`${name}: HTTP ${status}`);
+        }
+      }),
+    );
+    const used = process.cpuUsage(cpu);
+    results.push({ cpuUs: (used.user + used.system) / MESSAGES, rate: (MESSAGES / (performance.now() - started)) * 1000 });
+  }
+  return results;
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-h2-bench-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem')], { stdio: 'ignore' });
+  const key = readFileSync(path.join(dir, 'k.pem'), 'utf8');
+  const cert = readFileSync(path.join(dir, 'c.pem'), 'utf8');
+  const server = spawn(process.execPath, ['-e', SERVER], { env: { KEY: key, CERT: cert }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve) => server.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+  const origin = `https://127.0.0.1:${port}`;
+  try {
+    const pool = new H2Pool({ origin, maxSessions: 4, ca: cert });
+    const viaNode = await run('node:http2', async () => {
+      const answer = await pool.request({ path: '/v1/projects/p/messages:send', method: 'POST', headers: HEADERS, body: BODY, timeoutMs: 10_000 });
+      return answer.ok ? answer.status : 0;
+    });
+    pool.close();
+    const agent = new undici.Agent({ allowH2: true, connections: 4, connect: { ca: cert } });
+    const viaUndici = await run('undici', async () => {
+      const { statusCode, body } = await undici.request(`${origin}/v1/projects/p/messages:send`, { method: 'POST', headers: HEADERS, body: BODY, dispatcher: agent });
+      await body.text();
+      return statusCode;
+    });
+    await agent.close();
+    console.log(`HTTP/2 clients, ${MESSAGES} POSTs each round, ${CONCURRENCY} in flight, ${ROUNDS} rounds (client CPU per message, µs; messages/s)`);
+    console.log('| client | CPU µs per message | messages/s |');
+    console.log('|---|---|---|');
+    for (const [name, results] of [['node:http2 (H2Pool)', viaNode], ['undici 7, allowH2', viaUndici]]) {
+      console.log(`| ${name} | ${results.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${results.map((r) => Math.round(r.rate)).join(', ')} |`);
+    }
+  } finally {
+    server.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
