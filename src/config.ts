@@ -16,6 +16,8 @@ export interface Config {
   readonly databaseUrl: string | null;
   readonly demoData: boolean;
   readonly bodyLimit: number;
+  /** Deepest element nesting a SOAP request may have (docs/operating.md#limits-on-a-request). */
+  readonly xmlMaxDepth: number;
   readonly trustProxy: boolean | number | string;
   readonly helpPages: boolean;
   readonly logLevel: string;
@@ -70,6 +72,8 @@ const schema = z.object({
     .optional(),
   DEMO_DATA: bool('DEMO_DATA').default(true),
   BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024).default(1048576),
+  // A call needs 4 levels, a WS-Security header 5 or 6; the reader's cost grows with the square of the depth.
+  XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024).default(64),
   TRUST_PROXY: z.string().optional(),
   HELP_PAGES: bool('HELP_PAGES').default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -105,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: c.DATABASE_URL ?? null,
     demoData: c.DEMO_DATA,
     bodyLimit: c.BODY_LIMIT,
+    xmlMaxDepth: c.XML_MAX_DEPTH,
     trustProxy: c.TRUST_PROXY === undefined ? false : trustProxyValue(c.TRUST_PROXY),
     helpPages: c.HELP_PAGES,
     logLevel: c.LOG_LEVEL,

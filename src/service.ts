@@ -73,6 +73,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       operations,
       logger,
       bodyLimit: config.bodyLimit,
+      xmlMaxDepth: config.xmlMaxDepth,
       trustProxy: config.trustProxy,
       operationTimeoutMs: config.operationTimeoutMs,
       helpPages: config.helpPages,

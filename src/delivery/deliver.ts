@@ -7,6 +7,7 @@ import type { DeliveryStore } from './delivery-store';
 import type { DeliveryChannel, DeliveryObserver } from './observer';
 import { failure, type PushProvider, type SendResult, type SmsProvider } from './provider';
 import { completionFor, type RetryPolicy } from './retry-policy';
+import { hidePhoneIn } from './sms/hide-phone';
 import { smsText } from './sms/sms-text';
 
 export interface DeliveryContext {
@@ -58,8 +59,9 @@ export async function deliverSms(context: DeliveryContext, message: ClaimedAuthC
   const started = performance.now();
   const raw = await guarded(() => context.sms.send({ id: message.id, phone: message.phone, text: smsText(context.smsTemplate, code) }));
   const durationMs = performance.now() - started;
-  // A gateway may echo the text back in its error; the code must not reach the store or the log that way.
-  const result = raw.ok ? raw : { ...raw, message: raw.message.replaceAll(code, '[code]') };
+  // A gateway may echo the request back in its error; neither the code nor the
+  // number may reach the store, the log or the admin API that way.
+  const result = raw.ok ? raw : { ...raw, message: hidePhoneIn(raw.message.replaceAll(code, '[code]'), message.phone) };
   const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random, deadline);
   await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs);
 }

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler, type Response } from 'express';
-import { callRecordOf } from '../wire';
+import { callRecordOf, NOSNIFF } from '../wire';
 import { checkReadiness, type ReadinessOptions } from './readiness';
 
 // application/health+json, after the (expired) IETF health-check draft that
@@ -7,7 +7,7 @@ import { checkReadiness, type ReadinessOptions } from './readiness';
 const CONTENT_TYPE = 'application/health+json; charset=utf-8';
 
 function answer(res: Response, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' });
+  res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store', 'X-Content-Type-Options': NOSNIFF });
   res.end(JSON.stringify(body));
 }
 

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryObserver } from '../delivery/observer';
+import { NOSNIFF } from '../wire/respond';
 import { createDeliveryMetrics } from './delivery-metrics';
 import { metricsRoute } from './metrics-route';
 import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics';
@@ -50,7 +51,7 @@ export function serveMetrics(metrics: Metrics, port: number, host: string): Prom
   app.disable('x-powered-by');
   app.use(metrics.route);
   app.use((_req, res) => {
-    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': NOSNIFF });
     res.end('Not Found. Metrics are at /metrics.\n');
   });
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
-import { callRecordOf } from '../wire';
+import { callRecordOf, NOSNIFF } from '../wire';
 
 /** `GET /metrics` in the Prometheus text format. */
 export function metricsRoute(registry: Registry): RequestHandler {
@@ -9,10 +9,10 @@ export function metricsRoute(registry: Registry): RequestHandler {
     Object.assign(callRecordOf(res), { endpoint: 'metrics', operation: 'metrics' });
     try {
       const text = await registry.metrics();
-      res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+      res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store', 'X-Content-Type-Options': NOSNIFF });
       res.end(text);
     } catch {
-      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': NOSNIFF });
       res.end('The metrics could not be collected.\n');
     }
   });

@@ -19,7 +19,7 @@ import proxyaddr from 'proxy-addr';
 import type { EndpointModel } from '../contract';
 import type { RequestObserver } from '../observe';
 import type { Operations } from '../operations';
-import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, sendText } from '../wire';
+import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, NOSNIFF, sendText } from '../wire';
 import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
 export interface AppOptions {
@@ -27,6 +27,8 @@ export interface AppOptions {
   readonly operations: Operations;
   readonly logger: Logger;
   readonly bodyLimit: number;
+  /** XML_MAX_DEPTH; left out, the reader's default (64). */
+  readonly xmlMaxDepth?: number;
   /** Express `trust proxy` value; false trusts nobody. */
   readonly trustProxy: boolean | number | string;
   readonly operationTimeoutMs: number;
@@ -59,6 +61,11 @@ export function createApp(options: AppOptions): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', options.trustProxy);
+  // Every answer says nosniff; the calls write it with their headers (wire/respond.ts), these pages here.
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', NOSNIFF);
+    next();
+  });
   if (options.routes !== undefined) app.use(operatorRoutes(options.routes));
   app.use(createAsmxDocuments({ endpoints: options.endpoints, helpPages: options.helpPages }));
   app.use((_req: Request, res: Response) => {
@@ -75,6 +82,7 @@ export function createApp(options: AppOptions): App {
       endpoints: options.endpoints,
       dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs),
       bodyLimit: options.bodyLimit,
+      xmlMaxDepth: options.xmlMaxDepth,
       jsonBodies: options.jsonBodies,
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
     }),

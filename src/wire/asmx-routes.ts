@@ -26,6 +26,8 @@ interface AsmxOptions {
 export interface AsmxCallOptions extends AsmxOptions {
   readonly dispatcher: Dispatcher;
   readonly bodyLimit: number;
+  /** Deepest element nesting of a SOAP request (envelope-reader.ts). */
+  readonly xmlMaxDepth?: number;
   /** JSON_BODIES (see http/app-json.ts). */
   readonly jsonBodies?: boolean;
   /** The caller's address as Express's `req.ip` gives it, TRUST_PROXY applied. */
@@ -46,7 +48,7 @@ type Next = (err?: unknown) => void;
  */
 export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage, res: ServerResponse, next: Next) => Promise<void> {
   const endpoints = endpointMap(options.endpoints, (model) => ({
-    soap: createSoapHandler(model, options.dispatcher),
+    soap: createSoapHandler(model, options.dispatcher, options.xmlMaxDepth),
     http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
   }));
   const readBody = bodyParser.raw({ type: () => true, limit: options.bodyLimit });

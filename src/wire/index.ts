@@ -1,4 +1,4 @@
 export { createAsmxCalls, createAsmxDocuments, type AsmxCallOptions, type AsmxDocumentOptions } from './asmx-routes';
 export { createDispatcher, type Dispatcher, type Outcome } from './dispatch';
-export { sendText } from './respond';
+export { NOSNIFF, sendText } from './respond';
 export { callRecordOf, type Binding, type CallOutcome, type CallRecord } from './call-record';

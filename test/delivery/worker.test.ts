@@ -1,3 +1,7 @@
+import express from 'express';
+import pino from 'pino';
+import request from 'supertest';
+import { createAdminApi } from '../../src/admin';
 import { storeVariants } from '../support/stores';
 import { fcmError, SEND_PATH } from './support/fake-fcm';
 import { queuePush, startHarness, type Harness } from './support/harness';
@@ -232,6 +236,32 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       expect(h.logs.join('\n')).not.toContain('482913');
       const raw = await h.ctx.query<Record<string, unknown>>('select * from auth_code_messages');
       expect(JSON.stringify(raw)).not.toContain('482913');
+    });
+
+    it('a gateway echoing the request: no form of the phone number reaches the store, the log or the admin API', async () => {
+      // Every way a gateway may write the number back: form-encoded, E.164, digits only, national, spaced.
+      h.gateway.route((req) =>
+        req.url === '/send'
+          ? { status: 400, body: `bad request ${req.body} | to +963944123456 / 963944123456 / 0944123456 / +963 944 123 456` }
+          : undefined,
+      );
+      const id = await queueCode();
+      await h.worker.runOnce();
+      const row = await smsRow(id);
+      expect(row).toMatchObject({ status: 'dead', code: null });
+      expect(row.lastError).toBe('http_400: HTTP 400: bad request to=%2B*********456&text=Your%20code%20is%20[code] | to +*********456 / *********456 / *******456 / +*** *** *** 456');
+
+      const admin = express().use(createAdminApi({ store: h.ctx.store, token: 'admin-token-0123456789', logger: pino({ level: 'silent' }) }));
+      const listed = await request(admin).get('/admin/api/v1/outbox/sms').set('Authorization', 'Bearer admin-token-0123456789');
+      expect(listed.status).toBe(200);
+      expect(listed.text).toContain('to=%2B*********456');
+      // The phone column keeps the number (it is where the message goes); the error text must not.
+      const stored = JSON.stringify(await h.ctx.query<Record<string, unknown>>('select last_error from auth_code_messages'));
+      const dead = h.logs.filter((line) => line.includes('message is dead'));
+      expect(dead).toHaveLength(1);
+      for (const text of [listed.text, stored, h.logs.join('\n')]) {
+        for (const form of ['944123456', '944 123 456', '482913']) expect(text).not.toContain(form);
+      }
     });
 
     it('a code not sent within its validity is dead without a request', async () => {

@@ -51,3 +51,21 @@ describe('readSoapRequest, read after read', () => {
     );
   });
 });
+
+describe('readSoapRequest, nesting depth', () => {
+  const nested = (levels: number) => `${'<a>'.repeat(levels)}${'</a>'.repeat(levels)}`;
+
+  it.each([
+    ['the Body', call(ENV11, `<GetTokenDevice xmlns="http://tempuri.org/"><id>${nested(200)}</id></GetTokenDevice>`)],
+    ['a Header', call(ENV12, '<GetTokenDevice xmlns="http://tempuri.org/"><id>dev-1</id></GetTokenDevice>', `<soap:Header>${nested(200)}</soap:Header>`)],
+  ])('refuses elements nested past the limit in %s, and the next read starts clean', (_where, xml) => {
+    expect(() => readSoapRequest(xml)).toThrow(XmlReadError);
+    expect(() => readSoapRequest(xml)).toThrow(/^There is an error in XML document \(\d+, \d+\)\. ---> Elements are nested deeper than 64 levels\.$/);
+    expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
+  });
+
+  it('takes a lower limit when given one', () => {
+    expect(() => readSoapRequest(TOKEN, 3)).toThrow(/nested deeper than 3 levels/);
+    expect(readSoapRequest(TOKEN, 4)).toEqual(TOKEN_READ);
+  });
+});

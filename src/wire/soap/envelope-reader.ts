@@ -7,6 +7,15 @@ import { ENVELOPE_NS, versionOfEnvelope, type SoapVersion } from './version';
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
+/**
+ * The deepest element a request may nest, the Envelope counting 1 (a call
+ * needs 4: Envelope, Body, operation, parameter). saxes resolves a namespace
+ * by walking up every open element, so reading n nested elements costs n²:
+ * 16,000 levels blocked the process for seconds. The depth is checked as each
+ * tag starts, before that walk, and the read stops there (docs/operating.md).
+ */
+export const DEFAULT_MAX_XML_DEPTH = 64;
+
 export interface ChildElement {
   readonly namespace: string;
   readonly localName: string;
@@ -52,6 +61,7 @@ interface Collecting {
 
 /** What one read learns, reset before each. */
 class ReadState {
+  constructor(readonly maxDepth = DEFAULT_MAX_XML_DEPTH) {}
   version: SoapVersion | null = null;
   envelopeNs = '';
   mustUnderstand: string[] = [];
@@ -76,6 +86,14 @@ function createReader(): Reader {
 
   parser.on('doctype', () => {
     throw new XmlReadError('DTD is prohibited in this XML document.');
+  });
+
+  // Fires once a tag's name is read, before its attributes and namespaces are.
+  parser.on('opentagstart', () => {
+    const s = reader.state;
+    if (s.depth >= s.maxDepth) {
+      throw new XmlReadError(`There is an error in XML document (${parser.line}, ${parser.column}). ---> Elements are nested deeper than ${s.maxDepth} levels.`);
+    }
   });
 
   parser.on('opentag', (tag: SaxesTagNS) => {
@@ -145,12 +163,12 @@ function createReader(): Reader {
 let idle: Reader | null = null;
 const IDLE_STATE = new ReadState();
 
-export function readSoapRequest(xml: string): SoapRequest {
+export function readSoapRequest(xml: string, maxDepth = DEFAULT_MAX_XML_DEPTH): SoapRequest {
   if (xml.trim() === '') throw new XmlReadError('Root element is missing.');
 
   const reader = idle ?? createReader();
   idle = null;
-  const state = new ReadState();
+  const state = new ReadState(maxDepth);
   reader.state = state;
   try {
     reader.parser.write(xml).close();
