@@ -68,7 +68,7 @@ interface Figures {
 function judge(c: FuzzCase, bytes: Buffer, outcome: Outcome, figures: Figures): string | null {
   figures.cases++;
   figures.latencies.push(outcome.ms);
-  if (outcome.ms > figures.slowest.ms) figures.slowest = { ms: outcome.ms, what: describe(c) };
+  if (outcome.ms > figures.slowest.ms) figures.slowest = { ms: outcome.ms, what: summary(c) };
   if (outcome.kind !== 'answer') {
     figures.byStatus.set(outcome.kind, (figures.byStatus.get(outcome.kind) ?? 0) + 1);
     // A client that gives up mid-body, or sends no HTTP, may get no answer; any other request must.
@@ -95,7 +95,7 @@ function judge(c: FuzzCase, bytes: Buffer, outcome: Outcome, figures: Figures): 
   return limitBroken(c, bytes, outcome, classified);
 }
 
-function describe(c: FuzzCase): string {
+function summary(c: FuzzCase): string {
   if (c.type === 'call') return `${c.binding} ${c.endpoint}.${c.operation} ${c.hostility.kind}${c.hostility.kind === 'deep' ? ` ${c.hostility.depth}` : ''}`;
   return c.type === 'document' ? `${c.method} ${c.target}` : `framing ${JSON.stringify(c.head.slice(0, 40))}`;
 }
