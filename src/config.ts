@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { bool, country, integer } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
+import type { ConnectionLimits } from './server/http-server';
 
 export interface Config {
   readonly port: number;
@@ -16,6 +17,8 @@ export interface Config {
   readonly databaseUrl: string | null;
   readonly demoData: boolean;
   readonly bodyLimit: number;
+  /** Timeouts and caps of the HTTP connections (docs/operating.md#connections). */
+  readonly connections: ConnectionLimits;
   /** Deepest element nesting a SOAP request may have (docs/operating.md#limits-on-a-request). */
   readonly xmlMaxDepth: number;
   readonly trustProxy: boolean | number | string;
@@ -74,6 +77,17 @@ const schema = z.object({
   BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024).default(1048576),
   // A call needs 4 levels, a WS-Security header 5 or 6; the reader's cost grows with the square of the depth.
   XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024).default(64),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000).default(10000),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000).default(30000),
+  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000).default(5000),
+  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000).default(4096),
+  MAX_CONNECTIONS_PER_ADDRESS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= 1000000), 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off')
+    .transform((v) => (v === 'off' ? 0 : Number(v)))
+    .default(0),
   TRUST_PROXY: z.string().optional(),
   HELP_PAGES: bool('HELP_PAGES').default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -100,6 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const c = parsed.data;
+  // Node refuses a headers timeout longer than the request it is part of.
+  if (c.HEADERS_TIMEOUT_MS > c.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid configuration:\n  HEADERS_TIMEOUT_MS (${c.HEADERS_TIMEOUT_MS}) must not be longer than REQUEST_TIMEOUT_MS (${c.REQUEST_TIMEOUT_MS})`);
+  }
   const allowed = c.SMS_ALLOWED_COUNTRIES === undefined ? [c.SMS_DEFAULT_REGION] : parseCountries(c.SMS_ALLOWED_COUNTRIES);
   return {
     port: c.PORT,
@@ -110,6 +128,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoData: c.DEMO_DATA,
     bodyLimit: c.BODY_LIMIT,
     xmlMaxDepth: c.XML_MAX_DEPTH,
+    connections: {
+      headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: c.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: c.MAX_CONNECTIONS,
+      maxConnectionsPerAddress: c.MAX_CONNECTIONS_PER_ADDRESS,
+    },
     trustProxy: c.TRUST_PROXY === undefined ? false : trustProxyValue(c.TRUST_PROXY),
     helpPages: c.HELP_PAGES,
     logLevel: c.LOG_LEVEL,

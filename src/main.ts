@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   const service = await createService(config, logger);
-  const server = await listen(service.app, config.port, config.host);
+  const server = await listen(service.app, config.port, config.host, config.connections);
   service.shutdown.addServer(server);
   const { port } = server.address() as AddressInfo;
   logger.info(
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     `listening on http://localhost:${port}/ (try /NotificationNotes.asmx?wsdl)`,
   );
   if (config.metricsPort !== null) {
-    const metricsServer = await serveMetrics(service.metrics, config.metricsPort, config.host);
+    const metricsServer = await serveMetrics(service.metrics, config.metricsPort, config.host, config.connections);
     service.shutdown.addServer(metricsServer);
     logger.info({ metricsPort: (metricsServer.address() as AddressInfo).port }, 'metrics on their own port');
   }

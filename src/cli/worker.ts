@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const delivery = startDelivery(config.delivery, store, logger, { observer: metrics?.delivery });
   let metricsServer: Server | null = null;
   if (metrics !== null && config.metricsPort !== null) {
-    metricsServer = await serveMetrics(metrics, config.metricsPort, config.host);
+    metricsServer = await serveMetrics(metrics, config.metricsPort, config.host, config.connections);
     logger.info({ metricsPort: (metricsServer.address() as AddressInfo).port }, 'metrics on their own port');
   }
   logger.info({ store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql', pid: process.pid }, 'worker running');

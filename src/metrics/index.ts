@@ -1,10 +1,11 @@
 // Prometheus metrics (prom-client): requests, faults and latency from the
 // request observer, outbox depth and age from the store, deliveries from the
 // delivery worker's observer, and Node's process metrics.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryObserver } from '../delivery/observer';
+import { createHttpServer, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/http-server';
 import { NOSNIFF } from '../wire/respond';
 import { createDeliveryMetrics } from './delivery-metrics';
 import { metricsRoute } from './metrics-route';
@@ -46,7 +47,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 }
 
 /** Serves `GET /metrics` on a port of its own (METRICS_PORT); resolves once bound. */
-export function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
+export function serveMetrics(metrics: Metrics, port: number, host: string, limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS): Promise<Server> {
   const app = express();
   app.disable('x-powered-by');
   app.use(metrics.route);
@@ -55,7 +56,7 @@ export function serveMetrics(metrics: Metrics, port: number, host: string): Prom
     res.end('Not Found. Metrics are at /metrics.\n');
   });
   return new Promise((resolve, reject) => {
-    const server = createServer(app);
+    const server = createHttpServer(app, limits);
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });

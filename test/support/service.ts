@@ -6,6 +6,7 @@ import pino from 'pino';
 import { loadServiceModel } from '../../src/contract';
 import { createOperations } from '../../src/operations';
 import { createApp, type App } from '../../src/server';
+import type { ConnectionLimits } from '../../src/server/http-server';
 import { listen } from '../../src/service';
 import { openStore, type DataSet, type SqlStore } from '../../src/store';
 import { FIXTURES } from './fixtures';
@@ -53,14 +54,25 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 
 export interface LoopbackListener {
   readonly port: number;
+  /** Connections the server has open. */
+  connections(): Promise<number>;
   /** `http://127.0.0.1:<port>` */
   readonly base: string;
   close(): Promise<void>;
 }
 
-/** The app on a free loopback port, for clients that need a real socket. */
-export async function listenOnLoopback(app: App): Promise<LoopbackListener> {
-  const server = await listen(app, 0, '127.0.0.1');
+/** The app on a free loopback port, for clients that need a real socket; the service's connection limits unless others are given. */
+export async function listenOnLoopback(app: App, limits?: Partial<ConnectionLimits>): Promise<LoopbackListener> {
+  const server = await listen(app, 0, '127.0.0.1', limits);
   const { port } = server.address() as AddressInfo;
-  return { port, base: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port,
+    base: `http://127.0.0.1:${port}`,
+    connections: () => new Promise((resolve, reject) => server.getConnections((err, count) => (err ? reject(err) : resolve(count)))),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

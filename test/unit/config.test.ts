@@ -47,6 +47,30 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 
+  it('has the limits of a request and of connections (docs/operating.md)', () => {
+    expect(loadConfig({})).toMatchObject({
+      xmlMaxDepth: 64,
+      connections: { headersTimeoutMs: 10000, requestTimeoutMs: 30000, keepAliveTimeoutMs: 5000, maxConnections: 4096, maxConnectionsPerAddress: 0 },
+    });
+    const config = loadConfig({
+      XML_MAX_DEPTH: '16',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '5000',
+      KEEP_ALIVE_TIMEOUT_MS: '65000',
+      MAX_CONNECTIONS: '500',
+      MAX_CONNECTIONS_PER_ADDRESS: '50',
+    });
+    expect(config).toMatchObject({
+      xmlMaxDepth: 16,
+      connections: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, keepAliveTimeoutMs: 65000, maxConnections: 500, maxConnectionsPerAddress: 50 },
+    });
+    expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'off' }).connections.maxConnectionsPerAddress).toBe(0);
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HEADERS_TIMEOUT_MS \(40000\) must not be longer than REQUEST_TIMEOUT_MS \(30000\)/);
+    expect(() => loadConfig({ XML_MAX_DEPTH: '4' })).toThrow(/XML_MAX_DEPTH must be between 8 and 1024/);
+    expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS must be between 1 and 1000000/);
+    expect(() => loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' })).toMatchObject({ port: 8080, databaseUrl: null });
   });

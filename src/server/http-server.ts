@@ -1,0 +1,172 @@
+// The HTTP server the service listens with, and what it allows a connection
+// (docs/operating.md#connections): how long the headers, a whole request and
+// an idle keep-alive may take, how many connections may be open at once (in
+// all and per address), and a plain-text answer to a request Node cannot
+// parse instead of a reset connection.
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { NOSNIFF } from '../wire/respond';
+
+export interface ConnectionLimits {
+  /** From the connection's first byte (or the previous request's end) to the end of the headers. */
+  readonly headersTimeoutMs: number;
+  /** From the start of a request to the end of its body (not the time the operation takes). */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections in all; at the cap, an idle one is closed to make room, else the new one is refused. */
+  readonly maxConnections: number;
+  /** Open connections per client address, the same way; 0: no such cap. */
+  readonly maxConnectionsPerAddress: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 4096,
+  maxConnectionsPerAddress: 0,
+};
+
+// How long a refused connection may keep sending before it is closed: the
+// rest of its request is read and dropped meanwhile, because closing a socket
+// with unread bytes makes the kernel reset it, and the client then loses the
+// answer it was sent.
+const LINGER_MS = 1000;
+
+/** An HTTP server for `listener` with these limits; not yet listening. */
+export function createHttpServer(listener: RequestListener, limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS): Server {
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node looks for requests over their time every this often (30 s by default, too coarse for the limits above).
+    connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4),
+  });
+  server.on('request', listener);
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Socket) => answerClientError(err, socket));
+  guardConnections(server, limits);
+  return server;
+}
+
+// ---- connection caps ----------------------------------------------------
+
+/**
+ * A connection is idle when no request of it is being answered: Node attaches
+ * the response in progress to its socket (`_httpMessage`) from the end of the
+ * request's headers until the answer is finished. Looked up only at the cap,
+ * so that the calls pay nothing for it.
+ */
+function isIdle(socket: Socket): boolean {
+  return (socket as Socket & { _httpMessage?: unknown })._httpMessage == null;
+}
+
+function guardConnections(server: Server, limits: ConnectionLimits): void {
+  // In the order they opened, oldest first: the first idle one is the one closed to make room.
+  const open = new Set<Socket>();
+  const byAddress = new Map<string, Set<Socket>>();
+
+  const closeIdleAmong = (sockets: Iterable<Socket>): boolean => {
+    for (const socket of sockets) {
+      if (isIdle(socket)) {
+        forget(socket);
+        socket.destroy();
+        return true;
+      }
+    }
+    return false;
+  };
+
+  const forget = (socket: Socket) => {
+    if (!open.delete(socket)) return;
+    const address = socket.remoteAddress ?? '';
+    const mine = byAddress.get(address);
+    mine?.delete(socket);
+    if (mine?.size === 0) byAddress.delete(address);
+  };
+
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const mine = byAddress.get(address);
+    if (limits.maxConnectionsPerAddress > 0 && mine !== undefined && mine.size >= limits.maxConnectionsPerAddress && !closeIdleAmong(mine)) {
+      refuse(socket, 'Too many connections from this address.');
+      return;
+    }
+    if (open.size >= limits.maxConnections && !closeIdleAmong(open)) {
+      refuse(socket, 'Too many connections.');
+      return;
+    }
+    open.add(socket);
+    if (mine === undefined) byAddress.set(address, new Set([socket]));
+    else mine.add(socket);
+    socket.once('close', () => forget(socket));
+  });
+}
+
+/** A connection over the cap with every other one busy: a 503, before any request is read. */
+function refuse(socket: Socket, message: string): void {
+  answerRaw(socket, 503, 'Service Unavailable', message, { 'Retry-After': '1' });
+}
+
+// ---- requests Node could not read --------------------------------------
+
+/**
+ * Node's own answer to a request it could not parse is written and followed
+ * at once by a close with the rest of the request unread: the client gets a
+ * reset, often instead of the answer. Each is answered here in one line of
+ * plain text, and the connection is closed once the client has sent the rest.
+ */
+function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Socket): void {
+  const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || pending?.headersSent === true || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      answerRaw(socket, 408, 'Request Timeout', 'The request was not received in time.');
+      return;
+    case 'HPE_HEADER_OVERFLOW':
+      if (inRequestLine(err)) answerRaw(socket, 414, 'URI Too Long', 'The request URL is too long.');
+      else answerRaw(socket, 431, 'Request Header Fields Too Large', 'The request headers are too large.');
+      return;
+    default:
+      answerRaw(socket, 400, 'Bad Request', 'The request could not be read.');
+  }
+}
+
+/** Whether the overflow happened before the end of the request line: no line break since the last request began. */
+function inRequestLine(err: { rawPacket?: Buffer; bytesParsed?: number }): boolean {
+  const packet = err.rawPacket;
+  if (packet === undefined) return false;
+  const parsed = packet.subarray(0, err.bytesParsed ?? packet.length);
+  const start = parsed.lastIndexOf('\r\n\r\n');
+  return parsed.indexOf('\n', start < 0 ? 0 : start + 4) < 0;
+}
+
+const handled = new WeakSet<Socket>();
+
+function answerRaw(socket: Socket, status: number, reason: string, message: string, extra: Record<string, string> = {}): void {
+  // Node may report the same broken request again as more of it arrives.
+  if (handled.has(socket)) return;
+  handled.add(socket);
+  const body = `${message}\r\n`;
+  const headers = {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'Cache-Control': 'private',
+    'X-Content-Type-Options': NOSNIFF,
+    ...extra,
+    Connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
+  // Whatever else the client sends is read and dropped until the linger ends.
+  socket.removeAllListeners('data');
+  socket.on('data', () => undefined);
+  socket.on('error', () => undefined);
+  socket.resume();
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head}\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}

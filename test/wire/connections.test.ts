@@ -1,0 +1,140 @@
+// What a connection may hold of the server (docs/operating.md#connections):
+// a request sent slowly is cut off after its time, idle connections give way
+// when the cap is reached, and /healthz keeps answering through a flood.
+// Small limits keep the tests short; Node's defaults held such a request for
+// minutes.
+import net from 'node:net';
+import type { ConnectionLimits } from '../../src/server/http-server';
+import { startOperatedService, type OperatedService } from '../support/operated-service';
+import { listenOnLoopback, type LoopbackListener } from '../support/service';
+import { storeVariants } from '../support/stores';
+
+const [sqlite] = storeVariants();
+
+let service: OperatedService;
+beforeAll(async () => {
+  service = await startOperatedService(sqlite);
+});
+afterAll(() => service.stop());
+
+let listener: LoopbackListener | undefined;
+const sockets: net.Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await listener?.close();
+  listener = undefined;
+});
+
+async function serve(limits: Partial<ConnectionLimits>): Promise<LoopbackListener> {
+  listener = await listenOnLoopback(service.app, limits);
+  return listener;
+}
+
+/** A connection to the server, closed after the test. */
+function connect(port: number, localAddress = '127.0.0.1'): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(socket));
+    socket.on('error', () => undefined);
+    socket.once('error', reject);
+    sockets.push(socket);
+  });
+}
+
+/** Everything the server sends until it closes the connection. */
+function untilClosed(socket: net.Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('close', () => resolve(text));
+  });
+}
+
+/** Writes one byte every `everyMs` until the connection closes. */
+function trickle(socket: net.Socket, text: string, everyMs: number): void {
+  let next = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || !socket.writable) clearInterval(timer);
+    else socket.write(text.charAt(next++ % text.length));
+  }, everyMs);
+  socket.on('close', () => clearInterval(timer));
+}
+
+/** One request on a connection of its own, the whole answer as text (Connection: close). */
+async function get(port: number, path: string, localAddress?: string): Promise<string> {
+  const socket = await connect(port, localAddress);
+  const answer = untilClosed(socket);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`);
+  return answer;
+}
+
+/** A connection whose request is under way: the server has read its headers (it said 100 Continue), the body is not sent. */
+async function busy(port: number, localAddress?: string): Promise<net.Socket> {
+  const socket = await connect(port, localAddress);
+  const continued = new Promise((resolve) => socket.once('data', resolve));
+  socket.write('POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+  await continued;
+  return socket;
+}
+
+/** Waits until the server has accepted `count` connections. */
+async function accepted(server: LoopbackListener, count: number): Promise<void> {
+  while ((await server.connections()) < count) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const TIMED_OUT = /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*Content-Type: text\/plain; charset=utf-8\r\n[\s\S]*\r\n\r\nThe request was not received in time\.\r\n$/;
+const SHORT = { headersTimeoutMs: 300, requestTimeoutMs: 600 };
+
+describe('slow requests', () => {
+  it('cuts off a body trickled a byte at a time after the request timeout, with a 408', async () => {
+    const { port } = await serve(SHORT);
+    const socket = await connect(port);
+    const answer = untilClosed(socket);
+    socket.write('POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n');
+    trickle(socket, '<soap:Envelope/>', 50);
+    expect(await answer).toMatch(TIMED_OUT);
+  }, 10_000);
+
+  it('cuts off headers trickled a byte at a time after the headers timeout, with a 408', async () => {
+    const { port } = await serve(SHORT);
+    const socket = await connect(port);
+    const answer = untilClosed(socket);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\n');
+    trickle(socket, 'X-Slow: abcdefgh\r\n', 50);
+    expect(await answer).toMatch(TIMED_OUT);
+  }, 10_000);
+});
+
+describe('the connection cap', () => {
+  it('answers /healthz with as many idle connections open as the cap allows, closing an idle one', async () => {
+    const server = await serve({ maxConnections: 8 });
+    const idle = await Promise.all(Array.from({ length: 8 }, () => connect(server.port)));
+    // Half of them idle after a request of their own (keep-alive), half never having sent one.
+    for (const socket of idle.slice(0, 4)) socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n');
+    await Promise.all(idle.slice(0, 4).map((socket) => new Promise((resolve) => socket.once('data', resolve))));
+    await accepted(server, 8);
+    const closed = idle.map((socket) => new Promise((resolve) => socket.once('close', resolve)));
+
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
+    await Promise.race(closed);
+    expect(await server.connections()).toBeLessThanOrEqual(8);
+  });
+
+  it('refuses a connection with a 503 when every open one has a request under way', async () => {
+    const server = await serve({ maxConnections: 3 });
+    const calls: net.Socket[] = [];
+    for (let i = 0; i < 3; i++) calls.push(await busy(server.port));
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Retry-After: 1\r\n[\s\S]*\r\n\r\nToo many connections\.\r\n$/);
+    // The requests under way were left alone: each still gets its answer.
+    const body = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
+    const answers = calls.map((socket) => new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')))));
+    for (const socket of calls) socket.write(body);
+    for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 500 /);
+  });
+
+  it('caps the connections of one address, and others still get in', async () => {
+    const server = await serve({ maxConnectionsPerAddress: 2 });
+    for (let i = 0; i < 2; i++) await busy(server.port, '127.0.0.1');
+    expect(await get(server.port, '/healthz', '127.0.0.1')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/);
+    expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
+  });
+});
