@@ -22,8 +22,8 @@ export type Shape =
 
 const XML_DECL = '<?xml version="1.0" encoding="utf-8"?>';
 const SOAP_TYPES = new Set(['text/xml; charset=utf-8', 'application/soap+xml; charset=utf-8']);
-/** ASMX's plain-text refusals: GET/POST errors (500), and the transport's 400, 404, 405, 411, 413, 414, 415, 431, 503. */
-const TEXT_STATUSES = new Set([400, 404, 405, 411, 413, 414, 415, 431, 500, 503]);
+/** ASMX's plain-text refusals: GET/POST errors (500), and the transport's 400, 404, 405, 408, 411, 413, 414, 415, 431, 503. */
+const TEXT_STATUSES = new Set([400, 404, 405, 408, 411, 413, 414, 415, 431, 500, 503]);
 const PARSER_STATUSES = new Set([400, 408, 413, 414, 431]);
 const ENVELOPE = /^<\?xml version="1\.0" encoding="utf-8"\?><soap:Envelope xmlns:soap="(http:\/\/schemas\.xmlsoap\.org\/soap\/envelope\/|http:\/\/www\.w3\.org\/2003\/05\/soap-envelope)"[^>]*>(?:<soap:Header>.*<\/soap:Header>)?<soap:Body>(.*)<\/soap:Body><\/soap:Envelope>$/s;
 const FAULT_CODE = /<faultcode>soap:(Client|Server|VersionMismatch|MustUnderstand)<\/faultcode>|<soap:Code><soap:Value>soap:(Sender|Receiver|VersionMismatch|MustUnderstand)<\/soap:Value>/;
