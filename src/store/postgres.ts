@@ -36,6 +36,11 @@ export function createPostgresDialect(options: PostgresDialectOptions): Postgres
   // pg emits 'error' for idle clients whose server went away; without a
   // listener Node would treat it as uncaught and exit.
   pool.on('error', (error) => options.onBackgroundError?.(error));
+  // So does a client that is checked out but between statements (inside a
+  // transaction) when the server ends its session: PostgreSQL stopped or
+  // restarted under load killed the process (test/store/postgres-connection-loss.test.ts).
+  // The holder's next statement fails instead, and the pool drops the client.
+  pool.on('connect', (client) => client.on('error', (error) => options.onBackgroundError?.(error)));
   return new PostgresDialect({ pool });
 }
 

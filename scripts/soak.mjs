@@ -1,0 +1,191 @@
+// npm run soak: mixed load on every operation over every binding, and the
+// documents, for SOAK_MINUTES (default 10), against `node dist/main.js` (with
+// the flags `npm start` gives it) on a fresh SQLite store with its in-process
+// worker delivering to the log providers. The service's RSS is sampled every
+// SOAK_SAMPLE_SECONDS (default 5); the closing lines give start, end and peak
+// RSS and the request counts (docs/chaos.md). Not part of CI: it takes minutes.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const { Pool } = require('undici');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { openStore } = require(path.join(root, 'dist/store'));
+const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+  .scripts.start.split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
+const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 8);
+const STUDENTS = 500;
+const SCHOOL = 'https://soak.school.example';
+const NS = 'http://tempuri.org/';
+
+async function seed(dataDir) {
+  const store = await openStore({ dataDir });
+  const ids = Array.from({ length: STUDENTS }, (_, i) => String(7001 + i));
+  await store.writeDataSet({
+    schools: [{ baseUrl: SCHOOL, name: 'Soak School' }],
+    devices: ids.map((id) => ({ id: `dev-${id}`, token: `fcm:soak-${id}`, platform: i(id) % 2 ? 'ios' : 'android' })),
+    students: ids.map((id) => ({ id, school: SCHOOL, fullName: i(id) % 3 === 0 ? `طالب ${id}` : `Student ${id}`, deviceId: `dev-${id}`, active: i(id) % 10 === 0 ? '0' : '1', classId: `C${i(id) % 20}` })),
+    notes: ids.flatMap((id) => [
+      { id: `n-${id}-a`, studentId: id, type: 'audit', subjectId: 'MATH', classId: `C${i(id) % 20}`, text: 'Homework', date: '2026-10-01T08:00:00Z', badge: '1', state: 'unread' },
+      { id: `n-${id}-b`, studentId: id, type: 'behaviour', subjectId: null, classId: `C${i(id) % 20}`, text: 'ممتاز', date: '2026-10-02T08:00:00Z', badge: null, state: 'unread' },
+    ]),
+    absences: ids.map((id) => ({ id: `a-${id}`, studentId: id, date: '2026-10-05', type: 'full-day', reason: null, seen: false })),
+  });
+  await store.close();
+}
+
+function i(id) {
+  return Number(id) - 7001;
+}
+
+function start(dataDir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...NODE_FLAGS, path.join(root, 'dist/main.js')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DEMO_DATA: 'false',
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+        // Every AuthCode call is a new number from one address: the abuse limits would refuse them.
+        AUTH_CODE_LIMIT_PER_PHONE: 'off',
+        AUTH_CODE_LIMIT_PER_CALLER: 'off',
+        AUTH_CODE_LIMIT_GLOBAL: 'off',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code} before listening`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /"port":(\d+)/.exec(line);
+      if (match && line.includes('listening')) resolve({ child, port: Number(match[1]) });
+    });
+  });
+}
+
+function rssKb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+function envelope(version, op, params) {
+  const env = version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
+  const inner = Object.entries(params).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
+  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${env}"><soap:Body><${op} xmlns="${NS}">${inner}</${op}></soap:Body></soap:Envelope>`;
+}
+
+/** The n-th call's parameters for each operation: varied students, numbers, types. */
+const OPERATIONS = [
+  ['AuthCodeSending', 'AuthCode', (n) => ({ code: String(100000 + (n % 900000)), phone: `094${String(n % 10_000_000).padStart(7, '0')}` })],
+  ['GetStudentsAudit', 'GetStudentsAudtiNote', (n) => ({ SubjectID: 'MATH', Class_id: `C${n % 20}` })],
+  ['ReadNoteFromApp', 'UpdateNoteState', (n) => ({ STDid: String(7001 + (n % STUDENTS)), note_type: n % 2 ? 'audit' : 'behaviour' })],
+  ['GetStudentsAbsence', 'GetStudentsAbcenceByID', (n) => ({ STDid: String(7001 + (n % STUDENTS)) })],
+  ['NotificationNotes', 'GetStudentSchool', (n) => ({ school_base_url: SCHOOL, show_active: n % 2 ? '1' : '0' })],
+  ['NotificationNotes', 'SendNotificationType', (n) => ({ id: String(7001 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: n % 2 ? 'absence' : 'note' })],
+  ['PushNotificationMobile', 'GetTokenDevice', (n) => ({ id: `dev-${7001 + (n % STUDENTS)}` })],
+];
+const BINDINGS = ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'];
+
+function request(endpoint, op, params, binding) {
+  // show_active is a char: its UTF-16 code in SOAP.
+  const soapParams = 'show_active' in params ? { ...params, show_active: String(params.show_active.charCodeAt(0)) } : params;
+  if (binding === 'SOAP 1.1') return { method: 'POST', path: `/${endpoint}.asmx`, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${NS}${op}"` }, body: envelope('1.1', op, soapParams) };
+  if (binding === 'SOAP 1.2') return { method: 'POST', path: `/${endpoint}.asmx`, headers: { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}${op}"` }, body: envelope('1.2', op, soapParams) };
+  if (binding === 'HTTP GET') return { method: 'GET', path: `/${endpoint}.asmx/${op}?${new URLSearchParams(params)}` };
+  return { method: 'POST', path: `/${endpoint}.asmx/${op}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() };
+}
+
+const DOCUMENTS = ['/NotificationNotes.asmx?wsdl', '/AuthCodeSending.asmx?disco', '/PushNotificationMobile.asmx', '/GetStudentsAbsence.asmx?op=GetStudentsAbcenceByID', '/', '/healthz', '/readyz', '/metrics'];
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-soak-'));
+  await seed(dataDir);
+  const service = await start(dataDir);
+  const pool = new Pool(`http://127.0.0.1:${service.port}`, { connections: CONNECTIONS, pipelining: 1 });
+  const counts = new Map();
+  const statuses = new Map();
+  const add = (map, key) => map.set(key, (map.get(key) ?? 0) + 1);
+  let failures = 0;
+  let slowest = 0;
+  let n = 0;
+  const startedAt = Date.now();
+  const endAt = startedAt + MINUTES * 60_000;
+  const samples = [{ at: 0, rss: rssKb(service.child.pid) }];
+  const sampler = setInterval(() => {
+    const rss = rssKb(service.child.pid);
+    samples.push({ at: Date.now() - startedAt, rss });
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    process.stdout.write(`soak: ${((Date.now() - startedAt) / 1000).toFixed(0)} s, RSS ${(rss / 1024).toFixed(1)} MB, ${total} requests\n`);
+  }, SAMPLE_SECONDS * 1000);
+  process.stdout.write(`soak: ${MINUTES} min, ${CONNECTIONS} connections, service pid ${service.child.pid} on port ${service.port}, RSS at start ${(samples[0].rss / 1024).toFixed(1)} MB\n`);
+
+  const loop = async () => {
+    while (Date.now() < endAt) {
+      const k = n++;
+      let req;
+      let key;
+      // One request in 15 is a document; the rest cycle through every operation and binding.
+      if (k % 15 === 14) {
+        const target = DOCUMENTS[k % DOCUMENTS.length];
+        req = { method: 'GET', path: target };
+        key = `GET ${target}`;
+      } else {
+        const [endpoint, op, params] = OPERATIONS[k % OPERATIONS.length];
+        const binding = BINDINGS[Math.floor(k / OPERATIONS.length) % BINDINGS.length];
+        req = request(endpoint, op, params(k), binding);
+        key = `${op} ${binding}`;
+      }
+      const t = performance.now();
+      try {
+        const res = await pool.request(req);
+        await res.body.dump({ limit: Infinity });
+        add(statuses, String(res.statusCode));
+        if (res.statusCode >= 500 && !(key.startsWith('GET /readyz') && res.statusCode === 503)) failures++;
+      } catch {
+        add(statuses, 'error');
+        failures++;
+      }
+      slowest = Math.max(slowest, performance.now() - t);
+      add(counts, key);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, loop));
+  clearInterval(sampler);
+  samples.push({ at: Date.now() - startedAt, rss: rssKb(service.child.pid) });
+  await pool.close();
+  service.child.kill('SIGTERM');
+  await new Promise((resolve) => service.child.once('exit', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
+  const peak = samples.reduce((a, b) => (b.rss > a.rss ? b : a));
+  const seconds = (Date.now() - startedAt) / 1000;
+  process.stdout.write(
+    [
+      '',
+      `soak: requests by operation and binding: ${[...counts].sort().map(([k, c]) => `${k}: ${c}`).join(', ')}`,
+      `soak: statuses: ${[...statuses].sort().map(([k, c]) => `${k}: ${c}`).join(', ')}; unexpected failures ${failures}; slowest ${slowest.toFixed(0)} ms`,
+      `soak: ${total} requests in ${seconds.toFixed(0)} s (${(total / seconds).toFixed(0)}/s), ${samples.length} RSS samples`,
+      `soak: RSS start ${mb(samples[0].rss)}, end ${mb(samples[samples.length - 1].rss)}, peak ${mb(peak.rss)} at ${(peak.at / 1000).toFixed(0)} s`,
+      '',
+    ].join('\n'),
+  );
+  // Statuses 200 and ASMX's 500s for refused input are both expected; "failures" counts what is not.
+  process.exitCode = failures === 0 ? 0 : 1;
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`);
+  process.exit(1);
+});
