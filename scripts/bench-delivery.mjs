@@ -43,6 +43,15 @@ const LIVE_MESSAGES = Number(process.env.BENCH_LIVE_MESSAGES ?? 10_000);
 const FCM_LATENCY_MS = Number(process.env.BENCH_FCM_LATENCY_MS ?? 50);
 const FCM_ERROR_RATE = Number(process.env.BENCH_FCM_ERROR_RATE ?? 0);
 const SMS_LATENCY_MS = Number(process.env.BENCH_SMS_LATENCY_MS ?? 200);
+// BENCH_ENV='NAME=value,NAME=value': settings for the service and the worker
+// on top of the defaults, to compare a tuning with them (not for the targets).
+const EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_ENV ?? '')
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.includes('='))
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const SCHOOL = 'https://bench.school.example';
 const PROJECT = 'bench-project';
 
@@ -193,7 +202,7 @@ async function seed(options) {
 function startChild(script, env, readyPattern) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, script)], {
-      env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env, ...EXTRA_ENV },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
