@@ -62,11 +62,14 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     }
     const endpoints = await loadServiceModel(config.soapNamespace);
     const metrics = createMetrics({ outbox: store });
-    // The budgets, the enumeration guard and the audit trail of this process,
-    // unless a test brings its own (docs/access-limits.md). Reads of personal
-    // data are audited with or without a policy.
+    // The budgets, the enumeration guard and the audit trail of this process
+    // when a policy is in force, unless a test brings its own
+    // (docs/access-limits.md). Without a policy there is no gate at all: the
+    // audit trail's writes would cost a small call about a third of its speed
+    // (docs/benchmark.md), and an open default in a policy gives the trail
+    // without restricting anyone.
     const limits =
-      parts.access === undefined
+      parts.access === undefined && config.accessPolicy !== null
         ? startAccessLimits({ store, logger, observer: metrics.access, auditRetentionDays: config.auditRetentionDays, syncIntervalMs: config.accessSyncIntervalMs })
         : null;
     const accessParts: AccessDependencies = limits ?? (typeof parts.access === 'function' ? parts.access(store) : parts.access) ?? {};

@@ -154,8 +154,7 @@ test('without ACCESS_POLICY: one warning that every operation is open, and calls
   try {
     const warnings = service.logs.filter((l) => l.level === 40 && String(l.msg).startsWith('ACCESS_POLICY is not set: every operation is open'));
     expect(warnings).toHaveLength(1);
-    // No policy in force: only the audit trail, which records reads of personal data whatever the policy.
-    expect(service.access?.policy).toBeNull();
+    expect(service.access).toBeNull();
     expect((await call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')).status).toBe(200);
   } finally {
     await service.stop();
