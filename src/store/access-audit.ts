@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AccessAuditTable, StoreDatabase } from './database';
+import { PRUNE_BATCH, deleteInBatches } from './delete-in-batches';
 
 export type AuditOutcome = 'allowed' | 'refused';
 
@@ -93,21 +94,11 @@ export async function listAuditRows(db: Kysely<StoreDatabase>, query: AuditQuery
   return { items: rows.map(toAuditRow), total: Number(total?.n ?? 0) };
 }
 
-// Rows deleted per statement, as for the outbox (outbox-admin.ts).
-const PRUNE_BATCH = 500;
-
-/** Deletes entries older than `before` a batch at a time, yielding between batches; stops once `signal` is aborted. */
-export async function pruneAuditRows(db: Kysely<StoreDatabase>, before: string, signal?: AbortSignal, batch = PRUNE_BATCH): Promise<number> {
-  let total = 0;
-  while (signal?.aborted !== true) {
-    const result = await db
-      .deleteFrom('access_audit')
-      .where('id', 'in', db.selectFrom('access_audit').select('id').where('at', '<', before).limit(batch))
-      .executeTakeFirst();
-    const deleted = Number(result.numDeletedRows);
-    total += deleted;
-    if (deleted < batch) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return total;
+/** Deletes entries older than `before` in batches (deleteInBatches); stops once `signal` is aborted. */
+export function pruneAuditRows(db: Kysely<StoreDatabase>, before: string, signal?: AbortSignal, batch = PRUNE_BATCH): Promise<number> {
+  return deleteInBatches(
+    () => db.deleteFrom('access_audit').where('id', 'in', db.selectFrom('access_audit').select('id').where('at', '<', before).limit(batch)).executeTakeFirst(),
+    batch,
+    signal,
+  );
 }

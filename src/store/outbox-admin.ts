@@ -3,6 +3,7 @@
 // claim/complete/retry steps live with the worker's queries.
 import type { Kysely } from 'kysely';
 import type { OutboxStatus, StoreDatabase } from './database';
+import { PRUNE_BATCH, deleteInBatches } from './delete-in-batches';
 
 export type OutboxChannel = 'push' | 'sms';
 
@@ -68,15 +69,14 @@ export async function outboxStats(db: Kysely<StoreDatabase>, channel: OutboxChan
   return { channel, counts, oldestPendingAt: oldest?.oldest ?? null };
 }
 
-// Rows deleted per statement: a SQLite writer holds the one lock only briefly.
-const PRUNE_BATCH = 500;
+// Finished messages: retention may delete them.
+const FINISHED: OutboxStatus[] = ['sent', 'dead', 'uncertain'];
 
 /**
- * Deletes the messages of a channel that are finished (sent or dead) and were
- * last changed before `before`, a batch at a time; returns how many. Pending
- * messages are never touched, however old. Between batches it yields to the
- * event loop (better-sqlite3 works synchronously: without it, a large backlog
- * would hold every request up) and stops early when `signal` is aborted.
+ * Deletes the messages of a channel that are finished (sent, dead or
+ * uncertain) and were last changed before `before`, in batches that hold a
+ * SQLite writer's one lock only briefly (deleteInBatches); returns how many.
+ * Pending messages are never touched, however old.
  */
 export async function pruneFinishedMessages(
   db: Kysely<StoreDatabase>,
@@ -86,21 +86,18 @@ export async function pruneFinishedMessages(
   batch = PRUNE_BATCH,
 ): Promise<number> {
   const table = TABLE[channel];
-  let total = 0;
-  while (signal?.aborted !== true) {
-    const result = await db
-      .deleteFrom(table)
-      .where('id', 'in', db.selectFrom(table).select('id').where('status', 'in', ['sent', 'dead', 'uncertain']).where('updated_at', '<', before).limit(batch))
-      // Again on the rows themselves: on PostgreSQL a row re-queued while this
-      // statement waited for its lock is re-checked against these, not against
-      // the list the subquery made before.
-      .where('status', 'in', ['sent', 'dead', 'uncertain'])
-      .where('updated_at', '<', before)
-      .executeTakeFirst();
-    const deleted = Number(result.numDeletedRows);
-    total += deleted;
-    if (deleted < batch) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return total;
+  return deleteInBatches(
+    () =>
+      db
+        .deleteFrom(table)
+        .where('id', 'in', db.selectFrom(table).select('id').where('status', 'in', FINISHED).where('updated_at', '<', before).limit(batch))
+        // Again on the rows themselves: on PostgreSQL a row re-queued while this
+        // statement waited for its lock is re-checked against these, not against
+        // the list the subquery made before.
+        .where('status', 'in', FINISHED)
+        .where('updated_at', '<', before)
+        .executeTakeFirst(),
+    batch,
+    signal,
+  );
 }
