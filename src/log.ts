@@ -27,12 +27,16 @@ const REDACT_PATHS = [
 
 const REDACTED = '[redacted]';
 
-/** `+963944123456` → `+*********456`: the country prefix and all but the last three digits hidden. */
+/**
+ * `+963944123456` → `+*********456`: the country prefix and all but the last
+ * three digits hidden. URL escapes (`%2B963…`, `%20`) are kept as they are,
+ * their hex digits not counted: numbers also arrive form-encoded.
+ */
 export function maskPhone(value: unknown): string {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
-  const digits = text.replace(/\D/g, '').length;
+  const digits = text.replace(/%[0-9a-f]{2}/gi, '').replace(/\D/g, '').length;
   let seen = 0;
-  return text.replace(/\d/g, (digit) => (++seen > digits - 3 ? digit : '*'));
+  return text.replace(/%[0-9a-f]{2}|\d/gi, (token) => (token.length > 1 || ++seen > digits - 3 ? token : '*'));
 }
 
 // `code` is also the key of error codes (`ECONNREFUSED`, `phone_invalid`),

@@ -84,5 +84,7 @@ describe('redaction', () => {
     expect(maskPhone('12')).toBe('12');
     expect(maskPhone(963944123456)).toBe('*********456');
     expect(maskPhone(undefined)).toBe('');
+    // Form-encoded: the escapes stay, their hex digits are not counted.
+    expect(maskPhone('%2B963%20944123456')).toBe('%2B***%20******456');
   });
 });

@@ -5,6 +5,7 @@
 // (`+963944123456`), digits only (`963944123456`), national (`0944123456`),
 // form-encoded (`%2B963944123456`), spaced or dashed (`+963 944-123-456`).
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { maskPhone } from '../../log';
 
 // What a gateway may put between digits: spaces (also form-encoded), dots, dashes, brackets.
 const SEPARATOR = String.raw`(?:[\s.()\-]|%20|\+)*`;
@@ -19,12 +20,5 @@ export function hidePhoneIn(text: string, phone: string): string {
   const country = parsed === undefined ? '' : `(?:(?:%2B|\\+|00)?${SEPARATOR}${spaced(parsed.countryCallingCode)}${SEPARATOR}|`;
   // The country code (with +, %2B or 00, or none) or a national 0, then the national number.
   const pattern = new RegExp(`${country === '' ? '(?:' : country}0${SEPARATOR})?${spaced(national)}`, 'gi');
-  return text.replace(pattern, maskDigits);
-}
-
-/** Every digit but the last three as `*`; `%2B` and `%20` escapes kept as they are. */
-function maskDigits(match: string): string {
-  const digits = match.replace(/%[0-9a-f]{2}/gi, '').replace(/\D/g, '').length;
-  let seen = 0;
-  return match.replace(/%[0-9a-f]{2}|\d/gi, (token) => (token.length > 1 || ++seen > digits - 3 ? token : '*'));
+  return text.replace(pattern, maskPhone);
 }
