@@ -61,9 +61,6 @@ export interface AccessControlOptions extends AccessDependencies {
   readonly onRefused?: (reason: 'network' | 'auth') => void;
 }
 
-/** How often one caller's enumeration refusals are logged at most. */
-const ENUMERATION_WARN_MS = 60_000;
-
 // Operation wire names are unique across the contract's endpoints.
 const ENDPOINT_OF = new Map(ENDPOINTS.flatMap((e) => e.operations.map((op) => [op.wireName, e.name] as const)));
 
@@ -76,7 +73,6 @@ interface InForce {
 export function createAccessControl(options: AccessControlOptions): AccessControl {
   const { logger, budgets, enumeration, audit } = options;
   const now = options.now ?? Date.now;
-  const lastWarned = new Map<string, number>();
 
   const load = (file: string): InForce => {
     const policy = loadPolicyFile(file);
@@ -127,14 +123,8 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     }
     if (refusal === null && rule.enumeration !== null && enumeration !== undefined && subject !== null && countsForEnumeration(subject.kind) && subject.value !== '') {
       const verdict = enumeration.note(caller, `${subject.kind}:${subject.value}`, rule.enumeration, at);
-      if (!verdict.ok) {
-        refusal = throttled('enumeration', `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`, verdict.retryAfterSeconds);
-        if ((lastWarned.get(caller) ?? 0) + ENUMERATION_WARN_MS <= at) {
-          if (lastWarned.size > 10_000) lastWarned.clear();
-          lastWarned.set(caller, at);
-          logger.warn({ caller, operation: op, budget: describeRate(rule.enumeration) }, 'a caller reading many different ids was refused (enumeration budget)');
-        }
-      }
+      // The guard logs the walker once per window (enumeration-guard.ts).
+      if (!verdict.ok) refusal = throttled('enumeration', `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`, verdict.retryAfterSeconds);
     }
     record(call, endpoint, user, refusal, subject);
     return refusal;

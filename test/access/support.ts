@@ -50,11 +50,15 @@ export interface GatedService {
 }
 
 /** The app behind a policy; X-Forwarded-For is trusted so that tests can call from any address. */
-export async function startGated(policyText: string, deps: AccessDependencies = {}, extra: { publicBaseUrl?: string; logger?: Logger } = {}): Promise<GatedService> {
+export async function startGated(
+  policyText: string,
+  deps: AccessDependencies | ((logger: Logger) => AccessDependencies) = {},
+  extra: { publicBaseUrl?: string; logger?: Logger } = {},
+): Promise<GatedService> {
   const policy = policyFile(policyText);
   const logs: Record<string, unknown>[] = [];
   const logger = extra.logger ?? pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const access = createAccessControl({ policyFile: policy.file, logger, ...deps });
+  const access = createAccessControl({ policyFile: policy.file, logger, ...(typeof deps === 'function' ? deps(logger) : deps) });
   const service = await startTestService({ access, trustProxy: true, publicBaseUrl: extra.publicBaseUrl });
   return {
     service,
