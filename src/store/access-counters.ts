@@ -4,6 +4,7 @@
 // transaction every few seconds; never on the call path.
 import type { Kysely } from 'kysely';
 import type { StoreDatabase } from './database';
+import { PRUNE_BATCH, deleteInBatches } from './delete-in-batches';
 
 export interface CounterWindow {
   /** `<window ms>|<budget>|<caller>`. */
@@ -34,8 +35,6 @@ export interface CounterMerge {
 
 // Rows per statement: far below either database's limit on parameters.
 const CHUNK = 500;
-// Expired rows deleted per merge: old windows go a bit at a time.
-const PRUNE_BATCH = 1000;
 
 const windowKey = (counter: string, windowStart: string): string => `${windowStart}\u0000${counter}`;
 
@@ -92,16 +91,20 @@ export async function mergeCounters(db: Kysely<StoreDatabase>, merge: CounterMer
 }
 
 /**
- * Deletes up to a batch of rows of windows that ended before `before` (ISO
- * time); how many. Its own statement, outside the merge's transaction.
+ * Deletes the rows of windows that ended before `before` (ISO time), in
+ * batches (deleteInBatches); how many. Its own statements, outside the
+ * merge's transaction.
  */
-export async function pruneCounters(db: Kysely<StoreDatabase>, before: string): Promise<number> {
-  const result = await db
-    .deleteFrom('access_counters')
-    .where('counter', 'in', (eb) => eb.selectFrom('access_counters as old').select('old.counter').where('old.window_end', '<', before).limit(PRUNE_BATCH))
-    .where('window_end', '<', before)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function pruneCounters(db: Kysely<StoreDatabase>, before: string, batch = PRUNE_BATCH): Promise<number> {
+  return deleteInBatches(
+    () =>
+      db
+        .deleteFrom('access_counters')
+        .where('counter', 'in', (eb) => eb.selectFrom('access_counters as old').select('old.counter').where('old.window_end', '<', before).limit(batch))
+        .where('window_end', '<', before)
+        .executeTakeFirst(),
+    batch,
+  );
 }
 
 /** The key `mergeCounters` files a window's total under. */

@@ -121,5 +121,12 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       expect(await fresh.ctx.store.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1);
       expect(await fresh.ctx.query('select counter from access_counters')).toEqual([{ counter: w2.counter }]);
     });
+
+    it('prunes every expired row, not just one batch of them', async () => {
+      const deltas = Array.from({ length: 1300 }, (_, i) => ({ counter: `60000|E/Op|caller-${i}`, windowStart: w1.windowStart, windowEnd: end, delta: 1 }));
+      await fresh.ctx.store.mergeAccessCounters({ deltas, reads: [] });
+      expect(await fresh.ctx.store.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1300);
+      expect(Number(((await fresh.ctx.query('select count(*) as n from access_counters')) as { n: unknown }[])[0]!.n)).toBe(0);
+    });
   });
 });
