@@ -197,7 +197,8 @@ export class H2Pool {
   #release(session: Session): void {
     session.active--;
     if (session.closing && session.active === 0) this.#retire(session, true);
-    this.#wakeWaiting();
+    // One stream came free: one waiter may take it (a retired session wakes them all).
+    else this.#waiting.shift()?.();
   }
 
   #wakeWaiting(): void {
@@ -209,6 +210,8 @@ export class H2Pool {
     return new Promise<StreamOutcome>((resolve) => {
       let settled = false;
       let answered = false;
+      // Set once the stream exists; a stream that could not start settles before it.
+      let timer: NodeJS.Timeout | undefined;
       const settle = (outcome: StreamOutcome) => {
         if (settled) return;
         settled = true;
@@ -232,7 +235,7 @@ export class H2Pool {
         lost(error);
         return;
       }
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         stream.close(http2.constants.NGHTTP2_CANCEL);
         // The server may have the request: not sent again here (the caller's retry policy decides).
         settle({ ok: false, sessionFailure: false, failure: failure('timeout', `No answer from ${this.#host} within ${request.timeoutMs} ms.`, { retryable: true, uncertain: true }) });
