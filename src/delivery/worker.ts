@@ -190,13 +190,19 @@ export class DeliveryWorker {
 
   // Sleeps `ms`, or until notify(): then a few ms more, so that a burst of
   // calls is claimed in one statement rather than one claim per call (on
-  // PostgreSQL each claim is a round trip the database has to plan).
-  #sleep(ms: number): Promise<void> {
+  // PostgreSQL each claim is a round trip the database has to plan). Ends at
+  // once when `until` settles.
+  #sleep(ms: number, until?: Promise<void>): Promise<void> {
     if (this.#stopping) return Promise.resolve();
+    let wake: (() => void) | null = null;
     return new Promise<void>((resolve) => {
       let timer = setTimeout(resolve, ms);
+      void until?.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
       let coalescing = false;
-      const wake = () => {
+      wake = () => {
         if (this.#stopping) {
           clearTimeout(timer);
           resolve();
@@ -209,18 +215,23 @@ export class DeliveryWorker {
       this.#wake = wake;
       if (this.#wakeRequested) wake();
     }).then(() => {
-      this.#wake = null;
+      if (this.#wake === wake) this.#wake = null;
       this.#wakeRequested = false;
     });
   }
 
+  // Until a full channel has half its limit free. A channel that got less
+  // than it asked for has room: new work for it (notify(), the poll) ends
+  // the wait too, so that a busy provider never holds up the other channel.
   #halfFree(): Promise<void> {
     if (this.#stopping || this.#roomToClaim()) return Promise.resolve();
     // Nothing in flight to wait for (a limit of 0 cannot happen: the floor is at least 1).
     if (this.#inFlight.size === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
+    const slotFree = new Promise<void>((resolve) => {
       this.#slotFree = resolve;
-    }).then(() => {
+    });
+    const waited = this.#full.sms && this.#full.push ? slotFree : this.#sleep(this.#pollMs, slotFree);
+    return waited.then(() => {
       this.#slotFree = null;
     });
   }

@@ -1,4 +1,5 @@
 // The worker running on its own: woken by new work, stopped cleanly.
+import { createDeliveryLimits } from '../../src/delivery/concurrency';
 import { storeVariants } from '../support/stores';
 import { queuePush, startHarness, type Harness } from './support/harness';
 
@@ -61,4 +62,23 @@ describe('the worker loop', () => {
     expect(row).toMatchObject({ id, status: 'sending', lockedUntil: '2030-01-01T00:01:00.000Z' });
     expect(h.logs.some((line) => line.includes('delivery worker stopped with sends under way'))).toBe(true);
   });
+
+  it('a channel whose limit is full does not hold up new work for the other', async () => {
+    await h.close();
+    // One send at a time per channel, so that one hanging push fills its channel.
+    // The push hangs far beyond the test's time limit: only the SMS channel's own room can make this pass.
+    h = await startHarness(sqlite, { pollMs: 3_600_000, timeoutMs: 120_000, limits: createDeliveryLimits({ floor: 1, ceiling: 1 }) });
+    h.fcm.server.answerByDefault('hang');
+    const arrived = nextRequest();
+    await queuePush(h);
+    h.worker.start();
+    await arrived;
+
+    const smsSent = new Promise<void>((resolve) => h.gateway.onRequest(() => resolve()));
+    await h.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
+    h.worker.notify();
+    // Before, the loop waited for the push channel to free up: the code went out only after the push's time limit.
+    await smsSent;
+    expect(h.gateway.requests).toHaveLength(1);
+  }, 15_000);
 });

@@ -1,5 +1,6 @@
 // A worker wired to a test store, a fake FCM and a fake SMS gateway, with a
 // clock and a random source the test controls and a log it can read.
+import type { DeliveryLimits } from '../../../src/delivery/concurrency';
 import pino from 'pino';
 import { DeliveryWorker, type DeliveryAttempt, type DeliveryStore, type PushProvider, type RetryPolicy } from '../../../src/delivery';
 import { AccessTokenSource } from '../../../src/delivery/push/fcm/access-token';
@@ -36,6 +37,8 @@ export interface HarnessOptions {
   readonly leaseSeconds?: number;
   readonly authCodeMaxAgeMs?: number;
   readonly pollMs?: number;
+  /** The worker's adaptive limits, when a test needs them small. */
+  readonly limits?: DeliveryLimits;
 }
 
 export function dataSet(devices: number): DataSet {
@@ -79,6 +82,7 @@ export async function startHarness(variant: StoreVariant, options: HarnessOption
     concurrency: options.concurrency ?? 8,
     leaseSeconds: options.leaseSeconds ?? 60,
     pollMs: options.pollMs ?? 1000,
+    limits: options.limits,
   });
   return {
     ctx,
