@@ -173,7 +173,7 @@ const auditTime = (what: string) =>
 export const AuditListQuery = z.strictObject({
   from: auditTime('Entries recorded at or after this time').optional(),
   to: auditTime('Entries recorded before this time').optional(),
-  endpoint: z.string().min(1).max(128).optional().describe('Endpoint file name as in the contract, such as NotificationNotes.asmx.'),
+  endpoint: z.string().min(1).max(128).optional().describe('Endpoint as the contract names it, without .asmx, such as NotificationNotes (as in the metrics).'),
   operation: z.string().min(1).max(128).optional().describe('Operation name, such as GetStudentSchool.'),
   outcome: z.enum(['allowed', 'refused']).optional(),
   address: z.string().min(1).max(128).optional().describe("The caller's address, as TRUST_PROXY resolves it."),

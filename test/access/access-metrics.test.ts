@@ -6,7 +6,7 @@ import { createCallBudgets } from '../../src/access/call-budgets';
 import { createEnumerationGuard } from '../../src/access/enumeration-guard';
 import { createMetrics } from '../../src/metrics';
 import { parseMetrics, sampleValue } from '../support/prometheus';
-import { capturingLogger } from './limits-support';
+import { capturingLogger } from '../support/logs';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 

@@ -8,7 +8,8 @@ import { pruneAuditOnce, startAuditPruning, type AuditPruningStore } from '../..
 import type { AuditEntry } from '../../src/access/contracts';
 import type { NewAuditRow } from '../../src/store';
 import { storeVariants } from '../support/stores';
-import { capturingLogger, countingObserver } from './limits-support';
+import { capturingLogger } from '../support/logs';
+import { countingObserver } from './support';
 
 const AT = new Date('2030-01-01T10:00:00.000Z');
 

@@ -2,7 +2,8 @@
 // through ids is once past max (warned once per caller per window, without
 // the ids), and memory stays within its caps.
 import { createEnumerationGuard } from '../../src/access/enumeration-guard';
-import { capturingLogger, countingObserver } from './limits-support';
+import { capturingLogger } from '../support/logs';
+import { countingObserver } from './support';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const HOUR = 3_600_000;

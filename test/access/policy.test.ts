@@ -46,6 +46,7 @@ endpoints:
       expect(message).toContain(`\n  ${key}: `);
     }
     expect(message).toContain('Unrecognized key: "surprise"');
+    expect(message).toContain('\n  default.limit: "10 per minute" is not a budget; write COUNT/DURATION such as 120/1m (units s, m, h, d; at most 30d)');
   });
 
   test('references are checked once the shape is right: endpoints, operations, networks, users, CIDRs', () => {

@@ -4,7 +4,7 @@
 import { startAccessLimits } from '../../src/access/start-access-limits';
 import { createShutdown } from '../../src/lifecycle';
 import { storeVariants } from '../support/stores';
-import { capturingLogger } from './limits-support';
+import { capturingLogger } from '../support/logs';
 
 describe.each(storeVariants())('access limits in the shutdown sequence on $name', (variant) => {
   it('writes the audit buffer and the last counts before the store closes', async () => {

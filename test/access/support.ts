@@ -6,7 +6,8 @@ import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import pino, { type Logger } from 'pino';
 import type { Response } from 'supertest';
-import { createAccessControl, type AccessControl, type AccessDependencies } from '../../src/access';
+import { createAccessControl, type AccessControl, type AccessDependencies, type AuditEntry } from '../../src/access';
+import type { AccessObserver, RefusalReason } from '../../src/access/observer';
 import type { App } from '../../src/server';
 import { startTestService, type TestService } from '../support/service';
 import { httpGet, httpPost, soap11, soap12, type Params } from '../support/wire';
@@ -101,3 +102,17 @@ export function callOp(app: App, binding: Binding, endpoint: string, op: string,
 }
 
 export const isSoap = (binding: Binding): boolean => binding.startsWith('SOAP');
+
+/** An observer that keeps what access control reports (src/access/observer.ts). */
+export function countingObserver() {
+  const counts = { audited: [] as AuditEntry[], refused: [] as RefusalReason[], dropped: 0, writeFailures: 0, syncFailures: 0, evicted: { budget: 0, enumeration: 0 } };
+  const observer: AccessObserver = {
+    audited: (entry) => void counts.audited.push(entry),
+    refused: (reason) => void counts.refused.push(reason),
+    auditDropped: (n) => void (counts.dropped += n),
+    auditWriteFailed: () => void counts.writeFailures++,
+    budgetSyncFailed: () => void counts.syncFailures++,
+    evicted: (what, n) => void (counts.evicted[what] += n),
+  };
+  return { counts, observer };
+}

@@ -2,23 +2,13 @@
 // like the other admin listings, behind the admin token, in the OpenAPI document.
 import request from 'supertest';
 import type { NewAuditRow } from '../../src/store';
+import { auditRow } from '../support/fixtures';
 import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 
 const BASE = '/admin/api/v1';
 
-const row = (hour: number, overrides: Partial<NewAuditRow> = {}): NewAuditRow => ({
-  at: `2030-01-01T${String(hour).padStart(2, '0')}:00:00.000Z`,
-  address: '10.0.0.1',
-  user: null,
-  endpoint: 'NotificationNotes.asmx',
-  operation: 'GetStudentsAbcenceByID',
-  subjectKind: 'student',
-  subject: '1001',
-  outcome: 'allowed',
-  reason: null,
-  ...overrides,
-});
+const row = (hour: number, overrides: Partial<NewAuditRow> = {}): NewAuditRow => auditRow(`2030-01-01T${String(hour).padStart(2, '0')}:00:00.000Z`, overrides);
 
 describe.each(storeVariants())('admin audit listing on $name', (variant) => {
   let service: OperatedService;
@@ -27,7 +17,7 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
     await service.store.insertAuditEntries([
       row(1),
       row(2, { subject: '1002', address: '10.0.0.2' }),
-      row(3, { user: 'sis-alnoor', endpoint: 'PushNotificationMobile.asmx', operation: 'GetStudentSchool', subjectKind: 'school', subject: 'https://a.example' }),
+      row(3, { user: 'sis-alnoor', endpoint: 'PushNotificationMobile', operation: 'GetStudentSchool', subjectKind: 'school', subject: 'https://a.example' }),
       row(4, { outcome: 'refused', reason: 'enumeration', address: '10.0.0.2', subject: '1003' }),
       row(5, { outcome: 'refused', reason: 'auth', address: '10.0.0.9' }),
     ]);
@@ -54,7 +44,7 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
       at: '2030-01-01T05:00:00.000Z',
       address: '10.0.0.9',
       user: null,
-      endpoint: 'NotificationNotes.asmx',
+      endpoint: 'NotificationNotes',
       operation: 'GetStudentsAbcenceByID',
       subjectKind: 'student',
       subject: '1001',
@@ -72,7 +62,7 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
     ['?outcome=refused', [5, 4]],
     ['?address=10.0.0.2', [4, 2]],
     ['?user=sis-alnoor', [3]],
-    ['?endpoint=PushNotificationMobile.asmx', [3]],
+    ['?endpoint=PushNotificationMobile', [3]],
     ['?operation=GetStudentsAbcenceByID&subject=1001', [5, 1]],
     ['?subject=nobody', []],
   ])('filters %s', async (query, expected) => {

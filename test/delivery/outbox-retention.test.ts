@@ -1,6 +1,6 @@
 // The workers' outbox pruning: the cut-off it asks the store for, its
 // schedule, and that a failed pass neither stops the schedule nor escapes.
-import pino from 'pino';
+import { capturingLogger } from '../support/logs';
 import { pruneOutboxOnce, startOutboxPruning, type PruningStore } from '../../src/delivery/outbox-retention';
 
 const NOW = new Date('2030-03-31T12:00:00.000Z');
@@ -17,10 +17,6 @@ function recordingStore(fail: () => boolean = () => false): PruningStore & { cut
   };
 }
 
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  return { lines, logger: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }) };
-}
 
 const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -30,7 +26,7 @@ const until = async (check: () => boolean) => {
 describe('outbox retention', () => {
   it('deletes what finished the given number of days before now, and logs what it deleted', async () => {
     const store = recordingStore();
-    const { lines, logger } = capturingLogger();
+    const { lines, logger } = capturingLogger('info');
     expect(await pruneOutboxOnce(store, 30, NOW, logger)).toEqual({ push: 2, sms: 1 });
     expect(store.cutoffs).toEqual(['2030-03-01T12:00:00.000Z']);
     expect(lines).toEqual([expect.objectContaining({ msg: 'outbox pruned', deleted: { push: 2, sms: 1 }, before: '2030-03-01T12:00:00.000Z' })]);
@@ -38,7 +34,7 @@ describe('outbox retention', () => {
 
   it('runs a first pass after the delay, then one per interval, until stopped', async () => {
     const store = recordingStore();
-    const { logger } = capturingLogger();
+    const { logger } = capturingLogger('info');
     const stop = startOutboxPruning(store, 1, logger, () => NOW, { firstDelayMs: 20, intervalMs: 30 });
     expect(store.cutoffs).toEqual([]);
     await until(() => store.cutoffs.length >= 3);
@@ -52,7 +48,7 @@ describe('outbox retention', () => {
   it('logs a failed pass and tries again at the next one', async () => {
     let failures = 1;
     const store = recordingStore(() => failures-- > 0);
-    const { lines, logger } = capturingLogger();
+    const { lines, logger } = capturingLogger('info');
     const stop = startOutboxPruning(store, 30, logger, () => NOW, { firstDelayMs: 1, intervalMs: 10 });
     try {
       await until(() => lines.some((line) => line.msg === 'outbox pruned'));
@@ -74,7 +70,7 @@ describe('outbox retention', () => {
         return { push: 0, sms: 0 };
       },
     };
-    const stop = startOutboxPruning(store, 30, capturingLogger().logger, () => NOW, { firstDelayMs: 1, intervalMs: 1000 });
+    const stop = startOutboxPruning(store, 30, capturingLogger('info').logger, () => NOW, { firstDelayMs: 1, intervalMs: 1000 });
     await until(() => seen !== undefined);
     expect(seen?.aborted).toBe(false);
     const stopped = stop();

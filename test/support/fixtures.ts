@@ -1,4 +1,4 @@
-import type { DataSet } from '../../src/store';
+import type { DataSet, NewAuditRow } from '../../src/store';
 
 /** The data the wire tests run against: small, with every case the wire cares about. */
 export const FIXTURES: DataSet = {
@@ -31,3 +31,19 @@ export const FIXTURES: DataSet = {
     { id: 'a2', studentId: '1001', date: '2026-10-07', type: 'late', reason: null, seen: false },
   ],
 };
+
+/** One audit-trail row as the store takes it; `endpoint` is the contract's name, as the gate records it. */
+export function auditRow(at: string, overrides: Partial<NewAuditRow> = {}): NewAuditRow {
+  return {
+    at,
+    address: '10.0.0.1',
+    user: null,
+    endpoint: 'NotificationNotes',
+    operation: 'GetStudentsAbcenceByID',
+    subjectKind: 'student',
+    subject: '1001',
+    outcome: 'allowed',
+    reason: null,
+    ...overrides,
+  };
+}
