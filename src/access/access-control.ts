@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { ENDPOINTS, type OperationModel } from '../contract';
 import { createBasicVerifier, type BasicVerifier } from './basic';
 import type { AuditSubjectKind, AuditTrail, CallBudgets, EnumerationGuard, RateRule } from './contracts';
+import type { RefusalReason } from './observer';
 import { PolicyError, loadPolicyFile, type Policy, type ResolvedRule } from './policy';
 import { AUDITED, countsForEnumeration } from './subjects';
 
@@ -23,6 +24,9 @@ export type AccessRefusal =
   | { readonly kind: 'throttled'; readonly reason: 'limit' | 'enumeration'; readonly message: string; readonly retryAfterSeconds: number };
 
 export type AccessVerdict = AccessRefusal | null;
+
+/** What refuses a service description: the network or the credentials, never a budget. */
+export type DocumentVerdict = Extract<AccessRefusal, { readonly kind: 'forbidden' | 'unauthorized' }> | null;
 
 export interface AccessCall {
   readonly operation: OperationModel;
@@ -40,7 +44,7 @@ export interface AccessControl {
   /** Null to let the call run; synchronous unless Basic credentials must go through bcrypt. */
   checkCall(call: AccessCall): AccessVerdict | Promise<AccessVerdict>;
   /** `?wsdl`, `?disco` and help pages: the endpoint's default rule (null endpoint: `/`, the top default), unless `documents: open`. */
-  checkDocument(endpoint: string | null, address: string | null, authorization: string | undefined): AccessVerdict | Promise<AccessVerdict>;
+  checkDocument(endpoint: string | null, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
   /** Reads the policy file again; a bad file is logged and the policy in force kept. True when the new one is in force. */
   reload(): boolean;
 }
@@ -102,7 +106,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       subjectKind: subject.kind,
       subject: subject.value,
       outcome: refusal === null ? 'allowed' : 'refused',
-      reason: refusal === null ? null : reasonOf(refusal),
+      reason: refusal === null ? null : refusalReason(refusal),
     });
   };
 
@@ -163,7 +167,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       if (rule === undefined) return null;
       if (!rule.allows(address)) return forbidden('Forbidden: this service description may not be read from this address.');
       if (rule.auth === 'none') return null;
-      const decide = (user: string | null): AccessVerdict =>
+      const decide = (user: string | null): DocumentVerdict =>
         user === null || (rule.users !== null && !rule.users.has(user)) ? unauthorized(policy.realm) : null;
       const user = verify(authorization);
       return user instanceof Promise ? user.then(decide) : decide(user);
@@ -200,11 +204,11 @@ function subjectOf(call: AccessCall): Subject | null {
   return { kind: rule.kind, value: index < 0 ? null : (call.values[index] ?? null) };
 }
 
-function forbidden(message: string): AccessRefusal {
+function forbidden(message: string): Extract<AccessRefusal, { kind: 'forbidden' }> {
   return { kind: 'forbidden', message };
 }
 
-function unauthorized(realm: string): AccessRefusal {
+function unauthorized(realm: string): Extract<AccessRefusal, { kind: 'unauthorized' }> {
   return { kind: 'unauthorized', realm, message: 'Unauthorized: this operation needs a user name and password (HTTP Basic authentication).' };
 }
 
@@ -213,7 +217,8 @@ function throttled(reason: 'limit' | 'enumeration', message: string, retryAfterS
   return { kind: 'throttled', reason, message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`, retryAfterSeconds: seconds };
 }
 
-function reasonOf(refusal: AccessRefusal): string {
+/** Why a call was refused, as the audit trail, the metrics and the access log name it. */
+export function refusalReason(refusal: AccessRefusal): RefusalReason {
   return refusal.kind === 'forbidden' ? 'network' : refusal.kind === 'unauthorized' ? 'auth' : refusal.reason;
 }
 

@@ -17,7 +17,8 @@ export class PolicyError extends Error {
 
 // bcrypt's modular crypt format, as bcryptjs and htpasswd -B write it.
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
-const USER_NAME = /^[^:\s]{1,64}$/;
+/** A Basic user name: no colon (it ends the name in the header) and no spaces. */
+export const USER_NAME = /^[^:\s]{1,64}$/;
 
 /** `COUNT/DURATION`, such as `120/1m` or `30/m`; units s, m, h, d; at most 30 days. */
 export function parseRate(text: string): RateRule | null {

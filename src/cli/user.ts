@@ -8,7 +8,7 @@
 import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
-import { PolicyError, parsePolicy } from '../access';
+import { PolicyError, USER_NAME, parsePolicy } from '../access';
 
 const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
        npm run user -- remove NAME [--policy FILE]
@@ -35,7 +35,7 @@ export async function runUserCli(args: readonly string[], io: UserCliIo): Promis
     io.err('No policy file: pass --policy FILE or set ACCESS_POLICY.');
     return 2;
   }
-  if (!/^[^:\s]{1,64}$/.test(name)) {
+  if (!USER_NAME.test(name)) {
     io.err('A user name has no colon or spaces and at most 64 characters.');
     return 2;
   }

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import parseurl from 'parseurl';
-import type { AccessControl, AccessVerdict } from '../access';
+import type { AccessControl, DocumentVerdict } from '../access';
 import type { EndpointModel } from '../contract';
 import type { CallContext } from '../operations';
 import type { Dispatcher } from './dispatch';
@@ -101,9 +101,8 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
       return;
     }
     const verdict = access.checkDocument(endpoint, req.ip ?? null, req.headers.authorization);
-    const decide = (refusal: AccessVerdict) => {
+    const decide = (refusal: DocumentVerdict) => {
       if (refusal === null) serve();
-      else if (refusal.kind === 'throttled') sendText(res, 500, refusal.message);
       else sendAccessRefusal(res, refusal);
     };
     if (verdict instanceof Promise) verdict.then(decide, next);

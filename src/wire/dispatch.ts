@@ -3,7 +3,7 @@
 // access policy's gate (src/access) is consulted here, so that no binding
 // can miss it.
 import type { Logger } from 'pino';
-import type { AccessControl, AccessRefusal } from '../access';
+import { refusalReason, type AccessControl, type AccessRefusal } from '../access';
 import type { OperationModel } from '../contract';
 import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type Operations } from '../operations';
 import { authorizationOf, noteCall, noteRefusal } from './call-record';
@@ -41,7 +41,7 @@ export function createDispatcher(operations: Operations, logger: Logger, timeout
   if (access === undefined) return { invoke: run };
 
   const refused = (operation: OperationModel, context: CallContext, refusal: AccessRefusal): Outcome => {
-    noteRefusal(context, operation.wireName, refusal.kind === 'forbidden' ? 'network' : refusal.kind === 'unauthorized' ? 'auth' : refusal.reason);
+    noteRefusal(context, operation.wireName, refusalReason(refusal));
     return { ok: false, ...refusal };
   };
   return {
