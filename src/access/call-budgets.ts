@@ -103,6 +103,8 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
   let syncing: Promise<void> | null = null;
   let failing = false;
   let lastPruneMs = -Infinity;
+  // Whether any call was counted since the start.
+  let counted = false;
 
   // What the other nodes spent in a window this node starts counting, as of the last merge.
   const othersAtStart = (id: string, windowStart: number): number =>
@@ -123,6 +125,7 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
       return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((counter.windowStart + rule.windowMs - nowMs) / 1000)) };
     }
     counter.count++;
+    counted = true;
     if (store !== null) counter.pending++;
     return { ok: true };
   };
@@ -196,8 +199,11 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     start() {
       if (store === null || timer !== undefined) return;
       // A merge slower than the interval delays the next instead of queueing them.
+      // Nor does a node merge before it has counted a call: one whose policy
+      // sets no limit, or that no budgeted caller reached yet, costs the
+      // store nothing (its first calls fall within the overshoot bound).
       timer = setInterval(() => {
-        if (syncing === null) void sync();
+        if (syncing === null && counted) void sync();
       }, intervalMs);
       timer.unref();
     },

@@ -110,6 +110,31 @@ describe('call budgets on one node', () => {
     }
   });
 
+  it('does not merge on the interval before it has counted a call (a policy without limits costs the store nothing)', async () => {
+    jest.useFakeTimers();
+    try {
+      let calls = 0;
+      const counting: BudgetStore = {
+        dialect: 'postgres',
+        mergeAccessCounters: () => {
+          calls++;
+          return Promise.resolve(new Map());
+        },
+        pruneAccessCounters: async () => 0,
+      };
+      const b = createCallBudgets({ store: counting, logger: capturingLogger().logger, syncIntervalMs: 10, now: () => T0 });
+      b.start();
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(calls).toBe(0);
+      b.take('E/Op', 'a', rule, T0);
+      await jest.advanceTimersByTimeAsync(10);
+      expect(calls).toBe(1);
+      await b.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('does not merge on SQLite: one node, nothing written', async () => {
     const [sqlite] = storeVariants();
     const ctx = await sqlite!.create();
