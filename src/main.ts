@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   };
   // SIGHUP re-reads ACCESS_POLICY; calls under way finish under the policy they started with.
   process.on('SIGHUP', () => {
-    if (service.access === null || service.access.policy === null) logger.warn('SIGHUP: no ACCESS_POLICY is set, nothing to reload');
+    if (service.access === null) logger.warn('SIGHUP: no ACCESS_POLICY is set, nothing to reload');
     else service.access.reload();
   });
   process.on('SIGTERM', () => stop('SIGTERM'));

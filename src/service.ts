@@ -1,7 +1,7 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
 import type { Server } from 'node:http';
-import { createAccessControl, type AccessControl, type AccessDependencies } from './access';
-import { startAccessLimits } from './access/start-access-limits';
+import { createAccessControl, type AccessControl } from './access';
+import { startAccessLimits, type AccessLimits } from './access/start-access-limits';
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
@@ -42,14 +42,6 @@ export const DELIVERY_STOP_MS = 5000;
 export interface ServiceParts {
   /** A store opened elsewhere (tests); the service then leaves closing it to the caller. */
   readonly store?: SqlStore;
-  /**
-   * What the access policy consults: call budgets, the enumeration guard,
-   * the audit trail (src/access/contracts.ts). Each optional; a policy's
-   * `limit` or `enumeration` without the matching part is logged as not
-   * enforced. The audit trail records even without a policy. A function
-   * is given the service's store, once it is open.
-   */
-  readonly access?: AccessDependencies | ((store: SqlStore) => AccessDependencies);
 }
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
@@ -62,26 +54,25 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     }
     const endpoints = await loadServiceModel(config.soapNamespace);
     const metrics = createMetrics({ outbox: store });
-    // The budgets, the enumeration guard and the audit trail of this process
-    // when a policy is in force, unless a test brings its own
-    // (docs/access-limits.md). Without a policy there is no gate at all: the
-    // audit trail's writes would cost a small call about a third of its speed
-    // (docs/benchmark.md), and an open default in a policy gives the trail
+    // With a policy: the gate, and the budgets, the enumeration guard and the
+    // audit trail it consults (docs/access-limits.md). Without one there is no
+    // gate at all and calls cost what they always did: the audit trail's
+    // writes would cost a small call about a third of its speed
+    // (docs/benchmark.md); an open default in a policy gives the trail
     // without restricting anyone.
-    const limits =
-      parts.access === undefined && config.accessPolicy !== null
-        ? startAccessLimits({ store, logger, observer: metrics.access, auditRetentionDays: config.auditRetentionDays, syncIntervalMs: config.accessSyncIntervalMs })
-        : null;
-    const accessParts: AccessDependencies = limits ?? (typeof parts.access === 'function' ? parts.access(store) : parts.access) ?? {};
-    // Without a policy nor an audit trail there is no gate at all: calls cost what they always did.
-    const access =
-      config.accessPolicy !== null || accessParts.audit !== undefined
-        ? createAccessControl({ policyFile: config.accessPolicy, logger, ...accessParts, onRefused: (reason) => metrics.access.refused(reason) })
-        : null;
+    let access: AccessControl | null = null;
+    let limits: AccessLimits | null = null;
     if (config.accessPolicy === null) {
       logger.warn('ACCESS_POLICY is not set: every operation is open to every caller (docs/security.md says how to lock the service down)');
     } else {
-      logger.info({ file: config.accessPolicy, users: access?.policy?.users.size ?? 0 }, 'access policy in force');
+      limits = startAccessLimits({ store, logger, observer: metrics.access, auditRetentionDays: config.auditRetentionDays, syncIntervalMs: config.accessSyncIntervalMs });
+      try {
+        access = createAccessControl({ policyFile: config.accessPolicy, logger, ...limits, onRefused: (reason) => metrics.access.refused(reason) });
+      } catch (err) {
+        await limits.stop();
+        throw err;
+      }
+      logger.info({ file: config.accessPolicy, users: access.policy.users.size }, 'access policy in force');
     }
     let delivery: RunningDelivery | null = null;
     const operations = createOperations(store, {
@@ -93,15 +84,8 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
     if (ownsStore) shutdown.register('store', () => store.close());
     // Registered after the store, so they stop (and write what they hold) before it closes.
-    const stopAccessParts = async (): Promise<void> => {
-      if (limits !== null) {
-        await limits.stop();
-        return;
-      }
-      await Promise.all([accessParts.budgets?.stop(), accessParts.audit?.stop()]);
-    };
-    if (limits === null) accessParts.budgets?.start();
-    shutdown.register('access limits', stopAccessParts);
+    const runningLimits = limits;
+    if (runningLimits !== null) shutdown.register('access limits', () => runningLimits.stop());
 
     // The worker starts below; until then (and if it stops) readiness says so.
     const worker = config.delivery.worker
@@ -151,7 +135,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       access,
       async close() {
         await running?.stop(DELIVERY_STOP_MS);
-        await stopAccessParts();
+        await runningLimits?.stop();
         if (ownsStore) await store.close();
       },
     };

@@ -39,8 +39,8 @@ export interface AccessCall {
 }
 
 export interface AccessControl {
-  /** The policy in force; null: every call allowed (no ACCESS_POLICY), only the audit trail kept. */
-  readonly policy: Policy | null;
+  /** The policy in force. */
+  readonly policy: Policy;
   /** Null to let the call run; synchronous unless Basic credentials must go through bcrypt. */
   checkCall(call: AccessCall): AccessVerdict | Promise<AccessVerdict>;
   /** `?wsdl`, `?disco` and help pages: the endpoint's default rule (null endpoint: `/`, the top default), unless `documents: open`. */
@@ -57,8 +57,8 @@ export interface AccessDependencies {
 }
 
 export interface AccessControlOptions extends AccessDependencies {
-  /** ACCESS_POLICY; null: no policy. */
-  readonly policyFile: string | null;
+  /** ACCESS_POLICY. */
+  readonly policyFile: string;
   readonly logger: Logger;
   readonly now?: () => number;
   /** Told of each call refused for its network or its credentials (the budgets report their own refusals): the metrics. */
@@ -69,7 +69,7 @@ export interface AccessControlOptions extends AccessDependencies {
 const ENDPOINT_OF = new Map(ENDPOINTS.flatMap((e) => e.operations.map((op) => [op.wireName, e.name] as const)));
 
 interface InForce {
-  readonly policy: Policy | null;
+  readonly policy: Policy;
   readonly verify: BasicVerifier;
 }
 
@@ -82,11 +82,10 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     const policy = loadPolicyFile(file);
     return { policy, verify: createBasicVerifier(policy.users, now) };
   };
-  let inForce: InForce = options.policyFile === null ? { policy: null, verify: () => null } : load(options.policyFile);
+  let inForce: InForce = load(options.policyFile);
   warnUnenforceable(inForce.policy);
 
-  function warnUnenforceable(policy: Policy | null): void {
-    if (policy === null) return;
+  function warnUnenforceable(policy: Policy): void {
     const rules = ENDPOINTS.flatMap((e) => e.operations.map((op) => policy.operationRule(e.name, op.wireName) as ResolvedRule));
     if (budgets === undefined && rules.some((r) => r.limit !== null)) logger.warn('the access policy sets limit budgets but this process has no call budgets: limits are not enforced');
     if (enumeration === undefined && rules.some((r) => r.enumeration !== null)) {
@@ -143,10 +142,6 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       const { policy, verify } = inForce;
       const endpoint = ENDPOINT_OF.get(call.operation.wireName) ?? '';
       const subject = subjectOf(call);
-      if (policy === null) {
-        record(call, endpoint, null, null, subject);
-        return null;
-      }
       const rule = policy.operationRule(endpoint, call.operation.wireName);
       if (rule === undefined) return null;
       if (!rule.allows(call.address)) {
@@ -162,7 +157,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
 
     checkDocument(endpoint, address, authorization) {
       const { policy, verify } = inForce;
-      if (policy === null || policy.documents === 'open') return null;
+      if (policy.documents === 'open') return null;
       const rule = endpoint === null ? policy.serviceRule : policy.endpointRule(endpoint);
       if (rule === undefined) return null;
       if (!rule.allows(address)) return forbidden('Forbidden: this service description may not be read from this address.');
@@ -174,10 +169,6 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     },
 
     reload() {
-      if (options.policyFile === null) {
-        logger.info('no ACCESS_POLICY to reload');
-        return false;
-      }
       try {
         inForce = load(options.policyFile);
       } catch (err) {
@@ -186,7 +177,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
         return false;
       }
       warnUnenforceable(inForce.policy);
-      logger.info({ file: options.policyFile, users: inForce.policy?.users.size ?? 0 }, 'access policy reloaded');
+      logger.info({ file: options.policyFile, users: inForce.policy.users.size }, 'access policy reloaded');
       return true;
     },
   };

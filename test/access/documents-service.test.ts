@@ -2,7 +2,6 @@
 // their endpoint's default rule (or `documents: open`), /healthz and /readyz
 // never pass it, PUBLIC_BASE_URL replaces the caller's Host, the service reads
 // ACCESS_POLICY at start and again on reload.
-import type { AuditEntry, AuditTrail, CallBudgets } from '../../src/access';
 import { ConfigError, loadConfig } from '../../src/config';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
@@ -171,34 +170,26 @@ test('a bad ACCESS_POLICY stops the start with the problems', async () => {
   }
 });
 
-test('createService wires the parts it is given: budgets started and stopped, the audit trail fed even without a policy', async () => {
-  const events: string[] = [];
-  const entries: AuditEntry[] = [];
-  const budgets: CallBudgets = {
-    take: () => ({ ok: true }),
-    start: () => void events.push('budgets started'),
-    stop: () => Promise.resolve(void events.push('budgets stopped')),
-  };
-  const audit: AuditTrail = {
-    record: (entry) => void entries.push(entry),
-    flush: () => Promise.resolve(),
-    stop: () => Promise.resolve(void events.push('audit stopped')),
-  };
-  let given: unknown = null;
-  const service = await startOperatedService(storeVariants()[0]!, {}, undefined, {
-    access: (store) => {
-      given = store;
-      return { budgets, audit };
-    },
-  });
+test('with a policy, createService wires the real limits: budgets enforced, reads audited in the store, written out on close', async () => {
+  const policy = policyFile('default: { limit: 1/1h }\n');
+  const service = await startOperatedService(storeVariants()[0]!, { ACCESS_POLICY: policy.file });
   try {
-    expect(given).toBe(service.store);
-    expect(events).toEqual(['budgets started']);
-    expect(service.access?.policy).toBeNull();
-    expect((await call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')).status).toBe(200);
-    expect(entries).toMatchObject([{ operation: 'GetTokenDevice', subjectKind: 'device', subject: 'dev-1001', outcome: 'allowed', user: null }]);
+    const token = () => call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001');
+    expect((await token()).status).toBe(200);
+    const refused = await token();
+    expect(refused.status).toBe(500);
+    expect(bodyText(refused)).toMatch(/^Too many calls of GetTokenDevice: at most 1 per hour\. Try again in \d+ seconds\.\r\n$/);
+    // close() stops the limits before the store goes: the buffered entries are written.
+    await service.close();
+    const { items } = await service.testStore.store.listAuditEntries({ limit: 10, offset: 0 });
+    const entries = items.map(({ operation, subjectKind, subject, outcome, reason }) => ({ operation, subjectKind, subject, outcome, reason }));
+    // Two calls may fall in one millisecond: compared in a fixed order.
+    expect(entries.sort((a, b) => a.outcome.localeCompare(b.outcome)).reverse()).toEqual([
+      { operation: 'GetTokenDevice', subjectKind: 'device', subject: 'dev-1001', outcome: 'refused', reason: 'limit' },
+      { operation: 'GetTokenDevice', subjectKind: 'device', subject: 'dev-1001', outcome: 'allowed', reason: null },
+    ]);
   } finally {
     await service.stop();
+    policy.cleanup();
   }
-  expect(events).toEqual(['budgets started', 'budgets stopped', 'audit stopped']);
 });
