@@ -1,6 +1,7 @@
 // The store folder's public face: open a store, feed it data, and the types
 // the rest of the service codes against. Everything else here is private.
 export { DEFAULT_GROUP_COMMIT_MS, openStore, type OpenStoreOptions } from './open-store';
+export { GroupCommit } from './group-commit';
 export type { OutboxSubscription } from './outbox-notify';
 export type { SqlStore } from './sql-store';
 export { StoreError, type StoreErrorKind } from './errors';
