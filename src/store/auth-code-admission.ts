@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { StoreDatabase } from './database';
-import type { StoreDialect } from './migrations';
 import { queuedColumns } from './outbox';
 import type { NewAuthCodeMessage } from './types';
 
@@ -48,15 +47,8 @@ export async function insertAuthCodeMessage(db: Kysely<StoreDatabase>, message: 
   return id;
 }
 
-/** Runs inside a write transaction (see SqlStore.admitAuthCode). */
-export async function admitAuthCode(
-  trx: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
-  message: NewAuthCodeMessage,
-  limits: readonly AuthCodeLimit[],
-  now: Date,
-): Promise<AuthCodeAdmission> {
-  if (dialect === 'postgres' && limits.length > 0) await lockLimits(trx);
+/** SQLite, inside its one immediate write transaction, which already serialises admissions (see SqlStore.admitAuthCode). */
+export function admitAuthCode(trx: Kysely<StoreDatabase>, message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[], now: Date): Promise<AuthCodeAdmission> {
   return admitOne(trx, message, limits, now);
 }
 

@@ -229,7 +229,7 @@ export class SqlStore implements Store {
   admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission> {
     return this.#run(() =>
       this.dialect === 'sqlite'
-        ? this.#writeTransaction((trx) => admitAuthCode(trx, this.dialect, message, limits, this.#now()))
+        ? this.#writeTransaction((trx) => admitAuthCode(trx, message, limits, this.#now()))
         : this.#admit({ message, limits }),
     );
   }
