@@ -7,15 +7,13 @@ import { LogDeliveryObserver, startDeliveryReport } from './log-observer';
 import { startOutboxPruning, type PruningSchedule, type PruningStore } from './outbox-retention';
 import type { DeliveryAttempt, DeliveryObserver } from './observer';
 import { createPushProvider, createSmsProvider } from './providers';
-import { startWakeUp, type WakeUp, type WakeUpSource } from './outbox-wake-up';
+import { startWakeUp, type WakeUpSource } from './outbox-wake-up';
 import { DeliveryWorker } from './worker';
 
 const REPORT_INTERVAL_MS = 60_000;
 
 export interface RunningDelivery {
   readonly worker: DeliveryWorker;
-  /** The LISTEN/NOTIFY wake-up (PostgreSQL), or null. */
-  readonly wakeUp: WakeUp | null;
   /** Stops claiming, waits up to `timeoutMs` for sends under way, stops the report. */
   stop(timeoutMs: number): Promise<void>;
 }
@@ -78,7 +76,6 @@ export function startDelivery(
   );
   return {
     worker,
-    wakeUp,
     async stop(timeoutMs) {
       stopReport();
       await Promise.all([stopPruning(), worker.stop(timeoutMs), wakeUp?.stop()]);

@@ -10,8 +10,10 @@ import { sql, type RawBuilder } from 'kysely';
 import { Client } from 'pg';
 import { CONNECT_TIMEOUT_MS } from './postgres';
 
+// Written once as text: the raw LISTEN client reads it with a plain query.
+const OUTBOX_CHANNEL_TEXT = "'outbox_' || md5(current_schema())";
 /** The channel of the current schema, as an SQL expression. */
-export const OUTBOX_CHANNEL: RawBuilder<string> = sql<string>`'outbox_' || md5(current_schema())`;
+export const OUTBOX_CHANNEL: RawBuilder<string> = sql.raw<string>(OUTBOX_CHANNEL_TEXT);
 
 /** `select pg_notify(...)`: wakes the listening workers once the transaction commits. */
 export function notifyOutbox(channel: 'push' | 'sms'): RawBuilder<unknown> {
@@ -72,6 +74,3 @@ export async function listenForOutbox(options: ListenOptions): Promise<OutboxSub
     },
   };
 }
-
-// The same expression as OUTBOX_CHANNEL, for the raw client.
-const OUTBOX_CHANNEL_TEXT = "'outbox_' || md5(current_schema())";
