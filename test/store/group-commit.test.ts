@@ -26,9 +26,13 @@ describe('GroupCommit', () => {
   it('writes the calls of one turn together, and answers each with its own result', async () => {
     const w = controlledWrite();
     const group = new GroupCommit({ write: w.write, waitMs: 1000, maxBatch: 100, maxInFlight: 2 });
-    const results = [1, 2, 3].map((i) => group.submit(i));
+    const settled: number[] = [];
+    const results = [1, 2, 3].map((i) => group.submit(i).then((r) => (settled.push(i), r)));
     await nextTurn();
     expect(w.batches).toEqual([[1, 2, 3]]);
+    // Written but not committed: no call is answered yet.
+    await nextTurn();
+    expect(settled).toEqual([]);
     w.finishAll();
     expect(await Promise.all(results)).toEqual([10, 20, 30]);
   });
@@ -126,11 +130,14 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
     ]);
   });
 
-  it('fails exactly the calls of a batch whose statement failed; nothing of it is committed', async () => {
+  it('fails exactly the calls of a batch whose statement failed; nothing of it is committed, the batch before it is', async () => {
     const broken = { ...push(99), deviceId: null as unknown as string };
-    const results = await Promise.allSettled([push(1), broken, push(2)].map((n) => ctx.store.enqueuePushNotification(n)));
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(await ctx.query('select id from push_notifications')).toEqual([]);
+    // A first batch under way, so that the next calls gather into a second one.
+    const first = ctx.store.enqueuePushNotification(push(0));
+    await new Promise((resolve) => setImmediate(resolve));
+    const results = await Promise.allSettled([first, ...[push(1), broken, push(2)].map((n) => ctx.store.enqueuePushNotification(n))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
+    expect(await ctx.query('select body from push_notifications')).toEqual([{ body: '#0' }]);
     await expect(ctx.store.enqueuePushNotification(push(3))).resolves.toEqual(expect.any(String));
   });
 
