@@ -72,6 +72,12 @@ export async function outboxStats(db: Kysely<StoreDatabase>, channel: OutboxChan
 // Finished messages: retention may delete them.
 const FINISHED: OutboxStatus[] = ['sent', 'dead', 'uncertain'];
 
+/** The ids of up to `batch` finished messages last changed before `before`: what the prune deletes, read through the (status, updated_at) index of migration 0003. */
+export function finishedBefore(db: Kysely<StoreDatabase>, channel: OutboxChannel, before: string, batch: number) {
+  const table = TABLE[channel];
+  return db.selectFrom(table).select('id').where('status', 'in', FINISHED).where('updated_at', '<', before).limit(batch);
+}
+
 /**
  * Deletes the messages of a channel that are finished (sent, dead or
  * uncertain) and were last changed before `before`, in batches that hold a
@@ -90,7 +96,7 @@ export async function pruneFinishedMessages(
     () =>
       db
         .deleteFrom(table)
-        .where('id', 'in', db.selectFrom(table).select('id').where('status', 'in', FINISHED).where('updated_at', '<', before).limit(batch))
+        .where('id', 'in', finishedBefore(db, channel, before, batch))
         // Again on the rows themselves: on PostgreSQL a row re-queued while this
         // statement waited for its lock is re-checked against these, not against
         // the list the subquery made before.
