@@ -15,7 +15,7 @@ import { BODY_LIMIT, LONGEST_TARGET, REFUSED_DEPTH, fuzzCase, requestBytes, targ
 import { RawClient, rawRequest, type Answered, type Outcome } from './support/raw-client';
 import { REPO_ROOT, startService, type ServiceProcess } from './support/service-process';
 import { classify, leakIn, type Classified } from './support/shapes';
-import { seededSqlite, type TempStore } from './support/seeded-store';
+import { seededStore, type TempStore } from '../support/built-service';
 
 const CASES = Number(process.env.CHAOS_CASES ?? 20_000);
 const SLOWEST_MS = 2_000;
@@ -28,7 +28,7 @@ let store: TempStore;
 let service: ServiceProcess;
 
 beforeAll(async () => {
-  store = await seededSqlite(FIXTURES);
+  store = await seededStore(FIXTURES, 'sns-chaos-');
   service = await startService({ DATA_DIR: store.dataDir, LOG_LEVEL: 'info' });
 });
 afterAll(async () => {
