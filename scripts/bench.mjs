@@ -6,23 +6,17 @@
 // headers. Both run as child processes; autocannon drives them from here.
 // Ratios (service / baseline) are what to read: absolute figures move with
 // the machine.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { benchImport } from './bench-import.mjs';
+import { BINDINGS, NODE_FLAGS, request, root, rssKb, startChild } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { openStore } = require(path.join(root, 'dist/store'));
-// The service runs with the Node flags `npm start` gives it (package.json),
-// and so does the baseline, so that the ratio compares code, not flags.
-const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
-  .scripts.start.split(/\s+/)
-  .filter((arg) => arg.startsWith('--'));
+// The baseline runs with the service's Node flags too (startChild), so that the ratio compares code, not flags.
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 // BENCH_ONLY=token|list|import runs one part (all three by default).
@@ -37,37 +31,10 @@ const BENCH_PASSWORD = 'bench password 0123';
 const CONNECTIONS = 10;
 const STUDENTS = 5000;
 const SCHOOL = 'https://bench.school.example';
-const NS = 'http://tempuri.org/';
-
-function envelope(version, op, params) {
-  const env = version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
-  const inner = Object.entries(params).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
-  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${env}"><soap:Body><${op} xmlns="${NS}">${inner}</${op}></soap:Body></soap:Envelope>`;
-}
 
 /** One request per binding, as real clients send them. */
 function requests(endpoint, op, params, soapParams = params) {
-  return {
-    'SOAP 1.1': {
-      method: 'POST',
-      path: `/${endpoint}.asmx`,
-      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${NS}${op}"` },
-      body: envelope('1.1', op, soapParams),
-    },
-    'SOAP 1.2': {
-      method: 'POST',
-      path: `/${endpoint}.asmx`,
-      headers: { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}${op}"` },
-      body: envelope('1.2', op, soapParams),
-    },
-    'HTTP GET': { method: 'GET', path: `/${endpoint}.asmx/${op}?${new URLSearchParams(params)}`, headers: {} },
-    'HTTP POST': {
-      method: 'POST',
-      path: `/${endpoint}.asmx/${op}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(params).toString(),
-    },
-  };
+  return Object.fromEntries(BINDINGS.map((binding) => [binding, request(endpoint, op, params, binding, soapParams)]));
 }
 
 async function seed(dataDir) {
@@ -84,26 +51,6 @@ async function seed(dataDir) {
   await store.close();
 }
 
-function startChild(script, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    const onData = (chunk) => {
-      out += chunk;
-      const match = /"port":(\d+)/.exec(out) ?? /^listening (\d+)$/m.exec(out);
-      if (match) {
-        // From here on the service writes an access-log line per request:
-        // drain it without keeping or scanning it.
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve({ child, port: Number(match[1]) });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening:\n${out}`)));
-  });
-}
-
 async function fetchAnswer(port, req) {
   const res = await fetch(`http://127.0.0.1:${port}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
   const headers = {};
@@ -118,11 +65,6 @@ function load(port, req, connections = CONNECTIONS) {
       (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
-}
-
-function rssKb(pid, field) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]);
 }
 
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -4,28 +4,21 @@
 // worker delivering to the log providers. The service's RSS is sampled every
 // SOAK_SAMPLE_SECONDS (default 5); the closing lines give start, end and peak
 // RSS and the request counts (docs/chaos.md). Not part of CI: it takes minutes.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { BINDINGS, request as bindingRequest, root, rssKb, startChild } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const { Pool } = require('undici');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { openStore } = require(path.join(root, 'dist/store'));
-const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
-  .scripts.start.split(/\s+/)
-  .filter((arg) => arg.startsWith('--'));
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 8);
 const STUDENTS = 500;
 const SCHOOL = 'https://soak.school.example';
-const NS = 'http://tempuri.org/';
 
 async function seed(dataDir) {
   const store = await openStore({ dataDir });
@@ -48,40 +41,24 @@ function i(id) {
 }
 
 function start(dataDir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, path.join(root, 'dist/main.js')], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        DEMO_DATA: 'false',
-        LOG_LEVEL: 'info',
-        LOG_FORMAT: 'json',
-        // Every AuthCode call is a new number from one address: the abuse limits would refuse them.
-        AUTH_CODE_LIMIT_PER_PHONE: 'off',
-        AUTH_CODE_LIMIT_PER_CALLER: 'off',
-        AUTH_CODE_LIMIT_GLOBAL: 'off',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code} before listening`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const match = /"port":(\d+)/.exec(line);
-      if (match && line.includes('listening')) resolve({ child, port: Number(match[1]) });
-    });
-  });
-}
-
-function rssKb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}
-
-function envelope(version, op, params) {
-  const env = version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
-  const inner = Object.entries(params).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
-  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${env}"><soap:Body><${op} xmlns="${NS}">${inner}</${op}></soap:Body></soap:Envelope>`;
+  // A minimal environment (no inherited settings), with the flags `npm start` gives the service.
+  return startChild(
+    path.join(root, 'dist/main.js'),
+    {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO_DATA: 'false',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      // Every AuthCode call is a new number from one address: the abuse limits would refuse them.
+      AUTH_CODE_LIMIT_PER_PHONE: 'off',
+      AUTH_CODE_LIMIT_PER_CALLER: 'off',
+      AUTH_CODE_LIMIT_GLOBAL: 'off',
+    },
+    {},
+  );
 }
 
 /** The n-th call's parameters for each operation: varied students, numbers, types. */
@@ -94,15 +71,11 @@ const OPERATIONS = [
   ['NotificationNotes', 'SendNotificationType', (n) => ({ id: String(7001 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: n % 2 ? 'absence' : 'note' })],
   ['PushNotificationMobile', 'GetTokenDevice', (n) => ({ id: `dev-${7001 + (n % STUDENTS)}` })],
 ];
-const BINDINGS = ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'];
 
 function request(endpoint, op, params, binding) {
   // show_active is a char: its UTF-16 code in SOAP.
   const soapParams = 'show_active' in params ? { ...params, show_active: String(params.show_active.charCodeAt(0)) } : params;
-  if (binding === 'SOAP 1.1') return { method: 'POST', path: `/${endpoint}.asmx`, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${NS}${op}"` }, body: envelope('1.1', op, soapParams) };
-  if (binding === 'SOAP 1.2') return { method: 'POST', path: `/${endpoint}.asmx`, headers: { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}${op}"` }, body: envelope('1.2', op, soapParams) };
-  if (binding === 'HTTP GET') return { method: 'GET', path: `/${endpoint}.asmx/${op}?${new URLSearchParams(params)}` };
-  return { method: 'POST', path: `/${endpoint}.asmx/${op}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() };
+  return bindingRequest(endpoint, op, params, binding, soapParams);
 }
 
 const DOCUMENTS = ['/NotificationNotes.asmx?wsdl', '/AuthCodeSending.asmx?disco', '/PushNotificationMobile.asmx', '/GetStudentsAbsence.asmx?op=GetStudentsAbcenceByID', '/', '/healthz', '/readyz', '/metrics'];

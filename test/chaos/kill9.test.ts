@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../src/store';
 import { startFakeProviders, type FakeProviders } from './support/fake-providers';
-import { seededSqlite, type TempStore } from './support/seeded-store';
+import { seededStore, type TempStore } from '../support/built-service';
 import { REPO_ROOT, startService, type ServiceProcess } from './support/service-process';
 import { startTempPostgres, type TempPostgres } from './support/temp-postgres';
 import { loadDataSet, startWriteLoad } from './support/write-load';
@@ -98,7 +98,7 @@ const scenarios: Scenario[] = [
     name: 'SQLite, in-process worker',
     workers: 0,
     async store() {
-      const temp: TempStore = await seededSqlite(loadDataSet(STUDENTS));
+      const temp: TempStore = await seededStore(loadDataSet(STUDENTS), 'sns-chaos-');
       return { env: { DATA_DIR: temp.dataDir }, cleanup: () => temp.remove() };
     },
   },
@@ -132,11 +132,11 @@ describe.each(scenarios.map((s, i) => ({ ...s, prefix: `k${i}_` })))('kill -9 un
     try {
       for (let kill = 0; kill < KILLS; kill++) {
         await load.acknowledged(ACKS_BEFORE_KILL);
-        service.child.kill('SIGKILL');
+        const serviceKilled = service.kill();
         // With worker processes, one of them dies too, in the middle of its sends.
         if (workers.length > 0) workers[kill % workers.length].child.kill('SIGKILL');
         const killedAt = Date.now();
-        await service.exited;
+        await serviceKilled;
         service = await startService(env);
         if (workers.length > 0) {
           await workers[kill % workers.length].exited;

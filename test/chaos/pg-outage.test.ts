@@ -129,16 +129,25 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline && missing().pushes.length + missing().sms.length > 0) await waitFor(200);
 
-  const during = [...reads.samples, ...getReads.samples].filter((s) => s.at >= downAt + 1000 && s.at + s.ms <= upAt);
+  // A sample belongs to the outage by when it started: a call that hangs through the
+  // outage and ends after the database is back is the slow failure this test exists for.
+  const startedDuring = (s: Sample) => s.at >= downAt + 1000 && s.at < upAt;
+  const endedDuring = (s: Sample) => startedDuring(s) && s.at + s.ms <= upAt;
+  const pollers = { 'SOAP read': reads, 'HTTP GET read': getReads, '/readyz': ready };
+  const outageSamples = Object.entries(pollers).map(([name, poller]) => ({ name, samples: poller.samples.filter(startedDuring) }));
+  const slowDuring = outageSamples.flatMap(({ name, samples }) => samples.filter((s) => !(s.ms < FAIL_FAST_MS)).map((s) => `${name}: ${s.status} after ${s.ms.toFixed(0)} ms`));
+  const callsDuring = [...reads.samples, ...getReads.samples].filter(startedDuring);
+  const during = callsDuring.filter(endedDuring);
   const failedDuring = during.filter((s) => s.status !== 200);
-  const unshaped = failedDuring.filter((s) => {
+  const unshaped = callsDuring.filter((s) => {
+    if (s.status === 200) return false;
     if (s.answer === null) return true;
     const c = classify(s.answer);
     const asmx = (c.shape === 'soap-fault' && (c.faultCode === 'Server' || c.faultCode === 'Receiver')) || c.shape === 'text-error';
     return !asmx || s.answer.status !== 500 || leakIn(s.answer, [REPO_ROOT, os.tmpdir()]) !== null;
   });
-  const slowestFailure = Math.max(0, ...failedDuring.map((s) => s.ms));
-  const readyDuring = ready.samples.filter((s) => s.at >= downAt + 1000 && s.at + s.ms <= upAt);
+  const slowest = Math.max(0, ...outageSamples.flatMap(({ samples }) => samples.map((s) => s.ms)));
+  const readyDuring = ready.samples.filter(endedDuring);
   const firstReadOk = reads.samples.find((s) => s.at >= upAt && s.status === 200);
   const firstGetOk = getReads.samples.find((s) => s.at >= upAt && s.status === 200);
   const firstReady = ready.samples.find((s) => s.at >= upAt && s.status === 200);
@@ -148,7 +157,7 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
   process.stdout.write(
     [
       `outage: PostgreSQL down ${((upAt - stoppedAt) / 1000).toFixed(1)} s (stop took ${downAt - stoppedAt} ms); process alive throughout: ${aliveThroughout}`,
-      `outage: during: ${during.length} reads, ${failedDuring.length} failed, slowest failure ${slowestFailure.toFixed(0)} ms, /readyz ${readyDuring.filter((s) => s.status !== 200).length}/${readyDuring.length} failing`,
+      `outage: during: ${during.length} reads, ${failedDuring.length} failed, slowest call started in the outage (reads and /readyz) ${slowest.toFixed(0)} ms, /readyz ${readyDuring.filter((s) => s.status !== 200).length}/${readyDuring.length} failing`,
       `outage: failure answers seen: ${bodies.map((b) => JSON.stringify(b)).join(' | ')}`,
       `outage: recovery after the database returned: SOAP read ${recovered(firstReadOk).toFixed(0)} ms, HTTP GET ${recovered(firstGetOk).toFixed(0)} ms, /readyz ${recovered(firstReady).toFixed(0)} ms`,
       `outage: calls: ${[...load.outcomes].map(([k, n]) => `${k}: ${n}`).join(', ')}; acknowledged push ${load.ackedPushes.size}, SMS ${load.ackedSms.size}; lost push ${lost.pushes.length}, SMS ${lost.sms.length}`,
@@ -161,7 +170,8 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
   expect(failedDuring.length).toBeGreaterThan(0);
   expect(failedDuring.length).toBe(during.length);
   expect(unshaped.map((s) => s.answer?.body.toString('utf8') ?? s.status)).toEqual([]);
-  expect(slowestFailure).toBeLessThan(FAIL_FAST_MS);
+  expect(outageSamples.filter(({ samples }) => samples.length === 0).map(({ name }) => name)).toEqual([]);
+  expect(slowDuring).toEqual([]);
   expect(readyDuring.length).toBeGreaterThan(0);
   expect(readyDuring.every((s) => s.status === 503)).toBe(true);
   expect(recovered(firstReadOk)).toBeLessThanOrEqual(RECOVERY_MS);

@@ -35,6 +35,8 @@ export type Expected =
 export interface CallSpec {
   /** The name each driver reports the call under. */
   readonly name: string;
+  /** The operation it calls, where a check needs to find it on the wire. */
+  readonly operation?: string;
   readonly expected: Expected;
 }
 
@@ -72,7 +74,7 @@ export type Run = 'plain' | 'auth';
 export const RUNS: readonly Run[] = ['plain', 'auth'];
 
 /** Made by the auth run's drivers last, on a proxy or client that sends no credentials. */
-export const REFUSED_CALL: CallSpec = { name: 'GetStudentSchool (no credentials)', expected: { kind: 'unauthorized' } };
+export const REFUSED_CALL = { name: 'GetStudentSchool (no credentials)', operation: 'GetStudentSchool', expected: { kind: 'unauthorized' } } as const satisfies CallSpec;
 
 /** Every call of the plain run with credentials, then one without. */
 export function callsOf(run: Run): readonly CallSpec[] {

@@ -15,12 +15,30 @@ export interface ErrorTypes {
   readonly unauthorized: string;
 }
 
-export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes): Verdict {
+/** How the relay saw the refused call answered: its last request for the call's operation, or none. */
+export interface RefusalOnWire {
+  readonly status: number;
+  readonly challenge?: string;
+}
+
+/**
+ * `refusal`: for the unauthorized call, what went over the wire. Several clients raise their
+ * fault type for a 401 too, so the error's type and text alone cannot tell a refusal from
+ * another failure: the wire must show the 401 with its Basic challenge.
+ */
+export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes, refusal?: RefusalOnWire | null): Verdict {
   const expected = call.expected;
   if (expected.kind === 'unauthorized') {
     if (line.ok) return fail(`expected ${types.unauthorized} for HTTP 401, the call succeeded`);
     if (line.error === undefined) return fail('the driver reported a failure without an error');
     if (line.error.type !== types.unauthorized) return fail(`expected ${types.unauthorized} for HTTP 401, got ${describe(line)}`);
+    if (refusal === undefined || refusal === null) return fail(`the relay saw no request for this call without credentials (${describe(line)})`);
+    if (refusal.status !== 401 || !/^Basic\b/i.test(refusal.challenge ?? '')) {
+      return fail(`the call was answered ${refusal.status}${refusal.challenge === undefined ? ' without a challenge' : ` (WWW-Authenticate: ${refusal.challenge})`}, not 401 with a Basic challenge (${describe(line)})`);
+    }
+    if (line.error.code !== undefined && /^\d+$/.test(line.error.code.trim()) && line.error.code.trim() !== '401') {
+      return fail(`${line.error.type} with status code ${line.error.code}, not 401: ${line.error.message}`);
+    }
     // Each toolkit says it its way: "(401) Unauthorized", "status code 401", a status code field.
     if (!/\b401\b|unauthori[sz]ed/i.test(`${line.error.code ?? ''} ${line.error.message}`)) {
       return fail(`${line.error.type} that does not name HTTP 401: ${line.error.message}`);

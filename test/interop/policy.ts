@@ -2,12 +2,11 @@
 // for every operation of every endpoint and, through `documents: follow`, for
 // ?wsdl too, so that each generator has to fetch the WSDL with credentials.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import type { Credentials } from './clients/client';
-import { REPO_ROOT } from './paths';
 
 export const REALM = 'Student Notification Service (interop)';
 
@@ -29,27 +28,14 @@ export function writePolicy(dir: string, credentials: Credentials): string {
   return file;
 }
 
-export type PolicyProbe =
-  | { readonly enforced: true }
-  /** The built service has no ACCESS_POLICY setting at all: the auth run cannot run, and says so. */
-  | { readonly enforced: false; readonly unsupported: true; readonly reason: string }
-  /** It has one and still answered: the auth run goes on and its checks show what is wrong. */
-  | { readonly enforced: false; readonly unsupported: false; readonly reason: string };
-
-/** Whether the service refuses a WSDL request without credentials the way the policy says. */
-export async function probePolicy(port: number): Promise<PolicyProbe> {
+/**
+ * Whether the service refuses a WSDL request without credentials the way the policy says:
+ * null when it does, else what it did instead.
+ */
+export async function policyNotEnforced(port: number): Promise<string | null> {
   const answer = await get(port, '/NotificationNotes.asmx?wsdl');
-  if (answer.status === 401 && /^Basic\b/i.test(answer.challenge ?? '')) return { enforced: true };
-  const reason = `GET /NotificationNotes.asmx?wsdl without credentials got ${answer.status}${answer.challenge === undefined ? '' : ` (WWW-Authenticate: ${answer.challenge})`}, not 401 with a Basic challenge`;
-  return knowsAccessPolicy() ? { enforced: false, unsupported: false, reason } : { enforced: false, unsupported: true, reason };
-}
-
-function knowsAccessPolicy(): boolean {
-  try {
-    return readFileSync(path.join(REPO_ROOT, 'dist', 'config.js'), 'utf8').includes('ACCESS_POLICY');
-  } catch {
-    return false;
-  }
+  if (answer.status === 401 && /^Basic\b/i.test(answer.challenge ?? '')) return null;
+  return `GET /NotificationNotes.asmx?wsdl without credentials got ${answer.status}${answer.challenge === undefined ? '' : ` (WWW-Authenticate: ${answer.challenge})`}, not 401 with a Basic challenge`;
 }
 
 function get(port: number, requestPath: string): Promise<{ status: number; challenge?: string }> {

@@ -4,13 +4,15 @@
 // crashes) becomes failed checks with the reason, never a crashed suite.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { callsOf, type Binding, type Run } from './calls';
+import { REFUSED_CALL, callsOf, type Binding, type Run } from './calls';
 import type { InteropClient } from './clients';
 import type { Credentials, Prepared } from './clients/client';
 import { readDriverOutput } from './driver-output';
-import { judge } from './judge';
+import { judge, type RefusalOnWire } from './judge';
 import { GENERATED_DIR } from './paths';
 import { MINUTE, failureOf, run } from './process';
+import { headerValue, statusOf } from '../support/http-messages';
+import type { Exchange } from './relay';
 import type { CheckResult } from './report';
 
 const DRIVER_TIMEOUT_MS = 3 * MINUTE;
@@ -21,11 +23,13 @@ export interface ClientRun {
   readonly baseUrl: string;
   /** The auth run's Basic user: given to the generator and, as INTEROP_USER and INTEROP_PASSWORD, to the driver. */
   readonly credentials?: Credentials;
+  /** Every exchange the relay has recorded so far (this client's only). */
+  readonly exchanges: () => readonly Exchange[];
 }
 
 export async function runClient(
   client: InteropClient,
-  { run: which, baseUrl, credentials }: ClientRun,
+  { run: which, baseUrl, credentials, exchanges }: ClientRun,
   notReady: string | null,
   onResult: (result: CheckResult) => void,
 ): Promise<CheckResult[]> {
@@ -63,7 +67,9 @@ export async function runClient(
     }
     // Credentials reach the driver only in the auth run: without them it runs the plain calls.
     const driver = credentials === undefined ? ready.driver : { ...ready.driver, env: { ...ready.driver.env, INTEROP_USER: credentials.user, INTEROP_PASSWORD: credentials.password } };
+    const before = exchanges().length;
     const completed = await run(driver, DRIVER_TIMEOUT_MS);
+    const refusal = refusalOnWire(exchanges().slice(before), REFUSED_CALL.operation);
     const output = readDriverOutput(completed.stdout);
     // Said once per check that lacks a result: why the driver stopped, with its last words.
     const whyMissing = () =>
@@ -71,9 +77,22 @@ export async function runClient(
     const types = { fault: client.faultType(binding), unauthorized: client.unauthorizedType(binding) };
     for (const call of calls) {
       const line = output.lines.find((each) => each.binding === binding && each.call === call.name);
-      const verdict = line === undefined ? { passed: false, detail: whyMissing() } : judge(call, line, types);
+      const verdict = line === undefined ? { passed: false, detail: whyMissing() } : judge(call, line, types, refusal);
       report({ run: which, client: client.name, binding, call: call.name, ...verdict });
     }
   }
   return results;
+}
+
+/**
+ * The refused call as the relay saw it: the driver makes it last, so it is the last request of the
+ * driver's run that names the operation (in its target, SOAPAction, content type or body).
+ * Null when there is none, or when that request carried credentials (then it was not the refused call).
+ */
+function refusalOnWire(exchanges: readonly Exchange[], operation: string): RefusalOnWire | null {
+  const names = new RegExp(`\\b${operation}\\b`);
+  const mine = exchanges.filter(({ request }) => names.test(`${request.head.startLine}\n${request.head.headers.map(([n, v]) => `${n}: ${v}`).join('\n')}\n${request.body.toString('utf8')}`));
+  const last = mine.at(-1);
+  if (last === undefined || last.response === null || headerValue(last.request.head, 'authorization') !== undefined) return null;
+  return { status: statusOf(last.response.head), challenge: headerValue(last.response.head, 'www-authenticate') };
 }

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 const PROJECT = 'chaos-test';
+/** How long each answer waits (docs/chaos.md: sends are under way when a process dies). */
+const ANSWER_DELAY_MS = 10;
 
 export interface FakeProviders {
   readonly url: string;
@@ -21,7 +23,7 @@ export interface FakeProviders {
   close(): Promise<void>;
 }
 
-export async function startFakeProviders(answerDelayMs = 10): Promise<FakeProviders> {
+export async function startFakeProviders(): Promise<FakeProviders> {
   const pushes = new Map<string, number>();
   const sms = new Map<string, number>();
   const server = http.createServer((req, res) => {
@@ -33,7 +35,7 @@ export async function startFakeProviders(answerDelayMs = 10): Promise<FakeProvid
         setTimeout(() => {
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(JSON.stringify(json));
-        }, answerDelayMs);
+        }, ANSWER_DELAY_MS);
       if (req.url === '/token') {
         answer(200, { access_token: 'chaos-token', expires_in: 3600, token_type: 'Bearer' });
       } else if (req.url === `/v1/projects/${PROJECT}/messages:send`) {

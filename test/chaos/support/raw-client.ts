@@ -12,15 +12,12 @@ export interface Answered {
   readonly body: Buffer;
   /** From the first byte written to the last byte of the answer read. */
   readonly ms: number;
-  /** The answer came on a connection an earlier request had opened. */
-  readonly reused: boolean;
 }
 
 /** The server closed (or reset) the connection without an answer, or none came in time. */
 export interface Unanswered {
   readonly kind: 'closed' | 'timeout';
   readonly ms: number;
-  readonly reused: boolean;
 }
 
 export type Outcome = Answered | Unanswered;
@@ -44,7 +41,6 @@ export class RawClient {
    */
   async send(request: Buffer, options: { timeoutMs?: number; endAfterWrite?: boolean } = {}): Promise<Outcome> {
     const timeoutMs = options.timeoutMs ?? 10_000;
-    const reused = this.#socket !== null;
     const socket = this.#socket ?? this.#connect();
     const started = performance.now();
     const settled = new Promise<HttpMessage | 'closed' | 'timeout'>((resolve) => {
@@ -61,11 +57,11 @@ export class RawClient {
     const ms = performance.now() - started;
     if (outcome === 'closed' || outcome === 'timeout') {
       this.close();
-      return { kind: outcome, ms, reused };
+      return { kind: outcome, ms };
     }
     const closes = /close/i.test(headerValue(outcome.head, 'connection') ?? '') || options.endAfterWrite === true;
     if (closes) this.close();
-    return { kind: 'answer', status: statusOf(outcome.head), headers: outcome.head.headers, body: outcome.body, ms, reused };
+    return { kind: 'answer', status: statusOf(outcome.head), headers: outcome.head.headers, body: outcome.body, ms };
   }
 
   close(): void {

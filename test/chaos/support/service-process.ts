@@ -3,9 +3,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { builtMain, portWhenListening } from '../../support/built-service';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
-const MAIN = path.join(REPO_ROOT, 'dist', 'main.js');
+const MAIN = builtMain(REPO_ROOT);
 const START_TIMEOUT_MS = 60_000;
 /** Log kept for a failure's message: the last lines are the ones that explain it. */
 const KEPT_LOG_LINES = 200;
@@ -23,6 +24,7 @@ export interface ServiceProcess {
   errorLines(): string[];
   /** SIGTERM and wait; SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGKILL (kill -9) and wait for the exit. */
   kill(): Promise<void>;
 }
 
@@ -45,21 +47,7 @@ export async function startService(env: Record<string, string>, nodeFlags: strin
   };
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', keep);
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start within ${START_TIMEOUT_MS / 1000} s:\n${lines.join('\n')}`)), START_TIMEOUT_MS);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the service exited (${code}) at start:\n${lines.join('\n')}`));
-    });
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      keep(line);
-      const found = listeningPort(line);
-      if (found !== null) {
-        clearTimeout(timer);
-        resolve(found);
-      }
-    });
-  });
+  const port = await portWhenListening(child, { timeoutMs: START_TIMEOUT_MS, onLine: keep, explain: () => `:\n${lines.join('\n')}` });
   let running = true;
   void exited.then(() => (running = false));
   const kill = async () => {
@@ -82,13 +70,4 @@ export async function startService(env: Record<string, string>, nodeFlags: strin
       clearTimeout(timer);
     },
   };
-}
-
-function listeningPort(line: string): number | null {
-  try {
-    const entry = JSON.parse(line) as { port?: unknown; msg?: unknown };
-    return typeof entry.port === 'number' && typeof entry.msg === 'string' && entry.msg.startsWith('listening') ? entry.port : null;
-  } catch {
-    return null;
-  }
 }

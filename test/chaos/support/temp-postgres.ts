@@ -11,7 +11,6 @@ import path from 'node:path';
 export interface TempPostgres {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
   readonly url: string;
-  readonly port: number;
   start(): Promise<void>;
   /** `pg_ctl stop -m fast`: sessions are ended, the server is gone until start(). */
   stop(): Promise<void>;
@@ -79,7 +78,6 @@ export async function startTempPostgres(): Promise<TempPostgres> {
   const ctl = (...args: string[]) => run(path.join(bin, 'pg_ctl'), ['-D', data, '-w', '-t', '60', ...args], user);
   const instance: TempPostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    port,
     start: () => ctl('-l', path.join(dir, 'server.log'), 'start'),
     stop: () => ctl('-m', 'fast', 'stop'),
     async remove() {

@@ -125,6 +125,6 @@ async function sendSafely(client: RawClient, bytes: Buffer): Promise<Outcome> {
   try {
     return await client.send(bytes, { timeoutMs: 10_000 });
   } catch {
-    return { kind: 'closed', ms: 0, reused: false };
+    return { kind: 'closed', ms: 0 };
   }
 }

@@ -1,6 +1,6 @@
 // What the runner needs from each client: how to tell it is installed, how to
 // build it from our WSDLs, and how to run its driver for one binding.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENDPOINTS } from '../../../src/contract';
 import type { Binding } from '../calls';
@@ -58,16 +58,20 @@ export function wsdlUrl(baseUrl: string, endpoint: string): string {
 }
 
 /**
- * Saves every endpoint's WSDL, fetched with Basic credentials, as
- * `<dir>/<Endpoint>.wsdl` (or another extension): what a caller bundles with its client when a tool
- * cannot send credentials (svcutil) or when fetching the WSDL at run time
- * would need credentials the calls must not reuse (docs/interop.md).
+ * Saves every endpoint's WSDL, fetched with the auth run's Basic credentials, as
+ * `<workDir>/wsdl/<Endpoint>.wsdl` (or another extension) and returns that folder: what a
+ * caller bundles with its client when a tool cannot send credentials (svcutil) or when
+ * fetching the WSDL at run time would need credentials the calls must not reuse (docs/interop.md).
  */
-export async function saveWsdls(baseUrl: string, credentials: Credentials, dir: string, extension = '.wsdl'): Promise<void> {
-  const authorization = `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`, 'utf8').toString('base64')}`;
+export async function saveWsdls(context: ClientContext & { readonly credentials: Credentials }, extension = '.wsdl'): Promise<string> {
+  const dir = path.join(context.workDir, 'wsdl');
+  mkdirSync(dir, { recursive: true });
+  const { user, password } = context.credentials;
+  const authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
   for (const endpoint of ENDPOINTS) {
-    const response = await fetch(wsdlUrl(baseUrl, endpoint.name), { headers: { authorization } });
+    const response = await fetch(wsdlUrl(context.baseUrl, endpoint.name), { headers: { authorization } });
     if (!response.ok) throw new Error(`GET ${endpoint.name}.asmx?wsdl with credentials: HTTP ${response.status}`);
     writeFileSync(path.join(dir, `${endpoint.name}${extension}`), Buffer.from(await response.arrayBuffer()));
   }
+  return dir;
 }

@@ -70,12 +70,7 @@ export const java: InteropClient = {
 
     // The auth run: the proxies read the WSDLs from local copies (see Driver.java for why).
     let wsdlDir: string[] = [];
-    if (context.credentials !== undefined) {
-      const dir = path.join(context.workDir, 'wsdl');
-      mkdirSync(dir, { recursive: true });
-      await saveWsdls(context.baseUrl, context.credentials, dir);
-      wsdlDir = [dir];
-    }
+    if (context.credentials !== undefined) wsdlDir = [await saveWsdls({ ...context, credentials: context.credentials })];
     return drivers(BINDINGS, (binding) => ({ file: 'java', args: ['-cp', `${classes}:${RUNTIME_JAR}`, 'Driver', binding, ...wsdlDir] }));
   },
 };

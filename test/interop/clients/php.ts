@@ -1,7 +1,5 @@
 // PHP: ext-soap's SoapClient, which loads the WSDL at run time; its
 // soap_version option picks SOAP 1.1 or 1.2 over the same SOAP binding.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Binding } from '../calls';
 import { driverFile, isExecutable } from '../paths';
 import { MINUTE, run } from '../process';
@@ -28,12 +26,7 @@ export const php: InteropClient = {
   async prepare(context) {
     // The auth run's refused call needs a SoapClient without login: it loads the WSDL from a local copy.
     let wsdlDir: string[] = [];
-    if (context.credentials !== undefined) {
-      const dir = path.join(context.workDir, 'wsdl');
-      mkdirSync(dir, { recursive: true });
-      await saveWsdls(context.baseUrl, context.credentials, dir);
-      wsdlDir = [dir];
-    }
+    if (context.credentials !== undefined) wsdlDir = [await saveWsdls({ ...context, credentials: context.credentials })];
     return drivers(BINDINGS, (binding) => ({ file: 'php', args: [driverFile('php', 'driver.php'), binding, context.baseUrl, ...wsdlDir] }));
   },
 };

@@ -4,7 +4,7 @@
 // cannot send credentials: the auth run gives it `file:` URLs of WSDL copies
 // fetched with Basic. Its output needs one fix before it can call ASMX at all
 // (see fixActions).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENDPOINTS } from '../../../src/contract';
@@ -39,10 +39,8 @@ export const wcf: InteropClient = {
   async prepare(context) {
     let metadata = (endpoint: string) => wsdlUrl(context.baseUrl, endpoint);
     if (context.credentials !== undefined) {
-      const dir = path.join(context.workDir, 'wsdl');
-      mkdirSync(dir, { recursive: true });
       // No extension: svcutil refuses a .wsdl as it does any path that is not an assembly, but not a file: URL without one.
-      await saveWsdls(context.baseUrl, context.credentials, dir, '');
+      const dir = await saveWsdls({ ...context, credentials: context.credentials }, '');
       metadata = (endpoint) => pathToFileURL(path.join(dir, endpoint)).href;
     }
     const sources = ENDPOINTS.map((endpoint) => path.join(context.workDir, `${endpoint.name}.cs`));
