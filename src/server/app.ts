@@ -52,11 +52,6 @@ export type App = RequestListener;
 export function createApp(options: AppOptions): App {
   // Last line of defence: never an HTML page or a stack trace.
   const lastResort = (err: unknown, req: IncomingMessage, res: ServerResponse) => {
-    // A path parameter with percent-escapes that are not UTF-8 (Express's router cannot decode it): the caller's mistake.
-    if (err instanceof URIError && !res.headersSent) {
-      sendText(res, 400, 'The request could not be read.');
-      return;
-    }
     Object.assign(callRecordOf(res), { outcome: 'server_fault', fault: 'unexpected' });
     // The path only: queries carry phone numbers and codes.
     options.logger.error({ err, method: req.method, path: parseurl(req)?.pathname }, 'unhandled request error');
