@@ -20,7 +20,7 @@ import type { AccessControl } from '../access';
 import type { EndpointModel } from '../contract';
 import type { RequestObserver } from '../observe';
 import type { Operations } from '../operations';
-import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, NOSNIFF, sendText } from '../wire';
+import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, sendText } from '../wire';
 import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
 export interface AppOptions {
@@ -66,11 +66,6 @@ export function createApp(options: AppOptions): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', options.trustProxy);
-  // Every answer says nosniff; the calls write it with their headers (wire/respond.ts), these pages here.
-  app.use((_req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('X-Content-Type-Options', NOSNIFF);
-    next();
-  });
   if (options.routes !== undefined) app.use(operatorRoutes(options.routes));
   // Health and metrics come first and never pass the access policy.
   app.use(createAsmxDocuments({ endpoints: options.endpoints, helpPages: options.helpPages, access: options.access, publicBaseUrl: options.publicBaseUrl }));
