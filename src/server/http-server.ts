@@ -64,6 +64,8 @@ function isIdle(socket: Socket): boolean {
 function guardConnections(server: Server, limits: ConnectionLimits): void {
   // In the order they opened, oldest first: the first idle one is the one closed to make room.
   const open = new Set<Socket>();
+  // Kept only with a per-address cap (MAX_CONNECTIONS_PER_ADDRESS); off, a connection costs no lookup.
+  const perAddress = limits.maxConnectionsPerAddress;
   const byAddress = new Map<string, Set<Socket>>();
 
   const closeIdleAmong = (sockets: Iterable<Socket>): boolean => {
@@ -78,7 +80,7 @@ function guardConnections(server: Server, limits: ConnectionLimits): void {
   };
 
   const forget = (socket: Socket) => {
-    if (!open.delete(socket)) return;
+    if (!open.delete(socket) || perAddress === 0) return;
     const address = socket.remoteAddress ?? '';
     const mine = byAddress.get(address);
     mine?.delete(socket);
@@ -86,19 +88,25 @@ function guardConnections(server: Server, limits: ConnectionLimits): void {
   };
 
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const mine = byAddress.get(address);
-    if (limits.maxConnectionsPerAddress > 0 && mine !== undefined && mine.size >= limits.maxConnectionsPerAddress && !closeIdleAmong(mine)) {
-      refuse(socket, 'Too many connections from this address.');
-      return;
+    if (perAddress > 0) {
+      const mine = byAddress.get(socket.remoteAddress ?? '');
+      if (mine !== undefined && mine.size >= perAddress && !closeIdleAmong(mine)) {
+        refuse(socket, 'Too many connections from this address.');
+        return;
+      }
     }
     if (open.size >= limits.maxConnections && !closeIdleAmong(open)) {
       refuse(socket, 'Too many connections.');
       return;
     }
     open.add(socket);
-    if (mine === undefined) byAddress.set(address, new Set([socket]));
-    else mine.add(socket);
+    if (perAddress > 0) {
+      // Looked up again: closing an idle connection above may have emptied and dropped this address's set.
+      const address = socket.remoteAddress ?? '';
+      const mine = byAddress.get(address);
+      if (mine === undefined) byAddress.set(address, new Set([socket]));
+      else mine.add(socket);
+    }
     socket.once('close', () => forget(socket));
   });
 }
