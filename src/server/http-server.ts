@@ -34,8 +34,17 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
 // answer it was sent.
 const LINGER_MS = 1000;
 
+/** Listens with these connection limits (the defaults for those left out); resolves once the port is bound. */
+export function listen(listener: RequestListener, port: number, host: string, limits: Partial<ConnectionLimits> = {}): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createHttpServer(listener, { ...DEFAULT_CONNECTION_LIMITS, ...limits });
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
 /** An HTTP server for `listener` with these limits; not yet listening. */
-export function createHttpServer(listener: RequestListener, limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS): Server {
+export function createHttpServer(listener: RequestListener, limits: ConnectionLimits): Server {
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
