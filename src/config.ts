@@ -9,7 +9,8 @@ import { DEFAULT_NAMESPACE } from './contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { parseRetentionDays } from './delivery/outbox-retention';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
-import type { ConnectionLimits } from './server/http-server';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/http-server';
+import { DEFAULT_MAX_XML_DEPTH } from './wire/soap/envelope-reader';
 
 export interface Config {
   readonly port: number;
@@ -94,18 +95,18 @@ const schema = z.object({
   DEMO_DATA: bool('DEMO_DATA').default(true),
   BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024).default(1048576),
   // A call needs 4 levels, a WS-Security header 5 or 6; the reader's cost grows with the square of the depth.
-  XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024).default(64),
-  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000).default(10000),
-  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000).default(30000),
-  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000).default(5000),
-  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000).default(4096),
+  XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024).default(DEFAULT_MAX_XML_DEPTH),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000).default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000).default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
+  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000).default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs),
+  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000).default(DEFAULT_CONNECTION_LIMITS.maxConnections),
   MAX_CONNECTIONS_PER_ADDRESS: z
     .string()
     .trim()
     .toLowerCase()
     .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= 1000000), 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off')
     .transform((v) => (v === 'off' ? 0 : Number(v)))
-    .default(0),
+    .default(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
   TRUST_PROXY: z.string().optional(),
   HELP_PAGES: bool('HELP_PAGES').default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

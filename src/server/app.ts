@@ -20,7 +20,7 @@ import type { AccessControl } from '../access';
 import type { EndpointModel } from '../contract';
 import type { RequestObserver } from '../observe';
 import type { Operations } from '../operations';
-import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, sendText } from '../wire';
+import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, DEFAULT_MAX_XML_DEPTH, sendText } from '../wire';
 import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
 export interface AppOptions {
@@ -28,7 +28,7 @@ export interface AppOptions {
   readonly operations: Operations;
   readonly logger: Logger;
   readonly bodyLimit: number;
-  /** XML_MAX_DEPTH; left out, the reader's default (64). */
+  /** XML_MAX_DEPTH; left out, the reader's default (DEFAULT_MAX_XML_DEPTH). */
   readonly xmlMaxDepth?: number;
   /** Express `trust proxy` value; false trusts nobody. */
   readonly trustProxy: boolean | number | string;
@@ -83,7 +83,7 @@ export function createApp(options: AppOptions): App {
       endpoints: options.endpoints,
       dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs, options.access),
       bodyLimit: options.bodyLimit,
-      xmlMaxDepth: options.xmlMaxDepth,
+      xmlMaxDepth: options.xmlMaxDepth ?? DEFAULT_MAX_XML_DEPTH,
       jsonBodies: options.jsonBodies,
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
       passCredentials: options.access !== undefined,
