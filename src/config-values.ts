@@ -19,6 +19,15 @@ export const integer = (name: string, min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`);
 
+/** A whole number from `min` to `max` (of `unit`, when given), or `off`: null. */
+export const integerOrOff = (name: string, min: number, max: number, unit?: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= min && Number(v) <= max), `${name} must be a whole number${unit === undefined ? '' : ` of ${unit}`} from ${min} to ${max}, or off`)
+    .transform((v) => (v === 'off' ? null : Number(v)));
+
 export const country = (name: string) =>
   z
     .string()

@@ -4,12 +4,13 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
-import { bool, country, integer } from './config-values';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
+import { bool, country, integer, integerOrOff } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
-import { parseRetentionDays } from './delivery/outbox-retention';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
-import type { ConnectionLimits } from './server/http-server';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/http-server';
+import { DEFAULT_MAX_XML_DEPTH } from './wire/soap/envelope-reader';
 
 export interface Config {
   readonly port: number;
@@ -85,27 +86,16 @@ const schema = z.object({
     .trim()
     .refine((v) => /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// or postgresql:// connection string')
     .optional(),
-  STORE_GROUP_COMMIT_MS: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) <= 100), 'STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off')
-    .default(String(DEFAULT_GROUP_COMMIT_MS)),
+  STORE_GROUP_COMMIT_MS: integerOrOff('STORE_GROUP_COMMIT_MS', 0, 100, 'milliseconds').default(DEFAULT_GROUP_COMMIT_MS),
   DEMO_DATA: bool('DEMO_DATA').default(true),
   BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024).default(1048576),
   // A call needs 4 levels, a WS-Security header 5 or 6; the reader's cost grows with the square of the depth.
-  XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024).default(64),
-  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000).default(10000),
-  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000).default(30000),
-  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000).default(5000),
-  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000).default(4096),
-  MAX_CONNECTIONS_PER_ADDRESS: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= 1000000), 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off')
-    .transform((v) => (v === 'off' ? 0 : Number(v)))
-    .default(0),
+  XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024).default(DEFAULT_MAX_XML_DEPTH),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000).default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000).default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
+  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000).default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs),
+  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000).default(DEFAULT_CONNECTION_LIMITS.maxConnections),
+  MAX_CONNECTIONS_PER_ADDRESS: integerOrOff('MAX_CONNECTIONS_PER_ADDRESS', 1, 1000000).default(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
   TRUST_PROXY: z.string().optional(),
   HELP_PAGES: bool('HELP_PAGES').default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -125,12 +115,7 @@ const schema = z.object({
     .refine(isPublicBaseUrl, 'PUBLIC_BASE_URL must be an absolute http:// or https:// URL with no query, fragment or user, e.g. https://sns.example.org')
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
-  AUDIT_RETENTION_DAYS: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine((v) => v === 'off' || parseRetentionDays(v) !== null, 'AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off')
-    .default('90'),
+  AUDIT_RETENTION_DAYS: integerOrOff('AUDIT_RETENTION_DAYS', 1, 3650, 'days').default(DEFAULT_AUDIT_RETENTION_DAYS),
   ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000).default(2000),
 });
 
@@ -168,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     soapNamespace: c.SOAP_NAMESPACE,
     dataDir: path.resolve(c.DATA_DIR),
     databaseUrl: c.DATABASE_URL ?? null,
-    groupCommitMs: c.STORE_GROUP_COMMIT_MS === 'off' ? null : Number(c.STORE_GROUP_COMMIT_MS),
+    groupCommitMs: c.STORE_GROUP_COMMIT_MS,
     demoData: c.DEMO_DATA,
     bodyLimit: c.BODY_LIMIT,
     xmlMaxDepth: c.XML_MAX_DEPTH,
@@ -177,7 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: c.KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: c.MAX_CONNECTIONS,
-      maxConnectionsPerAddress: c.MAX_CONNECTIONS_PER_ADDRESS,
+      // 0: no per-address cap (ConnectionLimits).
+      maxConnectionsPerAddress: c.MAX_CONNECTIONS_PER_ADDRESS ?? 0,
     },
     trustProxy: c.TRUST_PROXY === undefined ? false : trustProxyValue(c.TRUST_PROXY),
     helpPages: c.HELP_PAGES,
@@ -193,7 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: c.LOG_FORMAT,
     accessPolicy: c.ACCESS_POLICY === undefined ? null : path.resolve(c.ACCESS_POLICY),
     publicBaseUrl: c.PUBLIC_BASE_URL ?? null,
-    auditRetentionDays: c.AUDIT_RETENTION_DAYS === 'off' ? null : parseRetentionDays(c.AUDIT_RETENTION_DAYS),
+    auditRetentionDays: c.AUDIT_RETENTION_DAYS,
     accessSyncIntervalMs: c.ACCESS_SYNC_INTERVAL_MS,
   };
 }

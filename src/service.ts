@@ -1,5 +1,4 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
-import type { Server } from 'node:http';
 import { createAccessControl, type AccessControl } from './access';
 import { startAccessLimits, type AccessLimits } from './access/start-access-limits';
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
@@ -13,7 +12,6 @@ import { createMetrics, type Metrics } from './metrics';
 import { observeRequests } from './observe';
 import { createOperations } from './operations';
 import { createApp, type App, type OperatorRoute } from './server';
-import { createHttpServer, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/http-server';
 import { loadDemoData, openStore, type SqlStore } from './store';
 
 // Longest a readiness check waits for the store.
@@ -145,11 +143,4 @@ export async function createService(config: Config, logger: Logger, parts: Servi
   }
 }
 
-/** Listens with these connection limits (the defaults for those left out); resolves once the port is bound. */
-export function listen(app: App, port: number, host: string, limits: Partial<ConnectionLimits> = {}): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createHttpServer(app, { ...DEFAULT_CONNECTION_LIMITS, ...limits });
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
-  });
-}
+export { listen } from './server/http-server';

@@ -2,6 +2,7 @@
 // on and a message a person can act on:
 // { "error": { "code": "...", "message": "...", "details"?: [...] } }
 import type { Response } from 'express';
+import { NOSNIFF } from '../wire';
 
 export interface ErrorDetail {
   /** Where in the request: `body.fullName`, `query.limit`, `students[0].school`. */
@@ -28,6 +29,7 @@ export function sendJson(res: Response, status: number, body: unknown, headers: 
   res.writeHead(status, {
     ...(body === undefined ? {} : { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(bytes.length) }),
     'Cache-Control': 'no-store',
+    'X-Content-Type-Options': NOSNIFF,
     ...headers,
   });
   res.end(bytes);

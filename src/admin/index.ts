@@ -3,7 +3,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Logger } from '../log';
 import type { SqlStore } from '../store';
-import { callRecordOf } from '../wire';
+import { callRecordOf, NOSNIFF } from '../wire';
 import { auditRoutes } from './audit-routes';
 import { requireBearer } from './auth';
 import { AdminError, sendError } from './errors';
@@ -40,7 +40,7 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
   // The description holds no data, and tools fetch it without credentials.
   api.get('/openapi.json', (_req, res) => {
     callRecordOf(res).operation = 'openapi';
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': NOSNIFF });
     res.end(document);
   });
   api.use(requireBearer(options.token, options.logger));

@@ -44,8 +44,13 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
     }
     sendError(res, new AdminError(404, 'not_found', `No admin route ${req.method} ${req.path}; the routes are listed in /admin/api/v1/openapi.json.`));
   });
-  // body-parser's failures: bad JSON, too large, wrong charset.
+  // Express's failure to decode a path parameter, and body-parser's: bad JSON, too large, wrong charset.
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof URIError) {
+      callRecordOf(res).endpoint = 'admin';
+      sendError(res, new AdminError(400, 'invalid_request', 'The request path could not be decoded: its percent-escapes are not UTF-8.'));
+      return;
+    }
     const type = (err as { type?: unknown }).type;
     if (typeof type !== 'string') {
       next(err);

@@ -7,7 +7,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { AccessObserver } from '../access/observer';
 import type { DeliveryObserver } from '../delivery/observer';
 import { createAccessMetrics } from './access-metrics';
-import { createHttpServer, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/http-server';
+import { listen, type ConnectionLimits } from '../server/http-server';
 import { NOSNIFF } from '../wire/respond';
 import { createDeliveryMetrics } from './delivery-metrics';
 import { metricsRoute } from './metrics-route';
@@ -53,7 +53,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 }
 
 /** Serves `GET /metrics` on a port of its own (METRICS_PORT); resolves once bound. */
-export function serveMetrics(metrics: Metrics, port: number, host: string, limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS): Promise<Server> {
+export function serveMetrics(metrics: Metrics, port: number, host: string, limits: Partial<ConnectionLimits> = {}): Promise<Server> {
   const app = express();
   app.disable('x-powered-by');
   app.use(metrics.route);
@@ -61,9 +61,5 @@ export function serveMetrics(metrics: Metrics, port: number, host: string, limit
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': NOSNIFF });
     res.end('Not Found. Metrics are at /metrics.\n');
   });
-  return new Promise((resolve, reject) => {
-    const server = createHttpServer(app, limits);
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
-  });
+  return listen(app, port, host, limits);
 }

@@ -20,7 +20,7 @@ import type { AccessControl } from '../access';
 import type { EndpointModel } from '../contract';
 import type { RequestObserver } from '../observe';
 import type { Operations } from '../operations';
-import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, NOSNIFF, sendText } from '../wire';
+import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, DEFAULT_MAX_XML_DEPTH, sendText } from '../wire';
 import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
 export interface AppOptions {
@@ -28,7 +28,7 @@ export interface AppOptions {
   readonly operations: Operations;
   readonly logger: Logger;
   readonly bodyLimit: number;
-  /** XML_MAX_DEPTH; left out, the reader's default (64). */
+  /** XML_MAX_DEPTH; left out, the reader's default (DEFAULT_MAX_XML_DEPTH). */
   readonly xmlMaxDepth?: number;
   /** Express `trust proxy` value; false trusts nobody. */
   readonly trustProxy: boolean | number | string;
@@ -52,11 +52,6 @@ export type App = RequestListener;
 export function createApp(options: AppOptions): App {
   // Last line of defence: never an HTML page or a stack trace.
   const lastResort = (err: unknown, req: IncomingMessage, res: ServerResponse) => {
-    // A path parameter with percent-escapes that are not UTF-8 (Express's router cannot decode it): the caller's mistake.
-    if (err instanceof URIError && !res.headersSent) {
-      sendText(res, 400, 'The request could not be read.');
-      return;
-    }
     Object.assign(callRecordOf(res), { outcome: 'server_fault', fault: 'unexpected' });
     // The path only: queries carry phone numbers and codes.
     options.logger.error({ err, method: req.method, path: parseurl(req)?.pathname }, 'unhandled request error');
@@ -71,11 +66,6 @@ export function createApp(options: AppOptions): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', options.trustProxy);
-  // Every answer says nosniff; the calls write it with their headers (wire/respond.ts), these pages here.
-  app.use((_req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('X-Content-Type-Options', NOSNIFF);
-    next();
-  });
   if (options.routes !== undefined) app.use(operatorRoutes(options.routes));
   // Health and metrics come first and never pass the access policy.
   app.use(createAsmxDocuments({ endpoints: options.endpoints, helpPages: options.helpPages, access: options.access, publicBaseUrl: options.publicBaseUrl }));
@@ -93,7 +83,7 @@ export function createApp(options: AppOptions): App {
       endpoints: options.endpoints,
       dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs, options.access),
       bodyLimit: options.bodyLimit,
-      xmlMaxDepth: options.xmlMaxDepth,
+      xmlMaxDepth: options.xmlMaxDepth ?? DEFAULT_MAX_XML_DEPTH,
       jsonBodies: options.jsonBodies,
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
       passCredentials: options.access !== undefined,

@@ -28,7 +28,7 @@ export interface AsmxCallOptions extends AsmxOptions {
   readonly dispatcher: Dispatcher;
   readonly bodyLimit: number;
   /** Deepest element nesting of a SOAP request (envelope-reader.ts). */
-  readonly xmlMaxDepth?: number;
+  readonly xmlMaxDepth: number;
   /** JSON_BODIES (see http/app-json.ts). */
   readonly jsonBodies?: boolean;
   /** The caller's address as Express's `req.ip` gives it, TRUST_PROXY applied. */

@@ -1,4 +1,5 @@
 export { createAsmxCalls, createAsmxDocuments, type AsmxCallOptions, type AsmxDocumentOptions } from './asmx-routes';
 export { createDispatcher, type Dispatcher, type Outcome } from './dispatch';
 export { NOSNIFF, sendText } from './respond';
+export { DEFAULT_MAX_XML_DEPTH } from './soap/envelope-reader';
 export { callRecordOf, type Binding, type CallOutcome, type CallRecord } from './call-record';

@@ -260,6 +260,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     it('is served without a token and describes every route, each of which answers', async () => {
       const res = await request(service.app).get(`${BASE}/openapi.json`);
       expect(res.status).toBe(200);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
       const doc = res.body as { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
       expect(doc.openapi).toBe('3.1.0');
       expect(Object.keys(doc.components.schemas)).toEqual(

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
+import { DEFAULT_GROUP_COMMIT_MS } from '../../src/store';
 
 describe('configuration', () => {
   it('has the defaults the README documents (docs/design.md#configuration-names)', () => {
@@ -69,6 +70,37 @@ describe('configuration', () => {
     expect(() => loadConfig({ XML_MAX_DEPTH: '4' })).toThrow(/XML_MAX_DEPTH must be between 8 and 1024/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS must be between 1 and 1000000/);
     expect(() => loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off/);
+  });
+
+  it('reads the values that are a whole number or off', () => {
+    expect(loadConfig({})).toMatchObject({ groupCommitMs: DEFAULT_GROUP_COMMIT_MS, auditRetentionDays: 90, connections: { maxConnectionsPerAddress: 0 } });
+    expect(loadConfig({ STORE_GROUP_COMMIT_MS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1', AUDIT_RETENTION_DAYS: '1' })).toMatchObject({
+      groupCommitMs: 0,
+      auditRetentionDays: 1,
+      connections: { maxConnectionsPerAddress: 1 },
+    });
+    expect(loadConfig({ STORE_GROUP_COMMIT_MS: ' 100 ', MAX_CONNECTIONS_PER_ADDRESS: '1000000', AUDIT_RETENTION_DAYS: '3650' })).toMatchObject({
+      groupCommitMs: 100,
+      auditRetentionDays: 3650,
+      connections: { maxConnectionsPerAddress: 1000000 },
+    });
+    expect(loadConfig({ STORE_GROUP_COMMIT_MS: 'Off', MAX_CONNECTIONS_PER_ADDRESS: 'OFF', AUDIT_RETENTION_DAYS: 'off' })).toMatchObject({
+      groupCommitMs: null,
+      auditRetentionDays: null,
+      connections: { maxConnectionsPerAddress: 0 },
+    });
+  });
+
+  it.each([
+    [{ STORE_GROUP_COMMIT_MS: '101' }, 'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off'],
+    [{ STORE_GROUP_COMMIT_MS: '-1' }, 'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off'],
+    [{ STORE_GROUP_COMMIT_MS: '5ms' }, 'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off'],
+    [{ MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'MAX_CONNECTIONS_PER_ADDRESS: MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off'],
+    [{ MAX_CONNECTIONS_PER_ADDRESS: '1000001' }, 'MAX_CONNECTIONS_PER_ADDRESS: MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off'],
+    [{ AUDIT_RETENTION_DAYS: '3651' }, 'AUDIT_RETENTION_DAYS: AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off'],
+    [{ AUDIT_RETENTION_DAYS: '1.5' }, 'AUDIT_RETENTION_DAYS: AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off'],
+  ])('refuses %p, saying what it takes', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(`Invalid configuration:\n  ${message}`);
   });
 
   it('treats an empty variable as unset', () => {

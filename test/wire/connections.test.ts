@@ -131,10 +131,42 @@ describe('the connection cap', () => {
     for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 500 /);
   });
 
+  it('at the cap with some requests under way and one connection idle, closes the idle one and leaves the others be', async () => {
+    const server = await serve({ maxConnections: 3 });
+    const calls = [await busy(server.port), await busy(server.port)];
+    const idle = await connect(server.port);
+    await accepted(server, 3);
+    const idleClosed = new Promise((resolve) => idle.once('close', resolve));
+
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
+    await idleClosed;
+    const body = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
+    const answers = calls.map((socket) => new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')))));
+    for (const socket of calls) socket.write(body);
+    for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 500 /);
+  });
+
   it('caps the connections of one address, and others still get in', async () => {
     const server = await serve({ maxConnectionsPerAddress: 2 });
     for (let i = 0; i < 2; i++) await busy(server.port, '127.0.0.1');
     expect(await get(server.port, '/healthz', '127.0.0.1')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/);
     expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
+  });
+
+  it('still counts the connections of an address after its idle one was closed to make room', async () => {
+    const server = await serve({ maxConnections: 3, maxConnectionsPerAddress: 2 });
+    const idle = await connect(server.port, '127.0.0.2');
+    const idleClosed = new Promise((resolve) => idle.once('close', resolve));
+    const first = await busy(server.port, '127.0.0.1');
+    await busy(server.port, '127.0.0.1');
+    await accepted(server, 3);
+    // At the cap: the idle connection of 127.0.0.2 gives way to another of that address.
+    await busy(server.port, '127.0.0.2');
+    await idleClosed;
+    first.destroy();
+    while ((await server.connections()) > 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    await busy(server.port, '127.0.0.2');
+    // 127.0.0.2 now has two requests under way: its limit, with room left in all.
+    expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/);
   });
 });

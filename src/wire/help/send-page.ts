@@ -8,6 +8,5 @@ const POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self
 
 export function sendHelpPage(res: ServerResponse, page: string): void {
   res.setHeader('Content-Security-Policy', POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   send(res, 200, 'text/html; charset=utf-8', page, CACHE_ERROR);
 }

@@ -7,7 +7,7 @@ import { noteBinding, noteOperation } from '../call-record';
 import type { Dispatcher } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal, sendText } from '../respond';
-import { DEFAULT_MAX_XML_DEPTH, EnvelopeVersionError, XmlReadError, readSoapRequest } from './envelope-reader';
+import { EnvelopeVersionError, XmlReadError, readSoapRequest } from './envelope-reader';
 import { createResponseWriter, writeFault, type ResponseWriter } from './envelope-writer';
 import { clientFault, serverFault, type SoapFault } from './fault';
 import { createSoapRouter, readParameters } from './router';
@@ -20,7 +20,7 @@ const SOAP_MEDIA_TYPES: ReadonlyMap<string, SoapVersion> = new Map([
 
 export type SoapHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer, context: CallContext) => Promise<void>;
 
-export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatcher, maxXmlDepth = DEFAULT_MAX_XML_DEPTH): SoapHandler {
+export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatcher, maxXmlDepth: number): SoapHandler {
   const router = createSoapRouter(endpoint);
   const writers = new Map<string, ResponseWriter>(endpoint.operations.map((op) => [op.wireName, createResponseWriter(op, endpoint.namespace)]));
 
