@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
+import { MAX_RETENTION_DAYS } from './delivery/outbox-retention';
 import { bool, country, integer, integerOrOff } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
@@ -115,7 +116,7 @@ const schema = z.object({
     .refine(isPublicBaseUrl, 'PUBLIC_BASE_URL must be an absolute http:// or https:// URL with no query, fragment or user, e.g. https://sns.example.org')
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
-  AUDIT_RETENTION_DAYS: integerOrOff('AUDIT_RETENTION_DAYS', 1, 3650, 'days').default(DEFAULT_AUDIT_RETENTION_DAYS),
+  AUDIT_RETENTION_DAYS: integerOrOff('AUDIT_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days').default(DEFAULT_AUDIT_RETENTION_DAYS),
   ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000).default(2000),
 });
 

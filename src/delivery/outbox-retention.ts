@@ -10,11 +10,12 @@ export interface PruningStore {
 }
 
 const DAY_MS = 86_400_000;
-const MAX_DAYS = 3650;
+/** The longest retention any setting or `--days` accepts. */
+export const MAX_RETENTION_DAYS = 3650;
 
 /** `text` as a retention in whole days (1 to 3650), or null when it is not one. */
 export function parseRetentionDays(text: string): number | null {
-  return /^[0-9]{1,4}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_DAYS ? Number(text) : null;
+  return /^[0-9]{1,4}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_RETENTION_DAYS ? Number(text) : null;
 }
 
 /**

@@ -2,7 +2,7 @@
 // limits, templates), read from the same environment as src/config.ts and
 // reported the same way: every problem, each naming its variable.
 import { z } from 'zod';
-import { bool, integer } from '../../config-values';
+import { bool, integer, integerOrOff } from '../../config-values';
 import { DEFAULT_TEMPLATES, type NotificationTemplate } from '../../operations';
 import type { AuthCodeLimit } from '../../store';
 import { FCM_BASE_URL } from '../push/fcm/fcm-provider';
@@ -11,7 +11,7 @@ import type { RetryPolicy } from '../retry-policy';
 import { fillTemplate } from '../sms/http-gateway-provider';
 import { DEFAULT_SMS_TEMPLATES } from '../sms/sms-text';
 import { TWILIO_BASE_URL } from '../sms/twilio-provider';
-import { parseRetentionDays, uncoveredLimitWindow } from '../outbox-retention';
+import { MAX_RETENTION_DAYS, uncoveredLimitWindow } from '../outbox-retention';
 import { readNotificationTemplates, readSmsTemplates, readTextFile } from './json-files';
 import { parseLimits } from './limit-syntax';
 
@@ -130,12 +130,7 @@ const schema = z.object({
   AUTH_CODE_LIMIT_PER_PHONE: z.string().default('1/60s,3/10m,10/24h'),
   AUTH_CODE_LIMIT_PER_CALLER: z.string().default('30/1h'),
   AUTH_CODE_LIMIT_GLOBAL: z.string().default('1000/1h'),
-  OUTBOX_RETENTION_DAYS: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine((v) => v === 'off' || parseRetentionDays(v) !== null, 'OUTBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off')
-    .default('30'),
+  OUTBOX_RETENTION_DAYS: integerOrOff('OUTBOX_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days').default(30),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -156,7 +151,7 @@ export function parseDeliveryConfig(env: Readonly<Record<string, string | undefi
       `DELIVERY_LEASE_SECONDS: must be at least twice DELIVERY_TIMEOUT_MS (${raw.DELIVERY_TIMEOUT_MS} ms), so that a message is never taken over while its send may still be under way`,
     );
   }
-  const outboxRetentionDays = raw.OUTBOX_RETENTION_DAYS === 'off' ? null : parseRetentionDays(raw.OUTBOX_RETENTION_DAYS);
+  const outboxRetentionDays = raw.OUTBOX_RETENTION_DAYS;
   const uncovered = outboxRetentionDays === null ? null : uncoveredLimitWindow(outboxRetentionDays, authCodeLimits);
   if (uncovered !== null) {
     problems.push(`OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (${uncovered} s), whose codes the limits count`);
