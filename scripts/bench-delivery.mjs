@@ -20,18 +20,17 @@
 //   queue-to-delivery p50/p99 is what a parent waits.
 // The fake stamps each arrival; queue time is the row's created_at. All on
 // one machine: read the figures as this machine's, on this day.
-import { execFileSync, spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { openStore } = require(path.join(root, 'dist/store'));
 const { Client } = require('pg');
 
@@ -146,22 +145,6 @@ async function startFakeSmsGateway() {
   return { url: `http://127.0.0.1:${server.address().port}/send`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-function writeKeyFile(dir, tokenUri) {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const file = path.join(dir, 'service-account.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      type: 'service_account',
-      project_id: PROJECT,
-      client_email: 'bench@bench.iam.example',
-      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
-      token_uri: tokenUri,
-    }),
-  );
-  return file;
-}
-
 /** A fresh store: a new SQLite folder, or a new PostgreSQL schema. */
 async function createLocation(kind, databaseUrl) {
   if (kind === 'sqlite') {
@@ -199,25 +182,10 @@ async function seed(options) {
   await store.close();
 }
 
-function startChild(script, env, readyPattern) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, script)], {
-      env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env, ...EXTRA_ENV },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    const onData = (chunk) => {
-      out += chunk;
-      const match = readyPattern.exec(out);
-      if (match) {
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve({ child, match, readyAt: Date.now() });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready:\n${out}`)));
-  });
+async function startChild(script, env, readyPattern) {
+  const { child, ready } = spawnUntilReady(script, { ...env, ...EXTRA_ENV }, readyPattern);
+  const match = await ready;
+  return { child, match, readyAt: Date.now() };
 }
 
 function stopChild(child) {
@@ -322,7 +290,9 @@ async function drainOnce(env, fcm, latencyMs) {
   fcm.setLatency(latencyMs);
   const worker = await startChild('dist/cli/worker.js', { ...env, LOG_LEVEL: 'info' }, /"msg":"worker running"/);
   await waitForArrivals(fcm);
-  const drainMs = Math.max(...fcm.arrivals.values()) - worker.readyAt;
+  // From the worker's ready line, or its first send if that came first (a small backlog can be sent before the line is read).
+  const arrivals = [...fcm.arrivals.values()];
+  const drainMs = Math.max(...arrivals) - Math.min(worker.readyAt, ...arrivals);
   await stopChild(worker.child);
   return { rate: (MESSAGES / drainMs) * 1000, requests: fcm.requests() };
 }
@@ -378,7 +348,7 @@ async function main() {
   const fcm = await startFakeFcm(tls);
   const sms = await startFakeSmsGateway();
   try {
-    const fakes = { fcm, sms, certFile: tls.certFile, keyFile: writeKeyFile(dir, `${fcm.url}/token`) };
+    const fakes = { fcm, sms, certFile: tls.certFile, keyFile: writeKeyFile(dir, `${fcm.url}/token`, PROJECT) };
     console.log(
       `\nDelivery, default settings: fake FCM over TLS + HTTP/2 answering after ${FCM_LATENCY_MS} ms +-20 %` +
         `${FCM_ERROR_RATE > 0 ? ` (${FCM_ERROR_RATE * 100} % 429/503)` : ''}, SMS gateway after ${SMS_LATENCY_MS} ms; ${fmt(MESSAGES)} pushes per drain`,

@@ -11,17 +11,15 @@
 // call to last delivery), repeats, and sends of one message by two workers
 // at once (must be 0). Needs BENCH_DATABASE_URL or TEST_DATABASE_URL and
 // `npm run build`. One machine runs everything: read the figures as ratios.
-import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { openStore } = require(path.join(root, 'dist/store'));
 const { Client } = require('pg');
 
@@ -62,33 +60,7 @@ async function startFakeFcm() {
   return { url: `http://127.0.0.1:${server.address().port}`, sends, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-function writeKeyFile(dir, tokenUri) {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const file = path.join(dir, 'service-account.json');
-  writeFileSync(file, JSON.stringify({ type: 'service_account', project_id: PROJECT, client_email: 'bench@bench.iam.example', private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }), token_uri: tokenUri }));
-  return file;
-}
-
-function start(script, env, readyPattern) {
-  const child = spawn(process.execPath, [path.join(root, script)], { env: { PATH: process.env.PATH, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ready = new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (chunk) => {
-      out += chunk;
-      const match = readyPattern.exec(out);
-      if (match) {
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve(match);
-      }
-    };
-    child.stdout.on('data', onData);
-    exited.then((code) => reject(new Error(`${script} exited with ${code} before it was ready:\n${out}`)));
-  });
-  ready.catch(() => undefined);
-  return { child, exited, ready };
-}
+const start = (script, env, readyPattern) => spawnUntilReady(script, { LOG_FORMAT: 'json', ...env }, readyPattern);
 
 const startService = (env) => {
   const s = start('dist/main.js', { ...env, PORT: '0', HOST: '127.0.0.1', WORKER: 'false', DEMO_DATA: 'false' }, /"port":(\d+)/);
@@ -147,7 +119,7 @@ async function main() {
     const workerEnv = {
       ...storeEnv,
       PUSH_PROVIDER: 'fcm',
-      FCM_CREDENTIALS: writeKeyFile(keyDir, `${fcm.url}/token`),
+      FCM_CREDENTIALS: writeKeyFile(keyDir, `${fcm.url}/token`, PROJECT),
       FCM_BASE_URL: fcm.url,
       // A killed worker's messages are taken over when their lease ends.
       DELIVERY_LEASE_SECONDS: '5',

@@ -1,9 +1,10 @@
-// What npm run bench (scripts/bench.mjs) and npm run soak (scripts/soak.mjs)
+// What the benchmarks (scripts/bench*.mjs) and npm run soak (scripts/soak.mjs)
 // share: the repository root, the Node flags `npm start` gives the service,
-// the request each binding sends, a child process started until it listens,
-// and its memory from /proc.
+// the request each binding sends, a child process started until it listens
+// (or says it is ready), its memory from /proc, and a key file for fake FCMs.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -58,4 +59,48 @@ export function startChild(script, env, baseEnv = process.env) {
 export function rssKb(pid, field = 'VmRSS') {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+}
+
+/**
+ * Starts `node script` with `env` (over PATH and LOG_LEVEL=info only: each
+ * bench sets what it measures) and reads its output until `readyPattern`
+ * matches. `ready` resolves with the match, or rejects if the process exits
+ * first; `exited` with its exit code.
+ */
+export function spawnUntilReady(script, env, readyPattern) {
+  const child = spawn(process.execPath, [path.join(root, script)], { env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const ready = new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (chunk) => {
+      out += chunk;
+      const match = readyPattern.exec(out);
+      if (match) {
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve(match);
+      }
+    };
+    child.stdout.on('data', onData);
+    exited.then((code) => reject(new Error(`${script} exited with ${code} before it was ready:\n${out}`)));
+  });
+  ready.catch(() => undefined);
+  return { child, exited, ready };
+}
+
+/** A Google service-account key file whose token endpoint is a bench's fake. */
+export function writeKeyFile(dir, tokenUri, projectId) {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const file = path.join(dir, 'service-account.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      type: 'service_account',
+      project_id: projectId,
+      client_email: 'bench@bench.iam.example',
+      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      token_uri: tokenUri,
+    }),
+  );
+  return file;
 }
