@@ -73,12 +73,22 @@ describe('deeply nested XML', () => {
     expect(xml.length).toBeGreaterThan(700_000);
     // The same bytes without the nesting: what reading 700 KB costs the other call anyway.
     const flat = Buffer.from(inBody(SOAP11_ENV, 0).replace('<id></id>', `<id>${'x'.repeat(xml.length - inBody(SOAP11_ENV, 0).length)}</id>`));
-    const baseline = await withCallMeanwhile(flat);
-    const { answer: refused, other, otherMs } = await withCallMeanwhile(xml);
-
-    // Before the limit the other call waited minutes for the event loop the deep request held.
-    expect(other.status).toBe(200);
-    expect(otherMs).toBeLessThan(baseline.otherMs + 100);
+    // Before the limit the other call waited minutes for the event loop the deep request held, on
+    // every try. The suite shares two cores with other test files, so one try can lose a few hundred
+    // milliseconds to them: the wait is measured against a baseline taken right before it, and the
+    // best of three tries must be within 100 ms of its baseline.
+    let refused: Answer | undefined;
+    const extraMs: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const baseline = await withCallMeanwhile(flat);
+      const deep = await withCallMeanwhile(xml);
+      expect(deep.other.status).toBe(200);
+      refused = deep.answer;
+      extraMs.push(deep.otherMs - baseline.otherMs);
+      if (extraMs[attempt] < 100) break;
+    }
+    expect(Math.min(...extraMs)).toBeLessThan(100);
+    if (refused === undefined) throw new Error('no answer');
     expect(refused.status).toBe(400);
     expect(refused.contentType).toBe('text/xml; charset=utf-8');
     expect(refused.body).toContain('<faultcode>soap:Client</faultcode>');
