@@ -75,7 +75,17 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
   // Without a notification the worker would not look again for ten minutes, past this test's time limit.
   it('a worker polling every ten minutes delivers what another process queues, also after its LISTEN connection was killed', async () => {
     const worker = pushWorker(ctx.store, createLogPushProvider(silent));
-    const wakeUp = startWakeUp(ctx.store, worker, { pollMs: 600_000, safetyPollMs: 600_000, logger: silent, backoffMs: 10 });
+    // Counts the LISTEN connections opened: the reconnection can take less than one look of until(),
+    // so waiting to see `listening` false first could miss it and wait for ever.
+    let opened = 0;
+    const source: WakeUpSource = {
+      listenForOutbox: (onNotification) =>
+        ctx.store.listenForOutbox(onNotification)?.then((subscription) => {
+          opened += 1;
+          return subscription;
+        }) ?? null,
+    };
+    const wakeUp = startWakeUp(source, worker, { pollMs: 600_000, safetyPollMs: 600_000, logger: silent, backoffMs: 10 });
     worker.pollEvery(600_000);
     try {
       await until(() => wakeUp.listening);
@@ -90,8 +100,7 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
         [schema?.name],
       );
       expect(killed).toHaveLength(1);
-      await until(() => !wakeUp.listening);
-      await until(() => wakeUp.listening);
+      await until(() => opened === 2 && wakeUp.listening);
       await queue('second');
       await until(async () => (await sent()) === 2);
     } finally {
