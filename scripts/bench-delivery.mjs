@@ -60,7 +60,25 @@ function makeCertificate(dir) {
   const cert = path.join(dir, 'fcm-cert.pem');
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
     { stdio: 'ignore' },
   );
   return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8'), certFile: cert };
@@ -204,9 +222,20 @@ async function queueThroughService(port, rate = null, count = MESSAGES) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENT_CONNECTIONS });
   const call = (n) =>
     new Promise((resolve, reject) => {
-      const body = new URLSearchParams({ id: String(100000 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: ['absence', 'note', 'mark', 'exam'][n % 4] }).toString();
+      const body = new URLSearchParams({
+        id: String(100000 + (n % STUDENTS)),
+        baseUrlSchool: SCHOOL,
+        TypeNotfication: ['absence', 'note', 'mark', 'exam'][n % 4],
+      }).toString();
       const req = http.request(
-        { host: '127.0.0.1', port, path: '/NotificationNotes.asmx/SendNotificationType', method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/NotificationNotes.asmx/SendNotificationType',
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           res.resume();
           res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`SendNotificationType answered ${res.statusCode}`))));
@@ -353,7 +382,9 @@ async function main() {
       `\nDelivery, default settings: fake FCM over TLS + HTTP/2 answering after ${FCM_LATENCY_MS} ms +-20 %` +
         `${FCM_ERROR_RATE > 0 ? ` (${FCM_ERROR_RATE * 100} % 429/503)` : ''}, SMS gateway after ${SMS_LATENCY_MS} ms; ${fmt(MESSAGES)} pushes per drain`,
     );
-    console.log(`| store | ingestion calls/s (HTTP POST, ${CLIENT_CONNECTIONS} connections) | drain/s at 0 ms | drain/s at ${FCM_LATENCY_MS} ms | ratio | live ${fmt(LIVE_RATE)} calls/s: achieved | p50 ms | p99 ms |`);
+    console.log(
+      `| store | ingestion calls/s (HTTP POST, ${CLIENT_CONNECTIONS} connections) | drain/s at 0 ms | drain/s at ${FCM_LATENCY_MS} ms | ratio | live ${fmt(LIVE_RATE)} calls/s: achieved | p50 ms | p99 ms |`,
+    );
     console.log('|---|---|---|---|---|---|---|---|');
     for (const kind of stores) {
       const drain = await drainCase(kind, databaseUrl, fakes);
@@ -363,7 +394,9 @@ async function main() {
       );
     }
     if (databaseUrl === '') console.log('(PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
-    console.log(`Targets: drain at ${FCM_LATENCY_MS} ms >= 0.8 x drain at 0 ms; one worker on PostgreSQL >= 5,000/s at ${FCM_LATENCY_MS} ms; live p50 <= 100 ms; ingestion on PostgreSQL >= 3,000/s.`);
+    console.log(
+      `Targets: drain at ${FCM_LATENCY_MS} ms >= 0.8 x drain at 0 ms; one worker on PostgreSQL >= 5,000/s at ${FCM_LATENCY_MS} ms; live p50 <= 100 ms; ingestion on PostgreSQL >= 3,000/s.`,
+    );
   } finally {
     await fcm.close();
     await sms.close();

@@ -20,7 +20,11 @@ const MESSAGES = Number(process.env.BENCH_H2_MESSAGES ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_H2_CONCURRENCY ?? 200);
 const ROUNDS = Number(process.env.BENCH_H2_ROUNDS ?? 3);
 const BODY = JSON.stringify({
-  message: { token: `fcm-token-${'x'.repeat(140)}`, notification: { title: 'غياب | Absence', body: 'تم تسجيل غياب\nAn absence was recorded.' }, data: { type: 'absence', studentId: '100001', notificationId: '0'.repeat(26) } },
+  message: {
+    token: `fcm-token-${'x'.repeat(140)}`,
+    notification: { title: 'غياب | Absence', body: 'تم تسجيل غياب\nAn absence was recorded.' },
+    data: { type: 'absence', studentId: '100001', notificationId: '0'.repeat(26) },
+  },
 });
 const HEADERS = { authorization: `Bearer ${'t'.repeat(180)}`, 'content-type': 'application/json; charset=utf-8' };
 
@@ -56,7 +60,29 @@ async function run(name, send) {
 
 async function main() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-h2-bench-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      path.join(dir, 'k.pem'),
+      '-out',
+      path.join(dir, 'c.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const key = readFileSync(path.join(dir, 'k.pem'), 'utf8');
   const cert = readFileSync(path.join(dir, 'c.pem'), 'utf8');
   const server = spawn(process.execPath, ['-e', SERVER], { env: { KEY: key, CERT: cert }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -71,7 +97,12 @@ async function main() {
     pool.close();
     const agent = new undici.Agent({ allowH2: true, connections: 4, connect: { ca: cert } });
     const viaUndici = await run('undici', async () => {
-      const { statusCode, body } = await undici.request(`${origin}/v1/projects/p/messages:send`, { method: 'POST', headers: HEADERS, body: BODY, dispatcher: agent });
+      const { statusCode, body } = await undici.request(`${origin}/v1/projects/p/messages:send`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: BODY,
+        dispatcher: agent,
+      });
       await body.text();
       return statusCode;
     });
@@ -79,7 +110,10 @@ async function main() {
     console.log(`HTTP/2 clients, ${MESSAGES} POSTs each round, ${CONCURRENCY} in flight, ${ROUNDS} rounds (client CPU per message, µs; messages/s)`);
     console.log('| client | CPU µs per message | messages/s |');
     console.log('|---|---|---|');
-    for (const [name, results] of [['node:http2 (H2Pool)', viaNode], ['undici 7, allowH2', viaUndici]]) {
+    for (const [name, results] of [
+      ['node:http2 (H2Pool)', viaNode],
+      ['undici 7, allowH2', viaUndici],
+    ]) {
       console.log(`| ${name} | ${results.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${results.map((r) => Math.round(r.rate)).join(', ')} |`);
     }
   } finally {

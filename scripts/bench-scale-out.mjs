@@ -72,7 +72,14 @@ function call(agent, port, n) {
   const body = new URLSearchParams({ id: String(100000 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: `bench-${n}` }).toString();
   return new Promise((resolve) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/NotificationNotes.asmx/SendNotificationType', method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/NotificationNotes.asmx/SendNotificationType',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode === 200));
@@ -139,23 +146,27 @@ async function main() {
       [Math.floor(CALLS / 3)]: () => {
         workers[0].child.kill('SIGKILL');
         events.push('worker killed');
-        restarts.push(workers[0].exited.then(async () => {
-          const again = startWorker(workerEnv);
-          children.push(again.child);
-          await again.ready;
-          events.push('worker restarted');
-        }));
+        restarts.push(
+          workers[0].exited.then(async () => {
+            const again = startWorker(workerEnv);
+            children.push(again.child);
+            await again.ready;
+            events.push('worker restarted');
+          }),
+        );
       },
       [Math.floor(CALLS / 2)]: () => {
         services[1].child.kill('SIGKILL');
         ports[1] = null;
         events.push('service killed');
-        restarts.push(services[1].exited.then(async () => {
-          const again = startService(storeEnv);
-          children.push(again.child);
-          ports[1] = await again.port;
-          events.push('service restarted');
-        }));
+        restarts.push(
+          services[1].exited.then(async () => {
+            const again = startService(storeEnv);
+            children.push(again.child);
+            ports[1] = await again.port;
+            events.push('service restarted');
+          }),
+        );
       },
     };
     const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
@@ -179,15 +190,22 @@ async function main() {
     for (;;) {
       const delivered = new Set(fcm.sends.filter((s) => s.end !== Infinity).map((s) => s.type));
       if ([...acknowledged].every((type) => delivered.has(type))) break;
-      if (Date.now() > deadline) throw new Error(`${[...acknowledged].filter((type) => !delivered.has(type)).length} acknowledged calls not delivered after 5 minutes`);
+      if (Date.now() > deadline)
+        throw new Error(`${[...acknowledged].filter((type) => !delivered.has(type)).length} acknowledged calls not delivered after 5 minutes`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const lastDelivery = Math.max(...fcm.sends.filter((s) => s.end !== Infinity).map((s) => s.end));
     await Promise.all(restarts);
     const unique = new Set(fcm.sends.map((s) => s.id)).size;
-    console.log(`\nScale-out: 2 services + 2 workers on one PostgreSQL schema, ${CLIENTS} clients, ${CALLS} SendNotificationType calls, fake FCM answering after ${LATENCY_MS} ms${KILL ? `; ${events.join(', ')}` : ''}`);
-    console.log(`  calls answered        ${acknowledged.size} acknowledged, ${CALLS - acknowledged.size} refused or cut off, ${Math.round((CALLS / callsMs) * 1000)} calls/s`);
-    console.log(`  delivered             ${unique} messages, ${Math.round((unique / (lastDelivery - started)) * 1000)} messages/s (first call to last delivery)`);
+    console.log(
+      `\nScale-out: 2 services + 2 workers on one PostgreSQL schema, ${CLIENTS} clients, ${CALLS} SendNotificationType calls, fake FCM answering after ${LATENCY_MS} ms${KILL ? `; ${events.join(', ')}` : ''}`,
+    );
+    console.log(
+      `  calls answered        ${acknowledged.size} acknowledged, ${CALLS - acknowledged.size} refused or cut off, ${Math.round((CALLS / callsMs) * 1000)} calls/s`,
+    );
+    console.log(
+      `  delivered             ${unique} messages, ${Math.round((unique / (lastDelivery - started)) * 1000)} messages/s (first call to last delivery)`,
+    );
     console.log(`  repeats               ${fcm.sends.length - unique} (messages sent again after their worker died)`);
     console.log(`  sent by two at once   ${overlaps(fcm.sends)}`);
   } finally {

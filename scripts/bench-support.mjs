@@ -18,16 +18,35 @@ export const BINDINGS = ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'];
 
 export function envelope(version, op, params) {
   const env = version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
-  const inner = Object.entries(params).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
+  const inner = Object.entries(params)
+    .map(([k, v]) => `<${k}>${v}</${k}>`)
+    .join('');
   return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${env}"><soap:Body><${op} xmlns="${NS}">${inner}</${op}></soap:Body></soap:Envelope>`;
 }
 
 /** One call over one binding, as real clients send it; `soapParams` where SOAP's values differ (a char's code). */
 export function request(endpoint, op, params, binding, soapParams = params) {
-  if (binding === 'SOAP 1.1') return { method: 'POST', path: `/${endpoint}.asmx`, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${NS}${op}"` }, body: envelope('1.1', op, soapParams) };
-  if (binding === 'SOAP 1.2') return { method: 'POST', path: `/${endpoint}.asmx`, headers: { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}${op}"` }, body: envelope('1.2', op, soapParams) };
+  if (binding === 'SOAP 1.1')
+    return {
+      method: 'POST',
+      path: `/${endpoint}.asmx`,
+      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${NS}${op}"` },
+      body: envelope('1.1', op, soapParams),
+    };
+  if (binding === 'SOAP 1.2')
+    return {
+      method: 'POST',
+      path: `/${endpoint}.asmx`,
+      headers: { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}${op}"` },
+      body: envelope('1.2', op, soapParams),
+    };
   if (binding === 'HTTP GET') return { method: 'GET', path: `/${endpoint}.asmx/${op}?${new URLSearchParams(params)}`, headers: {} };
-  return { method: 'POST', path: `/${endpoint}.asmx/${op}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() };
+  return {
+    method: 'POST',
+    path: `/${endpoint}.asmx/${op}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  };
 }
 
 /**
@@ -68,7 +87,10 @@ export function rssKb(pid, field = 'VmRSS') {
  * first; `exited` with its exit code.
  */
 export function spawnUntilReady(script, env, readyPattern) {
-  const child = spawn(process.execPath, [path.join(root, script)], { env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(root, script)], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const ready = new Promise((resolve, reject) => {
     let out = '';

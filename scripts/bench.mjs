@@ -94,9 +94,14 @@ async function main() {
       return Object.fromEntries(Object.entries(cases).map(([name, req]) => [name, { ...req, headers: { ...req.headers, authorization } }]));
     };
     const token = withCredentials(requests('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }));
-    const list = withCredentials(requests('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, { school_base_url: SCHOOL, show_active: '49' }));
+    const list = withCredentials(
+      requests('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, { school_base_url: SCHOOL, show_active: '49' }),
+    );
     const tokenCases = Object.entries(token);
-    const listCases = [['SOAP 1.1', list['SOAP 1.1']], ['HTTP GET', list['HTTP GET']]];
+    const listCases = [
+      ['SOAP 1.1', list['SOAP 1.1']],
+      ['HTTP GET', list['HTTP GET']],
+    ];
 
     // The baseline answers each case's exact bytes, captured from the service.
     const answers = {};
@@ -137,7 +142,9 @@ async function benchToken(service, baseline, tokenCases) {
 }
 
 async function benchList(service, baseline, listCases, list, answers) {
-  console.log(`\nGetStudentSchool, all ${STUDENTS} students (${fmt(Buffer.from(answers[`GET ${list['HTTP GET'].path}`].body, 'base64').length)} bytes over GET)`);
+  console.log(
+    `\nGetStudentSchool, all ${STUDENTS} students (${fmt(Buffer.from(answers[`GET ${list['HTTP GET'].path}`].body, 'base64').length)} bytes over GET)`,
+  );
   console.log('| binding | connections | median ms | p99 ms | req/s | baseline median ms | peak RSS growth MB |');
   console.log('|---|---|---|---|---|---|---|');
   for (const [binding, req] of listCases) {

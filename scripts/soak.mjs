@@ -26,10 +26,37 @@ async function seed(dataDir) {
   await store.writeDataSet({
     schools: [{ baseUrl: SCHOOL, name: 'Soak School' }],
     devices: ids.map((id) => ({ id: `dev-${id}`, token: `fcm:soak-${id}`, platform: i(id) % 2 ? 'ios' : 'android' })),
-    students: ids.map((id) => ({ id, school: SCHOOL, fullName: i(id) % 3 === 0 ? `طالب ${id}` : `Student ${id}`, deviceId: `dev-${id}`, active: i(id) % 10 === 0 ? '0' : '1', classId: `C${i(id) % 20}` })),
+    students: ids.map((id) => ({
+      id,
+      school: SCHOOL,
+      fullName: i(id) % 3 === 0 ? `طالب ${id}` : `Student ${id}`,
+      deviceId: `dev-${id}`,
+      active: i(id) % 10 === 0 ? '0' : '1',
+      classId: `C${i(id) % 20}`,
+    })),
     notes: ids.flatMap((id) => [
-      { id: `n-${id}-a`, studentId: id, type: 'audit', subjectId: 'MATH', classId: `C${i(id) % 20}`, text: 'Homework', date: '2026-10-01T08:00:00Z', badge: '1', state: 'unread' },
-      { id: `n-${id}-b`, studentId: id, type: 'behaviour', subjectId: null, classId: `C${i(id) % 20}`, text: 'ممتاز', date: '2026-10-02T08:00:00Z', badge: null, state: 'unread' },
+      {
+        id: `n-${id}-a`,
+        studentId: id,
+        type: 'audit',
+        subjectId: 'MATH',
+        classId: `C${i(id) % 20}`,
+        text: 'Homework',
+        date: '2026-10-01T08:00:00Z',
+        badge: '1',
+        state: 'unread',
+      },
+      {
+        id: `n-${id}-b`,
+        studentId: id,
+        type: 'behaviour',
+        subjectId: null,
+        classId: `C${i(id) % 20}`,
+        text: 'ممتاز',
+        date: '2026-10-02T08:00:00Z',
+        badge: null,
+        state: 'unread',
+      },
     ]),
     absences: ids.map((id) => ({ id: `a-${id}`, studentId: id, date: '2026-10-05', type: 'full-day', reason: null, seen: false })),
   });
@@ -68,7 +95,11 @@ const OPERATIONS = [
   ['ReadNoteFromApp', 'UpdateNoteState', (n) => ({ STDid: String(7001 + (n % STUDENTS)), note_type: n % 2 ? 'audit' : 'behaviour' })],
   ['GetStudentsAbsence', 'GetStudentsAbcenceByID', (n) => ({ STDid: String(7001 + (n % STUDENTS)) })],
   ['NotificationNotes', 'GetStudentSchool', (n) => ({ school_base_url: SCHOOL, show_active: n % 2 ? '1' : '0' })],
-  ['NotificationNotes', 'SendNotificationType', (n) => ({ id: String(7001 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: n % 2 ? 'absence' : 'note' })],
+  [
+    'NotificationNotes',
+    'SendNotificationType',
+    (n) => ({ id: String(7001 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: n % 2 ? 'absence' : 'note' }),
+  ],
   ['PushNotificationMobile', 'GetTokenDevice', (n) => ({ id: `dev-${7001 + (n % STUDENTS)}` })],
 ];
 
@@ -78,7 +109,16 @@ function request(endpoint, op, params, binding) {
   return bindingRequest(endpoint, op, params, binding, soapParams);
 }
 
-const DOCUMENTS = ['/NotificationNotes.asmx?wsdl', '/AuthCodeSending.asmx?disco', '/PushNotificationMobile.asmx', '/GetStudentsAbsence.asmx?op=GetStudentsAbcenceByID', '/', '/healthz', '/readyz', '/metrics'];
+const DOCUMENTS = [
+  '/NotificationNotes.asmx?wsdl',
+  '/AuthCodeSending.asmx?disco',
+  '/PushNotificationMobile.asmx',
+  '/GetStudentsAbsence.asmx?op=GetStudentsAbcenceByID',
+  '/',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+];
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-soak-'));
@@ -100,7 +140,9 @@ async function main() {
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     process.stdout.write(`soak: ${((Date.now() - startedAt) / 1000).toFixed(0)} s, RSS ${(rss / 1024).toFixed(1)} MB, ${total} requests\n`);
   }, SAMPLE_SECONDS * 1000);
-  process.stdout.write(`soak: ${MINUTES} min, ${CONNECTIONS} connections, service pid ${service.child.pid} on port ${service.port}, RSS at start ${(samples[0].rss / 1024).toFixed(1)} MB\n`);
+  process.stdout.write(
+    `soak: ${MINUTES} min, ${CONNECTIONS} connections, service pid ${service.child.pid} on port ${service.port}, RSS at start ${(samples[0].rss / 1024).toFixed(1)} MB\n`,
+  );
 
   const loop = async () => {
     while (Date.now() < endAt) {
@@ -147,8 +189,14 @@ async function main() {
   process.stdout.write(
     [
       '',
-      `soak: requests by operation and binding: ${[...counts].sort().map(([k, c]) => `${k}: ${c}`).join(', ')}`,
-      `soak: statuses: ${[...statuses].sort().map(([k, c]) => `${k}: ${c}`).join(', ')}; unexpected failures ${failures}; slowest ${slowest.toFixed(0)} ms`,
+      `soak: requests by operation and binding: ${[...counts]
+        .sort()
+        .map(([k, c]) => `${k}: ${c}`)
+        .join(', ')}`,
+      `soak: statuses: ${[...statuses]
+        .sort()
+        .map(([k, c]) => `${k}: ${c}`)
+        .join(', ')}; unexpected failures ${failures}; slowest ${slowest.toFixed(0)} ms`,
       `soak: ${total} requests in ${seconds.toFixed(0)} s (${(total / seconds).toFixed(0)}/s), ${samples.length} RSS samples`,
       `soak: RSS start ${mb(samples[0].rss)}, end ${mb(samples[samples.length - 1].rss)}, peak ${mb(peak.rss)} at ${(peak.at / 1000).toFixed(0)} s`,
       '',

@@ -1,6 +1,6 @@
 // The zod readers of environment values that every part of the configuration
 // shares, each failing with a message that names the variable.
-import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
+import { isSupportedCountry } from 'libphonenumber-js/max';
 import { z } from 'zod';
 
 export const bool = (name: string) =>
@@ -25,7 +25,10 @@ export const integerOrOff = (name: string, min: number, max: number, unit?: stri
     .string()
     .trim()
     .toLowerCase()
-    .refine((v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= min && Number(v) <= max), `${name} must be a whole number${unit === undefined ? '' : ` of ${unit}`} from ${min} to ${max}, or off`)
+    .refine(
+      (v) => v === 'off' || (/^[0-9]+$/.test(v) && Number(v) >= min && Number(v) <= max),
+      `${name} must be a whole number${unit === undefined ? '' : ` of ${unit}`} from ${min} to ${max}, or off`,
+    )
     .transform((v) => (v === 'off' ? null : Number(v)));
 
 export const country = (name: string) =>
@@ -34,4 +37,4 @@ export const country = (name: string) =>
     .trim()
     .toUpperCase()
     .refine((c) => isSupportedCountry(c), `${name} must be an ISO 3166 country code such as SY`)
-    .transform((c) => c as CountryCode);
+    .transform((c) => c);

@@ -128,7 +128,14 @@ function isPublicBaseUrl(value: string): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' && url.username === '' && url.password === '' && !/[?#]/.test(value);
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.search === '' &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === '' &&
+    !/[?#]/.test(value)
+  );
 }
 
 /** Reads the configuration; throws ConfigError naming every bad variable. */
@@ -145,7 +152,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const c = parsed.data;
   // Node refuses a headers timeout longer than the request it is part of.
   if (c.HEADERS_TIMEOUT_MS > c.REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(`Invalid configuration:\n  HEADERS_TIMEOUT_MS (${c.HEADERS_TIMEOUT_MS}) must not be longer than REQUEST_TIMEOUT_MS (${c.REQUEST_TIMEOUT_MS})`);
+    throw new ConfigError(
+      `Invalid configuration:\n  HEADERS_TIMEOUT_MS (${c.HEADERS_TIMEOUT_MS}) must not be longer than REQUEST_TIMEOUT_MS (${c.REQUEST_TIMEOUT_MS})`,
+    );
   }
   const allowed = c.SMS_ALLOWED_COUNTRIES === undefined ? [c.SMS_DEFAULT_REGION] : parseCountries(c.SMS_ALLOWED_COUNTRIES);
   return {
@@ -186,10 +195,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 function parseCountries(list: string): CountryCode[] {
-  const codes = list.split(',').map((c) => c.trim().toUpperCase()).filter((c) => c !== '');
+  const codes = list
+    .split(',')
+    .map((c) => c.trim().toUpperCase())
+    .filter((c) => c !== '');
   const bad = codes.filter((c) => !isSupportedCountry(c));
   if (codes.length === 0 || bad.length > 0) {
-    throw new ConfigError(`Invalid configuration:\n  SMS_ALLOWED_COUNTRIES: ${bad.length > 0 ? bad.join(', ') + ' are not' : 'must list'} ISO 3166 country codes such as SY,LB`);
+    throw new ConfigError(
+      `Invalid configuration:\n  SMS_ALLOWED_COUNTRIES: ${bad.length > 0 ? bad.join(', ') + ' are not' : 'must list'} ISO 3166 country codes such as SY,LB`,
+    );
   }
   return codes as CountryCode[];
 }

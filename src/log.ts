@@ -19,11 +19,7 @@ const PHONE_KEYS = ['phone', 'msisdn', 'to'];
 const CODE_KEYS = ['code'];
 const SECRET_KEYS = ['token', 'pushToken', 'push_token', 'authorization', 'password', 'adminToken'];
 
-const REDACT_PATHS = [
-  ...[...PHONE_KEYS, ...CODE_KEYS, ...SECRET_KEYS].flatMap((key) => [key, `*.${key}`]),
-  'req.headers.authorization',
-  'req.headers.cookie',
-];
+const REDACT_PATHS = [...[...PHONE_KEYS, ...CODE_KEYS, ...SECRET_KEYS].flatMap((key) => [key, `*.${key}`]), 'req.headers.authorization', 'req.headers.cookie'];
 
 const REDACTED = '[redacted]';
 

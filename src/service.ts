@@ -44,7 +44,8 @@ export interface ServiceParts {
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
   const ownsStore = parts.store === undefined;
-  const store = parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, groupCommitMs: config.groupCommitMs }));
+  const store =
+    parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, groupCommitMs: config.groupCommitMs }));
   try {
     if (ownsStore && config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
       const counts = await loadDemoData(store);
@@ -63,7 +64,13 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     if (config.accessPolicy === null) {
       logger.warn('ACCESS_POLICY is not set: every operation is open to every caller (docs/security.md says how to lock the service down)');
     } else {
-      limits = startAccessLimits({ store, logger, observer: metrics.access, auditRetentionDays: config.auditRetentionDays, syncIntervalMs: config.accessSyncIntervalMs });
+      limits = startAccessLimits({
+        store,
+        logger,
+        observer: metrics.access,
+        auditRetentionDays: config.auditRetentionDays,
+        syncIntervalMs: config.accessSyncIntervalMs,
+      });
       try {
         access = createAccessControl({ policyFile: config.accessPolicy, logger, ...limits, onRefused: (reason) => metrics.access.refused(reason) });
       } catch (err) {

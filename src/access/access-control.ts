@@ -87,7 +87,8 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
 
   function warnUnenforceable(policy: Policy): void {
     const rules = ENDPOINTS.flatMap((e) => e.operations.map((op) => policy.operationRule(e.name, op.wireName) as ResolvedRule));
-    if (budgets === undefined && rules.some((r) => r.limit !== null)) logger.warn('the access policy sets limit budgets but this process has no call budgets: limits are not enforced');
+    if (budgets === undefined && rules.some((r) => r.limit !== null))
+      logger.warn('the access policy sets limit budgets but this process has no call budgets: limits are not enforced');
     if (enumeration === undefined && rules.some((r) => r.enumeration !== null)) {
       logger.warn('the access policy sets enumeration budgets but this process has no enumeration guard: they are not enforced');
     }
@@ -124,10 +125,18 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       const verdict = budgets.take(`${endpoint}.asmx/${op}`, caller, rule.limit, at);
       if (!verdict.ok) refusal = throttled('limit', `Too many calls of ${op}: at most ${describeRate(rule.limit)}.`, verdict.retryAfterSeconds);
     }
-    if (refusal === null && rule.enumeration !== null && enumeration !== undefined && subject !== null && countsForEnumeration(subject.kind) && subject.value !== '') {
+    if (
+      refusal === null &&
+      rule.enumeration !== null &&
+      enumeration !== undefined &&
+      subject !== null &&
+      countsForEnumeration(subject.kind) &&
+      subject.value !== ''
+    ) {
       const verdict = enumeration.note(caller, `${subject.kind}:${subject.value}`, rule.enumeration, at);
       // The guard logs the walker once per window (enumeration-guard.ts).
-      if (!verdict.ok) refusal = throttled('enumeration', `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`, verdict.retryAfterSeconds);
+      if (!verdict.ok)
+        refusal = throttled('enumeration', `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`, verdict.retryAfterSeconds);
     }
     record(call, endpoint, user, refusal, subject);
     return refusal;
@@ -214,7 +223,12 @@ export function refusalReason(refusal: AccessRefusal): RefusalReason {
 }
 
 function describeRate(rule: RateRule): string {
-  for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000]] as const) {
+  for (const [unit, size] of [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+    ['second', 1000],
+  ] as const) {
     if (rule.windowMs % size === 0) return `${rule.max} per ${rule.windowMs === size ? unit : `${rule.windowMs / size} ${unit}s`}`;
   }
   return `${rule.max} per ${rule.windowMs} ms`;

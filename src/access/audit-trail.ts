@@ -75,7 +75,10 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
     dropped += count;
     observer.auditDropped(count);
     if (droppedInOutage === 0) {
-      logger.warn({ maxBuffered }, 'audit trail: buffer full while the store cannot take entries; new entries are dropped until it can (counted in access_audit_dropped_total)');
+      logger.warn(
+        { maxBuffered },
+        'audit trail: buffer full while the store cannot take entries; new entries are dropped until it can (counted in access_audit_dropped_total)',
+      );
     }
     droppedInOutage += count;
   };

@@ -51,7 +51,7 @@ export function createBasicVerifier(users: ReadonlyMap<string, string>, now: () 
 
   const verify = async (digest: string, credentials: BasicCredentials): Promise<string | null> => {
     const stored = users.get(credentials.user);
-    let ok = false;
+    let ok: boolean;
     try {
       ok = await bcrypt.compare(credentials.password, stored ?? UNKNOWN_USER_HASH);
     } catch {

@@ -171,7 +171,9 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     }
     if (at - lastPruneMs >= PRUNE_EVERY_MS) {
       lastPruneMs = at;
-      await shared.pruneAccessCounters(iso(at - ROW_GRACE_MS)).catch((error: unknown) => logger.debug({ err: error }, 'call budgets: pruning old counters failed'));
+      await shared
+        .pruneAccessCounters(iso(at - ROW_GRACE_MS))
+        .catch((error: unknown) => logger.debug({ err: error }, 'call budgets: pruning old counters failed'));
     }
   };
 
@@ -179,9 +181,7 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     if (store === null) return Promise.resolve();
     // One merge at a time; a caller asking during one waits for it and then runs its own.
     const previous = syncing ?? Promise.resolve();
-    const next = previous
-      .then(() => merge(store))
-      .catch((error: unknown) => logger.warn({ err: error }, 'call budgets: merge failed'));
+    const next = previous.then(() => merge(store)).catch((error: unknown) => logger.warn({ err: error }, 'call budgets: merge failed'));
     syncing = next.finally(() => {
       if (syncing === tracked) syncing = null;
     });

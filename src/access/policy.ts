@@ -52,6 +52,7 @@ const policySchema = z
       .trim()
       .min(1)
       .max(200)
+      // eslint-disable-next-line no-control-regex -- a realm is sent inside a quoted header value
       .refine((v) => !/["\\\u0000-\u001f\u007f]/.test(v), 'must not hold quotes, backslashes or control characters')
       .optional(),
     documents: z.enum(['follow', 'open']).optional(),
@@ -112,7 +113,9 @@ export function parsePolicy(text: string, file = 'policy.yaml'): Policy {
   try {
     raw = file.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text, { prettyErrors: true });
   } catch (err) {
-    throw new PolicyError(`ACCESS_POLICY: ${file} is not valid ${file.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    throw new PolicyError(
+      `ACCESS_POLICY: ${file} is not valid ${file.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`,
+    );
   }
   return compilePolicy(raw ?? {}, file);
 }
@@ -120,7 +123,10 @@ export function parsePolicy(text: string, file = 'policy.yaml'): Policy {
 export function compilePolicy(raw: unknown, file = 'policy'): Policy {
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
-    throw problemsError(file, parsed.error.issues.map((issue) => `${keyPath(issue.path)}: ${issue.message}`));
+    throw problemsError(
+      file,
+      parsed.error.issues.map((issue) => `${keyPath(issue.path)}: ${issue.message}`),
+    );
   }
   const input = parsed.data;
   const problems: string[] = [];
@@ -140,7 +146,9 @@ export function compilePolicy(raw: unknown, file = 'policy'): Policy {
     }
     for (const key of Object.keys(section ?? {})) {
       if (key !== 'default' && !spec.operations.some((op) => op.wireName === key)) {
-        problems.push(`endpoints.${name}.${key}: ${spec.name}.asmx has no operation ${key} (it has ${spec.operations.map((op) => op.wireName).join(', ')}; names are case-sensitive)`);
+        problems.push(
+          `endpoints.${name}.${key}: ${spec.name}.asmx has no operation ${key} (it has ${spec.operations.map((op) => op.wireName).join(', ')}; names are case-sensitive)`,
+        );
       }
     }
     given.set(spec.name.toLowerCase(), [name, section ?? {}]);
@@ -170,7 +178,7 @@ type MergedRule = Omit<RuleInput, 'allow'> & { allow?: readonly string[] };
 
 /** Only the keys a rule sets, so that spreading it leaves the others' values alone. */
 function defined(rule: RuleInput): RuleInput {
-  return Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)) as RuleInput;
+  return Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined));
 }
 
 function resolveRule(rule: MergedRule, at: string, networks: Map<string, string[]>, users: Map<string, string>, problems: string[]): ResolvedRule {
@@ -265,7 +273,9 @@ function parseCidr(text: string): { address: string; prefix: number; family: 'ip
 }
 
 function keyPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`), '') || '(top level)';
+  return (
+    path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`), '') || '(top level)'
+  );
 }
 
 function problemsError(file: string, problems: string[]): PolicyError {

@@ -16,7 +16,10 @@ export function requireBearer(token: string, logger: Logger): RequestHandler {
     const header = req.headers.authorization;
     const match = header === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     if (match === null) {
-      sendError(res, new AdminError(401, 'unauthorized', 'Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".', undefined, { 'WWW-Authenticate': CHALLENGE }));
+      sendError(
+        res,
+        new AdminError(401, 'unauthorized', 'Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".', undefined, { 'WWW-Authenticate': CHALLENGE }),
+      );
       return;
     }
     if (!timingSafeEqual(digest(match[1] ?? ''), expected)) {

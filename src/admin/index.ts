@@ -47,4 +47,3 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
   api.use(routeTable(routes, options.logger, options.bodyLimit ?? 1024 * 1024));
   return router;
 }
-

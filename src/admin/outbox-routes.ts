@@ -104,7 +104,8 @@ export function outboxRoutes(store: SqlStore): AdminRoute[] {
         const channel: OutboxChannel = params.channel;
         const result = await store.requeueOutboxMessage(channel, params.id);
         if (result === 'not_found') throw new AdminError(404, 'not_found', `No ${channel} message ${params.id}.`);
-        if (result === 'not_dead') throw new AdminError(409, 'not_dead', `The ${channel} message ${params.id} is neither dead nor failed; it is still being delivered or already sent.`);
+        if (result === 'not_dead')
+          throw new AdminError(409, 'not_dead', `The ${channel} message ${params.id} is neither dead nor failed; it is still being delivered or already sent.`);
         if (result === 'code_erased') {
           throw new AdminError(409, 'code_erased', `The auth code of message ${params.id} was erased; the user must ask for a new code.`);
         }

@@ -40,17 +40,26 @@ function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
   const base = `/${collection}`;
   const item = `/${collection}/{${key}}`;
   const params = z.strictObject({
-    [key]: z.string().min(1).describe(key === 'baseUrl' ? 'The school base URL, URL-encoded (https%3A%2F%2Fschool.example).' : `The ${noun} id.`),
+    [key]: z
+      .string()
+      .min(1)
+      .describe(key === 'baseUrl' ? 'The school base URL, URL-encoded (https%3A%2F%2Fschool.example).' : `The ${noun} id.`),
   });
   const keyOf = (p: Record<string, string>): string => p[key] ?? '';
   // PUT may repeat the key in the body; PATCH may not change it.
-  const putBody = record.partial({ [key]: true } as Record<string, true>);
-  const patchBody = record.omit({ [key]: true } as Record<string, true>).partial();
+  const keyMask: Record<string, true> = { [key]: true };
+  const putBody = record.partial(keyMask);
+  const patchBody = record.omit(keyMask).partial();
 
   const change = async (pathKey: string, decide: (current: AnyRecord | null) => RecordDecision<DataSetCollection>) => {
     const result = await store.changeRecord(collection, pathKey, decide as (current: RecordOf<DataSetCollection> | null) => RecordDecision<DataSetCollection>);
     if (result.status === 'refused') {
-      if (result.reason === 'exists') throw new AdminError(409, 'conflict', `A ${noun} ${pathKey} already exists; use PUT or PATCH ${item.replace(`{${key}}`, encodeURIComponent(pathKey))} to change it.`);
+      if (result.reason === 'exists')
+        throw new AdminError(
+          409,
+          'conflict',
+          `A ${noun} ${pathKey} already exists; use PUT or PATCH ${item.replace(`{${key}}`, encodeURIComponent(pathKey))} to change it.`,
+        );
       throw notFound(noun, pathKey);
     }
     return result;
@@ -100,7 +109,7 @@ function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
       responses: { 200: { description: `The ${noun}`, schema: record }, 404: errors(`No such ${noun}`) },
       async handle({ params: p }) {
         const found = await store.getRecord(collection, keyOf(p as Record<string, string>));
-        if (found === null) throw notFound(noun, keyOf(p as Record<string, string>));
+        if (found === null) throw notFound(noun, keyOf(p));
         return { status: 200, body: found };
       },
     }),
@@ -119,15 +128,19 @@ function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
         422: errors('The store refused the record'),
       },
       async handle({ params: p, body }) {
-        const pathKey = keyOf(p as Record<string, string>);
-        const given = body as AnyRecord;
+        const pathKey = keyOf(p);
+        const given: Record<string, unknown> = body;
         if (given[key] !== undefined && recordKey(collection, String(given[key])) !== recordKey(collection, pathKey)) {
           throw new AdminError(400, 'key_mismatch', `The body's ${key} (${String(given[key])}) is not the one in the path (${pathKey}).`, [
             { path: `body.${key}`, message: 'must match the path' },
           ]);
         }
         const result = await change(pathKey, () => ({ write: { ...given, [key]: given[key] ?? pathKey } as never }));
-        return { status: result.status === 'created' ? 201 : 200, body: result.record, headers: result.status === 'created' ? { Location: location(spec, pathKey) } : undefined };
+        return {
+          status: result.status === 'created' ? 201 : 200,
+          body: result.record,
+          headers: result.status === 'created' ? { Location: location(spec, pathKey) } : undefined,
+        };
       },
     }),
     route({
@@ -145,8 +158,10 @@ function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
         422: errors('The store refused the change'),
       },
       async handle({ params: p, body }) {
-        const pathKey = keyOf(p as Record<string, string>);
-        const result = await change(pathKey, (current) => (current === null ? { refuse: 'not_found' } : { write: { ...current, ...(body as AnyRecord) } as never }));
+        const pathKey = keyOf(p);
+        const result = await change(pathKey, (current) =>
+          current === null ? { refuse: 'not_found' } : { write: { ...current, ...(body as AnyRecord) } as never },
+        );
         return { status: 200, body: result.record };
       },
     }),
@@ -160,7 +175,7 @@ function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
       params,
       responses: { 204: { description: 'Deleted' }, 404: errors(`No such ${noun}`), 409: errors('Still in use') },
       async handle({ params: p }) {
-        const pathKey = keyOf(p as Record<string, string>);
+        const pathKey = keyOf(p);
         const result = await store.deleteRecord(collection, pathKey);
         if (result === 'not_found') throw notFound(noun, pathKey);
         if (result === 'in_use') throw new AdminError(409, 'in_use', `The ${noun} ${pathKey} still has students; move or delete them first.`);

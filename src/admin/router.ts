@@ -39,7 +39,10 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
     callRecordOf(res).endpoint = 'admin';
     const allowed = [...new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method))];
     if (allowed.length > 0) {
-      sendError(res, new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, undefined, { Allow: allowed.join(', ') }));
+      sendError(
+        res,
+        new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, undefined, { Allow: allowed.join(', ') }),
+      );
       return;
     }
     sendError(res, new AdminError(404, 'not_found', `No admin route ${req.method} ${req.path}; the routes are listed in /admin/api/v1/openapi.json.`));

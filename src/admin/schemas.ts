@@ -168,7 +168,10 @@ export const RequeuedCount = z.object({ channel: OutboxChannelParam, requeued: z
 // The audit trail of reads of personal data.
 
 const auditTime = (what: string) =>
-  z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString()).describe(`${what}: an ISO 8601 time with Z or an offset.`);
+  z.iso
+    .datetime({ offset: true })
+    .transform((value) => new Date(value).toISOString())
+    .describe(`${what}: an ISO 8601 time with Z or an offset.`);
 
 export const AuditListQuery = z.strictObject({
   from: auditTime('Entries recorded at or after this time').optional(),

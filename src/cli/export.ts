@@ -32,8 +32,10 @@ export async function main(args: readonly string[]): Promise<number> {
   }
   const store = await storeFromConfig();
   try {
-    const { files, counts } = await exportDataSet(store, rest[0] as string, format);
-    const summary = Object.entries(counts).map(([c, n]) => `${n.toLocaleString('en-US')} ${c}`).join(', ');
+    const { files, counts } = await exportDataSet(store, rest[0], format);
+    const summary = Object.entries(counts)
+      .map(([c, n]) => `${n.toLocaleString('en-US')} ${c}`)
+      .join(', ');
     process.stdout.write(`Exported ${summary} to ${files.join(', ')}\n`);
     return 0;
   } finally {

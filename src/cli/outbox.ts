@@ -48,7 +48,9 @@ async function list(store: SqlStore, args: string[]): Promise<number> {
     if (pushes.length + codes.length === 0) continue;
     console.log(`\n${status}:`);
     for (const row of pushes) {
-      console.log(`push ${row.id}  ${row.type} to student ${row.studentId} (device ${row.deviceId})  attempts ${row.attempts}  created ${row.createdAt}${detail(row)}`);
+      console.log(
+        `push ${row.id}  ${row.type} to student ${row.studentId} (device ${row.deviceId})  attempts ${row.attempts}  created ${row.createdAt}${detail(row)}`,
+      );
     }
     for (const row of codes) {
       console.log(`sms  ${row.id}  code to ${maskPhone(row.phone)}  attempts ${row.attempts}  created ${row.createdAt}${detail(row)}`);

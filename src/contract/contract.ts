@@ -10,13 +10,7 @@ export type ParameterType = 'string' | 'char';
 export type ResultType = 'void' | 'string' | 'ArrayOfStudentInfo';
 
 export type OperationName =
-  | 'sendAuthCode'
-  | 'listAuditNotes'
-  | 'markNotesRead'
-  | 'listAbsences'
-  | 'listSchoolStudents'
-  | 'getDeviceToken'
-  | 'queueNotification';
+  'sendAuthCode' | 'listAuditNotes' | 'markNotesRead' | 'listAbsences' | 'listSchoolStudents' | 'getDeviceToken' | 'queueNotification';
 
 export interface ParameterSpec {
   /** Name on the wire (element name in SOAP, key over GET/POST). */
@@ -94,10 +88,7 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       {
         wireName: 'GetStudentSchool',
         implementation: 'listSchoolStudents',
-        parameters: [
-          str('school_base_url', 'schoolBaseUrl'),
-          { wireName: 'show_active', argName: 'showActive', type: 'char' },
-        ],
+        parameters: [str('school_base_url', 'schoolBaseUrl'), { wireName: 'show_active', argName: 'showActive', type: 'char' }],
         result: 'ArrayOfStudentInfo',
       },
       {

@@ -104,38 +104,55 @@ interface ParsedWsdl {
   operations: Map<string, ParsedOperation>;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- node-soap's object model is untyped */
+// The parts of node-soap's (untyped) object model read here.
+interface SoapMessage {
+  readonly $targetNamespace?: string;
+  description(definitions: SoapDefinitions): Record<string, Record<string, unknown>>;
+}
+interface SoapMethod {
+  readonly soapAction: string;
+  readonly input: SoapMessage;
+  readonly output: SoapMessage;
+}
+interface SoapDefinitions {
+  readonly $targetNamespace: string;
+  readonly bindings: Record<string, { readonly methods: Record<string, SoapMethod> }>;
+  readonly services: Record<string, { readonly ports?: Record<string, unknown> } | undefined>;
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
 function parseWsdl(xml: string, endpoint: string): Promise<ParsedWsdl> {
   return new Promise((resolve, reject) => {
     let wsdl: WSDL;
     try {
       wsdl = new WSDL(xml, `file://${path.join(WSDL_DIR, endpoint + '.wsdl')}`, {});
     } catch (err) {
-      reject(err);
+      reject(asError(err));
       return;
     }
     wsdl.onReady((err) => {
       if (err) {
-        reject(err);
+        reject(asError(err));
         return;
       }
       try {
-        resolve(readDefinitions(wsdl.definitions as any));
+        resolve(readDefinitions(wsdl.definitions as unknown as SoapDefinitions));
       } catch (readErr) {
-        reject(readErr);
+        reject(asError(readErr));
       }
     });
   });
 }
 
-function readDefinitions(definitions: any): ParsedWsdl {
+function readDefinitions(definitions: SoapDefinitions): ParsedWsdl {
   const operations = new Map<string, ParsedOperation>();
   const bindings = Object.keys(definitions.bindings);
   for (const bindingName of bindings) {
-    const methods = definitions.bindings[bindingName].methods as Record<string, any>;
+    const methods = definitions.bindings[bindingName].methods;
     for (const [name, method] of Object.entries(methods)) {
-      const input = method.input.description(definitions) as Record<string, Record<string, string>>;
-      const output = method.output.description(definitions) as Record<string, Record<string, unknown>>;
+      const input = method.input.description(definitions);
+      const output = method.output.description(definitions);
       const requestElement = Object.keys(input)[0] ?? '';
       const responseElement = Object.keys(output)[0] ?? '';
       const existing = operations.get(name);
@@ -144,11 +161,11 @@ function readDefinitions(definitions: any): ParsedWsdl {
         continue;
       }
       operations.set(name, {
-        soapActions: new Set([method.soapAction as string]),
+        soapActions: new Set([method.soapAction]),
         requestElement,
         responseElement,
         targetNamespace: method.input.$targetNamespace ?? definitions.$targetNamespace,
-        parameters: Object.entries(input[requestElement] ?? {}).map(([param, type]) => ({ name: param, type: String(type) })),
+        parameters: Object.entries(input[requestElement] ?? {}).map(([param, type]) => ({ name: param, type: String(type as string) })),
         output: output[responseElement] ?? {},
       });
     }
@@ -157,7 +174,6 @@ function readDefinitions(definitions: any): ParsedWsdl {
   const ports = Object.keys(definitions.services[serviceName]?.ports ?? {});
   return { serviceName, bindings, ports, operations };
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 function checkOperation(endpoint: string, spec: OperationSpec, namespace: string, parsed: ParsedWsdl): OperationModel {
   const where = `${endpoint}.wsdl, operation ${spec.wireName}`;

@@ -118,11 +118,17 @@ async function finish(
     current = await context.completions.write({ channel, id: message.id, claimToken: message.claimToken, completion });
   } catch (error) {
     // The message stays claimed; when the lease ends it is tried again.
-    context.logger.error({ err: error, channel, id: message.id, outcome: completion.status }, 'could not record a delivery attempt; it will be retried after the lease');
+    context.logger.error(
+      { err: error, channel, id: message.id, outcome: completion.status },
+      'could not record a delivery attempt; it will be retried after the lease',
+    );
     return;
   }
   if (!current) {
-    context.logger.warn({ channel, id: message.id, outcome: completion.status }, 'delivery result dropped: the lease ran out and the message was claimed again');
+    context.logger.warn(
+      { channel, id: message.id, outcome: completion.status },
+      'delivery result dropped: the lease ran out and the message was claimed again',
+    );
   } else if (completion.status === 'uncertain') {
     context.logger.warn({ channel, id: message.id, error: completion.error }, 'the provider may have accepted this message; it is not sent again');
   } else if (completion.status === 'dead') {

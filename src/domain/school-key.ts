@@ -5,7 +5,7 @@
  */
 export function schoolKey(baseUrl: string): string {
   const trimmed = baseUrl.trim();
-  let parsed: URL | null = null;
+  let parsed: URL | null;
   try {
     parsed = new URL(trimmed);
   } catch {

@@ -57,7 +57,13 @@ export function createSourceChecker(store: Pick<SqlStore, 'existingKeys'>, now: 
           else passed.push({ row, key: result.key, reference: result.schoolKey ?? result.studentId });
         }
         const referenced = referencedCollection(collection);
-        const isKnown = referenced === null ? null : await known(referenced, passed.flatMap((p) => (p.reference === null ? [] : [p.reference])));
+        const isKnown =
+          referenced === null
+            ? null
+            : await known(
+                referenced,
+                passed.flatMap((p) => (p.reference === null ? [] : [p.reference])),
+              );
         const records: unknown[] = [];
         for (const { row, key, reference } of passed) {
           if (isKnown !== null && reference !== null && !isKnown(reference)) {
@@ -73,7 +79,7 @@ export function createSourceChecker(store: Pick<SqlStore, 'existingKeys'>, now: 
         accepted[collection] = records.length;
       }
       rejected.sort((a, b) => a.line - b.line);
-      return { file: source.file, dataSet: dataSet as DataSet, accepted, rejected, notes: source.notes };
+      return { file: source.file, dataSet: dataSet, accepted, rejected, notes: source.notes };
     },
   };
 }

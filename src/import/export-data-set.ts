@@ -29,7 +29,7 @@ export async function exportDataSet(
   for (const collection of COLLECTIONS) {
     const file = path.join(dir, `${collection}.csv`);
     const rows = (data[collection] as unknown as Record<string, unknown>[]).map((record) => FIELDS[collection].map((field) => cell(record[field])));
-    await writeFile(file, stringify([FIELDS[collection] as string[], ...rows]));
+    await writeFile(file, stringify([FIELDS[collection], ...rows]));
     files.push(file);
   }
   return { files, counts };

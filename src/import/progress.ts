@@ -23,7 +23,9 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): P
     const ratio = total === 0 ? 1 : Math.min(1, done / total);
     const filled = Math.round(ratio * WIDTH);
     const bar = `${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}`;
-    stream.write(`\r${label} [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}\u001b[K`);
+    stream.write(
+      `\r${label} [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}\u001b[K`,
+    );
     shown = true;
   };
   return {

@@ -56,11 +56,11 @@ function recordLines(text: string): Map<string, number> {
 }
 
 function lineOfSyntaxError(text: string): string {
-  let line: number | null = null;
+  const first: { line?: number } = {};
   visit(text, {
     onError: (_error, _offset, _length, startLine) => {
-      line ??= startLine + 1;
+      first.line ??= startLine + 1;
     },
   });
-  return line === null ? '' : ` (near line ${line})`;
+  return first.line === undefined ? '' : ` (near line ${first.line})`;
 }

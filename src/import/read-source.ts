@@ -10,7 +10,9 @@ export async function readSource(file: string): Promise<Source> {
   const name = path.basename(file);
   const extension = path.extname(name).toLowerCase();
   if (extension !== '.csv' && extension !== '.json') {
-    throw new SourceError(`${file}: import reads .csv files named after their collection (schools.csv, students.csv, devices.csv, notes.csv, absences.csv) or one .json document.`);
+    throw new SourceError(
+      `${file}: import reads .csv files named after their collection (schools.csv, students.csv, devices.csv, notes.csv, absences.csv) or one .json document.`,
+    );
   }
   let text: string;
   try {

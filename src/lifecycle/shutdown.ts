@@ -108,7 +108,13 @@ async function withTimeout(work: Promise<unknown>, ms: number): Promise<StepOutc
     timer = setTimeout(() => resolve('timeout'), Math.max(0, ms));
   });
   try {
-    return await Promise.race([work.then((): StepOutcome => 'done', (error: unknown): StepOutcome => ({ error })), timeout]);
+    return await Promise.race([
+      work.then(
+        (): StepOutcome => 'done',
+        (error: unknown): StepOutcome => ({ error }),
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -54,9 +54,9 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
   const series = new Map<string, Map<string, Map<string, Series>>>();
   const seriesOf = (endpoint: string, operation: string, binding: string): Series => {
     let byOperation = series.get(endpoint);
-    if (byOperation === undefined) series.set(endpoint, (byOperation = new Map()));
+    if (byOperation === undefined) series.set(endpoint, (byOperation = new Map<string, Map<string, Series>>()));
     let byBinding = byOperation.get(operation);
-    if (byBinding === undefined) byOperation.set(operation, (byBinding = new Map()));
+    if (byBinding === undefined) byOperation.set(operation, (byBinding = new Map<string, Series>()));
     let found = byBinding.get(binding);
     if (found === undefined) {
       found = { duration: duration.labels(endpoint, operation, binding), outcomes: new Map() };

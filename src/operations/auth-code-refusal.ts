@@ -21,7 +21,11 @@ export function refusalError(refusal: Refusal): ClientError {
 }
 
 function duration(seconds: number): string {
-  for (const [unit, size] of [['day', 86400], ['hour', 3600], ['minute', 60]] as const) {
+  for (const [unit, size] of [
+    ['day', 86400],
+    ['hour', 3600],
+    ['minute', 60],
+  ] as const) {
     if (seconds % size === 0) return seconds === size ? unit : `${seconds / size} ${unit}s`;
   }
   return `${seconds} seconds`;

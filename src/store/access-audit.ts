@@ -97,7 +97,11 @@ export async function listAuditRows(db: Kysely<StoreDatabase>, query: AuditQuery
 /** Deletes entries older than `before` in batches (deleteInBatches); stops once `signal` is aborted. */
 export function pruneAuditRows(db: Kysely<StoreDatabase>, before: string, signal?: AbortSignal, batch = PRUNE_BATCH): Promise<number> {
   return deleteInBatches(
-    () => db.deleteFrom('access_audit').where('id', 'in', db.selectFrom('access_audit').select('id').where('at', '<', before).limit(batch)).executeTakeFirst(),
+    () =>
+      db
+        .deleteFrom('access_audit')
+        .where('id', 'in', db.selectFrom('access_audit').select('id').where('at', '<', before).limit(batch))
+        .executeTakeFirst(),
     batch,
     signal,
   );

@@ -48,7 +48,12 @@ export async function insertAuthCodeMessage(db: Kysely<StoreDatabase>, message: 
 }
 
 /** SQLite, inside its one immediate write transaction, which already serialises admissions (see SqlStore.admitAuthCode). */
-export function admitAuthCode(trx: Kysely<StoreDatabase>, message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[], now: Date): Promise<AuthCodeAdmission> {
+export function admitAuthCode(
+  trx: Kysely<StoreDatabase>,
+  message: NewAuthCodeMessage,
+  limits: readonly AuthCodeLimit[],
+  now: Date,
+): Promise<AuthCodeAdmission> {
   return admitOne(trx, message, limits, now);
 }
 
@@ -104,6 +109,10 @@ async function reachedUntil(trx: Kysely<StoreDatabase>, message: NewAuthCodeMess
     .where('created_at', '>', new Date(now.getTime() - windowMs).toISOString());
   if (limit.scope === 'phone') query = query.where('phone', '=', message.phone);
   if (limit.scope === 'caller' && message.callerAddress !== null) query = query.where('caller_address', '=', message.callerAddress);
-  const row = await query.orderBy('created_at', 'desc').limit(1).offset(limit.max - 1).executeTakeFirst();
+  const row = await query
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .offset(limit.max - 1)
+    .executeTakeFirst();
   return row === undefined ? null : new Date(new Date(row.created_at).getTime() + windowMs);
 }

@@ -43,11 +43,7 @@ export function optionalText(value: unknown, path: string): string | null | unde
   return trimmed === '' ? null : trimmed;
 }
 
-export function optionalChoice<T extends string>(
-  value: unknown,
-  path: string,
-  choices: readonly T[],
-): T | null | undefined {
+export function optionalChoice<T extends string>(value: unknown, path: string, choices: readonly T[]): T | null | undefined {
   const text = optionalText(value, path);
   if (text === undefined || text === null) return text;
   const lower = text.toLowerCase();

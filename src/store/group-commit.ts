@@ -74,7 +74,7 @@ export class GroupCommit<Item, Result> {
     this.#inFlight++;
     try {
       const results = await this.#options.write(batch.map((p) => p.item));
-      batch.forEach((p, i) => p.resolve(results[i] as Result));
+      batch.forEach((p, i) => p.resolve(results[i]));
     } catch (error) {
       for (const p of batch) p.reject(error);
     } finally {

@@ -31,13 +31,4 @@ export type { MigrationStatus } from './migration-status';
 export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox-listing';
 export type { RecordChangeResult, RecordDecision } from './record-change';
 export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records';
-export type {
-  AbsenceRecord,
-  NewAuthCodeMessage,
-  NewPushNotification,
-  NoteRecord,
-  NoteState,
-  Store,
-  StudentPlacement,
-  StudentSummary,
-} from './types';
+export type { AbsenceRecord, NewAuthCodeMessage, NewPushNotification, NoteRecord, NoteState, Store, StudentPlacement, StudentSummary } from './types';

@@ -3,11 +3,7 @@ import { migrationsFor, type StoreDialect } from './migrations';
 import { inWriteTransaction } from './transaction';
 
 /** Brings the schema up to date; safe to run on every start. */
-export async function migrateToLatest<DB>(
-  db: Kysely<DB>,
-  dialect: StoreDialect,
-  migrationTableSchema: string | undefined,
-): Promise<void> {
+export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: StoreDialect, migrationTableSchema: string | undefined): Promise<void> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(dialect)) };
 
   if (dialect === 'postgres') {
@@ -20,9 +16,7 @@ export async function migrateToLatest<DB>(
   // Kysely's SQLite lock is in-process only. One immediate transaction around
   // the whole run makes a second process (server and worker starting
   // together) wait and then find the work done.
-  await inWriteTransaction(db, dialect, (connection) =>
-    run(new Migrator({ db: connection, provider, disableTransactions: true })),
-  );
+  await inWriteTransaction(db, dialect, (connection) => run(new Migrator({ db: connection, provider, disableTransactions: true })));
 }
 
 // Kysely's migrator looks for its table by introspecting every schema of the
@@ -58,5 +52,6 @@ function aboutAnotherSchema(error: unknown, ours: string | undefined): boolean {
 
 async function run(migrator: Migrator): Promise<void> {
   const { error } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error;
+  // Kysely passes on whatever the migration threw, which is an Error from both drivers.
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
 }

@@ -1,16 +1,7 @@
 import { schoolKey } from '../domain/school-key';
 import type { AbsencesTable, DevicesTable, NotesTable, SchoolsTable, StudentsTable } from './database';
 import type { DataSet } from './data-set';
-import {
-  InvalidDataSetError,
-  isoDate,
-  isoTimestamp,
-  optionalChoice,
-  optionalFlag,
-  optionalText,
-  presentText,
-  requiredText,
-} from './data-set-values';
+import { InvalidDataSetError, isoDate, isoTimestamp, optionalChoice, optionalFlag, optionalText, presentText, requiredText } from './data-set-values';
 
 /**
  * One row to upsert: `row` holds every column for an insert (defaults filled
@@ -127,7 +118,7 @@ function collect<C extends keyof DataSet, Row extends { id: string } | { key: st
   items.forEach((item: unknown, index) => {
     const path = `${collection}[${index}]`;
     if (typeof item !== 'object' || item === null) throw new InvalidDataSetError(path, 'must be an object.');
-    const record = { path, ...convert(item as Partial<Item<C>>, path) };
+    const record = { path, ...convert(item, path) };
     byKey.set('key' in record.row ? record.row.key : record.row.id, record);
   });
   return [...byKey.values()];

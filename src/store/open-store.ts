@@ -52,13 +52,12 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlStore> {
       () => connect('sqlite', () => openSqliteDialect(options.dataDir), undefined),
       (db) => db.destroy(),
     );
-    return new SqlStore(lease.value, 'sqlite', { ...storeOptions, release: lease.release });
+    return new SqlStore(lease.value, 'sqlite', { ...storeOptions, release: () => lease.release() });
   }
 
   // A malformed schema name is a configuration mistake, not an outage.
   if (options.schema !== undefined) assertSchemaName(options.schema);
-  const dialect = () =>
-    createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
+  const dialect = () => createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
   const db = await connect('postgres', dialect, options.schema);
   return new SqlStore(db, 'postgres', {
     ...storeOptions,
@@ -68,11 +67,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlStore> {
   });
 }
 
-async function connect(
-  dialect: StoreDialect,
-  createDialect: () => Dialect,
-  schema: string | undefined,
-): Promise<Kysely<StoreDatabase>> {
+async function connect(dialect: StoreDialect, createDialect: () => Dialect, schema: string | undefined): Promise<Kysely<StoreDatabase>> {
   let driverDialect: Dialect;
   try {
     driverDialect = createDialect();

@@ -8,7 +8,7 @@
 // come, and a sending row whose worker vanished (its lease ended) are both
 // `next_attempt_at <= now`.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { AuthCodeMessagesTable, DevicePlatform, OutboxStatus, PushNotificationsTable, StoreDatabase } from './database';
+import type { AuthCodeMessagesTable, DevicePlatform, PushNotificationsTable, StoreDatabase } from './database';
 import type { StoreDialect } from './migrations';
 import { parseData } from './outbox';
 
@@ -101,7 +101,7 @@ async function claimRows<T extends OutboxTable>(
   const rows = await typed
     .updateTable(name)
     .set((eb) => ({
-      status: 'sending' as OutboxStatus,
+      status: 'sending',
       claim_token: request.claimToken,
       locked_until: request.leaseUntil,
       next_attempt_at: request.leaseUntil,
@@ -120,11 +120,7 @@ function byCreation(a: { created_at: string; id: string }, b: { created_at: stri
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-export async function claimPushNotifications(
-  db: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
-  request: ClaimRequest,
-): Promise<ClaimedPushNotification[]> {
+export async function claimPushNotifications(db: Kysely<StoreDatabase>, dialect: StoreDialect, request: ClaimRequest): Promise<ClaimedPushNotification[]> {
   const rows = await claimRows(db, dialect, 'push_notifications', request);
   if (rows.length === 0) return [];
   const deviceIds = [...new Set(rows.map((row) => row.device_id))];
@@ -154,11 +150,7 @@ function toClaimedPush(
   };
 }
 
-export async function claimAuthCodeMessages(
-  db: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
-  request: ClaimRequest,
-): Promise<ClaimedAuthCodeMessage[]> {
+export async function claimAuthCodeMessages(db: Kysely<StoreDatabase>, dialect: StoreDialect, request: ClaimRequest): Promise<ClaimedAuthCodeMessage[]> {
   const rows = await claimRows(db, dialect, 'auth_code_messages', request);
   return rows.map((row: Selectable<AuthCodeMessagesTable>) => ({
     ...claimedFields(row),

@@ -26,9 +26,7 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
         .orderBy('id'),
     ),
 
-    deviceToken: prepareQuery(['deviceId'], (p) =>
-      db.selectFrom('devices').select('push_token').where('id', '=', p.deviceId),
-    ),
+    deviceToken: prepareQuery(['deviceId'], (p) => db.selectFrom('devices').select('push_token').where('id', '=', p.deviceId)),
 
     auditNotes: prepareQuery(['subjectId', 'classId'], (p) =>
       db
@@ -51,13 +49,7 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
     ),
 
     notesOfStudent: prepareQuery(['studentId', 'type'], (p) =>
-      db
-        .selectFrom('notes')
-        .select(noteColumns)
-        .where('student_id', '=', p.studentId)
-        .where('type', '=', p.type)
-        .orderBy('note_date', 'desc')
-        .orderBy('id'),
+      db.selectFrom('notes').select(noteColumns).where('student_id', '=', p.studentId).where('type', '=', p.type).orderBy('note_date', 'desc').orderBy('id'),
     ),
 
     absencesOfStudent: prepareQuery(['studentId'], (p) =>
@@ -74,11 +66,7 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
     ),
 
     markAbsencesSeen: prepareQuery(['studentId', 'now'], (p) =>
-      db
-        .updateTable('absences')
-        .set({ seen: 1, seen_at: p.now })
-        .where('student_id', '=', p.studentId)
-        .where('seen', '=', 0),
+      db.updateTable('absences').set({ seen: 1, seen_at: p.now }).where('student_id', '=', p.studentId).where('seen', '=', 0),
     ),
 
     student: prepareQuery(['studentId'], (p) =>

@@ -12,8 +12,7 @@ import { writeNormalisedDataSet } from './write-data-set';
 export type RecordDecision<C extends DataSetCollection> = { readonly write: RecordOf<C> } | { readonly refuse: 'exists' | 'not_found' };
 
 export type RecordChangeResult<C extends DataSetCollection> =
-  | { readonly status: 'created' | 'updated'; readonly record: RecordOf<C> }
-  | { readonly status: 'refused'; readonly reason: 'exists' | 'not_found' };
+  { readonly status: 'created' | 'updated'; readonly record: RecordOf<C> } | { readonly status: 'refused'; readonly reason: 'exists' | 'not_found' };
 
 /** Call inside a write transaction. Throws InvalidDataSetError for a bad record or one whose key is not `key`. */
 export async function changeRecord<C extends DataSetCollection>(

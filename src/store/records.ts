@@ -100,12 +100,8 @@ function columnValue(collection: DataSetCollection, field: string, value: string
 
 export async function findRecord<C extends DataSetCollection>(db: Kysely<StoreDatabase>, collection: C, key: string): Promise<RecordOf<C> | null> {
   const { table, key: keyColumn } = MAPPING[collection];
-  const row = await (db as unknown as LooseDb)
-    .selectFrom(table)
-    .selectAll()
-    .where(keyColumn, '=', recordKey(collection, key))
-    .executeTakeFirst();
-  return row === undefined ? null : (TO_RECORD[collection](row) as RecordOf<C>);
+  const row = await (db as unknown as LooseDb).selectFrom(table).selectAll().where(keyColumn, '=', recordKey(collection, key)).executeTakeFirst();
+  return row === undefined ? null : TO_RECORD[collection](row);
 }
 
 /** One page, in key order (stable across calls and dialects). */
@@ -123,14 +119,14 @@ export async function listRecords<C extends DataSetCollection>(
   }
   const counted = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   const rows = await query.selectAll().orderBy(key).limit(page.limit).offset(page.offset).execute();
-  return { items: rows.map((row) => TO_RECORD[collection](row) as RecordOf<C>), total: Number(counted?.n ?? 0) };
+  return { items: rows.map((row) => TO_RECORD[collection](row)), total: Number(counted?.n ?? 0) };
 }
 
 /** Every record of a collection, in key order (the export). */
 export async function readAllRecords<C extends DataSetCollection>(db: Kysely<StoreDatabase>, collection: C): Promise<RecordOf<C>[]> {
   const { table, key } = MAPPING[collection];
   const rows = await (db as unknown as LooseDb).selectFrom(table).selectAll().orderBy(key).execute();
-  return rows.map((row) => TO_RECORD[collection](row) as RecordOf<C>);
+  return rows.map((row) => TO_RECORD[collection](row));
 }
 
 // Rows per IN (...) lookup: far below both dialects' parameter limits.

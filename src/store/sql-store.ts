@@ -12,14 +12,7 @@ import type { StoreDialect } from './migrations';
 import { GroupCommit } from './group-commit';
 import { normaliseDataSet } from './normalise-data-set';
 import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
-import {
-  queuedColumns,
-  toAuthCodeMessageRow,
-  toPushNotificationRow,
-  type AuthCodeMessageRow,
-  type OutboxFilter,
-  type PushNotificationRow,
-} from './outbox';
+import { queuedColumns, toAuthCodeMessageRow, toPushNotificationRow, type AuthCodeMessageRow, type OutboxFilter, type PushNotificationRow } from './outbox';
 import {
   claimAuthCodeMessages,
   claimPushNotifications,
@@ -61,15 +54,7 @@ import {
 } from './records';
 import { toAbsenceRecord, toNoteRecord } from './rows';
 import { inWriteTransaction } from './transaction';
-import type {
-  AbsenceRecord,
-  NewAuthCodeMessage,
-  NewPushNotification,
-  NoteRecord,
-  Store,
-  StudentPlacement,
-  StudentSummary,
-} from './types';
+import type { AbsenceRecord, NewAuthCodeMessage, NewPushNotification, NoteRecord, Store, StudentPlacement, StudentSummary } from './types';
 import { writeNormalisedDataSet } from './write-data-set';
 
 function toStudentPlacement(row: { id: string; full_name: string; school_key: string; device_id: string | null; push_token: string | null }): StudentPlacement {
@@ -212,7 +197,7 @@ export class SqlStore implements Store {
     return this.#run(async () => {
       if (this.#pushBatches !== null) return this.#pushBatches.submit(notification);
       const [id] = await this.#insertPushNotifications([notification]);
-      return id as string;
+      return id;
     });
   }
 
@@ -228,9 +213,7 @@ export class SqlStore implements Store {
   /** Queues the message unless one of the limits is reached (checked and written in one serialised transaction). */
   admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission> {
     return this.#run(() =>
-      this.dialect === 'sqlite'
-        ? this.#writeTransaction((trx) => admitAuthCode(trx, message, limits, this.#now()))
-        : this.#admit({ message, limits }),
+      this.dialect === 'sqlite' ? this.#writeTransaction((trx) => admitAuthCode(trx, message, limits, this.#now())) : this.#admit({ message, limits }),
     );
   }
 
@@ -271,7 +254,7 @@ export class SqlStore implements Store {
 
   #admit(request: AdmissionRequest): Promise<AuthCodeAdmission> {
     if (this.#admissionBatches !== null) return this.#admissionBatches.submit(request);
-    return this.#admitAuthCodes([request]).then((admissions) => admissions[0] as AuthCodeAdmission);
+    return this.#admitAuthCodes([request]).then((admissions) => admissions[0]);
   }
 
   // PostgreSQL: one serialised transaction for the lot, each call checked in

@@ -9,13 +9,8 @@ import type { NormalisedDataSet, UpsertRecord } from './normalise-data-set';
 const BATCH_ROWS = 500;
 
 /** Upserts a checked data set in dependency order; call inside a transaction. */
-export async function writeNormalisedDataSet(
-  db: Kysely<StoreDatabase>,
-  data: NormalisedDataSet,
-  options: WriteDataSetOptions = {},
-): Promise<DataSetCounts> {
-  const progress = (collection: DataSetCollection, total: number) => (written: number) =>
-    options.onProgress?.(collection, written, total);
+export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: NormalisedDataSet, options: WriteDataSetOptions = {}): Promise<DataSetCounts> {
+  const progress = (collection: DataSetCollection, total: number) => (written: number) => options.onProgress?.(collection, written, total);
 
   await upsertInBatches(data.schools, progress('schools', data.schools.length), async (rows) => {
     await db

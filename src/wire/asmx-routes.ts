@@ -178,7 +178,11 @@ function serveDocument(req: Request, res: Response, model: EndpointModel, docume
   const page =
     op.length === 0
       ? renderOperationList(model)
-      : renderOperationPage(model, op.join(','), base === null ? { host: hostOf(req), path: pathOf(req) } : { host: base.host, path: `${base.path}${pathOf(req)}` });
+      : renderOperationPage(
+          model,
+          op.join(','),
+          base === null ? { host: hostOf(req), path: pathOf(req) } : { host: base.host, path: `${base.path}${pathOf(req)}` },
+        );
   sendHelpPage(res, page);
 }
 

@@ -72,7 +72,7 @@ export function noteRefusal(context: CallContext, operation: string, reason: str
 }
 
 /** Notes the operation and how it went; a context not made by callContextFor is ignored. */
-export function noteCall(context: CallContext, operation: string, failure: unknown | null): void {
+export function noteCall(context: CallContext, operation: string, failure: unknown): void {
   const record = (context as Carrier)[RECORD];
   if (record === undefined) return;
   record.operation = operation;

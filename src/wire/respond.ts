@@ -42,7 +42,10 @@ export function sendText(res: ServerResponse, status: number, message: string): 
  * with the Basic challenge every client stack answers (RFC 7617, charset
  * UTF-8), or 403; both a one-line plain-text reason (docs/security.md).
  */
-export function sendAccessRefusal(res: ServerResponse, refusal: { readonly kind: 'forbidden' | 'unauthorized'; readonly message: string; readonly realm?: string }): void {
+export function sendAccessRefusal(
+  res: ServerResponse,
+  refusal: { readonly kind: 'forbidden' | 'unauthorized'; readonly message: string; readonly realm?: string },
+): void {
   if (refusal.kind === 'unauthorized') res.setHeader('WWW-Authenticate', `Basic realm="${refusal.realm ?? ''}", charset="UTF-8"`);
   sendText(res, refusal.kind === 'unauthorized' ? 401 : 403, refusal.message);
 }

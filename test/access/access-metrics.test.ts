@@ -45,8 +45,12 @@ describe('access metrics', () => {
     observer.refused('network');
 
     const samples = parseMetrics(await metrics.registry.metrics());
-    expect(sampleValue(samples, 'access_audit_entries_total', { endpoint: 'NotificationNotes.asmx', operation: 'GetStudentsAbcenceByID', outcome: 'allowed' })).toBe(3);
-    expect(sampleValue(samples, 'access_audit_entries_total', { endpoint: 'PushNotificationMobile.asmx', operation: 'GetTokenDevice', outcome: 'refused' })).toBe(1);
+    expect(
+      sampleValue(samples, 'access_audit_entries_total', { endpoint: 'NotificationNotes.asmx', operation: 'GetStudentsAbcenceByID', outcome: 'allowed' }),
+    ).toBe(3);
+    expect(
+      sampleValue(samples, 'access_audit_entries_total', { endpoint: 'PushNotificationMobile.asmx', operation: 'GetTokenDevice', outcome: 'refused' }),
+    ).toBe(1);
     expect(sampleValue(samples, 'access_refusals_total', { reason: 'limit' })).toBe(1);
     expect(sampleValue(samples, 'access_refusals_total', { reason: 'enumeration' })).toBe(1);
     expect(sampleValue(samples, 'access_refusals_total', { reason: 'network' })).toBe(1);

@@ -61,7 +61,17 @@ describe('audit trail', () => {
     await trail.flush();
     expect(inserts).toHaveLength(1);
     expect(inserts[0]).toEqual([
-      { at: '2030-01-01T10:00:00.000Z', address: '10.0.0.1', user: null, endpoint: 'PushNotificationMobile.asmx', operation: 'GetTokenDevice', subjectKind: 'device', subject: 'dev-1', outcome: 'allowed', reason: null },
+      {
+        at: '2030-01-01T10:00:00.000Z',
+        address: '10.0.0.1',
+        user: null,
+        endpoint: 'PushNotificationMobile.asmx',
+        operation: 'GetTokenDevice',
+        subjectKind: 'device',
+        subject: 'dev-1',
+        outcome: 'allowed',
+        reason: null,
+      },
       expect.objectContaining({ subject: 'dev-2', outcome: 'refused', reason: 'limit', user: 'app' }),
     ]);
     expect(counts.audited.map((e) => e.subject)).toEqual(['dev-1', 'dev-2']);

@@ -8,7 +8,15 @@ const USERS = new Map(Object.entries(HASHES));
 test('reads user and password as UTF-8, the password keeping its colons', () => {
   expect(readBasicCredentials(basic('app-gateway', 'pässwörd: with colon'))).toEqual({ user: 'app-gateway', password: 'pässwörd: with colon' });
   expect(readBasicCredentials(`bAsIc   ${Buffer.from('a:b').toString('base64')}`)).toEqual({ user: 'a', password: 'b' });
-  for (const bad of [undefined, '', 'Basic', 'Basic !!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':pw').toString('base64')}`, 'Bearer x']) {
+  for (const bad of [
+    undefined,
+    '',
+    'Basic',
+    'Basic !!',
+    `Basic ${Buffer.from('no-colon').toString('base64')}`,
+    `Basic ${Buffer.from(':pw').toString('base64')}`,
+    'Bearer x',
+  ]) {
     expect(readBasicCredentials(bad)).toBeNull();
   }
 });

@@ -89,13 +89,21 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   test('the budget of a Basic caller is counted by user, not by address', async () => {
     const auth = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
-    const res = await callOp(gated.service.app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-a.example', show_active: '1' }, { from: '10.1.1.1', authorization: auth });
+    const res = await callOp(
+      gated.service.app,
+      binding,
+      'NotificationNotes',
+      'GetStudentSchool',
+      { school_base_url: 'https://school-a.example', show_active: '1' },
+      { from: '10.1.1.1', authorization: auth },
+    );
     expect(res.status).toBe(200);
     expect(budgets.taken.at(-1)).toEqual({ key: 'NotificationNotes.asmx/GetStudentSchool', caller: 'sis-alnoor', rule: { max: 1000, windowMs: 60_000 } });
   });
 
   test('a caller walking through student ids is refused and logged at warn; rereading the same students is not', async () => {
-    const absences = (id: string) => callOp(gated.service.app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, { from: '198.51.100.9' });
+    const absences = (id: string) =>
+      callOp(gated.service.app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, { from: '198.51.100.9' });
     for (const id of ['1001', '1002', '1001', '1002', '1001']) expect((await absences(id)).status).toBe(200);
     const before = Date.now();
     const refused = await absences('1003');
@@ -117,14 +125,42 @@ describe.each(BINDINGS)('%s', (binding) => {
   test('every read of personal data is audited, allowed or refused, with its subject', async () => {
     const app = gated.service.app;
     const auth = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
-    await callOp(app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-a.example', show_active: '1' }, { from: '10.1.1.1', authorization: auth });
-    await callOp(app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-b.example', show_active: '1' }, { from: '10.1.1.1' });
-    await callOp(app, binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-b.example', show_active: '1' }, { from: '11.1.1.1', authorization: auth });
+    await callOp(
+      app,
+      binding,
+      'NotificationNotes',
+      'GetStudentSchool',
+      { school_base_url: 'https://school-a.example', show_active: '1' },
+      { from: '10.1.1.1', authorization: auth },
+    );
+    await callOp(
+      app,
+      binding,
+      'NotificationNotes',
+      'GetStudentSchool',
+      { school_base_url: 'https://school-b.example', show_active: '1' },
+      { from: '10.1.1.1' },
+    );
+    await callOp(
+      app,
+      binding,
+      'NotificationNotes',
+      'GetStudentSchool',
+      { school_base_url: 'https://school-b.example', show_active: '1' },
+      { from: '11.1.1.1', authorization: auth },
+    );
     await callOp(app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-2001' }, { from: '192.0.2.1' });
     await callOp(app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' }, { from: '192.0.2.1' });
     await callOp(app, binding, 'ReadNoteFromApp', 'UpdateNoteState', { STDid: '1002', note_type: 'audit' }, { from: '192.0.2.1' });
     await callOp(app, binding, 'GetStudentsAudit', 'GetStudentsAudtiNote', { SubjectID: 'MATH', Class_id: '7A' }, { from: '192.0.2.1' });
-    await callOp(app, binding, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' }, { from: '192.0.2.1' });
+    await callOp(
+      app,
+      binding,
+      'NotificationNotes',
+      'SendNotificationType',
+      { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' },
+      { from: '192.0.2.1' },
+    );
     await callOp(app, binding, 'AuthCodeSending', 'AuthCode', { code: '1234', phone: '0944123456' }, { from: '192.0.2.1' });
 
     const entries = audit.entries.map(({ at, ...rest }) => {

@@ -137,7 +137,7 @@ describe('call budgets on one node', () => {
 
   it('does not merge on SQLite: one node, nothing written', async () => {
     const [sqlite] = storeVariants();
-    const ctx = await sqlite!.create();
+    const ctx = await sqlite.create();
     try {
       const b = createCallBudgets({ store: ctx.store, logger: capturingLogger().logger, now: () => T0 });
       expect(b.shared).toBe(false);
@@ -233,17 +233,17 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
           ];
           for (const step of steps) {
             if ('sync' in step) {
-              await nodes[step.sync]!.sync();
+              await nodes[step.sync].sync();
               pushed[step.sync] = admitted[step.sync]!;
               known[step.sync] = [...pushed];
               continue;
             }
             for (let i = 0; i < step.n; i++) {
-              if (!nodes[step.take]!.take('E/Op', caller, small, clock).ok) continue;
-              admitted[step.take]!++;
+              if (!nodes[step.take].take('E/Op', caller, small, clock).ok) continue;
+              admitted[step.take]++;
               const total = admitted.reduce((s, v) => s + v, 0);
               // The others' calls this node had not seen merged when it admitted this one.
-              const unseen = admitted.reduce((s, v, j) => (j === step.take ? s : s + v - known[step.take]![j]!), 0);
+              const unseen = admitted.reduce((s, v, j) => (j === step.take ? s : s + v - known[step.take][j]), 0);
               expect(total).toBeLessThanOrEqual(small.max + unseen);
               expect(total).toBeLessThanOrEqual(3 * small.max);
             }
@@ -262,8 +262,8 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
     let down = true;
     const flaky: BudgetStore = {
       dialect: 'postgres',
-      mergeAccessCounters: (merge) => (down ? Promise.reject(new Error('connection refused')) : stores[0]!.mergeAccessCounters(merge)),
-      pruneAccessCounters: (before) => stores[0]!.pruneAccessCounters(before),
+      mergeAccessCounters: (merge) => (down ? Promise.reject(new Error('connection refused')) : stores[0].mergeAccessCounters(merge)),
+      pruneAccessCounters: (before) => stores[0].pruneAccessCounters(before),
     };
     const a = node(0, { store: flaky });
     expect(takeMany(a.budgets, 30)).toBe(30);

@@ -28,16 +28,19 @@ describe('documents follow their endpoint default rule', () => {
     return authorization === undefined ? test : test.set('Authorization', authorization);
   };
 
-  test.each(['/NotificationNotes.asmx?wsdl', '/NotificationNotes.asmx?disco', '/NotificationNotes.asmx', '/NotificationNotes.asmx?op=GetStudentSchool'])('%s', async (url) => {
-    const missing = await get(url, '10.0.0.1');
-    expect(missing.status).toBe(401);
-    expect(missing.headers['www-authenticate']).toBe(CHALLENGE);
-    expect((await get(url, '10.0.0.1', basic('sis-alnoor', 'wrong'))).status).toBe(401);
-    const outside = await get(url, '192.0.2.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']));
-    expect(outside.status).toBe(403);
-    expect(bodyText(outside)).toBe('Forbidden: this service description may not be read from this address.\r\n');
-    expect((await get(url, '10.0.0.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']))).status).toBe(200);
-  });
+  test.each(['/NotificationNotes.asmx?wsdl', '/NotificationNotes.asmx?disco', '/NotificationNotes.asmx', '/NotificationNotes.asmx?op=GetStudentSchool'])(
+    '%s',
+    async (url) => {
+      const missing = await get(url, '10.0.0.1');
+      expect(missing.status).toBe(401);
+      expect(missing.headers['www-authenticate']).toBe(CHALLENGE);
+      expect((await get(url, '10.0.0.1', basic('sis-alnoor', 'wrong'))).status).toBe(401);
+      const outside = await get(url, '192.0.2.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']));
+      expect(outside.status).toBe(403);
+      expect(bodyText(outside)).toBe('Forbidden: this service description may not be read from this address.\r\n');
+      expect((await get(url, '10.0.0.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']))).status).toBe(200);
+    },
+  );
 
   test('another endpoint, and the list of endpoints, follow their own (open) defaults', async () => {
     expect((await get('/PushNotificationMobile.asmx?wsdl', '192.0.2.1')).status).toBe(200);
@@ -45,7 +48,14 @@ describe('documents follow their endpoint default rule', () => {
   });
 
   test('the endpoint default rule gates the calls too', async () => {
-    const res = await callOp(gated.service.app, 'HTTP GET', 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-a.example', show_active: '1' }, { from: '10.0.0.1' });
+    const res = await callOp(
+      gated.service.app,
+      'HTTP GET',
+      'NotificationNotes',
+      'GetStudentSchool',
+      { school_base_url: 'https://school-a.example', show_active: '1' },
+      { from: '10.0.0.1' },
+    );
     expect(res.status).toBe(401);
   });
 });
@@ -56,7 +66,14 @@ test('documents: open serves documents to anyone while the calls stay locked', a
     for (const url of ['/NotificationNotes.asmx?wsdl', '/NotificationNotes.asmx?disco', '/NotificationNotes.asmx?op=GetStudentSchool']) {
       expect((await call(gated.service.app).get(url).set('X-Forwarded-For', '192.0.2.1')).status).toBe(200);
     }
-    const res = await callOp(gated.service.app, 'SOAP 1.1', 'NotificationNotes', 'GetStudentSchool', { school_base_url: 'https://school-a.example', show_active: '1' }, { from: '192.0.2.1' });
+    const res = await callOp(
+      gated.service.app,
+      'SOAP 1.1',
+      'NotificationNotes',
+      'GetStudentSchool',
+      { school_base_url: 'https://school-a.example', show_active: '1' },
+      { from: '192.0.2.1' },
+    );
     expect(res.status).toBe(403);
   } finally {
     await gated.close();
@@ -84,7 +101,7 @@ describe('PUBLIC_BASE_URL', () => {
     }
   });
 
-  test('without it the caller\'s Host is used, as before', async () => {
+  test("without it the caller's Host is used, as before", async () => {
     const gated = await startGated('');
     try {
       const wsdl = bodyText(await call(gated.service.app).get('/NotificationNotes.asmx?wsdl').set('Host', 'sis.school-a.example:8080'));
@@ -98,7 +115,13 @@ describe('PUBLIC_BASE_URL', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://sns.example.org/' }).publicBaseUrl).toBe('https://sns.example.org');
     expect(loadConfig({ PUBLIC_BASE_URL: 'http://10.0.0.5:8080/sns' }).publicBaseUrl).toBe('http://10.0.0.5:8080/sns');
     expect(loadConfig({}).publicBaseUrl).toBeNull();
-    for (const bad of ['sns.example.org', 'ftp://sns.example.org', 'https://sns.example.org/?a=1', 'https://u:p@sns.example.org', 'https://sns.example.org/#x']) {
+    for (const bad of [
+      'sns.example.org',
+      'ftp://sns.example.org',
+      'https://sns.example.org/?a=1',
+      'https://u:p@sns.example.org',
+      'https://sns.example.org/#x',
+    ]) {
       expect(() => loadConfig({ PUBLIC_BASE_URL: bad })).toThrow(ConfigError);
     }
     expect(() => loadConfig({ PUBLIC_BASE_URL: 'nope' })).toThrow(/PUBLIC_BASE_URL must be an absolute http/);
@@ -106,7 +129,7 @@ describe('PUBLIC_BASE_URL', () => {
 });
 
 describe('the service with ACCESS_POLICY', () => {
-  const variant = storeVariants()[0]!;
+  const variant = storeVariants()[0];
   let policy: PolicyFixture;
   let service: OperatedService;
   beforeEach(async () => {
@@ -149,7 +172,7 @@ describe('the service with ACCESS_POLICY', () => {
 });
 
 test('without ACCESS_POLICY: one warning that every operation is open, and calls as before', async () => {
-  const service = await startOperatedService(storeVariants()[0]!);
+  const service = await startOperatedService(storeVariants()[0]);
   try {
     const warnings = service.logs.filter((l) => l.level === 40 && String(l.msg).startsWith('ACCESS_POLICY is not set: every operation is open'));
     expect(warnings).toHaveLength(1);
@@ -163,8 +186,10 @@ test('without ACCESS_POLICY: one warning that every operation is open, and calls
 test('a bad ACCESS_POLICY stops the start with the problems', async () => {
   const policy = policyFile('default: { auth: basic }\n');
   try {
-    await expect(startOperatedService(storeVariants()[0]!, { ACCESS_POLICY: policy.file })).rejects.toThrow(/default: auth is basic but the policy has no users/);
-    await expect(startOperatedService(storeVariants()[0]!, { ACCESS_POLICY: `${policy.file}.missing` })).rejects.toThrow(/cannot read .*ENOENT/);
+    await expect(startOperatedService(storeVariants()[0], { ACCESS_POLICY: policy.file })).rejects.toThrow(
+      /default: auth is basic but the policy has no users/,
+    );
+    await expect(startOperatedService(storeVariants()[0], { ACCESS_POLICY: `${policy.file}.missing` })).rejects.toThrow(/cannot read .*ENOENT/);
   } finally {
     policy.cleanup();
   }
@@ -172,7 +197,7 @@ test('a bad ACCESS_POLICY stops the start with the problems', async () => {
 
 test('with a policy, createService wires the real limits: budgets enforced, reads audited in the store, written out on close', async () => {
   const policy = policyFile('default: { limit: 1/1h }\n');
-  const service = await startOperatedService(storeVariants()[0]!, { ACCESS_POLICY: policy.file });
+  const service = await startOperatedService(storeVariants()[0], { ACCESS_POLICY: policy.file });
   try {
     const token = () => call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001');
     expect((await token()).status).toBe(200);

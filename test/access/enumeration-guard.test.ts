@@ -40,7 +40,13 @@ describe('enumeration guard', () => {
     for (let i = 0; i < 50; i++) g.note('sis-alnoor', `secret-id-${i}`, rule, T0 + i);
     for (let i = 0; i < 50; i++) g.note('sis-alnoor', `secret-id-${100 + i}`, rule, T0 + HOUR + i);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ level: 40, caller: 'sis-alnoor', max: 5, windowSeconds: 3600, msg: expect.stringContaining('too many distinct subjects') });
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      caller: 'sis-alnoor',
+      max: 5,
+      windowSeconds: 3600,
+      msg: expect.stringContaining('too many distinct subjects'),
+    });
     expect(JSON.stringify(lines)).not.toContain('secret-id');
   });
 

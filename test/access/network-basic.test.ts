@@ -26,7 +26,8 @@ afterAll(async () => {
 });
 
 describe.each(BINDINGS)('%s', (binding) => {
-  const school = (options: { from?: string; authorization?: string }) => callOp(gated.service.app, binding, 'NotificationNotes', 'GetStudentSchool', SCHOOL, options);
+  const school = (options: { from?: string; authorization?: string }) =>
+    callOp(gated.service.app, binding, 'NotificationNotes', 'GetStudentSchool', SCHOOL, options);
 
   test('a school server in the network with its user and password is answered', async () => {
     const res = await school({ from: '10.20.3.4', authorization: basic('sis-alnoor', PASSWORDS['sis-alnoor']) });
@@ -75,7 +76,14 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   test('every user of the policy may call a basic rule that lists none; a single address is a /32', async () => {
     const send = (from: string, user: keyof typeof PASSWORDS) =>
-      callOp(gated.service.app, binding, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' }, { from, authorization: basic(user, PASSWORDS[user]) });
+      callOp(
+        gated.service.app,
+        binding,
+        'NotificationNotes',
+        'SendNotificationType',
+        { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' },
+        { from, authorization: basic(user, PASSWORDS[user]) },
+      );
     expect((await send('192.0.2.7', 'app-gateway')).status).toBe(200);
     expect((await send('10.20.0.9', 'sis-alnoor')).status).toBe(200);
     expect((await send('192.0.2.8', 'sis-alnoor')).status).toBe(403);

@@ -15,7 +15,7 @@ function problems(text: string, file = 'p.yaml'): string {
 }
 
 describe('policy validation', () => {
-  test('an empty file is today\'s behaviour: everything open, the default realm', () => {
+  test("an empty file is today's behaviour: everything open, the default realm", () => {
     const policy = parsePolicy('');
     expect(policy.realm).toBe('Student Notification Service');
     expect(policy.documents).toBe('follow');

@@ -26,7 +26,16 @@ test('SIGHUP reloads ACCESS_POLICY without a restart', async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-sighup-'));
   const server = spawn(process.execPath, ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKER: 'false', LOG_FORMAT: 'json', LOG_LEVEL: 'info', ACCESS_POLICY: policy.file },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      WORKER: 'false',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      ACCESS_POLICY: policy.file,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = server;

@@ -105,7 +105,14 @@ export const isSoap = (binding: Binding): boolean => binding.startsWith('SOAP');
 
 /** An observer that keeps what access control reports (src/access/observer.ts). */
 export function countingObserver() {
-  const counts = { audited: [] as AuditEntry[], refused: [] as RefusalReason[], dropped: 0, writeFailures: 0, syncFailures: 0, evicted: { budget: 0, enumeration: 0 } };
+  const counts = {
+    audited: [] as AuditEntry[],
+    refused: [] as RefusalReason[],
+    dropped: 0,
+    writeFailures: 0,
+    syncFailures: 0,
+    evicted: { budget: 0, enumeration: 0 },
+  };
   const observer: AccessObserver = {
     audited: (entry) => void counts.audited.push(entry),
     refused: (reason) => void counts.refused.push(reason),

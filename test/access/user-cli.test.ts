@@ -91,11 +91,15 @@ test('a JSON policy, a new file, a short password and bad arguments', async () =
 
 test('as a command, the password comes from stdin when it is not a terminal', async () => {
   fixture = policyFile('# policy\n');
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/cli/user.ts'), 'add', 'sis-alnoor'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ACCESS_POLICY: fixture.file },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/cli/user.ts'), 'add', 'sis-alnoor'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ACCESS_POLICY: fixture.file },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

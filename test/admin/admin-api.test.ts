@@ -36,9 +36,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     });
 
     it('answers 401 to a wrong token, changes nothing, and logs the attempt without the token', async () => {
-      const res = await request(service.app)
-        .delete(`${BASE}/devices/dev-1001`)
-        .set('Authorization', `Bearer ${ADMIN_TOKEN}x`);
+      const res = await request(service.app).delete(`${BASE}/devices/dev-1001`).set('Authorization', `Bearer ${ADMIN_TOKEN}x`);
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="admin", error="invalid_token"');
       expect(res.body.error.code).toBe('invalid_token');
@@ -75,7 +73,17 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       {
         collection: 'notes',
         path: '/notes/n-new',
-        record: { id: 'n-new', studentId: '1001', type: 'general', subjectId: null, classId: '7A', text: 'Trip on Thursday', date: '2026-11-01T07:00:00.000Z', badge: '1', state: 'unread' },
+        record: {
+          id: 'n-new',
+          studentId: '1001',
+          type: 'general',
+          subjectId: null,
+          classId: '7A',
+          text: 'Trip on Thursday',
+          date: '2026-11-01T07:00:00.000Z',
+          badge: '1',
+          state: 'unread',
+        },
         patch: { state: 'read', text: 'Trip moved to Friday' },
       },
       {
@@ -161,7 +169,10 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     it('refuses with 422 what only the store can tell: an unknown school, a date that does not exist', async () => {
       const school = await api().post('/students', { id: '9', school: 'https://nowhere.example', fullName: 'X' });
       expect(school.status).toBe(422);
-      expect(school.body.error).toMatchObject({ code: 'invalid_record', details: [{ path: 'body.school', message: expect.stringContaining('neither stored') }] });
+      expect(school.body.error).toMatchObject({
+        code: 'invalid_record',
+        details: [{ path: 'body.school', message: expect.stringContaining('neither stored') }],
+      });
       const date = await api().post('/notes', { id: 'n9', studentId: '1001', type: 'general', text: 'x', date: '2026-02-30T10:00:00Z' });
       expect(date.status).toBe(422);
       expect(date.body.error.details).toEqual([{ path: 'body.date', message: 'is not a calendar date.' }]);
@@ -199,7 +210,11 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
 
   describe('outbox', () => {
     it('lists the notification just queued, newest first, and re-sends a dead one', async () => {
-      await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' });
+      await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', {
+        id: '1001',
+        baseUrlSchool: 'https://school-a.example',
+        TypeNotfication: 'absence',
+      });
       const list = await api().get('/outbox/push?status=queued');
       expect(list.status).toBe(200);
       expect(list.body.total).toBe(1);
@@ -217,7 +232,11 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     });
 
     it('shows one message by id, an auth code masked and without its code', async () => {
-      await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' });
+      await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', {
+        id: '1001',
+        baseUrlSchool: 'https://school-a.example',
+        TypeNotfication: 'absence',
+      });
       await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' });
       const [push] = (await api().get('/outbox/push')).body.items;
       const [sms] = (await api().get('/outbox/sms')).body.items;
@@ -245,7 +264,11 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     });
 
     it('re-sends every dead message of a channel and reports the statistics', async () => {
-      await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' });
+      await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', {
+        id: '1001',
+        baseUrlSchool: 'https://school-a.example',
+        TypeNotfication: 'absence',
+      });
       await service.testStore.query("update push_notifications set status = 'dead'");
       expect((await api().get('/outbox/stats')).body.channels[0]).toMatchObject({ channel: 'push', counts: { dead: 1 } });
       expect((await api().post('/outbox/push/resend-dead')).body).toEqual({ channel: 'push', requeued: 1 });
@@ -267,7 +290,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
         expect.arrayContaining(['School', 'Student', 'Device', 'Note', 'Absence', 'Error', 'PushMessage', 'SmsMessage']),
       );
       for (const [, name] of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) {
-        expect(doc.components.schemas).toHaveProperty(name as string);
+        expect(doc.components.schemas).toHaveProperty(name);
       }
 
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
@@ -275,9 +298,14 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(operations).toHaveLength(36);
       const calls = api() as unknown as Record<string, (path: string, body?: unknown) => request.Test>;
       for (const { path, method, op } of operations) {
-        expect(op.parameters.filter((p) => p.in === 'path').map((p) => `{${p.name}}`).sort()).toEqual((path.match(/\{\w+\}/g) ?? []).sort());
+        expect(
+          op.parameters
+            .filter((p) => p.in === 'path')
+            .map((p) => `{${p.name}}`)
+            .sort(),
+        ).toEqual((path.match(/\{\w+\}/g) ?? []).sort());
         const concrete = path.replace('{channel}', 'push').replace(/\{\w+\}/g, 'x');
-        const answer = await calls[method]!(concrete, {});
+        const answer = await calls[method](concrete, {});
         expect(answer.status).not.toBe(405);
         expect(String(answer.body?.error?.message ?? '')).not.toMatch(/^No admin route/);
       }
@@ -287,7 +315,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
 
 describe('admin API turned off', () => {
   it('answers 404 in JSON, saying how to turn it on', async () => {
-    const service = await startOperatedService(storeVariants()[0]!, { ADMIN_TOKEN: '' });
+    const service = await startOperatedService(storeVariants()[0], { ADMIN_TOKEN: '' });
     try {
       const res = await request(service.app).get(`${BASE}/students`).set('Authorization', 'Bearer anything-at-all-here');
       expect(res.status).toBe(404);

@@ -55,7 +55,8 @@ function limitBroken(c: FuzzCase, bytes: Buffer, answer: Answered, classified: C
     return answer.status === 413 && classified.shape === 'text-error' ? null : `a ${body}-byte body must get a plain-text 413`;
   }
   const soapReady = (c.binding === 'soap11' || c.binding === 'soap12') && c.contentType === null && c.endpoint !== 'Nope';
-  const refusedAsClient = answer.status === 400 && classified.shape === 'soap-fault' && (classified.faultCode === 'Client' || classified.faultCode === 'Sender');
+  const refusedAsClient =
+    answer.status === 400 && classified.shape === 'soap-fault' && (classified.faultCode === 'Client' || classified.faultCode === 'Sender');
   if (soapReady && c.hostility.kind === 'deep' && c.hostility.depth >= REFUSED_DEPTH && !refusedAsClient) {
     return `XML nested ${c.hostility.depth} deep must get a 400 soap:Client fault`;
   }
@@ -133,7 +134,11 @@ function percentile(sorted: number[], p: number): number {
 
 function report(figures: Figures, elapsedMs: number): void {
   const sorted = [...figures.latencies].sort((a, b) => a - b);
-  const counts = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}: ${n}`).join(', ');
+  const counts = (map: Map<string, number>) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ');
   process.stdout.write(
     [
       `fuzz: ${figures.cases} cases in ${(elapsedMs / 1000).toFixed(1)} s`,
@@ -197,17 +202,34 @@ it('a document nested 100,000 deep is refused within 2 s while another call is a
   const attacker = new RawClient(service.port);
   const bystander = new RawClient(service.port);
   const attackSent = performance.now();
-  const attack = attacker.send(rawRequest('POST', '/NotificationNotes.asmx', [['Content-Type', 'text/xml; charset=utf-8'], ['Content-Length', String(Buffer.byteLength(deep))]], deep), { timeoutMs: 15_000 });
+  const attack = attacker.send(
+    rawRequest(
+      'POST',
+      '/NotificationNotes.asmx',
+      [
+        ['Content-Type', 'text/xml; charset=utf-8'],
+        ['Content-Length', String(Buffer.byteLength(deep))],
+      ],
+      deep,
+    ),
+    { timeoutMs: 15_000 },
+  );
   const healthSent = performance.now();
   const health = await bystander.send(rawRequest('GET', '/healthz', []), { timeoutMs: 15_000 });
   const answer = await attack;
   const attackAnswered = attackSent + answer.ms;
   attacker.close();
   bystander.close();
-  process.stdout.write(`fuzz: 100,000-deep document: ${answer.kind === 'answer' ? answer.status : answer.kind} in ${answer.ms.toFixed(0)} ms; /healthz meanwhile in ${health.ms.toFixed(0)} ms\n`);
+  process.stdout.write(
+    `fuzz: 100,000-deep document: ${answer.kind === 'answer' ? answer.status : answer.kind} in ${answer.ms.toFixed(0)} ms; /healthz meanwhile in ${health.ms.toFixed(0)} ms\n`,
+  );
   expect(answer.kind).toBe('answer');
   const classified = classify(answer as Answered);
-  expect({ status: (answer as Answered).status, shape: classified.shape, code: classified.faultCode }).toEqual({ status: 400, shape: 'soap-fault', code: 'Client' });
+  expect({ status: (answer as Answered).status, shape: classified.shape, code: classified.faultCode }).toEqual({
+    status: 400,
+    shape: 'soap-fault',
+    code: 'Client',
+  });
   expect(answer.ms).toBeLessThan(SLOWEST_MS);
   expect(health.kind === 'answer' && health.status === 200).toBe(true);
   // /healthz went out while the deep document was being handled, and was not held up by it.

@@ -80,7 +80,12 @@ function poll(request: Buffer, everyMs: number) {
     while (running) {
       const at = Date.now();
       const outcome = await client.send(request, { timeoutMs: OPERATION_TIMEOUT_MS + 5_000 });
-      samples.push({ at, status: outcome.kind === 'answer' ? outcome.status : outcome.kind, ms: outcome.ms, answer: outcome.kind === 'answer' ? outcome : null });
+      samples.push({
+        at,
+        status: outcome.kind === 'answer' ? outcome.status : outcome.kind,
+        ms: outcome.ms,
+        answer: outcome.kind === 'answer' ? outcome : null,
+      });
       await waitFor(everyMs);
     }
     client.close();
@@ -98,7 +103,16 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
   const load = startWriteLoad(() => service.port, { clients: 4, students: STUDENTS, prefix: 'o' });
   const soapRead = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetTokenDevice xmlns="http://tempuri.org/"><id>dev-5001</id></GetTokenDevice></soap:Body></soap:Envelope>`;
   const reads = poll(
-    rawRequest('POST', '/PushNotificationMobile.asmx', [['Content-Type', 'text/xml; charset=utf-8'], ['SOAPAction', '"http://tempuri.org/GetTokenDevice"'], ['Content-Length', String(soapRead.length)]], soapRead),
+    rawRequest(
+      'POST',
+      '/PushNotificationMobile.asmx',
+      [
+        ['Content-Type', 'text/xml; charset=utf-8'],
+        ['SOAPAction', '"http://tempuri.org/GetTokenDevice"'],
+        ['Content-Length', String(soapRead.length)],
+      ],
+      soapRead,
+    ),
     50,
   );
   const getReads = poll(rawRequest('GET', '/GetStudentsAbsence.asmx/GetStudentsAbcenceByID?STDid=5001', []), 50);
@@ -135,7 +149,9 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
   const endedDuring = (s: Sample) => startedDuring(s) && s.at + s.ms <= upAt;
   const pollers = { 'SOAP read': reads, 'HTTP GET read': getReads, '/readyz': ready };
   const outageSamples = Object.entries(pollers).map(([name, poller]) => ({ name, samples: poller.samples.filter(startedDuring) }));
-  const slowDuring = outageSamples.flatMap(({ name, samples }) => samples.filter((s) => !(s.ms < FAIL_FAST_MS)).map((s) => `${name}: ${s.status} after ${s.ms.toFixed(0)} ms`));
+  const slowDuring = outageSamples.flatMap(({ name, samples }) =>
+    samples.filter((s) => !(s.ms < FAIL_FAST_MS)).map((s) => `${name}: ${s.status} after ${s.ms.toFixed(0)} ms`),
+  );
   const callsDuring = [...reads.samples, ...getReads.samples].filter(startedDuring);
   const during = callsDuring.filter(endedDuring);
   const failedDuring = during.filter((s) => s.status !== 200);

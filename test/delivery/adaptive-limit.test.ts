@@ -39,7 +39,7 @@ describe('adaptive concurrency limit', () => {
     expect(t.limit.limit).toBe(512);
   });
 
-  it('grows no further than 10,000 sends a second need at the fastest latency seen (Little\'s law)', () => {
+  it("grows no further than 10,000 sends a second need at the fastest latency seen (Little's law)", () => {
     const near = limitWithClock({ ceiling: 512 });
     for (let i = 0; i < 10; i++) near.roundTrip(2);
     // 2 ms: 20 would do; the starting 32 stays.

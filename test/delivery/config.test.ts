@@ -58,8 +58,13 @@ describe('delivery configuration', () => {
       http2Sessions: 4,
     });
     expect(
-      loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: credentials, FCM_PROJECT_ID: 'other', FCM_BASE_URL: 'http://127.0.0.1:9000', FCM_TOKEN_URL: 'http://127.0.0.1:9000/token' })
-        .delivery.push,
+      loadConfig({
+        PUSH_PROVIDER: 'fcm',
+        FCM_CREDENTIALS: credentials,
+        FCM_PROJECT_ID: 'other',
+        FCM_BASE_URL: 'http://127.0.0.1:9000',
+        FCM_TOKEN_URL: 'http://127.0.0.1:9000/token',
+      }).delivery.push,
     ).toMatchObject({ projectId: 'other', baseUrl: 'http://127.0.0.1:9000', tokenUrl: 'http://127.0.0.1:9000/token' });
   });
 
@@ -97,7 +102,10 @@ describe('delivery configuration', () => {
 
   it('limits, templates and language from their variables', () => {
     const sms = file('sms.json', { fr: 'Votre code : {code}' });
-    const notes = file('notes.json', { Absence: { ar: { title: 'غ', body: 'ب {name}' }, en: { title: 'A', body: 'B {name}' } }, '*': { ar: { title: 'x', body: 'y' }, en: { title: 'X', body: 'Y' } } });
+    const notes = file('notes.json', {
+      Absence: { ar: { title: 'غ', body: 'ب {name}' }, en: { title: 'A', body: 'B {name}' } },
+      '*': { ar: { title: 'x', body: 'y' }, en: { title: 'X', body: 'Y' } },
+    });
     const { delivery } = loadConfig({
       AUTH_CODE_LIMIT_PER_PHONE: '2/5m',
       AUTH_CODE_LIMIT_PER_CALLER: 'off',
@@ -125,8 +133,14 @@ describe('delivery configuration', () => {
     [{ SMS_PROVIDER: 'http' }, /SMS_HTTP_URL: required with SMS_PROVIDER=http/],
     [{ SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1' }, /TWILIO_AUTH_TOKEN, TWILIO_FROM: required with SMS_PROVIDER=twilio/],
     [{ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_BODY: 'to={phone}' }, /SMS_HTTP_BODY: the template must contain \{text\}/],
-    [{ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_FORMAT: 'json', SMS_HTTP_BODY: 'to={phone}&t={text}' }, /SMS_HTTP_BODY: with SMS_HTTP_FORMAT=json/],
-    [{ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_METHOD: 'GET', SMS_HTTP_FORMAT: 'json' }, /SMS_HTTP_FORMAT: json needs SMS_HTTP_METHOD=POST/],
+    [
+      { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_FORMAT: 'json', SMS_HTTP_BODY: 'to={phone}&t={text}' },
+      /SMS_HTTP_BODY: with SMS_HTTP_FORMAT=json/,
+    ],
+    [
+      { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_METHOD: 'GET', SMS_HTTP_FORMAT: 'json' },
+      /SMS_HTTP_FORMAT: json needs SMS_HTTP_METHOD=POST/,
+    ],
     [{ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_HEADERS: '["x"]' }, /SMS_HTTP_HEADERS: must be a JSON object/],
     [{ SMS_HTTP_METHOD: 'PUT' }, /SMS_HTTP_METHOD must be POST or GET/],
     [{ AUTH_CODE_LIMIT_PER_PHONE: '1 per minute' }, /AUTH_CODE_LIMIT_PER_PHONE: "1 per minute" is not a limit/],
@@ -146,8 +160,12 @@ describe('delivery configuration', () => {
   it('explains a key file that is not a service-account key, without showing it', () => {
     expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: file('k.json', 'not json') })).toThrow(/FCM_CREDENTIALS: .*k\.json is not JSON/);
     expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ private_key: undefined }) })).toThrow(/has no private_key/);
-    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ type: 'authorized_user' }) })).toThrow(/is a "authorized_user" key, not a service_account key/);
-    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ project_id: undefined }) })).toThrow(/FCM_PROJECT_ID: required with a key file without project_id/);
+    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ type: 'authorized_user' }) })).toThrow(
+      /is a "authorized_user" key, not a service_account key/,
+    );
+    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ project_id: undefined }) })).toThrow(
+      /FCM_PROJECT_ID: required with a key file without project_id/,
+    );
     try {
       loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ client_email: 1 }) });
     } catch (error) {
@@ -157,7 +175,9 @@ describe('delivery configuration', () => {
 
   it('refuses template files that do not fit, naming the file and the place', () => {
     expect(() => loadConfig({ SMS_TEMPLATES: file('s.json', { ar: 'no code here' }) })).toThrow(/SMS_TEMPLATES: .*s\.json at ar: a template without \{code\}/);
-    expect(() => loadConfig({ NOTIFICATION_TEMPLATES: file('n.json', { absence: { ar: { title: 'x' } } }) })).toThrow(/NOTIFICATION_TEMPLATES: .*n\.json at absence\.ar\.body/);
+    expect(() => loadConfig({ NOTIFICATION_TEMPLATES: file('n.json', { absence: { ar: { title: 'x' } } }) })).toThrow(
+      /NOTIFICATION_TEMPLATES: .*n\.json at absence\.ar\.body/,
+    );
   });
 
   it('names every bad variable at once, with the rest of the configuration', () => {

@@ -149,7 +149,11 @@ describe('FCM over HTTP/2', () => {
     const pool = new H2Pool({ origin: server.origin, maxSessions: 1, ca: TLS.cert });
     try {
       // Only the hanging request has a short limit: the next one must not depend on the machine's speed.
-      expect(await pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 300 })).toMatchObject({ ok: false, code: 'timeout', retryable: true });
+      expect(await pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 300 })).toMatchObject({
+        ok: false,
+        code: 'timeout',
+        retryable: true,
+      });
       expect(await pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 30_000 })).toMatchObject({ ok: true, status: 200 });
       expect(server.sessions.size).toBe(1);
     } finally {
@@ -161,7 +165,9 @@ describe('FCM over HTTP/2', () => {
     const pool = new H2Pool({ origin: server.origin, maxSessions: 1, ca: TLS.cert });
     try {
       server.handle(() => new Promise((resolve) => setTimeout(() => resolve(OK), 5)));
-      const answers = await Promise.all(Array.from({ length: 35 }, () => pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 5000 })));
+      const answers = await Promise.all(
+        Array.from({ length: 35 }, () => pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 5000 })),
+      );
       expect(answers.every((a) => a.ok && 'status' in a && a.status === 200)).toBe(true);
       expect(server.sessions.size).toBe(1);
       expect(server.maxConcurrentPerSession).toBeLessThanOrEqual(10);
@@ -186,7 +192,7 @@ describe('FCM over HTTP/2', () => {
           seen++;
           if (seen === 10) request.session.goaway();
           const body = JSON.parse(request.body) as { message: { token: string } };
-          if (body.message.token === 'token-1003') return fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.') as H2Answer;
+          if (body.message.token === 'token-1003') return fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.');
           return new Promise((resolve) => setTimeout(() => resolve(OK), 5));
         });
         const worker = pushWorker(ctx.store, fcm(2));

@@ -54,8 +54,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
   afterEach(() => ctx.cleanup());
 
   const authCode = (phone: string, code = '482913') => httpPost(app, 'AuthCodeSending', 'AuthCode', { code, phone });
-  const PHONE_REFUSAL =
-    'Too many login codes for this phone number: at most 1 per minute. Try again in 40 seconds (after 2030-01-01T00:01:00.000Z).';
+  const PHONE_REFUSAL = 'Too many login codes for this phone number: at most 1 per minute. Try again in 40 seconds (after 2030-01-01T00:01:00.000Z).';
 
   describe('abuse limits', () => {
     beforeEach(async () => {
@@ -93,7 +92,9 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
     it('per calling address, then the global budget', async () => {
       for (const phone of ['0944000001', '0944000002', '0944000003']) expect((await authCode(phone)).status).toBe(200);
       const res = await authCode('0944000004');
-      expect(bodyText(res)).toMatch(/^Too many login codes requested from this address: at most 4 per hour\. Try again in 3580 seconds \(after 2030-01-01T01:00:00\.000Z\)\.\r\n$/);
+      expect(bodyText(res)).toMatch(
+        /^Too many login codes requested from this address: at most 4 per hour\. Try again in 3580 seconds \(after 2030-01-01T01:00:00\.000Z\)\.\r\n$/,
+      );
 
       await ctx.store.admitAuthCode({ phone: '+963944000005', code: '1', callerAddress: '198.51.100.7' }, []);
       await ctx.store.admitAuthCode({ phone: '+963944000006', code: '1', callerAddress: '198.51.100.8' }, []);
@@ -132,7 +133,8 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
   });
 
   describe('notification templates', () => {
-    const send = (type: string) => httpPost(app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school.example', TypeNotfication: type });
+    const send = (type: string) =>
+      httpPost(app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school.example', TypeNotfication: type });
     const custom: Record<string, NotificationTemplate> = {
       absence: { ar: { title: 'غياب اليوم', body: '{name} غائب' }, en: { title: 'Absent today', body: '{name} is absent' } },
       '*': { ar: { title: 'تنبيه', body: 'تنبيه عن {name}' }, en: { title: 'Notice', body: 'Notice about {name}' } },

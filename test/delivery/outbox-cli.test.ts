@@ -78,7 +78,10 @@ describe('npm run outbox', () => {
     });
     expect((await ctx.store.listPushNotifications()).map((r) => r.id).sort()).toEqual([recentSent, oldQueued].sort());
     expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune')).toMatchObject({ code: 2, output: expect.stringContaining('give --days N') });
-    expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune', '--days', '7')).toMatchObject({ code: 0, output: expect.stringContaining('Deleted 1 push notification(s)') });
+    expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune', '--days', '7')).toMatchObject({
+      code: 0,
+      output: expect.stringContaining('Deleted 1 push notification(s)'),
+    });
     expect((await ctx.store.listPushNotifications()).map((r) => r.id)).toEqual([oldQueued]);
     expect(await run('prune', '--days', '0')).toMatchObject({ code: 2, output: expect.stringContaining('usage:') });
     expect(await run('prune', '--days', '3651')).toMatchObject({ code: 2, output: expect.stringContaining('usage:') });

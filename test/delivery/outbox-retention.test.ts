@@ -17,7 +17,6 @@ function recordingStore(fail: () => boolean = () => false): PruningStore & { cut
   };
 }
 
-
 const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   expect(check()).toBe(true);
@@ -52,7 +51,11 @@ describe('outbox retention', () => {
     const stop = startOutboxPruning(store, 30, logger, () => NOW, { firstDelayMs: 1, intervalMs: 10 });
     try {
       await until(() => lines.some((line) => line.msg === 'outbox pruned'));
-      expect(lines[0]).toMatchObject({ level: 40, msg: 'outbox pruning failed; the next pass tries again', err: expect.objectContaining({ message: 'database is locked' }) });
+      expect(lines[0]).toMatchObject({
+        level: 40,
+        msg: 'outbox pruning failed; the next pass tries again',
+        err: expect.objectContaining({ message: 'database is locked' }),
+      });
     } finally {
       await stop();
     }

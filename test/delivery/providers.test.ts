@@ -6,7 +6,14 @@ import type { PushMessage, SmsMessage } from '../../src/delivery';
 import { FakeHttpServer } from './support/fake-http-server';
 
 const SMS: SmsMessage = { id: 'm-1', phone: '+963944123456', text: 'رمزك 4829 & "more"' };
-const PUSH: PushMessage = { id: 'n-1', token: 'tok-1', platform: 'ios', title: 'T', body: 'B', data: { type: 'absence', studentId: '1001', school: 'https://s.example' } };
+const PUSH: PushMessage = {
+  id: 'n-1',
+  token: 'tok-1',
+  platform: 'ios',
+  title: 'T',
+  body: 'B',
+  data: { type: 'absence', studentId: '1001', school: 'https://s.example' },
+};
 
 describe('providers against a fake server', () => {
   let server: FakeHttpServer;
@@ -17,7 +24,15 @@ describe('providers against a fake server', () => {
 
   describe('http SMS gateway', () => {
     const gateway = (options: Partial<HttpGatewayOptions>) =>
-      createHttpGatewayProvider({ url: `${server.url}/sms`, method: 'POST', format: 'form', headers: {}, bodyTemplate: 'to={phone}&text={text}', timeoutMs: 2000, ...options });
+      createHttpGatewayProvider({
+        url: `${server.url}/sms`,
+        method: 'POST',
+        format: 'form',
+        headers: {},
+        bodyTemplate: 'to={phone}&text={text}',
+        timeoutMs: 2000,
+        ...options,
+      });
 
     it('POSTs a form with the values encoded', async () => {
       expect(await gateway({ headers: { Authorization: 'Key abc' } }).send(SMS)).toEqual({ ok: true, providerMessageId: null });
@@ -57,8 +72,7 @@ describe('providers against a fake server', () => {
   });
 
   describe('twilio', () => {
-    const twilio = (from = '+15005550006') =>
-      createTwilioProvider({ accountSid: 'AC123', authToken: 'secret', from, baseUrl: server.url, timeoutMs: 2000 });
+    const twilio = (from = '+15005550006') => createTwilioProvider({ accountSid: 'AC123', authToken: 'secret', from, baseUrl: server.url, timeoutMs: 2000 });
 
     it('posts to the Messages API with basic auth and keeps the SID', async () => {
       server.script({ status: 201, body: { sid: 'SM42', status: 'queued' } });
@@ -79,7 +93,12 @@ describe('providers against a fake server', () => {
         { status: 400, body: { code: 21211, message: "The 'To' number is not a valid phone number.", status: 400 } },
         { status: 429, body: { code: 20429, message: 'Too Many Requests', status: 429 } },
       );
-      expect(await twilio().send(SMS)).toMatchObject({ ok: false, code: 'twilio_21211', retryable: false, message: "HTTP 400: The 'To' number is not a valid phone number." });
+      expect(await twilio().send(SMS)).toMatchObject({
+        ok: false,
+        code: 'twilio_21211',
+        retryable: false,
+        message: "HTTP 400: The 'To' number is not a valid phone number.",
+      });
       expect(await twilio().send(SMS)).toMatchObject({ ok: false, code: 'twilio_20429', retryable: true, rateLimited: true });
     });
   });

@@ -27,7 +27,10 @@ describe('retry policy', () => {
 
   it('turns a result into what the outbox records', () => {
     expect(completionFor(sent('projects/p/messages/9'), 1, POLICY, NOW, () => 0)).toEqual({ status: 'sent', providerMessageId: 'projects/p/messages/9' });
-    expect(completionFor(failure('UNREGISTERED', 'gone', { tokenInvalid: true }), 1, POLICY, NOW, () => 0)).toEqual({ status: 'dead', error: 'UNREGISTERED: gone' });
+    expect(completionFor(failure('UNREGISTERED', 'gone', { tokenInvalid: true }), 1, POLICY, NOW, () => 0)).toEqual({
+      status: 'dead',
+      error: 'UNREGISTERED: gone',
+    });
     expect(completionFor(failure('http_503', 'busy', { retryable: true }), 2, POLICY, NOW, () => 0)).toEqual({
       status: 'failed',
       retryAt: '2030-01-01T00:00:20.000Z',

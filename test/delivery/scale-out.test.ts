@@ -61,7 +61,14 @@ function sendNotification(agent: http.Agent, port: number, studentId: string, ty
   const body = new URLSearchParams({ id: studentId, baseUrlSchool: SCHOOL, TypeNotfication: type }).toString();
   return new Promise((resolve) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/NotificationNotes.asmx/SendNotificationType', method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/NotificationNotes.asmx/SendNotificationType',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode === 200));
@@ -88,13 +95,22 @@ function recordSends(fcm: FakeFcm): Send[] {
   fcm.server.route((request: RecordedRequest) => {
     if (!request.url.endsWith(SEND_PATH)) return undefined;
     const message = (JSON.parse(request.body) as { message: { data: Record<string, string> } }).message;
-    const send: Send = { id: message.data.notificationId ?? '', type: message.data.type ?? '', worker: String(request.headers.authorization), start: request.receivedAt, end: Infinity };
+    const send: Send = {
+      id: message.data.notificationId ?? '',
+      type: message.data.type ?? '',
+      worker: String(request.headers.authorization),
+      start: request.receivedAt,
+      end: Infinity,
+    };
     sends.push(send);
     const later = new Promise<Answer>((resolve) =>
-      setTimeout(() => {
-        send.end = Date.now();
-        resolve({ status: 200, body: { name: `projects/p/messages/${sends.length}` } });
-      }, 5 + Math.random() * 15),
+      setTimeout(
+        () => {
+          send.end = Date.now();
+          resolve({ status: 200, body: { name: `projects/p/messages/${sends.length}` } });
+        },
+        5 + Math.random() * 15,
+      ),
     );
     return later as unknown as Answer;
   });
@@ -108,7 +124,7 @@ function overlaps(sends: readonly Send[]): number {
   let count = 0;
   for (const list of byId.values()) {
     const sorted = [...list].sort((a, b) => a.start - b.start);
-    for (let i = 1; i < sorted.length; i++) if (sorted[i]!.start < sorted[i - 1]!.end) count++;
+    for (let i = 1; i < sorted.length; i++) if (sorted[i].start < sorted[i - 1].end) count++;
   }
   return count;
 }
@@ -213,19 +229,25 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
         const n = next++;
         // Spread over the services; while one is down its share goes to the other.
         const live = ports.filter((port): port is number => port !== null);
-        const port = live[(n + c) % live.length]!;
+        const port = live[(n + c) % live.length];
         const type = `scale-${n}`;
         if (await sendNotification(agent, port, String(1001 + (n % 100)), type)) acknowledged.add(type);
         else refused++;
-        if (n === Math.floor(CALLS / 3)) events.push(`worker killed at call ${n}`), killWorker();
-        if (n === Math.floor(CALLS / 2)) events.push(`service killed at call ${n}`), killService();
+        if (n === Math.floor(CALLS / 3)) {
+          events.push(`worker killed at call ${n}`);
+          killWorker();
+        }
+        if (n === Math.floor(CALLS / 2)) {
+          events.push(`service killed at call ${n}`);
+          killService();
+        }
       }
     };
     const restarts: Promise<void>[] = [];
     const killWorker = () => {
-      workers[0]!.child.kill('SIGKILL');
+      workers[0].child.kill('SIGKILL');
       restarts.push(
-        workers[0]!.exited.then(async () => {
+        workers[0].exited.then(async () => {
           const again = spawnWorker(env);
           children.push(again.child);
           await again.ready;
@@ -234,10 +256,10 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
       );
     };
     const killService = () => {
-      services[1]!.child.kill('SIGKILL');
+      services[1].child.kill('SIGKILL');
       ports[1] = null;
       restarts.push(
-        services[1]!.exited.then(async () => {
+        services[1].exited.then(async () => {
           const again = spawnService(serviceEnv);
           children.push(again.child);
           ports[1] = await again.port;

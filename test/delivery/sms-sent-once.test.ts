@@ -129,7 +129,9 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
 
 describe('idempotency by provider', () => {
   it('Twilio has no idempotency key: its uncertain sends are not sent again', () => {
-    expect(createTwilioProvider({ accountSid: 'AC1', authToken: 't', from: '+1555', baseUrl: 'https://api.twilio.example', timeoutMs: 1000 }).retriesUncertain).toBe(false);
+    expect(
+      createTwilioProvider({ accountSid: 'AC1', authToken: 't', from: '+1555', baseUrl: 'https://api.twilio.example', timeoutMs: 1000 }).retriesUncertain,
+    ).toBe(false);
     expect(createHttpGatewayProvider(gatewayOptions('https://sms.example/send', null)).retriesUncertain).toBe(false);
     expect(createHttpGatewayProvider(gatewayOptions('https://sms.example/send', 'x-request-id')).retriesUncertain).toBe(true);
   });

@@ -39,7 +39,11 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
         },
       });
       expect(h.fcm.tokenRequests).toEqual([
-        expect.objectContaining({ iss: 'notify@test.iam.example', scope: 'https://www.googleapis.com/auth/firebase.messaging', aud: `${h.fcm.server.url}/token` }),
+        expect.objectContaining({
+          iss: 'notify@test.iam.example',
+          scope: 'https://www.googleapis.com/auth/firebase.messaging',
+          aud: `${h.fcm.server.url}/token`,
+        }),
       ]);
       expect(await pushRow(id)).toMatchObject({ status: 'sent', attempts: 1, sentAt: T0, lastError: null, lockedUntil: null });
       expect(h.attempts).toEqual([{ channel: 'push', provider: 'fcm', outcome: 'sent', errorCode: null, durationMs: expect.any(Number) }]);
@@ -51,7 +55,12 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       const id = await queuePush(h);
       h.fcm.server.script(fcmError(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED', 'Quota exceeded', { 'retry-after': '120' }));
       await h.worker.runOnce();
-      expect(await pushRow(id)).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: later(120), lastError: 'QUOTA_EXCEEDED: Quota exceeded (HTTP 429)' });
+      expect(await pushRow(id)).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        nextAttemptAt: later(120),
+        lastError: 'QUOTA_EXCEEDED: Quota exceeded (HTTP 429)',
+      });
       expect(h.attempts[0]).toMatchObject({ outcome: 'retry', errorCode: 'QUOTA_EXCEEDED' });
 
       h.clock.set(later(119));
@@ -95,7 +104,11 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
         h.clock.set(later(attempt * 3600));
         expect(await h.worker.runOnce()).toBe(1);
       }
-      expect(await pushRow(id)).toMatchObject({ status: 'dead', attempts: 5, lastError: 'gave up after 5 attempts; last: INTERNAL: Internal error (HTTP 500)' });
+      expect(await pushRow(id)).toMatchObject({
+        status: 'dead',
+        attempts: 5,
+        lastError: 'gave up after 5 attempts; last: INTERNAL: Internal error (HTTP 500)',
+      });
       h.clock.set(later(10 * 3600));
       expect(await h.worker.runOnce()).toBe(0);
       expect(h.fcm.server.requests).toHaveLength(5);
@@ -156,7 +169,11 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       const id = await queuePush(h);
       await h.ctx.query("update push_notifications set status = 'sending', attempts = 5, next_attempt_at = ?, locked_until = ? where id = ?", [T0, T0, id]);
       await h.worker.runOnce();
-      expect(await pushRow(id)).toMatchObject({ status: 'dead', attempts: 6, lastError: 'attempts_exhausted: gave up after 5 attempts, the last of which never finished (its worker stopped mid-send)' });
+      expect(await pushRow(id)).toMatchObject({
+        status: 'dead',
+        attempts: 6,
+        lastError: 'attempts_exhausted: gave up after 5 attempts, the last of which never finished (its worker stopped mid-send)',
+      });
       expect(h.fcm.server.requests).toHaveLength(0);
     });
 
@@ -203,9 +220,19 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
     });
 
     it('refuses a payload over 4,096 bytes before sending', async () => {
-      const id = await h.ctx.store.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'note', title: 't', body: 'x'.repeat(4100), data: {} });
+      const id = await h.ctx.store.enqueuePushNotification({
+        deviceId: 'dev-1001',
+        studentId: '1001',
+        type: 'note',
+        title: 't',
+        body: 'x'.repeat(4100),
+        data: {},
+      });
       await h.worker.runOnce();
-      expect(await pushRow(id)).toMatchObject({ status: 'dead', lastError: expect.stringMatching(/^payload_too_large: The message is \d+ bytes; FCM accepts at most 4096\.$/) });
+      expect(await pushRow(id)).toMatchObject({
+        status: 'dead',
+        lastError: expect.stringMatching(/^payload_too_large: The message is \d+ bytes; FCM accepts at most 4096\.$/),
+      });
       expect(h.fcm.server.requests).toHaveLength(0);
     });
   });
@@ -241,15 +268,15 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
     it('a gateway echoing the request: no form of the phone number reaches the store, the log or the admin API', async () => {
       // Every way a gateway may write the number back: form-encoded, E.164, digits only, national, spaced.
       h.gateway.route((req) =>
-        req.url === '/send'
-          ? { status: 400, body: `bad request ${req.body} | to +963944123456 / 963944123456 / 0944123456 / +963 944 123 456` }
-          : undefined,
+        req.url === '/send' ? { status: 400, body: `bad request ${req.body} | to +963944123456 / 963944123456 / 0944123456 / +963 944 123 456` } : undefined,
       );
       const id = await queueCode();
       await h.worker.runOnce();
       const row = await smsRow(id);
       expect(row).toMatchObject({ status: 'dead', code: null });
-      expect(row.lastError).toBe('http_400: HTTP 400: bad request to=%2B*********456&text=Your%20code%20is%20[code] | to +*********456 / *********456 / *******456 / +*** *** *** 456');
+      expect(row.lastError).toBe(
+        'http_400: HTTP 400: bad request to=%2B*********456&text=Your%20code%20is%20[code] | to +*********456 / *********456 / *******456 / +*** *** *** 456',
+      );
 
       const admin = express().use(createAdminApi({ store: h.ctx.store, token: 'admin-token-0123456789', logger: pino({ level: 'silent' }) }));
       const listed = await request(admin).get('/admin/api/v1/outbox/sms').set('Authorization', 'Bearer admin-token-0123456789');

@@ -74,7 +74,11 @@ export type Run = 'plain' | 'auth';
 export const RUNS: readonly Run[] = ['plain', 'auth'];
 
 /** Made by the auth run's drivers last, on a proxy or client that sends no credentials. */
-export const REFUSED_CALL = { name: 'GetStudentSchool (no credentials)', operation: 'GetStudentSchool', expected: { kind: 'unauthorized' } } as const satisfies CallSpec;
+export const REFUSED_CALL = {
+  name: 'GetStudentSchool (no credentials)',
+  operation: 'GetStudentSchool',
+  expected: { kind: 'unauthorized' },
+} as const satisfies CallSpec;
 
 /** Every call of the plain run with credentials, then one without. */
 export function callsOf(run: Run): readonly CallSpec[] {

@@ -34,7 +34,9 @@ export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes, refus
     if (line.error.type !== types.unauthorized) return fail(`expected ${types.unauthorized} for HTTP 401, got ${describe(line)}`);
     if (refusal === undefined || refusal === null) return fail(`the relay saw no request for this call without credentials (${describe(line)})`);
     if (refusal.status !== 401 || !/^Basic\b/i.test(refusal.challenge ?? '')) {
-      return fail(`the call was answered ${refusal.status}${refusal.challenge === undefined ? ' without a challenge' : ` (WWW-Authenticate: ${refusal.challenge})`}, not 401 with a Basic challenge (${describe(line)})`);
+      return fail(
+        `the call was answered ${refusal.status}${refusal.challenge === undefined ? ' without a challenge' : ` (WWW-Authenticate: ${refusal.challenge})`}, not 401 with a Basic challenge (${describe(line)})`,
+      );
     }
     if (line.error.code !== undefined && /^\d+$/.test(line.error.code.trim()) && line.error.code.trim() !== '401') {
       return fail(`${line.error.type} with status code ${line.error.code}, not 401: ${line.error.message}`);

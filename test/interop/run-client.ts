@@ -66,7 +66,10 @@ export async function runClient(
       continue;
     }
     // Credentials reach the driver only in the auth run: without them it runs the plain calls.
-    const driver = credentials === undefined ? ready.driver : { ...ready.driver, env: { ...ready.driver.env, INTEROP_USER: credentials.user, INTEROP_PASSWORD: credentials.password } };
+    const driver =
+      credentials === undefined
+        ? ready.driver
+        : { ...ready.driver, env: { ...ready.driver.env, INTEROP_USER: credentials.user, INTEROP_PASSWORD: credentials.password } };
     const before = exchanges().length;
     const completed = await run(driver, DRIVER_TIMEOUT_MS);
     const refusal = refusalOnWire(exchanges().slice(before), REFUSED_CALL.operation);
@@ -91,7 +94,9 @@ export async function runClient(
  */
 function refusalOnWire(exchanges: readonly Exchange[], operation: string): RefusalOnWire | null {
   const names = new RegExp(`\\b${operation}\\b`);
-  const mine = exchanges.filter(({ request }) => names.test(`${request.head.startLine}\n${request.head.headers.map(([n, v]) => `${n}: ${v}`).join('\n')}\n${request.body.toString('utf8')}`));
+  const mine = exchanges.filter(({ request }) =>
+    names.test(`${request.head.startLine}\n${request.head.headers.map(([n, v]) => `${n}: ${v}`).join('\n')}\n${request.body.toString('utf8')}`),
+  );
   const last = mine.at(-1);
   if (last === undefined || last.response === null || headerValue(last.request.head, 'authorization') !== undefined) return null;
   return { status: statusOf(last.response.head), challenge: headerValue(last.response.head, 'www-authenticate') };

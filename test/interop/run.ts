@@ -41,7 +41,7 @@ function parseOptions(args: readonly string[]): Options {
   }
   const unknown = clients.filter((name) => !CLIENTS.some((client) => client.name === name));
   if (unknown.length > 0) throw new Error(`unknown client ${unknown.join(', ')}; known: ${CLIENTS.map((c) => c.name).join(', ')}`);
-  if (updateFixtures && runs.length > 0 && !runs.includes('plain')) throw new Error('--update-fixtures keeps the plain run\'s requests: add --run=plain');
+  if (updateFixtures && runs.length > 0 && !runs.includes('plain')) throw new Error("--update-fixtures keeps the plain run's requests: add --run=plain");
   return { clients, runs: runs.length === 0 ? RUNS : runs, install, updateFixtures };
 }
 
@@ -107,7 +107,14 @@ async function runOneClient(
   log(`\n${client.title} (${client.name}${target.run === 'plain' ? '' : `, ${target.run} run`})`);
   const relay = await startRelay(target.port);
   try {
-    results.push(...(await runClient(client, { run: target.run, baseUrl: relay.baseUrl, credentials: target.credentials, exchanges: relay.exchanges }, readiness.get(client.name) ?? null, printCheck)));
+    results.push(
+      ...(await runClient(
+        client,
+        { run: target.run, baseUrl: relay.baseUrl, credentials: target.credentials, exchanges: relay.exchanges },
+        readiness.get(client.name) ?? null,
+        printCheck,
+      )),
+    );
   } finally {
     await relay.close();
   }
@@ -131,8 +138,11 @@ function reportFixtures(recordings: readonly Recording[], clients: readonly stri
     return;
   }
   const { unchanged, changed, added } = compareWithFixtures(recordings, FIXTURES_DIR);
-  log(`\nFixtures: ${unchanged.length} recorded requests as committed, ${changed.length} differ, ${added.length} new (this run's are in ${path.relative(process.cwd(), recordedDir)})`);
-  for (const name of [...changed, ...added]) log(`  ${changed.includes(name) ? 'differs' : 'new'}: ${name} (npm run test:interop -- --update-fixtures to keep it)`);
+  log(
+    `\nFixtures: ${unchanged.length} recorded requests as committed, ${changed.length} differ, ${added.length} new (this run's are in ${path.relative(process.cwd(), recordedDir)})`,
+  );
+  for (const name of [...changed, ...added])
+    log(`  ${changed.includes(name) ? 'differs' : 'new'}: ${name} (npm run test:interop -- --update-fixtures to keep it)`);
 }
 
 main().catch((err: unknown) => {

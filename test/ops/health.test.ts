@@ -36,7 +36,10 @@ describe.each(storeVariants())('health on $name', (variant) => {
     await service.testStore.store.close();
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body).toMatchObject({ status: 'fail', checks: { store: { status: 'fail' }, migrations: { status: 'fail', output: 'The data store is unavailable.' } } });
+    expect(ready.body).toMatchObject({
+      status: 'fail',
+      checks: { store: { status: 'fail' }, migrations: { status: 'fail', output: 'The data store is unavailable.' } },
+    });
     expect((await request(service.app).get('/healthz')).status).toBe(200);
   });
 
@@ -131,8 +134,12 @@ describe('readiness of the in-process delivery worker', () => {
   });
 
   it('counts from the start when the worker never claimed', async () => {
-    expect((await request(appWith({ running: true, startedAt: ago(30_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(200);
-    expect((await request(appWith({ running: true, startedAt: ago(61_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(503);
+    expect((await request(appWith({ running: true, startedAt: ago(30_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(
+      200,
+    );
+    expect((await request(appWith({ running: true, startedAt: ago(61_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(
+      503,
+    );
   });
 
   it('fails when the worker has stopped', async () => {

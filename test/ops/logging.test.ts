@@ -6,7 +6,7 @@ import { startOperatedService, type OperatedService } from '../support/operated-
 import { storeVariants } from '../support/stores';
 import { httpGet, httpPost, soap12 } from '../support/wire';
 
-const variant = storeVariants()[0]!;
+const variant = storeVariants()[0];
 
 describe('access log', () => {
   let service: OperatedService;
@@ -35,7 +35,7 @@ describe('access log', () => {
     expect(typeof line?.durationMs).toBe('number');
   });
 
-  it('makes up an id when the incoming one is missing or unfit, and echoes only a caller\'s own', async () => {
+  it("makes up an id when the incoming one is missing or unfit, and echoes only a caller's own", async () => {
     const res = await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set('X-Request-Id', 'has spaces; and <markup>');
     expect(res.headers['x-request-id']).toBeUndefined();
     await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' });
@@ -76,8 +76,20 @@ describe('redaction', () => {
   });
 
   it('hides auth codes and tokens but keeps error codes', () => {
-    const line = logged({ code: '482913', token: 'fcm:secret', req: { headers: { authorization: 'Bearer x' } }, err: { code: 'ECONNREFUSED' }, sms: { code: 1234 } });
-    expect(line).toMatchObject({ code: '[redacted]', token: '[redacted]', req: { headers: { authorization: '[redacted]' } }, err: { code: 'ECONNREFUSED' }, sms: { code: '[redacted]' } });
+    const line = logged({
+      code: '482913',
+      token: 'fcm:secret',
+      req: { headers: { authorization: 'Bearer x' } },
+      err: { code: 'ECONNREFUSED' },
+      sms: { code: 1234 },
+    });
+    expect(line).toMatchObject({
+      code: '[redacted]',
+      token: '[redacted]',
+      req: { headers: { authorization: '[redacted]' } },
+      err: { code: 'ECONNREFUSED' },
+      sms: { code: '[redacted]' },
+    });
   });
 
   it('maskPhone leaves short values alone and copes with non-strings', () => {

@@ -46,7 +46,11 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
 
   it('counts faults by code: the operation error, a wire refusal', async () => {
     await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '12', phone: '0944123456' });
-    await soap11(service.app, 'NotificationNotes', 'SendNotificationType', { id: 'nobody', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' });
+    await soap11(service.app, 'NotificationNotes', 'SendNotificationType', {
+      id: 'nobody',
+      baseUrlSchool: 'https://school-a.example',
+      TypeNotfication: 'absence',
+    });
     await httpGet(service.app, 'AuthCodeSending', 'AuthCode', { code: '1234' });
     const samples = await scrape(service);
     expect(sampleValue(samples, 'notify_faults_total', { operation: 'AuthCode', binding: 'http_post', code: 'code_invalid' })).toBe(1);
@@ -67,7 +71,11 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
   });
 
   it('shows the outbox depth and the age of its oldest message', async () => {
-    await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' });
+    await httpPost(service.app, 'NotificationNotes', 'SendNotificationType', {
+      id: '1001',
+      baseUrlSchool: 'https://school-a.example',
+      TypeNotfication: 'absence',
+    });
     await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' });
     const samples = await scrape(service);
     expect(sampleValue(samples, 'notify_outbox_pending', { channel: 'push' })).toBe(1);
@@ -79,7 +87,13 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
   it('counts deliveries the worker reports through the observer', async () => {
     service.metrics.delivery.attempted({ channel: 'push', provider: 'fcm', outcome: 'sent', errorCode: null, durationMs: 120 });
     service.metrics.delivery.attempted({ channel: 'push', provider: 'fcm', outcome: 'retry', errorCode: 'UNAVAILABLE', durationMs: 80 });
-    service.metrics.delivery.attempted({ channel: 'sms', provider: 'http', outcome: 'dead', errorCode: 'http 400: phone +963944123456 rejected', durationMs: 30 });
+    service.metrics.delivery.attempted({
+      channel: 'sms',
+      provider: 'http',
+      outcome: 'dead',
+      errorCode: 'http 400: phone +963944123456 rejected',
+      durationMs: 30,
+    });
     const samples = await scrape(service);
     expect(sampleValue(samples, 'notify_deliveries_total', { channel: 'push', provider: 'fcm', outcome: 'sent' })).toBe(1);
     expect(sampleValue(samples, 'notify_delivery_errors_total', { channel: 'push', provider: 'fcm', code: 'UNAVAILABLE' })).toBe(1);
@@ -108,7 +122,7 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
 });
 
 describe('metrics on their own port', () => {
-  const variant = storeVariants()[0]!;
+  const variant = storeVariants()[0];
 
   it('leaves /metrics off the main port and serves it on METRICS_PORT', async () => {
     const service = await startOperatedService(variant, { METRICS_PORT: '0' });

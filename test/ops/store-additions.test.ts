@@ -47,8 +47,12 @@ describe.each(storeVariants())('store additions on $name', (variant) => {
     });
 
     it('creates, refuses a duplicate, updates and reports which', async () => {
-      const create = (current: unknown) => (current === null ? { write: { id: 'dev-new', token: 't', platform: 'web' as const } } : { refuse: 'exists' as const });
-      expect(await fresh.ctx.store.changeRecord('devices', 'dev-new', create)).toEqual({ status: 'created', record: { id: 'dev-new', token: 't', platform: 'web' } });
+      const create = (current: unknown) =>
+        current === null ? { write: { id: 'dev-new', token: 't', platform: 'web' as const } } : { refuse: 'exists' as const };
+      expect(await fresh.ctx.store.changeRecord('devices', 'dev-new', create)).toEqual({
+        status: 'created',
+        record: { id: 'dev-new', token: 't', platform: 'web' },
+      });
       expect(await fresh.ctx.store.changeRecord('devices', 'dev-new', create)).toEqual({ status: 'refused', reason: 'exists' });
       const update = await fresh.ctx.store.changeRecord('devices', 'dev-new', (current) => ({ write: { ...current!, token: 't2' } }));
       expect(update).toEqual({ status: 'updated', record: { id: 'dev-new', token: 't2', platform: 'web' } });
@@ -129,9 +133,17 @@ describe.each(storeVariants())('store additions on $name', (variant) => {
 
   describe('migrations', () => {
     it('reports the schema current, and the migrations missing when they are', async () => {
-      expect(await fresh.ctx.store.migrationStatus()).toEqual({ current: true, applied: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access'], pending: [], unknown: [] });
+      expect(await fresh.ctx.store.migrationStatus()).toEqual({
+        current: true,
+        applied: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access'],
+        pending: [],
+        unknown: [],
+      });
       await fresh.ctx.query('delete from kysely_migration');
-      expect(await fresh.ctx.store.migrationStatus()).toMatchObject({ current: false, pending: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access'] });
+      expect(await fresh.ctx.store.migrationStatus()).toMatchObject({
+        current: false,
+        pending: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access'],
+      });
     });
   });
 });

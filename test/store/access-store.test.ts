@@ -15,7 +15,13 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       await fresh.ctx.store.insertAuditEntries([
         entry('2030-01-01T10:00:00.000Z'),
         entry('2030-01-01T11:00:00.000Z', { subject: '1002', address: '10.0.0.2' }),
-        entry('2030-01-01T12:00:00.000Z', { user: 'sis-alnoor', endpoint: 'PushNotificationMobile', operation: 'GetStudentSchool', subjectKind: 'school', subject: 'https://a.example' }),
+        entry('2030-01-01T12:00:00.000Z', {
+          user: 'sis-alnoor',
+          endpoint: 'PushNotificationMobile',
+          operation: 'GetStudentSchool',
+          subjectKind: 'school',
+          subject: 'https://a.example',
+        }),
         entry('2030-01-01T13:00:00.000Z', { outcome: 'refused', reason: 'limit', address: '10.0.0.2' }),
       ]);
     };
@@ -25,7 +31,10 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       const page = await fresh.ctx.store.listAuditEntries({ limit: 2, offset: 0 });
       expect(page.total).toBe(4);
       expect(page.items.map((e) => e.at)).toEqual(['2030-01-01T13:00:00.000Z', '2030-01-01T12:00:00.000Z']);
-      expect(page.items[0]).toEqual({ id: expect.any(String), ...entry('2030-01-01T13:00:00.000Z', { outcome: 'refused', reason: 'limit', address: '10.0.0.2' }) });
+      expect(page.items[0]).toEqual({
+        id: expect.any(String),
+        ...entry('2030-01-01T13:00:00.000Z', { outcome: 'refused', reason: 'limit', address: '10.0.0.2' }),
+      });
       const rest = await fresh.ctx.store.listAuditEntries({ limit: 2, offset: 2 });
       expect(rest.items.map((e) => e.at)).toEqual(['2030-01-01T11:00:00.000Z', '2030-01-01T10:00:00.000Z']);
     });
@@ -96,7 +105,7 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       await fresh.ctx.store.mergeAccessCounters({ deltas, reads: [] });
       const totals = await fresh.ctx.store.mergeAccessCounters({ deltas: [], reads: deltas });
       expect(totals.size).toBe(1300);
-      expect(totals.get(counterTotalKey(deltas[1299]!))).toBe(1300);
+      expect(totals.get(counterTotalKey(deltas[1299]))).toBe(1300);
     });
 
     it('prunes the rows of windows that ended before the cut-off', async () => {
@@ -115,7 +124,7 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       const deltas = Array.from({ length: 1300 }, (_, i) => ({ counter: `60000|E/Op|caller-${i}`, windowStart: w1.windowStart, windowEnd: end, delta: 1 }));
       await fresh.ctx.store.mergeAccessCounters({ deltas, reads: [] });
       expect(await fresh.ctx.store.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1300);
-      expect(Number(((await fresh.ctx.query('select count(*) as n from access_counters')) as { n: unknown }[])[0]!.n)).toBe(0);
+      expect(Number((await fresh.ctx.query<{ n: unknown }>('select count(*) as n from access_counters'))[0].n)).toBe(0);
     });
   });
 });

@@ -61,7 +61,19 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
       schools: [{ baseUrl: 'HTTPS://ALNOOR.SCHOOL.EXAMPLE/', name: 'Al Noor School' }],
       devices: [{ id: 'dev-1', token: 'tok-1-new', platform: 'ios' }],
       students: [{ id: '1002', school: SCHOOL_A, fullName: 'Ahmad Ali Hasan', deviceId: null, active: '0', classId: '8A' }],
-      notes: [{ id: 'n-1', studentId: '1002', type: 'audit', subjectId: 'SCI', classId: '7A', text: 'Changed', date: '2025-11-01T00:00:00Z', badge: null, state: 'read' }],
+      notes: [
+        {
+          id: 'n-1',
+          studentId: '1002',
+          type: 'audit',
+          subjectId: 'SCI',
+          classId: '7A',
+          text: 'Changed',
+          date: '2025-11-01T00:00:00Z',
+          badge: null,
+          state: 'read',
+        },
+      ],
       absences: [{ id: 'a-1', studentId: '1002', date: '2025-10-03', type: 'late', reason: null, seen: true }],
     });
     expect(await fresh.ctx.query('select key, base_url, name from schools where key = ?', ['https://alnoor.school.example'])).toEqual([
@@ -74,10 +86,7 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
       { id: 'dev-3', updated_at: '2030-01-01T00:00:00.000Z' },
     ]);
     expect(await fresh.ctx.store.findStudent('1002')).toMatchObject({ fullName: 'Ahmad Ali Hasan', deviceId: null, pushToken: null });
-    expect((await fresh.ctx.store.listStudentsOfSchool('https://alnoor.school.example', '0')).map((s) => s.studentId)).toEqual([
-      '1002',
-      '1007',
-    ]);
+    expect((await fresh.ctx.store.listStudentsOfSchool('https://alnoor.school.example', '0')).map((s) => s.studentId)).toEqual(['1002', '1007']);
     expect(await fresh.ctx.store.listAuditNotes('SCI', '7A')).toEqual([
       expect.objectContaining({ id: 'n-1', text: 'Changed', date: '2025-11-01T00:00:00.000Z', state: 'read', badge: null }),
       expect.objectContaining({ id: 'n-4' }),
@@ -102,10 +111,9 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
     expect(await fresh.ctx.store.getDeviceToken('dev-2')).toBeNull();
     expect(await fresh.ctx.store.findStudent('1010')).toMatchObject({ deviceId: 'dev-2' });
     expect((await fresh.ctx.store.listStudentsOfSchool(SCHOOL_A, '1')).map((s) => s.studentId)).toContain('1010');
-    const [note] = await fresh.ctx.query<{ state: string; subject_id: string; badge: string }>(
-      'select state, subject_id, badge from notes where id = ?',
-      ['n-1'],
-    );
+    const [note] = await fresh.ctx.query<{ state: string; subject_id: string; badge: string }>('select state, subject_id, badge from notes where id = ?', [
+      'n-1',
+    ]);
     expect(note).toEqual({ state: 'read', subject_id: 'MATH', badge: '1' });
     const [absence] = await fresh.ctx.query<{ seen: number; reason: string }>('select seen, reason from absences where id = ?', ['a-1']);
     expect({ seen: Number(absence?.seen), reason: absence?.reason }).toEqual({ seen: 1, reason: 'مريض' });

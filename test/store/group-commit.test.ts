@@ -75,7 +75,12 @@ describe('GroupCommit', () => {
   it('splits at maxBatch and a failure fails exactly the calls of its batch', async () => {
     const w = controlledWrite();
     const group = new GroupCommit({ write: w.write, waitMs: 1000, maxBatch: 2, maxInFlight: 4 });
-    const results = [1, -1, 3, 4].map((i) => group.submit(i).then((r) => ({ ok: r }), (e: Error) => ({ error: e.message })));
+    const results = [1, -1, 3, 4].map((i) =>
+      group.submit(i).then(
+        (r) => ({ ok: r }),
+        (e: Error) => ({ error: e.message }),
+      ),
+    );
     await nextTurn();
     expect(w.batches).toEqual([
       [1, -1],
@@ -94,7 +99,14 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
   });
   afterEach(() => ctx.cleanup());
 
-  const push = (i: number): NewPushNotification => ({ deviceId: `dev-${i}`, studentId: String(i), type: 'note', title: 't', body: `#${i}`, data: { n: String(i) } });
+  const push = (i: number): NewPushNotification => ({
+    deviceId: `dev-${i}`,
+    studentId: String(i),
+    type: 'note',
+    title: 't',
+    body: `#${i}`,
+    data: { n: String(i) },
+  });
 
   it('acknowledges each of many concurrent calls with its committed row, and notifies the listeners', async () => {
     const heard: string[] = [];

@@ -28,19 +28,24 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
     const third = await ctx.reopen();
     expect(await again.getDeviceToken('dev-1')).toBe('tok-1');
     expect(await third.listAuditNotes('MATH', '7A')).toHaveLength(4);
-    expect(await ctx.query('select name from kysely_migration order by name')).toEqual([{ name: '0001_initial' }, { name: '0002_delivery' }, { name: '0003_delivery_scale' }, { name: '0004_access' }]);
+    expect(await ctx.query('select name from kysely_migration order by name')).toEqual([
+      { name: '0001_initial' },
+      { name: '0002_delivery' },
+      { name: '0003_delivery_scale' },
+      { name: '0004_access' },
+    ]);
   });
 
   it('lets stores opened at the same time share the database and close independently', async () => {
     const [one, two] = await Promise.all([ctx.reopen(), ctx.reopen()]);
     await Promise.all([
-      one!.writeDataSet({ devices: [{ id: 'd', token: 'shared' }] }),
-      two!.writeDataSet({ devices: [{ id: 'e', token: 'other' }] }),
+      one.writeDataSet({ devices: [{ id: 'd', token: 'shared' }] }),
+      two.writeDataSet({ devices: [{ id: 'e', token: 'other' }] }),
       ctx.store.markNotesRead('1002', 'audit'),
     ]);
-    expect(await two!.getDeviceToken('d')).toBe('shared');
-    await one!.close();
-    expect(await two!.getDeviceToken('e')).toBe('other');
+    expect(await two.getDeviceToken('d')).toBe('shared');
+    await one.close();
+    expect(await two.getDeviceToken('e')).toBe('other');
     expect(await ctx.store.ping()).toBe(true);
   });
 
@@ -132,8 +137,6 @@ describe('openStore', () => {
   });
 
   it('refuses a schema name that would need quoting', async () => {
-    await expect(openStore({ dataDir: dir, databaseUrl: 'postgres://x@127.0.0.1:1/x', schema: 'Bad-Name' })).rejects.toThrow(
-      /Invalid PostgreSQL schema name/,
-    );
+    await expect(openStore({ dataDir: dir, databaseUrl: 'postgres://x@127.0.0.1:1/x', schema: 'Bad-Name' })).rejects.toThrow(/Invalid PostgreSQL schema name/);
   });
 });

@@ -57,7 +57,14 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
       (table === 'push' ? await fresh.ctx.store.listPushNotifications() : await fresh.ctx.store.listAuthCodeMessages()).map((r) => r.id).sort();
 
     it('deletes sent and dead messages last changed before the cut-off, and nothing pending however old', async () => {
-      const [oldSent, oldDead, oldQueued, oldFailed, oldSending, newSent] = [await push(), await push(), await push(), await push(), await push(), await push()];
+      const [oldSent, oldDead, oldQueued, oldFailed, oldSending, newSent] = [
+        await push(),
+        await push(),
+        await push(),
+        await push(),
+        await push(),
+        await push(),
+      ];
       await touched('push_notifications', oldSent, 'sent', '2030-01-01T00:00:00.000Z');
       await touched('push_notifications', oldDead, 'dead', '2030-01-09T23:59:59.999Z');
       await touched('push_notifications', oldQueued, 'queued', '2029-01-01T00:00:00.000Z');

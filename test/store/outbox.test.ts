@@ -42,9 +42,7 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
       const ids: string[] = [];
       for (const minute of ['03', '01', '02']) {
         clock.set(`2030-01-01T00:${minute}:00.000Z`);
-        ids.push(
-          await fresh.ctx.store.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: minute, body: '', data: {} }),
-        );
+        ids.push(await fresh.ctx.store.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: minute, body: '', data: {} }));
       }
       const listed = await fresh.ctx.store.listPushNotifications();
       expect(listed.map((row) => row.title)).toEqual(['01', '02', '03']);

@@ -11,7 +11,9 @@ const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
 (databaseUrl ? describe : describe.skip)('a PostgreSQL connection lost while checked out', () => {
   it('fails the holder, reports the error, and the pool serves the next query', async () => {
     const reported: Error[] = [];
-    const db = new Kysely<Record<string, never>>({ dialect: createPostgresDialect({ databaseUrl: databaseUrl as string, onBackgroundError: (e) => reported.push(e) }) });
+    const db = new Kysely<Record<string, never>>({
+      dialect: createPostgresDialect({ databaseUrl: databaseUrl as string, onBackgroundError: (e) => reported.push(e) }),
+    });
     const admin = new Client({ connectionString: databaseUrl });
     await admin.connect();
     try {

@@ -1,7 +1,16 @@
 // Migration 0003: the retention prune (finished rows older than a cut-off)
 // reads an index on (status, updated_at), not the whole outbox. The plan is
 // that of the prune's own statement, compiled for each dialect.
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
 import type { StoreDatabase } from '../../src/store/database';
 import { finishedBefore, type OutboxChannel } from '../../src/store/outbox-admin';
 import { storeVariants, type TestStore } from '../support/stores';

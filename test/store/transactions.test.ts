@@ -21,8 +21,7 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
   });
   const { clock } = fresh;
 
-  const noteMarks = (studentId: string) =>
-    fresh.ctx.query<NoteMark>('select id, state, read_at from notes where student_id = ? order by id', [studentId]);
+  const noteMarks = (studentId: string) => fresh.ctx.query<NoteMark>('select id, state, read_at from notes where student_id = ? order by id', [studentId]);
   const absenceMarks = () => fresh.ctx.query<AbsenceMark>('select id, seen, seen_at from absences order by id');
 
   describe('markNotesRead', () => {

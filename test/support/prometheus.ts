@@ -13,8 +13,8 @@ export function parseMetrics(text: string): Sample[] {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match === null) throw new Error(`Not a Prometheus sample: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key as string] = value as string;
-    samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key] = value;
+    samples.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return samples;
 }

@@ -46,20 +46,23 @@ export function storeVariants(): StoreVariant[] {
 async function createSqliteStore(overrides: Partial<OpenStoreOptions> = {}): Promise<TestStore> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-store-'));
   let raw: Database.Database | null = null;
-  return track({ dataDir, ...overrides }, {
-    query: (sql, parameters = []) => {
-      raw ??= new Database(path.join(dataDir, 'service.sqlite'));
-      const statement = raw.prepare(sql);
-      if (statement.reader) return Promise.resolve(statement.all(...parameters) as never[]);
-      statement.run(...parameters);
-      return Promise.resolve([]);
+  return track(
+    { dataDir, ...overrides },
+    {
+      query: (sql, parameters = []) => {
+        raw ??= new Database(path.join(dataDir, 'service.sqlite'));
+        const statement = raw.prepare(sql);
+        if (statement.reader) return Promise.resolve(statement.all(...parameters) as never[]);
+        statement.run(...parameters);
+        return Promise.resolve([]);
+      },
+      remove: () => {
+        raw?.close();
+        rmSync(dataDir, { recursive: true, force: true });
+        return Promise.resolve();
+      },
     },
-    remove: () => {
-      raw?.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      return Promise.resolve();
-    },
-  });
+  );
 }
 
 async function createPostgresStore(databaseUrl: string, overrides: Partial<OpenStoreOptions> = {}): Promise<TestStore> {
@@ -72,23 +75,26 @@ async function createPostgresStore(databaseUrl: string, overrides: Partial<OpenS
     }
     return client;
   };
-  return track({ databaseUrl, schema, dataDir: os.tmpdir(), ...overrides }, {
-    query: async (sql, parameters = []) => {
-      let index = 0;
-      const numbered = sql.replace(/\?/g, () => `$${++index}`);
-      return (await (await connect()).query(numbered, [...parameters])).rows as never[];
+  return track(
+    { databaseUrl, schema, dataDir: os.tmpdir(), ...overrides },
+    {
+      query: async (sql, parameters = []) => {
+        let index = 0;
+        const numbered = sql.replace(/\?/g, () => `$${++index}`);
+        return (await (await connect()).query(numbered, [...parameters])).rows as never[];
+      },
+      remove: async () => {
+        const admin = await connect();
+        try {
+          await admin.query(`drop schema if exists ${schema} cascade`);
+        } finally {
+          // A second cleanup (after a failed open, say) connects afresh.
+          client = null;
+          await admin.end();
+        }
+      },
     },
-    remove: async () => {
-      const admin = await connect();
-      try {
-        await admin.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        // A second cleanup (after a failed open, say) connects afresh.
-        client = null;
-        await admin.end();
-      }
-    },
-  });
+  );
 }
 
 interface Location {

@@ -81,7 +81,8 @@ async function accepted(server: LoopbackListener, count: number): Promise<void> 
   while ((await server.connections()) < count) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-const TIMED_OUT = /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*Content-Type: text\/plain; charset=utf-8\r\n[\s\S]*\r\n\r\nThe request was not received in time\.\r\n$/;
+const TIMED_OUT =
+  /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*Content-Type: text\/plain; charset=utf-8\r\n[\s\S]*\r\n\r\nThe request was not received in time\.\r\n$/;
 const SHORT = { headersTimeoutMs: 300, requestTimeoutMs: 600 };
 
 describe('slow requests', () => {
@@ -123,7 +124,9 @@ describe('the connection cap', () => {
     const server = await serve({ maxConnections: 3 });
     const calls: net.Socket[] = [];
     for (let i = 0; i < 3; i++) calls.push(await busy(server.port));
-    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Retry-After: 1\r\n[\s\S]*\r\n\r\nToo many connections\.\r\n$/);
+    expect(await get(server.port, '/healthz')).toMatch(
+      /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Retry-After: 1\r\n[\s\S]*\r\n\r\nToo many connections\.\r\n$/,
+    );
     // The requests under way were left alone: each still gets its answer.
     const body = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
     const answers = calls.map((socket) => new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')))));

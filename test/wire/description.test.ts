@@ -60,7 +60,7 @@ describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s.asmx?wsdl', (name,
     const text = body.toString('utf8');
     expect(text.startsWith('<?xml version="1.0" encoding="utf-8"?>\r\n<wsdl:definitions ')).toBe(true);
     expect(text).not.toMatch(/[^\r]\n/);
-    for (const line of text.split('\r\n').slice(1)) expect(line).toMatch(/^(  )*</);
+    for (const line of text.split('\r\n').slice(1)) expect(line).toMatch(/^( {2})*</);
   });
 
   it('answers ?WSDL and ?Wsdl with the same bytes', async () => {
@@ -178,7 +178,9 @@ describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s.asmx?wsdl', (name,
   it('is the authored file with only the addresses and line ends changed', async () => {
     const authored = readFileSync(path.join(__dirname, '..', '..', 'wsdl', `${name}.wsdl`), 'utf8');
     const served = bodyText(await fetchWsdl(name, 'wsdl', 'legacy.example:8080'));
-    const expected = authored.replace(/\r?\n/g, '\r\n').replaceAll(`location="http://localhost/${name}.asmx"`, `location="http://legacy.example:8080/${name}.asmx"`);
+    const expected = authored
+      .replace(/\r?\n/g, '\r\n')
+      .replaceAll(`location="http://localhost/${name}.asmx"`, `location="http://legacy.example:8080/${name}.asmx"`);
     expect(served).toBe(expected);
   });
 });

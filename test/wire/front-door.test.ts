@@ -34,7 +34,10 @@ describe('the caller address an operation sees', () => {
       .set('X-Forwarded-For', FORWARDED)
       .send(envelope('1.1', 'AuthCode', { code: '482913', phone: '0944123456' }));
     expect(soap.status).toBe(200);
-    const post = await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482914', phone: '0944123457' }).set('X-Forwarded-For', `203.0.113.1, ${FORWARDED}`);
+    const post = await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482914', phone: '0944123457' }).set(
+      'X-Forwarded-For',
+      `203.0.113.1, ${FORWARDED}`,
+    );
     expect(post.status).toBe(200);
     expect(await callerOfLastCode()).toEqual([FORWARDED, FORWARDED]);
   });
@@ -96,7 +99,11 @@ describe('which half answers', () => {
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.body.toString()).toBe('Internal server error.\r\n');
     expect(errors).toEqual([
-      expect.objectContaining({ msg: 'unhandled request error', path: '/PushNotificationMobile.asmx/GetTokenDevice', err: expect.objectContaining({ message: 'observer broke' }) }),
+      expect.objectContaining({
+        msg: 'unhandled request error',
+        path: '/PushNotificationMobile.asmx/GetTokenDevice',
+        err: expect.objectContaining({ message: 'observer broke' }),
+      }),
     ]);
     await call(app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001').expect(200);
   });

@@ -75,7 +75,10 @@ describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('GET /%s.asmx', (name,
     expect(html).toContain(
       `<p>The following operations are supported.  For a formal definition, please review the <a href="${name}.asmx?WSDL">Service Description</a>.</p>`,
     );
-    const listed = findAll(findOne(root, (e) => e.name === 'ul'), byName('a')).map((a) => [a.attributes.href, textOf(a)]);
+    const listed = findAll(
+      findOne(root, (e) => e.name === 'ul'),
+      byName('a'),
+    ).map((a) => [a.attributes.href, textOf(a)]);
     expect(listed).toEqual(ordinal(operationNames(spec)).map((op) => [`${name}.asmx?op=${op}`, op]));
     expect(html).toContain(`<link rel="alternate" type="text/xml" href="${name}.asmx?disco" />`);
     expectHeadingsInOrder(root);
@@ -173,7 +176,9 @@ describe('escaping', () => {
     const host = `h${SCRIPT}`;
     const { root } = await page('/NotificationNotes.asmx?op=GetStudentSchool', host);
     expect(scripts(root)).toEqual([]);
-    const requests = findAll(root, byName('pre')).map(textOf).filter((text) => !text.startsWith('HTTP/'));
+    const requests = findAll(root, byName('pre'))
+      .map(textOf)
+      .filter((text) => !text.startsWith('HTTP/'));
     expect(requests).toHaveLength(4);
     for (const request of requests) expect(request).toContain(`\nHost: ${host}`);
   });

@@ -38,7 +38,7 @@ function fullNamesIn(xml: string): string[] {
   return found;
 }
 
-const expected = [...names].sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
+const expected = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
 it.each([
   ['SOAP 1.1', () => soap11(service.app, 'NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '49' })],

@@ -17,8 +17,10 @@ beforeAll(async () => {
 afterAll(() => service.stop());
 
 type Exchange = (app: OperatedService['app']) => request.Test;
-const soap = (body: string, type = 'text/xml; charset=utf-8', action = `"${NS}GetTokenDevice"`): Exchange => (app) =>
-  request(app).post('/PushNotificationMobile.asmx').set('Content-Type', type).set('SOAPAction', action).send(body);
+const soap =
+  (body: string, type = 'text/xml; charset=utf-8', action = `"${NS}GetTokenDevice"`): Exchange =>
+  (app) =>
+    request(app).post('/PushNotificationMobile.asmx').set('Content-Type', type).set('SOAPAction', action).send(body);
 
 const answers: ReadonlyArray<readonly [string, number, Exchange]> = [
   ['?wsdl', 200, (app) => request(app).get('/PushNotificationMobile.asmx?wsdl')],
@@ -54,7 +56,10 @@ describe('X-Content-Type-Options: nosniff', () => {
     const server = await serveMetrics(service.metrics, 0, '127.0.0.1');
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      for (const [path, status] of [['/metrics', 200], ['/other', 404]] as const) {
+      for (const [path, status] of [
+        ['/metrics', 200],
+        ['/other', 404],
+      ] as const) {
         const res = await request(base).get(path);
         expect(res.status).toBe(status);
         expect(res.headers['x-content-type-options']).toBe('nosniff');

@@ -69,7 +69,11 @@ describe.each(BINDINGS)('%s', (binding) => {
     it('answers the token as one string', async () => {
       const res = await get('dev-1001');
       if (isSoap(binding)) {
-        expectSoapAnswer(res, binding, '<GetTokenDeviceResponse xmlns="http://tempuri.org/"><GetTokenDeviceResult>fcm:AAAA-1001</GetTokenDeviceResult></GetTokenDeviceResponse>');
+        expectSoapAnswer(
+          res,
+          binding,
+          '<GetTokenDeviceResponse xmlns="http://tempuri.org/"><GetTokenDeviceResult>fcm:AAAA-1001</GetTokenDeviceResult></GetTokenDeviceResponse>',
+        );
       } else {
         expectXmlAnswer(res, `${XML_DECL}\r\n<string xmlns="http://tempuri.org/">fcm:AAAA-1001</string>`);
       }
@@ -79,7 +83,11 @@ describe.each(BINDINGS)('%s', (binding) => {
       const res = await get('dev-2001');
       const text = 'fcm:BBBB&amp;&lt;2001&gt;';
       if (isSoap(binding)) {
-        expectSoapAnswer(res, binding, `<GetTokenDeviceResponse xmlns="http://tempuri.org/"><GetTokenDeviceResult>${text}</GetTokenDeviceResult></GetTokenDeviceResponse>`);
+        expectSoapAnswer(
+          res,
+          binding,
+          `<GetTokenDeviceResponse xmlns="http://tempuri.org/"><GetTokenDeviceResult>${text}</GetTokenDeviceResult></GetTokenDeviceResponse>`,
+        );
       } else {
         expectXmlAnswer(res, `${XML_DECL}\r\n<string xmlns="http://tempuri.org/">${text}</string>`);
       }
@@ -97,10 +105,16 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   describe('GetStudentSchool', () => {
     const list = (school: string, active: string) =>
-      callOp(binding, 'NotificationNotes', 'GetStudentSchool', { school_base_url: school, show_active: active }, {
-        school_base_url: school,
-        show_active: String(active.charCodeAt(0)),
-      });
+      callOp(
+        binding,
+        'NotificationNotes',
+        'GetStudentSchool',
+        { school_base_url: school, show_active: active },
+        {
+          school_base_url: school,
+          show_active: String(active.charCodeAt(0)),
+        },
+      );
 
     it('lists the active students by full name then id, with Arabic and escaped names', async () => {
       const res = await list('HTTPS://School-A.example/', '1');
@@ -112,9 +126,16 @@ describe.each(BINDINGS)('%s', (binding) => {
       ] as const;
       if (isSoap(binding)) {
         const items = students
-          .map(([id, name, device]) => `<StudentInfo><id_student>${id}</id_student><fullName>${name}</fullName>${device ? `<id_device>${device}</id_device>` : ''}<ShowActive>1</ShowActive></StudentInfo>`)
+          .map(
+            ([id, name, device]) =>
+              `<StudentInfo><id_student>${id}</id_student><fullName>${name}</fullName>${device ? `<id_device>${device}</id_device>` : ''}<ShowActive>1</ShowActive></StudentInfo>`,
+          )
           .join('');
-        expectSoapAnswer(res, binding, `<GetStudentSchoolResponse xmlns="http://tempuri.org/"><GetStudentSchoolResult>${items}</GetStudentSchoolResult></GetStudentSchoolResponse>`);
+        expectSoapAnswer(
+          res,
+          binding,
+          `<GetStudentSchoolResponse xmlns="http://tempuri.org/"><GetStudentSchoolResult>${items}</GetStudentSchoolResult></GetStudentSchoolResponse>`,
+        );
       } else {
         const items = students
           .map(

@@ -26,7 +26,10 @@ function post(body: string, headers: Record<string, string>, path = '/PushNotifi
 const fault11 = (code: string, text: string, detail = '<detail />') =>
   answer('1.1', `<soap:Fault><faultcode>soap:${code}</faultcode><faultstring>${text}</faultstring>${detail}</soap:Fault>`);
 const fault12 = (code: string, text: string, detail = '<soap:Detail />') =>
-  answer('1.2', `<soap:Fault><soap:Code><soap:Value>soap:${code}</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">${text}</soap:Text></soap:Reason>${detail}</soap:Fault>`);
+  answer(
+    '1.2',
+    `<soap:Fault><soap:Code><soap:Value>soap:${code}</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">${text}</soap:Text></soap:Reason>${detail}</soap:Fault>`,
+  );
 
 const tokenRequest11 = (params = '<id>dev-1001</id>') =>
   `${XML_DECL}<soap:Envelope xmlns:soap="${SOAP11_ENV}"><soap:Body><GetTokenDevice xmlns="${NS}">${params}</GetTokenDevice></soap:Body></soap:Envelope>`;
@@ -50,7 +53,9 @@ describe('rule 10: the version', () => {
   it('answers an envelope of no SOAP version with a VersionMismatch fault', async () => {
     const res = await post(`${XML_DECL}<Envelope xmlns="urn:other"><Body/></Envelope>`, { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
     expect(res.status).toBe(500);
-    expect(bodyText(res)).toContain('<faultcode>soap:VersionMismatch</faultcode><faultstring>Possible SOAP version mismatch: Envelope namespace urn:other was unexpected. Expecting http://schemas.xmlsoap.org/soap/envelope/.</faultstring>');
+    expect(bodyText(res)).toContain(
+      '<faultcode>soap:VersionMismatch</faultcode><faultstring>Possible SOAP version mismatch: Envelope namespace urn:other was unexpected. Expecting http://schemas.xmlsoap.org/soap/envelope/.</faultstring>',
+    );
     expect(bodyText(res)).toContain('<soap12:Upgrade');
   });
 });
@@ -91,8 +96,18 @@ describe('rule 11: SOAP 1.1 is routed by SOAPAction', () => {
   });
 
   it.each([
-    ['SOAP 1.1 by SOAPAction', tokenRequest11().replace(/GetTokenDevice/g, 'gettokendevice'), { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` }, '1.1'],
-    ['SOAP 1.2 by action', tokenRequest12().replace(/GetTokenDevice/g, 'GETTOKENDEVICE'), { 'Content-Type': `application/soap+xml; action="${NS}GetTokenDevice"` }, '1.2'],
+    [
+      'SOAP 1.1 by SOAPAction',
+      tokenRequest11().replace(/GetTokenDevice/g, 'gettokendevice'),
+      { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` },
+      '1.1',
+    ],
+    [
+      'SOAP 1.2 by action',
+      tokenRequest12().replace(/GetTokenDevice/g, 'GETTOKENDEVICE'),
+      { 'Content-Type': `application/soap+xml; action="${NS}GetTokenDevice"` },
+      '1.2',
+    ],
   ] as const)('reads no parameters from an element that matches the operation only when case is ignored (%s)', async (_how, body, headers, version) => {
     const res = await post(body, headers);
     expect(res.status).toBe(200);
@@ -206,7 +221,9 @@ describe('rule 13: parameters', () => {
     const res = await students(`<show_active>${value}</show_active>`);
     expect(res.status).toBe(500);
     expect(bodyText(res)).toMatch(
-      new RegExp(`<faultcode>soap:Client</faultcode><faultstring>Server was unable to read request\\. ---&gt; There is an error in XML document \\(1, \\d+\\)\\. ---&gt; ${reason.replace(/\./g, '\\.')}</faultstring><detail /></soap:Fault>`),
+      new RegExp(
+        `<faultcode>soap:Client</faultcode><faultstring>Server was unable to read request\\. ---&gt; There is an error in XML document \\(1, \\d+\\)\\. ---&gt; ${reason.replace(/\./g, '\\.')}</faultstring><detail /></soap:Fault>`,
+      ),
     );
   });
 });
@@ -223,7 +240,9 @@ describe('rule 14: requests that are not SOAP', () => {
   it('refuses malformed XML with 400', async () => {
     const res = await post(tokenRequest11().replace('</GetTokenDevice>', ''), { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
     expect(res.status).toBe(400);
-    expect(bodyText(res)).toMatch(/<faultcode>soap:Client<\/faultcode><faultstring>Server was unable to read request\. ---&gt; There is an error in XML document \(1, \d+\)\. ---&gt; .+<\/faultstring>/);
+    expect(bodyText(res)).toMatch(
+      /<faultcode>soap:Client<\/faultcode><faultstring>Server was unable to read request\. ---&gt; There is an error in XML document \(1, \d+\)\. ---&gt; .+<\/faultstring>/,
+    );
   });
 
   it('refuses an empty body with 400, in the version of the content type', async () => {
@@ -258,7 +277,13 @@ describe('rule 14: requests that are not SOAP', () => {
       const { port } = server;
       const status = await new Promise<number>((resolve, reject) => {
         const req = http.request(
-          { port, host: '127.0.0.1', method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` } },
+          {
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            path: '/PushNotificationMobile.asmx',
+            headers: { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);

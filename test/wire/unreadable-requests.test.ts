@@ -82,7 +82,10 @@ describe('requests that cannot be read', () => {
   });
 
   it.each([
-    ['bytes that are not UTF-8 in the query', Buffer.concat([Buffer.from('/PushNotificationMobile.asmx/GetTokenDevice?id='), Buffer.from([0xff, 0xfe, 0xc3, 0x28])])],
+    [
+      'bytes that are not UTF-8 in the query',
+      Buffer.concat([Buffer.from('/PushNotificationMobile.asmx/GetTokenDevice?id='), Buffer.from([0xff, 0xfe, 0xc3, 0x28])]),
+    ],
     ['bytes that are not UTF-8 in the path', Buffer.concat([Buffer.from('/PushNotificationMobile.asmx/'), Buffer.from([0xc3, 0x28])])],
     ['a control character in the URL', Buffer.from('/PushNotificationMobile.asmx?\x01')],
     ['a space in the URL', Buffer.from('/Push Notification.asmx')],
@@ -91,12 +94,26 @@ describe('requests that cannot be read', () => {
     expect(answer).toEqual({ status: 400, contentType: 'text/plain; charset=utf-8', nosniff: 'nosniff', body: 'The request could not be read.\r\n' });
   });
 
-  const ADMIN_UNDECODABLE = JSON.stringify({ error: { code: 'invalid_request', message: 'The request path could not be decoded: its percent-escapes are not UTF-8.' } });
+  const ADMIN_UNDECODABLE = JSON.stringify({
+    error: { code: 'invalid_request', message: 'The request path could not be decoded: its percent-escapes are not UTF-8.' },
+  });
   it.each([
     // Read as U+FFFD: an id no student has.
-    ['an operation call', '/PushNotificationMobile.asmx/GetTokenDevice?id=%FF%FE%C3%28', 200, 'text/xml; charset=utf-8', expect.stringMatching(/<string [^>]*xsi:nil="true"[^>]* \/>$/)],
+    [
+      'an operation call',
+      '/PushNotificationMobile.asmx/GetTokenDevice?id=%FF%FE%C3%28',
+      200,
+      'text/xml; charset=utf-8',
+      expect.stringMatching(/<string [^>]*xsi:nil="true"[^>]* \/>$/),
+    ],
     // ASMX's own answer to an unknown operation: a 500 with its message.
-    ['an operation name', '/PushNotificationMobile.asmx/Get%FFToken?id=1', 500, 'text/plain; charset=utf-8', 'Get%FFToken Web Service method name is not valid.\r\n'],
+    [
+      'an operation name',
+      '/PushNotificationMobile.asmx/Get%FFToken?id=1',
+      500,
+      'text/plain; charset=utf-8',
+      'Get%FFToken Web Service method name is not valid.\r\n',
+    ],
     ['an endpoint name', '/Push%C3%28.asmx?wsdl', 404, 'text/plain; charset=utf-8', 'Not Found.\r\n'],
     ['a help page', '/PushNotificationMobile.asmx?op=%FF%C3%28', 200, 'text/html; charset=utf-8', expect.stringContaining('<h2>Method Not Found</h2>')],
     // The admin API's own error shape.

@@ -34,10 +34,16 @@ const inHeader = (env: string, levels: number) =>
   `${XML_DECL}<soap:Envelope xmlns:soap="${env}"><soap:Header><h xmlns="urn:h">${nested(levels)}</h></soap:Header><soap:Body><GetTokenDevice xmlns="${NS}"><id>dev-1001</id></GetTokenDevice></soap:Body></soap:Envelope>`;
 
 const soap11 = (xml: string | Buffer, onSent?: () => void) =>
-  exchange({ method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}GetTokenDevice"` } }, xml, onSent);
-const soap12 = (xml: string) => exchange({ method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'application/soap+xml; charset=utf-8' } }, xml);
+  exchange(
+    { method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}GetTokenDevice"` } },
+    xml,
+    onSent,
+  );
+const soap12 = (xml: string) =>
+  exchange({ method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'application/soap+xml; charset=utf-8' } }, xml);
 
-const DEPTH_REASON = /Server was unable to read request\. ---&gt; There is an error in XML document \(1, \d+\)\. ---&gt; Elements are nested deeper than 64 levels\./;
+const DEPTH_REASON =
+  /Server was unable to read request\. ---&gt; There is an error in XML document \(1, \d+\)\. ---&gt; Elements are nested deeper than 64 levels\./;
 
 let service: TestService;
 let server: LoopbackListener;
@@ -122,7 +128,11 @@ describe('XML_MAX_DEPTH', () => {
     const operated = await startOperatedService(sqlite, { XML_MAX_DEPTH: '8' });
     try {
       const post = (levels: number) =>
-        request(operated.app).post('/PushNotificationMobile.asmx').set('Content-Type', 'text/xml; charset=utf-8').set('SOAPAction', `"${NS}GetTokenDevice"`).send(inBody(SOAP11_ENV, levels));
+        request(operated.app)
+          .post('/PushNotificationMobile.asmx')
+          .set('Content-Type', 'text/xml; charset=utf-8')
+          .set('SOAPAction', `"${NS}GetTokenDevice"`)
+          .send(inBody(SOAP11_ENV, levels));
       const read = await post(4);
       expect(read.status).toBe(200);
       expect(read.text).toContain(`<soap:Body><GetTokenDeviceResponse xmlns="${NS}" /></soap:Body>`);

@@ -136,7 +136,9 @@ const schema = z.object({
 type Raw = z.infer<typeof schema>;
 
 /** Reads the delivery settings from `env` (empty values already removed); files named there are read too. */
-export function parseDeliveryConfig(env: Readonly<Record<string, string | undefined>>): { ok: true; config: DeliveryConfig } | { ok: false; problems: string[] } {
+export function parseDeliveryConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): { ok: true; config: DeliveryConfig } | { ok: false; problems: string[] } {
   const parsed = schema.safeParse(env);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
   const raw = parsed.data;
@@ -238,7 +240,8 @@ function smsSettings(raw: Raw, problems: string[]): SmsSettings | null {
   const format = raw.SMS_HTTP_FORMAT;
   const bodyTemplate = raw.SMS_HTTP_BODY ?? (format === 'json' ? DEFAULT_JSON_BODY : DEFAULT_FORM_BODY);
   const before = problems.length;
-  if (raw.SMS_HTTP_METHOD === 'GET' && format === 'json') problems.push('SMS_HTTP_FORMAT: json needs SMS_HTTP_METHOD=POST (a GET sends the template as its query string)');
+  if (raw.SMS_HTTP_METHOD === 'GET' && format === 'json')
+    problems.push('SMS_HTTP_FORMAT: json needs SMS_HTTP_METHOD=POST (a GET sends the template as its query string)');
   if (!bodyTemplate.includes('{text}') || !/\{phone(_digits)?\}/.test(bodyTemplate)) {
     problems.push('SMS_HTTP_BODY: the template must contain {text} and {phone} (or {phone_digits})');
   } else if (format === 'json' && !isJsonTemplate(bodyTemplate)) {
@@ -246,7 +249,15 @@ function smsSettings(raw: Raw, problems: string[]): SmsSettings | null {
   }
   const headers = parseHeaders(raw.SMS_HTTP_HEADERS, problems);
   if (problems.length > before || headers === null) return null;
-  return { provider: 'http', url: raw.SMS_HTTP_URL, method: raw.SMS_HTTP_METHOD, format, headers, bodyTemplate, idempotencyHeader: raw.SMS_HTTP_IDEMPOTENCY_HEADER ?? null };
+  return {
+    provider: 'http',
+    url: raw.SMS_HTTP_URL,
+    method: raw.SMS_HTTP_METHOD,
+    format,
+    headers,
+    bodyTemplate,
+    idempotencyHeader: raw.SMS_HTTP_IDEMPOTENCY_HEADER ?? null,
+  };
 }
 
 function isJsonTemplate(template: string): boolean {

@@ -42,7 +42,10 @@ export function readNotificationTemplates(name: string, file: string): Read<Reco
   return { ok: true, value: Object.fromEntries(Object.entries(read.value).map(([type, template]) => [type.trim().toLowerCase(), template])) };
 }
 
-const smsTemplates = z.record(z.string(), z.string().refine((text) => text.includes('{code}'), 'a template without {code}'));
+const smsTemplates = z.record(
+  z.string(),
+  z.string().refine((text) => text.includes('{code}'), 'a template without {code}'),
+);
 
 /** `{ "ar": "… {code} …", "en": "… {code} …" }`. */
 export function readSmsTemplates(name: string, file: string): Read<Record<string, string>> {

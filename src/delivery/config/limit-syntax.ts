@@ -25,7 +25,10 @@ export function parseLimits(name: string, scope: AuthCodeLimitScope, text: strin
   for (const entry of text.split(',').map((e) => e.trim())) {
     const parsed = parseRateEntry(entry);
     if (parsed === null) {
-      return { ok: false, problem: `${name}: "${entry}" is not a limit; write COUNT/DURATION entries such as 1/60s,3/10m,10/24h (units s, m, h, d; at most 30d), or off` };
+      return {
+        ok: false,
+        problem: `${name}: "${entry}" is not a limit; write COUNT/DURATION entries such as 1/60s,3/10m,10/24h (units s, m, h, d; at most 30d), or off`,
+      };
     }
     limits.push({ scope, ...parsed });
   }

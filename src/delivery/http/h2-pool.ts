@@ -235,11 +235,18 @@ export class H2Pool {
         lost(error);
         return;
       }
-      timer = setTimeout(() => {
-        stream.close(http2.constants.NGHTTP2_CANCEL);
-        // The server may have the request: not sent again here (the caller's retry policy decides).
-        settle({ ok: false, sessionFailure: false, failure: failure('timeout', `No answer from ${this.#host} within ${request.timeoutMs} ms.`, { retryable: true, uncertain: true }) });
-      }, Math.max(0, deadline - Date.now()));
+      timer = setTimeout(
+        () => {
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+          // The server may have the request: not sent again here (the caller's retry policy decides).
+          settle({
+            ok: false,
+            sessionFailure: false,
+            failure: failure('timeout', `No answer from ${this.#host} within ${request.timeoutMs} ms.`, { retryable: true, uncertain: true }),
+          });
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       let status = 0;
       let headers: Record<string, string> = {};
       const chunks: Buffer[] = [];

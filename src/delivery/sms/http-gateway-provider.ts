@@ -42,7 +42,8 @@ export function createHttpGatewayProvider(options: HttpGatewayOptions): SmsProvi
       const filled = fillTemplate(options.bodyTemplate, message, ESCAPE[options.format]);
       // A GET carries the filled template as its query string.
       const url = options.method === 'GET' ? `${options.url}${options.url.includes('?') ? '&' : '?'}${filled}` : options.url;
-      const headers: Record<string, string> = options.method === 'GET' ? { ...options.headers } : { 'content-type': CONTENT_TYPE[options.format], ...options.headers };
+      const headers: Record<string, string> =
+        options.method === 'GET' ? { ...options.headers } : { 'content-type': CONTENT_TYPE[options.format], ...options.headers };
       if (idempotencyHeader !== null) headers[idempotencyHeader] = message.id;
       const answer = await httpCall({
         url,

@@ -74,7 +74,12 @@ export function operationSamples(operation: OperationModel, namespace: string, t
   const httpResponse: SampleText =
     httpBody === null
       ? [text('HTTP/1.1 200 OK')]
-      : [text(`HTTP/1.1 200 OK\nContent-Type: ${HTTP_RESULT_CONTENT_TYPE}\nContent-Length: `), LENGTH, text('\n\n'), ...fillSlots(indentXml(httpBody), () => RESULT)];
+      : [
+          text(`HTTP/1.1 200 OK\nContent-Type: ${HTTP_RESULT_CONTENT_TYPE}\nContent-Length: `),
+          LENGTH,
+          text('\n\n'),
+          ...fillSlots(indentXml(httpBody), () => RESULT),
+        ];
   const operationPath = `${target.path}/${operation.wireName}`;
   const pairs = formPairs(operation);
 

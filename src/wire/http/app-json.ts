@@ -14,9 +14,7 @@ export type AppJsonWriter = (value: unknown) => string;
 const text = (value: string | null | undefined): string => value ?? '';
 
 function absences(records: readonly AbsenceRecord[]): string {
-  return JSON.stringify(
-    records.map((a) => ({ srid: a.studentId, absence_date: a.date, absence_type: a.type, reason: text(a.reason) })),
-  );
+  return JSON.stringify(records.map((a) => ({ srid: a.studentId, absence_date: a.date, absence_type: a.type, reason: text(a.reason) })));
 }
 
 // `id` and `IDNote` both carry the note's id: the apps send one of them back

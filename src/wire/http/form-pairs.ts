@@ -13,6 +13,9 @@ export function readFormPairs(encoded: string): URLSearchParams {
 
 /** A run of %uXXXX as the UTF-8 %XX escapes URLSearchParams reads; a run keeps surrogate pairs together. */
 function asUtf8Escapes(run: string): string {
-  const units = run.split('%u').slice(1).map((hex) => parseInt(hex, 16));
+  const units = run
+    .split('%u')
+    .slice(1)
+    .map((hex) => parseInt(hex, 16));
   return encodeURIComponent(String.fromCharCode(...units).replace(LONE_SURROGATE, '\uFFFD'));
 }

@@ -92,7 +92,9 @@ function createReader(): Reader {
   parser.on('opentagstart', () => {
     const s = reader.state;
     if (s.depth >= s.maxDepth) {
-      throw new XmlReadError(`There is an error in XML document (${parser.line}, ${parser.column}). ---> Elements are nested deeper than ${s.maxDepth} levels.`);
+      throw new XmlReadError(
+        `There is an error in XML document (${parser.line}, ${parser.column}). ---> Elements are nested deeper than ${s.maxDepth} levels.`,
+      );
     }
   });
 

@@ -31,7 +31,11 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
     const media = parseMediaType(req.headers['content-type']);
     const declared = SOAP_MEDIA_TYPES.get(media.type);
     if (declared === undefined) {
-      sendText(res, 415, `Unsupported Media Type: a SOAP request needs Content-Type text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not '${media.type}'.`);
+      sendText(
+        res,
+        415,
+        `Unsupported Media Type: a SOAP request needs Content-Type text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not '${media.type}'.`,
+      );
       return;
     }
     const xml = decodeBody(body, media);
@@ -60,7 +64,12 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
     }
     if (request.mustUnderstand.length > 0) {
       // Checked once the method is chosen, after ASMX sets an invoked method's cache policy.
-      fault(res, version, { code: 'MustUnderstand', message: `SOAP header ${request.mustUnderstand[0]} was not understood.`, status: 500, detail: false }, CACHE_RESULT);
+      fault(
+        res,
+        version,
+        { code: 'MustUnderstand', message: `SOAP header ${request.mustUnderstand[0]} was not understood.`, status: 500, detail: false },
+        CACHE_RESULT,
+      );
       return;
     }
     if (!request.hasBody) {

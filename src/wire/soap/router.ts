@@ -71,7 +71,11 @@ function decodeAction(value: string): string {
  * service namespace count (others are ignored), the first of duplicates
  * wins, a missing string is null, and a `char` travels as its UTF-16 code.
  */
-export function readParameters(operation: OperationModel, namespace: string, request: Pick<SoapRequest, 'bodyElement' | 'children'>): (string | null)[] | SoapFault {
+export function readParameters(
+  operation: OperationModel,
+  namespace: string,
+  request: Pick<SoapRequest, 'bodyElement' | 'children'>,
+): (string | null)[] | SoapFault {
   const element = request.bodyElement;
   const own = element !== null && element.localName === operation.requestElement && element.namespace === namespace;
   const children: readonly ChildElement[] = own ? request.children : [];
@@ -88,9 +92,7 @@ export function readParameters(operation: OperationModel, namespace: string, req
     }
     const decoded = decodeChar(child.text);
     if (typeof decoded !== 'string') {
-      return clientFault(
-        `Server was unable to read request. ---> There is an error in XML document (${child.line}, ${child.column}). ---> ${decoded.reason}`,
-      );
+      return clientFault(`Server was unable to read request. ---> There is an error in XML document (${child.line}, ${child.column}). ---> ${decoded.reason}`);
     }
     values.push(decoded);
   }

@@ -108,32 +108,105 @@ function paramsFor(operation: OperationSpec): fc.Arbitrary<Array<[string, string
     // Missing, repeated, unknown, reordered, or the name in another letter case.
     { weight: 1, arbitrary: exact.chain((ps) => fc.subarray(ps)) },
     { weight: 1, arbitrary: exact.chain((ps) => fc.shuffledSubarray([...ps, ...ps], { minLength: 1 })) },
-    { weight: 1, arbitrary: fc.tuple(exact, fc.constantFrom('extra', 'ID', 'Phone', 'a b', 'x[]'), text).map(([ps, k, v]) => [...ps, [k, v] as [string, string]]) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(exact, fc.constantFrom('extra', 'ID', 'Phone', 'a b', 'x[]'), text).map(([ps, k, v]) => [...ps, [k, v] as [string, string]]),
+    },
   );
 }
 
 const contentTypes: Record<Binding, fc.Arbitrary<string | null>> = {
-  soap11: fc.constantFrom(null, 'text/xml', 'TEXT/XML; Charset="UTF-8"', 'text/xml; charset=iso-8859-1', 'text/xml; charset=utf-16', 'text/xml; charset=bogus', 'application/soap+xml; charset=utf-8', 'application/json', 'multipart/form-data; boundary=x', ''),
-  soap12: fc.constantFrom(null, 'application/soap+xml', `application/soap+xml; charset=utf-8; action="${NS}Nope"`, 'application/soap+xml; action=', 'application/soap+xml; charset=windows-1256', 'text/xml; charset=utf-8', 'text/plain', ''),
+  soap11: fc.constantFrom(
+    null,
+    'text/xml',
+    'TEXT/XML; Charset="UTF-8"',
+    'text/xml; charset=iso-8859-1',
+    'text/xml; charset=utf-16',
+    'text/xml; charset=bogus',
+    'application/soap+xml; charset=utf-8',
+    'application/json',
+    'multipart/form-data; boundary=x',
+    '',
+  ),
+  soap12: fc.constantFrom(
+    null,
+    'application/soap+xml',
+    `application/soap+xml; charset=utf-8; action="${NS}Nope"`,
+    'application/soap+xml; action=',
+    'application/soap+xml; charset=windows-1256',
+    'text/xml; charset=utf-8',
+    'text/plain',
+    '',
+  ),
   get: fc.constantFrom(null, 'text/xml', 'application/json'),
-  post: fc.constantFrom(null, 'application/x-www-form-urlencoded; charset=utf-8', 'application/x-www-form-urlencoded; charset=latin1', 'text/xml', 'application/json', 'multipart/form-data', ''),
+  post: fc.constantFrom(
+    null,
+    'application/x-www-form-urlencoded; charset=utf-8',
+    'application/x-www-form-urlencoded; charset=latin1',
+    'text/xml',
+    'application/json',
+    'multipart/form-data',
+    '',
+  ),
 };
 
 const soapActions = (operation: string): fc.Arbitrary<string | null | undefined> =>
-  fc.constantFrom(undefined, undefined, undefined, null, '""', '', `${NS}${operation}`, `"${NS}${operation.toUpperCase()}"`, `"${NS}Nope"`, '"urn:other#x"', `"${encodeURIComponent(NS + operation)}"`, `"${'a'.repeat(3000)}"`, '"\u00e9"');
+  fc.constantFrom(
+    undefined,
+    undefined,
+    undefined,
+    null,
+    '""',
+    '',
+    `${NS}${operation}`,
+    `"${NS}${operation.toUpperCase()}"`,
+    `"${NS}Nope"`,
+    '"urn:other#x"',
+    `"${encodeURIComponent(NS + operation)}"`,
+    `"${'a'.repeat(3000)}"`,
+    '"\u00e9"',
+  );
 
 const hostility: fc.Arbitrary<Hostility> = fc.oneof(
   { weight: 30, arbitrary: fc.constant({ kind: 'none' as const }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('deep' as const), depth: fc.oneof(fc.integer({ min: 2, max: 200 }), fc.integer({ min: 200, max: 20_000 })), where: fc.constantFrom('header' as const, 'body' as const, 'parameter' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('deep' as const),
+      depth: fc.oneof(fc.integer({ min: 2, max: 200 }), fc.integer({ min: 200, max: 20_000 })),
+      where: fc.constantFrom('header' as const, 'body' as const, 'parameter' as const),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('attributes' as const), count: fc.integer({ min: 10, max: 20_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('doctype' as const), entities: fc.integer({ min: 0, max: 10 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('binary' as const), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), bytes: fc.integer({ min: BODY_LIMIT - 1024, max: BODY_LIMIT * 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('bad-utf8' as const), at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('long-query' as const), length: fc.oneof(fc.integer({ min: 1000, max: 16_000 }), fc.integer({ min: 16_500, max: 100_000 })) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('raw-url-bytes' as const), bytes: fc.array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 8 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('bad-escapes' as const), escapes: fc.array(fc.constantFrom('%', '%%', '%zz', '%C3%28', '%FF', '%ED%A0%80', '%u', '%uZZZZ', '%uD800', '%00', '%2', '%E2%82'), { minLength: 1, maxLength: 4 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('long-query' as const),
+      length: fc.oneof(fc.integer({ min: 1000, max: 16_000 }), fc.integer({ min: 16_500, max: 100_000 })),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('raw-url-bytes' as const),
+      bytes: fc.array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 8 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('bad-escapes' as const),
+      escapes: fc.array(fc.constantFrom('%', '%%', '%zz', '%C3%28', '%FF', '%ED%A0%80', '%u', '%uZZZZ', '%uD800', '%00', '%2', '%E2%82'), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+    }),
+  },
 );
 
 const callCase: fc.Arbitrary<CallCase> = fc
@@ -155,10 +228,34 @@ const documentCase: fc.Arbitrary<DocumentCase> = fc.record({
   type: fc.constant('document' as const),
   method: fc.constantFrom('GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'FOO'),
   target: fc.oneof(
-    fc.constantFrom(...ENDPOINTS.map((e) => e.name)).chain((name) =>
-      fc.constantFrom(`/${name}.asmx?wsdl`, `/${name}.asmx?WSDL`, `/${name}.asmx?disco`, `/${name}.asmx`, `/${name}.asmx?op=${name}`, `/${name}.asmx?wsdl=1`, `/${name.toUpperCase()}.ASMX?wsdl`, `/${name}.asmx/`, `/${name}.asmx?op=%ZZ`),
+    fc
+      .constantFrom(...ENDPOINTS.map((e) => e.name))
+      .chain((name) =>
+        fc.constantFrom(
+          `/${name}.asmx?wsdl`,
+          `/${name}.asmx?WSDL`,
+          `/${name}.asmx?disco`,
+          `/${name}.asmx`,
+          `/${name}.asmx?op=${name}`,
+          `/${name}.asmx?wsdl=1`,
+          `/${name.toUpperCase()}.ASMX?wsdl`,
+          `/${name}.asmx/`,
+          `/${name}.asmx?op=%ZZ`,
+        ),
+      ),
+    fc.constantFrom(
+      '/',
+      '/nope',
+      '/x.asmx',
+      '/%2e%2e/etc/passwd',
+      '/../../etc/passwd',
+      '/.env',
+      '/healthz',
+      '/NotificationNotes.asmx/../main.js',
+      '*',
+      '//',
+      '/a?b=%',
     ),
-    fc.constantFrom('/', '/nope', '/x.asmx', '/%2e%2e/etc/passwd', '/../../etc/passwd', '/.env', '/healthz', '/NotificationNotes.asmx/../main.js', '*', '//', '/a?b=%'),
   ),
 });
 
@@ -189,7 +286,11 @@ const framingCase: fc.Arbitrary<FramingCase> = fc.oneof(
   }),
 );
 
-export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof({ weight: 16, arbitrary: callCase }, { weight: 2, arbitrary: documentCase }, { weight: 1, arbitrary: framingCase });
+export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(
+  { weight: 16, arbitrary: callCase },
+  { weight: 2, arbitrary: documentCase },
+  { weight: 1, arbitrary: framingCase },
+);
 
 function xmlEscape(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -255,7 +356,10 @@ export function requestBytes(c: FuzzCase): Buffer {
     const h = c.hostility;
     body = mangle(query(c), h);
     headers.push(['Content-Type', c.contentType ?? 'application/x-www-form-urlencoded']);
-    const target = h.kind === 'long-query' || h.kind === 'raw-url-bytes' || h.kind === 'bad-escapes' ? Buffer.concat([Buffer.from(`${path}/${c.operation}?`), query(c)]) : `${path}/${c.operation}`;
+    const target =
+      h.kind === 'long-query' || h.kind === 'raw-url-bytes' || h.kind === 'bad-escapes'
+        ? Buffer.concat([Buffer.from(`${path}/${c.operation}?`), query(c)])
+        : `${path}/${c.operation}`;
     headers.push(['Content-Length', String(body.length)]);
     return rawRequest('POST', target, headers, body);
   }

@@ -92,11 +92,21 @@ export class RawClient {
 }
 
 /** A request's bytes: start line, headers in order (Host first unless given), body. */
-export function rawRequest(method: string, target: string | Buffer, headers: ReadonlyArray<readonly [string, string | Buffer]>, body?: Buffer | string): Buffer {
-  const parts: Buffer[] = [Buffer.from(`${method} `, 'latin1'), Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'), Buffer.from(' HTTP/1.1\r\n', 'latin1')];
+export function rawRequest(
+  method: string,
+  target: string | Buffer,
+  headers: ReadonlyArray<readonly [string, string | Buffer]>,
+  body?: Buffer | string,
+): Buffer {
+  const parts: Buffer[] = [
+    Buffer.from(`${method} `, 'latin1'),
+    Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'),
+    Buffer.from(' HTTP/1.1\r\n', 'latin1'),
+  ];
   const hasHost = headers.some(([name]) => name.toLowerCase() === 'host');
   if (!hasHost) parts.push(Buffer.from('Host: 127.0.0.1\r\n', 'latin1'));
-  for (const [name, value] of headers) parts.push(Buffer.from(`${name}: `, 'latin1'), Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1'), Buffer.from('\r\n', 'latin1'));
+  for (const [name, value] of headers)
+    parts.push(Buffer.from(`${name}: `, 'latin1'), Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1'), Buffer.from('\r\n', 'latin1'));
   parts.push(Buffer.from('\r\n', 'latin1'));
   if (body !== undefined) parts.push(Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
   return Buffer.concat(parts);

@@ -25,8 +25,10 @@ const SOAP_TYPES = new Set(['text/xml; charset=utf-8', 'application/soap+xml; ch
 /** ASMX's plain-text refusals: GET/POST errors (500), and the transport's 400, 404, 405, 408, 411, 413, 414, 415, 431, 503. */
 const TEXT_STATUSES = new Set([400, 404, 405, 408, 411, 413, 414, 415, 431, 500, 503]);
 const PARSER_STATUSES = new Set([400, 408, 413, 414, 431]);
-const ENVELOPE = /^<\?xml version="1\.0" encoding="utf-8"\?><soap:Envelope xmlns:soap="(http:\/\/schemas\.xmlsoap\.org\/soap\/envelope\/|http:\/\/www\.w3\.org\/2003\/05\/soap-envelope)"[^>]*>(?:<soap:Header>.*<\/soap:Header>)?<soap:Body>(.*)<\/soap:Body><\/soap:Envelope>$/s;
-const FAULT_CODE = /<faultcode>soap:(Client|Server|VersionMismatch|MustUnderstand)<\/faultcode>|<soap:Code><soap:Value>soap:(Sender|Receiver|VersionMismatch|MustUnderstand)<\/soap:Value>/;
+const ENVELOPE =
+  /^<\?xml version="1\.0" encoding="utf-8"\?><soap:Envelope xmlns:soap="(http:\/\/schemas\.xmlsoap\.org\/soap\/envelope\/|http:\/\/www\.w3\.org\/2003\/05\/soap-envelope)"[^>]*>(?:<soap:Header>.*<\/soap:Header>)?<soap:Body>(.*)<\/soap:Body><\/soap:Envelope>$/s;
+const FAULT_CODE =
+  /<faultcode>soap:(Client|Server|VersionMismatch|MustUnderstand)<\/faultcode>|<soap:Code><soap:Value>soap:(Sender|Receiver|VersionMismatch|MustUnderstand)<\/soap:Value>/;
 
 export interface Classified {
   readonly shape: Shape | null;
@@ -64,11 +66,15 @@ export function classify(answer: Answered): Classified {
       return { shape: 'soap-fault', faultCode: code[1] ?? code[2] };
     }
     if (answer.status !== 200) return { shape: null, problem: `SOAP answer with status ${answer.status}` };
-    return /^<(\w+)Response xmlns="[^"]*"(\s*\/>|>.*<\/\1Response>)$/s.test(envelope[2]) ? { shape: 'soap-answer' } : { shape: null, problem: 'a SOAP body of no known kind' };
+    return /^<(\w+)Response xmlns="[^"]*"(\s*\/>|>.*<\/\1Response>)$/s.test(envelope[2])
+      ? { shape: 'soap-answer' }
+      : { shape: null, problem: 'a SOAP body of no known kind' };
   }
   if (type === 'text/plain' && answer.status === 200 && header(answer, 'allow') === body && /^[A-Z, ]+$/.test(body)) return { shape: 'options' };
   if (type === 'application/health+json; charset=utf-8') {
-    return (answer.status === 200 || answer.status === 503) && /^\{"status":"(pass|fail)"/.test(body) ? { shape: 'health' } : { shape: null, problem: 'a health answer of no known kind' };
+    return (answer.status === 200 || answer.status === 503) && /^\{"status":"(pass|fail)"/.test(body)
+      ? { shape: 'health' }
+      : { shape: null, problem: 'a health answer of no known kind' };
   }
   if (type === 'text/html; charset=utf-8') {
     return answer.status === 200 && body.startsWith('<!DOCTYPE html>') && body.trimEnd().endsWith('</html>')
@@ -79,7 +85,9 @@ export function classify(answer: Answered): Classified {
     if (!TEXT_STATUSES.has(answer.status)) return { shape: null, problem: `plain text with status ${answer.status}` };
     // ASMX's texts are one CRLF-ended line, except an ArgumentException's, which names its parameter
     // on a second, and those that echo a value the caller sent (which may hold line breaks itself).
-    return /^[^\r\n][\s\S]*\r\n$/.test(body) && !/<html/i.test(body) ? { shape: 'text-error' } : { shape: null, problem: 'plain text that is not CRLF-ended lines' };
+    return /^[^\r\n][\s\S]*\r\n$/.test(body) && !/<html/i.test(body)
+      ? { shape: 'text-error' }
+      : { shape: null, problem: 'plain text that is not CRLF-ended lines' };
   }
   return { shape: null, problem: `content type ${type}` };
 }

@@ -72,7 +72,16 @@ export async function startTempPostgres(): Promise<TempPostgres> {
   const port = await freePort();
   await run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'], user);
   // Small and quick: no durability needed for a throwaway cluster, sockets in our folder.
-  const settings = [`port = ${port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${dir}'`, 'fsync = off', 'synchronous_commit = off', 'full_page_writes = off', 'max_connections = 100', 'shared_buffers = 32MB'];
+  const settings = [
+    `port = ${port}`,
+    "listen_addresses = '127.0.0.1'",
+    `unix_socket_directories = '${dir}'`,
+    'fsync = off',
+    'synchronous_commit = off',
+    'full_page_writes = off',
+    'max_connections = 100',
+    'shared_buffers = 32MB',
+  ];
   writeFileSync(path.join(data, 'postgresql.auto.conf'), `${settings.join('\n')}\n`);
   if (user !== null) chownSync(path.join(data, 'postgresql.auto.conf'), user.uid, user.gid);
   const ctl = (...args: string[]) => run(path.join(bin, 'pg_ctl'), ['-D', data, '-w', '-t', '60', ...args], user);

@@ -32,17 +32,36 @@ export interface WriteLoad {
 const NS = 'http://tempuri.org/';
 
 function soap(operation: string, params: Record<string, string>): string {
-  const inner = Object.entries(params).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
+  const inner = Object.entries(params)
+    .map(([k, v]) => `<${k}>${v}</${k}>`)
+    .join('');
   return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><${operation} xmlns="${NS}">${inner}</${operation}></soap:Body></soap:Envelope>`;
 }
 
 function callBytes(endpoint: string, operation: string, params: Record<string, string>, asSoap: boolean): Buffer {
   if (asSoap) {
     const body = soap(operation, params);
-    return rawRequest('POST', `/${endpoint}.asmx`, [['Content-Type', 'text/xml; charset=utf-8'], ['SOAPAction', `"${NS}${operation}"`], ['Content-Length', String(Buffer.byteLength(body))]], body);
+    return rawRequest(
+      'POST',
+      `/${endpoint}.asmx`,
+      [
+        ['Content-Type', 'text/xml; charset=utf-8'],
+        ['SOAPAction', `"${NS}${operation}"`],
+        ['Content-Length', String(Buffer.byteLength(body))],
+      ],
+      body,
+    );
   }
   const body = new URLSearchParams(params).toString();
-  return rawRequest('POST', `/${endpoint}.asmx/${operation}`, [['Content-Type', 'application/x-www-form-urlencoded'], ['Content-Length', String(body.length)]], body);
+  return rawRequest(
+    'POST',
+    `/${endpoint}.asmx/${operation}`,
+    [
+      ['Content-Type', 'application/x-www-form-urlencoded'],
+      ['Content-Length', String(body.length)],
+    ],
+    body,
+  );
 }
 
 /**
@@ -78,7 +97,10 @@ export function startWriteLoad(port: () => number, options: { clients: number; s
         key = `${options.prefix}${n}`;
         acked = ackedPushes;
         const student = String(5001 + (n % options.students));
-        outcome = await sendSafely(client, callBytes('NotificationNotes', 'SendNotificationType', { id: student, baseUrlSchool: SCHOOL, TypeNotfication: key }, asSoap));
+        outcome = await sendSafely(
+          client,
+          callBytes('NotificationNotes', 'SendNotificationType', { id: student, baseUrlSchool: SCHOOL, TypeNotfication: key }, asSoap),
+        );
       } else {
         // Syrian mobile numbers, one per call: 094 and seven digits, +96394... once normalised.
         const local = String(n).padStart(7, '0').slice(-7);
@@ -105,7 +127,13 @@ export function startWriteLoad(port: () => number, options: { clients: number; s
     outcomes,
     acknowledged: (count, timeoutMs = 120_000) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${count} calls not acknowledged within ${timeoutMs} ms; outcomes so far: ${[...outcomes].map(([k, n]) => `${k}: ${n}`).join(', ')}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`${count} calls not acknowledged within ${timeoutMs} ms; outcomes so far: ${[...outcomes].map(([k, n]) => `${k}: ${n}`).join(', ')}`),
+            ),
+          timeoutMs,
+        );
         waiters.push({
           at: acks + count,
           resolve: () => {

@@ -32,7 +32,9 @@ export async function startFakeFcm(): Promise<FakeFcm> {
     if (request.url !== '/token') return undefined;
     const assertion = new URLSearchParams(request.body).get('assertion') ?? '';
     const [header, claims, signature] = assertion.split('.');
-    const valid = createVerify('RSA-SHA256').update(`${header}.${claims}`).verify(keys.publicKey, signature ?? '', 'base64url');
+    const valid = createVerify('RSA-SHA256')
+      .update(`${header}.${claims}`)
+      .verify(keys.publicKey, signature ?? '', 'base64url');
     if (!valid) return { status: 400, body: { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' } };
     tokenRequests.push(JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as FakeFcm['tokenRequests'][number]);
     return { status: 200, body: { access_token: `access-${++issued}`, expires_in: 3600, token_type: 'Bearer' } };
@@ -48,7 +50,13 @@ export async function startFakeFcm(): Promise<FakeFcm> {
       const file = path.join(dir, 'service-account.json');
       writeFileSync(
         file,
-        JSON.stringify({ type: 'service_account', project_id: PROJECT, client_email: account.clientEmail, private_key: PRIVATE_PEM, token_uri: account.tokenUri }),
+        JSON.stringify({
+          type: 'service_account',
+          project_id: PROJECT,
+          client_email: account.clientEmail,
+          private_key: PRIVATE_PEM,
+          token_uri: account.tokenUri,
+        }),
       );
       return file;
     },

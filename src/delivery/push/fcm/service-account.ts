@@ -22,7 +22,7 @@ export function parseServiceAccount(text: string): { ok: true; account: ServiceA
   }
   if (typeof parsed !== 'object' || parsed === null) return { ok: false, problem: 'is not a JSON object' };
   const fields = parsed as Record<string, unknown>;
-  const field = (name: string): string | null => (typeof fields[name] === 'string' && fields[name] !== '' ? (fields[name] as string) : null);
+  const field = (name: string): string | null => (typeof fields[name] === 'string' && fields[name] !== '' ? fields[name] : null);
   if (field('type') !== null && field('type') !== 'service_account') {
     return { ok: false, problem: `is a "${field('type')}" key, not a service_account key` };
   }
