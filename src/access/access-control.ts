@@ -12,7 +12,7 @@ import { createBasicVerifier, type BasicVerifier } from './basic';
 import type { AuditSubjectKind, AuditTrail, CallBudgets, EnumerationGuard, RateRule } from './contracts';
 import type { RefusalReason } from './observer';
 import { PolicyError, loadPolicyFile, type Policy, type ResolvedRule } from './policy';
-import { AUDITED, countsForEnumeration } from './subjects';
+import { countsForEnumeration, subjectRule } from './subjects';
 
 /** Why a request was not let through; the bindings write each kind (src/wire/respond.ts). */
 export type AccessRefusal =
@@ -198,9 +198,9 @@ interface Subject {
 }
 
 function subjectOf(call: AccessCall): Subject | null {
-  const rule = AUDITED[call.operation.spec.implementation];
+  const rule = subjectRule(call.operation.wireName);
   if (rule === undefined) return null;
-  const index = call.operation.parameters.findIndex((p) => p.argName === rule.argName);
+  const index = call.operation.parameters.findIndex((p) => p.wireName === rule.parameter);
   return { kind: rule.kind, value: index < 0 ? null : (call.values[index] ?? null) };
 }
 

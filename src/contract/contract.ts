@@ -1,126 +1,67 @@
-// The one description of the service's contract (docs/design.md#the-contract):
-// endpoints, operations, their parameters and results, spelled as on the
-// wire, with the mapping to the names our own code uses. The SOAP layer, the
-// GET/POST adapter, the WSDL check, the help pages and the tests all read it;
-// nothing else restates an operation's name or parameter list.
+// The service's contract (docs/design.md#the-contract). What the WSDL files
+// say (endpoints, operations, parameters, result types) is generated from
+// them into generated.ts by `npm run contract`; this module adds only what
+// they cannot say (the order the service lists its endpoints in, the
+// namespace default) and gives the rest of the code one runtime table of it.
+// The operations themselves are in src/operations, one module each.
+import { WSDL_ENDPOINTS, type WireOperationName } from './generated';
+
+export { ARGUMENT_READERS, type WireOperationName, type WireOperations } from './generated';
 
 /** `char` is a .NET System.Char: its UTF-16 code in SOAP, the character itself over GET/POST. */
 export type ParameterType = 'string' | 'char';
 
 export type ResultType = 'void' | 'string' | 'ArrayOfStudentInfo';
 
-export type OperationName =
-  'sendAuthCode' | 'listAuditNotes' | 'markNotesRead' | 'listAbsences' | 'listSchoolStudents' | 'getDeviceToken' | 'queueNotification';
+export type EndpointName = keyof typeof WSDL_ENDPOINTS;
 
 export interface ParameterSpec {
   /** Name on the wire (element name in SOAP, key over GET/POST). */
   readonly wireName: string;
-  /** Name of the argument in our implementation. */
-  readonly argName: string;
   readonly type: ParameterType;
 }
 
 export interface OperationSpec {
   /** Name on the wire, exactly as the contract spells it. */
-  readonly wireName: string;
-  readonly implementation: OperationName;
+  readonly wireName: WireOperationName;
   readonly parameters: readonly ParameterSpec[];
   readonly result: ResultType;
 }
 
 export interface EndpointSpec {
   /** The service name: `/NotificationNotes.asmx` is `NotificationNotes`. */
-  readonly name: string;
+  readonly name: EndpointName;
   /** Operations in declaration order (the order of the WSDL). */
   readonly operations: readonly OperationSpec[];
 }
 
-const str = (wireName: string, argName: string): ParameterSpec => ({ wireName, argName, type: 'string' });
+/** The order the root page, the policy's messages and the tests list the endpoints in (every endpoint once, or it does not compile). */
+const ENDPOINT_ORDER = [
+  'AuthCodeSending',
+  'GetStudentsAudit',
+  'ReadNoteFromApp',
+  'GetStudentsAbsence',
+  'NotificationNotes',
+  'PushNotificationMobile',
+] as const satisfies readonly EndpointName[];
+type Listed = (typeof ENDPOINT_ORDER)[number];
+// Fails to compile when an endpoint of the WSDL files is missing from the list above.
+const everyEndpointListed: Record<Exclude<EndpointName, Listed>, never> = {};
+void everyEndpointListed;
 
-export const ENDPOINTS: readonly EndpointSpec[] = [
-  {
-    name: 'AuthCodeSending',
-    operations: [
-      {
-        wireName: 'AuthCode',
-        implementation: 'sendAuthCode',
-        parameters: [str('code', 'code'), str('phone', 'phone')],
-        result: 'void',
-      },
-    ],
-  },
-  {
-    name: 'GetStudentsAudit',
-    operations: [
-      {
-        wireName: 'GetStudentsAudtiNote',
-        implementation: 'listAuditNotes',
-        parameters: [str('SubjectID', 'subjectId'), str('Class_id', 'classId')],
-        result: 'void',
-      },
-    ],
-  },
-  {
-    name: 'ReadNoteFromApp',
-    operations: [
-      {
-        wireName: 'UpdateNoteState',
-        implementation: 'markNotesRead',
-        parameters: [str('STDid', 'studentId'), str('note_type', 'noteType')],
-        result: 'void',
-      },
-    ],
-  },
-  {
-    name: 'GetStudentsAbsence',
-    operations: [
-      {
-        wireName: 'GetStudentsAbcenceByID',
-        implementation: 'listAbsences',
-        parameters: [str('STDid', 'studentId')],
-        result: 'void',
-      },
-    ],
-  },
-  {
-    name: 'NotificationNotes',
-    operations: [
-      {
-        wireName: 'GetStudentSchool',
-        implementation: 'listSchoolStudents',
-        parameters: [str('school_base_url', 'schoolBaseUrl'), { wireName: 'show_active', argName: 'showActive', type: 'char' }],
-        result: 'ArrayOfStudentInfo',
-      },
-      {
-        wireName: 'SendNotificationType',
-        implementation: 'queueNotification',
-        parameters: [str('id', 'studentId'), str('baseUrlSchool', 'schoolBaseUrl'), str('TypeNotfication', 'type')],
-        result: 'void',
-      },
-    ],
-  },
-  {
-    name: 'PushNotificationMobile',
-    operations: [
-      {
-        wireName: 'GetTokenDevice',
-        implementation: 'getDeviceToken',
-        parameters: [str('id', 'deviceId')],
-        result: 'string',
-      },
-    ],
-  },
-];
+// The generated table, read as plain records.
+const WSDL_TABLE: Readonly<Record<EndpointName, Readonly<Record<string, { readonly parameters: readonly ParameterSpec[]; readonly result: ResultType }>>>> =
+  WSDL_ENDPOINTS;
 
-/** The fields of a StudentInfo record in schema order, with the name each has in our code. */
-export const STUDENT_INFO_FIELDS = [
-  { wireName: 'id_student', key: 'studentId' },
-  { wireName: 'fullName', key: 'fullName' },
-  { wireName: 'id_device', key: 'deviceId' },
-  { wireName: 'ShowActive', key: 'showActive' },
-] as const;
+const isOperationName = (name: string): name is WireOperationName => Object.values(WSDL_TABLE).some((operations) => Object.hasOwn(operations, name));
 
-export type StudentInfo = { readonly [F in (typeof STUDENT_INFO_FIELDS)[number] as F['key']]: string | null };
+export const ENDPOINTS: readonly EndpointSpec[] = ENDPOINT_ORDER.map((name) => ({
+  name,
+  operations: Object.entries(WSDL_TABLE[name]).map(([wireName, op]) => {
+    if (!isOperationName(wireName)) throw new Error(`unreachable: ${wireName}`);
+    return { wireName, parameters: op.parameters, result: op.result };
+  }),
+}));
 
 /** The element the HTTP GET/POST bindings answer with, per result type (null: no body). */
 export const HTTP_ROOT_ELEMENT: Readonly<Record<ResultType, string | null>> = {

@@ -1,22 +1,23 @@
 export {
+  ARGUMENT_READERS,
   DEFAULT_NAMESPACE,
   ENDPOINTS,
   HTTP_ROOT_ELEMENT,
-  STUDENT_INFO_FIELDS,
   soapActionFor,
+  type EndpointName,
   type EndpointSpec,
-  type OperationName,
   type OperationSpec,
   type ParameterSpec,
   type ParameterType,
   type ResultType,
-  type StudentInfo,
+  type WireOperationName,
+  type WireOperations,
 } from './contract';
+export { STUDENT_INFO_FIELDS, type StudentInfo } from './student-info';
 export {
   AUTHORED_ADDRESS_PREFIX,
   ContractMismatchError,
   WSDL_DIR,
-  applyNamespace,
   loadEndpointModel,
   loadServiceModel,
   readAuthoredWsdl,

@@ -1,28 +1,20 @@
-// node-soap reads our hand-authored WSDLs and gives the operation table:
-// SOAP actions, request and response element names, parameter order and
-// types, result shapes. We check that table against the contract module at
-// start-up, so a WSDL and the contract cannot drift apart, and hand the
-// bindings a plain frozen model. node-soap's types are loose: everything
-// untyped stays inside this file.
+// The model the bindings serve: each endpoint's WSDL, read through node-soap
+// with the configured namespace applied (SOAP actions, request and response
+// elements, parameters, result shapes) and checked at start-up against the
+// contract generated from the same files, so that a WSDL edited without
+// `npm run contract` is caught before a client sees it. The bindings get a
+// plain frozen model.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { WSDL } from 'soap';
-import {
-  DEFAULT_NAMESPACE,
-  ENDPOINTS,
-  STUDENT_INFO_FIELDS,
-  soapActionFor,
-  type EndpointSpec,
-  type OperationSpec,
-  type ParameterSpec,
-  type ResultType,
-} from './contract';
+import { DEFAULT_NAMESPACE, ENDPOINTS, soapActionFor, type EndpointSpec, type OperationSpec, type ParameterSpec, type ResultType } from './contract';
+import { STUDENT_INFO_FIELDS } from './student-info';
+import { parseWsdl, WSDL_DIR, wsdlParameterType, wsdlResult, type ParsedWsdl } from './wsdl-reader';
 
-export const WSDL_DIR = path.resolve(__dirname, '..', '..', 'wsdl');
+export { WSDL_DIR } from './wsdl-reader';
 
 export interface OperationModel {
   readonly spec: OperationSpec;
-  readonly wireName: string;
+  readonly wireName: OperationSpec['wireName'];
   readonly soapAction: string;
   readonly requestElement: string;
   readonly responseElement: string;
@@ -88,93 +80,6 @@ export async function loadServiceModel(namespace: string): Promise<readonly Endp
   return Promise.all(ENDPOINTS.map((endpoint) => loadEndpointModel(endpoint, namespace)));
 }
 
-interface ParsedOperation {
-  soapActions: Set<string>;
-  requestElement: string;
-  responseElement: string;
-  targetNamespace: string;
-  parameters: { name: string; type: string }[];
-  output: Record<string, unknown>;
-}
-
-interface ParsedWsdl {
-  serviceName: string;
-  bindings: string[];
-  ports: string[];
-  operations: Map<string, ParsedOperation>;
-}
-
-// The parts of node-soap's (untyped) object model read here.
-interface SoapMessage {
-  readonly $targetNamespace?: string;
-  description(definitions: SoapDefinitions): Record<string, Record<string, unknown>>;
-}
-interface SoapMethod {
-  readonly soapAction: string;
-  readonly input: SoapMessage;
-  readonly output: SoapMessage;
-}
-interface SoapDefinitions {
-  readonly $targetNamespace: string;
-  readonly bindings: Record<string, { readonly methods: Record<string, SoapMethod> }>;
-  readonly services: Record<string, { readonly ports?: Record<string, unknown> } | undefined>;
-}
-
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
-
-function parseWsdl(xml: string, endpoint: string): Promise<ParsedWsdl> {
-  return new Promise((resolve, reject) => {
-    let wsdl: WSDL;
-    try {
-      wsdl = new WSDL(xml, `file://${path.join(WSDL_DIR, endpoint + '.wsdl')}`, {});
-    } catch (err) {
-      reject(asError(err));
-      return;
-    }
-    wsdl.onReady((err) => {
-      if (err) {
-        reject(asError(err));
-        return;
-      }
-      try {
-        resolve(readDefinitions(wsdl.definitions as unknown as SoapDefinitions));
-      } catch (readErr) {
-        reject(asError(readErr));
-      }
-    });
-  });
-}
-
-function readDefinitions(definitions: SoapDefinitions): ParsedWsdl {
-  const operations = new Map<string, ParsedOperation>();
-  const bindings = Object.keys(definitions.bindings);
-  for (const bindingName of bindings) {
-    const methods = definitions.bindings[bindingName].methods;
-    for (const [name, method] of Object.entries(methods)) {
-      const input = method.input.description(definitions);
-      const output = method.output.description(definitions);
-      const requestElement = Object.keys(input)[0] ?? '';
-      const responseElement = Object.keys(output)[0] ?? '';
-      const existing = operations.get(name);
-      if (existing) {
-        existing.soapActions.add(method.soapAction);
-        continue;
-      }
-      operations.set(name, {
-        soapActions: new Set([method.soapAction]),
-        requestElement,
-        responseElement,
-        targetNamespace: method.input.$targetNamespace ?? definitions.$targetNamespace,
-        parameters: Object.entries(input[requestElement] ?? {}).map(([param, type]) => ({ name: param, type: String(type as string) })),
-        output: output[responseElement] ?? {},
-      });
-    }
-  }
-  const serviceName = Object.keys(definitions.services)[0] ?? '';
-  const ports = Object.keys(definitions.services[serviceName]?.ports ?? {});
-  return { serviceName, bindings, ports, operations };
-}
-
 function checkOperation(endpoint: string, spec: OperationSpec, namespace: string, parsed: ParsedWsdl): OperationModel {
   const where = `${endpoint}.wsdl, operation ${spec.wireName}`;
   const fail = (what: string): never => {
@@ -196,8 +101,12 @@ function checkOperation(endpoint: string, spec: OperationSpec, namespace: string
   const expected = spec.parameters.map((p) => `${p.wireName}:${p.type}`).join();
   if (params !== expected) fail(`parameters are (${params}), the contract says (${expected})`);
 
-  const result = wsdlResultType(spec.wireName, op.output) ?? fail(`result shape ${JSON.stringify(op.output)} is not known`);
+  const shape = wsdlResult(spec.wireName, op.output) ?? fail(`result shape ${JSON.stringify(op.output)} is not known`);
+  const result = shape.type;
   if (result !== spec.result) fail(`result is ${result}, the contract says ${spec.result}`);
+  if (shape.type === 'ArrayOfStudentInfo' && shape.fields.join() !== STUDENT_INFO_FIELDS.map((field) => field.wireName).join()) {
+    fail(`StudentInfo's fields are ${shape.fields.join(', ')}`);
+  }
 
   return Object.freeze({
     spec,
@@ -209,27 +118,4 @@ function checkOperation(endpoint: string, spec: OperationSpec, namespace: string
     parameters: spec.parameters,
     result,
   });
-}
-
-function wsdlParameterType(type: string): string {
-  if (type === 's:string') return 'string';
-  if (type === 'char|s:unsignedShort') return 'char';
-  return `unsupported(${type})`;
-}
-
-function wsdlResultType(operation: string, output: Record<string, unknown>): ResultType | null {
-  const keys = Object.keys(output);
-  if (keys.length === 0) return 'void';
-  if (keys.length !== 1 || keys[0] !== `${operation}Result`) return null;
-  const result = output[keys[0]];
-  if (result === 's:string') return 'string';
-  if (typeof result !== 'object' || result === null) return null;
-  const items = (result as Record<string, unknown>)['StudentInfo[]'];
-  if (typeof items !== 'object' || items === null) return null;
-  const fields = Object.entries(items as Record<string, unknown>)
-    .filter(([name]) => name !== 'targetNSAlias' && name !== 'targetNamespace')
-    .map(([name, type]) => `${name}:${String(type)}`)
-    .join();
-  const expected = STUDENT_INFO_FIELDS.map((field) => `${field.wireName}:s:string`).join();
-  return fields === expected ? 'ArrayOfStudentInfo' : null;
 }

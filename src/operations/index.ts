@@ -1,16 +1,54 @@
+// The operations of the contract, one module each in a folder per endpoint
+// (src/operations/<Endpoint>/<Operation>.ts), each implemented once whatever
+// the binding that calls it.
+import type { WireOperationName, WireOperations } from '../contract';
 import type { Store } from '../store';
-import { createReadOperations } from './read-operations';
-import type { Operations } from './types';
-import { createWriteOperations, type WriteOperationRules } from './write-operations';
+import { AuthCode } from './AuthCodeSending/AuthCode';
+import type { CallContext } from './context';
+import type { OperationFactory, OperationRules } from './define';
+import { GetStudentsAbcenceByID } from './GetStudentsAbsence/GetStudentsAbcenceByID';
+import { GetStudentsAudtiNote } from './GetStudentsAudit/GetStudentsAudtiNote';
+import { GetStudentSchool } from './NotificationNotes/GetStudentSchool';
+import { SendNotificationType } from './NotificationNotes/SendNotificationType';
+import { GetTokenDevice } from './PushNotificationMobile/GetTokenDevice';
+import { UpdateNoteState } from './ReadNoteFromApp/UpdateNoteState';
 
 export { ClientError, OperationTimeoutError, describeFailure, type Failure } from './errors';
 export type { CallContext } from './context';
-export type { OperationArgs, OperationResults, Operations } from './types';
+export type { OperationRules } from './define';
 export type { PhoneRules } from './phone';
-export { DEFAULT_TEMPLATES, FALLBACK_KEY, FALLBACK_TEMPLATE, renderNotification, type NotificationTemplate } from './notification-templates';
-export type { WriteOperationRules } from './write-operations';
+export { DEFAULT_TEMPLATES, renderNotification, type NotificationTemplate } from './notification-templates';
 
-/** The seven operations, each implemented once, whatever the binding that calls it. */
-export function createOperations(store: Store, rules: WriteOperationRules): Operations {
-  return { ...createReadOperations(store), ...createWriteOperations(store, rules) };
+/** Which module serves each operation: an operation of the WSDL missing here, or one it lacks, does not compile. */
+const MODULES = {
+  AuthCode,
+  GetStudentsAudtiNote,
+  UpdateNoteState,
+  GetStudentsAbcenceByID,
+  GetStudentSchool,
+  SendNotificationType,
+  GetTokenDevice,
+} satisfies { readonly [K in WireOperationName]: OperationFactory<K> };
+
+type Modules = typeof MODULES;
+
+/** What each operation answers (for void ones, what it read). */
+export type OperationResults = { readonly [K in WireOperationName]: Awaited<ReturnType<ReturnType<Modules[K]>>> };
+
+/** Each operation's implementation, its arguments and result written in terms of the operation (so a caller generic in it stays typed). */
+export type Operations = {
+  readonly [K in WireOperationName]: (args: WireOperations[K]['args'], context: CallContext) => Promise<OperationResults[K]>;
+};
+
+export function createOperations(store: Store, rules: OperationRules): Operations {
+  const deps = { store, rules };
+  return {
+    AuthCode: MODULES.AuthCode(deps),
+    GetStudentsAudtiNote: MODULES.GetStudentsAudtiNote(deps),
+    UpdateNoteState: MODULES.UpdateNoteState(deps),
+    GetStudentsAbcenceByID: MODULES.GetStudentsAbcenceByID(deps),
+    GetStudentSchool: MODULES.GetStudentSchool(deps),
+    SendNotificationType: MODULES.SendNotificationType(deps),
+    GetTokenDevice: MODULES.GetTokenDevice(deps),
+  };
 }

@@ -4,7 +4,7 @@
 // can miss it.
 import type { Logger } from 'pino';
 import { refusalReason, type AccessControl, type AccessRefusal } from '../access';
-import type { OperationModel } from '../contract';
+import { ARGUMENT_READERS, type OperationModel, type WireOperationName } from '../contract';
 import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type Operations } from '../operations';
 import { authorizationOf, noteCall, noteRefusal } from './call-record';
 
@@ -20,13 +20,8 @@ export interface Dispatcher {
 
 export function createDispatcher(operations: Operations, logger: Logger, timeoutMs: number, access?: AccessControl): Dispatcher {
   const run = async (operation: OperationModel, values: readonly (string | null)[], context: CallContext): Promise<Outcome> => {
-    const args: Record<string, string | null> = {};
-    operation.parameters.forEach((param, i) => {
-      args[param.argName] = values[i] ?? null;
-    });
-    const implementation = operations[operation.spec.implementation] as (a: typeof args, c: CallContext) => Promise<unknown>;
     try {
-      const value = await withTimeout(implementation(args, context), timeoutMs);
+      const value = await withTimeout(call(operations, operation.wireName, values, context), timeoutMs);
       noteCall(context, operation.wireName, null);
       return { ok: true, value };
     } catch (err) {
@@ -53,6 +48,11 @@ export function createDispatcher(operations: Operations, logger: Logger, timeout
       return run(operation, values, context);
     },
   };
+}
+
+/** The operation's implementation with its arguments, read by the generated reader of the same operation: typed end to end. */
+function call<K extends WireOperationName>(operations: Operations, name: K, values: readonly (string | null)[], context: CallContext) {
+  return operations[name](ARGUMENT_READERS[name](values), context);
 }
 
 function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {

@@ -3,7 +3,7 @@
 import pino from 'pino';
 import type { App } from '../../src/server';
 import { loadServiceModel } from '../../src/contract';
-import { createOperations, type NotificationTemplate, type WriteOperationRules } from '../../src/operations';
+import { createOperations, type NotificationTemplate, type OperationRules } from '../../src/operations';
 import { createApp } from '../../src/server';
 import type { AuthCodeLimit } from '../../src/store';
 import { testClock } from '../store/store-fixture';
@@ -26,7 +26,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
   let app: App;
   let queued: string[];
 
-  async function start(rules: Partial<WriteOperationRules> = {}): Promise<void> {
+  async function start(rules: Partial<OperationRules> = {}): Promise<void> {
     queued = [];
     const operations = createOperations(ctx.store, {
       phone: { defaultRegion: 'SY', allowedCountries: ['SY'] },

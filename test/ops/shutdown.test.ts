@@ -26,7 +26,7 @@ gate.current = null as { enter: () => void; opened: Promise<void> } | null;
 
 async function startServer(): Promise<{ server: Server; url: string }> {
   const operations = {
-    async getDeviceToken({ deviceId }: { deviceId: string | null }) {
+    async GetTokenDevice({ id: deviceId }: { id: string | null }) {
       const current = gate.current;
       if (current !== null) {
         current.enter();

@@ -17,16 +17,16 @@ const operation: OperationModel = {
 };
 const context = { callerAddress: '127.0.0.1', requestId: 'r1' };
 
-function dispatcherWith(getDeviceToken: Operations['getDeviceToken'], timeoutMs = 1000) {
+function dispatcherWith(GetTokenDevice: Operations['GetTokenDevice'], timeoutMs = 1000) {
   const logged: unknown[] = [];
   const logger = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line)) });
-  const operations = { getDeviceToken } as unknown as Operations;
+  const operations = { GetTokenDevice } as unknown as Operations;
   return { dispatcher: createDispatcher(operations, logger, timeoutMs), logged };
 }
 
 describe('the dispatcher', () => {
-  it('passes arguments by their names in our code', async () => {
-    const { dispatcher } = dispatcherWith(async ({ deviceId }) => `token-of-${deviceId}`);
+  it('passes arguments by their wire names, read in WSDL order', async () => {
+    const { dispatcher } = dispatcherWith(async ({ id }) => `token-of-${id}`);
     await expect(dispatcher.invoke(operation, ['dev-1'], context)).resolves.toEqual({ ok: true, value: 'token-of-dev-1' });
   });
 

@@ -3,7 +3,7 @@
 // absence operations; the contract's own answer there is void. Field names and
 // "every value a string" are what the apps expect, so nothing here follows our
 // own naming. Only used when JSON_BODIES=true.
-import type { OperationModel, OperationName } from '../../contract';
+import type { OperationModel, WireOperationName } from '../../contract';
 import type { OperationResults } from '../../operations';
 import type { AbsenceRecord, NoteRecord } from '../../store';
 
@@ -33,16 +33,20 @@ function notes(records: readonly NoteRecord[]): string {
   );
 }
 
-// Keyed by our operation names, so a wire name is never restated here; the
-// types tie each writer to the records its operation returns.
-const WRITERS: { readonly [K in OperationName]?: (value: OperationResults[K]) => string } = {
-  listAbsences: absences,
-  markNotesRead: notes,
-  listAuditNotes: notes,
+// The types tie each writer to the records its operation returns.
+const WRITERS: { readonly [K in WireOperationName]?: (value: OperationResults[K]) => string } = {
+  GetStudentsAbcenceByID: absences,
+  UpdateNoteState: notes,
+  GetStudentsAudtiNote: notes,
 };
 
 /** The app's JSON writer for an operation, or null when the apps read no JSON from it. */
 export function appJsonWriter(operation: OperationModel): AppJsonWriter | null {
-  const writer = WRITERS[operation.spec.implementation] as ((value: unknown) => string) | undefined;
-  return writer ?? null;
+  return writerOf(operation.wireName);
+}
+
+// The writer and the result it is handed belong to the same operation: K ties them.
+function writerOf<K extends WireOperationName>(name: K): AppJsonWriter | null {
+  const writer = WRITERS[name];
+  return writer === undefined ? null : (value) => writer(value as OperationResults[K]);
 }

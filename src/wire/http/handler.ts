@@ -40,7 +40,7 @@ export interface HttpBindingOptions {
 }
 
 export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: Dispatcher, options: HttpBindingOptions = {}): HttpOperationHandler {
-  const operations = new Map(endpoint.operations.map((op) => [op.wireName, op]));
+  const operations = new Map<string, OperationModel>(endpoint.operations.map((op) => [op.wireName, op]));
   const writers = new Map<string, ResultWriter>(endpoint.operations.map((op) => [op.wireName, createResultWriter(op, endpoint.namespace)]));
   const jsonWriters = new Map<string, AppJsonWriter>();
   for (const op of options.jsonBodies === true ? endpoint.operations : []) {

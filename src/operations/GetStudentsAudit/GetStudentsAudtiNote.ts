@@ -1,0 +1,14 @@
+// GetStudentsAudtiNote(SubjectID, Class_id): the notes of type `audit` for a
+// subject and class, newest first (docs/design.md#what-each-operation-does).
+// Void on the wire; what it read goes to the apps' JSON bodies.
+import type { GetStudentsAudtiNoteArgs } from '../../contract/generated';
+import type { NoteRecord } from '../../store';
+import type { OperationDeps } from '../define';
+
+export const GetStudentsAudtiNote =
+  ({ store }: OperationDeps) =>
+  async ({ SubjectID: subjectId, Class_id: classId }: GetStudentsAudtiNoteArgs): Promise<NoteRecord[]> => {
+    // A missing argument matches nothing.
+    if (subjectId === null || classId === null) return [];
+    return store.listAuditNotes(subjectId, classId);
+  };

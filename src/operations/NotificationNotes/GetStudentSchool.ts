@@ -1,0 +1,15 @@
+// GetStudentSchool(school_base_url, show_active): the students of a school
+// whose active flag equals show_active, by full name then id
+// (docs/design.md#what-each-operation-does, #school-matching, #the-char-parameter).
+import type { GetStudentSchoolArgs, GetStudentSchoolResult } from '../../contract/generated';
+import { schoolKey } from '../../domain';
+import type { OperationDeps } from '../define';
+
+export const GetStudentSchool =
+  ({ store }: OperationDeps) =>
+  async ({ school_base_url: schoolBaseUrl, show_active: showActive }: GetStudentSchoolArgs): Promise<GetStudentSchoolResult> => {
+    // A missing argument matches nothing.
+    if (schoolBaseUrl === null || showActive === null) return [];
+    const students = await store.listStudentsOfSchool(schoolKey(schoolBaseUrl), showActive);
+    return students.map((s) => ({ studentId: s.studentId, fullName: s.fullName, deviceId: s.deviceId, showActive: s.active }));
+  };

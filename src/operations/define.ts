@@ -1,0 +1,32 @@
+// What every operation module is: a factory that, given what the operations
+// share (the store, the rules), makes the implementation of one operation of
+// the contract, taking that operation's arguments by their wire names (from
+// the generated contract) and answering what the wire carries. Operations
+// whose wire result is void may answer what they read, for the JSON bodies
+// of the mobile apps (docs/design.md#json-bodies).
+import type { WireOperationName, WireOperations } from '../contract';
+import type { AuthCodeLimit, Store } from '../store';
+import type { CallContext } from './context';
+import type { NotificationTemplate } from './notification-templates';
+import type { PhoneRules } from './phone';
+
+export interface OperationRules {
+  readonly phone: PhoneRules;
+  readonly templates?: Readonly<Record<string, NotificationTemplate>>;
+  /** Abuse limits on AuthCode, counted in the store; none given: no limit. */
+  readonly authCodeLimits?: readonly AuthCodeLimit[];
+  /** Told after a message was queued, so that a worker in this process can send it at once. */
+  readonly onQueued?: (channel: 'push' | 'sms') => void;
+}
+
+export interface OperationDeps {
+  readonly store: Store;
+  readonly rules: OperationRules;
+}
+
+/** What an operation may answer: its wire result, or anything when that is void. */
+export type AllowedResult<K extends WireOperationName> = [WireOperations[K]['result']] extends [void] ? unknown : WireOperations[K]['result'];
+
+export type Implementation<K extends WireOperationName, R = AllowedResult<K>> = (args: WireOperations[K]['args'], context: CallContext) => Promise<R>;
+
+export type OperationFactory<K extends WireOperationName> = (deps: OperationDeps) => Implementation<K>;
