@@ -63,13 +63,6 @@ export const ENDPOINTS: readonly EndpointSpec[] = ENDPOINT_ORDER.map((name) => (
   }),
 }));
 
-/** The element the HTTP GET/POST bindings answer with, per result type (null: no body). */
-export const HTTP_ROOT_ELEMENT: Readonly<Record<ResultType, string | null>> = {
-  void: null,
-  string: 'string',
-  ArrayOfStudentInfo: 'ArrayOfStudentInfo',
-};
-
 export const DEFAULT_NAMESPACE = 'http://tempuri.org/';
 
 /** ASMX's default SOAPAction: the namespace and the operation, with a `/` between them when the namespace lacks one. */

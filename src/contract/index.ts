@@ -2,7 +2,6 @@ export {
   ARGUMENT_READERS,
   DEFAULT_NAMESPACE,
   ENDPOINTS,
-  HTTP_ROOT_ELEMENT,
   soapActionFor,
   type EndpointName,
   type EndpointSpec,

@@ -2,7 +2,8 @@
 // a test form that posts to the HTTP POST binding, and a sample request and
 // response for each binding. An unknown operation gets ASMX's
 // `Method Not Found` page.
-import { HTTP_ROOT_ELEMENT, type EndpointModel, type OperationModel, type ParameterSpec } from '../../contract';
+import type { EndpointModel, OperationModel, ParameterSpec } from '../../contract';
+import { RESULT_TYPES } from '../results';
 import { html, type Html } from './html';
 import { renderEndpointPage } from './layout';
 import { endpointHref, invokeHref } from './links';
@@ -48,7 +49,7 @@ ${fields}<p><input type="submit" value="Invoke" class="button" /></p>
 }
 
 function resultNote(operation: OperationModel): Html {
-  const root = HTTP_ROOT_ELEMENT[operation.result];
+  const root = RESULT_TYPES[operation.result].httpRoot;
   if (root === null) return html`${operation.wireName} returns nothing: a successful call answers HTTP 200 with an empty body, so the new window stays blank.`;
   return html`The answer opens in a new window as the HTTP POST binding returns it: XML whose root element is <code>${root}</code>.`;
 }

@@ -6,10 +6,10 @@
 // and answers, and the tests replay every one of them.
 // A sample is a list of tokens that keeps the placeholders apart from the
 // literal text: the page marks them up, the tests fill them in.
-import { STUDENT_INFO_FIELDS, type OperationModel, type StudentInfo } from '../../contract';
+import type { OperationModel } from '../../contract';
 import { createResultWriter } from '../http/result-writer';
+import { RESULT_TYPES, answerText } from '../results';
 import { createResponseWriter } from '../soap/envelope-writer';
-import { answerText } from '../student-info-writer';
 import { CONTENT_TYPE, ENVELOPE_NS, type SoapVersion } from '../soap/version';
 import { escapeAttribute } from '../xml-text';
 import { indentXml } from './xml-indent';
@@ -44,8 +44,6 @@ export interface SampleTarget {
 // and every value of a result is an s:string (rules 4 and 5).
 const HTTP_PARAMETER_WORD = 'string';
 const RESULT_WORD = 'string';
-/** ASMX's sample arrays hold two items (DefaultWsdlHelpGenerator's maxArraySize). */
-const SAMPLE_ARRAY_SIZE = 2;
 const HTTP_RESULT_CONTENT_TYPE = 'text/xml; charset=utf-8';
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -146,16 +144,7 @@ function formPairs(operation: OperationModel): SampleToken[] {
 
 /** A result whose every value is a slot: one string, or ASMX's two sample items of a list. */
 function resultSampleValue(operation: OperationModel): unknown {
-  switch (operation.result) {
-    case 'void':
-      return null;
-    case 'string':
-      return SLOT;
-    case 'ArrayOfStudentInfo': {
-      const item = Object.fromEntries(STUDENT_INFO_FIELDS.map((field) => [field.key, SLOT])) as StudentInfo;
-      return Array<StudentInfo>(SAMPLE_ARRAY_SIZE).fill(item);
-    }
-  }
+  return RESULT_TYPES[operation.result].sampleValue(SLOT);
 }
 
 /** Splits written XML at its slots, each replaced by the next placeholder. */

@@ -1,8 +1,8 @@
 // Writes SOAP answers byte for byte as ASMX does: one line, prefix `soap` in
 // both versions, `xsi` and `xsd` declared on the envelope, payload in the
 // service namespace as the default namespace.
-import type { OperationModel, StudentInfo } from '../../contract';
-import { writeStudentInfoChunks, type Chunks, type ItemLayout } from '../student-info-writer';
+import type { OperationModel } from '../../contract';
+import { RESULT_TYPES, type Chunks } from '../results';
 import { escapeAttribute, escapeText } from '../xml-text';
 import { faultCodeName, type SoapFault } from './fault';
 import { ENVELOPE_NS, type SoapVersion } from './version';
@@ -19,43 +19,20 @@ const BODY_START: Readonly<Record<SoapVersion, string>> = {
   '1.2': envelopeStart('1.2') + '<soap:Body>',
 };
 const BODY_END = '</soap:Body></soap:Envelope>';
-const LAYOUT: ItemLayout = { itemOpen: '<StudentInfo>', fieldPrefix: '', itemClose: '</StudentInfo>' };
 
 /** A response writer for one operation, with its constant parts built once. */
 export interface ResponseWriter {
-  /** The whole envelope: a string, or UTF-8 chunks for a list (see student-info-writer.ts). */
+  /** The whole envelope: a string, or UTF-8 chunks for a long list (src/wire/results/chunks.ts). */
   write(version: SoapVersion, value: unknown): string | Chunks;
 }
 
 export function createResponseWriter(operation: OperationModel, namespace: string): ResponseWriter {
-  const open = `<${operation.responseElement} xmlns="${escapeAttribute(namespace)}"`;
-  const empty = `${open} />`;
-  const close = `</${operation.responseElement}>`;
-  const resultOpen = `<${operation.resultElement}>`;
-  const resultClose = `</${operation.resultElement}>`;
-  const resultEmpty = `<${operation.resultElement} />`;
-
-  const payload = (value: unknown): string => {
-    if (operation.result === 'string' && value !== null && value !== undefined) {
-      const text = String(value);
-      return text === '' ? `${open}>${resultEmpty}${close}` : `${open}>${resultOpen}${escapeText(text)}${resultClose}${close}`;
-    }
-    if (operation.result === 'ArrayOfStudentInfo') return `${open}>${resultEmpty}${close}`;
-    // Void, or a null string: minOccurs=0 and not nillable, so the result is omitted.
-    return empty;
-  };
-
-  return {
-    write(version, value) {
-      if (operation.result === 'ArrayOfStudentInfo') {
-        const items = value as readonly StudentInfo[];
-        if (items.length > 0) {
-          return writeStudentInfoChunks(`${BODY_START[version]}${open}>${resultOpen}`, items, LAYOUT, `${resultClose}${close}${BODY_END}`);
-        }
-      }
-      return BODY_START[version] + payload(value) + BODY_END;
-    },
-  };
+  const writeValue = RESULT_TYPES[operation.result].soapWriter({
+    open: `<${operation.responseElement} xmlns="${escapeAttribute(namespace)}"`,
+    close: `</${operation.responseElement}>`,
+    resultElement: operation.resultElement,
+  });
+  return { write: (version, value) => writeValue(BODY_START[version], value, BODY_END) };
 }
 
 const UPGRADE_HEADER =
