@@ -44,7 +44,7 @@ export const AUTHORED_ADDRESS_PREFIX = 'http://localhost/';
  * (SOAP_NAMESPACE) is applied to the three places that carry it: the target
  * namespace, the `tns` prefix and each SOAP action.
  */
-export function applyNamespace(wsdl: string, namespace: string): string {
+function applyNamespace(wsdl: string, namespace: string): string {
   if (namespace === DEFAULT_NAMESPACE) return wsdl;
   const ns = escapeAttribute(namespace);
   return wsdl

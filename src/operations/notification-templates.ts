@@ -39,10 +39,10 @@ export const DEFAULT_TEMPLATES: Readonly<Record<string, NotificationTemplate>> =
   },
 };
 
-export const FALLBACK_KEY = '*';
+const FALLBACK_KEY = '*';
 
 /** Used for any TypeNotfication without a template of its own, unless the templates give `*`. */
-export const FALLBACK_TEMPLATE: NotificationTemplate = {
+const FALLBACK_TEMPLATE: NotificationTemplate = {
   ar: { title: 'إشعار جديد', body: 'لديك إشعار جديد من المدرسة بخصوص {name}.' },
   en: { title: 'New notification', body: 'There is a new notification from school about {name}.' },
 };

@@ -32,7 +32,7 @@ export type AuthCodeAdmission =
       readonly retryAfterSeconds: number;
     };
 
-export async function insertAuthCodeMessage(db: Kysely<StoreDatabase>, message: NewAuthCodeMessage, now: string): Promise<string> {
+async function insertAuthCodeMessage(db: Kysely<StoreDatabase>, message: NewAuthCodeMessage, now: string): Promise<string> {
   const id = randomUUID();
   await db
     .insertInto('auth_code_messages')

@@ -5,7 +5,7 @@ import type { StoreDatabase } from './database';
 import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
 import { insertAuditRows, listAuditRows, pruneAuditRows, type AuditPage, type AuditQuery, type NewAuditRow } from './access-audit';
 import { mergeCounters, pruneCounters, type CounterMerge } from './access-counters';
-import { admitAuthCode, admitAuthCodes, insertAuthCodeMessage, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
+import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { InvalidDataSetError } from './data-set-values';
 import { StoreError, toStoreError } from './errors';
 import type { StoreDialect } from './migrations';
@@ -198,15 +198,6 @@ export class SqlStore implements Store {
       if (this.#pushBatches !== null) return this.#pushBatches.submit(notification);
       const [id] = await this.#insertPushNotifications([notification]);
       return id;
-    });
-  }
-
-  enqueueAuthCode(message: NewAuthCodeMessage): Promise<string> {
-    return this.#run(async () => {
-      if (this.dialect === 'sqlite') return insertAuthCodeMessage(this.#db, message, this.#timestamp());
-      const admission = await this.#admit({ message, limits: [] });
-      if (!admission.admitted) throw new Error('a message without limits was refused');
-      return admission.id;
     });
   }
 

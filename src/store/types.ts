@@ -86,9 +86,6 @@ export interface Store {
   /** Write a queued push notification to the outbox; returns its id. */
   enqueuePushNotification(notification: NewPushNotification): Promise<string>;
 
-  /** Write a queued auth-code SMS to the outbox; returns its id. */
-  enqueueAuthCode(message: NewAuthCodeMessage): Promise<string>;
-
   /** Queue an auth-code SMS unless an abuse limit is reached; counted and written in one transaction. */
   admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission>;
 

@@ -1,4 +1,4 @@
-import { freshStorePerTest, storeVariants } from '../support/stores';
+import { queueAuthCode, freshStorePerTest, storeVariants } from '../support/stores';
 
 describe.each(storeVariants())('outbox claims on $name', (variant) => {
   const fresh = freshStorePerTest(variant, {
@@ -86,9 +86,9 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
   });
 
   it('erases the code of an auth-code message once it is sent or dead, not while it may be retried', async () => {
-    const sent = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
-    const retried = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123457', code: '111111', callerAddress: null });
-    const dead = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123458', code: '222222', callerAddress: null });
+    const sent = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
+    const retried = await queueAuthCode(fresh.ctx.store, { phone: '+963944123457', code: '111111', callerAddress: null });
+    const dead = await queueAuthCode(fresh.ctx.store, { phone: '+963944123458', code: '222222', callerAddress: null });
     const claims = await fresh.ctx.store.claimAuthCodeMessages(10, 60);
     expect(claims.map((c) => c.code).sort()).toEqual(['111111', '222222', '482913']);
     const token = (id: string) => claims.find((c) => c.id === id)!.claimToken;

@@ -1,5 +1,5 @@
 // npm run outbox -- list | resend ID | resend-dead | prune, run as the operator runs it.
-import { storeVariants, type TestStore } from '../support/stores';
+import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
 import { dataSet } from './support/harness';
 import { spawnCli, storeEnvironment } from './support/worker-process';
 
@@ -34,7 +34,7 @@ describe('npm run outbox', () => {
   it('lists the counts and the dead messages, without codes and with masked numbers', async () => {
     const dead = await push();
     await kill(dead);
-    const code = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
+    const code = await queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
     await kill(code, 'auth_code_messages');
     const { code: exit, output } = await run('list');
     expect(exit).toBe(0);
@@ -50,7 +50,7 @@ describe('npm run outbox', () => {
     const [a, b] = [await push(), await push()];
     await kill(a);
     await kill(b);
-    const sms = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
+    const sms = await queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
     await kill(sms, 'auth_code_messages');
 
     expect(await run('resend', a)).toMatchObject({ code: 0, output: expect.stringContaining(`${a} is queued again`) });
@@ -69,7 +69,7 @@ describe('npm run outbox', () => {
     await set('push_notifications', oldSent, 'sent', 40);
     await set('push_notifications', recentSent, 'sent', 10);
     await set('push_notifications', oldQueued, 'queued', 400);
-    const oldCode = await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
+    const oldCode = await queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
     await set('auth_code_messages', oldCode, 'dead', 31);
 
     expect(await run('prune')).toMatchObject({

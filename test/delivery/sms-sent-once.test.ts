@@ -9,7 +9,7 @@ import { createWebhookProvider } from '../../src/delivery/push/webhook-provider'
 import { createHttpGatewayProvider } from '../../src/delivery/sms/http-gateway-provider';
 import { createTwilioProvider } from '../../src/delivery/sms/twilio-provider';
 import type { DeliveryAttempt } from '../../src/delivery/observer';
-import { storeVariants, type TestStore } from '../support/stores';
+import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
 import { FakeHttpServer } from './support/fake-http-server';
 import { POLICY } from './support/harness';
 
@@ -74,7 +74,7 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
     await ctx.cleanup();
   });
 
-  const queueCode = () => ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
+  const queueCode = () => queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
   const row = async (id: string) => (await ctx.store.listAuthCodeMessages()).find((r) => r.id === id)!;
 
   it('a gateway without an idempotency key that accepts and never answers: uncertain, the code erased, never sent again', async () => {

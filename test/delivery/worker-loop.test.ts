@@ -1,6 +1,6 @@
 // The worker running on its own: woken by new work, stopped cleanly.
 import { createDeliveryLimits } from '../../src/delivery/concurrency';
-import { storeVariants } from '../support/stores';
+import { queueAuthCode, storeVariants } from '../support/stores';
 import { queuePush, startHarness, type Harness } from './support/harness';
 
 const [sqlite] = storeVariants();
@@ -75,7 +75,7 @@ describe('the worker loop', () => {
     await arrived;
 
     const smsSent = new Promise<void>((resolve) => h.gateway.onRequest(() => resolve()));
-    await h.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
+    await queueAuthCode(h.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
     h.worker.notify();
     // Before, the loop waited for the push channel to free up: the code went out only after the push's time limit.
     await smsSent;

@@ -2,7 +2,7 @@ import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { createAdminApi } from '../../src/admin';
-import { storeVariants } from '../support/stores';
+import { queueAuthCode, storeVariants } from '../support/stores';
 import { fcmError, SEND_PATH } from './support/fake-fcm';
 import { queuePush, startHarness, type Harness } from './support/harness';
 
@@ -19,7 +19,7 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
 
   const pushRow = async (id: string) => (await h.ctx.store.listPushNotifications()).find((row) => row.id === id)!;
   const smsRow = async (id: string) => (await h.ctx.store.listAuthCodeMessages()).find((row) => row.id === id)!;
-  const queueCode = (code = '482913', phone = '+963944123456') => h.ctx.store.enqueueAuthCode({ phone, code, callerAddress: '203.0.113.9' });
+  const queueCode = (code = '482913', phone = '+963944123456') => queueAuthCode(h.ctx.store, { phone, code, callerAddress: '203.0.113.9' });
 
   describe('push through FCM', () => {
     it('sends exactly the expected request once and records the message as sent', async () => {

@@ -4,7 +4,7 @@
 // fails exactly the calls of its batch; the AuthCode limits hold within a batch.
 import { GroupCommit } from '../../src/store/group-commit';
 import type { AuthCodeLimit, NewPushNotification } from '../../src/store';
-import { storeVariants, type TestStore } from '../support/stores';
+import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
 
 /** A write whose batches are kept, and which finishes only when told to. */
 function controlledWrite() {
@@ -116,7 +116,7 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
       expect(new Set(ids).size).toBe(300);
       const rows = await ctx.query<{ id: string; body: string }>('select id, body from push_notifications');
       expect(new Map(rows.map((row) => [row.id, row.body]))).toEqual(new Map(ids.map((id, i) => [id, `#${i}`])));
-      await ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '482913', callerAddress: null });
+      await queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
       for (let i = 0; i < 100 && !(heard.includes('push') && heard.includes('sms')); i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(new Set(heard)).toEqual(new Set(['push', 'sms']));
     } finally {

@@ -67,7 +67,7 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
         closed.listAbsencesMarkSeen('1002'),
         closed.findStudent('1002'),
         closed.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: '', body: '', data: {} }),
-        closed.enqueueAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }),
+        closed.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, []),
         closed.writeDataSet(STORE_FIXTURE),
         closed.listPushNotifications(),
         closed.listAuthCodeMessages(),

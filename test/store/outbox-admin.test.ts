@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { freshStorePerTest, storeVariants } from '../support/stores';
+import { queueAuthCode, freshStorePerTest, storeVariants } from '../support/stores';
 
 describe.each(storeVariants())('outbox administration on $name', (variant) => {
   const fresh = freshStorePerTest(variant);
@@ -22,7 +22,7 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
     const id = await push();
     expect(await fresh.ctx.store.requeueOutboxMessage('push', id)).toBe('not_dead');
     expect(await fresh.ctx.store.requeueOutboxMessage('push', 'nope')).toBe('not_found');
-    const sms = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null });
+    const sms = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '1234', callerAddress: null });
     await setStatus('auth_code_messages', sms, 'dead', ', code = null');
     expect(await fresh.ctx.store.requeueOutboxMessage('sms', sms)).toBe('code_erased');
   });
@@ -71,8 +71,8 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
       await touched('push_notifications', oldFailed, 'failed', '2029-01-01T00:00:00.000Z');
       await touched('push_notifications', oldSending, 'sending', '2029-01-01T00:00:00.000Z');
       await touched('push_notifications', newSent, 'sent', '2030-01-10T00:00:00.000Z');
-      const oldCode = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null });
-      const newCode = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123457', code: '1235', callerAddress: null });
+      const oldCode = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '1234', callerAddress: null });
+      const newCode = await queueAuthCode(fresh.ctx.store, { phone: '+963944123457', code: '1235', callerAddress: null });
       await touched('auth_code_messages', oldCode, 'sent', '2030-01-02T00:00:00.000Z');
       await touched('auth_code_messages', newCode, 'dead', '2030-01-11T00:00:00.000Z');
 

@@ -1,4 +1,4 @@
-import { freshStorePerTest, storeVariants } from '../support/stores';
+import { queueAuthCode, freshStorePerTest, storeVariants } from '../support/stores';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -53,10 +53,10 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
     });
   });
 
-  describe('enqueueAuthCode', () => {
+  describe('queueing a login code (admitAuthCode with no limits)', () => {
     it('writes a queued message with the code and caller and returns its id', async () => {
-      const id = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '123456', callerAddress: '203.0.113.9' });
-      const other = await fresh.ctx.store.enqueueAuthCode({ phone: '+963944123456', code: '0042', callerAddress: null });
+      const id = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '123456', callerAddress: '203.0.113.9' });
+      const other = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '0042', callerAddress: null });
       expect(id).toMatch(UUID);
       expect(other).not.toBe(id);
       const rows = await fresh.ctx.store.listAuthCodeMessages();

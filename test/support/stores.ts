@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { openStore, type OpenStoreOptions, type SqlStore } from '../../src/store';
+import { openStore, type NewAuthCodeMessage, type OpenStoreOptions, type SqlStore, type Store } from '../../src/store';
 
 export type StoreVariantName = 'sqlite' | 'postgres';
 
@@ -175,4 +175,11 @@ export function freshStorePerTest(
       return ctx;
     },
   };
+}
+
+/** Queues a login-code SMS the one way the store offers (an admission, here with no limits) and returns its id. */
+export async function queueAuthCode(store: Pick<Store, 'admitAuthCode'>, message: NewAuthCodeMessage): Promise<string> {
+  const admission = await store.admitAuthCode(message, []);
+  if (!admission.admitted) throw new Error('A login code was refused with no limits set.');
+  return admission.id;
 }

@@ -6,7 +6,7 @@ import { accessMigration } from './0004-access';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
-// directory scan. Kysely applies them in name order: append `0002_…` below.
+// directory scan. Kysely applies them in name order: append the next number below.
 const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0001_initial': initialMigration,
   '0002_delivery': deliveryMigration,
