@@ -38,3 +38,9 @@ export const country = (name: string) =>
     .toUpperCase()
     .refine((c) => isSupportedCountry(c), `${name} must be an ISO 3166 country code such as SY`)
     .transform((c) => c);
+
+export const url = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => /^https?:\/\/[^\s/]+/.test(v) && URL.canParse(v), `${name} must be an http:// or https:// URL`);

@@ -6,5 +6,5 @@ export { DeliveryWorker, type DeliveryWorkerOptions } from './worker';
 export type { DeliveryStore } from './delivery-store';
 export type { DeliveryAttempt, DeliveryChannel, DeliveryObserver, DeliveryOutcome } from './observer';
 export type { PushMessage, PushProvider, SendFailure, SendResult, SendSuccess, SmsMessage, SmsProvider } from './provider';
-export { createPushProvider, createSmsProvider } from './providers';
+export { createPushProvider, createSmsProvider } from './provider-registry';
 export { retryDelayMs, type RetryPolicy } from './retry-policy';

@@ -52,7 +52,7 @@ export interface SmsMessage {
 }
 
 export interface PushProvider {
-  /** `fcm`, `webhook` or `log`. */
+  /** Its descriptor's name, the value of PUSH_PROVIDER (src/delivery/provider-registry.ts lists them). */
   readonly name: string;
   /** An uncertain send may be sent again: the provider drops a repeat (idempotency key) or a repeat is harmless. */
   readonly retriesUncertain: boolean;
@@ -60,7 +60,7 @@ export interface PushProvider {
 }
 
 export interface SmsProvider {
-  /** `http`, `twilio` or `log`. */
+  /** Its descriptor's name, the value of SMS_PROVIDER (src/delivery/provider-registry.ts lists them). */
   readonly name: string;
   /** An uncertain send may be sent again: the provider drops a repeat by its idempotency key (docs/delivery.md#sent-once). */
   readonly retriesUncertain: boolean;

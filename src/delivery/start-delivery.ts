@@ -6,7 +6,7 @@ import type { DeliveryStore } from './delivery-store';
 import { LogDeliveryObserver, startDeliveryReport } from './log-observer';
 import { startOutboxPruning, type PruningSchedule, type PruningStore } from './outbox-retention';
 import type { DeliveryAttempt, DeliveryObserver } from './observer';
-import { createPushProvider, createSmsProvider } from './providers';
+import { createPushProvider, createSmsProvider } from './provider-registry';
 import { startWakeUp, type WakeUpSource } from './outbox-wake-up';
 import { DeliveryWorker } from './worker';
 

@@ -5,41 +5,15 @@ import { z } from 'zod';
 import { bool, integer, integerOrOff } from '../../config-values';
 import { DEFAULT_TEMPLATES, type NotificationTemplate } from '../../operations';
 import type { AuthCodeLimit } from '../../store';
-import { FCM_BASE_URL } from '../push/fcm/fcm-provider';
-import { parseServiceAccount, type ServiceAccount } from '../push/fcm/service-account';
-import type { RetryPolicy } from '../retry-policy';
-import { fillTemplate } from '../sms/http-gateway-provider';
-import { DEFAULT_SMS_TEMPLATES } from '../sms/sms-text';
-import { TWILIO_BASE_URL } from '../sms/twilio-provider';
 import { MAX_RETENTION_DAYS, uncoveredLimitWindow } from '../outbox-retention';
-import { readNotificationTemplates, readSmsTemplates, readTextFile } from './json-files';
+import { PUSH_PROVIDERS, SMS_PROVIDERS, type PushSettings, type SmsSettings } from '../provider-registry';
+import type { RetryPolicy } from '../retry-policy';
+import { DEFAULT_SMS_TEMPLATES } from '../sms/sms-text';
+import { readNotificationTemplates, readSmsTemplates } from './json-files';
 import { parseLimits } from './limit-syntax';
+import { providerChoice } from './provider-choice';
 
-export type PushSettings =
-  | { readonly provider: 'log' }
-  | {
-      readonly provider: 'fcm';
-      readonly account: ServiceAccount;
-      readonly projectId: string;
-      readonly baseUrl: string;
-      readonly tokenUrl: string | null;
-      /** HTTP/2 sessions to an https:// FCM at most. */
-      readonly http2Sessions: number;
-    }
-  | { readonly provider: 'webhook'; readonly url: string; readonly token: string | null };
-
-export type SmsSettings =
-  | { readonly provider: 'log' }
-  | {
-      readonly provider: 'http';
-      readonly url: string;
-      readonly method: 'GET' | 'POST';
-      readonly format: 'form' | 'json';
-      readonly headers: Readonly<Record<string, string>>;
-      readonly bodyTemplate: string;
-      readonly idempotencyHeader: string | null;
-    }
-  | { readonly provider: 'twilio'; readonly accountSid: string; readonly authToken: string; readonly from: string; readonly baseUrl: string };
+export type { PushSettings, SmsSettings };
 
 export interface DeliveryConfig {
   /** Run the worker inside the server process. */
@@ -68,51 +42,14 @@ export interface DeliveryConfig {
   readonly outboxRetentionDays: number | null;
 }
 
-const DEFAULT_FORM_BODY = 'to={phone}&text={text}';
-const DEFAULT_JSON_BODY = '{"to":"{phone}","text":"{text}"}';
-
-const url = (name: string) =>
-  z
-    .string()
-    .trim()
-    .refine((v) => /^https?:\/\/[^\s/]+/.test(v) && URL.canParse(v), `${name} must be an http:// or https:// URL`);
+// PUSH_PROVIDER, SMS_PROVIDER and the variables of every provider the registry lists.
+const push = providerChoice('PUSH_PROVIDER', PUSH_PROVIDERS);
+const sms = providerChoice('SMS_PROVIDER', SMS_PROVIDERS);
 
 const schema = z.object({
   WORKER: bool('WORKER').default(true),
-  PUSH_PROVIDER: z.enum(['log', 'fcm', 'webhook'], { error: 'PUSH_PROVIDER must be log, fcm or webhook' }).default('log'),
-  FCM_CREDENTIALS: z.string().trim().optional(),
-  FCM_PROJECT_ID: z.string().trim().optional(),
-  FCM_BASE_URL: url('FCM_BASE_URL').default(FCM_BASE_URL),
-  FCM_TOKEN_URL: url('FCM_TOKEN_URL').optional(),
-  FCM_HTTP2_SESSIONS: integer('FCM_HTTP2_SESSIONS', 1, 64).default(4),
-  PUSH_WEBHOOK_URL: url('PUSH_WEBHOOK_URL').optional(),
-  PUSH_WEBHOOK_TOKEN: z.string().trim().optional(),
-  SMS_PROVIDER: z.enum(['log', 'http', 'twilio'], { error: 'SMS_PROVIDER must be log, http or twilio' }).default('log'),
-  SMS_HTTP_URL: url('SMS_HTTP_URL').optional(),
-  SMS_HTTP_METHOD: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .pipe(z.enum(['GET', 'POST'], { error: 'SMS_HTTP_METHOD must be POST or GET' }))
-    .default('POST'),
-  SMS_HTTP_FORMAT: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['form', 'json'], { error: 'SMS_HTTP_FORMAT must be form or json' }))
-    .default('form'),
-  SMS_HTTP_HEADERS: z.string().optional(),
-  SMS_HTTP_BODY: z.string().optional(),
-  SMS_HTTP_IDEMPOTENCY_HEADER: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[!#$%&'*+.^_`|~0-9a-z-]+$/, 'SMS_HTTP_IDEMPOTENCY_HEADER must be an HTTP header name, such as Idempotency-Key')
-    .optional(),
-  TWILIO_ACCOUNT_SID: z.string().trim().optional(),
-  TWILIO_AUTH_TOKEN: z.string().trim().optional(),
-  TWILIO_FROM: z.string().trim().optional(),
-  TWILIO_BASE_URL: url('TWILIO_BASE_URL').default(TWILIO_BASE_URL),
+  ...push.env,
+  ...sms.env,
   SMS_LANGUAGE: z.string().trim().toLowerCase().default('ar'),
   SMS_TEMPLATES: z.string().trim().optional(),
   NOTIFICATION_TEMPLATES: z.string().trim().optional(),
@@ -143,8 +80,8 @@ export function parseDeliveryConfig(
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
   const raw = parsed.data;
   const problems: string[] = [];
-  const push = pushSettings(raw, problems);
-  const sms = smsSettings(raw, problems);
+  const pushSettings = push.settings(raw, problems);
+  const smsSettings = sms.settings(raw, problems);
   const smsTemplate = smsTemplateFor(raw, problems);
   const notificationTemplates = notificationTemplatesFor(raw, problems);
   const authCodeLimits = limitsFor(raw, problems);
@@ -170,13 +107,13 @@ export function parseDeliveryConfig(
   if (raw.DELIVERY_RETRY_MAX_SECONDS < raw.DELIVERY_RETRY_BASE_SECONDS) {
     problems.push('DELIVERY_RETRY_MAX_SECONDS: must not be less than DELIVERY_RETRY_BASE_SECONDS');
   }
-  if (problems.length > 0 || push === null || sms === null) return { ok: false, problems };
+  if (problems.length > 0 || pushSettings === null || smsSettings === null) return { ok: false, problems };
   return {
     ok: true,
     config: {
       worker: raw.WORKER,
-      push,
-      sms,
+      push: pushSettings,
+      sms: smsSettings,
       smsTemplate,
       notificationTemplates,
       retry: { maxAttempts: raw.DELIVERY_MAX_ATTEMPTS, baseDelayMs: raw.DELIVERY_RETRY_BASE_SECONDS * 1000, maxDelayMs: raw.DELIVERY_RETRY_MAX_SECONDS * 1000 },
@@ -192,99 +129,6 @@ export function parseDeliveryConfig(
       outboxRetentionDays,
     },
   };
-}
-
-function pushSettings(raw: Raw, problems: string[]): PushSettings | null {
-  if (raw.PUSH_PROVIDER === 'log') return { provider: 'log' };
-  if (raw.PUSH_PROVIDER === 'webhook') {
-    if (raw.PUSH_WEBHOOK_URL === undefined) return missing(problems, 'PUSH_WEBHOOK_URL', 'PUSH_PROVIDER=webhook');
-    return { provider: 'webhook', url: raw.PUSH_WEBHOOK_URL, token: raw.PUSH_WEBHOOK_TOKEN ?? null };
-  }
-  if (raw.FCM_CREDENTIALS === undefined) return missing(problems, 'FCM_CREDENTIALS', 'PUSH_PROVIDER=fcm', ' (the path of a service-account key file)');
-  const text = readTextFile('FCM_CREDENTIALS', raw.FCM_CREDENTIALS);
-  if (!text.ok) {
-    problems.push(text.problem);
-    return null;
-  }
-  const key = parseServiceAccount(text.value);
-  if (!key.ok) {
-    problems.push(`FCM_CREDENTIALS: ${raw.FCM_CREDENTIALS} ${key.problem}`);
-    return null;
-  }
-  const projectId = raw.FCM_PROJECT_ID ?? key.account.projectId;
-  if (projectId === null) return missing(problems, 'FCM_PROJECT_ID', 'a key file without project_id');
-  return {
-    provider: 'fcm',
-    account: key.account,
-    projectId,
-    baseUrl: raw.FCM_BASE_URL,
-    tokenUrl: raw.FCM_TOKEN_URL ?? null,
-    http2Sessions: raw.FCM_HTTP2_SESSIONS,
-  };
-}
-
-function smsSettings(raw: Raw, problems: string[]): SmsSettings | null {
-  if (raw.SMS_PROVIDER === 'log') return { provider: 'log' };
-  if (raw.SMS_PROVIDER === 'twilio') {
-    const absent = (['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const).filter((name) => raw[name] === undefined);
-    if (absent.length > 0) return missing(problems, absent.join(', '), 'SMS_PROVIDER=twilio');
-    return {
-      provider: 'twilio',
-      accountSid: raw.TWILIO_ACCOUNT_SID as string,
-      authToken: raw.TWILIO_AUTH_TOKEN as string,
-      from: raw.TWILIO_FROM as string,
-      baseUrl: raw.TWILIO_BASE_URL,
-    };
-  }
-  if (raw.SMS_HTTP_URL === undefined) return missing(problems, 'SMS_HTTP_URL', 'SMS_PROVIDER=http');
-  const format = raw.SMS_HTTP_FORMAT;
-  const bodyTemplate = raw.SMS_HTTP_BODY ?? (format === 'json' ? DEFAULT_JSON_BODY : DEFAULT_FORM_BODY);
-  const before = problems.length;
-  if (raw.SMS_HTTP_METHOD === 'GET' && format === 'json')
-    problems.push('SMS_HTTP_FORMAT: json needs SMS_HTTP_METHOD=POST (a GET sends the template as its query string)');
-  if (!bodyTemplate.includes('{text}') || !/\{phone(_digits)?\}/.test(bodyTemplate)) {
-    problems.push('SMS_HTTP_BODY: the template must contain {text} and {phone} (or {phone_digits})');
-  } else if (format === 'json' && !isJsonTemplate(bodyTemplate)) {
-    problems.push(`SMS_HTTP_BODY: with SMS_HTTP_FORMAT=json the template must be a JSON document once filled, such as ${DEFAULT_JSON_BODY}`);
-  }
-  const headers = parseHeaders(raw.SMS_HTTP_HEADERS, problems);
-  if (problems.length > before || headers === null) return null;
-  return {
-    provider: 'http',
-    url: raw.SMS_HTTP_URL,
-    method: raw.SMS_HTTP_METHOD,
-    format,
-    headers,
-    bodyTemplate,
-    idempotencyHeader: raw.SMS_HTTP_IDEMPOTENCY_HEADER ?? null,
-  };
-}
-
-function isJsonTemplate(template: string): boolean {
-  try {
-    JSON.parse(fillTemplate(template, { id: 'id', phone: '+10000000000', text: 'text "quoted"' }, (v) => JSON.stringify(v).slice(1, -1)));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function parseHeaders(text: string | undefined, problems: string[]): Record<string, string> | null {
-  if (text === undefined) return {};
-  const result = z.record(z.string(), z.string()).safeParse(safeJson(text));
-  if (!result.success) {
-    problems.push('SMS_HTTP_HEADERS: must be a JSON object of header names and text values, such as {"X-Api-Key":"…"}');
-    return null;
-  }
-  return result.data;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function smsTemplateFor(raw: Raw, problems: string[]): string {
@@ -324,9 +168,4 @@ function limitsFor(raw: Raw, problems: string[]): AuthCodeLimit[] {
     else problems.push(parsed.problem);
   }
   return limits;
-}
-
-function missing(problems: string[], names: string, because: string, hint = ''): null {
-  problems.push(`${names}: required with ${because}${hint}`);
-  return null;
 }

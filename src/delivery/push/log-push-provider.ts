@@ -1,4 +1,5 @@
 import type { Logger } from '../../log';
+import { pushProvider } from '../provider-descriptor';
 import { sent, type PushMessage, type PushProvider, type SendResult } from '../provider';
 
 /** The default: nothing leaves the machine; the log shows what would have been sent. */
@@ -15,3 +16,11 @@ export function createLogPushProvider(logger: Logger): PushProvider {
     },
   };
 }
+
+/** PUSH_PROVIDER=log: no variables of its own. */
+export const logPush = pushProvider({
+  name: 'log',
+  env: {},
+  settings: (): Record<never, never> => ({}),
+  create: (_settings, _timeoutMs, logger) => createLogPushProvider(logger),
+});

@@ -4,7 +4,10 @@
 // The outbox id travels as `Idempotency-Key` (and in the document), the same
 // on every attempt, so that a gateway can drop a repeat: a send whose answer
 // was lost is sent again.
+import { z } from 'zod';
+import { url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
+import { pushProvider, required } from '../provider-descriptor';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../provider';
 
 export interface WebhookProviderOptions {
@@ -52,3 +55,17 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
     },
   };
 }
+
+/** PUSH_PROVIDER=webhook: PUSH_WEBHOOK_URL, and PUSH_WEBHOOK_TOKEN when the gateway wants one. */
+export const webhook = pushProvider({
+  name: 'webhook',
+  env: {
+    PUSH_WEBHOOK_URL: url('PUSH_WEBHOOK_URL').optional(),
+    PUSH_WEBHOOK_TOKEN: z.string().trim().optional(),
+  },
+  settings(values, problems, chosenBy): Omit<WebhookProviderOptions, 'timeoutMs'> | null {
+    if (values.PUSH_WEBHOOK_URL === undefined) return required(problems, 'PUSH_WEBHOOK_URL', chosenBy);
+    return { url: values.PUSH_WEBHOOK_URL, token: values.PUSH_WEBHOOK_TOKEN ?? null };
+  },
+  create: (settings, timeoutMs) => createWebhookProvider({ url: settings.url, token: settings.token, timeoutMs }),
+});

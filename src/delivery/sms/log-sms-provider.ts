@@ -1,4 +1,5 @@
 import type { Logger } from '../../log';
+import { smsProvider } from '../provider-descriptor';
 import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
 import { maskPhone } from '../../log';
 
@@ -13,3 +14,11 @@ export function createLogSmsProvider(logger: Logger): SmsProvider {
     },
   };
 }
+
+/** SMS_PROVIDER=log: no variables of its own. */
+export const logSms = smsProvider({
+  name: 'log',
+  env: {},
+  settings: (): Record<never, never> => ({}),
+  create: (_settings, _timeoutMs, logger) => createLogSmsProvider(logger),
+});

@@ -1,8 +1,11 @@
 // Twilio's Programmable Messaging API: POST /2010-04-01/Accounts/{sid}/Messages.json.
+import { z } from 'zod';
+import { url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess, jsonBody } from '../http/http-call';
+import { required, smsProvider } from '../provider-descriptor';
 import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
 
-export const TWILIO_BASE_URL = 'https://api.twilio.com';
+const TWILIO_BASE_URL = 'https://api.twilio.com';
 
 export interface TwilioOptions {
   readonly accountSid: string;
@@ -39,3 +42,23 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
     },
   };
 }
+
+/** SMS_PROVIDER=twilio: the account, its secret and the sender, all three required. */
+export const twilio = smsProvider({
+  name: 'twilio',
+  env: {
+    TWILIO_ACCOUNT_SID: z.string().trim().optional(),
+    TWILIO_AUTH_TOKEN: z.string().trim().optional(),
+    TWILIO_FROM: z.string().trim().optional(),
+    TWILIO_BASE_URL: url('TWILIO_BASE_URL').default(TWILIO_BASE_URL),
+  },
+  settings(values, problems, chosenBy): Omit<TwilioOptions, 'timeoutMs'> | null {
+    const { TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: authToken, TWILIO_FROM: from } = values;
+    if (accountSid === undefined || authToken === undefined || from === undefined) {
+      const absent = (['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const).filter((name) => values[name] === undefined);
+      return required(problems, absent.join(', '), chosenBy);
+    }
+    return { accountSid, authToken, from, baseUrl: values.TWILIO_BASE_URL };
+  },
+  create: (settings, timeoutMs) => createTwilioProvider({ ...settings, timeoutMs }),
+});

@@ -3,15 +3,20 @@
 // Over HTTP/2 to an https:// base (FCM itself: many streams on a few
 // sessions, docs/delivery.md#fcm-over-http2); over HTTP/1.1 to an http://
 // one (a local fake or a plain proxy).
+import { z } from 'zod';
+import { integer, url } from '../../../config-values';
+import { readTextFile } from '../../config/json-files';
 import { H2Pool } from '../../http/h2-pool';
 import { httpCall, isSuccess, jsonBody, type HttpAnswer } from '../../http/http-call';
+import { pushProvider, required } from '../../provider-descriptor';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../../provider';
-import type { AccessTokenSource } from './access-token';
+import { AccessTokenSource } from './access-token';
 import { fcmFailure } from './fcm-error';
+import { parseServiceAccount, type ServiceAccount } from './service-account';
 
 /** FCM's limit on a message's payload (notification and data, keys and values). */
 export const FCM_PAYLOAD_LIMIT = 4096;
-export const FCM_BASE_URL = 'https://fcm.googleapis.com';
+const FCM_BASE_URL = 'https://fcm.googleapis.com';
 
 export interface FcmProviderOptions {
   readonly projectId: string;
@@ -62,3 +67,51 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
     },
   };
 }
+
+/** What FCM_* say, checked, the key file read. */
+export interface FcmSettings {
+  readonly account: ServiceAccount;
+  readonly projectId: string;
+  readonly baseUrl: string;
+  readonly tokenUrl: string | null;
+  /** HTTP/2 sessions to an https:// FCM at most. */
+  readonly http2Sessions: number;
+}
+
+/** PUSH_PROVIDER=fcm: the service-account key file (FCM_CREDENTIALS) is read at start, so that a bad one stops the start. */
+export const fcm = pushProvider({
+  name: 'fcm',
+  env: {
+    FCM_CREDENTIALS: z.string().trim().optional(),
+    FCM_PROJECT_ID: z.string().trim().optional(),
+    FCM_BASE_URL: url('FCM_BASE_URL').default(FCM_BASE_URL),
+    FCM_TOKEN_URL: url('FCM_TOKEN_URL').optional(),
+    FCM_HTTP2_SESSIONS: integer('FCM_HTTP2_SESSIONS', 1, 64).default(4),
+  },
+  settings(values, problems, chosenBy): FcmSettings | null {
+    if (values.FCM_CREDENTIALS === undefined) return required(problems, 'FCM_CREDENTIALS', chosenBy, ' (the path of a service-account key file)');
+    const text = readTextFile('FCM_CREDENTIALS', values.FCM_CREDENTIALS);
+    if (!text.ok) {
+      problems.push(text.problem);
+      return null;
+    }
+    const key = parseServiceAccount(text.value);
+    if (!key.ok) {
+      problems.push(`FCM_CREDENTIALS: ${values.FCM_CREDENTIALS} ${key.problem}`);
+      return null;
+    }
+    const projectId = values.FCM_PROJECT_ID ?? key.account.projectId;
+    if (projectId === null) return required(problems, 'FCM_PROJECT_ID', 'a key file without project_id');
+    return {
+      account: key.account,
+      projectId,
+      baseUrl: values.FCM_BASE_URL,
+      tokenUrl: values.FCM_TOKEN_URL ?? null,
+      http2Sessions: values.FCM_HTTP2_SESSIONS,
+    };
+  },
+  create(settings, timeoutMs) {
+    const tokens = new AccessTokenSource({ account: settings.account, tokenUrl: settings.tokenUrl ?? undefined, timeoutMs });
+    return createFcmProvider({ projectId: settings.projectId, baseUrl: settings.baseUrl, tokens, timeoutMs, http2Sessions: settings.http2Sessions });
+  },
+});
