@@ -1,5 +1,8 @@
 // `npm run contract`: writes src/contract/generated.ts from wsdl/*.wsdl
-// (src/contract/generate.ts); run it after changing a WSDL file.
+// (src/contract/generate.ts); run it after changing a WSDL file. The script
+// compiles only this file and what it imports, never generated.ts: a WSDL
+// with a new operation makes the rest of src/ fail to compile (the operation
+// has no module yet) until the file is regenerated.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GENERATED_FILE, renderContract } from '../contract/generate';
