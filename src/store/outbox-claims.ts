@@ -162,22 +162,33 @@ export async function claimAuthCodeMessages(db: Kysely<StoreDatabase>, dialect: 
 /**
  * When the longest-waiting due message of either table came due (queued or
  * failed and its time has come, or sending with its lease run out); null
- * when nothing is due. Reads the due index of migration 0002.
+ * when nothing is due. Reads the due index of migration 0002 (on SQLite by
+ * name, as the claim does: its planner would rather sort every due row).
  */
-export async function oldestDueAt(db: Kysely<StoreDatabase>, now: string): Promise<string | null> {
+export async function oldestDueAt(db: Kysely<StoreDatabase>, dialect: StoreDialect, now: string): Promise<string | null> {
   let oldest: string | null = null;
   for (const table of ['push_notifications', 'auth_code_messages'] as const) {
-    const row = await db
-      .selectFrom(table)
-      .select('next_attempt_at')
-      .where(DUE_STATUS)
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(1)
-      .executeTakeFirst();
+    const row =
+      dialect === 'sqlite'
+        ? (await oldestDueOnSqlite(table, now).execute(db)).rows[0]
+        : await db
+            .selectFrom(table)
+            .select('next_attempt_at')
+            .where(DUE_STATUS)
+            .where('next_attempt_at', '<=', now)
+            .orderBy('next_attempt_at')
+            .limit(1)
+            .executeTakeFirst();
     if (row !== undefined && (oldest === null || row.next_attempt_at < oldest)) oldest = row.next_attempt_at;
   }
   return oldest;
+}
+
+/** The readiness query of one table on SQLite (test/store/prune-index.test.ts checks its plan). */
+export function oldestDueOnSqlite(table: OutboxTable, now: string) {
+  const index = sql.id(`${table}_due_idx`);
+  return sql<{ next_attempt_at: string }>`select next_attempt_at from ${sql.table(table)} indexed by ${index}
+    where ${DUE_STATUS} and next_attempt_at <= ${now} order by next_attempt_at limit 1`;
 }
 
 /**

@@ -335,7 +335,7 @@ export class SqlStore implements Store {
 
   /** When the longest-waiting due message came due, or null (readiness: is a worker keeping up?). */
   oldestDueAt(): Promise<string | null> {
-    return this.#run(() => oldestDueAt(this.#db, this.#timestamp()));
+    return this.#run(() => oldestDueAt(this.#db, this.dialect, this.#timestamp()));
   }
 
   /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */

@@ -135,14 +135,14 @@ describe.each(storeVariants())('store additions on $name', (variant) => {
     it('reports the schema current, and the migrations missing when they are', async () => {
       expect(await fresh.ctx.store.migrationStatus()).toEqual({
         current: true,
-        applied: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access'],
+        applied: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes'],
         pending: [],
         unknown: [],
       });
       await fresh.ctx.query('delete from kysely_migration');
       expect(await fresh.ctx.store.migrationStatus()).toMatchObject({
         current: false,
-        pending: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access'],
+        pending: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes'],
       });
     });
   });

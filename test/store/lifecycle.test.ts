@@ -33,6 +33,7 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
       { name: '0002_delivery' },
       { name: '0003_delivery_scale' },
       { name: '0004_access' },
+      { name: '0005_outbox_indexes' },
     ]);
   });
 

@@ -1,6 +1,8 @@
 // Migration 0003: the retention prune (finished rows older than a cut-off)
 // reads an index on (status, updated_at), not the whole outbox. The plan is
-// that of the prune's own statement, compiled for each dialect.
+// that of the prune's own statement, compiled for each dialect. Migration
+// 0005: no outbox index is left that nothing reads (each costs a write on
+// every claim, completion and insert).
 import {
   DummyDriver,
   Kysely,
@@ -13,6 +15,7 @@ import {
 } from 'kysely';
 import type { StoreDatabase } from '../../src/store/database';
 import { finishedBefore, type OutboxChannel } from '../../src/store/outbox-admin';
+import { oldestDueOnSqlite } from '../../src/store/outbox-claims';
 import { storeVariants, type TestStore } from '../support/stores';
 
 // Compiles only: it never connects.
@@ -51,5 +54,29 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
       plan = (await ctx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, parameters)).map((row) => row['QUERY PLAN']).join('\n');
     }
     expect(plan).toContain(`${table}_status_updated_idx`);
+  });
+
+  it.each(['push_notifications', 'auth_code_messages'])('%s keeps only the indexes something reads', async (table) => {
+    const names =
+      variant.name === 'sqlite'
+        ? (await ctx.query<{ name: string }>("select name from sqlite_master where type = 'index' and tbl_name = ? and sql is not null", [table])).map(
+            (row) => row.name,
+          )
+        : (await ctx.query<{ indexname: string }>('select indexname from pg_indexes where schemaname = current_schema() and tablename = ?', [table]))
+            .map((row) => row.indexname)
+            .filter((name) => name !== `${table}_pkey`);
+    const expected = [`${table}_due_idx`, `${table}_status_updated_idx`];
+    // The AuthCode limits count by phone, by caller and in all (auth-code-admission.ts).
+    if (table === 'auth_code_messages')
+      expected.push('auth_code_messages_caller_created_idx', 'auth_code_messages_phone_created_idx', 'auth_code_messages_created_idx');
+    expect(names.sort()).toEqual(expected.sort());
+  });
+
+  it.each(['push_notifications', 'auth_code_messages'] as const)('readiness finds the oldest due %s through the due index, without sorting', async (table) => {
+    if (variant.name !== 'sqlite') return;
+    const { sql, parameters } = oldestDueOnSqlite(table, '2026-01-01T00:00:00.000Z').compile(compiler('sqlite'));
+    const plan = (await ctx.query<{ detail: string }>(`explain query plan ${sql}`, parameters)).map((row) => row.detail).join('\n');
+    expect(plan).toContain(`${table}_due_idx`);
+    expect(plan).not.toContain('TEMP B-TREE');
   });
 });

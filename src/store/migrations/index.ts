@@ -3,6 +3,7 @@ import { initialMigration } from './0001-initial';
 import { deliveryMigration } from './0002-delivery';
 import { deliveryScaleMigration } from './0003-delivery-scale';
 import { accessMigration } from './0004-access';
+import { outboxIndexesMigration } from './0005-outbox-indexes';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -12,6 +13,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0002_delivery': deliveryMigration,
   '0003_delivery_scale': deliveryScaleMigration,
   '0004_access': accessMigration,
+  '0005_outbox_indexes': outboxIndexesMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
