@@ -67,18 +67,8 @@ type OutboxTable = 'push_notifications' | 'auth_code_messages';
 // Spelled exactly as the partial index of migration 0002 so that SQLite uses it.
 const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
 
-/**
- * Claims up to `limit` due rows of one table, oldest due first. On PostgreSQL
- * rows another worker is claiming are skipped (FOR UPDATE SKIP LOCKED); on
- * SQLite the caller runs this in an immediate transaction, which serialises
- * claims across processes.
- */
-async function claimRows<T extends OutboxTable>(
-  db: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
-  table: T,
-  request: ClaimRequest,
-): Promise<Selectable<StoreDatabase[T]>[]> {
+/** The claim of up to `limit` due rows of one table, as an UPDATE … RETURNING. */
+function claimStatement<T extends OutboxTable>(db: Kysely<StoreDatabase>, dialect: StoreDialect, table: T, request: ClaimRequest) {
   // Kysely cannot follow a table name that is a type parameter; both tables
   // share these columns (migration 0001), so one typed spelling serves both.
   const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
@@ -94,11 +84,11 @@ async function claimRows<T extends OutboxTable>(
           .limit(request.limit)
           .forUpdate()
           .skipLocked()
-      : // Without statistics SQLite prefers the (status, next_attempt_at) index
-        // of 0001 and sorts every due row on each claim, which grows with the
-        // backlog; the partial index is already in due order.
+      : // Without statistics SQLite would rather take another index and sort
+        // every due row on each claim, which grows with the backlog; the
+        // partial index is already in due order.
         sql<string>`(select id from ${sql.table(table)} indexed by ${sql.id(`${table}_due_idx`)} where ${DUE_STATUS} and next_attempt_at <= ${request.now} order by next_attempt_at limit ${request.limit})`;
-  const rows = await typed
+  return typed
     .updateTable(name)
     .set((eb) => ({
       status: 'sending',
@@ -109,8 +99,22 @@ async function claimRows<T extends OutboxTable>(
       updated_at: request.now,
     }))
     .where('id', 'in', due)
-    .returningAll()
-    .execute();
+    .returningAll();
+}
+
+/**
+ * Claims up to `limit` due rows of one table, oldest due first. On PostgreSQL
+ * rows another worker is claiming are skipped (FOR UPDATE SKIP LOCKED); on
+ * SQLite the caller runs this in an immediate transaction, which serialises
+ * claims across processes.
+ */
+async function claimRows<T extends OutboxTable>(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  table: T,
+  request: ClaimRequest,
+): Promise<Selectable<StoreDatabase[T]>[]> {
+  const rows = await claimStatement(db, dialect, table, request).execute();
   // RETURNING keeps no order; deliver the longest-waiting first.
   rows.sort(byCreation);
   return rows as unknown as Selectable<StoreDatabase[T]>[];
@@ -121,6 +125,18 @@ function byCreation(a: { created_at: string; id: string }, b: { created_at: stri
 }
 
 export async function claimPushNotifications(db: Kysely<StoreDatabase>, dialect: StoreDialect, request: ClaimRequest): Promise<ClaimedPushNotification[]> {
+  if (dialect === 'postgres') {
+    // One round trip: the claim and the devices' current tokens in one statement.
+    const rows = await db
+      .with('claimed', () => claimStatement(db, dialect, 'push_notifications', request))
+      .selectFrom('claimed')
+      .leftJoin('devices', 'devices.id', 'claimed.device_id')
+      .selectAll('claimed')
+      .select(['devices.id as device_found', 'devices.push_token as device_push_token', 'devices.platform as device_platform'])
+      .execute();
+    rows.sort(byCreation);
+    return rows.map((row) => toClaimedPush(row, row.device_found === null ? undefined : { push_token: row.device_push_token, platform: row.device_platform }));
+  }
   const rows = await claimRows(db, dialect, 'push_notifications', request);
   if (rows.length === 0) return [];
   const deviceIds = [...new Set(rows.map((row) => row.device_id))];
