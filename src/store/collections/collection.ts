@@ -33,7 +33,10 @@ export interface CollectionSpec<T extends keyof StoreDatabase, F extends Fields<
   readonly derived?: DerivedColumns;
 }
 
-export interface Collection<T extends keyof StoreDatabase = keyof StoreDatabase, F extends Fields<T> = Readonly<Record<string, Field<z.ZodType, never>>>> extends CollectionSpec<T, F> {
+export interface Collection<
+  T extends keyof StoreDatabase = keyof StoreDatabase,
+  F extends Fields<T> = Readonly<Record<string, Field<z.ZodType, never>>>,
+> extends CollectionSpec<T, F> {
   /** The record as the admin API takes and gives it; unknown fields are refused. */
   readonly schema: z.ZodObject<Shape<F>, z.core.$strict>;
   /** The same, dropping unknown fields: what the store checks (a JSON file may carry more; the admin API refuses them before). */
@@ -42,6 +45,8 @@ export interface Collection<T extends keyof StoreDatabase = keyof StoreDatabase,
   readonly fieldNames: readonly (keyof F & string)[];
   /** Fields a record (and a CSV header) must have. */
   readonly requiredFields: readonly (keyof F & string)[];
+  /** Columns every update of a record sets: its required fields' but the key column (the optional ones only when given). */
+  readonly requiredColumns: readonly string[];
   /** Record field → column, for filters. */
   readonly columns: Readonly<Record<string, string>>;
   /** A file's record with its values spelled as the schema wants them (fields.ts); other keys are kept, and ignored. */
@@ -75,6 +80,7 @@ export function defineCollection<T extends keyof StoreDatabase, F extends Fields
     fieldsSchema: z.object(shape),
     fieldNames: entries.map(([name]) => name),
     requiredFields: entries.filter(([, f]) => f.required).map(([name]) => name),
+    requiredColumns: entries.filter(([, f]) => f.required && f.column !== spec.keyColumn).map(([, f]) => f.column),
     columns: Object.fromEntries(entries.map(([name, f]) => [name, f.column])),
     spell(record) {
       const spelled: Record<string, unknown> = { ...record };
