@@ -33,6 +33,7 @@ export interface CollectionSpec<T extends keyof StoreDatabase, F extends Fields<
   readonly derived?: DerivedColumns;
 }
 
+// Without type arguments: any collection, as code that loops over them all sees it.
 export interface Collection<
   T extends keyof StoreDatabase = keyof StoreDatabase,
   F extends Fields<T> = Readonly<Record<string, Field<z.ZodType, never>>>,
@@ -51,7 +52,7 @@ export interface Collection<
   readonly columns: Readonly<Record<string, string>>;
   /** A file's record with its values spelled as the schema wants them (fields.ts); other keys are kept, and ignored. */
   readonly spell: (record: Readonly<Record<string, unknown>>) => Record<string, unknown>;
-  /** The checked record (the schema's output) as a row; throws FieldProblem with the field's name. */
+  /** The checked record (the schema's output) as a row; throws RowProblem for a value the store cannot keep (30 February). */
   readonly toRow: (record: Readonly<Record<string, unknown>>, now: string) => RowToWrite;
   readonly fromRow: (row: Row) => z.output<z.ZodObject<Shape<F>>>;
 }

@@ -168,7 +168,7 @@ export function isoDate<K extends string>(column: K, description?: string) {
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
-    spell: same,
+    spell: numberAsText,
     toColumn: (value) => calendarDate(value as string),
     fromColumn: text,
   });
@@ -184,7 +184,7 @@ export function isoTimestamp<K extends string>(column: K, description?: string) 
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
-    spell: same,
+    spell: numberAsText,
     toColumn: (value) => {
       const [, day, time, offset] = TIMESTAMP.exec(value as string) as unknown as [string, string, string | undefined, string | undefined];
       const date = calendarDate(day);
