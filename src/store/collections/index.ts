@@ -13,5 +13,4 @@ export type DataSetCollection = keyof typeof COLLECTION_OF;
 
 export const COLLECTIONS = Object.keys(COLLECTION_OF) as DataSetCollection[];
 
-export { FieldProblem } from './fields';
-export { RowProblem, type Collection, type Row, type RowToWrite } from './collection';
+export { RowProblem, type Collection } from './collection';
