@@ -1,10 +1,10 @@
 // Create, read, update, delete and list for each collection of the data set,
-// built from one description per collection.
+// built from each collection's description (src/store/collections/).
 import { z } from 'zod';
-import { recordKey, type DataSetCollection, type RecordDecision, type RecordOf, type SqlStore } from '../store';
+import { COLLECTION_OF, COLLECTIONS, recordKey, type DataSetCollection, type RecordDecision, type SqlStore } from '../store';
 import { AdminError } from './errors';
 import { route, type AdminRoute } from './route-table';
-import { Absence, Device, ErrorBody, Filters, Note, Paging, School, Student, pageOf } from './schemas';
+import { ErrorBody, Filters, Paging, pageOf } from './schemas';
 
 export const API_BASE = '/admin/api/v1';
 
@@ -13,18 +13,16 @@ interface CollectionSpec {
   /** Singular, for summaries: `student`. */
   readonly noun: string;
   /** The record field that is its key, also the path parameter's name. */
-  readonly key: 'id' | 'baseUrl';
+  readonly key: string;
+  /** The collection's schema (src/store/collections/). */
   readonly record: z.ZodObject;
   readonly tag: string;
 }
 
-const SPECS: readonly CollectionSpec[] = [
-  { collection: 'schools', noun: 'school', key: 'baseUrl', record: School, tag: 'Schools' },
-  { collection: 'students', noun: 'student', key: 'id', record: Student, tag: 'Students' },
-  { collection: 'devices', noun: 'device', key: 'id', record: Device, tag: 'Devices' },
-  { collection: 'notes', noun: 'note', key: 'id', record: Note, tag: 'Notes' },
-  { collection: 'absences', noun: 'absence', key: 'id', record: Absence, tag: 'Absences' },
-];
+const SPECS: readonly CollectionSpec[] = COLLECTIONS.map((collection) => {
+  const { noun, key, schema } = COLLECTION_OF[collection];
+  return { collection, noun, key, record: schema, tag: `${collection.charAt(0).toUpperCase()}${collection.slice(1)}` };
+});
 
 const notFound = (noun: string, key: string) => new AdminError(404, 'not_found', `No ${noun} ${key}.`);
 const errors = (description: string) => ({ description, schema: ErrorBody });
@@ -52,7 +50,7 @@ function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
   const patchBody = record.omit(keyMask).partial();
 
   const change = async (pathKey: string, decide: (current: AnyRecord | null) => RecordDecision<DataSetCollection>) => {
-    const result = await store.changeRecord(collection, pathKey, decide as (current: RecordOf<DataSetCollection> | null) => RecordDecision<DataSetCollection>);
+    const result = await store.changeRecord(collection, pathKey, decide);
     if (result.status === 'refused') {
       if (result.reason === 'exists')
         throw new AdminError(

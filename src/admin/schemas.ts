@@ -1,65 +1,11 @@
 // The admin API's shapes, as zod schemas: requests are validated with them
 // and the OpenAPI document is generated from them, so the two cannot drift.
-// Records are the import format (docs/design.md#import-format); the store still checks
-// what only it can (calendar dates, a student's school being stored).
+// The records' schemas are the collections' own (src/store/collections/),
+// which the store checks every write against too, so that the admin API and
+// the importer accept the same records (docs/operating.md#one-set-of-rules);
+// the store still checks what only it can (calendar dates, a student's
+// school being stored).
 import { z } from 'zod';
-
-const id = (what: string) => z.string().trim().min(1).max(128).describe(what);
-const optionalText = (max: number, what: string) => z.string().max(max).nullable().optional().describe(`${what}; null clears it.`);
-
-// The importer's timestamp rule: a date, or a date and time with an optional offset (UTC without one).
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-export const School = z
-  .strictObject({
-    baseUrl: z.string().trim().min(1).max(512).describe('The school base URL, its key: matched case-insensitively on scheme and host, a trailing / ignored.'),
-    name: z.string().trim().min(1).max(256),
-  })
-  .meta({ id: 'School' });
-
-export const Student = z
-  .strictObject({
-    id: id('Student id, unique in the service.'),
-    school: z.string().trim().min(1).max(512).describe('Base URL of a stored school.'),
-    fullName: z.string().trim().min(1).max(256),
-    deviceId: optionalText(128, "Id of the device the parents' app registered"),
-    active: z.enum(['1', '0']).optional().describe('1 active (default for a new student), 0 inactive.'),
-    classId: optionalText(64, 'Class id'),
-  })
-  .meta({ id: 'Student' });
-
-export const Device = z
-  .strictObject({
-    id: id('Device id, as the app reports it.'),
-    token: optionalText(4096, 'Push token (FCM registration token)'),
-    platform: z.enum(['android', 'ios', 'web']).nullable().optional(),
-  })
-  .meta({ id: 'Device' });
-
-export const Note = z
-  .strictObject({
-    id: id('Note id.'),
-    studentId: id('Id of the student the note is about.'),
-    type: z.string().trim().min(1).max(64).describe('audit, general, behaviour, ... (free text).'),
-    subjectId: optionalText(64, 'Subject id'),
-    classId: optionalText(64, 'Class id'),
-    text: z.string().max(8000),
-    date: z.string().regex(TIMESTAMP, 'must be an ISO 8601 date or timestamp').describe('ISO 8601; without an offset it is read as UTC.'),
-    badge: optionalText(64, 'Badge'),
-    state: z.enum(['unread', 'read']).optional().describe('unread (default for a new note) or read.'),
-  })
-  .meta({ id: 'Note' });
-
-export const Absence = z
-  .strictObject({
-    id: id('Absence id.'),
-    studentId: id('Id of the student.'),
-    date: z.iso.date().describe('ISO 8601 date, YYYY-MM-DD.'),
-    type: z.string().trim().min(1).max(64),
-    reason: optionalText(1000, 'Reason'),
-    seen: z.boolean().optional().describe('Whether the parents app has shown it; false for a new absence.'),
-  })
-  .meta({ id: 'Absence' });
 
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 

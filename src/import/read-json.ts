@@ -3,8 +3,7 @@
 // records. Other top-level keys are ignored. Line numbers come from a
 // second, position-aware pass (jsonc-parser), since JSON.parse keeps none.
 import { visit } from 'jsonc-parser';
-import type { DataSetCollection } from '../store';
-import { FIELDS } from './format';
+import { COLLECTIONS, type DataSetCollection } from '../store';
 import { SourceError, type Source, type SourceRow } from './source';
 
 export function readJson(file: string, text: string): Source {
@@ -20,7 +19,7 @@ export function readJson(file: string, text: string): Source {
   const lines = recordLines(text);
   const rows: Partial<Record<DataSetCollection, SourceRow[]>> = {};
   const unreadable: Source['unreadable'][number][] = [];
-  const collections = Object.keys(FIELDS) as DataSetCollection[];
+  const collections = COLLECTIONS;
   for (const collection of collections) {
     const items: unknown = (document as Record<string, unknown>)[collection];
     if (items === undefined || items === null) continue;

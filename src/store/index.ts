@@ -30,5 +30,6 @@ export type { ImportCounts } from './import-data-set';
 export type { MigrationStatus } from './migration-status';
 export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox-listing';
 export type { RecordChangeResult, RecordDecision } from './record-change';
+export { COLLECTION_OF, type Collection } from './collections';
 export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records';
 export type { AbsenceRecord, NewAuthCodeMessage, NewPushNotification, NoteRecord, NoteState, Store, StudentPlacement, StudentSummary } from './types';

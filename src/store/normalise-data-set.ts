@@ -1,7 +1,7 @@
-import { schoolKey } from '../domain/school-key';
 import type { AbsencesTable, DevicesTable, NotesTable, SchoolsTable, StudentsTable } from './database';
+import { COLLECTION_OF, COLLECTIONS, RowProblem, type DataSetCollection } from './collections';
 import type { DataSet } from './data-set';
-import { InvalidDataSetError, isoDate, isoTimestamp, optionalChoice, optionalFlag, optionalText, presentText, requiredText } from './data-set-values';
+import { InvalidDataSetError } from './data-set-values';
 
 /**
  * One row to upsert: `row` holds every column for an insert (defaults filled
@@ -23,114 +23,39 @@ export interface NormalisedDataSet {
   absences: UpsertRecord<AbsencesTable>[];
 }
 
-/** Checks and converts a data set to table rows; `now` stamps new marks. */
+/**
+ * Checks and converts a data set to table rows; `now` stamps new marks. Every
+ * record is checked against its collection's schema (collections/), the one
+ * the admin API validates with, after reading the spellings files use.
+ */
 export function normaliseDataSet(dataSet: DataSet, now: string): NormalisedDataSet {
-  return {
-    schools: collect(dataSet, 'schools', (item, path) => {
-      const baseUrl = requiredText(item.baseUrl, `${path}.baseUrl`);
-      return {
-        row: { key: schoolKey(baseUrl), base_url: baseUrl, name: requiredText(item.name, `${path}.name`) },
-        given: [],
-      };
-    }),
-
-    devices: collect(dataSet, 'devices', (item, path) => {
-      const token = optionalText(item.token, `${path}.token`);
-      const platform = optionalChoice(item.platform, `${path}.platform`, ['android', 'ios', 'web'] as const);
-      return {
-        row: { id: requiredText(item.id, `${path}.id`), push_token: token ?? null, platform: platform ?? null, updated_at: now },
-        given: givenColumns({ push_token: token, platform }),
-      };
-    }),
-
-    students: collect(dataSet, 'students', (item, path) => {
-      const deviceId = optionalText(item.deviceId, `${path}.deviceId`);
-      const classId = optionalText(item.classId, `${path}.classId`);
-      const active = activeFlag(item.active, `${path}.active`);
-      return {
-        row: {
-          id: requiredText(item.id, `${path}.id`),
-          school_key: schoolKey(requiredText(item.school, `${path}.school`)),
-          full_name: requiredText(item.fullName, `${path}.fullName`),
-          device_id: deviceId ?? null,
-          active: active ?? '1',
-          class_id: classId ?? null,
-        },
-        given: givenColumns({ device_id: deviceId, active, class_id: classId }),
-      };
-    }),
-
-    notes: collect(dataSet, 'notes', (item, path) => {
-      const subjectId = optionalText(item.subjectId, `${path}.subjectId`);
-      const classId = optionalText(item.classId, `${path}.classId`);
-      const badge = optionalText(item.badge, `${path}.badge`);
-      const state = optionalChoice(item.state, `${path}.state`, ['unread', 'read'] as const);
-      return {
-        row: {
-          id: requiredText(item.id, `${path}.id`),
-          student_id: requiredText(item.studentId, `${path}.studentId`),
-          type: requiredText(item.type, `${path}.type`),
-          subject_id: subjectId ?? null,
-          class_id: classId ?? null,
-          text: presentText(item.text, `${path}.text`),
-          note_date: isoTimestamp(item.date, `${path}.date`),
-          badge: badge ?? null,
-          state: state ?? 'unread',
-          read_at: state === 'read' ? now : null,
-        },
-        // read_at follows state (see the upsert), so it is given with it.
-        given: givenColumns({ subject_id: subjectId, class_id: classId, badge, state, read_at: state }),
-      };
-    }),
-
-    absences: collect(dataSet, 'absences', (item, path) => {
-      const reason = optionalText(item.reason, `${path}.reason`);
-      const seen = optionalFlag(item.seen, `${path}.seen`);
-      return {
-        row: {
-          id: requiredText(item.id, `${path}.id`),
-          student_id: requiredText(item.studentId, `${path}.studentId`),
-          absence_date: isoDate(item.date, `${path}.date`),
-          type: requiredText(item.type, `${path}.type`),
-          reason: reason ?? null,
-          seen: seen === true ? 1 : 0,
-          seen_at: seen === true ? now : null,
-        },
-        given: givenColumns({ reason, seen, seen_at: seen }),
-      };
-    }),
-  };
+  const data = Object.fromEntries(COLLECTIONS.map((collection) => [collection, collect(dataSet, collection, now)]));
+  return data as unknown as NormalisedDataSet;
 }
-
-type Item<C extends keyof DataSet> = NonNullable<DataSet[C]>[number];
 
 // Later records replace earlier ones with the same key: PostgreSQL refuses
 // to update one row twice in a single INSERT … ON CONFLICT.
-function collect<C extends keyof DataSet, Row extends { id: string } | { key: string }>(
-  dataSet: DataSet,
-  collection: C,
-  convert: (item: Partial<Item<C>>, path: string) => Omit<UpsertRecord<Row>, 'path'>,
-): UpsertRecord<Row>[] {
+function collect(dataSet: DataSet, collection: DataSetCollection, now: string): UpsertRecord<Record<string, unknown>>[] {
   const items: unknown = dataSet[collection];
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) throw new InvalidDataSetError(collection, 'must be a list.');
-  const byKey = new Map<string, UpsertRecord<Row>>();
+  const { fieldsSchema, spell, toRow, keyColumn } = COLLECTION_OF[collection];
+  const byKey = new Map<string, UpsertRecord<Record<string, unknown>>>();
   items.forEach((item: unknown, index) => {
     const path = `${collection}[${index}]`;
     if (typeof item !== 'object' || item === null) throw new InvalidDataSetError(path, 'must be an object.');
-    const record = { path, ...convert(item, path) };
-    byKey.set('key' in record.row ? record.row.key : record.row.id, record);
+    const parsed = fieldsSchema.safeParse(spell(item as Record<string, unknown>));
+    if (!parsed.success) {
+      const [issue] = parsed.error.issues;
+      throw new InvalidDataSetError([path, ...(issue?.path ?? []).map(String)].join('.'), issue?.message ?? 'is not valid.');
+    }
+    try {
+      const { row, given } = toRow(parsed.data, now);
+      byKey.set(String(row[keyColumn]), { path, row, given });
+    } catch (error) {
+      if (error instanceof RowProblem) throw new InvalidDataSetError(`${path}.${error.field}`, error.problem);
+      throw error;
+    }
   });
   return [...byKey.values()];
-}
-
-function givenColumns<K extends string>(values: Record<K, unknown>): K[] {
-  return (Object.keys(values) as K[]).filter((column) => values[column] !== undefined);
-}
-
-function activeFlag(value: unknown, path: string): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  const text = String(value).trim();
-  if (text === '1' || text === '0') return text;
-  throw new InvalidDataSetError(path, 'must be "1" or "0".');
 }

@@ -1,6 +1,7 @@
 // Read-modify-write of one record in one transaction, so that "create unless
 // it exists" and "change these fields" cannot race another writer.
 import type { Kysely } from 'kysely';
+import { COLLECTION_OF } from './collections';
 import type { StoreDatabase } from './database';
 import type { DataSet, DataSetCollection } from './data-set';
 import { InvalidDataSetError } from './data-set-values';
@@ -31,7 +32,7 @@ export async function changeRecord<C extends DataSetCollection>(
   const [written] = data[collection];
   const writtenKey = written === undefined ? undefined : 'key' in written.row ? written.row.key : written.row.id;
   if (writtenKey !== recordKey(collection, key)) {
-    throw new InvalidDataSetError(`${collection}[0].${collection === 'schools' ? 'baseUrl' : 'id'}`, `must name the record being written (${key}).`);
+    throw new InvalidDataSetError(`${collection}[0].${COLLECTION_OF[collection].key}`, `must name the record being written (${key}).`);
   }
   await writeNormalisedDataSet(db, data);
   const stored = await findRecord(db, collection, key);

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
+import { COLLECTION_OF, COLLECTIONS } from './collections';
 import type { DataSet, DataSetCollection } from './data-set';
 
 export type RecordOf<C extends DataSetCollection> = NonNullable<DataSet[C]>[number];
@@ -20,71 +21,20 @@ export interface RecordPage<C extends DataSetCollection> {
 
 export type DeleteResult = 'deleted' | 'not_found' | 'in_use';
 
-interface CollectionMapping {
-  readonly table: keyof StoreDatabase;
-  readonly key: string;
-  /** Record field → column, for filters. */
-  readonly columns: Readonly<Record<string, string>>;
-}
-
-export const COLLECTIONS: readonly DataSetCollection[] = ['schools', 'devices', 'students', 'notes', 'absences'];
-
-const MAPPING: Readonly<Record<DataSetCollection, CollectionMapping>> = {
-  schools: { table: 'schools', key: 'key', columns: { baseUrl: 'key', name: 'name' } },
-  students: {
-    table: 'students',
-    key: 'id',
-    columns: { id: 'id', school: 'school_key', fullName: 'full_name', deviceId: 'device_id', active: 'active', classId: 'class_id' },
-  },
-  devices: { table: 'devices', key: 'id', columns: { id: 'id', token: 'push_token', platform: 'platform' } },
-  notes: {
-    table: 'notes',
-    key: 'id',
-    columns: { id: 'id', studentId: 'student_id', type: 'type', subjectId: 'subject_id', classId: 'class_id', state: 'state' },
-  },
-  absences: { table: 'absences', key: 'id', columns: { id: 'id', studentId: 'student_id', type: 'type', seen: 'seen' } },
-};
+export { COLLECTIONS };
 
 type Row = Record<string, unknown>;
 // The collections share one code path; their row types differ, so this module
-// speaks to Kysely with string names and maps rows itself.
+// speaks to Kysely with string names and maps rows itself (collections/).
 type LooseDb = Kysely<Record<string, Row>>;
 
-const text = (value: unknown): string => String(value);
-const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const fromRow = <C extends DataSetCollection>(collection: C, row: Row): RecordOf<C> => COLLECTION_OF[collection].fromRow(row) as RecordOf<C>;
 
-const TO_RECORD: { readonly [C in DataSetCollection]: (row: Row) => RecordOf<C> } = {
-  schools: (r) => ({ baseUrl: text(r.base_url), name: text(r.name) }),
-  students: (r) => ({
-    id: text(r.id),
-    // The key normalises to itself, so it imports back to the same school.
-    school: text(r.school_key),
-    fullName: text(r.full_name),
-    deviceId: nullableText(r.device_id),
-    active: text(r.active),
-    classId: nullableText(r.class_id),
-  }),
-  devices: (r) => ({ id: text(r.id), token: nullableText(r.push_token), platform: nullableText(r.platform) as RecordOf<'devices'>['platform'] }),
-  notes: (r) => ({
-    id: text(r.id),
-    studentId: text(r.student_id),
-    type: text(r.type),
-    subjectId: nullableText(r.subject_id),
-    classId: nullableText(r.class_id),
-    text: text(r.text),
-    date: text(r.note_date),
-    badge: nullableText(r.badge),
-    state: text(r.state) as RecordOf<'notes'>['state'],
-  }),
-  absences: (r) => ({
-    id: text(r.id),
-    studentId: text(r.student_id),
-    date: text(r.absence_date),
-    type: text(r.type),
-    reason: nullableText(r.reason),
-    seen: Number(r.seen) === 1,
-  }),
-};
+/** Record field → column, for filters: the key field matches the stored key (a school's normalised base URL). */
+function filterColumn(collection: DataSetCollection, field: string): string | undefined {
+  const { key, keyColumn, columns } = COLLECTION_OF[collection];
+  return field === key ? keyColumn : Object.hasOwn(columns, field) ? columns[field] : undefined;
+}
 
 /** The stored key a record or a path names: a school's normalised base URL, anything else's id. */
 export function recordKey(collection: DataSetCollection, key: string): string {
@@ -99,9 +49,9 @@ function columnValue(collection: DataSetCollection, field: string, value: string
 }
 
 export async function findRecord<C extends DataSetCollection>(db: Kysely<StoreDatabase>, collection: C, key: string): Promise<RecordOf<C> | null> {
-  const { table, key: keyColumn } = MAPPING[collection];
+  const { table, keyColumn } = COLLECTION_OF[collection];
   const row = await (db as unknown as LooseDb).selectFrom(table).selectAll().where(keyColumn, '=', recordKey(collection, key)).executeTakeFirst();
-  return row === undefined ? null : TO_RECORD[collection](row);
+  return row === undefined ? null : fromRow(collection, row);
 }
 
 /** One page, in key order (stable across calls and dialects). */
@@ -111,22 +61,22 @@ export async function listRecords<C extends DataSetCollection>(
   filter: RecordFilter,
   page: { limit: number; offset: number },
 ): Promise<RecordPage<C>> {
-  const { table, key, columns } = MAPPING[collection];
+  const { table, keyColumn: key } = COLLECTION_OF[collection];
   let query = (db as unknown as LooseDb).selectFrom(table);
   for (const [field, value] of Object.entries(filter)) {
-    const column = columns[field];
+    const column = filterColumn(collection, field);
     if (column !== undefined && value !== undefined) query = query.where(column, '=', columnValue(collection, field, value));
   }
   const counted = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   const rows = await query.selectAll().orderBy(key).limit(page.limit).offset(page.offset).execute();
-  return { items: rows.map((row) => TO_RECORD[collection](row)), total: Number(counted?.n ?? 0) };
+  return { items: rows.map((row) => fromRow(collection, row)), total: Number(counted?.n ?? 0) };
 }
 
 /** Every record of a collection, in key order (the export). */
 export async function readAllRecords<C extends DataSetCollection>(db: Kysely<StoreDatabase>, collection: C): Promise<RecordOf<C>[]> {
-  const { table, key } = MAPPING[collection];
+  const { table, keyColumn: key } = COLLECTION_OF[collection];
   const rows = await (db as unknown as LooseDb).selectFrom(table).selectAll().orderBy(key).execute();
-  return rows.map((row) => TO_RECORD[collection](row));
+  return rows.map((row) => fromRow(collection, row));
 }
 
 // Rows per IN (...) lookup: far below both dialects' parameter limits.
@@ -134,7 +84,7 @@ const LOOKUP_BATCH = 500;
 
 /** Which of `keys` are stored (keys in stored form, see recordKey). */
 export async function existingKeys(db: Kysely<StoreDatabase>, collection: DataSetCollection, keys: readonly string[]): Promise<Set<string>> {
-  const { table, key } = MAPPING[collection];
+  const { table, keyColumn: key } = COLLECTION_OF[collection];
   const found = new Set<string>();
   const unique = [...new Set(keys)];
   for (let start = 0; start < unique.length; start += LOOKUP_BATCH) {
@@ -163,7 +113,7 @@ export async function deleteRecord(db: Kysely<StoreDatabase>, collection: DataSe
     await db.deleteFrom('notes').where('student_id', '=', stored).execute();
     await db.deleteFrom('absences').where('student_id', '=', stored).execute();
   }
-  const { table, key: keyColumn } = MAPPING[collection];
+  const { table, keyColumn } = COLLECTION_OF[collection];
   const result = await (db as unknown as LooseDb).deleteFrom(table).where(keyColumn, '=', stored).executeTakeFirst();
   return Number(result.numDeletedRows) > 0 ? 'deleted' : 'not_found';
 }

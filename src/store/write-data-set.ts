@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { COLLECTION_OF } from './collections';
 import type { StoreDatabase } from './database';
 import { InvalidDataSetError } from './data-set-values';
 import type { DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
@@ -8,7 +9,11 @@ import type { NormalisedDataSet, UpsertRecord } from './normalise-data-set';
 // 32766, PostgreSQL 65535) at ten columns a row.
 const BATCH_ROWS = 500;
 
-/** Upserts a checked data set in dependency order; call inside a transaction. */
+/**
+ * Upserts a checked data set in dependency order; call inside a transaction.
+ * An update sets the required columns (collections/) and the optional ones
+ * the records gave.
+ */
 export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: NormalisedDataSet, options: WriteDataSetOptions = {}): Promise<DataSetCounts> {
   const progress = (collection: DataSetCollection, total: number) => (written: number) => options.onProgress?.(collection, written, total);
 
@@ -16,7 +21,7 @@ export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: No
     await db
       .insertInto('schools')
       .values(rows)
-      .onConflict((oc) => oc.column('key').doUpdateSet(fromExcluded(['base_url', 'name'])))
+      .onConflict((oc) => oc.column('key').doUpdateSet(fromExcluded(COLLECTION_OF.schools.requiredColumns)))
       .execute();
   });
 
@@ -41,7 +46,7 @@ export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: No
     await db
       .insertInto('students')
       .values(rows)
-      .onConflict((oc) => oc.column('id').doUpdateSet(fromExcluded(['school_key', 'full_name', ...given])))
+      .onConflict((oc) => oc.column('id').doUpdateSet(fromExcluded([...COLLECTION_OF.students.requiredColumns, ...given])))
       .execute();
   });
 
@@ -51,7 +56,7 @@ export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: No
       .values(rows)
       .onConflict((oc) =>
         oc.column('id').doUpdateSet({
-          ...fromExcluded(['student_id', 'type', 'text', 'note_date', ...given.filter((c) => c !== 'read_at')]),
+          ...fromExcluded([...COLLECTION_OF.notes.requiredColumns, ...given.filter((c) => c !== 'read_at')]),
           ...(given.includes('read_at') ? { read_at: keptWhileUnchanged('notes', 'state', 'read_at') } : {}),
         }),
       )
@@ -64,7 +69,7 @@ export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: No
       .values(rows)
       .onConflict((oc) =>
         oc.column('id').doUpdateSet({
-          ...fromExcluded(['student_id', 'absence_date', 'type', ...given.filter((c) => c !== 'seen_at')]),
+          ...fromExcluded([...COLLECTION_OF.absences.requiredColumns, ...given.filter((c) => c !== 'seen_at')]),
           ...(given.includes('seen_at') ? { seen_at: keptWhileUnchanged('absences', 'seen', 'seen_at') } : {}),
         }),
       )

@@ -154,7 +154,7 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
       id: String(100_000 + index),
       school: SCHOOL_A,
       fullName: `Student ${String(index).padStart(5, '0')}`,
-      active: index % 2 === 0 ? '1' : '0',
+      active: index % 2 === 0 ? ('1' as const) : ('0' as const),
     }));
     const progress: Array<[string, number, number]> = [];
     const counts = await fresh.ctx.store.writeDataSet(
@@ -174,7 +174,7 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
   describe('refusals', () => {
     const refusals: Array<[string, DataSet, string]> = [
       ['a missing id', { devices: [{ id: ' ' }] }, 'devices[0].id'],
-      ['a bad active flag', { students: [{ id: '1', school: SCHOOL_A, fullName: 'x', active: 'yes' }] }, 'students[0].active'],
+      ['a bad active flag', { students: [{ id: '1', school: SCHOOL_A, fullName: 'x', active: 'yes' as never }] }, 'students[0].active'],
       ['a bad platform', { devices: [{ id: 'd', platform: 'symbian' as never }] }, 'devices[0].platform'],
       ['a bad note state', { notes: [{ id: 'n', studentId: 's', type: 't', text: '', date: '2025-01-01', state: 'gone' as never }] }, 'notes[0].state'],
       ['a bad note date', { notes: [{ id: 'n', studentId: 's', type: 't', text: '', date: '01/02/2025' }] }, 'notes[0].date'],

@@ -5,13 +5,14 @@
 import { SaxesParser } from 'saxes';
 import { ENDPOINTS, loadServiceModel, type EndpointModel, type OperationModel } from '../../src/contract';
 import { operationSamples, type Sample, type SampleText } from '../../src/wire/help';
+import type { DataSet } from '../../src/store';
 import { FIXTURES } from '../support/fixtures';
 import { byName, findAll, parsePage, textOf } from '../support/html-page';
 import { startTestService, type TestService } from '../support/service';
 import { NS, bodyText, call } from '../support/wire';
 
 // Two students in School B, so that the list answer has the two items ASMX's sample shows.
-const DATA = {
+const DATA: DataSet = {
   ...FIXTURES,
   students: [
     ...(FIXTURES.students ?? []),

@@ -1,0 +1,203 @@
+// The kinds of field a stored record has. Each kind is one zod schema (what
+// the admin API validates, what the OpenAPI document shows, what the store
+// checks before it writes) plus what only a file needs: how a CSV cell or a
+// hand-written JSON value spells it (`spell`), and how the value maps to its
+// column and back. The rules are in docs/operating.md#one-set-of-rules.
+import { z } from 'zod';
+
+/** A value the schema accepts but the store cannot keep (30 February); thrown by `toColumn`, reported with the field's path. */
+export class FieldProblem extends Error {
+  override readonly name = 'FieldProblem';
+}
+
+export interface Field<S extends z.ZodType = z.ZodType, K extends string = string> {
+  readonly schema: S;
+  /** The column the value is stored in. */
+  readonly column: K;
+  /** A CSV header must name it; a record must have it. */
+  readonly required: boolean;
+  /** A file's spelling of the value (a number for an id, `"true"` for a flag, an empty cell) as the schema's type. */
+  readonly spell: (value: unknown) => unknown;
+  /** The checked value (undefined: left out) as stored; undefined keeps the stored value (or the column's default for a new row). */
+  readonly toColumn: (value: unknown) => unknown;
+  /** The column's value as the record shows it. */
+  readonly fromColumn: (value: unknown) => unknown;
+  /** What a new row stores when the value is left out. */
+  readonly default: unknown;
+}
+
+// The messages are the importer's (pinned in test/import/import.test.ts);
+// the admin API gives the same ones by path.
+const REQUIRED = 'is required.';
+const tooLong = (max: number) => `must be at most ${max} characters.`;
+const textError = (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? REQUIRED : 'must be a string.');
+
+// Hand-written JSON has numbers for ids and badges; CSV has text only.
+const numberAsText = (value: unknown): unknown => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value);
+const same = (value: unknown): unknown => value;
+const text = (value: unknown): string => String(value);
+const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+interface TextOptions {
+  readonly description?: string;
+  /** Stored form of the value, such as a school's normalised key. */
+  readonly toColumn?: (value: string) => string;
+}
+
+/** A required identifier or name: trimmed, not empty, at most `max` characters. */
+export function requiredText<K extends string>(column: K, max: number, options: TextOptions = {}) {
+  const schema = z.string({ error: textError }).trim().min(1, { error: REQUIRED, abort: true }).max(max, tooLong(max));
+  const convert = options.toColumn ?? same;
+  return field(options.description === undefined ? schema : schema.describe(options.description), {
+    column,
+    required: true,
+    spell: numberAsText,
+    toColumn: (value) => convert(value as string),
+    fromColumn: text,
+  });
+}
+
+/** Free text that must be present but may be empty, kept as written (a note's text). */
+export function presentText<K extends string>(column: K, max: number, description?: string) {
+  const schema = z.string({ error: textError }).max(max, tooLong(max));
+  return field(description === undefined ? schema : schema.describe(description), {
+    column,
+    required: true,
+    spell: numberAsText,
+    toColumn: same,
+    fromColumn: text,
+  });
+}
+
+/** Optional text, trimmed, at most `max` characters; null or empty clears it (a CSV cell cannot say null). */
+export function optionalText<K extends string>(column: K, max: number, description: string) {
+  const schema = z.string({ error: 'must be a string.' }).trim().max(max, tooLong(max)).nullable().optional().describe(`${description}; null clears it.`);
+  return field(schema, {
+    column,
+    required: false,
+    spell: numberAsText,
+    toColumn: (value) => (value === undefined ? undefined : value === null || value === '' ? null : value),
+    fromColumn: nullableText,
+  });
+}
+
+interface ChoiceOptions<T extends string> {
+  readonly description?: string;
+  /** Stored for a new record when left out. */
+  readonly default?: T;
+  /** The refusal; `must be one of a, b.` unless given. */
+  readonly message?: string;
+  /** A file may write it in any letter case (`Android`). */
+  readonly anyCase?: boolean;
+  /** What an empty cell or null in a file means: left out (keep), or this value. */
+  readonly empty?: T;
+}
+
+/** One of a few words, optional. */
+export function choice<K extends string, const T extends readonly [string, ...string[]]>(column: K, choices: T, options: ChoiceOptions<T[number]> = {}) {
+  const schema = z.enum(choices, { error: options.message ?? `must be one of ${choices.join(', ')}.` }).optional();
+  return field(options.description === undefined ? schema : schema.describe(options.description), {
+    column,
+    required: false,
+    spell: (value) => {
+      const spelled = numberAsText(value);
+      if (typeof spelled !== 'string') return spelled === null ? options.empty : spelled;
+      const trimmed = spelled.trim();
+      if (trimmed === '') return options.empty;
+      return options.anyCase === true ? trimmed.toLowerCase() : trimmed;
+    },
+    toColumn: same,
+    fromColumn: text,
+    default: options.default,
+  });
+}
+
+/** One of a few words, or null (none); a file may write it in any letter case, an empty cell clears it. */
+export function nullableChoice<K extends string, const T extends readonly [string, ...string[]]>(column: K, choices: T, description?: string) {
+  const schema = z
+    .enum(choices, { error: `must be one of ${choices.join(', ')}.` })
+    .nullable()
+    .optional();
+  return field(description === undefined ? schema : schema.describe(description), {
+    column,
+    required: false,
+    spell: (value) => {
+      if (typeof value !== 'string') return value;
+      const trimmed = value.trim();
+      return trimmed === '' ? null : trimmed.toLowerCase();
+    },
+    toColumn: same,
+    fromColumn: nullableText,
+    default: null,
+  });
+}
+
+/** true or false, stored as 1 or 0 (the same on both dialects); false for a new record. */
+export function flag<K extends string>(column: K, description?: string) {
+  const schema = z.boolean({ error: 'must be true or false.' }).optional();
+  return field(description === undefined ? schema : schema.describe(description), {
+    column,
+    required: false,
+    spell: (value) => {
+      if (value === null || value === '') return undefined;
+      if (value === 'true' || value === 1 || value === '1') return true;
+      if (value === 'false' || value === 0 || value === '0') return false;
+      return value;
+    },
+    toColumn: (value) => (value === undefined ? undefined : value === true ? 1 : 0),
+    // An integer on both dialects; Number() also copes with a driver that hands back a string or boolean.
+    fromColumn: (value) => Number(value) === 1,
+    default: 0,
+  });
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+// Date.UTC rolls 30 February over to March; a real date survives the round trip.
+function calendarDate(date: string): string {
+  const [, year, month, day] = DATE.exec(date) as unknown as [string, string, string, string];
+  const utc = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (Number.isNaN(utc.getTime()) || utc.toISOString().slice(0, 10) !== date) throw new FieldProblem('is not a calendar date.');
+  return date;
+}
+
+/** A date as written (the day the school recorded), YYYY-MM-DD. Whether the day exists is the store's check (a 422 in the admin API). */
+export function isoDate<K extends string>(column: K, description?: string) {
+  const schema = z.string({ error: textError }).trim().min(1, { error: REQUIRED, abort: true }).regex(DATE, 'must be an ISO 8601 date (YYYY-MM-DD).');
+  return field(description === undefined ? schema : schema.describe(description), {
+    column,
+    required: true,
+    spell: numberAsText,
+    toColumn: (value) => calendarDate(value as string),
+    fromColumn: text,
+  });
+}
+
+/**
+ * A timestamp, stored as UTC `YYYY-MM-DDTHH:mm:ss.sssZ` so that stored dates
+ * sort as text. A date alone is midnight UTC; a time without offset is read
+ * as UTC rather than in the server's zone.
+ */
+export function isoTimestamp<K extends string>(column: K, description?: string) {
+  const schema = z.string({ error: textError }).trim().min(1, { error: REQUIRED, abort: true }).regex(TIMESTAMP, 'must be an ISO 8601 timestamp.');
+  return field(description === undefined ? schema : schema.describe(description), {
+    column,
+    required: true,
+    spell: numberAsText,
+    toColumn: (value) => {
+      const [, day, time, offset] = TIMESTAMP.exec(value as string) as unknown as [string, string, string | undefined, string | undefined];
+      const date = calendarDate(day);
+      const zone = offset ?? 'Z';
+      const normalisedZone = /^[+-]\d{4}$/.test(zone) ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+      const parsed = new Date(`${date}T${time ?? '00:00'}${normalisedZone.toUpperCase()}`);
+      if (Number.isNaN(parsed.getTime())) throw new FieldProblem('is not a valid time.');
+      return parsed.toISOString();
+    },
+    fromColumn: text,
+  });
+}
+
+function field<S extends z.ZodType, K extends string>(schema: S, parts: Omit<Field<S, K>, 'schema' | 'default'> & { default?: unknown }): Field<S, K> {
+  return { schema, ...parts, default: parts.default ?? null };
+}
