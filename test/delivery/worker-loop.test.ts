@@ -81,4 +81,35 @@ describe('the worker loop', () => {
     await smsSent;
     expect(h.gateway.requests).toHaveLength(1);
   }, 15_000);
+
+  it('a busy channel claims again once a quarter of its limit is free, not only half', async () => {
+    await h.close();
+    // Eight sends at once; every answer waits until the test gives it (no send times out meanwhile).
+    h = await startHarness(sqlite, { pollMs: 3_600_000, timeoutMs: 120_000, limits: createDeliveryLimits({ floor: 8, ceiling: 8 }) });
+    const answers: Array<() => void> = [];
+    h.fcm.server.script(
+      ...Array.from(
+        { length: 20 },
+        () =>
+          new Promise<{ status: number; body: unknown }>((resolve) => answers.push(() => resolve({ status: 200, body: { name: 'projects/p/messages/1' } }))),
+      ),
+    );
+    for (let i = 0; i < 20; i++) await queuePush(h, '1001', `type-${i}`);
+    const requestsReach = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (h.fcm.server.requests.length >= n ? resolve() : setTimeout(check, 5));
+        check();
+      });
+    h.worker.start();
+    await requestsReach(8);
+    // Two of the eight answered: a quarter of the limit is free, and the worker claims two more.
+    answers[0]();
+    answers[1]();
+    // Waiting for half the limit, it would not claim before the other sends end: give it two seconds.
+    await Promise.race([requestsReach(10), new Promise((resolve) => setTimeout(resolve, 2000))]);
+    const claimedMeanwhile = h.fcm.server.requests.length;
+    for (const answer of answers) answer();
+    await h.worker.stop(5000);
+    expect(claimedMeanwhile).toBe(10);
+  });
 });
