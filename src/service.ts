@@ -12,14 +12,14 @@ import { createMetrics, type Metrics } from './metrics';
 import { observeRequests } from './observe';
 import { createOperations } from './operations';
 import { createApp, type App, type OperatorRoute } from './server';
-import { loadDemoData, openStore, type SqlStore } from './store';
+import { loadDemoData, openStore, type OpenedStore } from './store';
 
 // Longest a readiness check waits for the store.
 const READINESS_TIMEOUT_MS = 2000;
 
 export interface Service {
   readonly app: App;
-  readonly store: SqlStore;
+  readonly store: OpenedStore;
   readonly metrics: Metrics;
   /** The delivery worker in this process (WORKER=true), or null. */
   readonly delivery: RunningDelivery | null;
@@ -39,7 +39,7 @@ export const DELIVERY_STOP_MS = 5000;
 
 export interface ServiceParts {
   /** A store opened elsewhere (tests); the service then leaves closing it to the caller. */
-  readonly store?: SqlStore;
+  readonly store?: OpenedStore;
 }
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {

@@ -12,7 +12,7 @@ import type { NewAuditRow } from '../store';
 import type { AuditEntry, AuditTrail } from './contracts';
 import { SILENT_ACCESS_OBSERVER, type AccessObserver } from './observer';
 
-/** What the audit trail needs of the store (SqlStore has it). */
+/** What the audit trail needs of the store (the opened store has it). */
 export interface AuditSink {
   insertAuditEntries(entries: readonly NewAuditRow[]): Promise<void>;
 }

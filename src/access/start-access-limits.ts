@@ -12,7 +12,7 @@ import { createEnumerationGuard, type BoundedEnumerationGuard } from './enumerat
 import { SILENT_ACCESS_OBSERVER, type AccessObserver } from './observer';
 
 export interface AccessLimitsOptions {
-  /** The service's store (SqlStore): budgets are shared through it on PostgreSQL, the audit trail is written to it. */
+  /** The service's store: budgets are shared through it on PostgreSQL, the audit trail is written to it. */
   readonly store: BudgetStore & AuditSink & AuditPruningStore;
   readonly logger: Logger;
   /** `metrics.access` from createMetrics(). */

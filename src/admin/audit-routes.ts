@@ -5,7 +5,7 @@ import type { AuditPage, AuditQuery } from '../store';
 import { route, type AdminRoute } from './route-table';
 import { AuditEntry, AuditListQuery, Paging, pageOf } from './schemas';
 
-/** What the audit listing needs of the store (SqlStore has it). */
+/** What the audit listing needs of the store (the opened store has it). */
 export interface AuditListing {
   listAuditEntries(query: AuditQuery): Promise<AuditPage>;
 }

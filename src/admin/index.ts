@@ -2,7 +2,7 @@
 // behind a bearer token, off when ADMIN_TOKEN is unset.
 import { Router, type RequestHandler } from 'express';
 import type { Logger } from '../log';
-import type { SqlStore } from '../store';
+import type { AdminStore } from '../store';
 import { callRecordOf, NOSNIFF } from '../wire';
 import { auditRoutes } from './audit-routes';
 import { requireBearer } from './auth';
@@ -15,7 +15,7 @@ import { routeTable } from './router';
 export { API_BASE } from './record-routes';
 
 export interface AdminApiOptions {
-  readonly store: SqlStore;
+  readonly store: AdminStore;
   /** null: the API answers 404 to everything, saying how to turn it on. */
   readonly token: string | null;
   readonly logger: Logger;

@@ -3,7 +3,7 @@
 // numbers only masked.
 import { z } from 'zod';
 import { maskPhone } from '../log';
-import type { AuthCodeMessageRow, OutboxChannel, OutboxMessage, PushNotificationRow, SqlStore } from '../store';
+import type { AuthCodeMessageRow, OutboxChannel, OutboxMessage, PushNotificationRow, AdminStore } from '../store';
 import { AdminError } from './errors';
 import { route, type AdminRoute } from './route-table';
 import { ErrorBody, OutboxChannelParam, OutboxListQuery, OutboxStats, Paging, PushMessage, Requeued, RequeuedCount, SmsMessage, pageOf } from './schemas';
@@ -24,7 +24,7 @@ function pushOrSmsView(message: OutboxMessage): z.output<typeof PushMessage> | z
   return message.channel === 'sms' ? smsView(message.item) : pushView(message.item);
 }
 
-export function outboxRoutes(store: SqlStore): AdminRoute[] {
+export function outboxRoutes(store: AdminStore): AdminRoute[] {
   const channelParams = z.strictObject({ channel: OutboxChannelParam });
   return [
     route({

@@ -1,7 +1,7 @@
 // Create, read, update, delete and list for each collection of the data set,
 // built from each collection's description (src/store/collections/).
 import { z } from 'zod';
-import { COLLECTION_OF, COLLECTIONS, recordKey, type DataSetCollection, type RecordDecision, type SqlStore } from '../store';
+import { COLLECTION_OF, COLLECTIONS, recordKey, type DataSetCollection, type RecordDecision, type AdminStore } from '../store';
 import { AdminError } from './errors';
 import { route, type AdminRoute } from './route-table';
 import { ErrorBody, Filters, Paging, pageOf } from './schemas';
@@ -33,7 +33,7 @@ function location(spec: CollectionSpec, key: string): string {
 
 type AnyRecord = Record<string, unknown>;
 
-function collectionRoutes(store: SqlStore, spec: CollectionSpec): AdminRoute[] {
+function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[] {
   const { collection, noun, key, record, tag } = spec;
   const base = `/${collection}`;
   const item = `/${collection}/{${key}}`;
@@ -196,6 +196,6 @@ function deleteNote(collection: DataSetCollection): string {
   }
 }
 
-export function recordRoutes(store: SqlStore): AdminRoute[] {
+export function recordRoutes(store: AdminStore): AdminRoute[] {
   return SPECS.flatMap((spec) => collectionRoutes(store, spec));
 }

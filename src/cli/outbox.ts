@@ -4,7 +4,7 @@
 // rather than at the workers' next hourly pass.
 import { parseRetentionDays, pruneOutboxOnce, uncoveredLimitWindow } from '../delivery/outbox-retention';
 import { createLogger, maskPhone } from '../log';
-import { openStore, type OutboxStatus, type SqlStore } from '../store';
+import { openStore, type OutboxStatus, type OutboxCommandStore } from '../store';
 import type { Config } from '../config';
 import { loadConfigOrExit } from './load-config';
 
@@ -29,7 +29,7 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
-async function list(store: SqlStore, args: string[]): Promise<number> {
+async function list(store: OutboxCommandStore, args: string[]): Promise<number> {
   let statuses: OutboxStatus[] = ['dead', 'uncertain', 'failed'];
   let limit = 50;
   for (let i = 0; i < args.length; i += 2) {
@@ -64,7 +64,7 @@ function detail(row: { status: OutboxStatus; nextAttemptAt: string; lastError: s
   return `${next}${row.lastError === null ? '' : `\n     ${row.lastError}`}`;
 }
 
-async function resend(store: SqlStore, id: string): Promise<number> {
+async function resend(store: OutboxCommandStore, id: string): Promise<number> {
   let result = await store.requeueOutboxMessage('push', id);
   if (result === 'not_found') result = await store.requeueOutboxMessage('sms', id);
   const words = {
@@ -77,14 +77,14 @@ async function resend(store: SqlStore, id: string): Promise<number> {
   return result === 'requeued' ? 0 : 1;
 }
 
-async function resendDead(store: SqlStore): Promise<number> {
+async function resendDead(store: OutboxCommandStore): Promise<number> {
   const push = await store.requeueDeadOutboxMessages('push');
   const sms = await store.requeueDeadOutboxMessages('sms');
   console.log(`Queued again: ${push} push notification(s), ${sms} login code(s). Dead login codes whose code was erased stay dead.`);
   return 0;
 }
 
-async function prune(store: SqlStore, args: string[], config: Config): Promise<number> {
+async function prune(store: OutboxCommandStore, args: string[], config: Config): Promise<number> {
   let days = config.delivery.outboxRetentionDays;
   if (args.length > 0) {
     days = args.length === 2 && args[0] === '--days' ? parseRetentionDays(args[1]) : null;

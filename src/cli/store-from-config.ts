@@ -1,9 +1,9 @@
 // The store the server would use (DATABASE_URL, else DATA_DIR), for the
 // command-line tools. A bad configuration exits with code 2, as the server does.
-import { openStore, type SqlStore } from '../store';
+import { openStore, type OpenedStore } from '../store';
 import { loadConfigOrExit } from './load-config';
 
-export async function storeFromConfig(): Promise<SqlStore> {
+export async function storeFromConfig(): Promise<OpenedStore> {
   const config = loadConfigOrExit();
   return openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
 }

@@ -1,6 +1,6 @@
 import type { ClaimedAuthCodeMessage, ClaimedPushNotification, DeliveryCompletionEntry, OutboxChannelStats } from '../store';
 
-/** What the worker needs of the store (SqlStore provides it). */
+/** What the worker needs of the store (the opened store provides it). */
 export interface DeliveryStore {
   claimPushNotifications(limit: number, leaseSeconds: number): Promise<ClaimedPushNotification[]>;
   claimAuthCodeMessages(limit: number, leaseSeconds: number): Promise<ClaimedAuthCodeMessage[]>;

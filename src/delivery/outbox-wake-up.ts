@@ -8,7 +8,7 @@
 import type { OutboxSubscription } from '../store';
 import type { Logger } from '../log';
 
-/** What the wake-up needs of the store (SqlStore provides it; null: no LISTEN on this database). */
+/** What the wake-up needs of the store (the opened store provides it; null: no LISTEN on this database). */
 export interface WakeUpSource {
   listenForOutbox(onNotification: (channel: string) => void): Promise<OutboxSubscription> | null;
 }

@@ -2,7 +2,7 @@
 // store's rules and against what it refers to (a student's school, a note's
 // or absence's student), stored already or earlier in this import. Nothing
 // is written here, so that --strict can refuse the whole import.
-import { COLLECTIONS, checkRecord, type DataSet, type DataSetCollection, type SqlStore } from '../store';
+import { COLLECTIONS, checkRecord, type DataSet, type DataSetCollection, type ImportStore } from '../store';
 import type { Source, SourceRow } from './source';
 
 export interface Rejection {
@@ -27,7 +27,7 @@ export interface SourceChecker {
   check(source: Source, onRow?: () => void): Promise<CheckedSource>;
 }
 
-export function createSourceChecker(store: Pick<SqlStore, 'existingKeys'>, now: string): SourceChecker {
+export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, now: string): SourceChecker {
   // Keys accepted earlier in this import, and answers the store already gave.
   const imported: Record<ReferencedCollection, Set<string>> = { schools: new Set(), students: new Set() };
   const stored: Record<ReferencedCollection, Map<string, boolean>> = { schools: new Map(), students: new Map() };

@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { COLLECTIONS, type DataSetCollection, type SqlStore } from '../store';
+import { COLLECTIONS, type DataSetCollection, type ImportStore } from '../store';
 import { FIELDS } from './format';
 
 export type ExportFormat = 'csv' | 'json';
@@ -13,7 +13,7 @@ export const JSON_EXPORT_FILE = 'data.json';
 
 /** Writes the files; returns their paths and how many records each collection had. */
 export async function exportDataSet(
-  store: Pick<SqlStore, 'readDataSet'>,
+  store: Pick<ImportStore, 'readDataSet'>,
   dir: string,
   format: ExportFormat,
 ): Promise<{ files: string[]; counts: Record<DataSetCollection, number> }> {

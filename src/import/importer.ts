@@ -1,7 +1,7 @@
 // `npm run import`: read every file, check every row (phase one, nothing
 // written), then write each file in a transaction of its own. With --strict
 // a single bad row or file stops the import before anything is written.
-import { COLLECTIONS, InvalidDataSetError, StoreError, type DataSetCollection, type SqlStore } from '../store';
+import { COLLECTIONS, InvalidDataSetError, StoreError, type DataSetCollection, type ImportStore } from '../store';
 import { createSourceChecker, type CheckedSource, type Rejection } from './check-sources';
 import { silentProgress, type Progress } from './progress';
 import { readSource } from './read-source';
@@ -48,7 +48,7 @@ export interface ImportReport {
 
 const rank = (source: Source): number => Math.min(...COLLECTIONS.map((c, i) => ((source.rows[c]?.length ?? 0) > 0 ? i : COLLECTIONS.length)));
 
-export async function importFiles(store: SqlStore, files: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+export async function importFiles(store: ImportStore, files: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
   const progress = options.progress ?? silentProgress;
   const now = (options.now ?? (() => new Date()))().toISOString();
   const failed: FileReport[] = [];
@@ -85,7 +85,7 @@ export async function importFiles(store: SqlStore, files: readonly string[], opt
   return { files: reports, complete, refused };
 }
 
-async function write(store: SqlStore, source: CheckedSource, progress: Progress): Promise<FileReport> {
+async function write(store: ImportStore, source: CheckedSource, progress: Progress): Promise<FileReport> {
   const total = COLLECTIONS.reduce((n, c) => n + (source.accepted[c] ?? 0), 0);
   let before = 0;
   let current: DataSetCollection | null = null;
@@ -111,7 +111,7 @@ async function write(store: SqlStore, source: CheckedSource, progress: Progress)
   }
 }
 
-function report(source: CheckedSource, status: FileReport['status'], counts: Awaited<ReturnType<SqlStore['importDataSet']>> | null): FileReport {
+function report(source: CheckedSource, status: FileReport['status'], counts: Awaited<ReturnType<ImportStore['importDataSet']>> | null): FileReport {
   const collections = COLLECTIONS.filter((c) => source.accepted[c] !== undefined || source.rejected.some((r) => r.collection === c)).map(
     (collection): CollectionReport => ({
       collection,

@@ -1,13 +1,13 @@
 // The store folder's public face: open a store, feed it data, and the types
 // the rest of the service codes against. Everything else here is private.
 export { DEFAULT_GROUP_COMMIT_MS, openStore, type OpenStoreOptions } from './open-store';
-export { GroupCommit } from './group-commit';
-export type { OutboxSubscription } from './outbox-notify';
-export type { SqlStore } from './sql-store';
+export { GroupCommit } from './outbox/group-commit';
+export type { OutboxSubscription } from './outbox/outbox-notify';
+export type { AdminStore, DemoDataStore, ImportStore, OpenedStore, OutboxCommandStore } from './roles';
 export { StoreError, type StoreErrorKind } from './errors';
-export { InvalidDataSetError } from './data-set-values';
-export { checkRecord, type RecordCheck } from './check-record';
-export { DEMO_DATA, loadDemoData } from './demo-data';
+export { InvalidDataSetError } from './data-set/data-set-values';
+export { checkRecord, type RecordCheck } from './records/check-record';
+export { DEMO_DATA, loadDemoData } from './data-set/demo-data';
 export type {
   DataSet,
   DataSetAbsence,
@@ -18,18 +18,18 @@ export type {
   DataSetSchool,
   DataSetStudent,
   WriteDataSetOptions,
-} from './data-set';
-export type { AuthCodeMessageRow, OutboxFilter, PushNotificationRow } from './outbox';
-export type { OutboxChannel, OutboxChannelStats, RequeueResult } from './outbox-admin';
-export type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion, DeliveryCompletionEntry } from './outbox-claims';
-export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access-audit';
-export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access-counters';
-export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './auth-code-admission';
+} from './data-set/data-set';
+export type { AuthCodeMessageRow, OutboxFilter, PushNotificationRow } from './outbox/outbox';
+export type { OutboxChannel, OutboxChannelStats, RequeueResult } from './outbox/outbox-admin';
+export type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion, DeliveryCompletionEntry } from './outbox/outbox-claims';
+export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access/access-audit';
+export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access/access-counters';
+export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './outbox/auth-code-admission';
 export type { DevicePlatform, OutboxStatus } from './database';
-export type { ImportCounts } from './import-data-set';
-export type { MigrationStatus } from './migration-status';
-export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox-listing';
-export type { RecordChangeResult, RecordDecision } from './record-change';
+export type { ImportCounts } from './data-set/import-data-set';
+export type { MigrationStatus } from './migrations/migration-status';
+export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox/outbox-listing';
+export type { RecordChangeResult, RecordDecision } from './records/record-change';
 export { COLLECTION_OF, type Collection } from './collections';
-export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records';
+export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records/records';
 export type { AbsenceRecord, NewAuthCodeMessage, NewPushNotification, NoteRecord, NoteState, Store, StudentPlacement, StudentSummary } from './types';

@@ -2,13 +2,14 @@ import path from 'node:path';
 import { Kysely, type Dialect } from 'kysely';
 import type { StoreDatabase } from './database';
 import { StoreError, toStoreError } from './errors';
-import { migrateToLatest } from './migrate';
-import { listenForOutbox } from './outbox-notify';
+import { migrateToLatest } from './migrations/migrate';
+import { listenForOutbox } from './outbox/outbox-notify';
 import type { StoreDialect } from './migrations';
-import { assertSchemaName, createPostgresDialect, preparePostgresSchema } from './postgres';
-import { SharedResources } from './shared-resources';
+import { assertSchemaName, createPostgresDialect, preparePostgresSchema } from './connection/postgres';
+import { SharedResources } from './connection/shared-resources';
+import type { OpenedStore } from './roles';
 import { SqlStore } from './sql-store';
-import { openSqliteDialect, SQLITE_FILE_NAME } from './sqlite';
+import { openSqliteDialect, SQLITE_FILE_NAME } from './connection/sqlite';
 
 export interface OpenStoreOptions {
   /** PostgreSQL connection string; empty or unset selects embedded SQLite. */
@@ -41,7 +42,7 @@ const sqliteFiles = new SharedResources<Kysely<StoreDatabase>>();
  * Opens the store and brings its schema up to date. Rejects with StoreError
  * when the database cannot be opened or migrated.
  */
-export async function openStore(options: OpenStoreOptions): Promise<SqlStore> {
+export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   const databaseUrl = options.databaseUrl?.trim() ?? '';
   const storeOptions = { now: options.now };
 

@@ -2,17 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { schoolKey } from '../domain/school-key';
 import type { StoreDatabase } from './database';
-import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
-import { insertAuditRows, listAuditRows, pruneAuditRows, type AuditPage, type AuditQuery, type NewAuditRow } from './access-audit';
-import { mergeCounters, pruneCounters, type CounterMerge } from './access-counters';
-import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
-import { InvalidDataSetError } from './data-set-values';
+import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set/data-set';
+import { insertAuditRows, listAuditRows, pruneAuditRows, type AuditPage, type AuditQuery, type NewAuditRow } from './access/access-audit';
+import { mergeCounters, pruneCounters, type CounterMerge } from './access/access-counters';
+import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLimit } from './outbox/auth-code-admission';
+import { InvalidDataSetError } from './data-set/data-set-values';
 import { StoreError, toStoreError } from './errors';
 import type { StoreDialect } from './migrations';
-import { GroupCommit } from './group-commit';
-import { normaliseDataSet } from './normalise-data-set';
-import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
-import { queuedColumns, toAuthCodeMessageRow, toPushNotificationRow, type AuthCodeMessageRow, type OutboxFilter, type PushNotificationRow } from './outbox';
+import { GroupCommit } from './outbox/group-commit';
+import { normaliseDataSet } from './data-set/normalise-data-set';
+import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox/outbox-notify';
+import {
+  queuedColumns,
+  toAuthCodeMessageRow,
+  toPushNotificationRow,
+  type AuthCodeMessageRow,
+  type OutboxFilter,
+  type PushNotificationRow,
+} from './outbox/outbox';
 import {
   claimAuthCodeMessages,
   claimPushNotifications,
@@ -25,7 +32,7 @@ import {
   type ClaimRequest,
   type DeliveryCompletion,
   type DeliveryCompletionEntry,
-} from './outbox-claims';
+} from './outbox/outbox-claims';
 import {
   outboxStats,
   pruneFinishedMessages,
@@ -34,12 +41,12 @@ import {
   type OutboxChannel,
   type OutboxChannelStats,
   type RequeueResult,
-} from './outbox-admin';
-import { prepareQueries, type StoreQueries } from './queries';
-import { importNormalisedDataSet, type ImportCounts } from './import-data-set';
-import { readMigrationStatus, type MigrationStatus } from './migration-status';
-import { findOutboxMessage, listOutbox, type OutboxMessage, type OutboxPage, type OutboxQuery } from './outbox-listing';
-import { changeRecord, type RecordChangeResult, type RecordDecision } from './record-change';
+} from './outbox/outbox-admin';
+import { prepareQueries, type StoreQueries } from './records/queries';
+import { importNormalisedDataSet, type ImportCounts } from './data-set/import-data-set';
+import { readMigrationStatus, type MigrationStatus } from './migrations/migration-status';
+import { findOutboxMessage, listOutbox, type OutboxMessage, type OutboxPage, type OutboxQuery } from './outbox/outbox-listing';
+import { changeRecord, type RecordChangeResult, type RecordDecision } from './records/record-change';
 import {
   COLLECTIONS,
   deleteRecord,
@@ -51,11 +58,11 @@ import {
   type RecordFilter,
   type RecordOf,
   type RecordPage,
-} from './records';
-import { toAbsenceRecord, toNoteRecord } from './rows';
-import { inWriteTransaction } from './transaction';
+} from './records/records';
+import { toAbsenceRecord, toNoteRecord } from './records/rows';
+import { inWriteTransaction } from './connection/transaction';
 import type { AbsenceRecord, NewAuthCodeMessage, NewPushNotification, NoteRecord, Store, StudentPlacement, StudentSummary } from './types';
-import { writeNormalisedDataSet } from './write-data-set';
+import { writeNormalisedDataSet } from './data-set/write-data-set';
 
 function toStudentPlacement(row: { id: string; full_name: string; school_key: string; device_id: string | null; push_token: string | null }): StudentPlacement {
   return { studentId: row.id, fullName: row.full_name, schoolKey: row.school_key, deviceId: row.device_id, pushToken: row.push_token ?? null };

@@ -1,6 +1,6 @@
 // The store's view of the domain (docs/design.md#domain). Operations depend on
 // this interface only; they never see SQL, and the store never sees XML.
-import type { AuthCodeAdmission, AuthCodeLimit } from './auth-code-admission';
+import type { AuthCodeAdmission, AuthCodeLimit } from './outbox/auth-code-admission';
 
 export interface StudentSummary {
   studentId: string;

@@ -4,7 +4,7 @@
 // to its usual poll while that connection is down.
 import pino from 'pino';
 import { startWakeUp, type WakeUpSource } from '../../src/delivery/outbox-wake-up';
-import type { OutboxSubscription, SqlStore } from '../../src/store';
+import type { OutboxSubscription, OpenedStore } from '../../src/store';
 import { storeVariants, type TestStore } from '../support/stores';
 import { dataSet, pushWorker } from './support/harness';
 import { createLogPushProvider } from '../../src/delivery/push/log-push-provider';
@@ -61,7 +61,7 @@ describe('startWakeUp', () => {
 const postgres = storeVariants().filter((variant) => variant.name === 'postgres');
 (postgres.length > 0 ? describe.each(postgres) : describe.skip.each([{ name: 'postgres (TEST_DATABASE_URL unset)' }]))('wake-up on $name', (variant) => {
   let ctx: TestStore;
-  let other: SqlStore;
+  let other: OpenedStore;
   beforeEach(async () => {
     ctx = await (variant as (typeof postgres)[number]).create();
     await ctx.store.writeDataSet(dataSet(3));

@@ -1,8 +1,8 @@
-// Group commit (src/store/group-commit.ts) and its use by the PostgreSQL
+// Group commit (src/store/outbox/group-commit.ts) and its use by the PostgreSQL
 // store: concurrent calls that queue messages share a statement or a
 // transaction; each is answered only after its row is committed; a failure
 // fails exactly the calls of its batch; the AuthCode limits hold within a batch.
-import { GroupCommit } from '../../src/store/group-commit';
+import { GroupCommit } from '../../src/store/outbox/group-commit';
 import type { AuthCodeLimit, NewPushNotification } from '../../src/store';
 import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openStore, StoreError, type SqlStore } from '../../src/store';
+import { openStore, StoreError, type OpenedStore } from '../../src/store';
 import { storeVariants, type TestStore } from '../support/stores';
 import { SCHOOL_A, STORE_FIXTURE } from './store-fixture';
 
@@ -51,7 +51,7 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
   });
 
   describe('after close()', () => {
-    let closed: SqlStore;
+    let closed: OpenedStore;
 
     beforeEach(async () => {
       await ctx.store.writeDataSet(STORE_FIXTURE);

@@ -1,4 +1,4 @@
-import { runRetryingVanishedSchemas } from '../../src/store/migrate';
+import { runRetryingVanishedSchemas } from '../../src/store/migrations/migrate';
 
 const vanished = (schema: string) => Object.assign(new Error(`schema "${schema}" does not exist`), { code: '3F000' });
 

@@ -4,7 +4,7 @@
 // without a listener Node treats as uncaught. docs/chaos.md, the outage suite.
 import { Kysely, sql } from 'kysely';
 import { Client } from 'pg';
-import { createPostgresDialect } from '../../src/store/postgres';
+import { createPostgresDialect } from '../../src/store/connection/postgres';
 
 const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
 

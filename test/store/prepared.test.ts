@@ -1,5 +1,5 @@
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
-import { prepareQuery } from '../../src/store/prepared';
+import { prepareQuery } from '../../src/store/connection/prepared';
 
 interface Db {
   t: { a: string; b: string; c: number };

@@ -14,8 +14,8 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import type { StoreDatabase } from '../../src/store/database';
-import { finishedBefore, type OutboxChannel } from '../../src/store/outbox-admin';
-import { oldestDueOnSqlite } from '../../src/store/outbox-claims';
+import { finishedBefore, type OutboxChannel } from '../../src/store/outbox/outbox-admin';
+import { oldestDueOnSqlite } from '../../src/store/outbox/outbox-claims';
 import { storeVariants, type TestStore } from '../support/stores';
 
 // Compiles only: it never connects.

@@ -1,4 +1,4 @@
-import { SharedResources } from '../../src/store/shared-resources';
+import { SharedResources } from '../../src/store/connection/shared-resources';
 
 describe('SharedResources', () => {
   it('creates once per key, and destroys when the last user releases', async () => {

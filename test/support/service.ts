@@ -9,12 +9,12 @@ import { createOperations } from '../../src/operations';
 import { createApp, type App } from '../../src/server';
 import type { ConnectionLimits } from '../../src/server/http-server';
 import { listen } from '../../src/service';
-import { openStore, type DataSet, type SqlStore } from '../../src/store';
+import { openStore, type DataSet, type OpenedStore } from '../../src/store';
 import { FIXTURES } from './fixtures';
 
 export interface TestService {
   readonly app: App;
-  readonly store: SqlStore;
+  readonly store: OpenedStore;
   close(): Promise<void>;
 }
 

@@ -4,17 +4,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { openStore, type NewAuthCodeMessage, type OpenStoreOptions, type SqlStore, type Store } from '../../src/store';
+import { openStore, type NewAuthCodeMessage, type OpenStoreOptions, type OpenedStore, type Store } from '../../src/store';
 
 export type StoreVariantName = 'sqlite' | 'postgres';
 
 /** One store location that is isolated from every other test. */
 export interface TestStore {
-  readonly store: SqlStore;
+  readonly store: OpenedStore;
   /** The options `store` was opened with; openStore(options) reaches the same data. */
   readonly options: OpenStoreOptions;
   /** Opens another store on the same database; cleanup() closes it. */
-  reopen(overrides?: Partial<OpenStoreOptions>): Promise<SqlStore>;
+  reopen(overrides?: Partial<OpenStoreOptions>): Promise<OpenedStore>;
   /**
    * Raw SQL on the same database, bypassing the store, to check what was
    * persisted; `?` marks parameters. Meant for reads: on SQLite it is a
@@ -103,13 +103,13 @@ interface Location {
 }
 
 async function track(options: OpenStoreOptions, location: Location): Promise<TestStore> {
-  const opened: SqlStore[] = [];
-  const open = async (overrides: Partial<OpenStoreOptions> = {}): Promise<SqlStore> => {
+  const opened: OpenedStore[] = [];
+  const open = async (overrides: Partial<OpenStoreOptions> = {}): Promise<OpenedStore> => {
     const store = await openStore({ ...options, ...overrides });
     opened.push(store);
     return store;
   };
-  let store: SqlStore;
+  let store: OpenedStore;
   try {
     store = await open();
   } catch (error) {

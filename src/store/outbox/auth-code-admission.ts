@@ -7,9 +7,9 @@
 // each is checked in turn, counting the rows of those before it.
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { StoreDatabase } from './database';
+import type { StoreDatabase } from '../database';
 import { queuedColumns } from './outbox';
-import type { NewAuthCodeMessage } from './types';
+import type { NewAuthCodeMessage } from '../types';
 
 /** Whose messages a limit counts: the same phone number, the same calling address, or all. */
 export type AuthCodeLimitScope = 'phone' | 'caller' | 'global';

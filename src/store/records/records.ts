@@ -3,10 +3,10 @@
 // row-to-record mapping. Writes go through the data-set upsert so that one
 // set of rules checks every way data gets in.
 import type { Kysely } from 'kysely';
-import { schoolKey } from '../domain/school-key';
-import type { StoreDatabase } from './database';
-import { COLLECTION_OF, COLLECTIONS } from './collections';
-import type { DataSet, DataSetCollection } from './data-set';
+import { schoolKey } from '../../domain/school-key';
+import type { StoreDatabase } from '../database';
+import { COLLECTION_OF, COLLECTIONS } from '../collections';
+import type { DataSet, DataSetCollection } from '../data-set/data-set';
 
 export type RecordOf<C extends DataSetCollection> = NonNullable<DataSet[C]>[number];
 

@@ -8,7 +8,7 @@
 // channel name too, so the channel is a digest of the schema's name.
 import { sql, type RawBuilder } from 'kysely';
 import { Client } from 'pg';
-import { CONNECT_TIMEOUT_MS } from './postgres';
+import { CONNECT_TIMEOUT_MS } from '../connection/postgres';
 
 // Written once as text: the raw LISTEN client reads it with a plain query.
 const OUTBOX_CHANNEL_TEXT = "'outbox_' || md5(current_schema())";

@@ -2,7 +2,7 @@
 // every migration we know applied. Migrations we do not know (a newer
 // release already ran) are reported but not held against us.
 import { DEFAULT_MIGRATION_TABLE, sql, type Kysely } from 'kysely';
-import { migrationsFor, type StoreDialect } from './migrations';
+import { migrationsFor, type StoreDialect } from './index';
 
 export interface MigrationStatus {
   /** Every migration of this release is applied. */

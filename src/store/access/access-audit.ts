@@ -3,8 +3,8 @@
 // age. Times are ISO-8601 UTC text, as everywhere in the store.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AccessAuditTable, StoreDatabase } from './database';
-import { PRUNE_BATCH, deleteInBatches } from './delete-in-batches';
+import type { AccessAuditTable, StoreDatabase } from '../database';
+import { PRUNE_BATCH, deleteInBatches } from '../delete-in-batches';
 
 export type AuditOutcome = 'allowed' | 'refused';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { StoreDatabase } from './database';
-import type { StoreDialect } from './migrations';
-import { prepareQuery } from './prepared';
+import type { StoreDatabase } from '../database';
+import type { StoreDialect } from '../migrations';
+import { prepareQuery } from '../connection/prepared';
 
 // The statements behind the Store operations, compiled once per store.
 // Newest first is the date descending; the id breaks ties so that a page

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { AuthCodeMessagesTable, OutboxStatus, PushNotificationsTable } from './database';
+import type { AuthCodeMessagesTable, OutboxStatus, PushNotificationsTable } from '../database';
 
 export interface OutboxFilter {
   status?: OutboxStatus;

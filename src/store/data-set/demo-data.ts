@@ -1,5 +1,5 @@
 import type { DataSet, DataSetCounts } from './data-set';
-import type { SqlStore } from './sql-store';
+import type { DemoDataStore } from '../roles';
 
 // A small school year that exercises every case a client might meet: Arabic
 // and Latin names (and one full of XML metacharacters), inactive students,
@@ -141,6 +141,6 @@ export const DEMO_DATA: DataSet = {
 };
 
 /** Writes the demo data (an upsert, so loading it twice changes nothing). */
-export function loadDemoData(store: SqlStore): Promise<DataSetCounts> {
+export function loadDemoData(store: DemoDataStore): Promise<DataSetCounts> {
   return store.writeDataSet(DEMO_DATA);
 }

@@ -2,8 +2,8 @@
 // and see how deep and how old the queue is. The delivery worker's own
 // claim/complete/retry steps live with the worker's queries.
 import type { Kysely } from 'kysely';
-import type { OutboxStatus, StoreDatabase } from './database';
-import { PRUNE_BATCH, deleteInBatches } from './delete-in-batches';
+import type { OutboxStatus, StoreDatabase } from '../database';
+import { PRUNE_BATCH, deleteInBatches } from '../delete-in-batches';
 
 export type OutboxChannel = 'push' | 'sms';
 

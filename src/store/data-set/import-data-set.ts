@@ -2,10 +2,10 @@
 // were already stored, counted in the same transaction so that the summary
 // ("inserted, updated") describes what this write did.
 import type { Kysely } from 'kysely';
-import type { StoreDatabase } from './database';
+import type { StoreDatabase } from '../database';
 import type { DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
 import type { NormalisedDataSet } from './normalise-data-set';
-import { COLLECTIONS, existingKeys } from './records';
+import { COLLECTIONS, existingKeys } from '../records/records';
 import { writeNormalisedDataSet } from './write-data-set';
 
 export interface ImportCounts {

@@ -1,7 +1,7 @@
 // The outbox as the admin API pages through it: newest first, so that the
 // message just queued is on the first page, with a total for the pager.
 import type { Kysely } from 'kysely';
-import type { OutboxStatus, StoreDatabase } from './database';
+import type { OutboxStatus, StoreDatabase } from '../database';
 import { toAuthCodeMessageRow, toPushNotificationRow, type AuthCodeMessageRow, type PushNotificationRow } from './outbox';
 import type { OutboxChannel } from './outbox-admin';
 

@@ -1,8 +1,8 @@
 // The data set's field rules applied to one record, for the importer's
 // row-by-row report: the same checks writeDataSet makes, one row at a time.
-import type { DataSetCollection } from './data-set';
-import { InvalidDataSetError } from './data-set-values';
-import { normaliseDataSet } from './normalise-data-set';
+import type { DataSetCollection } from '../data-set/data-set';
+import { InvalidDataSetError } from '../data-set/data-set-values';
+import { normaliseDataSet } from '../data-set/normalise-data-set';
 
 export interface RecordCheck {
   /** The record's key as stored (a school's normalised base URL, anything else's id). */

@@ -8,8 +8,8 @@
 // come, and a sending row whose worker vanished (its lease ended) are both
 // `next_attempt_at <= now`.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { AuthCodeMessagesTable, DevicePlatform, PushNotificationsTable, StoreDatabase } from './database';
-import type { StoreDialect } from './migrations';
+import type { AuthCodeMessagesTable, DevicePlatform, PushNotificationsTable, StoreDatabase } from '../database';
+import type { StoreDialect } from '../migrations';
 import { parseData } from './outbox';
 
 export interface ClaimedMessage {

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { StoreDialect } from './migrations';
+import type { StoreDialect } from '../migrations';
 
 // SQLite's default deferred transaction takes the write lock only at the first
 // write; if another process (a separate worker) wrote after our first read,

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { COLLECTION_OF } from './collections';
-import type { StoreDatabase } from './database';
+import { COLLECTION_OF } from '../collections';
+import type { StoreDatabase } from '../database';
 import { InvalidDataSetError } from './data-set-values';
 import type { DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
 import type { NormalisedDataSet, UpsertRecord } from './normalise-data-set';

@@ -1,5 +1,5 @@
-import type { AbsencesTable, DevicesTable, NotesTable, SchoolsTable, StudentsTable } from './database';
-import { COLLECTION_OF, COLLECTIONS, RowProblem, type DataSetCollection } from './collections';
+import type { AbsencesTable, DevicesTable, NotesTable, SchoolsTable, StudentsTable } from '../database';
+import { COLLECTION_OF, COLLECTIONS, RowProblem, type DataSetCollection } from '../collections';
 import type { DataSet } from './data-set';
 import { InvalidDataSetError } from './data-set-values';
 

@@ -3,8 +3,8 @@
 // and reads back the totals of the windows it is counting, in one
 // transaction every few seconds; never on the call path.
 import type { Kysely } from 'kysely';
-import type { StoreDatabase } from './database';
-import { PRUNE_BATCH, deleteInBatches } from './delete-in-batches';
+import type { StoreDatabase } from '../database';
+import { PRUNE_BATCH, deleteInBatches } from '../delete-in-batches';
 
 export interface CounterWindow {
   /** `<window ms>|<budget>|<caller>`. */

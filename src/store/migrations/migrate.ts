@@ -1,6 +1,6 @@
 import { Migrator, type Kysely, type MigrationProvider } from 'kysely';
-import { migrationsFor, type StoreDialect } from './migrations';
-import { inWriteTransaction } from './transaction';
+import { migrationsFor, type StoreDialect } from './index';
+import { inWriteTransaction } from '../connection/transaction';
 
 /** Brings the schema up to date; safe to run on every start. */
 export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: StoreDialect, migrationTableSchema: string | undefined): Promise<void> {

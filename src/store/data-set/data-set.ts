@@ -1,7 +1,7 @@
 // The import format (docs/design.md#import-format), as the importer, the admin API and
 // the demo data hand it to the store.
 import type { z } from 'zod';
-import type { COLLECTION_OF, DataSetCollection } from './collections';
+import type { COLLECTION_OF, DataSetCollection } from '../collections';
 
 // Optional fields: left out (undefined) keeps what is stored (or takes the
 // default for a new record); null or '' clears it. That lets a re-import

@@ -1,13 +1,13 @@
 // Read-modify-write of one record in one transaction, so that "create unless
 // it exists" and "change these fields" cannot race another writer.
 import type { Kysely } from 'kysely';
-import { COLLECTION_OF } from './collections';
-import type { StoreDatabase } from './database';
-import type { DataSet, DataSetCollection } from './data-set';
-import { InvalidDataSetError } from './data-set-values';
-import { normaliseDataSet } from './normalise-data-set';
+import { COLLECTION_OF } from '../collections';
+import type { StoreDatabase } from '../database';
+import type { DataSet, DataSetCollection } from '../data-set/data-set';
+import { InvalidDataSetError } from '../data-set/data-set-values';
+import { normaliseDataSet } from '../data-set/normalise-data-set';
 import { findRecord, recordKey, type RecordOf } from './records';
-import { writeNormalisedDataSet } from './write-data-set';
+import { writeNormalisedDataSet } from '../data-set/write-data-set';
 
 /** What to do given the stored record (null: none): write this record, or refuse with a reason. */
 export type RecordDecision<C extends DataSetCollection> = { readonly write: RecordOf<C> } | { readonly refuse: 'exists' | 'not_found' };
