@@ -2,9 +2,9 @@
 // readiness, on every store variant.
 import { checkRecord, InvalidDataSetError } from '../../src/store';
 import { freshStorePerTest, storeVariants } from '../support/stores';
-import { STORE_FIXTURE } from '../store/store-fixture';
+import { STORE_FIXTURE } from './store-fixture';
 
-describe.each(storeVariants())('store additions on $name', (variant) => {
+describe.each(storeVariants())('the store behind the operator surface on $name', (variant) => {
   const fresh = freshStorePerTest(variant, {
     seed: async (c) => {
       await c.store.writeDataSet(STORE_FIXTURE);
