@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { AuthCodeMessagesTable, OutboxStatus, PushNotificationsTable } from '../database';
+import type { NewPushNotification } from '../types';
 
 export interface OutboxFilter {
   status?: OutboxStatus;
@@ -19,14 +20,8 @@ interface OutboxRow {
   sentAt: string | null;
 }
 
-export interface PushNotificationRow extends OutboxRow {
-  deviceId: string;
-  studentId: string;
-  type: string;
-  title: string;
-  body: string;
-  data: Record<string, string>;
-}
+/** A push notification as stored: what was queued, and how its delivery stands. */
+export interface PushNotificationRow extends OutboxRow, NewPushNotification {}
 
 export interface AuthCodeMessageRow extends OutboxRow {
   phone: string;
