@@ -20,15 +20,14 @@
 //   queue-to-delivery p50/p99 is what a parent waits.
 // The fake stamps each arrival; queue time is the row's created_at. All on
 // one machine: read the figures as this machine's, on this day.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { root, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
+import { makeCertificate, root, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const { openStore } = require(path.join(root, 'dist/store'));
@@ -53,36 +52,6 @@ const EXTRA_ENV = Object.fromEntries(
 );
 const SCHOOL = 'https://bench.school.example';
 const PROJECT = 'bench-project';
-
-/** A self-signed certificate for 127.0.0.1, made with openssl; the service is told to trust it. */
-function makeCertificate(dir) {
-  const key = path.join(dir, 'fcm-key.pem');
-  const cert = path.join(dir, 'fcm-cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8'), certFile: cert };
-}
 
 /**
  * FCM and its token endpoint over TLS, HTTP/2 (and HTTP/1.1 for the token

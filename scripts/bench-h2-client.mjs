@@ -4,15 +4,14 @@
 // that only the client's CPU is counted). Each sends BENCH_H2_MESSAGES
 // FCM-sized POSTs, BENCH_H2_CONCURRENCY at a time, over up to 4 sessions.
 // Run after `npm run build`: node scripts/bench-h2-client.mjs
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { makeCertificate, root } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { H2Pool } = require(path.join(root, 'dist/delivery/http/h2-pool'));
 const undici = require('undici');
 
@@ -60,31 +59,7 @@ async function run(name, send) {
 
 async function main() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-h2-bench-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      path.join(dir, 'k.pem'),
-      '-out',
-      path.join(dir, 'c.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const key = readFileSync(path.join(dir, 'k.pem'), 'utf8');
-  const cert = readFileSync(path.join(dir, 'c.pem'), 'utf8');
+  const { key, cert } = makeCertificate(dir);
   const server = spawn(process.execPath, ['-e', SERVER], { env: { KEY: key, CERT: cert }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise((resolve) => server.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
   const origin = `https://127.0.0.1:${port}`;

@@ -2,7 +2,7 @@
 // share: the repository root, the Node flags `npm start` gives the service,
 // the request each binding sends, a child process started until it listens
 // (or says it is ready), its memory from /proc, and a key file for fake FCMs.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -125,4 +125,34 @@ export function writeKeyFile(dir, tokenUri, projectId) {
     }),
   );
   return file;
+}
+
+/** A self-signed certificate for 127.0.0.1 and localhost in `dir`, made with openssl; whoever connects is told to trust it. */
+export function makeCertificate(dir) {
+  const key = path.join(dir, 'fcm-key.pem');
+  const cert = path.join(dir, 'fcm-cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8'), certFile: cert };
 }
