@@ -27,6 +27,6 @@ export interface OperationDeps {
 /** What an operation may answer: its wire result, or anything when that is void. */
 export type AllowedResult<K extends WireOperationName> = [WireOperations[K]['result']] extends [void] ? unknown : WireOperations[K]['result'];
 
-export type Implementation<K extends WireOperationName, R = AllowedResult<K>> = (args: WireOperations[K]['args'], context: CallContext) => Promise<R>;
+export type Implementation<K extends WireOperationName> = (args: WireOperations[K]['args'], context: CallContext) => Promise<AllowedResult<K>>;
 
 export type OperationFactory<K extends WireOperationName> = (deps: OperationDeps) => Implementation<K>;
