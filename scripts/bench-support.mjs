@@ -4,7 +4,7 @@
 // (or says it is ready), its memory from /proc, and a key file for fake FCMs.
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -72,6 +72,54 @@ export function startChild(script, env, baseEnv = process.env) {
     child.stdout.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening:\n${out}`)));
   });
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/PID/stat; null where there is no /proc. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** The machine's CPU counters so far (all cores, clock ticks): busy and total; null where there is no /proc. */
+export function machineTicks() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    // idle and iowait are the 4th and 5th.
+    return { busy: total - fields[3] - fields[4], total };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU so far of each PostgreSQL server process on this machine (pid to ms); empty when none can be read. */
+export function postgresCpuMs() {
+  const byPid = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith('postgres')) continue;
+    } catch {
+      continue;
+    }
+    const ms = cpuMs(entry);
+    if (ms !== null) byPid.set(entry, ms);
+  }
+  return byPid;
+}
+
+/** PostgreSQL's CPU since `before` (postgresCpuMs()), in ms, over the processes alive now; null when none could be read. */
+export function postgresCpuSince(before) {
+  const now = postgresCpuMs();
+  if (now.size === 0) return null;
+  let total = 0;
+  for (const [pid, ms] of now) total += ms - (before.get(pid) ?? 0);
+  return total;
 }
 
 /** A /proc/PID/status memory field in kB: VmRSS (now) or VmHWM (peak). */
