@@ -373,7 +373,7 @@ export class SqlStore implements Store {
           const sent = completions.flatMap((e) =>
             e.channel === channel && e.completion.status === 'sent' ? [{ ...e, providerMessageId: e.completion.providerMessageId }] : [],
           );
-          for (const id of await completeSent(trx, OUTBOX_TABLE[channel], sent, now)) current.add(`${channel}:${id}`);
+          for (const id of await completeSent(trx, this.dialect, OUTBOX_TABLE[channel], sent, now)) current.add(`${channel}:${id}`);
         }
         for (const e of completions) {
           if (e.completion.status === 'sent') continue;

@@ -250,19 +250,26 @@ export async function completeDelivery(
  */
 export async function completeSent(
   db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
   table: OutboxTable,
   entries: ReadonlyArray<{ readonly id: string; readonly claimToken: string; readonly providerMessageId: string | null }>,
   now: string,
 ): Promise<Set<string>> {
   if (entries.length === 0) return new Set();
-  // VALUES names its columns column1, column2, … on both SQLite and PostgreSQL.
-  const values = sql.join(entries.map((e) => sql`(${e.id}, ${e.claimToken}, ${e.providerMessageId})`));
+  // PostgreSQL: three arrays, so that the statement is the same text whatever
+  // the batch's size (three parameters, not three a row for the client to
+  // bind and the server to parse). SQLite has no arrays: a VALUES list, whose
+  // columns are named column1, column2, … (and SQLite takes no other names).
+  const sent =
+    dialect === 'postgres'
+      ? sql`unnest(${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.claimToken)}::text[], ${entries.map((e) => e.providerMessageId)}::text[]) as v(column1, column2, column3)`
+      : sql`(values ${sql.join(entries.map((e) => sql`(${e.id}, ${e.claimToken}, ${e.providerMessageId})`))}) as v`;
   const eraseCode = table === 'auth_code_messages' ? sql`, code = null` : sql``;
   const { rows } = await sql<{ id: string }>`
     update ${sql.table(table)} as t
     set status = 'sent', sent_at = ${now}, updated_at = ${now}, locked_until = null, last_error = null,
         provider_message_id = v.column3${eraseCode}
-    from (values ${values}) as v
+    from ${sent}
     where t.id = v.column1 and t.claim_token = v.column2 and t.status = 'sending'
     returning id`.execute(db);
   return new Set(rows.map((row) => row.id));
