@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
 import { MAX_RETENTION_DAYS } from './delivery/outbox-retention';
 import { bool, country, integer, integerOrOff } from './config-values';
-import { DEFAULT_NAMESPACE } from './contract';
+import { DEFAULT_NAMESPACE } from './contract/contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/http-server';

@@ -4,7 +4,7 @@ import { startAccessLimits, type AccessLimits } from './access/start-access-limi
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
-import { startDelivery, type RunningDelivery } from './delivery';
+import { DELIVERY_STOP_MS, startDelivery, type RunningDelivery } from './delivery';
 import { healthRoutes } from './health';
 import { createShutdown, type Shutdown } from './lifecycle';
 import type { Logger } from './log';
@@ -33,9 +33,6 @@ export interface Service {
   /** Closes the store if this service opened it (tests; the server uses `shutdown`). */
   close(): Promise<void>;
 }
-
-/** How long shutdown waits for sends under way; the rest is retried after its lease. */
-export const DELIVERY_STOP_MS = 5000;
 
 export interface ServiceParts {
   /** A store opened elsewhere (tests); the service then leaves closing it to the caller. */

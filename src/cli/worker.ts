@@ -4,10 +4,9 @@
 // serves its own /metrics there (deliveries, outbox depth, the process).
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startDelivery } from '../delivery';
+import { DELIVERY_STOP_MS, startDelivery } from '../delivery';
 import { createLogger } from '../log';
 import { createMetrics, serveMetrics } from '../metrics';
-import { DELIVERY_STOP_MS } from '../service';
 import { openStore } from '../store';
 import { loadConfigOrExit } from './load-config';
 

@@ -12,6 +12,9 @@ import { DeliveryWorker } from './worker';
 
 const REPORT_INTERVAL_MS = 60_000;
 
+/** How long a stop waits for sends under way; the rest is retried after its lease. */
+export const DELIVERY_STOP_MS = 5000;
+
 export interface RunningDelivery {
   readonly worker: DeliveryWorker;
   /** Stops claiming, waits up to `timeoutMs` for sends under way, stops the report. */

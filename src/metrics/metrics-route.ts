@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
-import { callRecordOf, NOSNIFF } from '../wire';
+import { callRecordOf } from '../wire/call-record';
+import { NOSNIFF } from '../wire/respond';
 
 /** `GET /metrics` in the Prometheus text format. */
 export function metricsRoute(registry: Registry): RequestHandler {

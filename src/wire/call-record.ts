@@ -4,8 +4,8 @@
 // long as the request, and from the call context the dispatcher sees,
 // through a symbol that operations never see.
 import type { ServerResponse } from 'node:http';
-import type { CallContext } from '../operations';
-import { ClientError, OperationTimeoutError } from '../operations';
+import type { CallContext } from '../operations/context';
+import { ClientError, OperationTimeoutError } from '../operations/errors';
 import { StoreError } from '../store';
 
 export type Binding = 'soap11' | 'soap12' | 'soap' | 'http_get' | 'http_post' | 'document';
