@@ -278,10 +278,38 @@ function serviceEnv(location, fakes, worker) {
   };
 }
 
+/**
+ * CPU per message (µs) from now until the returned function is called: the
+ * service or worker process `pid` (its start-up included when it started
+ * since), this process (the fakes and the clients), PostgreSQL's server; and
+ * how busy the machine's cores were. Near 100 % busy, a rate waited for CPU.
+ */
+function startCpuCount(env) {
+  const postgresBefore = postgresCpuMs();
+  const ownBefore = process.cpuUsage();
+  const machineBefore = machineTicks();
+  return (pid) => {
+    const perMessage = (ms) => (ms === null ? null : (ms * 1000) / MESSAGES);
+    const own = process.cpuUsage(ownBefore);
+    const postgres = postgresCpuSince(postgresBefore);
+    const machine = machineTicks();
+    return {
+      cpu: {
+        [pid.name]: perMessage(cpuMs(pid.pid)),
+        [pid.name === 'worker' ? 'fakes' : 'clients']: perMessage((own.user + own.system) / 1000),
+        postgres: env.DATABASE_URL === '' ? null : perMessage(postgres),
+      },
+      busy: machineBefore === null ? null : (machine.busy - machineBefore.busy) / (machine.total - machineBefore.total),
+    };
+  };
+}
+
 async function ingest(env) {
+  const count = startCpuCount(env);
   const service = await startChild('dist/main.js', { ...env, LOG_LEVEL: 'info' }, /"port":(\d+)/);
   try {
-    return await queueThroughService(Number(service.match[1]));
+    const ms = await queueThroughService(Number(service.match[1]));
+    return { rate: (MESSAGES / ms) * 1000, ...count({ name: 'service', pid: service.child.pid }) };
   } finally {
     await stopChild(service.child);
   }
@@ -290,26 +318,13 @@ async function ingest(env) {
 async function drainOnce(env, fcm, latencyMs) {
   fcm.reset();
   fcm.setLatency(latencyMs);
-  const postgresBefore = postgresCpuMs();
-  const fakeBefore = process.cpuUsage();
-  const machineBefore = machineTicks();
+  const count = startCpuCount(env);
   const worker = await startChild('dist/cli/worker.js', { ...env, LOG_LEVEL: 'info' }, /"msg":"worker running"/);
   await waitForArrivals(fcm);
   // From the worker's ready line, or its first send if that came first (a small backlog can be sent before the line is read).
   const arrivals = [...fcm.arrivals.values()];
   const drainMs = Math.max(...arrivals) - Math.min(worker.readyAt, ...arrivals);
-  // CPU per message (µs), start-up included: the worker, the fakes (this process), PostgreSQL's server.
-  const perMessage = (ms) => (ms === null ? null : (ms * 1000) / MESSAGES);
-  const fake = process.cpuUsage(fakeBefore);
-  const postgresUsed = postgresCpuSince(postgresBefore);
-  const machineAfter = machineTicks();
-  const cpu = {
-    worker: perMessage(cpuMs(worker.child.pid)),
-    fakes: perMessage((fake.user + fake.system) / 1000),
-    postgres: env.DATABASE_URL === '' ? null : perMessage(postgresUsed),
-  };
-  // How busy the machine's cores were, start-up included: near 100 %, the drain waited for CPU, not for the provider.
-  const busy = machineBefore === null ? null : (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+  const { cpu, busy } = count({ name: 'worker', pid: worker.child.pid });
   await stopChild(worker.child);
   return { rate: (MESSAGES / drainMs) * 1000, requests: fcm.requests(), cpu, busy };
 }
@@ -320,9 +335,9 @@ async function drainCase(kind, databaseUrl, fakes) {
   try {
     await seed(location.options);
     const env = serviceEnv(location, fakes, false);
-    const ingestMs = [await ingest(env)];
+    const ingestion = [await ingest(env)];
     const atZero = await drainOnce(env, fakes.fcm, 0);
-    ingestMs.push(await ingest(env));
+    ingestion.push(await ingest(env));
     const atLatency = await drainOnce(env, fakes.fcm, FCM_LATENCY_MS);
     const store = await openStore(location.options);
     try {
@@ -332,7 +347,7 @@ async function drainCase(kind, databaseUrl, fakes) {
     } finally {
       await store.close();
     }
-    return { ingestion: ingestMs.map((ms) => (MESSAGES / ms) * 1000), atZero, atLatency };
+    return { ingestion, atZero, atLatency };
   } finally {
     await location.remove();
   }
@@ -387,13 +402,21 @@ async function main() {
       const cells = [
         ...(drain === null
           ? ['-', '-', '-', '-']
-          : [drain.ingestion.map(fmt).join(', '), fmt(drain.atZero.rate), fmt(drain.atLatency.rate), (drain.atLatency.rate / drain.atZero.rate).toFixed(2)]),
+          : [
+              drain.ingestion.map((run) => fmt(run.rate)).join(', '),
+              fmt(drain.atZero.rate),
+              fmt(drain.atLatency.rate),
+              (drain.atLatency.rate / drain.atZero.rate).toFixed(2),
+            ]),
         ...(live === null ? ['-', '-', '-'] : [fmt(live.callRate), fmt(live.p50), fmt(live.p99)]),
       ];
       console.log(`| ${kind} | ${cells.join(' | ')} |`);
-      if (drain !== null) cpuLines.push(`${kind}: ${cpuCell(drain.atZero)} at 0 ms; ${cpuCell(drain.atLatency)} at ${FCM_LATENCY_MS} ms`);
+      if (drain !== null) {
+        cpuLines.push(`${kind}, ingestion: ${drain.ingestion.map(cpuCell).join('; ')}`);
+        cpuLines.push(`${kind}, drain: ${cpuCell(drain.atZero)} at 0 ms; ${cpuCell(drain.atLatency)} at ${FCM_LATENCY_MS} ms`);
+      }
     }
-    if (cpuLines.length > 0) console.log(`CPU per message in the drains (µs, start-up included):\n${cpuLines.map((line) => `- ${line}`).join('\n')}`);
+    if (cpuLines.length > 0) console.log(`CPU per message (µs, start-up included):\n${cpuLines.map((line) => `- ${line}`).join('\n')}`);
     if (databaseUrl === '') console.log('(PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
     console.log(
       `Targets: drain at ${FCM_LATENCY_MS} ms >= 0.8 x drain at 0 ms; one worker on PostgreSQL >= 5,000/s at ${FCM_LATENCY_MS} ms; live p50 <= 100 ms; ingestion on PostgreSQL >= 3,000/s.`,
