@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
@@ -217,6 +218,25 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       await h.worker.runOnce();
       expect(await pushRow(id)).toMatchObject({ status: 'sent' });
       expect(h.fcm.server.requests.at(-1)!.headers.authorization).toBe('Bearer access-3');
+    });
+
+    it('sends a payload within 4,096 bytes even when the request, token included, is larger', async () => {
+      const payloadBesidesBody = JSON.stringify({ notification: { title: 't', body: '' }, data: { notificationId: randomUUID() } }).length;
+      const id = await h.ctx.store.enqueuePushNotification({
+        deviceId: 'dev-1001',
+        studentId: '1001',
+        type: 'note',
+        title: 't',
+        body: 'x'.repeat(4096 - payloadBesidesBody),
+        data: {},
+      });
+      await h.worker.runOnce();
+      expect(await pushRow(id)).toMatchObject({ status: 'sent' });
+      const [request] = h.fcm.server.requests;
+      expect(Buffer.byteLength(request.body)).toBeGreaterThan(4096);
+      const { message } = JSON.parse(request.body) as { message: { token: string } };
+      const { token: _token, ...payload } = message;
+      expect(Buffer.byteLength(JSON.stringify(payload))).toBe(4096);
     });
 
     it('refuses a payload over 4,096 bytes before sending', async () => {

@@ -47,16 +47,15 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
         notification: { title: message.title, body: message.body },
         data: { ...message.data, notificationId: message.id },
       };
-      const size = Buffer.byteLength(JSON.stringify(payload), 'utf8');
-      if (size > FCM_PAYLOAD_LIMIT) {
-        return failure('payload_too_large', `The message is ${size} bytes; FCM accepts at most ${FCM_PAYLOAD_LIMIT}.`);
+      const body = JSON.stringify({ message: { token: message.token, ...payload } });
+      // A request within the limit has a payload within it too: only a large one is measured on its own.
+      if (Buffer.byteLength(body, 'utf8') > FCM_PAYLOAD_LIMIT) {
+        const size = Buffer.byteLength(JSON.stringify(payload), 'utf8');
+        if (size > FCM_PAYLOAD_LIMIT) return failure('payload_too_large', `The message is ${size} bytes; FCM accepts at most ${FCM_PAYLOAD_LIMIT}.`);
       }
       const access = await options.tokens.get();
       if (!access.ok) return access;
-      const answer: HttpAnswer | SendResult = await post(
-        { authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' },
-        JSON.stringify({ message: { token: message.token, ...payload } }),
-      );
+      const answer: HttpAnswer | SendResult = await post({ authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' }, body);
       if (!answer.ok) return answer;
       if (isSuccess(answer)) {
         const name = (jsonBody(answer) as { name?: unknown } | undefined)?.name;
