@@ -69,6 +69,43 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     expect(raw.provider_message_id).toBe('projects/p/messages/1');
   });
 
+  it('records a batch of results in one call: sent ones only for their current claim, each with its provider id, codes erased', async () => {
+    const ids = [await push('a'), await push('b'), await push('c'), await push('d')];
+    const code = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
+    const [first] = await fresh.ctx.store.claimPushNotifications(1, 60);
+    at('2030-01-01T00:00:10.000Z');
+    const pushes = [first, ...(await fresh.ctx.store.claimPushNotifications(10, 60))];
+    const [sms] = await fresh.ctx.store.claimAuthCodeMessages(10, 60);
+    const token = (id: string) => pushes.find((m) => m.id === id)!.claimToken;
+    // The first claim's lease runs out and another worker claims that message: its first result no longer counts.
+    at('2030-01-01T00:01:05.000Z');
+    const [again] = await fresh.ctx.store.claimPushNotifications(10, 60);
+    expect(again.id).toBe(first.id);
+    const stale = first.id;
+    const [withId, withoutId, failed] = ids.filter((id) => id !== stale);
+    const current = await fresh.ctx.store.completeDeliveries([
+      { channel: 'push', id: stale, claimToken: token(stale), completion: { status: 'sent', providerMessageId: 'projects/p/messages/stale' } },
+      { channel: 'push', id: withId, claimToken: token(withId), completion: { status: 'sent', providerMessageId: 'projects/p/messages/1' } },
+      { channel: 'push', id: withoutId, claimToken: token(withoutId), completion: { status: 'sent', providerMessageId: null } },
+      { channel: 'push', id: failed, claimToken: token(failed), completion: { status: 'failed', retryAt: '2030-01-01T00:03:00.000Z', error: 'UNAVAILABLE' } },
+      { channel: 'sms', id: code, claimToken: sms.claimToken, completion: { status: 'sent', providerMessageId: 'SM1' } },
+    ]);
+    expect(current).toEqual([false, true, true, true, true]);
+    const rows = await fresh.ctx.query<{ id: string; status: string; provider_message_id: string | null }>(
+      'select id, status, provider_message_id from push_notifications',
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.id, [r.status, r.provider_message_id]]))).toEqual({
+      [stale]: ['sending', null],
+      [withId]: ['sent', 'projects/p/messages/1'],
+      [withoutId]: ['sent', null],
+      [failed]: ['failed', null],
+    });
+    const [codeRow] = await fresh.ctx.query<{ status: string; code: string | null; provider_message_id: string | null }>(
+      'select status, code, provider_message_id from auth_code_messages',
+    );
+    expect(codeRow).toEqual({ status: 'sent', code: null, provider_message_id: 'SM1' });
+  });
+
   it('a failed attempt waits for its retry time, then is claimed again', async () => {
     const id = await push('a');
     const [claim] = await fresh.ctx.store.claimPushNotifications(1, 60);
