@@ -201,7 +201,8 @@ it('a document nested 100,000 deep is refused within 2 s while another call is a
   const deep = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>${'<d>'.repeat(100_000)}${'</d>'.repeat(100_000)}</soap:Body></soap:Envelope>`;
   const attacker = new RawClient(service.port);
   const bystander = new RawClient(service.port);
-  const attackSent = performance.now();
+  // The bystander's request goes out right behind the attack's, before either
+  // answer can be read: a document that held the event loop would hold it up.
   const attack = attacker.send(
     rawRequest(
       'POST',
@@ -214,10 +215,8 @@ it('a document nested 100,000 deep is refused within 2 s while another call is a
     ),
     { timeoutMs: 15_000 },
   );
-  const healthSent = performance.now();
   const health = await bystander.send(rawRequest('GET', '/healthz', []), { timeoutMs: 15_000 });
   const answer = await attack;
-  const attackAnswered = attackSent + answer.ms;
   attacker.close();
   bystander.close();
   process.stdout.write(
@@ -232,11 +231,9 @@ it('a document nested 100,000 deep is refused within 2 s while another call is a
   });
   expect(answer.ms).toBeLessThan(SLOWEST_MS);
   expect(health.kind === 'answer' && health.status === 200).toBe(true);
-  // /healthz went out while the deep document was being handled, and was not
-  // held up by it. A document refused faster than /healthz may take could not
-  // have held anything up longer: then the two need not overlap (a refusal in
-  // 6 ms once came back before /healthz was on its way).
-  expect(healthSent < attackAnswered || answer.ms < HEALTH_MEANWHILE_MS).toBe(true);
+  // Not held up. (Client-side clocks cannot show that the server was still on
+  // the document when /healthz arrived; a refusal in 6 ms once came back first.
+  // A document that held the loop longer than this would hold /healthz too.)
   expect(health.ms).toBeLessThan(HEALTH_MEANWHILE_MS);
   expect(service.alive()).toBe(true);
 });
