@@ -1,7 +1,8 @@
 // What the benchmarks (scripts/bench*.mjs) and npm run soak (scripts/soak.mjs)
 // share: the repository root, the Node flags `npm start` gives the service,
 // the request each binding sends, a child process started until it listens
-// (or says it is ready), its memory from /proc, and a key file for fake FCMs.
+// (or says it is ready), its memory and CPU from /proc (and PostgreSQL's and
+// the machine's), and a self-signed certificate and a key file for fake FCMs.
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -74,12 +75,19 @@ export function startChild(script, env, baseEnv = process.env) {
   });
 }
 
+// /proc/PID/stat: the command's name between parentheses, then the fields;
+// utime and stime (fields 14 and 15) in clock ticks, 100 a second on Linux.
+function readStat(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const close = text.lastIndexOf(')');
+  const fields = text.slice(close + 2).split(' ');
+  return { command: text.slice(text.indexOf('(') + 1, close), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
+}
+
 /** CPU time (user + system) a process has used so far, in ms, from /proc/PID/stat; null where there is no /proc. */
 export function cpuMs(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command, in clock ticks (100 a second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return readStat(pid).cpuMs;
   } catch {
     return null;
   }
@@ -103,12 +111,11 @@ export function postgresCpuMs() {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (!readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith('postgres')) continue;
+      const stat = readStat(entry);
+      if (stat.command.startsWith('postgres')) byPid.set(entry, stat.cpuMs);
     } catch {
-      continue;
+      // Gone meanwhile.
     }
-    const ms = cpuMs(entry);
-    if (ms !== null) byPid.set(entry, ms);
   }
   return byPid;
 }
