@@ -67,6 +67,30 @@ describe('rule 19: parameters', () => {
     expectError(malformed, 'Cannot convert %u31 to System.Char.\r\nParameter name: type ---> String must be exactly one character long.');
   });
 
+  // A long run of escapes overflowed the stack when the decoder spread it into one call (125,000 and more).
+  it('decodes a form body that is one run of %u escapes up to BODY_LIMIT', async () => {
+    const escapes = Math.floor((1024 * 1024 - 3) / 6);
+    const res = await call(service.app)
+      .post('/PushNotificationMobile.asmx/GetTokenDevice')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send(`id=${'%u0041'.repeat(escapes)}`);
+    expect(res.status).toBe(200);
+    expect(bodyText(res)).toBe(NIL);
+  });
+
+  it('decodes runs of %u escapes broken by malformed ones', async () => {
+    const res = await call(service.app)
+      .post('/PushNotificationMobile.asmx/GetTokenDevice')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send('id=%u%u0064%u0065%u0076-%u00311001%uZZ');
+    expect(bodyText(res)).toBe(NIL);
+    const ok = await call(service.app)
+      .post('/PushNotificationMobile.asmx/GetTokenDevice')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send('id=%u0064ev%u002D%u0031001');
+    expect(bodyText(ok)).toBe(TOKEN);
+  });
+
   it('reads a form body with a charset', async () => {
     const res = await call(service.app)
       .post('/PushNotificationMobile.asmx/GetTokenDevice')
