@@ -12,6 +12,7 @@ import { createBasicVerifier, type BasicVerifier } from './basic';
 import type { AuditSubjectKind, AuditTrail, CallBudgets, EnumerationGuard, RateRule } from './contracts';
 import type { RefusalReason } from './observer';
 import { PolicyError, loadPolicyFile, type Policy, type ResolvedRule } from './policy';
+import { callerKey } from './caller-key';
 import { countsForEnumeration, subjectRule } from './subjects';
 
 /** Why a request was not let through; the bindings write each kind (src/wire/respond.ts). */
@@ -118,7 +119,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       record(call, endpoint, null, refusal, subject);
       return refusal;
     }
-    const caller = user ?? call.address ?? 'unknown';
+    const caller = user ?? callerKey(call.address);
     const at = now();
     let refusal: AccessVerdict = null;
     if (rule.limit !== null && budgets !== undefined) {
@@ -130,10 +131,11 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       rule.enumeration !== null &&
       enumeration !== undefined &&
       subject !== null &&
+      subject.value !== null &&
       countsForEnumeration(subject.kind) &&
       subject.value !== ''
     ) {
-      const verdict = enumeration.note(caller, `${subject.kind}:${subject.value}`, rule.enumeration, at);
+      const verdict = enumeration.note(`${endpoint}.asmx/${op}`, caller, subject.value, rule.enumeration, at);
       // The guard logs the walker once per window (enumeration-guard.ts).
       if (!verdict.ok)
         refusal = throttled('enumeration', `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`, verdict.retryAfterSeconds);

@@ -30,7 +30,11 @@ export interface CallBudgets {
  * window.
  */
 export interface EnumerationGuard {
-  note(caller: string, subject: string, rule: RateRule, nowMs: number): BudgetVerdict;
+  /**
+   * Counts `subject` as read by `caller` against the budget named `key` (the
+   * operation, as for CallBudgets): each operation's budget counts its own reads.
+   */
+  note(key: string, caller: string, subject: string, rule: RateRule, nowMs: number): BudgetVerdict;
 }
 
 export type AuditSubjectKind = 'student' | 'school' | 'device' | 'class';

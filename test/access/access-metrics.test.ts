@@ -40,8 +40,8 @@ describe('access metrics', () => {
     await budgets.sync();
 
     const guard = createEnumerationGuard({ logger, observer });
-    guard.note('a', '1', rule, T0);
-    guard.note('a', '2', rule, T0);
+    guard.note('E/Op', 'a', '1', rule, T0);
+    guard.note('E/Op', 'a', '2', rule, T0);
     observer.refused('network');
 
     const samples = parseMetrics(await metrics.registry.metrics());

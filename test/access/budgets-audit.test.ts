@@ -189,3 +189,51 @@ describe.each(BINDINGS)('%s', (binding) => {
     ]);
   });
 });
+
+// Found by an attacker's walk: budgets with windows of the same length shared one count.
+describe('each operation has its own enumeration budget', () => {
+  const policy = `default:
+  allow: ["0.0.0.0/0", "::/0"]
+endpoints:
+  ReadNoteFromApp.asmx:
+    UpdateNoteState: { enumeration: 2/1h }
+  GetStudentsAbsence.asmx:
+    GetStudentsAbcenceByID: { enumeration: 50/1h }
+`;
+  let gated: GatedService;
+  beforeEach(async () => {
+    gated = await startGated(policy, (logger) => ({ enumeration: createEnumerationGuard({ logger }) }));
+  });
+  afterEach(async () => {
+    await gated.close();
+  });
+  const from = { from: '198.51.100.20' };
+  const absences = (id: string) => callOp(gated.service.app, 'HTTP GET', 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, from);
+  const markRead = (id: string) => callOp(gated.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, from);
+
+  test('reading absences does not spend the budget of marking notes read', async () => {
+    for (const id of ['1001', '1002']) expect((await absences(id)).status).toBe(200);
+    expect((await markRead('1003')).status).toBe(200);
+    expect((await markRead('1004')).status).toBe(200);
+    const refused = await markRead('1005');
+    expect(refused.status).toBe(500);
+    expect(bodyText(refused)).toMatch(/^Too many different students read: at most 2 per hour\./);
+  });
+
+  test('students read by one operation are new to another', async () => {
+    for (const id of ['1001', '1002', '1003', '1004', '1005']) expect((await absences(id)).status).toBe(200);
+    expect((await markRead('1001')).status).toBe(200);
+    expect((await markRead('1002')).status).toBe(200);
+    expect((await markRead('1003')).status).toBe(500);
+    expect((await absences('1006')).status).toBe(200);
+  });
+
+  test('addresses of one IPv6 /64 are one caller: rotating through them gains no allowance', async () => {
+    const markReadFrom = (id: string, address: string) =>
+      callOp(gated.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, { from: address });
+    expect((await markReadFrom('1001', '2001:db8:1:2::a')).status).toBe(200);
+    expect((await markReadFrom('1002', '2001:db8:1:2::b')).status).toBe(200);
+    expect((await markReadFrom('1003', '2001:db8:1:2:ffff::c')).status).toBe(500);
+    expect((await markReadFrom('1003', '2001:db8:1:3::a')).status).toBe(200);
+  });
+});

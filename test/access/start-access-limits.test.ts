@@ -19,7 +19,7 @@ describe.each(storeVariants())('access limits in the shutdown sequence on $name'
 
       const now = Date.now();
       expect(limits.budgets.take('NotificationNotes.asmx/GetStudentSchool', '10.0.0.1', { max: 10, windowMs: 3_600_000 }, now).ok).toBe(true);
-      expect(limits.enumeration.note('10.0.0.1', '1001', { max: 10, windowMs: 3_600_000 }, now).ok).toBe(true);
+      expect(limits.enumeration.note('E/Op', '10.0.0.1', '1001', { max: 10, windowMs: 3_600_000 }, now).ok).toBe(true);
       limits.audit.record({
         at: new Date(now),
         address: '10.0.0.1',
