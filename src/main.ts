@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { PolicyError } from './access';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './log';
 import { serveMetrics } from './metrics';
@@ -61,6 +62,11 @@ function describeStartFailure(err: unknown): string {
 }
 
 main().catch((err: unknown) => {
+  // A policy that does not validate (or sets nothing) is a configuration error, as a bad setting is.
+  if (err instanceof PolicyError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`The service could not start: ${describeStartFailure(err)}\n`);
   process.exit(1);
 });

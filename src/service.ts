@@ -74,7 +74,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         await limits.stop();
         throw err;
       }
-      logger.info({ file: config.accessPolicy, users: access.policy.users.size }, 'access policy in force');
+      logger.info({ file: config.accessPolicy, users: access.policy.users.size, ...access.policy.exposure }, 'access policy in force');
     }
     let delivery: RunningDelivery | null = null;
     const operations = createOperations(store, {

@@ -188,7 +188,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
         return false;
       }
       warnUnenforceable(inForce.policy);
-      logger.info({ file: options.policyFile, users: inForce.policy.users.size }, 'access policy reloaded');
+      logger.info({ file: options.policyFile, users: inForce.policy.users.size, ...inForce.policy.exposure }, 'access policy reloaded');
       return true;
     },
   };

@@ -42,6 +42,8 @@ const ruleSchema = z
     users: z.array(z.string()).optional(),
     limit: rate.optional(),
     enumeration: rate.optional(),
+    /** Only under an operation that reads personal data: yes, it may stay open to everyone (see failClosed). */
+    open: z.boolean().optional(),
   })
   .strict();
 
@@ -84,6 +86,14 @@ export interface ResolvedRule {
   readonly enumeration: RateRule | null;
 }
 
+/** What a policy leaves reachable by anyone: logged at start and on reload. */
+export interface PolicyExposure {
+  /** Operations reading personal data that every address may call without credentials or budgets (each said `open: true`). */
+  readonly open: readonly string[];
+  /** Operations reading personal data that every address may call without credentials, within budgets only. */
+  readonly budgetedOnly: readonly { readonly operation: string; readonly limit: string | null; readonly enumeration: string | null }[];
+}
+
 export interface Policy {
   readonly realm: string;
   readonly documents: 'follow' | 'open';
@@ -94,6 +104,7 @@ export interface Policy {
   /** The rule of an endpoint's documents (its default) and of each operation; endpoint names lower-cased. */
   endpointRule(endpoint: string): ResolvedRule | undefined;
   operationRule(endpoint: string, operation: string): ResolvedRule | undefined;
+  readonly exposure: PolicyExposure;
 }
 
 /** Reads and checks a policy file; throws PolicyError listing every problem with the path of its key. */
@@ -108,7 +119,12 @@ export function loadPolicyFile(file: string): Policy {
 }
 
 /** Parses policy text (JSON when the file name ends in .json, YAML otherwise, YAML being a superset of JSON). */
-export function parsePolicy(text: string, file = 'policy.yaml'): Policy {
+/** `failClosed: false` checks the file's shape only, for the users command, which edits a policy that may not be finished yet. */
+export interface PolicyChecks {
+  readonly failClosed?: boolean;
+}
+
+export function parsePolicy(text: string, file = 'policy.yaml', checks: PolicyChecks = {}): Policy {
   let raw: unknown;
   try {
     raw = file.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text, { prettyErrors: true });
@@ -117,10 +133,19 @@ export function parsePolicy(text: string, file = 'policy.yaml'): Policy {
       `ACCESS_POLICY: ${file} is not valid ${file.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`,
     );
   }
-  return compilePolicy(raw ?? {}, file);
+  if (checks.failClosed !== false && setsNothing(raw)) {
+    throw new PolicyError(
+      `ACCESS_POLICY: ${file} sets nothing (it is empty or holds only comments); a policy must say who may call what (docs/security.md#recommended-policy)`,
+    );
+  }
+  return compilePolicy(raw ?? {}, file, checks);
 }
 
-export function compilePolicy(raw: unknown, file = 'policy'): Policy {
+function setsNothing(raw: unknown): boolean {
+  return raw === null || raw === undefined || (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0);
+}
+
+export function compilePolicy(raw: unknown, file = 'policy', checks: PolicyChecks = {}): Policy {
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
     throw problemsError(
@@ -134,9 +159,11 @@ export function compilePolicy(raw: unknown, file = 'policy'): Policy {
   const users = new Map(Object.entries(input.users ?? {}));
   const compile = (rule: MergedRule, at: string): ResolvedRule => resolveRule(rule, at, networks, users, problems);
 
+  if (input.default?.open !== undefined) problems.push(OPEN_PER_OPERATION('default'));
   const top: MergedRule = { allow: ['0.0.0.0/0', '::/0'], auth: 'none', ...defined(input.default ?? {}) };
   const serviceRule = compile(top, 'default');
   const byEndpoint = new Map<string, { rule: ResolvedRule; operations: Map<string, ResolvedRule> }>();
+  const exposure: { open: string[]; budgetedOnly: PolicyExposure['budgetedOnly'][number][] } = { open: [], budgetedOnly: [] };
   const given = new Map<string, [string, Record<string, RuleInput>]>();
   for (const [name, section] of Object.entries(input.endpoints ?? {})) {
     const spec = ENDPOINTS.find((e) => `${e.name}.asmx`.toLowerCase() === name.toLowerCase() || e.name.toLowerCase() === name.toLowerCase());
@@ -155,10 +182,22 @@ export function compilePolicy(raw: unknown, file = 'policy'): Policy {
   }
   for (const spec of ENDPOINTS) {
     const [name, section] = given.get(spec.name.toLowerCase()) ?? [`${spec.name}.asmx`, {}];
+    if (section.default?.open !== undefined) problems.push(OPEN_PER_OPERATION(`endpoints.${name}.default`));
     const endpointDefault: MergedRule = { ...top, ...defined(section.default ?? {}) };
     const operations = new Map<string, ResolvedRule>();
     for (const op of spec.operations) {
-      operations.set(op.wireName, compile({ ...endpointDefault, ...defined(section[op.wireName] ?? {}) }, `endpoints.${name}.${op.wireName}`));
+      const at = `endpoints.${name}.${op.wireName}`;
+      const rule = compile({ ...endpointDefault, ...defined(section[op.wireName] ?? {}) }, at);
+      operations.set(op.wireName, rule);
+      const said = section[op.wireName]?.open;
+      if (said !== undefined && !readsPersonalData(op.wireName))
+        problems.push(`${at}.open: ${op.wireName} reads no personal data; open is only for those that do`);
+      if (readsPersonalData(op.wireName) && isOpen(rule)) {
+        if (said === true) exposure.open.push(op.wireName);
+        else if (checks.failClosed !== false) problems.push(`${at}: ${OPEN_REFUSED(op.wireName)}`);
+      } else if (readsPersonalData(op.wireName) && rule.allow === null && rule.auth === 'none') {
+        exposure.budgetedOnly.push({ operation: op.wireName, limit: describeRule(rule.limit), enumeration: describeRule(rule.enumeration) });
+      }
     }
     byEndpoint.set(spec.name.toLowerCase(), { rule: compile(endpointDefault, `endpoints.${name}.default`), operations });
   }
@@ -171,10 +210,43 @@ export function compilePolicy(raw: unknown, file = 'policy'): Policy {
     serviceRule,
     endpointRule: (endpoint) => byEndpoint.get(endpoint.toLowerCase())?.rule,
     operationRule: (endpoint, operation) => byEndpoint.get(endpoint.toLowerCase())?.operations.get(operation),
+    exposure,
   };
 }
 
 type MergedRule = Omit<RuleInput, 'allow'> & { allow?: readonly string[] };
+
+/**
+ * Fail closed: an operation that reads personal data (these five) is open to
+ * every address, without credentials and without budgets, only when the
+ * policy says so for that operation (`open: true`). A policy that forgot a
+ * rule must not answer children's names to anyone.
+ */
+const PERSONAL_DATA_READS: ReadonlySet<string> = new Set([
+  'GetStudentSchool',
+  'GetTokenDevice',
+  'GetStudentsAbcenceByID',
+  'GetStudentsAudtiNote',
+  'UpdateNoteState',
+]);
+
+function readsPersonalData(operation: string): boolean {
+  return PERSONAL_DATA_READS.has(operation);
+}
+
+function isOpen(rule: ResolvedRule): boolean {
+  return rule.allow === null && rule.auth === 'none' && rule.limit === null && rule.enumeration === null;
+}
+
+const OPEN_REFUSED = (operation: string) =>
+  `${operation} reads personal data and would be open to every address without credentials or budgets; ` +
+  'restrict it (allow, auth: basic, limit or enumeration) or, if it must stay open, say open: true under this operation';
+
+const OPEN_PER_OPERATION = (at: string) => `${at}.open: open is said of one operation at a time, under endpoints.E.asmx.Operation`;
+
+function describeRule(rule: RateRule | null): string | null {
+  return rule === null ? null : `${rule.max}/${rule.windowMs / 1000}s`;
+}
 
 /** Only the keys a rule sets, so that spreading it leaves the others' values alone. */
 function defined(rule: RuleInput): RuleInput {

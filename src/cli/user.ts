@@ -73,7 +73,7 @@ export async function runUserCli(args: readonly string[], io: UserCliIo): Promis
 
   const next = edit.text();
   try {
-    parsePolicy(next, file);
+    parsePolicy(next, file, { failClosed: false });
   } catch (err) {
     if (!(err instanceof PolicyError)) throw err;
     io.err(`Nothing was written: the policy would not be valid afterwards.\n${err.message}`);
@@ -81,6 +81,13 @@ export async function runUserCli(args: readonly string[], io: UserCliIo): Promis
   }
   writeAtomically(file, next);
   io.out(`User ${name} ${verb} in ${file}${exists ? '' : ' (new file)'}. Send SIGHUP to the service (or restart it) to apply it.`);
+  // A policy being written (users first, rules next) may not be one the service accepts yet: say so now, not at its start.
+  try {
+    parsePolicy(next, file);
+  } catch (err) {
+    if (!(err instanceof PolicyError)) throw err;
+    io.err(`Note: the service will refuse this policy until it is finished:\n${err.message}`);
+  }
   return 0;
 }
 

@@ -5,7 +5,7 @@
 import type { AuditEntry, AuditTrail, BudgetVerdict, CallBudgets, RateRule } from '../../src/access';
 import { createEnumerationGuard } from '../../src/access/enumeration-guard';
 import { SOAP11_ENV, SOAP12_ENV, bodyText } from '../support/wire';
-import { BINDINGS, PASSWORDS, basic, callOp, isSoap, startGated, usersYaml, type Binding, type GatedService } from './support';
+import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, isSoap, startGated, usersYaml, type Binding, type GatedService } from './support';
 
 /** A fixed window per key and caller; what the real one does across nodes is its own tests' business. */
 class CountingBudgets implements CallBudgets {
@@ -199,7 +199,7 @@ endpoints:
     UpdateNoteState: { enumeration: 2/1h }
   GetStudentsAbsence.asmx:
     GetStudentsAbcenceByID: { enumeration: 50/1h }
-`;
+${OPEN_PERSONAL_READS(['NotificationNotes', 'PushNotificationMobile', 'GetStudentsAudit'])}`;
   let gated: GatedService;
   beforeEach(async () => {
     gated = await startGated(policy, (logger) => ({ enumeration: createEnumerationGuard({ logger }) }));

@@ -6,14 +6,14 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 import { bodyText, call } from '../support/wire';
-import { PASSWORDS, basic, callOp, policyFile, startGated, usersYaml, type GatedService, type PolicyFixture } from './support';
+import { OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, policyFile, startGated, usersYaml, type GatedService, type PolicyFixture } from './support';
 
 const CHALLENGE = 'Basic realm="Schools", charset="UTF-8"';
 const LOCKED = `${usersYaml()}realm: Schools
 endpoints:
   NotificationNotes.asmx:
     default: { auth: basic, allow: ["10.0.0.0/8", "::1/128", "127.0.0.1"] }
-`;
+${OPEN_PERSONAL_READS(['PushNotificationMobile', 'GetStudentsAbsence', 'GetStudentsAudit', 'ReadNoteFromApp'])}`;
 
 describe('documents follow their endpoint default rule', () => {
   let gated: GatedService;
@@ -80,9 +80,12 @@ test('documents: open serves documents to anyone while the calls stay locked', a
   }
 });
 
+// A policy that restricts nobody's address (budgets only): the documents are open to every caller.
+const BUDGETED = 'default: { limit: 1000/1m }\n';
+
 describe('PUBLIC_BASE_URL', () => {
   test('the WSDL, disco and help pages name it whatever Host the caller sent', async () => {
-    const gated = await startGated('', {}, { publicBaseUrl: 'https://sns.example.org/api' });
+    const gated = await startGated(BUDGETED, {}, { publicBaseUrl: 'https://sns.example.org/api' });
     try {
       const get = (url: string) => call(gated.service.app).get(url).set('Host', 'attacker.example').set('X-Forwarded-Host', 'attacker.example');
       const wsdl = bodyText(await get('/NotificationNotes.asmx?wsdl'));
@@ -102,7 +105,7 @@ describe('PUBLIC_BASE_URL', () => {
   });
 
   test("without it the caller's Host is used, as before", async () => {
-    const gated = await startGated('');
+    const gated = await startGated(BUDGETED);
     try {
       const wsdl = bodyText(await call(gated.service.app).get('/NotificationNotes.asmx?wsdl').set('Host', 'sis.school-a.example:8080'));
       expect(wsdl).toContain('location="http://sis.school-a.example:8080/NotificationNotes.asmx"');

@@ -2,7 +2,7 @@
 // one-line reason outside `allow`, 401 with the exact Basic challenge for
 // missing, wrong or unlisted credentials, the call itself once both pass.
 import { bodyText } from '../support/wire';
-import { BINDINGS, PASSWORDS, basic, callOp, startGated, usersYaml, type GatedService } from './support';
+import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, startGated, usersYaml, type GatedService } from './support';
 
 const CHALLENGE = 'Basic realm="Student Notification Service", charset="UTF-8"';
 const SCHOOL = { school_base_url: 'https://school-a.example', show_active: '1' };
@@ -15,7 +15,7 @@ endpoints:
     SendNotificationType: { allow: [schools, "192.0.2.7"], auth: basic }
   pushnotificationmobile.asmx:
     GetTokenDevice: { allow: ["0.0.0.0/0"] }
-`;
+${OPEN_PERSONAL_READS(['GetStudentsAbsence', 'GetStudentsAudit', 'ReadNoteFromApp'])}`;
 
 let gated: GatedService;
 beforeAll(async () => {

@@ -15,12 +15,76 @@ function problems(text: string, file = 'p.yaml'): string {
 }
 
 describe('policy validation', () => {
-  test("an empty file is today's behaviour: everything open, the default realm", () => {
-    const policy = parsePolicy('');
-    expect(policy.realm).toBe('Student Notification Service');
-    expect(policy.documents).toBe('follow');
-    const rule = policy.operationRule('NotificationNotes', 'GetStudentSchool');
-    expect(rule).toMatchObject({ allow: null, auth: 'none', users: null, limit: null, enumeration: null });
+  // An empty policy once started the service with every operation open and the log saying "access policy in force".
+  test.each([
+    ['an empty file', ''],
+    ['a file of comments', '# to do: write the rules\n   # later\n'],
+    ['an empty mapping', '{}'],
+  ])('%s is refused, naming the file', (_, text) => {
+    expect(problems(text, '/etc/sns/policy.yaml')).toMatch(/^ACCESS_POLICY: \/etc\/sns\/policy\.yaml sets nothing \(it is empty or holds only comments\)/);
+    expect(problems(text, 'p.json')).toMatch(/^ACCESS_POLICY: p\.json (sets nothing|is not valid JSON)/);
+  });
+
+  test('fails closed: an operation reading personal data left open to everyone without budgets is refused, each one named', () => {
+    const message = problems('realm: Schools\n');
+    for (const [endpoint, op] of [
+      ['NotificationNotes.asmx', 'GetStudentSchool'],
+      ['PushNotificationMobile.asmx', 'GetTokenDevice'],
+      ['GetStudentsAbsence.asmx', 'GetStudentsAbcenceByID'],
+      ['GetStudentsAudit.asmx', 'GetStudentsAudtiNote'],
+      ['ReadNoteFromApp.asmx', 'UpdateNoteState'],
+    ]) {
+      expect(message).toContain(
+        `\n  endpoints.${endpoint}.${op}: ${op} reads personal data and would be open to every address without credentials or budgets;`,
+      );
+    }
+    // Operations that read no personal data may stay open without a word.
+    expect(message).not.toMatch(/AuthCode:|SendNotificationType:/);
+  });
+
+  test('an operation may stay open when the file says so for it; the policy lists what is open and what is only budgeted', () => {
+    const policy = parsePolicy(`default:
+  allow: ["10.0.0.0/8"]
+endpoints:
+  PushNotificationMobile.asmx:
+    GetTokenDevice: { allow: ["0.0.0.0/0", "::/0"], limit: 120/1m, enumeration: 50/1h }
+  ReadNoteFromApp.asmx:
+    UpdateNoteState: { allow: ["0.0.0.0/0", "::/0"], open: true }
+  GetStudentsAbsence.asmx:
+    GetStudentsAbcenceByID: { allow: ["0.0.0.0/0", "::/0"], enumeration: 50/1h }
+`);
+    expect(policy.operationRule('ReadNoteFromApp', 'UpdateNoteState')).toMatchObject({ allow: null, auth: 'none', limit: null, enumeration: null });
+    expect(policy.exposure).toEqual({
+      open: ['UpdateNoteState'],
+      budgetedOnly: [
+        { operation: 'GetStudentsAbcenceByID', limit: null, enumeration: '50/3600s' },
+        { operation: 'GetTokenDevice', limit: '120/60s', enumeration: '50/3600s' },
+      ],
+    });
+  });
+
+  test('open is said of one operation reading personal data, not of a default or of another operation', () => {
+    const message = problems(`default: { open: true }
+endpoints:
+  NotificationNotes.asmx:
+    default: { open: true }
+    AuthCode: { open: true }
+`);
+    expect(message).toContain('\n  default.open: open is said of one operation at a time');
+    expect(message).toContain('\n  endpoints.NotificationNotes.asmx.default.open: open is said of one operation at a time');
+    expect(message).toContain('\n  endpoints.NotificationNotes.asmx.AuthCode: NotificationNotes.asmx has no operation AuthCode');
+  });
+
+  test('open on an operation that reads no personal data is refused', () => {
+    expect(problems('default: { allow: ["10.0.0.0/8"] }\nendpoints:\n  AuthCodeSending.asmx:\n    AuthCode: { open: true }\n')).toContain(
+      'endpoints.AuthCodeSending.asmx.AuthCode.open: AuthCode reads no personal data; open is only for those that do',
+    );
+  });
+
+  test('the users command checks a policy being written for its shape only', () => {
+    const policy = parsePolicy(usersYaml(), 'p.yaml', { failClosed: false });
+    expect(policy.users.size).toBe(2);
+    expect(() => parsePolicy(usersYaml(), 'p.yaml')).toThrow(/GetStudentSchool reads personal data/);
   });
 
   test('each mistake is reported with the path of its key', () => {
@@ -120,4 +184,6 @@ test('the recommended policy of docs/security.md is valid once its first user is
   expect(policy.operationRule('GetStudentsAudit', 'GetStudentsAudtiNote')).toMatchObject({ auth: 'basic' });
   expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')).toMatchObject({ auth: 'none', limit: { max: 120 }, enumeration: { max: 50 } });
   expect(policy.endpointRule('NotificationNotes')?.allow?.check('10.20.1.1', 'ipv4')).toBe(true);
+  expect(policy.exposure.open).toEqual([]);
+  expect(policy.exposure.budgetedOnly.map((b) => b.operation)).toEqual(['UpdateNoteState', 'GetStudentsAbcenceByID', 'GetTokenDevice']);
 });

@@ -69,4 +69,78 @@ test('SIGHUP reloads ACCESS_POLICY without a restart', async () => {
   await logged('the access policy was not reloaded');
   expect(await token()).toBe(403);
   expect(server.exitCode).toBeNull();
+
+  // A file emptied by mistake (or a half-written one) once opened every operation on reload.
+  output = '';
+  policy.write('# the rules are being rewritten\n');
+  server.kill('SIGHUP');
+  await logged('the access policy was not reloaded');
+  expect(output).toMatch(/"level":50,.*sets nothing/);
+  expect(await token()).toBe(403);
+
+  output = '';
+  policy.write(
+    'default:\n  allow: ["127.0.0.0/8", "::1/128"]\nendpoints:\n  PushNotificationMobile.asmx:\n    GetTokenDevice: { allow: ["0.0.0.0/0", "::/0"], limit: 120/1m }\n',
+  );
+  server.kill('SIGHUP');
+  await logged('"msg":"access policy reloaded"');
+  expect(output).toContain('"budgetedOnly":[{"operation":"GetTokenDevice","limit":"120/60s","enumeration":null}]');
+  expect(await token()).toBe(200);
+});
+
+describe('at start', () => {
+  const start = (policyText: string) => {
+    policy = policyFile(policyText);
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-policy-start-'));
+    const server = spawn(process.execPath, ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKER: 'false', LOG_FORMAT: 'json', ACCESS_POLICY: policy.file },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = server;
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const listening = new Promise<string>((resolve, reject) => {
+      server.stdout.on('data', () => {
+        if (output.includes('"msg":"listening on')) resolve(output);
+      });
+      server.once('exit', (code) => reject(Object.assign(new Error(output), { code })));
+    });
+    const exited = new Promise<{ code: number | null; output: string }>((resolve) => server.once('exit', (code) => resolve({ code, output })));
+    return { listening, exited };
+  };
+
+  test('an empty policy file stops the start with exit code 2, naming the file', async () => {
+    const { exited, listening } = start('\n# nothing here yet\n');
+    listening.catch(() => undefined);
+    const { code, output } = await exited;
+    expect(code).toBe(2);
+    expect(output).toContain(`ACCESS_POLICY: ${policy.file} sets nothing`);
+  });
+
+  test('a policy leaving a read of personal data open without saying so stops the start', async () => {
+    const { exited, listening } = start('default:\n  auth: none\n');
+    listening.catch(() => undefined);
+    const { code, output } = await exited;
+    expect(code).toBe(2);
+    expect(output).toContain('endpoints.NotificationNotes.asmx.GetStudentSchool: GetStudentSchool reads personal data');
+  });
+
+  test('the start log lists the operations left open and the budgets of those only budgeted', async () => {
+    const { listening } = start(`default:
+  allow: ["10.0.0.0/8"]
+endpoints:
+  ReadNoteFromApp.asmx:
+    UpdateNoteState: { allow: ["0.0.0.0/0", "::/0"], open: true }
+  PushNotificationMobile.asmx:
+    GetTokenDevice: { allow: ["0.0.0.0/0", "::/0"], limit: 120/1m, enumeration: 50/1h }
+`);
+    const output = await listening;
+    const line = output.split('\n').find((l) => l.includes('"msg":"access policy in force"')) ?? '';
+    expect(JSON.parse(line)).toMatchObject({
+      open: ['UpdateNoteState'],
+      budgetedOnly: [{ operation: 'GetTokenDevice', limit: '120/60s', enumeration: '50/3600s' }],
+    });
+  });
 });

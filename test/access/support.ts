@@ -23,6 +23,23 @@ export function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
 }
 
+const PERSONAL_READS = {
+  NotificationNotes: 'GetStudentSchool',
+  PushNotificationMobile: 'GetTokenDevice',
+  GetStudentsAbsence: 'GetStudentsAbcenceByID',
+  GetStudentsAudit: 'GetStudentsAudtiNote',
+  ReadNoteFromApp: 'UpdateNoteState',
+} as const;
+
+/**
+ * Policy lines (under `endpoints:`) that leave these endpoints' reads of
+ * personal data open on purpose, as a policy must say to leave them open
+ * (docs/security.md): for tests about the other rules of a policy.
+ */
+export function OPEN_PERSONAL_READS(endpoints: readonly (keyof typeof PERSONAL_READS)[]): string {
+  return endpoints.map((endpoint) => `  ${endpoint}.asmx:\n    ${PERSONAL_READS[endpoint]}: { open: true }\n`).join('');
+}
+
 export interface PolicyFixture {
   readonly file: string;
   write(text: string): void;
