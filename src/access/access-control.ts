@@ -44,6 +44,22 @@ export interface AccessControl {
   readonly policy: Policy;
   /** Null to let the call run; synchronous unless Basic credentials must go through bcrypt. */
   checkCall(call: AccessCall): AccessVerdict | Promise<AccessVerdict>;
+  /**
+   * The network and credentials of a call whose operation is known before its
+   * body is read (path, SOAPAction or `action`): a refused caller's body is
+   * never read (src/wire/asmx-routes.ts). Budgets and the audit of allowed
+   * calls wait for checkCall, once the parameters are known; a refusal here
+   * is audited without its subject.
+   */
+  admit(operation: OperationModel, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
+  /**
+   * The same for a call to `endpoint` whose operation is not known yet:
+   * refused only when no operation of the endpoint would let this caller in,
+   * as IIS refuses a directory before ASP.NET reads a byte of the body.
+   */
+  admitEndpoint(endpoint: string, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
+  /** Whether every operation of `endpoint` lets any caller through its network and credentials checks: nothing to decide before the body. */
+  endpointOpen(endpoint: string): boolean;
   /** `?wsdl`, `?disco` and help pages: the endpoint's default rule (null endpoint: `/`, the top default), unless `documents: open`. */
   checkDocument(endpoint: string | null, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
   /** Reads the policy file again; a bad file is logged and the policy in force kept. True when the new one is in force. */
@@ -166,6 +182,45 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       return afterAuth(call, endpoint, rule, user, subject, policy.realm);
     },
 
+    admit(operation, address, authorization) {
+      const { policy, verify } = inForce;
+      const endpoint = ENDPOINT_OF.get(operation.wireName) ?? '';
+      const rule = policy.operationRule(endpoint, operation.wireName);
+      if (rule === undefined) return null;
+      const call: AccessCall = { operation, values: [], address, authorization };
+      const refuse = <R extends DocumentVerdict>(refusal: R): R => {
+        record(call, endpoint, null, refusal, subjectOf(call));
+        return refusal;
+      };
+      if (!rule.allows(address)) return refuse(forbidden(`Forbidden: ${operation.wireName} may not be called from this address.`));
+      if (rule.auth === 'none') return null;
+      const decide = (user: string | null): DocumentVerdict => (admitsUser(rule, user) ? null : refuse(unauthorized(policy.realm)));
+      const user = verify(authorization);
+      return user instanceof Promise ? user.then(decide) : decide(user);
+    },
+
+    admitEndpoint(endpoint, address, authorization) {
+      const { policy, verify } = inForce;
+      const rules = operationRulesOf(policy, endpoint);
+      const reachable = rules.filter((rule) => rule.allows(address));
+      if (reachable.length === 0) {
+        options.onRefused?.('network');
+        return forbidden(`Forbidden: ${endpointName(endpoint)}.asmx may not be called from this address.`);
+      }
+      if (reachable.some((rule) => rule.auth === 'none')) return null;
+      const decide = (user: string | null): DocumentVerdict => {
+        if (reachable.some((rule) => admitsUser(rule, user))) return null;
+        options.onRefused?.('auth');
+        return unauthorized(policy.realm);
+      };
+      const user = verify(authorization);
+      return user instanceof Promise ? user.then(decide) : decide(user);
+    },
+
+    endpointOpen(endpoint) {
+      return operationRulesOf(inForce.policy, endpoint).every((rule) => rule.allow === null && rule.auth === 'none');
+    },
+
     checkDocument(endpoint, address, authorization) {
       const { policy, verify } = inForce;
       if (policy.documents === 'open') return null;
@@ -192,6 +247,19 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       return true;
     },
   };
+}
+
+function admitsUser(rule: ResolvedRule, user: string | null): boolean {
+  return user !== null && (rule.users === null || rule.users.has(user));
+}
+
+function operationRulesOf(policy: Policy, endpoint: string): ResolvedRule[] {
+  const model = ENDPOINTS.find((e) => e.name.toLowerCase() === endpoint.toLowerCase());
+  return (model?.operations ?? []).map((op) => policy.operationRule(model?.name ?? endpoint, op.wireName)).filter((r): r is ResolvedRule => r !== undefined);
+}
+
+function endpointName(endpoint: string): string {
+  return ENDPOINTS.find((e) => e.name.toLowerCase() === endpoint.toLowerCase())?.name ?? endpoint;
 }
 
 interface Subject {

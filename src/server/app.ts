@@ -87,6 +87,7 @@ export function createApp(options: AppOptions): App {
       jsonBodies: options.jsonBodies,
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
       passCredentials: options.access !== undefined,
+      access: options.access,
     }),
   );
 

@@ -3,7 +3,6 @@
 // Paths match case-insensitively, as on IIS.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import parseurl from 'parseurl';
 import type { AccessControl, DocumentVerdict } from '../access';
@@ -13,7 +12,10 @@ import type { Dispatcher } from './dispatch';
 import { renderOperationList, renderOperationPage, renderServiceList, sendHelpPage } from './help';
 import { createHttpOperationHandler } from './http/handler';
 import { CACHE_RESULT, send, sendAccessRefusal, sendText } from './respond';
+import { httpOperationGate, soapGate, type PreBodyAccess } from './access-gate';
+import { createBodyReader, type BodyGate } from './read-body';
 import { createSoapHandler } from './soap/handler';
+import { createSoapRouter } from './soap/router';
 import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
 import { callContextFor, callRecordOf } from './call-record';
 
@@ -35,6 +37,8 @@ export interface AsmxCallOptions extends AsmxOptions {
   readonly callerAddress: (req: IncomingMessage) => string | null;
   /** Hand the Authorization header to the dispatcher: an access policy is in force (src/access). */
   readonly passCredentials?: boolean;
+  /** The access policy, to refuse a caller before its body is read (access-gate.ts); absent: no policy. */
+  readonly access?: PreBodyAccess;
 }
 
 export interface AsmxDocumentOptions extends AsmxOptions {
@@ -57,9 +61,11 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
   const endpoints = endpointMap(options.endpoints, (model) => ({
     soap: createSoapHandler(model, options.dispatcher, options.xmlMaxDepth),
     http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
+    router: createSoapRouter(model),
   }));
-  const readBody = bodyParser.raw({ type: () => true, limit: options.bodyLimit });
+  const readBody = createBodyReader(options.bodyLimit);
   const credentials = options.passCredentials === true;
+  const access = options.access;
 
   return async (req, res, next) => {
     const url = parseurl(req);
@@ -70,12 +76,23 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
       next();
       return;
     }
-    const context: CallContext = callContextFor(res, options.callerAddress(req), requestIdOf(req), credentials ? req.headers.authorization : undefined);
+    const address = options.callerAddress(req);
+    const context: CallContext = callContextFor(res, address, requestIdOf(req), credentials ? req.headers.authorization : undefined);
     const record = callRecordOf(res);
     record.endpoint = found.model.name;
     record.binding = operationPath === undefined ? 'soap' : req.method === 'POST' ? 'http_post' : 'http_get';
 
-    const body = req.method === 'POST' ? await readRawBody(readBody, req, res, options.bodyLimit) : undefined;
+    let gate: BodyGate | undefined;
+    if (access !== undefined) {
+      const request = { headers: req.headers, address, context, res };
+      gate =
+        operationPath === undefined
+          ? soapGate(access, found.model, found.handlers.router, request)
+          : httpOperationGate(access, found.model, safeDecode(operationPath), request);
+    }
+    // HTTP GET has no body: the same gate decides before its query is read, so that every binding refuses alike.
+    if (req.method !== 'POST' && gate !== undefined && !(await gate.decide())) return;
+    const body = req.method === 'POST' ? await readBody(req, res, gate) : undefined;
     if (body === null) return;
     if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, context);
     else await found.handlers.soap(req, res, body as Buffer, context);
@@ -209,74 +226,6 @@ function requestIdOf(req: IncomingMessage): string {
   const header = req.headers['x-request-id'];
   const id = Array.isArray(header) ? header[0] : header;
   return id !== undefined && /^[\w.:-]{1,128}$/.test(id) ? id : randomUUID();
-}
-
-/** Reads the whole body within the limit; on failure answers the request itself and returns null. */
-function readRawBody(readBody: ReturnType<typeof bodyParser.raw>, req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
-  const encoding = req.headers['content-encoding'];
-  if (encoding === undefined || encoding === 'identity') return readPlainBody(req, res, limit);
-  // A compressed body (rare from SOAP clients): body-parser inflates it, the limit applying to what it inflates to.
-  return new Promise((resolve) => {
-    void readBody(req, res, (err?: unknown) => {
-      if (err === undefined || err === null) {
-        const parsed = (req as IncomingMessage & { body?: unknown }).body;
-        resolve(Buffer.isBuffer(parsed) ? parsed : Buffer.alloc(0));
-        return;
-      }
-      const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') refuseTooLarge(res, limit);
-      else if (type === 'encoding.unsupported') sendText(res, 415, 'Unsupported Content-Encoding.');
-      else if (type === 'request.aborted') res.destroy();
-      else sendText(res, 400, 'The request body could not be read.');
-      resolve(null);
-    });
-  });
-}
-
-/**
- * The plain body, read straight off the stream: the common case, on the hot
- * path, where body-parser's general machinery cost a measurable share of a
- * small SOAP call.
- */
-function readPlainBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
-    refuseTooLarge(res, limit);
-    return Promise.resolve(null);
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    req.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > limit) {
-        settled = true;
-        refuseTooLarge(res, limit);
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    });
-    req.on('error', () => {
-      if (settled) return;
-      settled = true;
-      res.destroy();
-      resolve(null);
-    });
-  });
-}
-
-/** The rest of an oversized body is not read: the connection closes after the answer. */
-function refuseTooLarge(res: ServerResponse, limit: number): void {
-  res.setHeader('Connection', 'close');
-  sendText(res, 413, `Request body exceeds the limit of ${limit} bytes.`);
 }
 
 function safeDecode(value: string): string {

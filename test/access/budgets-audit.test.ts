@@ -167,7 +167,15 @@ describe.each(BINDINGS)('%s', (binding) => {
       expect(at).toBeInstanceOf(Date);
       return rest;
     });
-    const entry = (endpoint: string, operation: string, subjectKind: string, subject: string, address: string, user: string | null, reason: string | null) => ({
+    const entry = (
+      endpoint: string,
+      operation: string,
+      subjectKind: string,
+      subject: string | null,
+      address: string,
+      user: string | null,
+      reason: string | null,
+    ) => ({
       address,
       user,
       endpoint,
@@ -179,8 +187,9 @@ describe.each(BINDINGS)('%s', (binding) => {
     });
     expect(entries).toEqual([
       entry('NotificationNotes', 'GetStudentSchool', 'school', 'https://school-a.example', '10.1.1.1', 'sis-alnoor', null),
-      entry('NotificationNotes', 'GetStudentSchool', 'school', 'https://school-b.example', '10.1.1.1', null, 'auth'),
-      entry('NotificationNotes', 'GetStudentSchool', 'school', 'https://school-b.example', '11.1.1.1', null, 'network'),
+      // Refused for the network or the credentials before the parameters are read: no subject.
+      entry('NotificationNotes', 'GetStudentSchool', 'school', null, '10.1.1.1', null, 'auth'),
+      entry('NotificationNotes', 'GetStudentSchool', 'school', null, '11.1.1.1', null, 'network'),
       entry('PushNotificationMobile', 'GetTokenDevice', 'device', 'dev-2001', '192.0.2.1', null, null),
       entry('GetStudentsAbsence', 'GetStudentsAbcenceByID', 'student', '1001', '192.0.2.1', null, null),
       entry('ReadNoteFromApp', 'UpdateNoteState', 'student', '1002', '192.0.2.1', null, null),

@@ -3,6 +3,7 @@
 import type { EndpointModel, OperationModel } from '../../contract';
 import type { ChildElement, SoapRequest } from './envelope-reader';
 import { clientFault, type SoapFault } from './fault';
+import type { SoapVersion } from './version';
 
 export interface RoutingInput {
   /** The SOAPAction header, undefined when absent. */
@@ -15,6 +16,14 @@ export type Routed = { readonly operation: OperationModel } | { readonly fault: 
 
 export interface SoapRouter {
   route(request: SoapRequest, input: RoutingInput): Routed;
+  /**
+   * The operation that the headers alone name, as `route` would choose it,
+   * before the body is read (`declared`: the version the Content-Type says);
+   * undefined when only the body element can tell.
+   */
+  byHeaders(declared: SoapVersion, input: RoutingInput): OperationModel | undefined;
+  /** The operation whose request element this is, in the endpoint's namespace. */
+  byElement(namespace: string, localName: string): OperationModel | undefined;
 }
 
 export function createSoapRouter(endpoint: EndpointModel): SoapRouter {
@@ -28,6 +37,14 @@ export function createSoapRouter(endpoint: EndpointModel): SoapRouter {
   };
 
   return {
+    byHeaders(declared, input) {
+      if (input.soapActionHeader !== undefined && declared === '1.1') return byAction.get(decodeAction(stripQuotes(input.soapActionHeader)));
+      if (input.actionParameter === undefined) return undefined;
+      return byAction.get(decodeAction(stripQuotes(input.actionParameter.trim())));
+    },
+    byElement(namespace, localName) {
+      return namespace === endpoint.namespace ? byElement.get(localName) : undefined;
+    },
     route(request, input) {
       // SOAP 1.1 with a SOAPAction header: the header alone decides; the body element is not checked.
       if (input.soapActionHeader !== undefined && request.version === '1.1') {
