@@ -25,7 +25,7 @@ let service: ServiceProcess;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sns-chaos-large-body-'));
   writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
-  service = await startService({ DATA_DIR: dir, WORKER: 'false', ACCESS_POLICY: path.join(dir, 'policy.yaml'), LOG_LEVEL: 'warn' });
+  service = await startService({ DATA_DIR: dir, WORKER: 'false', ACCESS_POLICY: path.join(dir, 'policy.yaml') });
 });
 afterAll(async () => {
   await service.stop();
