@@ -180,9 +180,10 @@ function serveDocument(req: Request, res: Response, model: EndpointModel, docume
       send(res, 200, 'text/xml; charset=utf-8', document, CACHE_RESULT);
       return;
     }
-    // The WSDL imports no schema, so ASMX finds none whatever the id.
+    // The WSDL imports no schema, so ASMX finds none whatever the id; it
+    // answers with a document's cache policy, not an error's (docs/design.md).
     if (name === 'schema') {
-      sendText(res, 500, 'Schema not found.');
+      send(res, 500, 'text/plain; charset=utf-8', 'Schema not found.\r\n', CACHE_RESULT);
       return;
     }
   }

@@ -303,5 +303,7 @@ describe('?disco', () => {
     expect(res.status).toBe(500);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(bodyText(res)).toBe('Schema not found.\r\n');
+    // The cache policy of a document, not of a routing error: the one header ASMX answered differently (docs/design.md).
+    expect(res.headers['cache-control']).toBe('private, max-age=0');
   });
 });
