@@ -17,6 +17,7 @@ export function refusalError(refusal: Refusal): ClientError {
   return new ClientError(
     `auth_code_limit_${scope}`,
     `${WHOSE[scope]}: at most ${max} per ${duration(windowSeconds)}. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'} (after ${refusal.retryAt}).`,
+    { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) },
   );
 }
 

@@ -8,14 +8,17 @@ import { StoreError } from '../store';
 export class ClientError extends Error {
   override readonly name = 'ClientError';
   readonly code: string;
+  /** When the caller may try again (a limit's refusal): sent as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: string, message: string) {
+  constructor(code: string, message: string, options: { readonly retryAfterSeconds?: number } = {}) {
     super(message);
     this.code = code;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
-export type Failure = { readonly kind: 'client' | 'server'; readonly message: string };
+export type Failure = { readonly kind: 'client' | 'server'; readonly message: string; readonly retryAfterSeconds?: number };
 
 export class OperationTimeoutError extends Error {
   override readonly name = 'OperationTimeoutError';
@@ -27,7 +30,7 @@ export class OperationTimeoutError extends Error {
  * `expected` is false for failures a person should look into in the logs.
  */
 export function describeFailure(err: unknown): Failure & { readonly expected: boolean } {
-  if (err instanceof ClientError) return { kind: 'client', message: err.message, expected: true };
+  if (err instanceof ClientError) return { kind: 'client', message: err.message, retryAfterSeconds: err.retryAfterSeconds, expected: true };
   if (err instanceof StoreError || err instanceof OperationTimeoutError) return { kind: 'server', message: err.message, expected: false };
   return { kind: 'server', message: 'An unexpected error occurred; it has been logged.', expected: false };
 }

@@ -8,10 +8,7 @@ import { ARGUMENT_READERS, type OperationModel, type WireOperationName } from '.
 import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type Operations } from '../operations';
 import { authorizationOf, noteCall, noteRefusal } from './call-record';
 
-export type Outcome =
-  | { readonly ok: true; readonly value: unknown }
-  | ({ readonly ok: false } & Failure & { readonly retryAfterSeconds?: undefined })
-  | ({ readonly ok: false } & AccessRefusal);
+export type Outcome = { readonly ok: true; readonly value: unknown } | ({ readonly ok: false } & Failure) | ({ readonly ok: false } & AccessRefusal);
 
 export interface Dispatcher {
   /** `values` are the operation's parameters in contract order, already read from the wire. */
@@ -30,7 +27,7 @@ export function createDispatcher(operations: Operations, logger: Logger, timeout
       if (!failure.expected) {
         logger.error({ err, operation: operation.wireName, requestId: context.requestId }, 'operation failed');
       }
-      return { ok: false, kind: failure.kind, message: failure.message };
+      return { ok: false, kind: failure.kind, message: failure.message, retryAfterSeconds: failure.retryAfterSeconds };
     }
   };
   if (access === undefined) return { invoke: run };

@@ -67,6 +67,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       expect(res.status).toBe(500);
       expect(bodyText(res)).toContain('<faultcode>soap:Client</faultcode>');
       expect(bodyText(res)).toContain(`<faultstring>${PHONE_REFUSAL}</faultstring>`);
+      expect(res.headers['retry-after']).toBe('40');
     });
 
     it('SOAP 1.2: soap:Sender; GET and POST: plain-text 500', async () => {
@@ -77,7 +78,9 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
         expect(res.status).toBe(500);
         expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
         expect(bodyText(res)).toBe(`${PHONE_REFUSAL}\r\n`);
+        expect(res.headers['retry-after']).toBe('40');
       }
+      expect(res12.headers['retry-after']).toBe('40');
     });
 
     it('the refused calls queue nothing; after the window the phone may ask again', async () => {
@@ -95,6 +98,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       expect(bodyText(res)).toMatch(
         /^Too many login codes requested from this address: at most 4 per hour\. Try again in 3580 seconds \(after 2030-01-01T01:00:00\.000Z\)\.\r\n$/,
       );
+      expect(res.headers['retry-after']).toBe('3580');
 
       await ctx.store.admitAuthCode({ phone: '+963944000005', code: '1', callerAddress: '198.51.100.7' }, []);
       await ctx.store.admitAuthCode({ phone: '+963944000006', code: '1', callerAddress: '198.51.100.8' }, []);

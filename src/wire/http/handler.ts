@@ -89,7 +89,7 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
         sendAccessRefusal(res, outcome);
         return;
       }
-      if (outcome.kind === 'throttled') res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
+      if (outcome.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
       sendError(res, outcome.message, CACHE_RESULT);
       return;
     }

@@ -99,10 +99,9 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       send(res, 200, CONTENT_TYPE[version], (writers.get(operation.wireName) as ResponseWriter).write(version, outcome.value));
     } else if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
       sendAccessRefusal(res, outcome);
-    } else if (outcome.kind === 'throttled') {
-      res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
-      fault(res, version, clientFault(outcome.message), CACHE_RESULT);
-    } else if (outcome.kind === 'client') {
+    } else if (outcome.kind === 'throttled' || outcome.kind === 'client') {
+      // A limit's refusal, the policy's or an operation's own, says when to try again.
+      if (outcome.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
       fault(res, version, clientFault(outcome.message), CACHE_RESULT);
     } else {
       fault(res, version, serverFault(`Server was unable to process request. ---> ${outcome.message}`), CACHE_RESULT);
