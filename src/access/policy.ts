@@ -148,10 +148,9 @@ function setsNothing(raw: unknown): boolean {
 export function compilePolicy(raw: unknown, file = 'policy', checks: PolicyChecks = {}): Policy {
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
-    throw problemsError(
-      file,
-      parsed.error.issues.map((issue) => `${keyPath(issue.path)}: ${issue.message}`),
-    );
+    // The addresses are checked too, as far as the file's shape lets them be
+    // read, so that one pass names every problem (test/access/policy.test.ts).
+    throw problemsError(file, [...parsed.error.issues.map((issue) => `${keyPath(issue.path)}: ${issue.message}`), ...addressProblems(raw)]);
   }
   const input = parsed.data;
   const problems: string[] = [];
@@ -270,7 +269,43 @@ function resolveRule(rule: MergedRule, at: string, networks: Map<string, string[
   };
 }
 
-function checkNetworks(input: PolicyInput, problems: string[]): Map<string, string[]> {
+/** The address problems of a file whose shape is wrong elsewhere: every `networks` entry and `allow` list that has the right shape. */
+function addressProblems(raw: unknown): string[] {
+  const problems: string[] = [];
+  if (!isRecord(raw)) return problems;
+  const networks = checkNetworks(
+    { networks: isRecord(raw.networks) ? Object.fromEntries(Object.entries(pick(raw.networks, isStringList)).map(([k, v]) => [k, trimmed(v)])) : {} },
+    problems,
+  );
+  const checkAllow = (rule: unknown, at: string) => {
+    if (isRecord(rule) && isStringList(rule.allow)) blockListOf(trimmed(rule.allow), `${at}.allow`, networks, problems);
+  };
+  checkAllow(raw.default, 'default');
+  if (isRecord(raw.endpoints)) {
+    for (const [name, section] of Object.entries(raw.endpoints)) {
+      if (!isRecord(section)) continue;
+      for (const [key, rule] of Object.entries(section)) checkAllow(rule, `endpoints.${name}.${key}`);
+    }
+  }
+  return problems;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+}
+
+/** As the schema reads a list of addresses: each entry trimmed. */
+const trimmed = (list: readonly string[]) => list.map((entry) => entry.trim());
+
+function pick<T>(record: Record<string, unknown>, keep: (value: unknown) => value is T): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).filter((entry): entry is [string, T] => keep(entry[1])));
+}
+
+function checkNetworks(input: Pick<PolicyInput, 'networks'>, problems: string[]): Map<string, string[]> {
   const networks = new Map<string, string[]>();
   for (const [name, list] of Object.entries(input.networks ?? {})) {
     if (isIP(name) !== 0 || name.includes('/')) {

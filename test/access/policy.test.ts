@@ -42,6 +42,28 @@ describe('policy validation', () => {
     expect(message).not.toMatch(/AuthCode:|SendNotificationType:/);
   });
 
+  // A bad key once hid every address problem: the shape check failed first and the addresses were never read.
+  test('names every problem: a wrong address is named beside a key of the wrong shape', () => {
+    const message = problems(`realm: "say \\"hi\\""
+networks:
+  office: ["10.0.0.0/33", "192.0.2.0/24"]
+default:
+  allow: ["office", "300.1.1.1", "nowhere"]
+  auth: sometimes
+endpoints:
+  NotificationNotes.asmx:
+    GetStudentSchool: { allow: ["2001:db8::/129"], limit: lots }
+`);
+    expect(message).toContain('\n  realm: must not hold quotes');
+    expect(message).toContain('\n  default.auth: ');
+    expect(message).toContain('\n  endpoints.NotificationNotes.asmx.GetStudentSchool.limit: "lots" is not a budget');
+    expect(message).toContain('\n  networks.office[0]: "10.0.0.0/33" is not an IPv4 or IPv6 address or CIDR range');
+    expect(message).toContain('\n  default.allow[1]: "300.1.1.1" is neither a CIDR range nor a name under networks');
+    expect(message).toContain('\n  default.allow[2]: "nowhere" is neither a CIDR range nor a name under networks');
+    expect(message).toContain('\n  endpoints.NotificationNotes.asmx.GetStudentSchool.allow[0]: "2001:db8::/129" is neither');
+    expect(message).not.toMatch(/allow\[0\]: "office"|192\.0\.2\.0/);
+  });
+
   test('an operation may stay open when the file says so for it; the policy lists what is open and what is only budgeted', () => {
     const policy = parsePolicy(`default:
   allow: ["10.0.0.0/8"]
