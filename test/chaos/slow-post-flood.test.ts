@@ -16,10 +16,17 @@ const CONNECTIONS = Number(process.env.CHAOS_SLOW_POST_CONNECTIONS ?? 4500);
 const FLOOD_MS = Number(process.env.CHAOS_FLOOD_SECONDS ?? 15) * 1000;
 /** Source addresses 127.0.1.1, 127.0.1.2, ...: a per-address cap would not stop the flood. */
 const ADDRESSES = 100;
-/** Each connection sends one body byte this often (with jitter): far below any sensible minimum rate. */
+/** Each connection sends one body byte about this often: far below any sensible minimum rate. */
 const TRICKLE_MS = 700;
-/** Generous bounds: the machine is shared; a quiet one answers in a few milliseconds and fails none. */
-const HEALTH_P99_BOUND_MS = 2000;
+/** One timer for the whole flood writes to a share of the connections this often (a timer each cost the test more than the service). */
+const TICK_MS = 100;
+/**
+ * Generous bounds: the machine is shared. The attackers reopen some 2,000
+ * connections a second, more than the listen queue takes at times, and a
+ * connection attempt the kernel drops is retried after 1 s: the slowest tries
+ * take 1 to 2 s while the median stays at a few milliseconds.
+ */
+const HEALTH_P99_BOUND_MS = 3000;
 const HEALTH_FAILED_SHARE_BOUND = 0.05;
 
 let dir: string;
@@ -49,31 +56,25 @@ interface Attack {
 async function slowPostFlood(port: number, count: number, until: number): Promise<Attack> {
   let opened = 0;
   const answers: Record<string, number> = {};
+  const live = new Set<net.Socket>();
+  const ticker = setInterval(() => {
+    for (const socket of live) if (Math.random() < TICK_MS / TRICKLE_MS && socket.writable) socket.write(' ');
+  }, TICK_MS);
   const one = (i: number): Promise<void> =>
     new Promise((resolve) => {
       opened++;
       const localAddress = `127.0.1.${1 + (i % ADDRESSES)}`;
       const socket = net.connect({ port, host: '127.0.0.1', localAddress });
       let received = '';
-      let timer: NodeJS.Timeout | undefined;
       const stop = setTimeout(() => socket.destroy(), Math.max(0, until - Date.now()));
       socket.on('connect', () => {
         socket.write(HEADS[i % HEADS.length]);
-        const tick = () => {
-          timer = setTimeout(
-            () => {
-              if (socket.writable) socket.write(' ');
-              tick();
-            },
-            TRICKLE_MS / 2 + Math.random() * TRICKLE_MS,
-          );
-        };
-        tick();
+        live.add(socket);
       });
       socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
       socket.on('error', () => undefined);
       socket.on('close', () => {
-        clearTimeout(timer);
+        live.delete(socket);
         clearTimeout(stop);
         if (Date.now() < until) {
           const status = /^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 'closed';
@@ -92,6 +93,7 @@ async function slowPostFlood(port: number, count: number, until: number): Promis
       }
     }),
   );
+  clearInterval(ticker);
   return { opened, answers };
 }
 
@@ -110,7 +112,7 @@ test('slow POST bodies do not hold every connection: /healthz keeps answering', 
   process.stdout.write(
     floodLine(
       'slow-POST flood',
-      `${CONNECTIONS} connections from ${ADDRESSES} addresses trickling a byte every ~${TRICKLE_MS} ms, ${attack.opened} opened in ${FLOOD_MS / 1000} s ` +
+      `${CONNECTIONS} connections from ${ADDRESSES} addresses trickling a byte every ~${TRICKLE_MS} ms (reopened when cut), ${attack.opened} opened in ${FLOOD_MS / 1000} s ` +
         `(answers: ${JSON.stringify(attack.answers)})`,
       health,
       rssBefore,
