@@ -97,6 +97,7 @@ const schema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000).default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs),
   MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000).default(DEFAULT_CONNECTION_LIMITS.maxConnections),
   MAX_CONNECTIONS_PER_ADDRESS: integerOrOff('MAX_CONNECTIONS_PER_ADDRESS', 1, 1000000).default(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
+  BODY_MIN_RATE: integerOrOff('BODY_MIN_RATE', 1, 1073741824, 'bytes a second').default(DEFAULT_CONNECTION_LIMITS.bodyMinRate),
   TRUST_PROXY: z.string().optional(),
   HELP_PAGES: bool('HELP_PAGES').default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -174,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: c.MAX_CONNECTIONS,
       // 0: no per-address cap (ConnectionLimits).
       maxConnectionsPerAddress: c.MAX_CONNECTIONS_PER_ADDRESS ?? 0,
+      // 0: no minimum rate for a body (ConnectionLimits).
+      bodyMinRate: c.BODY_MIN_RATE ?? 0,
     },
     trustProxy: c.TRUST_PROXY === undefined ? false : trustProxyValue(c.TRUST_PROXY),
     helpPages: c.HELP_PAGES,

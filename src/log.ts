@@ -1,5 +1,7 @@
+import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { isPipe, pipeDestination } from './log-destination';
 
 export type { Logger };
 
@@ -59,7 +61,8 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     redact: { paths: REDACT_PATHS, censor },
   };
   const format = options.format ?? 'auto';
-  if (options.destination === undefined && (format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true))) {
+  // isatty rather than process.stdout.isTTY: reading process.stdout would open a second stream on the descriptor the JSON lines use.
+  if (options.destination === undefined && (format === 'pretty' || (format === 'auto' && isatty(1)))) {
     // In the main thread, not a worker transport: a terminal is never the hot path.
     return pino(settings, pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
   }
@@ -69,10 +72,14 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
 // Lines gather until 4 KB (a busy server then makes one write a few dozen
 // requests instead of one each) and at most a second: a quiet server's
 // lines still show promptly. Asynchronous, so a slow log pipe never holds up
-// a request; pino flushes what is left when the process exits.
+// a request. A pipe or a socket (a log shipper) may stop reading or go away:
+// its destination never blocks and drops what it cannot take
+// (log-destination.ts); a file is written by pino's own destination, which
+// flushes what is left when the process exits.
 const FLUSH_EVERY_MS = 1000;
 
 function stdoutDestination(): DestinationStream {
+  if (isPipe(1)) return pipeDestination(1, { batchBytes: 4096, flushEveryMs: FLUSH_EVERY_MS });
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
   return destination;

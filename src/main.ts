@@ -1,9 +1,29 @@
 import type { AddressInfo } from 'node:net';
 import { PolicyError } from './access';
 import { ConfigError, loadConfig } from './config';
-import { createLogger } from './log';
+import { createLogger, type Logger } from './log';
 import { serveMetrics } from './metrics';
 import { createService, listen } from './service';
+
+// Past SHUTDOWN_TIMEOUT_MS and this margin the process exits whatever is
+// still running or writing (docs/operating.md#graceful-shutdown): room for the
+// store's last second and the last log lines.
+const HARD_EXIT_MARGIN_MS = 2000;
+// The shutdown's last log lines get this long to reach the reader.
+const LOG_FLUSH_MS = 1000;
+// Exit codes: 0 a clean shutdown; 1 anything cut off, a second signal, or the hard deadline.
+const EXIT_CUT_OFF = 1;
+
+/** Resolves once the log destination has taken what is pending, or after `ms` whatever it does. */
+function flushLogs(logger: Logger, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, ms));
+    logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
 
 async function main(): Promise<void> {
   let config;
@@ -39,11 +59,20 @@ async function main(): Promise<void> {
 
   const stop = (signal: string) => {
     if (service.shutdown.draining) {
-      // A second Ctrl-C means "now": the operator has seen enough waiting.
+      // A second Ctrl-C means "now": the operator has seen enough waiting. The line is written only if the destination takes it at once.
       logger.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
+      process.exit(EXIT_CUT_OFF);
     }
-    void service.shutdown.run(signal).then((report) => process.exit(report.clean ? 0 : 1));
+    // Whatever the shutdown or the log destination does, the process ends by then; the timer needs no log to fire.
+    const hardDeadline = Date.now() + config.shutdownTimeoutMs + HARD_EXIT_MARGIN_MS;
+    setTimeout(() => process.exit(EXIT_CUT_OFF), hardDeadline - Date.now()).unref();
+    void service.shutdown
+      .run(signal)
+      .then(async (report) => {
+        await flushLogs(logger, Math.min(LOG_FLUSH_MS, hardDeadline - Date.now()));
+        return report.clean ? 0 : EXIT_CUT_OFF;
+      })
+      .then((code) => process.exit(code));
   };
   // SIGHUP re-reads ACCESS_POLICY; calls under way finish under the policy they started with.
   process.on('SIGHUP', () => {

@@ -1,9 +1,9 @@
 // The HTTP server the service listens with, and what it allows a connection
 // (docs/operating.md#connections): how long the headers, a whole request and
-// an idle keep-alive may take, how many connections may be open at once (in
-// all and per address), and a plain-text answer to a request Node cannot
-// parse instead of a reset connection.
-import { createServer, type RequestListener, type Server } from 'node:http';
+// an idle keep-alive may take, how slowly a body may arrive, how many
+// connections may be open at once (in all and per address), and a plain-text
+// answer to a request Node cannot parse instead of a reset connection.
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { NOSNIFF } from '../wire/respond';
 
@@ -18,6 +18,13 @@ export interface ConnectionLimits {
   readonly maxConnections: number;
   /** Open connections per client address, the same way; 0: no such cap. */
   readonly maxConnectionsPerAddress: number;
+  /**
+   * Bytes a second a request body must arrive at, averaged over the last
+   * BODY_RATE_WINDOW_MS once it has been under way for BODY_RATE_GRACE_MS;
+   * slower, it is cut off with a 408, and at the connection cap it gives way
+   * as an idle connection does. 0: no minimum.
+   */
+  readonly bodyMinRate: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
@@ -26,7 +33,19 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 4096,
   maxConnectionsPerAddress: 0,
+  bodyMinRate: 1024,
 };
+
+/** A body is not judged before it has been under way this long. */
+export const BODY_RATE_GRACE_MS = 1000;
+/** Its rate is averaged over this much of its recent past. */
+export const BODY_RATE_WINDOW_MS = 5000;
+// How often bodies under way are looked at: a slow one is cut off between
+// BODY_RATE_GRACE_MS and that plus twice this after its headers.
+const BODY_SWEEP_MS = 500;
+// At the cap, a body this long under way and slower than the minimum gives way
+// to a new connection: judged on less than the grace, since the server is full.
+const BODY_EVICT_AFTER_MS = 250;
 
 // How long a refused connection may keep sending before it is closed: the
 // rest of its request is read and dropped meanwhile, because closing a socket
@@ -70,6 +89,33 @@ function isIdle(socket: Socket): boolean {
   return (socket as Socket & { _httpMessage?: unknown })._httpMessage == null;
 }
 
+/** The request whose body is still arriving on `socket`, unanswered; undefined when there is none. */
+function bodyUnderWay(socket: Socket): IncomingMessage | undefined {
+  const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (res == null || res.headersSent) return undefined;
+  const req = res.req as IncomingMessage | undefined;
+  return req === undefined || req.complete ? undefined : req;
+}
+
+/**
+ * A body under way, as the sweep saw it: the socket's byte count at each look
+ * within the window, oldest first. Counted on the socket (bytes Node's parser
+ * took in), so that a body reader need do nothing, whichever reads it: the
+ * operation calls, the admin API, any route.
+ */
+interface BodyWatch {
+  readonly req: IncomingMessage;
+  readonly since: number;
+  readonly times: number[];
+  readonly bytes: number[];
+}
+
+/** Bytes a second over the watch's window, up to now. */
+function rateOf(watch: BodyWatch, socket: Socket, now: number): number {
+  const elapsed = now - watch.times[0];
+  return elapsed <= 0 ? Infinity : ((socket.bytesRead - watch.bytes[0]) * 1000) / elapsed;
+}
+
 function guardConnections(server: Server, limits: ConnectionLimits): void {
   // In the order they opened, oldest first: the first idle one is the one closed to make room.
   const open = new Set<Socket>();
@@ -77,16 +123,74 @@ function guardConnections(server: Server, limits: ConnectionLimits): void {
   const perAddress = limits.maxConnectionsPerAddress;
   const byAddress = new Map<string, Set<Socket>>();
 
+  const minRate = limits.bodyMinRate;
+  // Bodies under way, from their headers, looked at every BODY_SWEEP_MS (and only when there is a minimum rate).
+  const watches = new WeakMap<Socket, BodyWatch>();
+
+  /** A body slower than the minimum: at the cap it gives way (`evicting`), otherwise once past the grace. */
+  const tooSlow = (socket: Socket, now: number, evicting: boolean): boolean => {
+    const watch = watches.get(socket);
+    if (watch === undefined || bodyUnderWay(socket) !== watch.req) return false;
+    if (now - watch.since < (evicting ? BODY_EVICT_AFTER_MS : BODY_RATE_GRACE_MS)) return false;
+    return rateOf(watch, socket, now) < minRate;
+  };
+
+  const cutSlowBody = (socket: Socket) => {
+    forget(socket);
+    answerRaw(socket, 408, 'Request Timeout', 'The request body arrived too slowly.');
+  };
+
+  // Oldest first: the first idle connection, or the first whose body is too slow, is closed to make room.
   const closeIdleAmong = (sockets: Iterable<Socket>): boolean => {
+    const now = minRate > 0 ? Date.now() : 0;
     for (const socket of sockets) {
       if (isIdle(socket)) {
         forget(socket);
         socket.destroy();
         return true;
       }
+      if (minRate > 0 && tooSlow(socket, now, true)) {
+        cutSlowBody(socket);
+        return true;
+      }
     }
     return false;
   };
+
+  const sweepBodies = () => {
+    const now = Date.now();
+    for (const socket of open) {
+      const req = bodyUnderWay(socket);
+      let watch = watches.get(socket);
+      if (req === undefined) {
+        if (watch !== undefined) watches.delete(socket);
+        continue;
+      }
+      // Paused by the server (a reader deciding, or not keeping up): not the client's doing, so judged afresh after.
+      if (watch === undefined || watch.req !== req || socket.isPaused() || req.isPaused()) {
+        watch = { req, since: now, times: [now], bytes: [socket.bytesRead] };
+        watches.set(socket, watch);
+        continue;
+      }
+      watch.times.push(now);
+      watch.bytes.push(socket.bytesRead);
+      while (watch.times.length > 2 && watch.times[1] <= now - BODY_RATE_WINDOW_MS) {
+        watch.times.shift();
+        watch.bytes.shift();
+      }
+      if (tooSlow(socket, now, false)) cutSlowBody(socket);
+    }
+  };
+  if (minRate > 0) {
+    // From the end of the headers: the grace counts from there, and a body is judged at the cap as soon as it may be.
+    server.on('request', (req: IncomingMessage) => {
+      const now = Date.now();
+      watches.set(req.socket, { req, since: now, times: [now], bytes: [req.socket.bytesRead] });
+    });
+    const sweep = setInterval(sweepBodies, BODY_SWEEP_MS);
+    sweep.unref();
+    server.on('close', () => clearInterval(sweep));
+  }
 
   const forget = (socket: Socket) => {
     if (!open.delete(socket) || perAddress === 0) return;

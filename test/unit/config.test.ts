@@ -66,6 +66,10 @@ describe('configuration', () => {
       connections: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, keepAliveTimeoutMs: 65000, maxConnections: 500, maxConnectionsPerAddress: 50 },
     });
     expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'off' }).connections.maxConnectionsPerAddress).toBe(0);
+    expect(loadConfig({}).connections.bodyMinRate).toBe(1024);
+    expect(loadConfig({ BODY_MIN_RATE: '100' }).connections.bodyMinRate).toBe(100);
+    expect(loadConfig({ BODY_MIN_RATE: 'off' }).connections.bodyMinRate).toBe(0);
+    expect(() => loadConfig({ BODY_MIN_RATE: '0' })).toThrow(/BODY_MIN_RATE must be a whole number of bytes a second from 1 to 1073741824, or off/);
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HEADERS_TIMEOUT_MS \(40000\) must not be longer than REQUEST_TIMEOUT_MS \(30000\)/);
     expect(() => loadConfig({ XML_MAX_DEPTH: '4' })).toThrow(/XML_MAX_DEPTH must be between 8 and 1024/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS must be between 1 and 1000000/);

@@ -5,7 +5,7 @@
 // minutes.
 import net from 'node:net';
 import type { ConnectionLimits } from '../../src/server/http-server';
-import { startOperatedService, type OperatedService } from '../support/operated-service';
+import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
 import { listenOnLoopback, type LoopbackListener } from '../support/service';
 import { storeVariants } from '../support/stores';
 
@@ -105,6 +105,79 @@ describe('slow requests', () => {
   }, 10_000);
 });
 
+const TOO_SLOW =
+  /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*Content-Type: text\/plain; charset=utf-8\r\n[\s\S]*Connection: close\r\n\r\nThe request body arrived too slowly\.\r\n$/;
+
+describe('a minimum rate for bodies (BODY_MIN_RATE)', () => {
+  // A body sent slower than the minimum, well within the request timeout: every reader of a body alike.
+  it.each([
+    ['a SOAP call', 'POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n'],
+    [
+      'an HTTP POST call',
+      'POST /PushNotificationMobile.asmx/GetTokenDevice HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000\r\n\r\n',
+    ],
+    [
+      'the admin API',
+      `POST /admin/api/v1/students HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n`,
+    ],
+  ])(
+    'cuts off %s whose body trickles below the minimum with a 408, long before the request timeout',
+    async (_name, head) => {
+      const { port } = await serve({ bodyMinRate: 1024 });
+      const socket = await connect(port);
+      const answer = untilClosed(socket);
+      const started = Date.now();
+      socket.write(head);
+      trickle(socket, 'x', 100);
+      expect(await answer).toMatch(TOO_SLOW);
+      // The grace (1 s) and two sweeps at most; the request timeout is 30 s.
+      expect(Date.now() - started).toBeLessThan(3000);
+    },
+    10_000,
+  );
+
+  it('lets a body through that arrives at the minimum or faster, however long it takes', async () => {
+    const { port } = await serve({ bodyMinRate: 1024 });
+    const socket = await connect(port);
+    const answer = untilClosed(socket);
+    const body = `id=${'1'.repeat(5000)}`;
+    socket.write(
+      `POST /PushNotificationMobile.asmx/GetTokenDevice HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
+    // 400 bytes every 200 ms: 2,000 B/s for 2.5 s.
+    for (let at = 0; at < body.length; at += 400) {
+      socket.write(body.slice(at, at + 400));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(await answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  }, 10_000);
+
+  it('at the cap, closes a connection whose body is too slow to make room', async () => {
+    const server = await serve({ maxConnections: 3, bodyMinRate: 1024 });
+    const slow: net.Socket[] = [];
+    for (let i = 0; i < 3; i++) {
+      const socket = await busy(server.port);
+      trickle(socket, 'x', 200);
+      slow.push(socket);
+    }
+    const cut = untilClosed(slow[0]);
+    // Long enough for the sweep to have seen them, not for the grace to cut them.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
+    expect(await cut).toMatch(/HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*The request body arrived too slowly\.\r\n$/);
+  }, 10_000);
+
+  it('with BODY_MIN_RATE off, leaves a slow body to the request timeout', async () => {
+    const { port } = await serve({ bodyMinRate: 0, headersTimeoutMs: 1000, requestTimeoutMs: 2500 });
+    const socket = await connect(port);
+    const answer = untilClosed(socket);
+    socket.write('POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n');
+    trickle(socket, 'x', 100);
+    expect(await answer).toMatch(TIMED_OUT);
+  }, 10_000);
+});
+
+// The requests under way below wait for their bodies: with no minimum rate they stay busy however long that takes.
 describe('the connection cap', () => {
   it('answers /healthz with as many idle connections open as the cap allows, closing an idle one', async () => {
     const server = await serve({ maxConnections: 8 });
@@ -121,7 +194,7 @@ describe('the connection cap', () => {
   });
 
   it('refuses a connection with a 503 when every open one has a request under way', async () => {
-    const server = await serve({ maxConnections: 3 });
+    const server = await serve({ maxConnections: 3, bodyMinRate: 0 });
     const calls: net.Socket[] = [];
     for (let i = 0; i < 3; i++) calls.push(await busy(server.port));
     expect(await get(server.port, '/healthz')).toMatch(
@@ -135,7 +208,7 @@ describe('the connection cap', () => {
   });
 
   it('at the cap with some requests under way and one connection idle, closes the idle one and leaves the others be', async () => {
-    const server = await serve({ maxConnections: 3 });
+    const server = await serve({ maxConnections: 3, bodyMinRate: 0 });
     const calls = [await busy(server.port), await busy(server.port)];
     const idle = await connect(server.port);
     await accepted(server, 3);
@@ -150,14 +223,14 @@ describe('the connection cap', () => {
   });
 
   it('caps the connections of one address, and others still get in', async () => {
-    const server = await serve({ maxConnectionsPerAddress: 2 });
+    const server = await serve({ maxConnectionsPerAddress: 2, bodyMinRate: 0 });
     for (let i = 0; i < 2; i++) await busy(server.port, '127.0.0.1');
     expect(await get(server.port, '/healthz', '127.0.0.1')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/);
     expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
   });
 
   it('still counts the connections of an address after its idle one was closed to make room', async () => {
-    const server = await serve({ maxConnections: 3, maxConnectionsPerAddress: 2 });
+    const server = await serve({ maxConnections: 3, maxConnectionsPerAddress: 2, bodyMinRate: 0 });
     const idle = await connect(server.port, '127.0.0.2');
     const idleClosed = new Promise((resolve) => idle.once('close', resolve));
     const first = await busy(server.port, '127.0.0.1');
