@@ -50,6 +50,9 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
       subject: '1001',
       outcome: 'refused',
       reason: 'auth',
+      subjectLength: null,
+      subjectSha256: null,
+      omitted: null,
     });
     const last = await get('?limit=2&offset=4');
     expect(hours(last.body)).toEqual([1]);
