@@ -40,7 +40,13 @@ export function pageOf<T extends z.ZodType>(item: T) {
     total: z.number().int().describe('Items matching the filters, all pages together.'),
     limit: z.number().int(),
     offset: z.number().int(),
-    nextOffset: z.number().int().nullable().describe('Offset of the next page; null on the last one.'),
+    nextOffset: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'Offset of the next page; null on the last one. A page may hold fewer than limit items (about 1 MiB at most): continue from here, not from offset + limit.',
+      ),
   });
 }
 
