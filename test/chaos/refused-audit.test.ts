@@ -2,8 +2,8 @@
 // GetTokenDevice budget sends SOAP calls whose device id is about a megabyte,
 // from a few connections at once, while /healthz is probed and the audit is
 // listed through the admin API. Every refusal of a read of personal data is
-// audited; once each kept its whole id, 100 such calls added 221 MB to the
-// audit table and one admin page of them was 100 MB.
+// audited; once each kept its whole id, 100 such calls added 200 MB to the
+// audit table and one admin page of them was 95 MiB.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
