@@ -7,10 +7,18 @@
 // stay buffered and are tried again at the next flush; past `maxBuffered`
 // new entries are dropped, counted (metrics) and reported at warn, so that a
 // store outage costs audit entries, never calls or memory.
+//
+// What an entry keeps is bounded (audit-bounds.ts: a subject longer than any
+// valid id is kept cut, with its length and hash), and so is how many
+// refusals of one caller are kept one by one (refusal-allowance.ts: past the
+// allowance they are counted into one summary entry per caller and minute),
+// so that refused calls cannot fill the store (docs/access-limits.md#audit-trail).
 import type { Logger } from '../log';
 import type { NewAuditRow } from '../store';
 import type { AuditEntry, AuditTrail } from './contracts';
+import { AUDIT_ADDRESS_MAX, AUDIT_USER_MAX, cutOrNull, keptSubject } from './audit-bounds';
 import { SILENT_ACCESS_OBSERVER, type AccessObserver } from './observer';
+import { createRefusalAllowance, type RefusalAllowanceOptions, type RefusalSummary } from './refusal-allowance';
 
 /** What the audit trail needs of the store (the opened store has it). */
 export interface AuditSink {
@@ -26,6 +34,9 @@ export interface AuditTrailOptions {
   readonly batchSize?: number;
   /** Most entries held while the store cannot take them. */
   readonly maxBuffered?: number;
+  /** Refusals kept one by one per caller and window, and how many callers are tracked. */
+  readonly refusals?: RefusalAllowanceOptions;
+  readonly now?: () => number;
 }
 
 export interface BufferedAuditTrail extends AuditTrail {
@@ -35,24 +46,48 @@ export interface BufferedAuditTrail extends AuditTrail {
   readonly buffered: number;
   /** Entries dropped since start because the buffer was full. */
   readonly dropped: number;
+  /** Callers whose refusals are being counted (bounded). */
+  readonly trackedRefusers: number;
 }
 
 export const DEFAULT_AUDIT_FLUSH_MS = 1000;
 export const DEFAULT_AUDIT_BATCH = 500;
 export const DEFAULT_AUDIT_BUFFER = 20_000;
 
+/** The reason of a summary entry (refusal-allowance.ts). */
+export const SUMMARY_REASON = 'summary';
+
+const isoTime = (at: Date): string => (Number.isNaN(at.getTime()) ? new Date() : at).toISOString();
+
 function toRow(entry: AuditEntry): NewAuditRow {
-  const at = Number.isNaN(entry.at.getTime()) ? new Date() : entry.at;
   return {
-    at: at.toISOString(),
-    address: entry.address,
-    user: entry.user,
+    at: isoTime(entry.at),
+    address: cutOrNull(entry.address, AUDIT_ADDRESS_MAX),
+    user: cutOrNull(entry.user, AUDIT_USER_MAX),
     endpoint: entry.endpoint,
     operation: entry.operation,
     subjectKind: entry.subjectKind,
-    subject: entry.subject,
+    ...keptSubject(entry.subjectKind, entry.subject),
     outcome: entry.outcome,
     reason: entry.reason,
+    omitted: null,
+  };
+}
+
+function summaryRow(summary: RefusalSummary): NewAuditRow {
+  return {
+    at: isoTime(summary.at),
+    address: summary.address,
+    user: summary.user,
+    endpoint: summary.endpoint,
+    operation: summary.operation,
+    subjectKind: summary.subjectKind,
+    subject: null,
+    subjectLength: null,
+    subjectSha256: null,
+    outcome: 'refused',
+    reason: SUMMARY_REASON,
+    omitted: summary.omitted,
   };
 }
 
@@ -62,6 +97,8 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
   const intervalMs = options.flushIntervalMs ?? DEFAULT_AUDIT_FLUSH_MS;
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_AUDIT_BATCH);
   const maxBuffered = Math.max(batchSize, options.maxBuffered ?? DEFAULT_AUDIT_BUFFER);
+  const now = options.now ?? Date.now;
+  const refusals = createRefusalAllowance(options.refusals);
   let buffer: NewAuditRow[] = [];
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | null = null;
@@ -102,7 +139,20 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
     }
   };
 
+  const add = (row: NewAuditRow) => {
+    if (buffer.length >= maxBuffered) {
+      drop(1);
+      return;
+    }
+    buffer.push(row);
+  };
+  // Summaries of the windows that ended by `nowMs` join the buffer.
+  const addSummaries = (nowMs: number) => {
+    for (const summary of refusals.takeSummaries(nowMs)) add(summaryRow(summary));
+  };
+
   const flush = (): Promise<void> => {
+    addSummaries(now());
     // One writer at a time; a flush asked for during one runs after it.
     const next = (flushing ?? Promise.resolve()).then(writeAll).catch((error: unknown) => logger.warn({ err: error }, 'audit trail: flush failed'));
     flushing = next;
@@ -119,14 +169,15 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
     get dropped() {
       return dropped;
     },
+    get trackedRefusers() {
+      return refusals.tracked;
+    },
     record(entry) {
       try {
         observer.audited(entry);
-        if (buffer.length >= maxBuffered) {
-          drop(1);
-          return;
-        }
-        buffer.push(toRow(entry));
+        // Past its caller's allowance a refusal is only counted, before anything of it is copied or hashed.
+        if (entry.outcome === 'refused' && !refusals.admit(entry)) return;
+        add(toRow(entry));
         if (buffer.length >= batchSize && flushing === null && !failing) void flush();
       } catch (error) {
         // Never the call's problem.
@@ -137,6 +188,7 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
     start() {
       if (timer !== undefined) return;
       timer = setInterval(() => {
+        addSummaries(now());
         if (buffer.length > 0 && flushing === null) void flush();
       }, intervalMs);
       timer.unref();
@@ -144,6 +196,8 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
     async stop() {
       clearInterval(timer);
       timer = undefined;
+      // The windows under way too: nothing counted is lost at shutdown.
+      addSummaries(Number.POSITIVE_INFINITY);
       await flush();
       if (buffer.length > 0) logger.warn({ lost: buffer.length }, 'audit trail: stopped with entries the store did not take');
     },

@@ -2,6 +2,7 @@
 // with filters; entries are written by src/access/audit-trail.ts.
 import { z } from 'zod';
 import type { AuditPage, AuditQuery } from '../store';
+import { pageBody } from './paging';
 import { route, type AdminRoute } from './route-table';
 import { AuditEntry, AuditListQuery, Paging, pageOf } from './schemas';
 
@@ -17,7 +18,9 @@ export function auditRoutes(store: AuditListing): AdminRoute[] {
       path: '/audit',
       operationId: 'list_audit',
       summary: 'List the audit trail of reads of personal data, newest first',
-      description: 'Every filter is an exact match except from (inclusive) and to (exclusive). Entries older than AUDIT_RETENTION_DAYS are deleted.',
+      description:
+        'Every filter is an exact match except from (inclusive) and to (exclusive). Entries older than AUDIT_RETENTION_DAYS are deleted. ' +
+        'A page holds at most limit entries and stops once its entries reach about 1 MiB of JSON: continue from nextOffset.',
       tag: 'Audit',
       query: Paging.extend(AuditListQuery.shape),
       responses: { 200: { description: 'A page of entries', schema: pageOf(AuditEntry) } },
@@ -25,8 +28,7 @@ export function auditRoutes(store: AuditListing): AdminRoute[] {
         const { limit, offset, ...filters } = query;
         const page = await store.listAuditEntries({ ...filters, limit, offset });
         const items = page.items as z.output<typeof AuditEntry>[];
-        const nextOffset = offset + items.length < page.total ? offset + items.length : null;
-        return { status: 200, body: { items, total: page.total, limit, offset, nextOffset } };
+        return { status: 200, body: pageBody(items, page.total, limit, offset) };
       },
     }),
   ];

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { maskPhone } from '../log';
 import type { AuthCodeMessageRow, OutboxChannel, OutboxMessage, PushNotificationRow, AdminStore } from '../store';
 import { AdminError } from './errors';
+import { pageBody } from './paging';
 import { route, type AdminRoute } from './route-table';
 import { ErrorBody, OutboxChannelParam, OutboxListQuery, OutboxStats, Paging, PushMessage, Requeued, RequeuedCount, SmsMessage, pageOf } from './schemas';
 
@@ -43,6 +44,7 @@ export function outboxRoutes(store: AdminStore): AdminRoute[] {
       path: '/outbox/{channel}',
       operationId: 'list_outbox',
       summary: 'List a channel of the outbox, newest first',
+      description: 'A page holds at most limit messages and stops once its messages reach about 1 MiB of JSON: continue from nextOffset.',
       tag: TAG,
       params: channelParams,
       query: Paging.extend(OutboxListQuery.shape),
@@ -54,8 +56,7 @@ export function outboxRoutes(store: AdminStore): AdminRoute[] {
         }
         const page = await store.listOutbox(params.channel, { status, studentId, deviceId, limit, offset });
         const items = page.channel === 'sms' ? page.items.map(smsView) : page.items.map(pushView);
-        const nextOffset = offset + items.length < page.total ? offset + items.length : null;
-        return { status: 200, body: { items, total: page.total, limit, offset, nextOffset } };
+        return { status: 200, body: pageBody<z.output<typeof PushMessage> | z.output<typeof SmsMessage>>(items, page.total, limit, offset) };
       },
     }),
     route({

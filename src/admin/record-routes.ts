@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { COLLECTION_OF, COLLECTIONS, recordKey, type DataSetCollection, type RecordDecision, type AdminStore } from '../store';
 import { AdminError } from './errors';
+import { pageBody } from './paging';
 import { route, type AdminRoute } from './route-table';
 import { ErrorBody, Filters, Paging, pageOf } from './schemas';
 
@@ -69,14 +70,14 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
       path: base,
       operationId: `list_${collection}`,
       summary: `List ${collection}, in key order`,
+      description: 'A page holds at most limit records and stops once its records reach about 1 MiB of JSON: continue from nextOffset.',
       tag,
       query: Paging.extend(Filters[collection].shape),
       responses: { 200: { description: 'A page', schema: pageOf(record) } },
       async handle({ query }) {
         const { limit, offset, ...filter } = query as z.output<typeof Paging> & Record<string, string | boolean | undefined>;
         const page = await store.listRecords(collection, filter, { limit, offset });
-        const nextOffset = offset + page.items.length < page.total ? offset + page.items.length : null;
-        return { status: 200, body: { items: page.items, total: page.total, limit, offset, nextOffset } };
+        return { status: 200, body: pageBody(page.items, page.total, limit, offset) };
       },
     }),
     route({

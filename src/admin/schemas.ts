@@ -40,7 +40,13 @@ export function pageOf<T extends z.ZodType>(item: T) {
     total: z.number().int().describe('Items matching the filters, all pages together.'),
     limit: z.number().int(),
     offset: z.number().int(),
-    nextOffset: z.number().int().nullable().describe('Offset of the next page; null on the last one.'),
+    nextOffset: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'Offset of the next page; null on the last one. A page may hold fewer than limit items (about 1 MiB at most): continue from here, not from offset + limit.',
+      ),
   });
 }
 
@@ -139,8 +145,20 @@ export const AuditEntry = z
     endpoint: z.string(),
     operation: z.string(),
     subjectKind: z.enum(['student', 'school', 'device', 'class']).nullable(),
-    subject: z.string().nullable(),
+    subject: z
+      .string()
+      .nullable()
+      .describe('The id read; one longer than any valid id of its kind is kept cut to that length (subjectLength and subjectSha256 then say so).'),
+    subjectLength: z.number().int().nullable().describe('The full length of a subject kept cut; null when it is kept whole.'),
+    subjectSha256: z.string().nullable().describe('SHA-256 (hex, of its UTF-8) of the whole of a subject kept cut; null when it is kept whole.'),
     outcome: z.enum(['allowed', 'refused']),
-    reason: z.string().nullable().describe('Why it was refused: network, auth, limit, enumeration; null when allowed.'),
+    reason: z.string().nullable().describe('Why it was refused: network, auth, limit, enumeration, or summary for a summary entry; null when allowed.'),
+    omitted: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "A summary entry: the caller's refusals in that minute counted instead of kept one by one, past the first 60 (operation * when of several); null on every other entry.",
+      ),
   })
   .meta({ id: 'AuditEntry' });

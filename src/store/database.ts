@@ -105,6 +105,12 @@ export interface AccessAuditTable {
   subject: string | null;
   outcome: 'allowed' | 'refused';
   reason: string | null;
+  /** The full length of a subject kept cut, else null (migration 0006). */
+  subject_length: number | null;
+  /** SHA-256 (hex) of a subject kept cut, else null (migration 0006). */
+  subject_sha256: string | null;
+  /** On a summary entry, the refusals it stands for (migration 0006). */
+  omitted: number | null;
 }
 
 /** The call budgets' merged count per counter and window (migration 0004). */

@@ -147,6 +147,31 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(unseen.body.total).toBe(2);
     });
 
+    it('stops a page of large records at about 1 MiB and gives the offset to continue from', async () => {
+      const text = 'n'.repeat(8000);
+      await service.store.writeDataSet({
+        notes: Array.from({ length: 300 }, (_, i) => ({
+          id: `big-${String(i).padStart(3, '0')}`,
+          studentId: '1001',
+          type: 'general',
+          text,
+          date: '2030-01-01T00:00:00Z',
+        })),
+      });
+      const seen: string[] = [];
+      let offset: number | null = 0;
+      while (offset !== null) {
+        const res = await api().get(`/notes?studentId=1001&type=general&limit=500&offset=${offset}`);
+        expect(res.status).toBe(200);
+        expect(Buffer.byteLength(res.text)).toBeLessThan(1024 * 1024 + 9000);
+        expect(res.body.items.length).toBeLessThan(300);
+        seen.push(...res.body.items.map((n: { id: string }) => n.id));
+        expect(res.body.nextOffset).toBe(offset + res.body.items.length < res.body.total ? offset + res.body.items.length : null);
+        offset = res.body.nextOffset;
+      }
+      expect(seen.filter((id) => id.startsWith('big-'))).toEqual(Array.from({ length: 300 }, (_, i) => `big-${String(i).padStart(3, '0')}`));
+    });
+
     it('refuses to delete a school that still has students, and deletes a student with its notes and absences', async () => {
       const school = await api().delete(`/schools/${encodeURIComponent('https://school-b.example')}`);
       expect(school.status).toBe(409);

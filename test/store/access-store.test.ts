@@ -1,6 +1,7 @@
 // The access tables of migration 0004 on every store variant: audit entries
 // written in one statement, listed newest first with filters and paging,
 // pruned by age; call-budget counters added to and read back per window.
+import { createHash } from 'node:crypto';
 import { counterTotalKey } from '../../src/store';
 import { auditRow } from '../support/fixtures';
 import { freshStorePerTest, storeVariants } from '../support/stores';
@@ -72,6 +73,76 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       stopped.abort();
       expect(await fresh.ctx.store.pruneAuditEntries('2030-01-01T00:00:00.000Z', stopped.signal)).toBe(0);
       expect((await fresh.ctx.store.listAuditEntries({ limit: 1, offset: 0 })).total).toBe(10);
+    });
+  });
+
+  describe('migration 0006: subjects kept cut', () => {
+    const full = (kind: string, n: number) => `${kind}-${'9'.repeat(n)}`;
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+    it('adds the length, hash and summary columns, and cuts the long subjects written before it, of every kind', async () => {
+      const ctx = fresh.ctx;
+      const long = {
+        // Long enough to cut, short enough for PostgreSQL's index on the subject to take it before 0006.
+        device: full('device', 5000),
+        student: full('student', 200),
+        school: full('https://school.example/', 600),
+        class: full('class', 100),
+        none: full('none', 700),
+      };
+      await ctx.store.insertAuditEntries([
+        entry('2030-01-01T10:00:00.000Z', { subjectKind: 'device', subject: 'a'.repeat(128), address: '1'.repeat(100), user: 'u'.repeat(70) }),
+      ]);
+      await ctx.store.close();
+      // The schema as it was before 0006, with entries written whole.
+      await ctx.query("delete from kysely_migration where name = '0006_audit_bounds'");
+      for (const column of ['omitted', 'subject_sha256', 'subject_length']) await ctx.query(`alter table access_audit drop column ${column}`);
+      let n = 0;
+      for (const [kind, subject] of Object.entries(long)) {
+        await ctx.query(
+          "insert into access_audit (id, at, address, endpoint, operation, subject_kind, subject, outcome) values (?, ?, '10.0.0.1', 'E', 'Op', ?, ?, 'refused')",
+          [`old-${kind}`, `2030-01-01T11:00:0${n++}.000Z`, kind === 'none' ? null : kind, subject],
+        );
+      }
+      const store = await ctx.reopen();
+      expect((await store.migrationStatus()).current).toBe(true);
+      const page = await store.listAuditEntries({ limit: 10, offset: 0 });
+      const byId = new Map(page.items.map((item) => [item.id, item]));
+      const max: Record<string, number> = { device: 128, student: 128, school: 512, class: 64, none: 512 };
+      for (const [kind, subject] of Object.entries(long)) {
+        expect(byId.get(`old-${kind}`)).toMatchObject({
+          subject: subject.slice(0, max[kind]),
+          subjectLength: subject.length,
+          subjectSha256: sha256(subject),
+          omitted: null,
+        });
+      }
+      // An id of the longest valid length stays whole; a long address and user are cut without a hash.
+      expect(page.items.find((item) => item.at === '2030-01-01T10:00:00.000Z')).toMatchObject({
+        subject: 'a'.repeat(128),
+        subjectLength: null,
+        subjectSha256: null,
+        address: '1'.repeat(64),
+        user: 'u'.repeat(64),
+      });
+    });
+
+    it('keeps the new columns of a summary entry', async () => {
+      await fresh.ctx.store.insertAuditEntries([
+        entry('2030-01-01T10:00:00.000Z', { outcome: 'refused', reason: 'summary', subject: null, omitted: 940 }),
+        entry('2030-01-01T10:00:01.000Z', {
+          outcome: 'refused',
+          reason: 'limit',
+          subject: 'x'.repeat(128),
+          subjectLength: 1_000_000,
+          subjectSha256: 'ab'.repeat(32),
+        }),
+      ]);
+      const page = await fresh.ctx.store.listAuditEntries({ limit: 10, offset: 0 });
+      expect(page.items.map((item) => [item.omitted, item.subjectLength, item.subjectSha256])).toEqual([
+        [null, 1_000_000, 'ab'.repeat(32)],
+        [940, null, null],
+      ]);
     });
   });
 

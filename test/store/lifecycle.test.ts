@@ -34,6 +34,7 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
       { name: '0003_delivery_scale' },
       { name: '0004_access' },
       { name: '0005_outbox_indexes' },
+      { name: '0006_audit_bounds' },
     ]);
   });
 

@@ -135,14 +135,14 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
     it('reports the schema current, and the migrations missing when they are', async () => {
       expect(await fresh.ctx.store.migrationStatus()).toEqual({
         current: true,
-        applied: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes'],
+        applied: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes', '0006_audit_bounds'],
         pending: [],
         unknown: [],
       });
       await fresh.ctx.query('delete from kysely_migration');
       expect(await fresh.ctx.store.migrationStatus()).toMatchObject({
         current: false,
-        pending: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes'],
+        pending: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes', '0006_audit_bounds'],
       });
     });
   });

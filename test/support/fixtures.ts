@@ -64,6 +64,9 @@ export function auditRow(at: string, overrides: Partial<NewAuditRow> = {}): NewA
     subject: '1001',
     outcome: 'allowed',
     reason: null,
+    subjectLength: null,
+    subjectSha256: null,
+    omitted: null,
     ...overrides,
   };
 }

@@ -18,7 +18,14 @@ export interface AuditRow {
   readonly subjectKind: string | null;
   readonly subject: string | null;
   readonly outcome: AuditOutcome;
+  /** Why it was refused (`network`, `auth`, `limit`, `enumeration`), or `summary` for a summary entry. */
   readonly reason: string | null;
+  /** The full length of a subject kept cut (docs/access-limits.md#what-an-entry-keeps), else null. */
+  readonly subjectLength: number | null;
+  /** SHA-256 (hex) of the whole of a subject kept cut, else null. */
+  readonly subjectSha256: string | null;
+  /** A summary entry: the refusals of its caller in its minute counted instead of kept one by one; null on every other entry. */
+  readonly omitted: number | null;
 }
 
 /** An entry to write; the store gives it its id. */
@@ -55,6 +62,9 @@ const toAuditRow = (row: AccessAuditTable): AuditRow => ({
   subject: row.subject,
   outcome: row.outcome,
   reason: row.reason,
+  subjectLength: row.subject_length === null ? null : Number(row.subject_length),
+  subjectSha256: row.subject_sha256,
+  omitted: row.omitted === null ? null : Number(row.omitted),
 });
 
 /** Writes the entries in one statement. */
@@ -74,6 +84,9 @@ export async function insertAuditRows(db: Kysely<StoreDatabase>, rows: readonly 
         subject: row.subject,
         outcome: row.outcome,
         reason: row.reason,
+        subject_length: row.subjectLength,
+        subject_sha256: row.subjectSha256,
+        omitted: row.omitted,
       })),
     )
     .execute();

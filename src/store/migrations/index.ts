@@ -4,6 +4,7 @@ import { deliveryMigration } from './0002-delivery';
 import { deliveryScaleMigration } from './0003-delivery-scale';
 import { accessMigration } from './0004-access';
 import { outboxIndexesMigration } from './0005-outbox-indexes';
+import { auditBoundsMigration } from './0006-audit-bounds';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -14,6 +15,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0003_delivery_scale': deliveryScaleMigration,
   '0004_access': accessMigration,
   '0005_outbox_indexes': outboxIndexesMigration,
+  '0006_audit_bounds': auditBoundsMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
