@@ -53,6 +53,8 @@ export interface Config {
   readonly auditRetentionDays: number | null;
   /** How often the call budgets merge their counts with the other nodes' (PostgreSQL). */
   readonly accessSyncIntervalMs: number;
+  /** Threads checking Basic passwords (BCRYPT_THREADS); null: one per core but one, at least one. */
+  readonly bcryptThreads: number | null;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +121,7 @@ const schema = z.object({
     .optional(),
   AUDIT_RETENTION_DAYS: integerOrOff('AUDIT_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days').default(DEFAULT_AUDIT_RETENTION_DAYS),
   ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000).default(2000),
+  BCRYPT_THREADS: integer('BCRYPT_THREADS', 1, 64).optional(),
 });
 
 /** Where clients reach the service; a path is allowed (a proxy serving it under /sns). */
@@ -194,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: c.PUBLIC_BASE_URL ?? null,
     auditRetentionDays: c.AUDIT_RETENTION_DAYS,
     accessSyncIntervalMs: c.ACCESS_SYNC_INTERVAL_MS,
+    bcryptThreads: c.BCRYPT_THREADS ?? null,
   };
 }
 

@@ -1,5 +1,6 @@
 // Builds the running service from its configuration: store, contract, operations, HTTP app.
 import { createAccessControl, type AccessControl } from './access';
+import { createBcryptPool } from './access/bcrypt-pool';
 import { startAccessLimits, type AccessLimits } from './access/start-access-limits';
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
@@ -69,7 +70,13 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         syncIntervalMs: config.accessSyncIntervalMs,
       });
       try {
-        access = createAccessControl({ policyFile: config.accessPolicy, logger, ...limits, onRefused: (reason) => metrics.access.refused(reason) });
+        access = createAccessControl({
+          policyFile: config.accessPolicy,
+          logger,
+          ...limits,
+          onRefused: (reason) => metrics.access.refused(reason),
+          bcrypt: createBcryptPool({ threads: config.bcryptThreads ?? undefined }),
+        });
       } catch (err) {
         await limits.stop();
         throw err;
@@ -88,6 +95,8 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     // Registered after the store, so they stop (and write what they hold) before it closes.
     const runningLimits = limits;
     if (runningLimits !== null) shutdown.register('access limits', () => runningLimits.stop());
+    const runningAccess = access;
+    if (runningAccess !== null) shutdown.register('bcrypt threads', () => runningAccess.close());
 
     // The worker starts below; until then (and if it stops) readiness says so.
     const worker = config.delivery.worker
@@ -138,6 +147,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       async close() {
         await running?.stop(DELIVERY_STOP_MS);
         await runningLimits?.stop();
+        await runningAccess?.close();
         if (ownsStore) await store.close();
       },
     };

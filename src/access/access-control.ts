@@ -8,19 +8,21 @@
 // call reads it once and finishes under it, so a reload drops no call.
 import type { Logger } from 'pino';
 import { ENDPOINTS, type OperationModel } from '../contract';
-import { createBasicVerifier, type BasicVerifier } from './basic';
+import { createBasicVerifier, type BasicOutcome, type BasicRefusal, type BasicVerifier } from './basic';
+import { createBcryptPool, type BcryptPool } from './bcrypt-pool';
 import type { AuditSubjectKind, AuditTrail, CallBudgets, EnumerationGuard, RateRule } from './contracts';
 import type { RefusalReason } from './observer';
 import { PolicyError, loadPolicyFile, type Policy, type ResolvedRule } from './policy';
 import { callerKey } from './caller-key';
+import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle';
 import { countsForEnumeration, subjectRule } from './subjects';
 
 /** Why a request was not let through; the bindings write each kind (src/wire/respond.ts). */
 export type AccessRefusal =
   /** 403, a one-line plain-text reason. */
   | { readonly kind: 'forbidden'; readonly message: string }
-  /** 401 with `WWW-Authenticate: Basic realm="<realm>", charset="UTF-8"`. */
-  | { readonly kind: 'unauthorized'; readonly realm: string; readonly message: string }
+  /** 401 with `WWW-Authenticate: Basic realm="<realm>", charset="UTF-8"`, and `Retry-After` when the credentials were not checked. */
+  | { readonly kind: 'unauthorized'; readonly realm: string; readonly message: string; readonly retryAfterSeconds?: number }
   /** An ASMX client fault (plain-text 500 over GET/POST) with `Retry-After`. */
   | { readonly kind: 'throttled'; readonly reason: 'limit' | 'enumeration'; readonly message: string; readonly retryAfterSeconds: number };
 
@@ -64,6 +66,8 @@ export interface AccessControl {
   checkDocument(endpoint: string | null, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
   /** Reads the policy file again; a bad file is logged and the policy in force kept. True when the new one is in force. */
   reload(): boolean;
+  /** Ends the bcrypt threads (the shutdown sequence). */
+  close(): Promise<void>;
 }
 
 /** What the policy consults; each optional, and wired by the service (src/service.ts). */
@@ -80,6 +84,10 @@ export interface AccessControlOptions extends AccessDependencies {
   readonly now?: () => number;
   /** Told of each call refused for its network or its credentials (the budgets report their own refusals): the metrics. */
   readonly onRefused?: (reason: 'network' | 'auth') => void;
+  /** Where bcrypt runs (BCRYPT_THREADS); default: a pool of createBcryptPool's defaults, started on the first check. */
+  readonly bcrypt?: BcryptPool;
+  /** The failed-login throttle's limits (login-throttle.ts defaults). */
+  readonly loginThrottle?: LoginThrottleOptions;
 }
 
 // Operation wire names are unique across the contract's endpoints.
@@ -94,10 +102,13 @@ interface InForce {
 export function createAccessControl(options: AccessControlOptions): AccessControl {
   const { logger, budgets, enumeration, audit } = options;
   const now = options.now ?? Date.now;
+  // Shared by every policy loaded: a reload forgets remembered headers, not failed logins.
+  const pool = options.bcrypt ?? createBcryptPool();
+  const throttle: LoginThrottle = createLoginThrottle(options.loginThrottle);
 
   const load = (file: string): InForce => {
     const policy = loadPolicyFile(file);
-    return { policy, verify: createBasicVerifier(policy.users, now) };
+    return { policy, verify: createBasicVerifier(policy.users, { pool, throttle, now }) };
   };
   let inForce: InForce = load(options.policyFile);
   warnUnenforceable(inForce.policy);
@@ -127,11 +138,40 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     });
   };
 
+  /**
+   * The `limit` budget's check before bcrypt runs, for a caller without
+   * accepted credentials (counted by its address): the seconds to wait once
+   * its failed logins spent it.
+   */
+  const budgetSpent =
+    (endpoint: string, operation: string, rule: ResolvedRule, address: string | null): (() => number | null) | undefined =>
+    () => {
+      if (rule.limit === null || budgets === undefined) return null;
+      const verdict = budgets.spent(`${endpoint}.asmx/${operation}`, callerKey(address), rule.limit, now());
+      return verdict.ok ? null : verdict.retryAfterSeconds;
+    };
+
+  /** The refusal of credentials that were not accepted; a failed login spends the caller's `limit` budget. */
+  const refuseLogin = (endpoint: string, operation: string, rule: ResolvedRule, address: string | null, outcome: BasicOutcome, realm: string) => {
+    if (outcome.user === null && (outcome.why === 'wrong' || outcome.why === 'malformed') && rule.limit !== null && budgets !== undefined) {
+      budgets.take(`${endpoint}.asmx/${operation}`, callerKey(address), rule.limit, now());
+    }
+    return unauthorized(realm, outcome, operation, rule.limit);
+  };
+
   /** The budgets, once the network and the credentials are through. */
-  const afterAuth = (call: AccessCall, endpoint: string, rule: ResolvedRule, user: string | null, subject: Subject | null, realm: string): AccessVerdict => {
+  const afterAuth = (
+    call: AccessCall,
+    endpoint: string,
+    rule: ResolvedRule,
+    outcome: BasicOutcome | null,
+    subject: Subject | null,
+    realm: string,
+  ): AccessVerdict => {
     const op = call.operation.wireName;
-    if (rule.auth === 'basic' && (user === null || (rule.users !== null && !rule.users.has(user)))) {
-      const refusal = unauthorized(realm);
+    const user = outcome?.user ?? null;
+    if (rule.auth === 'basic' && outcome !== null && !admitsUser(rule, user)) {
+      const refusal = refuseLogin(endpoint, op, rule, call.address, outcome, realm);
       record(call, endpoint, null, refusal, subject);
       return refusal;
     }
@@ -177,9 +217,9 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
         return refusal;
       }
       if (rule.auth === 'none') return afterAuth(call, endpoint, rule, null, subject, policy.realm);
-      const user = verify(call.authorization);
-      if (user instanceof Promise) return user.then((u) => afterAuth(call, endpoint, rule, u, subject, policy.realm));
-      return afterAuth(call, endpoint, rule, user, subject, policy.realm);
+      const outcome = verify(call.authorization, call.address, budgetSpent(endpoint, call.operation.wireName, rule, call.address));
+      if (outcome instanceof Promise) return outcome.then((o) => afterAuth(call, endpoint, rule, o, subject, policy.realm));
+      return afterAuth(call, endpoint, rule, outcome, subject, policy.realm);
     },
 
     admit(operation, address, authorization) {
@@ -194,9 +234,10 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       };
       if (!rule.allows(address)) return refuse(forbidden(`Forbidden: ${operation.wireName} may not be called from this address.`));
       if (rule.auth === 'none') return null;
-      const decide = (user: string | null): DocumentVerdict => (admitsUser(rule, user) ? null : refuse(unauthorized(policy.realm)));
-      const user = verify(authorization);
-      return user instanceof Promise ? user.then(decide) : decide(user);
+      const decide = (outcome: BasicOutcome): DocumentVerdict =>
+        admitsUser(rule, outcome.user) ? null : refuse(refuseLogin(endpoint, operation.wireName, rule, address, outcome, policy.realm));
+      const outcome = verify(authorization, address, budgetSpent(endpoint, operation.wireName, rule, address));
+      return outcome instanceof Promise ? outcome.then(decide) : decide(outcome);
     },
 
     admitEndpoint(endpoint, address, authorization) {
@@ -208,13 +249,13 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
         return forbidden(`Forbidden: ${endpointName(endpoint)}.asmx may not be called from this address.`);
       }
       if (reachable.some((rule) => rule.auth === 'none')) return null;
-      const decide = (user: string | null): DocumentVerdict => {
-        if (reachable.some((rule) => admitsUser(rule, user))) return null;
+      const decide = (outcome: BasicOutcome): DocumentVerdict => {
+        if (reachable.some((rule) => admitsUser(rule, outcome.user))) return null;
         options.onRefused?.('auth');
-        return unauthorized(policy.realm);
+        return unauthorized(policy.realm, outcome);
       };
-      const user = verify(authorization);
-      return user instanceof Promise ? user.then(decide) : decide(user);
+      const outcome = verify(authorization, address);
+      return outcome instanceof Promise ? outcome.then(decide) : decide(outcome);
     },
 
     endpointOpen(endpoint) {
@@ -228,10 +269,9 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       if (rule === undefined) return null;
       if (!rule.allows(address)) return forbidden('Forbidden: this service description may not be read from this address.');
       if (rule.auth === 'none') return null;
-      const decide = (user: string | null): DocumentVerdict =>
-        user === null || (rule.users !== null && !rule.users.has(user)) ? unauthorized(policy.realm) : null;
-      const user = verify(authorization);
-      return user instanceof Promise ? user.then(decide) : decide(user);
+      const decide = (outcome: BasicOutcome): DocumentVerdict => (admitsUser(rule, outcome.user) ? null : unauthorized(policy.realm, outcome));
+      const outcome = verify(authorization, address);
+      return outcome instanceof Promise ? outcome.then(decide) : decide(outcome);
     },
 
     reload() {
@@ -245,6 +285,10 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       warnUnenforceable(inForce.policy);
       logger.info({ file: options.policyFile, users: inForce.policy.users.size, ...inForce.policy.exposure }, 'access policy reloaded');
       return true;
+    },
+
+    close() {
+      return pool.close();
     },
   };
 }
@@ -278,8 +322,40 @@ function forbidden(message: string): Extract<AccessRefusal, { kind: 'forbidden' 
   return { kind: 'forbidden', message };
 }
 
-function unauthorized(realm: string): Extract<AccessRefusal, { kind: 'unauthorized' }> {
-  return { kind: 'unauthorized', realm, message: 'Unauthorized: this operation needs a user name and password (HTTP Basic authentication).' };
+/**
+ * The 401 for credentials not accepted, saying why (docs/security.md#what-a-caller-gets):
+ * never whether a user name exists.
+ */
+function unauthorized(realm: string, outcome: BasicOutcome, operation?: string, limit?: RateRule | null): Extract<AccessRefusal, { kind: 'unauthorized' }> {
+  if (outcome.user !== null) return { kind: 'unauthorized', realm, message: `Unauthorized: this user may not call ${operation ?? 'this endpoint'}.` };
+  const refusal: BasicRefusal = outcome;
+  switch (refusal.why) {
+    case 'missing':
+      return { kind: 'unauthorized', realm, message: 'Unauthorized: this operation needs a user name and password (HTTP Basic authentication).' };
+    case 'malformed':
+      return {
+        kind: 'unauthorized',
+        realm,
+        message: 'Unauthorized: the Authorization header is not HTTP Basic credentials (Basic, then base64 of user:password).',
+      };
+    case 'wrong':
+      return { kind: 'unauthorized', realm, message: 'Unauthorized: wrong user name or password.' };
+    case 'throttled':
+      return retry(realm, 'Unauthorized: too many failed logins.', refusal.retryAfterSeconds);
+    case 'busy':
+      return retry(realm, 'Unauthorized: too many logins are being checked at the moment.', refusal.retryAfterSeconds);
+    case 'limit':
+      return retry(
+        realm,
+        `Unauthorized: too many failed logins for ${operation ?? 'this operation'}${limit ? `: at most ${describeRate(limit)}` : ''}.`,
+        refusal.retryAfterSeconds,
+      );
+  }
+}
+
+function retry(realm: string, message: string, retryAfterSeconds: number): Extract<AccessRefusal, { kind: 'unauthorized' }> {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return { kind: 'unauthorized', realm, message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`, retryAfterSeconds: seconds };
 }
 
 function throttled(reason: 'limit' | 'enumeration', message: string, retryAfterSeconds: number): AccessRefusal {

@@ -1,16 +1,24 @@
-// HTTP Basic credentials checked against the policy's bcrypt hashes.
+// HTTP Basic credentials checked against the policy's bcrypt hashes
+// (docs/security.md#speed, #failed-logins).
 //
-// bcrypt is slow on purpose (tens of milliseconds of CPU at cost 10), far
-// more than a whole call costs, so an answer is remembered for a short while,
-// keyed by a salted hash of the header: a client sending the same header call
-// after call pays bcrypt once a minute. The cache holds salted SHA-256
-// digests, never a password, and a new policy (SIGHUP) starts empty.
+// bcrypt is slow on purpose (about 0.1 s of CPU at cost 10), far more than a
+// whole call costs, so it runs on worker threads (bcrypt-pool.ts), and an
+// answer is remembered for a short while, keyed by a salted hash of the
+// header: a client sending the same header call after call pays bcrypt once
+// a minute, and a wrong header sent again is answered from memory too. The
+// cache holds salted SHA-256 digests, never a password, keeps at most
+// MAX_CACHED headers, and a new policy (SIGHUP) starts empty. Before a new
+// header is checked, the failed-login throttle (login-throttle.ts) and the
+// caller's `limit` budget may refuse it without bcrypt.
 import { hash, randomBytes } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import type { BcryptPool } from './bcrypt-pool';
+import { GenerationMap } from './generations';
+import type { LoginThrottle } from './login-throttle';
 
 /** How long a verified (or refused) header is remembered. */
 export const CREDENTIAL_CACHE_MS = 60_000;
-const MAX_CACHED = 10_000;
+/** Most headers remembered (two generations of half as many). */
+export const MAX_CACHED = 10_000;
 
 // Compared against when the user is unknown, so that an unknown name costs
 // the same time as a wrong password and does not reveal which names exist.
@@ -21,63 +29,103 @@ export interface BasicCredentials {
   readonly password: string;
 }
 
-/** Reads `Authorization: Basic base64(user:password)` (UTF-8, RFC 7617); null when absent or malformed. */
+/**
+ * Reads `Authorization: Basic base64(user:password)` (UTF-8, RFC 7617); null
+ * when absent or malformed. The base64 must be RFC 4648's, padded, and
+ * nothing else: no URL-safe alphabet, nothing after the padding, no bits
+ * left over (each string decodes from exactly one encoding).
+ */
 export function readBasicCredentials(header: string | undefined): BasicCredentials | null {
   if (header === undefined) return null;
-  const match = /^basic[ \t]+([A-Za-z0-9+/=_-]+)[ \t]*$/i.exec(header);
+  const match = /^basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i.exec(header);
   if (match === null) return null;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const bytes = Buffer.from(match[1], 'base64');
+  if (bytes.toString('base64') !== match[1]) return null;
+  const decoded = bytes.toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return null;
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-/** The verified user name, or null; synchronous when the answer is remembered. */
-export type BasicVerifier = (header: string | undefined) => string | null | Promise<string | null>;
+/** Why credentials were not accepted, each its own 401 text (access-control.ts). */
+export type BasicRefusal =
+  /** No Authorization header, or another scheme. */
+  | { readonly user: null; readonly why: 'missing' }
+  /** `Basic` with something that is not base64 of `user:password`. */
+  | { readonly user: null; readonly why: 'malformed' }
+  /** Checked: no such user, or not its password (the answer does not say which). */
+  | { readonly user: null; readonly why: 'wrong' }
+  /** Not checked: too many failed logins from this address or for this name. */
+  | { readonly user: null; readonly why: 'throttled'; readonly retryAfterSeconds: number }
+  /** Not checked: every bcrypt thread's queue is full. */
+  | { readonly user: null; readonly why: 'busy'; readonly retryAfterSeconds: number }
+  /** Not checked: the caller's `limit` budget is spent (its failed logins count). */
+  | { readonly user: null; readonly why: 'limit'; readonly retryAfterSeconds: number };
+
+export type BasicOutcome = { readonly user: string } | BasicRefusal;
 
 /**
- * At most this many different headers go through bcrypt at once. Each costs
- * about 0.1 s of CPU: a flood of made-up passwords could otherwise take the
- * CPU from every other call. Past it a header is refused (401, nothing
- * remembered) and the client's retry is checked once a slot is free.
+ * Checks `header` from `address`; synchronous when the answer is remembered
+ * or no check is made. `spent`, when given, is asked before bcrypt runs: the
+ * seconds until the caller's budget allows another try, or null.
  */
-export const MAX_CONCURRENT_CHECKS = 8;
+export type BasicVerifier = (header: string | undefined, address: string | null, spent?: () => number | null) => BasicOutcome | Promise<BasicOutcome>;
 
-export function createBasicVerifier(users: ReadonlyMap<string, string>, now: () => number = Date.now, maxConcurrent = MAX_CONCURRENT_CHECKS): BasicVerifier {
+export interface BasicVerifierOptions {
+  readonly pool: BcryptPool;
+  readonly throttle: LoginThrottle;
+  readonly now?: () => number;
+}
+
+const MISSING: BasicOutcome = { user: null, why: 'missing' };
+const MALFORMED: BasicOutcome = { user: null, why: 'malformed' };
+const WRONG: BasicOutcome = { user: null, why: 'wrong' };
+const BUSY: BasicOutcome = { user: null, why: 'busy', retryAfterSeconds: 1 };
+
+export function createBasicVerifier(users: ReadonlyMap<string, string>, options: BasicVerifierOptions): BasicVerifier {
+  const { pool, throttle } = options;
+  const now = options.now ?? Date.now;
   // A random salt per cache: a digest is worth nothing outside this process's memory.
   const salt = randomBytes(32).toString('base64');
-  const cache = new Map<string, { user: string | null; until: number }>();
-  const pending = new Map<string, Promise<string | null>>();
+  const cache = new GenerationMap<{ outcome: BasicOutcome; until: number }>(MAX_CACHED / 2);
+  const pending = new Map<string, Promise<BasicOutcome>>();
 
-  const verify = async (digest: string, credentials: BasicCredentials): Promise<string | null> => {
-    const stored = users.get(credentials.user);
+  const verify = async (digest: string, credentials: BasicCredentials, address: string | null, check: Promise<boolean>): Promise<BasicOutcome> => {
     let ok: boolean;
     try {
-      ok = await bcrypt.compare(credentials.password, stored ?? UNKNOWN_USER_HASH);
+      ok = await check;
     } catch {
-      ok = false;
+      // The thread died under the check: not an answer, nothing remembered.
+      return BUSY;
     }
-    const user = ok && stored !== undefined ? credentials.user : null;
-    if (cache.size >= MAX_CACHED) cache.clear();
-    cache.set(digest, { user, until: now() + CREDENTIAL_CACHE_MS });
-    return user;
+    const at = now();
+    const outcome: BasicOutcome = ok && users.has(credentials.user) ? { user: credentials.user } : WRONG;
+    if (outcome.user === null) throttle.failed(address, credentials.user, at);
+    else throttle.succeeded(address, credentials.user, at);
+    cache.set(digest, { outcome, until: at + CREDENTIAL_CACHE_MS });
+    return outcome;
   };
 
-  return (header) => {
-    if (header === undefined || users.size === 0) return null;
+  return (header, address, spent) => {
+    if (header === undefined || !/^basic(?:[ \t]|$)/i.test(header)) return MISSING;
+    if (users.size === 0) return WRONG;
     // One-shot crypto.hash: a quarter of an HMAC's cost, measured, on every call.
     const digest = hash('sha256', salt + header, 'base64');
     const cached = cache.get(digest);
-    if (cached !== undefined && cached.until > now()) return cached.user;
+    if (cached !== undefined && cached.until > now()) return cached.outcome;
     const credentials = readBasicCredentials(header);
-    if (credentials === null) return null;
+    if (credentials === null) return MALFORMED;
     // Concurrent calls with the same header share one bcrypt run.
-    let running = pending.get(digest);
-    if (running === undefined) {
-      if (pending.size >= maxConcurrent) return null;
-      running = verify(digest, credentials).finally(() => pending.delete(digest));
-      pending.set(digest, running);
-    }
-    return running;
+    const running = pending.get(digest);
+    if (running !== undefined) return running;
+    const throttled = throttle.refused(address, credentials.user, now());
+    if (throttled !== null) return { user: null, why: 'throttled', retryAfterSeconds: throttled };
+    const budget = spent?.() ?? null;
+    if (budget !== null) return { user: null, why: 'limit', retryAfterSeconds: budget };
+    const check = pool.compare(credentials.password, users.get(credentials.user) ?? UNKNOWN_USER_HASH);
+    if (check === null) return BUSY;
+    const next = verify(digest, credentials, address, check).finally(() => pending.delete(digest));
+    pending.set(digest, next);
+    return next;
   };
 }

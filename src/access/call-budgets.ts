@@ -130,6 +130,13 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     return { ok: true };
   };
 
+  const spent = (key: string, caller: string, rule: RateRule, nowMs: number): BudgetVerdict => {
+    const counter = counters.get(`${rule.windowMs}|${key}|${caller}`);
+    const windowStart = nowMs - (nowMs % rule.windowMs);
+    if (counter === undefined || counter.windowStart < windowStart || counter.count + counter.others < rule.max) return { ok: true };
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((counter.windowStart + rule.windowMs - nowMs) / 1000)) };
+  };
+
   const merge = async (shared: BudgetStore): Promise<void> => {
     const at = now();
     const deltas: CounterDelta[] = [];
@@ -195,6 +202,7 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
       return counters.size;
     },
     take,
+    spent,
     sync,
     start() {
       if (store === null || timer !== undefined) return;

@@ -19,6 +19,8 @@ export type BudgetVerdict = { readonly ok: true } | { readonly ok: false; readon
 export interface CallBudgets {
   /** Counts one call by `caller` against the budget named `key` (for example `NotificationNotes.asmx/GetStudentSchool`). */
   take(key: string, caller: string, rule: RateRule, nowMs: number): BudgetVerdict;
+  /** Whether `take` would refuse, without counting anything: asked before bcrypt runs for a caller's login. */
+  spent(key: string, caller: string, rule: RateRule, nowMs: number): BudgetVerdict;
   start(): void;
   stop(): Promise<void>;
 }

@@ -18,6 +18,9 @@ class CountingBudgets implements CallBudgets {
     this.counts.set(id, count);
     return count <= rule.max ? { ok: true } : { ok: false, retryAfterSeconds: 42.2 };
   }
+  spent(key: string, caller: string, rule: RateRule): BudgetVerdict {
+    return (this.counts.get(`${key} ${caller}`) ?? 0) < rule.max ? { ok: true } : { ok: false, retryAfterSeconds: 42.2 };
+  }
   start(): void {}
   stop(): Promise<void> {
     return Promise.resolve();

@@ -85,6 +85,7 @@ export async function startGated(
     logs,
     async close() {
       await service.close();
+      await access.close();
       policy.cleanup();
     },
   };

@@ -25,8 +25,11 @@ export interface HealthProbe {
   stop(): Promise<ProbeFigures>;
 }
 
-/** Asks `GET /healthz` one try at a time, `intervalMs` apart, each on a new connection. */
-export function probeHealth(port: number, options: { intervalMs?: number; timeoutMs?: number; path?: string } = {}): HealthProbe {
+/** Asks `GET /healthz` (or `path`, with `headers`) one try at a time, `intervalMs` apart, each on a new connection. */
+export function probeHealth(
+  port: number,
+  options: { intervalMs?: number; timeoutMs?: number; path?: string; headers?: Record<string, string> } = {},
+): HealthProbe {
   const intervalMs = options.intervalMs ?? 50;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const latencies: number[] = [];
@@ -36,7 +39,7 @@ export function probeHealth(port: number, options: { intervalMs?: number; timeou
   const loop = (async () => {
     while (running) {
       tries++;
-      const outcome = await timedGet(port, options.path ?? '/healthz', timeoutMs);
+      const outcome = await timedGet(port, options.path ?? '/healthz', timeoutMs, options.headers);
       if (outcome.ok) latencies.push(outcome.ms);
       else failedAs[outcome.failure] = (failedAs[outcome.failure] ?? 0) + 1;
       if (running) await new Promise((resolve) => setTimeout(resolve, intervalMs));
