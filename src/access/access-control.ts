@@ -22,7 +22,14 @@ export type AccessRefusal =
   /** 403, a one-line plain-text reason. */
   | { readonly kind: 'forbidden'; readonly message: string }
   /** 401 with `WWW-Authenticate: Basic realm="<realm>", charset="UTF-8"`, and `Retry-After` when the credentials were not checked. */
-  | { readonly kind: 'unauthorized'; readonly realm: string; readonly message: string; readonly retryAfterSeconds?: number }
+  | {
+      readonly kind: 'unauthorized';
+      readonly realm: string;
+      readonly message: string;
+      readonly retryAfterSeconds?: number;
+      /** Set when failed logins spent the `limit` budget: the audit and the metrics name the budget, not the credentials. */
+      readonly reason?: 'limit';
+    }
   /** An ASMX client fault (plain-text 500 over GET/POST) with `Retry-After`. */
   | { readonly kind: 'throttled'; readonly reason: 'limit' | 'enumeration'; readonly message: string; readonly retryAfterSeconds: number };
 
@@ -123,7 +130,8 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
   }
 
   const record = (call: AccessCall, endpoint: string, user: string | null, refusal: AccessVerdict, subject: Subject | null) => {
-    if (refusal !== null && refusal.kind !== 'throttled') options.onRefused?.(refusal.kind === 'forbidden' ? 'network' : 'auth');
+    if (refusal !== null && refusal.kind !== 'throttled' && refusalReason(refusal) !== 'limit')
+      options.onRefused?.(refusal.kind === 'forbidden' ? 'network' : 'auth');
     if (audit === undefined || subject === null) return;
     audit.record({
       at: new Date(now()),
@@ -345,11 +353,14 @@ function unauthorized(realm: string, outcome: BasicOutcome, operation?: string, 
     case 'busy':
       return retry(realm, 'Unauthorized: too many logins are being checked at the moment.', refusal.retryAfterSeconds);
     case 'limit':
-      return retry(
-        realm,
-        `Unauthorized: too many failed logins for ${operation ?? 'this operation'}${limit ? `: at most ${describeRate(limit)}` : ''}.`,
-        refusal.retryAfterSeconds,
-      );
+      return {
+        ...retry(
+          realm,
+          `Unauthorized: too many failed logins for ${operation ?? 'this operation'}${limit ? `: at most ${describeRate(limit)}` : ''}.`,
+          refusal.retryAfterSeconds,
+        ),
+        reason: 'limit',
+      };
   }
 }
 
@@ -365,7 +376,7 @@ function throttled(reason: 'limit' | 'enumeration', message: string, retryAfterS
 
 /** Why a call was refused, as the audit trail, the metrics and the access log name it. */
 export function refusalReason(refusal: AccessRefusal): RefusalReason {
-  return refusal.kind === 'forbidden' ? 'network' : refusal.kind === 'unauthorized' ? 'auth' : refusal.reason;
+  return refusal.kind === 'forbidden' ? 'network' : refusal.kind === 'unauthorized' ? (refusal.reason ?? 'auth') : refusal.reason;
 }
 
 function describeRate(rule: RateRule): string {

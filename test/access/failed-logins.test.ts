@@ -2,6 +2,7 @@
 // 401 says why, a caller past the failed-login throttle or its `limit`
 // budget is answered with Retry-After without a check, and the valid users
 // go on meanwhile.
+import type { AuditEntry } from '../../src/access';
 import { createCallBudgets } from '../../src/access/call-budgets';
 import { bodyText } from '../support/wire';
 import { BINDINGS, PASSWORDS, basic, callOp, startGated, usersYaml, type GatedService } from './support';
@@ -15,8 +16,10 @@ endpoints:
 `;
 
 let gated: GatedService;
+const audited: AuditEntry[] = [];
 beforeAll(async () => {
-  gated = await startGated(POLICY, (logger) => ({ budgets: createCallBudgets({ logger }) }));
+  const audit = { record: (entry: AuditEntry) => void audited.push(entry), flush: () => Promise.resolve(), stop: () => Promise.resolve() };
+  gated = await startGated(POLICY, (logger) => ({ budgets: createCallBudgets({ logger }), audit }));
 });
 afterAll(async () => {
   await gated.close();
@@ -62,6 +65,9 @@ test('a limit of 5 a minute counts failed logins: the sixth try of a guessing ad
   expect(res.status).toBe(401);
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(bodyText(res)).toMatch(/^Unauthorized: too many failed logins for GetStudentSchool: at most 5 per minute\. Try again in \d+ seconds?\.\r\n$/);
+  // The audit names the budget, not the credentials, as the reason of that refusal.
+  const mine = audited.filter((entry) => entry.address === '203.0.113.9').map((entry) => entry.reason);
+  expect(mine).toEqual(['auth', 'auth', 'auth', 'auth', 'auth', 'limit']);
   // Missing credentials (the first leg of a challenge) spend nothing.
   for (let i = 0; i < 6; i++) expect(bodyText(await school('203.0.113.10'))).toContain('needs a user name and password');
   expect((await school('203.0.113.10', basic('sis-alnoor', PASSWORDS['sis-alnoor']))).status).toBe(200);
