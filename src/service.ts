@@ -45,12 +45,12 @@ export async function createService(config: Config, logger: Logger, parts: Servi
   const store =
     parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, groupCommitMs: config.groupCommitMs }));
   try {
-    if (ownsStore && config.databaseUrl === null && config.demoData && (await store.isEmpty())) {
-      const counts = await loadDemoData(store);
+    if (ownsStore && config.databaseUrl === null && config.demoData && (await store.dataSet.isEmpty())) {
+      const counts = await loadDemoData(store.dataSet);
       logger.info({ counts }, 'empty embedded store: demo data loaded (DEMO_DATA=false turns this off)');
     }
     const endpoints = await loadServiceModel(config.soapNamespace);
-    const metrics = createMetrics({ outbox: store });
+    const metrics = createMetrics({ outbox: store.outbox });
     // With a policy: the gate, and the budgets, the enumeration guard and the
     // audit trail it consults (docs/access-limits.md). Without one there is no
     // gate at all and calls cost what they always did: the audit trail's
@@ -63,7 +63,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       logger.warn('ACCESS_POLICY is not set: every operation is open to every caller (docs/security.md says how to lock the service down)');
     } else {
       limits = startAccessLimits({
-        store,
+        store: store.access,
         logger,
         observer: metrics.access,
         auditRetentionDays: config.auditRetentionDays,
@@ -84,14 +84,14 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       logger.info({ file: config.accessPolicy, users: access.policy.users.size, ...access.policy.exposure }, 'access policy in force');
     }
     let delivery: RunningDelivery | null = null;
-    const operations = createOperations(store, {
+    const operations = createOperations({ records: store.records, outbox: store.outbox }, {
       phone: { defaultRegion: config.smsDefaultRegion, allowedCountries: config.smsAllowedCountries },
       templates: config.delivery.notificationTemplates,
       authCodeLimits: config.delivery.authCodeLimits,
       onQueued: () => delivery?.worker.notify(),
     });
     const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
-    if (ownsStore) shutdown.register('store', () => store.close());
+    if (ownsStore) shutdown.register('store', () => store.lifecycle.close());
     // Registered after the store, so they stop (and write what they hold) before it closes.
     const runningLimits = limits;
     if (runningLimits !== null) shutdown.register('access limits', () => runningLimits.stop());
@@ -102,15 +102,15 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     const worker = config.delivery.worker
       ? {
           health: () => delivery?.worker.health() ?? { running: false, startedAt: null, lastClaimAt: null },
-          oldestDueAt: () => store.oldestDueAt(),
+          oldestDueAt: () => store.outbox.oldestDueAt(),
           stallMs: config.delivery.stallSeconds * 1000,
         }
       : undefined;
-    const health = healthRoutes({ store, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining, worker });
+    const health = healthRoutes({ store: store.lifecycle, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining, worker });
     const routes: OperatorRoute[] = [
       { path: '/healthz', handler: health },
       { path: '/readyz', handler: health },
-      { path: `${ADMIN_API_BASE}/`, handler: createAdminApi({ store, token: config.adminToken, logger, bodyLimit: config.bodyLimit }) },
+      { path: `${ADMIN_API_BASE}/`, handler: createAdminApi({ store: store.admin, token: config.adminToken, logger, bodyLimit: config.bodyLimit }) },
     ];
     // With METRICS_PORT set, main.ts serves /metrics there and only there.
     if (config.metricsPort === null) routes.push({ path: '/metrics', handler: metrics.route });
@@ -131,7 +131,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       publicBaseUrl: config.publicBaseUrl,
     });
     if (config.delivery.worker) {
-      const running = startDelivery(config.delivery, store, logger, { observer: metrics.delivery });
+      const running = startDelivery(config.delivery, store.outbox, logger, { observer: metrics.delivery });
       delivery = running;
       // Registered after the store, so it stops first: no claim after the store closed.
       shutdown.register('delivery worker', () => running.stop(DELIVERY_STOP_MS));
@@ -148,11 +148,11 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         await running?.stop(DELIVERY_STOP_MS);
         await runningLimits?.stop();
         await runningAccess?.close();
-        if (ownsStore) await store.close();
+        if (ownsStore) await store.lifecycle.close();
       },
     };
   } catch (err) {
-    if (ownsStore) await store.close();
+    if (ownsStore) await store.lifecycle.close();
     throw err;
   }
 }

@@ -32,14 +32,14 @@ export async function main(args: readonly string[]): Promise<number> {
   }
   const store = await storeFromConfig();
   try {
-    const { files, counts } = await exportDataSet(store, rest[0], format);
+    const { files, counts } = await exportDataSet(store.dataSet, rest[0], format);
     const summary = Object.entries(counts)
       .map(([c, n]) => `${n.toLocaleString('en-US')} ${c}`)
       .join(', ');
     process.stdout.write(`Exported ${summary} to ${files.join(', ')}\n`);
     return 0;
   } finally {
-    await store.close();
+    await store.lifecycle.close();
   }
 }
 

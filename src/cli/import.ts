@@ -28,11 +28,11 @@ export async function main(args: readonly string[]): Promise<number> {
   }
   const store = await storeFromConfig();
   try {
-    const report = await importFiles(store, files, { strict: flags.has('--strict'), dryRun: flags.has('--dry-run'), progress: terminalProgress() });
+    const report = await importFiles(store.dataSet, files, { strict: flags.has('--strict'), dryRun: flags.has('--dry-run'), progress: terminalProgress() });
     process.stdout.write(formatImportReport(report));
     return report.complete ? 0 : 1;
   } finally {
-    await store.close();
+    await store.lifecycle.close();
   }
 }
 

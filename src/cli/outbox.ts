@@ -2,9 +2,9 @@
 // What an operator does with messages that gave up: see them, and put them
 // back in the queue once the cause is fixed; and deleting finished ones now
 // rather than at the workers' next hourly pass.
-import { parseRetentionDays, pruneOutboxOnce, uncoveredLimitWindow } from '../delivery/outbox-retention';
+import { parseRetentionDays, pruneOutboxOnce, uncoveredLimitWindow, type PruningStore } from '../delivery/outbox-retention';
 import { createLogger, maskPhone } from '../log';
-import { openStore, type OutboxStatus, type OutboxCommandStore } from '../store';
+import { openStore, type AdminStore, type OutboxStatus } from '../store';
 import type { Config } from '../config';
 import { loadConfigOrExit } from './load-config';
 
@@ -12,6 +12,9 @@ const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dea
        npm run outbox -- resend ID
        npm run outbox -- resend-dead
        npm run outbox -- prune [--days N]    (N from 1 to 3650; OUTBOX_RETENTION_DAYS unless given)`;
+/** What listing and re-queueing need of the store (its admin role). */
+type OutboxCommandStore = Pick<AdminStore, 'listPushNotifications' | 'listAuthCodeMessages' | 'outboxStats' | 'requeueOutboxMessage' | 'requeueDeadOutboxMessages'>;
+
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'uncertain', 'sent'];
 
 async function main(args: string[]): Promise<number> {
@@ -20,12 +23,12 @@ async function main(args: string[]): Promise<number> {
   const config = loadConfigOrExit();
   const store = await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
   try {
-    if (command === 'list') return await list(store, rest);
-    if (command === 'resend') return rest.length === 1 ? await resend(store, rest[0]) : usage();
-    if (command === 'prune') return await prune(store, rest, config);
-    return rest.length === 0 ? await resendDead(store) : usage();
+    if (command === 'list') return await list(store.admin, rest);
+    if (command === 'resend') return rest.length === 1 ? await resend(store.admin, rest[0]) : usage();
+    if (command === 'prune') return await prune(store.outbox, rest, config);
+    return rest.length === 0 ? await resendDead(store.admin) : usage();
   } finally {
-    await store.close();
+    await store.lifecycle.close();
   }
 }
 
@@ -84,7 +87,7 @@ async function resendDead(store: OutboxCommandStore): Promise<number> {
   return 0;
 }
 
-async function prune(store: OutboxCommandStore, args: string[], config: Config): Promise<number> {
+async function prune(store: PruningStore, args: string[], config: Config): Promise<number> {
   let days = config.delivery.outboxRetentionDays;
   if (args.length > 0) {
     days = args.length === 2 && args[0] === '--days' ? parseRetentionDays(args[1]) : null;

@@ -18,8 +18,8 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     onBackgroundError: (error) => logger.warn({ err: error }, 'database connection error'),
   });
-  const metrics = config.metricsPort === null ? null : createMetrics({ outbox: store });
-  const delivery = startDelivery(config.delivery, store, logger, { observer: metrics?.delivery });
+  const metrics = config.metricsPort === null ? null : createMetrics({ outbox: store.outbox });
+  const delivery = startDelivery(config.delivery, store.outbox, logger, { observer: metrics?.delivery });
   let metricsServer: Server | null = null;
   if (metrics !== null && config.metricsPort !== null) {
     metricsServer = await serveMetrics(metrics, config.metricsPort, config.host, config.connections);
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     metricsServer?.close();
     void delivery
       .stop(DELIVERY_STOP_MS)
-      .then(() => store.close())
+      .then(() => store.lifecycle.close())
       .finally(() => process.exit(0));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

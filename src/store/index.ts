@@ -3,7 +3,7 @@
 export { DEFAULT_GROUP_COMMIT_MS, openStore, type OpenStoreOptions } from './open-store';
 export { GroupCommit } from './outbox/group-commit';
 export type { OutboxSubscription } from './outbox/outbox-notify';
-export type { AdminStore, DemoDataStore, ImportStore, OpenedStore, OutboxCommandStore } from './roles';
+export type { AccessStore, AdminStore, DataSetStore, DemoDataStore, ImportStore, OpenedStore, Outbox, StoreLifecycle } from './roles';
 export { StoreError, type StoreErrorKind } from './errors';
 export { InvalidDataSetError } from './data-set/data-set-values';
 export { checkRecord, type RecordCheck } from './records/check-record';
@@ -32,4 +32,15 @@ export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox/outbox-lis
 export type { RecordChangeResult, RecordDecision } from './records/record-change';
 export { COLLECTION_OF, type Collection } from './collections';
 export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records/records';
-export type { AbsenceRecord, NewAuthCodeMessage, NewPushNotification, NoteRecord, NoteState, Store, StudentPlacement, StudentSummary } from './types';
+export type {
+  AbsenceRecord,
+  NewAuthCodeMessage,
+  NewPushNotification,
+  NoteRecord,
+  NoteState,
+  OutboxQueue,
+  Records,
+  Store,
+  StudentPlacement,
+  StudentSummary,
+} from './types';

@@ -7,8 +7,16 @@ import { listenForOutbox } from './outbox/outbox-notify';
 import type { StoreDialect } from './migrations';
 import { assertSchemaName, createPostgresDialect, preparePostgresSchema } from './connection/postgres';
 import { SharedResources } from './connection/shared-resources';
+import { createAccessStore } from './access/access-role';
+import { createAdminStore } from './admin-role';
+import { createStoreCore } from './core';
+import { createDataSetStore } from './data-set/data-set-role';
+import { readMigrationStatus } from './migrations/migration-status';
+import { createOutbox } from './outbox/outbox-role';
+import type { OutboxSubscription } from './outbox/outbox-notify';
+import { prepareQueries } from './records/queries';
+import { createRecords } from './records/records-role';
 import type { OpenedStore } from './roles';
-import { SqlStore } from './sql-store';
 import { openSqliteDialect, SQLITE_FILE_NAME } from './connection/sqlite';
 
 export interface OpenStoreOptions {
@@ -44,7 +52,7 @@ const sqliteFiles = new SharedResources<Kysely<StoreDatabase>>();
  */
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   const databaseUrl = options.databaseUrl?.trim() ?? '';
-  const storeOptions = { now: options.now };
+  const now = options.now ?? (() => new Date());
 
   if (databaseUrl === '') {
     const file = path.resolve(options.dataDir, SQLITE_FILE_NAME);
@@ -53,19 +61,59 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       () => connect('sqlite', () => openSqliteDialect(options.dataDir), undefined),
       (db) => db.destroy(),
     );
-    return new SqlStore(lease.value, 'sqlite', { ...storeOptions, release: () => lease.release() });
+    return assemble(lease.value, 'sqlite', { now, release: () => lease.release(), groupCommitMs: null });
   }
 
   // A malformed schema name is a configuration mistake, not an outage.
   if (options.schema !== undefined) assertSchemaName(options.schema);
   const dialect = () => createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
   const db = await connect('postgres', dialect, options.schema);
-  return new SqlStore(db, 'postgres', {
-    ...storeOptions,
+  return assemble(db, 'postgres', {
+    now,
     release: () => db.destroy(),
     groupCommitMs: options.groupCommitMs === undefined ? DEFAULT_GROUP_COMMIT_MS : options.groupCommitMs,
     listen: (onNotification) => listenForOutbox({ databaseUrl, schema: options.schema, onNotification }),
   });
+}
+
+interface Assembly {
+  readonly now: () => Date;
+  /** Gives the connection back (destroys it, or drops a share of it). */
+  readonly release: () => Promise<void>;
+  /** PostgreSQL: how long a queueing call waits for others to share its commit (see group-commit.ts); null writes each call on its own. */
+  readonly groupCommitMs: number | null;
+  /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
+  readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
+}
+
+// A bound on one group commit: bind parameters (13 per push row, PostgreSQL
+// takes 65,535) and the time one transaction holds its locks.
+const GROUP_COMMIT_MAX_BATCH = 500;
+// Batches written at once; the pool (10 connections) also serves the reads.
+const GROUP_COMMIT_IN_FLIGHT = 4;
+
+// The roles over one core: one connection, one clock, one close.
+function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
+  const core = createStoreCore(db, dialect, assembly.now, assembly.release);
+  const queries = prepareQueries(db, dialect);
+  const waitMs = assembly.groupCommitMs;
+  const batching = dialect === 'postgres' && waitMs !== null ? { waitMs, maxBatch: GROUP_COMMIT_MAX_BATCH, maxInFlight: GROUP_COMMIT_IN_FLIGHT } : null;
+  return {
+    records: createRecords(core, queries, batching),
+    outbox: createOutbox(core, { batching, listen: assembly.listen }),
+    dataSet: createDataSetStore(core, queries),
+    access: createAccessStore(core),
+    admin: createAdminStore(core),
+    lifecycle: {
+      ping: () =>
+        core.run(() => db.executeQuery(queries.ping({}))).then(
+          () => true,
+          () => false,
+        ),
+      migrationStatus: () => core.run(() => readMigrationStatus(db, dialect)),
+      close: () => core.close(),
+    },
+  };
 }
 
 async function connect(dialect: StoreDialect, createDialect: () => Dialect, schema: string | undefined): Promise<Kysely<StoreDatabase>> {

@@ -62,9 +62,8 @@ export interface NewAuthCodeMessage {
   callerAddress: string | null;
 }
 
-export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
-
+/** What the operations read: the records role of the store. */
+export interface Records {
   /** Students of a school (by normalised key) whose active flag equals `active`, by full name then id. */
   listStudentsOfSchool(schoolKey: string, active: string): Promise<StudentSummary[]>;
 
@@ -82,15 +81,19 @@ export interface Store {
 
   /** The student with its school key and device, or null when unknown. */
   findStudent(studentId: string): Promise<StudentPlacement | null>;
+}
 
+/** What the operations queue: the outbox role's front half (outbox/outbox-role.ts). */
+export interface OutboxQueue {
   /** Write a queued push notification to the outbox; returns its id. */
   enqueuePushNotification(notification: NewPushNotification): Promise<string>;
 
   /** Queue an auth-code SMS unless an abuse limit is reached; counted and written in one transaction. */
   admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission>;
+}
 
-  /** True when the store answers a trivial query. */
-  ping(): Promise<boolean>;
-
-  close(): Promise<void>;
+/** The operations' view of the store: what they read and what they queue, nothing else. */
+export interface Store {
+  readonly records: Records;
+  readonly outbox: OutboxQueue;
 }

@@ -10,5 +10,5 @@ export const GetStudentsAbcenceByID =
   async ({ STDid: studentId }: GetStudentsAbcenceByIDArgs): Promise<AbsenceRecord[]> => {
     // A missing argument matches nothing.
     if (studentId === null) return [];
-    return store.listAbsencesMarkSeen(studentId);
+    return store.records.listAbsencesMarkSeen(studentId);
   };

@@ -10,5 +10,5 @@ export const GetStudentsAudtiNote =
   async ({ SubjectID: subjectId, Class_id: classId }: GetStudentsAudtiNoteArgs): Promise<NoteRecord[]> => {
     // A missing argument matches nothing.
     if (subjectId === null || classId === null) return [];
-    return store.listAuditNotes(subjectId, classId);
+    return store.records.listAuditNotes(subjectId, classId);
   };

@@ -23,7 +23,7 @@ export const SendNotificationType =
     const kind = required(type, 'TypeNotfication');
     if (kind.length > MAX_TYPE_LENGTH) throw new ClientError('type_too_long', `TypeNotfication must be at most ${MAX_TYPE_LENGTH} characters.`);
 
-    const student = await store.findStudent(id);
+    const student = await store.records.findStudent(id);
     if (student === null) throw new ClientError('student_unknown', `No student with id ${id}.`);
     if (student.schoolKey !== schoolKey(school)) {
       throw new ClientError('student_not_in_school', `Student ${id} does not belong to the school ${school}.`);
@@ -32,7 +32,7 @@ export const SendNotificationType =
       throw new ClientError('no_push_device', `Student ${id} has no device registered for push notifications.`);
     }
     const text = renderNotification(kind, student.fullName, rules.templates);
-    await store.enqueuePushNotification({
+    await store.outbox.enqueuePushNotification({
       deviceId: student.deviceId,
       studentId: student.studentId,
       type: kind,

@@ -7,5 +7,5 @@ export const GetTokenDevice =
   ({ store }: OperationDeps) =>
   async ({ id: deviceId }: GetTokenDeviceArgs): Promise<GetTokenDeviceResult> => {
     if (deviceId === null) return null;
-    return store.getDeviceToken(deviceId);
+    return store.records.getDeviceToken(deviceId);
   };

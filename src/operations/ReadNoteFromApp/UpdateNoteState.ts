@@ -10,5 +10,5 @@ export const UpdateNoteState =
   async ({ STDid: studentId, note_type: noteType }: UpdateNoteStateArgs): Promise<NoteRecord[]> => {
     // A missing argument matches nothing.
     if (studentId === null || noteType === null) return [];
-    return store.markNotesRead(studentId, noteType);
+    return store.records.markNotesRead(studentId, noteType);
   };

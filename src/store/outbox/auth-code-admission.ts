@@ -47,7 +47,7 @@ async function insertAuthCodeMessage(db: Kysely<StoreDatabase>, message: NewAuth
   return id;
 }
 
-/** SQLite, inside its one immediate write transaction, which already serialises admissions (see SqlStore.admitAuthCode). */
+/** SQLite, inside its one immediate write transaction, which already serialises admissions (see admitAuthCode in outbox-role.ts). */
 export function admitAuthCode(
   trx: Kysely<StoreDatabase>,
   message: NewAuthCodeMessage,

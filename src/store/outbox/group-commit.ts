@@ -21,6 +21,9 @@ export interface GroupCommitOptions<Item, Result> {
   readonly maxInFlight: number;
 }
 
+/** How calls are grouped, whatever they write. */
+export type GroupCommitBatching = Omit<GroupCommitOptions<unknown, unknown>, 'write'>;
+
 interface Pending<Item, Result> {
   readonly item: Item;
   resolve(result: Result): void;

@@ -14,7 +14,7 @@ import { parseData } from './outbox';
 
 export interface ClaimedMessage {
   readonly id: string;
-  /** Proof of this claim; completeDelivery() needs it. */
+  /** Proof of this claim; completing the attempt needs it. */
   readonly claimToken: string;
   /** Attempts including this one. Above the maximum: earlier attempts were started and never finished. */
   readonly attempts: number;
@@ -47,7 +47,7 @@ export type DeliveryCompletion =
   // The provider may have accepted it; not sent again (docs/delivery.md#sent-once).
   | { readonly status: 'uncertain'; readonly error: string };
 
-/** One attempt's result, for SqlStore.completeDeliveries. */
+/** One attempt's result, for the outbox role's completeDeliveries (outbox-role.ts). */
 export interface DeliveryCompletionEntry {
   readonly channel: 'push' | 'sms';
   readonly id: string;

@@ -1,0 +1,88 @@
+// The admin role: what an operator reads and changes through the admin API
+// and `npm run outbox`: records one by one, the outbox's messages (listed,
+// re-queued), and the audit trail.
+import { listAuditRows, type AuditPage, type AuditQuery } from './access/access-audit';
+import type { StoreCore } from './core';
+import type { DataSetCollection } from './data-set/data-set';
+import { toAuthCodeMessageRow, toPushNotificationRow, type AuthCodeMessageRow, type OutboxFilter, type PushNotificationRow } from './outbox/outbox';
+import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox/outbox-admin';
+import { findOutboxMessage, listOutbox, type OutboxMessage, type OutboxPage, type OutboxQuery } from './outbox/outbox-listing';
+import { notifyOutbox } from './outbox/outbox-notify';
+import { changeRecord, type RecordChangeResult, type RecordDecision } from './records/record-change';
+import { deleteRecord, findRecord, listRecords, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records/records';
+
+export interface AdminStore {
+  /** One record by key (a school by any form of its base URL); null when none. */
+  getRecord<C extends DataSetCollection>(collection: C, key: string): Promise<RecordOf<C> | null>;
+  /** One page of a collection, in key order, with the total. */
+  listRecords<C extends DataSetCollection>(collection: C, filter: RecordFilter, page: { limit: number; offset: number }): Promise<RecordPage<C>>;
+  /** Reads one record and writes what `decide` returns, in one transaction (see record-change.ts). */
+  changeRecord<C extends DataSetCollection>(collection: C, key: string, decide: (current: RecordOf<C> | null) => RecordDecision<C>): Promise<RecordChangeResult<C>>;
+  /** Deletes one record, with what depends on it, or says why not (see records.ts). */
+  deleteRecord(collection: DataSetCollection, key: string): Promise<DeleteResult>;
+  /** Outbox push notifications, oldest first. */
+  listPushNotifications(filter?: OutboxFilter): Promise<PushNotificationRow[]>;
+  /** Outbox auth-code messages, oldest first. */
+  listAuthCodeMessages(filter?: OutboxFilter): Promise<AuthCodeMessageRow[]>;
+  /** A page of one outbox channel, newest first, with the total. */
+  listOutbox(channel: OutboxChannel, query: OutboxQuery): Promise<OutboxPage>;
+  /** One message of a channel by id, or null. */
+  getOutboxMessage(channel: OutboxChannel, id: string): Promise<OutboxMessage | null>;
+  /** Counts by status and the oldest pending message, per channel. */
+  outboxStats(): Promise<OutboxChannelStats[]>;
+  /** Re-queues one dead or failed message (see outbox-admin.ts). */
+  requeueOutboxMessage(channel: OutboxChannel, id: string): Promise<RequeueResult>;
+  /** Re-queues every dead message of the channel that can still be sent; returns how many. */
+  requeueDeadOutboxMessages(channel: OutboxChannel): Promise<number>;
+  /** A page of the audit trail, newest first, with the total. */
+  listAuditEntries(query: AuditQuery): Promise<AuditPage>;
+}
+
+export function createAdminStore(core: StoreCore): AdminStore {
+  const { db, dialect, run } = core;
+  return {
+    getRecord: (collection, key) => run(() => findRecord(db, collection, key)),
+    listRecords: (collection, filter, page) => run(() => listRecords(db, collection, filter, page)),
+    changeRecord: (collection, key, decide) => run(() => core.writeTransaction((trx) => changeRecord(trx, collection, key, decide, core.timestamp()))),
+    deleteRecord: (collection, key) => run(() => core.writeTransaction((trx) => deleteRecord(trx, collection, key))),
+
+    listPushNotifications: (filter = {}) =>
+      run(async () => {
+        let query = db.selectFrom('push_notifications').selectAll().orderBy('created_at').orderBy('id');
+        if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+        if (filter.limit !== undefined) query = query.limit(filter.limit);
+        return (await query.execute()).map(toPushNotificationRow);
+      }),
+
+    listAuthCodeMessages: (filter = {}) =>
+      run(async () => {
+        let query = db.selectFrom('auth_code_messages').selectAll().orderBy('created_at').orderBy('id');
+        if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+        if (filter.limit !== undefined) query = query.limit(filter.limit);
+        return (await query.execute()).map(toAuthCodeMessageRow);
+      }),
+
+    listOutbox: (channel, query) => run(() => listOutbox(db, channel, query)),
+    getOutboxMessage: (channel, id) => run(() => findOutboxMessage(db, channel, id)),
+    outboxStats: () => run(() => Promise.all([outboxStats(db, 'push'), outboxStats(db, 'sms')])),
+
+    requeueOutboxMessage: (channel, id) =>
+      run(() =>
+        core.writeTransaction(async (trx) => {
+          const result = await requeueMessage(trx, channel, id, core.timestamp());
+          if (result === 'requeued' && dialect === 'postgres') await notifyOutbox(channel).execute(trx);
+          return result;
+        }),
+      ),
+
+    requeueDeadOutboxMessages: (channel) =>
+      run(async () => {
+        const count = await requeueDeadMessages(db, channel, core.timestamp());
+        // After the update's own commit: the workers find the rows due.
+        if (count > 0 && dialect === 'postgres') await notifyOutbox(channel).execute(db);
+        return count;
+      }),
+
+    listAuditEntries: (query) => run(() => listAuditRows(db, query)),
+  };
+}

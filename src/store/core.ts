@@ -1,0 +1,89 @@
+// What every role of the store shares (docs/design.md#the-store): the Kysely
+// database, its dialect, the clock, and the runner every call goes through.
+// The roles (records, outbox, data set, access, admin) are built over one
+// core by openStore(); closing the core refuses every role's calls at once.
+import type { Kysely } from 'kysely';
+import { InvalidDataSetError } from './data-set/data-set-values';
+import type { StoreDatabase } from './database';
+import { StoreError, toStoreError } from './errors';
+import { inWriteTransaction } from './connection/transaction';
+import type { StoreDialect } from './migrations';
+
+export interface StoreCore {
+  readonly db: Kysely<StoreDatabase>;
+  readonly dialect: StoreDialect;
+  /** Source of timestamps; tests pin it. */
+  readonly now: () => Date;
+  /** `now()` as an ISO time. */
+  timestamp(): string;
+  /**
+   * Every public call of a role funnels through here, so that callers only
+   * ever see a StoreError (or an InvalidDataSetError describing their input),
+   * and none starts once the store is closing.
+   */
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /** `work` in one read-write transaction (see connection/transaction.ts). */
+  writeTransaction<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T>;
+  /** True once close() began. */
+  readonly closing: boolean;
+  /**
+   * Refuses new calls at once (StoreError "unavailable"), lets those under
+   * way finish, then releases the database. Safe to repeat.
+   */
+  close(): Promise<void>;
+}
+
+// How long close() lets calls already under way finish. Destroying a pg pool
+// under them would leave queued requests waiting forever.
+const CLOSE_GRACE_MS = 10_000;
+
+export function createStoreCore(db: Kysely<StoreDatabase>, dialect: StoreDialect, now: () => Date, release: () => Promise<void>): StoreCore {
+  let closing: Promise<void> | null = null;
+  let active = 0;
+  let onIdle: (() => void) | null = null;
+
+  const drain = async (): Promise<void> => {
+    if (active === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        onIdle = resolve;
+      }),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  };
+
+  return {
+    db,
+    dialect,
+    now,
+    timestamp: () => now().toISOString(),
+    async run<T>(work: () => Promise<T>): Promise<T> {
+      if (closing !== null) throw new StoreError('unavailable');
+      active++;
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof InvalidDataSetError) throw error;
+        throw toStoreError(error);
+      } finally {
+        active--;
+        if (active === 0) onIdle?.();
+      }
+    },
+    writeTransaction: (work) => inWriteTransaction(db, dialect, work),
+    get closing() {
+      return closing !== null;
+    },
+    close() {
+      closing ??= drain().then(() =>
+        // A failure to close leaves nothing the caller could do differently.
+        release().catch(() => undefined),
+      );
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,180 @@
+// The outbox role: the operations queue messages (types.ts, OutboxQueue), the
+// delivery worker claims them, records how each attempt ended, and prunes
+// finished ones. What operators do with the outbox is the admin role's.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { StoreCore } from '../core';
+import { StoreError } from '../errors';
+import type { NewAuthCodeMessage, NewPushNotification, OutboxQueue } from '../types';
+import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
+import { GroupCommit, type GroupCommitBatching } from './group-commit';
+import { queuedColumns } from './outbox';
+import { outboxStats, pruneFinishedMessages, type OutboxChannel, type OutboxChannelStats } from './outbox-admin';
+import {
+  claimAuthCodeMessages,
+  claimPushNotifications,
+  completeDelivery,
+  completeSent,
+  oldestDueAt,
+  removeDeviceToken,
+  type ClaimedAuthCodeMessage,
+  type ClaimedPushNotification,
+  type ClaimRequest,
+  type DeliveryCompletionEntry,
+} from './outbox-claims';
+import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
+
+export interface Outbox extends OutboxQueue {
+  /**
+   * PostgreSQL: a dedicated connection LISTENing for queued messages; null on
+   * SQLite (a worker there polls, and one in the server is told directly).
+   */
+  listenForOutbox(onNotification: (channel: string) => void): Promise<OutboxSubscription> | null;
+  /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */
+  claimPushNotifications(limit: number, leaseSeconds: number): Promise<ClaimedPushNotification[]>;
+  /** Claims up to `limit` due auth-code messages for `leaseSeconds`. */
+  claimAuthCodeMessages(limit: number, leaseSeconds: number): Promise<ClaimedAuthCodeMessage[]>;
+  /**
+   * Records how attempts ended, in one transaction (one commit instead of one
+   * per message); each result says whether that claim was still current
+   * (false: nothing written for it).
+   */
+  completeDeliveries(completions: readonly DeliveryCompletionEntry[]): Promise<boolean[]>;
+  /** Forgets a device's push token if it is still `token`; returns whether it did. */
+  removeDeviceToken(deviceId: string, token: string): Promise<boolean>;
+  /** Counts by status and the oldest pending message, per channel. */
+  outboxStats(): Promise<OutboxChannelStats[]>;
+  /** When the longest-waiting due message came due, or null (readiness: is a worker keeping up?). */
+  oldestDueAt(): Promise<string | null>;
+  /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. Stops between batches once `signal` is aborted. */
+  pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
+}
+
+export interface OutboxOptions {
+  /** PostgreSQL: how concurrent queueing calls share a commit (see group-commit.ts); null writes each call on its own. */
+  readonly batching: GroupCommitBatching | null;
+  /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
+  readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
+}
+
+interface AdmissionRequest {
+  readonly message: NewAuthCodeMessage;
+  readonly limits: readonly AuthCodeLimit[];
+}
+
+const OUTBOX_TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
+
+export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
+  const { db, dialect, run } = core;
+
+  // One statement: the rows and the NOTIFY commit together (a data-modifying
+  // WITH runs to completion whether or not the outer query reads it).
+  const insertPushNotifications = async (notifications: readonly NewPushNotification[]): Promise<string[]> => {
+    const now = core.timestamp();
+    const rows = notifications.map((notification) => ({
+      id: randomUUID(),
+      device_id: notification.deviceId,
+      student_id: notification.studentId,
+      type: notification.type,
+      title: notification.title,
+      body: notification.body,
+      data: JSON.stringify(notification.data),
+      ...queuedColumns(now),
+    }));
+    if (dialect === 'sqlite') {
+      await db.insertInto('push_notifications').values(rows).execute();
+    } else {
+      await db
+        .with('queued', (q) => q.insertInto('push_notifications').values(rows).returning('id'))
+        .selectNoFrom(sql<unknown>`pg_notify(${OUTBOX_CHANNEL}, 'push')`.as('notified'))
+        .execute();
+    }
+    return rows.map((row) => row.id);
+  };
+
+  // PostgreSQL: one serialised transaction for the lot, each call checked in
+  // arrival order against the rows of those before it (see auth-code-admission.ts).
+  const admitInOneTransaction = (requests: readonly AdmissionRequest[]): Promise<AuthCodeAdmission[]> =>
+    core.writeTransaction(async (trx) => {
+      const admissions = await admitAuthCodes(trx, requests, core.now());
+      if (admissions.some((admission) => admission.admitted)) await notifyOutbox('sms').execute(trx);
+      return admissions;
+    });
+
+  const { batching } = options;
+  const pushBatches = batching === null ? null : new GroupCommit({ ...batching, write: insertPushNotifications });
+  const admissionBatches = batching === null ? null : new GroupCommit({ ...batching, write: admitInOneTransaction });
+
+  const claimRequest = (limit: number, leaseSeconds: number): ClaimRequest => {
+    const now = core.now();
+    return { limit, now: now.toISOString(), leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(), claimToken: randomUUID() };
+  };
+
+  // The worker's writes are single statements whose atomicity each message
+  // needs on its own. PostgreSQL runs them as they come (a transaction would
+  // add two round trips per claim); SQLite takes the write lock up front so
+  // that a claim cannot fail on a stale read (see transaction.ts), and one
+  // commit covers a batch of results.
+  const deliveryWrite = <T>(work: (q: typeof db) => Promise<T>): Promise<T> => (dialect === 'postgres' ? work(db) : core.writeTransaction(work));
+
+  return {
+    // On PostgreSQL with its NOTIFY, in a group commit with concurrent calls.
+    enqueuePushNotification: (notification) =>
+      run(async () => {
+        if (pushBatches !== null) return pushBatches.submit(notification);
+        const [id] = await insertPushNotifications([notification]);
+        return id;
+      }),
+
+    // Checked and written in one serialised transaction.
+    admitAuthCode: (message, limits) =>
+      run(() => {
+        if (dialect === 'sqlite') return core.writeTransaction((trx) => admitAuthCode(trx, message, limits, core.now()));
+        if (admissionBatches !== null) return admissionBatches.submit({ message, limits });
+        return admitInOneTransaction([{ message, limits }]).then((admissions) => admissions[0]);
+      }),
+
+    listenForOutbox(onNotification) {
+      if (options.listen === undefined) return null;
+      if (core.closing) return Promise.reject(new StoreError('unavailable'));
+      return options.listen(onNotification);
+    },
+
+    claimPushNotifications: (limit, leaseSeconds) =>
+      run(() => deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds)))),
+
+    claimAuthCodeMessages: (limit, leaseSeconds) =>
+      run(() => deliveryWrite((q) => claimAuthCodeMessages(q, dialect, claimRequest(limit, leaseSeconds)))),
+
+    completeDeliveries: (completions) =>
+      run(() =>
+        deliveryWrite(async (trx) => {
+          const now = core.timestamp();
+          const current = new Set<string>();
+          for (const channel of ['push', 'sms'] as const) {
+            const sent = completions.flatMap((e) =>
+              e.channel === channel && e.completion.status === 'sent' ? [{ ...e, providerMessageId: e.completion.providerMessageId }] : [],
+            );
+            for (const id of await completeSent(trx, dialect, OUTBOX_TABLE[channel], sent, now)) current.add(`${channel}:${id}`);
+          }
+          for (const e of completions) {
+            if (e.completion.status === 'sent') continue;
+            if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now)) current.add(`${e.channel}:${e.id}`);
+          }
+          return completions.map((e) => current.has(`${e.channel}:${e.id}`));
+        }),
+      ),
+
+    removeDeviceToken: (deviceId, token) => run(() => removeDeviceToken(db, deviceId, token, core.timestamp())),
+
+    outboxStats: () => run(() => Promise.all([outboxStats(db, 'push'), outboxStats(db, 'sms')])),
+
+    oldestDueAt: () => run(() => oldestDueAt(db, dialect, core.timestamp())),
+
+    pruneOutbox: (before, signal) =>
+      run(async () => ({
+        push: await pruneFinishedMessages(db, 'push', before, signal),
+        sms: await pruneFinishedMessages(db, 'sms', before, signal),
+      })),
+  };
+}

@@ -1,0 +1,84 @@
+// The records role: what the operations read (types.ts, Records), on the
+// statements prepared once per store (queries.ts).
+import { schoolKey } from '../../domain/school-key';
+import type { StoreCore } from '../core';
+import { GroupCommit, type GroupCommitBatching } from '../outbox/group-commit';
+import type { Records, StudentPlacement } from '../types';
+import type { StoreQueries } from './queries';
+import { toAbsenceRecord, toNoteRecord } from './rows';
+
+function toStudentPlacement(row: { id: string; full_name: string; school_key: string; device_id: string | null; push_token: string | null }): StudentPlacement {
+  return { studentId: row.id, fullName: row.full_name, schoolKey: row.school_key, deviceId: row.device_id, pushToken: row.push_token ?? null };
+}
+
+/** `batching`: on PostgreSQL, how concurrent student look-ups share one query; null reads each on its own. */
+export function createRecords(core: StoreCore, queries: StoreQueries, batching: GroupCommitBatching | null): Records {
+  const { db, run } = core;
+
+  // SendNotificationType reads the student, then queues: on PostgreSQL a
+  // burst of calls would otherwise pay a round trip (and a statement the
+  // server parses) each for the read even once their writes are grouped.
+  const readStudents = async (studentIds: readonly string[]): Promise<(StudentPlacement | null)[]> => {
+    const rows = await db
+      .selectFrom('students')
+      .leftJoin('devices', 'devices.id', 'students.device_id')
+      .select(['students.id', 'students.full_name', 'students.school_key', 'students.device_id', 'devices.push_token'])
+      .where('students.id', 'in', [...new Set(studentIds)])
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, toStudentPlacement(row)]));
+    return studentIds.map((id) => byId.get(id) ?? null);
+  };
+  const studentReads = batching === null ? null : new GroupCommit({ ...batching, write: readStudents });
+
+  return {
+    listStudentsOfSchool: (key, active) =>
+      run(async () => {
+        // schoolKey is idempotent, so a caller passing a raw base URL still matches.
+        const { rows } = await db.executeQuery(queries.studentsOfSchool({ schoolKey: schoolKey(key), active }));
+        return rows;
+      }),
+
+    getDeviceToken: (deviceId) =>
+      run(async () => {
+        const { rows } = await db.executeQuery(queries.deviceToken({ deviceId }));
+        return rows[0]?.push_token ?? null;
+      }),
+
+    listAuditNotes: (subjectId, classId) =>
+      run(async () => {
+        const { rows } = await db.executeQuery(queries.auditNotes({ subjectId, classId }));
+        return rows.map(toNoteRecord);
+      }),
+
+    markNotesRead: (studentId, noteType) =>
+      run(() =>
+        core.writeTransaction(async (trx) => {
+          await trx.executeQuery(queries.markNotesRead({ studentId, type: noteType, now: core.timestamp() }));
+          const { rows } = await trx.executeQuery(queries.notesOfStudent({ studentId, type: noteType }));
+          return rows.map(toNoteRecord);
+        }),
+      ),
+
+    listAbsencesMarkSeen: (studentId) =>
+      run(() =>
+        core.writeTransaction(async (trx) => {
+          const { rows } = await trx.executeQuery(queries.absencesOfStudent({ studentId }));
+          const absences = rows.map(toAbsenceRecord);
+          // Skipping the no-op update keeps a repeated call from writing.
+          if (absences.some((absence) => !absence.seen)) {
+            await trx.executeQuery(queries.markAbsencesSeen({ studentId, now: core.timestamp() }));
+          }
+          return absences;
+        }),
+      ),
+
+    // On PostgreSQL, concurrent look-ups share one query, like the writes that follow them.
+    findStudent: (studentId) =>
+      run(async () => {
+        if (studentReads !== null) return studentReads.submit(studentId);
+        const { rows } = await db.executeQuery(queries.student({ studentId }));
+        const row = rows[0];
+        return row === undefined ? null : toStudentPlacement(row);
+      }),
+  };
+}
