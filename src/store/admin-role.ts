@@ -17,7 +17,11 @@ export interface AdminStore {
   /** One page of a collection, in key order, with the total. */
   listRecords<C extends DataSetCollection>(collection: C, filter: RecordFilter, page: { limit: number; offset: number }): Promise<RecordPage<C>>;
   /** Reads one record and writes what `decide` returns, in one transaction (see record-change.ts). */
-  changeRecord<C extends DataSetCollection>(collection: C, key: string, decide: (current: RecordOf<C> | null) => RecordDecision<C>): Promise<RecordChangeResult<C>>;
+  changeRecord<C extends DataSetCollection>(
+    collection: C,
+    key: string,
+    decide: (current: RecordOf<C> | null) => RecordDecision<C>,
+  ): Promise<RecordChangeResult<C>>;
   /** Deletes one record, with what depends on it, or says why not (see records.ts). */
   deleteRecord(collection: DataSetCollection, key: string): Promise<DeleteResult>;
   /** Outbox push notifications, oldest first. */

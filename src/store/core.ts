@@ -1,4 +1,4 @@
-// What every role of the store shares (docs/design.md#the-store): the Kysely
+// What every role of the store shares (docs/design.md#storage): the Kysely
 // database, its dialect, the clock, and the runner every call goes through.
 // The roles (records, outbox, data set, access, admin) are built over one
 // core by openStore(); closing the core refuses every role's calls at once.
@@ -15,22 +15,22 @@ export interface StoreCore {
   /** Source of timestamps; tests pin it. */
   readonly now: () => Date;
   /** `now()` as an ISO time. */
-  timestamp(): string;
+  readonly timestamp: () => string;
   /**
    * Every public call of a role funnels through here, so that callers only
    * ever see a StoreError (or an InvalidDataSetError describing their input),
    * and none starts once the store is closing.
    */
-  run<T>(work: () => Promise<T>): Promise<T>;
+  readonly run: <T>(work: () => Promise<T>) => Promise<T>;
   /** `work` in one read-write transaction (see connection/transaction.ts). */
-  writeTransaction<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T>;
+  readonly writeTransaction: <T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>) => Promise<T>;
   /** True once close() began. */
   readonly closing: boolean;
   /**
    * Refuses new calls at once (StoreError "unavailable"), lets those under
    * way finish, then releases the database. Safe to repeat.
    */
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 // How long close() lets calls already under way finish. Destroying a pg pool
@@ -61,7 +61,7 @@ export function createStoreCore(db: Kysely<StoreDatabase>, dialect: StoreDialect
     dialect,
     now,
     timestamp: () => now().toISOString(),
-    async run<T>(work: () => Promise<T>): Promise<T> {
+    run: async <T>(work: () => Promise<T>): Promise<T> => {
       if (closing !== null) throw new StoreError('unavailable');
       active++;
       try {
@@ -78,7 +78,7 @@ export function createStoreCore(db: Kysely<StoreDatabase>, dialect: StoreDialect
     get closing() {
       return closing !== null;
     },
-    close() {
+    close: () => {
       closing ??= drain().then(() =>
         // A failure to close leaves nothing the caller could do differently.
         release().catch(() => undefined),

@@ -106,10 +106,12 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
     admin: createAdminStore(core),
     lifecycle: {
       ping: () =>
-        core.run(() => db.executeQuery(queries.ping({}))).then(
-          () => true,
-          () => false,
-        ),
+        core
+          .run(() => db.executeQuery(queries.ping({})))
+          .then(
+            () => true,
+            () => false,
+          ),
       migrationStatus: () => core.run(() => readMigrationStatus(db, dialect)),
       close: () => core.close(),
     },

@@ -1,4 +1,4 @@
-// The store by role (docs/design.md#the-store): one object per kind of
+// The store by role (docs/design.md#storage): one object per kind of
 // consumer, all over one shared core (core.ts), so that a part is handed
 // only the role it uses and a test can stand in for that role alone. The
 // operations' view is `Store` (types.ts: the records they read and the

@@ -320,14 +320,14 @@ describe.each(storeVariants())('audit trail on a $name store', (variant) => {
     const ctx = await variant.create();
     try {
       const { logger, lines } = capturingLogger();
-      const trail = createAuditTrail({ store: ctx.store, logger });
+      const trail = createAuditTrail({ store: ctx.store.access, logger });
       // Random, so that PostgreSQL cannot compress it under its index's limit.
       const megabyte = Array.from({ length: 40_000 }, () => Math.random().toString(36).slice(2)).join('');
       trail.record(entry(megabyte, { outcome: 'refused', reason: 'limit' }));
       trail.record(entry('dev-2'));
       await trail.stop();
       expect(lines.filter((line) => Number(line.level) >= 40)).toEqual([]);
-      const page = await ctx.store.listAuditEntries({ limit: 10, offset: 0 });
+      const page = await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0 });
       expect(page.items.map((item) => item.subject).sort()).toEqual([megabyte.slice(0, 128), 'dev-2'].sort());
     } finally {
       await ctx.cleanup();
@@ -337,13 +337,13 @@ describe.each(storeVariants())('audit trail on a $name store', (variant) => {
   it('writes what was recorded, lists it, and prunes what is past retention', async () => {
     const ctx = await variant.create();
     try {
-      const trail = createAuditTrail({ store: ctx.store, logger: capturingLogger().logger, batchSize: 50 });
+      const trail = createAuditTrail({ store: ctx.store.access, logger: capturingLogger().logger, batchSize: 50 });
       trail.start();
       for (let i = 0; i < 120; i++) trail.record(entry(`dev-${i}`, { at: new Date(AT.getTime() - i * 86_400_000) }));
       await trail.stop();
-      expect((await ctx.store.listAuditEntries({ limit: 1, offset: 0 })).total).toBe(120);
-      expect(await pruneAuditOnce(ctx.store, 90, AT, capturingLogger().logger)).toBe(29);
-      const page = await ctx.store.listAuditEntries({ limit: 200, offset: 0 });
+      expect((await ctx.store.admin.listAuditEntries({ limit: 1, offset: 0 })).total).toBe(120);
+      expect(await pruneAuditOnce(ctx.store.access, 90, AT, capturingLogger().logger)).toBe(29);
+      const page = await ctx.store.admin.listAuditEntries({ limit: 200, offset: 0 });
       expect(page.total).toBe(91);
       expect(page.items.at(-1)?.subject).toBe('dev-90');
     } finally {

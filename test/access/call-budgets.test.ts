@@ -139,7 +139,7 @@ describe('call budgets on one node', () => {
     const [sqlite] = storeVariants();
     const ctx = await sqlite.create();
     try {
-      const b = createCallBudgets({ store: ctx.store, logger: capturingLogger().logger, now: () => T0 });
+      const b = createCallBudgets({ store: ctx.store.access, logger: capturingLogger().logger, now: () => T0 });
       expect(b.shared).toBe(false);
       b.start();
       b.take('E/Op', 'a', rule, T0);
@@ -161,7 +161,7 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
   beforeEach(async () => {
     ctx = await postgres!.create();
     // Each node its own pool on the same schema, as separate processes would have.
-    stores = [ctx.store, await ctx.reopen(), await ctx.reopen()];
+    stores = [ctx.store.access, (await ctx.reopen()).access, (await ctx.reopen()).access];
     clock = T0;
   });
   afterEach(() => ctx.cleanup());

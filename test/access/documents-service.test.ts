@@ -209,7 +209,7 @@ test('with a policy, createService wires the real limits: budgets enforced, read
     expect(bodyText(refused)).toMatch(/^Too many calls of GetTokenDevice: at most 1 per hour\. Try again in \d+ seconds\.\r\n$/);
     // close() stops the limits before the store goes: the buffered entries are written.
     await service.close();
-    const { items } = await service.testStore.store.listAuditEntries({ limit: 10, offset: 0 });
+    const { items } = await service.testStore.store.admin.listAuditEntries({ limit: 10, offset: 0 });
     const entries = items.map(({ operation, subjectKind, subject, outcome, reason }) => ({ operation, subjectKind, subject, outcome, reason }));
     // Two calls may fall in one millisecond: compared in a fixed order.
     expect(entries.sort((a, b) => a.outcome.localeCompare(b.outcome)).reverse()).toEqual([

@@ -12,9 +12,9 @@ describe.each(storeVariants())('access limits in the shutdown sequence on $name'
     try {
       const { logger } = capturingLogger();
       const store = await ctx.reopen();
-      const limits = startAccessLimits({ store, logger, auditRetentionDays: 90, syncIntervalMs: 60_000 });
+      const limits = startAccessLimits({ store: store.access, logger, auditRetentionDays: 90, syncIntervalMs: 60_000 });
       const shutdown = createShutdown({ logger, timeoutMs: 5000 });
-      shutdown.register('store', () => store.close());
+      shutdown.register('store', () => store.lifecycle.close());
       shutdown.register('access limits', () => limits.stop());
 
       const now = Date.now();

@@ -32,7 +32,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="admin"');
       expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('Authorization: Bearer') } });
-      expect(await service.store.getRecord('devices', 'dev-x')).toBeNull();
+      expect(await service.store.admin.getRecord('devices', 'dev-x')).toBeNull();
     });
 
     it('answers 401 to a wrong token, changes nothing, and logs the attempt without the token', async () => {
@@ -40,7 +40,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="admin", error="invalid_token"');
       expect(res.body.error.code).toBe('invalid_token');
-      expect(await service.store.getRecord('devices', 'dev-1001')).not.toBeNull();
+      expect(await service.store.admin.getRecord('devices', 'dev-1001')).not.toBeNull();
       expect(service.logs.some((l) => l.msg === 'admin API: wrong bearer token')).toBe(true);
       expect(JSON.stringify(service.logs)).not.toContain(ADMIN_TOKEN);
     });
@@ -149,7 +149,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
 
     it('stops a page of large records at about 1 MiB and gives the offset to continue from', async () => {
       const text = 'n'.repeat(8000);
-      await service.store.writeDataSet({
+      await service.store.dataSet.writeDataSet({
         notes: Array.from({ length: 300 }, (_, i) => ({
           id: `big-${String(i).padStart(3, '0')}`,
           studentId: '1001',

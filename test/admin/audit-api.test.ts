@@ -14,7 +14,7 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
   let service: OperatedService;
   beforeEach(async () => {
     service = await startOperatedService(variant);
-    await service.store.insertAuditEntries([
+    await service.store.access.insertAuditEntries([
       row(1),
       row(2, { subject: '1002', address: '10.0.0.2' }),
       row(3, { user: 'sis-alnoor', endpoint: 'PushNotificationMobile', operation: 'GetStudentSchool', subjectKind: 'school', subject: 'https://a.example' }),
@@ -62,7 +62,7 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
   it('stops a page at about 1 MiB of entries and gives the offset to continue from', async () => {
     // Entries written before subjects were cut (migration 0006 cuts them; here they go to the store directly).
     const long = (i: number) => `${String(i).padStart(4, '0')}${'9'.repeat(5000)}`;
-    await service.store.insertAuditEntries(
+    await service.store.access.insertAuditEntries(
       Array.from({ length: 500 }, (_, i) =>
         row(6, { subject: long(i), at: `2030-01-01T06:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z` }),
       ),

@@ -85,7 +85,7 @@ describe.each(storeVariants())('import and admin API agree on $name', (variant) 
     service = await startOperatedService(variant);
     dir = mkdtempSync(path.join(os.tmpdir(), 'sns-same-rules-'));
     // What the references at their limit name: a school with the longest base URL, a student with the longest id.
-    await service.store.writeDataSet({
+    await service.store.dataSet.writeDataSet({
       schools: [{ baseUrl: valueOf('school', 512), name: 'Long' }],
       students: [{ id: valueOf('studentId', 128), school: 'https://school-a.example', fullName: 'Long' }],
     });
@@ -100,7 +100,7 @@ describe.each(storeVariants())('import and admin API agree on $name', (variant) 
   async function imported(collection: DataSetCollection, record: Sent): Promise<string | null> {
     const file = path.join(dir, `${++files}.json`);
     writeFileSync(file, JSON.stringify({ [collection]: [record] }));
-    const report = await importFiles(service.store, [file], { dryRun: true });
+    const report = await importFiles(service.store.dataSet, [file], { dryRun: true });
     const [only] = report.files;
     if (only?.error !== null) throw new Error(`the import failed as a whole: ${only?.error}`);
     return only.rejected[0]?.reason ?? null;

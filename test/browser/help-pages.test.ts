@@ -118,7 +118,7 @@ test('SendNotificationType (void): Invoke answers 200 with an empty body and the
   expect(response.status()).toBe(200);
   expect(body).toBe('');
   expect(response.headers()['content-type']).toBeUndefined();
-  expect((await service.store.listPushNotifications()).map((n) => [n.studentId, n.type, n.status])).toEqual([['1001', 'absence', 'queued']]);
+  expect((await service.store.admin.listPushNotifications()).map((n) => [n.studentId, n.type, n.status])).toEqual([['1001', 'absence', 'queued']]);
   await page.close();
 });
 

@@ -64,9 +64,9 @@ async function seededPostgres(name: string): Promise<string> {
   const url = cluster.url.replace(/\/postgres$/, `/${name}`);
   const store = await openStore({ databaseUrl: url, dataDir: os.tmpdir() });
   try {
-    await store.writeDataSet(loadDataSet(STUDENTS));
+    await store.dataSet.writeDataSet(loadDataSet(STUDENTS));
   } finally {
-    await store.close();
+    await store.lifecycle.close();
   }
   return url;
 }

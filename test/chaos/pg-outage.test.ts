@@ -39,8 +39,8 @@ beforeAll(async () => {
   await admin.end();
   const databaseUrl = pg.url.replace(/\/postgres$/, '/outage');
   const store = await openStore({ databaseUrl, dataDir: os.tmpdir() });
-  await store.writeDataSet(loadDataSet(STUDENTS));
-  await store.close();
+  await store.dataSet.writeDataSet(loadDataSet(STUDENTS));
+  await store.lifecycle.close();
   service = await startService({
     DATABASE_URL: databaseUrl,
     ...fakes.environment(keyDir),

@@ -15,13 +15,13 @@ describe.each(storeVariants())('AuthCode limits counted in the store on $name', 
   const { clock } = fresh;
 
   const admit = (phone = PHONE, callerAddress: string | null = '203.0.113.9', limits = LIMITS) =>
-    fresh.ctx.store.admitAuthCode({ phone, code: '482913', callerAddress }, limits);
+    fresh.ctx.store.outbox.admitAuthCode({ phone, code: '482913', callerAddress }, limits);
   const at = (iso: string) => clock.set(iso);
 
   it('admits a first message and queues it', async () => {
     const admission = await admit();
     expect(admission).toMatchObject({ admitted: true });
-    expect(await fresh.ctx.store.listAuthCodeMessages()).toMatchObject([{ phone: PHONE, status: 'queued', callerAddress: '203.0.113.9' }]);
+    expect(await fresh.ctx.store.admin.listAuthCodeMessages()).toMatchObject([{ phone: PHONE, status: 'queued', callerAddress: '203.0.113.9' }]);
   });
 
   it('one per 60 s per phone: refused until the first leaves the window', async () => {
@@ -33,7 +33,7 @@ describe.each(storeVariants())('AuthCode limits counted in the store on $name', 
       retryAt: '2030-01-01T00:01:00.000Z',
       retryAfterSeconds: 40,
     });
-    expect(await fresh.ctx.store.listAuthCodeMessages()).toHaveLength(1);
+    expect(await fresh.ctx.store.admin.listAuthCodeMessages()).toHaveLength(1);
     // Another phone is not affected.
     expect(await admit('+963944000001')).toMatchObject({ admitted: true });
     at('2030-01-01T00:01:00.000Z');
@@ -78,8 +78,8 @@ describe.each(storeVariants())('AuthCode limits counted in the store on $name', 
   it('holds across stores (processes) and under concurrent calls: one of many simultaneous calls passes 1 per 60 s', async () => {
     const others = [await fresh.ctx.reopen(), await fresh.ctx.reopen(), await fresh.ctx.reopen()];
     const stores = [fresh.ctx.store, ...others, fresh.ctx.store, ...others];
-    const results = await Promise.all(stores.map((store) => store.admitAuthCode({ phone: PHONE, code: '1234', callerAddress: null }, LIMITS)));
+    const results = await Promise.all(stores.map((store) => store.outbox.admitAuthCode({ phone: PHONE, code: '1234', callerAddress: null }, LIMITS)));
     expect(results.filter((r) => r.admitted)).toHaveLength(1);
-    expect(await fresh.ctx.store.listAuthCodeMessages()).toHaveLength(1);
+    expect(await fresh.ctx.store.admin.listAuthCodeMessages()).toHaveLength(1);
   });
 });

@@ -22,7 +22,7 @@ describe.each(storeVariants())('a worker killed mid-batch on $name', (variant) =
 
   beforeEach(async () => {
     ctx = await variant.create();
-    await ctx.store.writeDataSet(dataSet(MESSAGES));
+    await ctx.store.dataSet.writeDataSet(dataSet(MESSAGES));
     fcm = await startFakeFcm();
     keyDir = mkdtempSync(path.join(os.tmpdir(), 'sns-key-'));
   });
@@ -38,7 +38,9 @@ describe.each(storeVariants())('a worker killed mid-batch on $name', (variant) =
     const ids: string[] = [];
     for (let i = 0; i < MESSAGES; i++) {
       const studentId = String(1001 + i);
-      ids.push(await ctx.store.enqueuePushNotification({ deviceId: `dev-${studentId}`, studentId, type: 'note', title: 't', body: 'b', data: { studentId } }));
+      ids.push(
+        await ctx.store.outbox.enqueuePushNotification({ deviceId: `dev-${studentId}`, studentId, type: 'note', title: 't', body: 'b', data: { studentId } }),
+      );
     }
     // The first answers come back at once; after them the provider goes silent,
     // so the worker has sends under way when it dies.
@@ -66,9 +68,9 @@ describe.each(storeVariants())('a worker killed mid-batch on $name', (variant) =
     // The second worker runs once the dead worker's leases have ended.
     fcm.server.answerByDefault({ status: 200, body: { name: 'projects/p/messages/2' } });
     const afterLease = await ctx.reopen({ now: () => new Date(Date.now() + (LEASE_SECONDS + 1) * 1000) });
-    await pushWorker(afterLease, fcmProvider(fcm, 5000)).drain();
+    await pushWorker(afterLease.outbox, fcmProvider(fcm, 5000)).drain();
 
-    const rows = await ctx.store.listPushNotifications();
+    const rows = await ctx.store.admin.listPushNotifications();
     expect(rows.filter((row) => row.status !== 'sent')).toEqual([]);
     const received = notificationIds();
     expect(new Set(received)).toEqual(new Set(ids));

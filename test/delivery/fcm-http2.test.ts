@@ -181,11 +181,13 @@ describe('FCM over HTTP/2', () => {
     it('GOAWAY mid-run loses no message, and UNREGISTERED still removes the token', async () => {
       const ctx = await variant.create();
       try {
-        await ctx.store.writeDataSet(dataSet(3));
+        await ctx.store.dataSet.writeDataSet(dataSet(3));
         const ids: string[] = [];
         for (let n = 0; n < 30; n++) {
           const studentId = String(1001 + (n % 3));
-          ids.push(await ctx.store.enqueuePushNotification({ deviceId: `dev-${studentId}`, studentId, type: 'absence', title: 't', body: 'b', data: {} }));
+          ids.push(
+            await ctx.store.outbox.enqueuePushNotification({ deviceId: `dev-${studentId}`, studentId, type: 'absence', title: 't', body: 'b', data: {} }),
+          );
         }
         let seen = 0;
         server.handle((request) => {
@@ -195,16 +197,16 @@ describe('FCM over HTTP/2', () => {
           if (body.message.token === 'token-1003') return fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.');
           return new Promise((resolve) => setTimeout(() => resolve(OK), 5));
         });
-        const worker = pushWorker(ctx.store, fcm(2));
+        const worker = pushWorker(ctx.store.outbox, fcm(2));
         await worker.drain();
-        const rows = await ctx.store.listPushNotifications();
+        const rows = await ctx.store.admin.listPushNotifications();
         const byStatus = (status: string) => rows.filter((row) => row.status === status).length;
         // Messages to 1001 and 1002 are sent; those to 1003 die once its token is gone.
         expect(byStatus('sent')).toBe(20);
         expect(byStatus('dead')).toBe(10);
         expect(rows.filter((row) => row.status === 'failed')).toEqual([]);
-        expect(await ctx.store.getDeviceToken('dev-1003')).toBeNull();
-        expect(await ctx.store.getDeviceToken('dev-1001')).toBe('token-1001');
+        expect(await ctx.store.records.getDeviceToken('dev-1003')).toBeNull();
+        expect(await ctx.store.records.getDeviceToken('dev-1001')).toBe('token-1001');
       } finally {
         await ctx.cleanup();
       }

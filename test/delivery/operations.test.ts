@@ -48,7 +48,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
   beforeEach(async () => {
     clock.set('2030-01-01T00:00:00.000Z');
     ctx = await sqlite.create({ now: clock.now });
-    await ctx.store.writeDataSet(dataSet(2));
+    await ctx.store.dataSet.writeDataSet(dataSet(2));
     await start();
   });
   afterEach(() => ctx.cleanup());
@@ -85,11 +85,11 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
 
     it('the refused calls queue nothing; after the window the phone may ask again', async () => {
       await authCode('0944123456');
-      expect(await ctx.store.listAuthCodeMessages()).toHaveLength(1);
+      expect(await ctx.store.admin.listAuthCodeMessages()).toHaveLength(1);
       expect(queued).toEqual(['sms']);
       clock.set('2030-01-01T00:01:00.000Z');
       expect((await authCode('0944123456')).status).toBe(200);
-      expect(await ctx.store.listAuthCodeMessages()).toHaveLength(2);
+      expect(await ctx.store.admin.listAuthCodeMessages()).toHaveLength(2);
     });
 
     it('per calling address, then the global budget', async () => {
@@ -100,9 +100,9 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       );
       expect(res.headers['retry-after']).toBe('3580');
 
-      await ctx.store.admitAuthCode({ phone: '+963944000005', code: '1', callerAddress: '198.51.100.7' }, []);
-      await ctx.store.admitAuthCode({ phone: '+963944000006', code: '1', callerAddress: '198.51.100.8' }, []);
-      const budget = await ctx.store.admitAuthCode({ phone: '+963944000007', code: '1', callerAddress: '198.51.100.9' }, LIMITS);
+      await ctx.store.outbox.admitAuthCode({ phone: '+963944000005', code: '1', callerAddress: '198.51.100.7' }, []);
+      await ctx.store.outbox.admitAuthCode({ phone: '+963944000006', code: '1', callerAddress: '198.51.100.8' }, []);
+      const budget = await ctx.store.outbox.admitAuthCode({ phone: '+963944000007', code: '1', callerAddress: '198.51.100.9' }, LIMITS);
       expect(budget).toMatchObject({ admitted: false, limit: { scope: 'global', max: 6 } });
     });
   });
@@ -114,7 +114,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       ['00963944123456', '+963944123456'],
     ])('%s is stored as %s', async (raw, e164) => {
       expect((await authCode(raw)).status).toBe(200);
-      expect((await ctx.store.listAuthCodeMessages())[0].phone).toBe(e164);
+      expect((await ctx.store.admin.listAuthCodeMessages())[0].phone).toBe(e164);
     });
 
     it.each([
@@ -126,13 +126,13 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       const res = await authCode(raw);
       expect(res.status).toBe(500);
       expect(bodyText(res)).toBe(`${message}\r\n`);
-      expect(await ctx.store.listAuthCodeMessages()).toHaveLength(0);
+      expect(await ctx.store.admin.listAuthCodeMessages()).toHaveLength(0);
     });
 
     it('accepts another country once it is allowed', async () => {
       await start({ phone: { defaultRegion: 'SY', allowedCountries: ['SY', 'LB'] } });
       expect((await authCode('+96171123456')).status).toBe(200);
-      expect((await ctx.store.listAuthCodeMessages())[0].phone).toBe('+96171123456');
+      expect((await ctx.store.admin.listAuthCodeMessages())[0].phone).toBe('+96171123456');
     });
   });
 
@@ -146,7 +146,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
 
     it('a type without a template of its own gets the fallback, and the data names type, student and school', async () => {
       expect((await send('Trip')).status).toBe(200);
-      const [row] = await ctx.store.listPushNotifications();
+      const [row] = await ctx.store.admin.listPushNotifications();
       expect(row).toMatchObject({ type: 'Trip', title: 'إشعار جديد | New notification' });
       expect(row.data).toMatchObject({ type: 'Trip', studentId: '1001', school: 'https://school.example', title_en: 'New notification' });
       expect(queued).toEqual(['push']);
@@ -157,7 +157,7 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       await send('ABSENCE');
       clock.set('2030-01-01T00:00:01.000Z');
       await send('trip');
-      const rows = await ctx.store.listPushNotifications();
+      const rows = await ctx.store.admin.listPushNotifications();
       expect(rows.map((r) => [r.title, r.body])).toEqual([
         ['غياب اليوم | Absent today', 'Student 1001 غائب\nStudent 1001 is absent'],
         ['تنبيه | Notice', 'تنبيه عن Student 1001\nNotice about Student 1001'],

@@ -1,9 +1,9 @@
-import { queueAuthCode, freshStorePerTest, storeVariants } from '../support/stores';
+import { completeOne, queueAuthCode, freshStorePerTest, storeVariants } from '../support/stores';
 
 describe.each(storeVariants())('outbox claims on $name', (variant) => {
   const fresh = freshStorePerTest(variant, {
     seed: async (c) => {
-      await c.store.writeDataSet({
+      await c.store.dataSet.writeDataSet({
         schools: [{ baseUrl: 'https://s.example', name: 'S' }],
         devices: [
           { id: 'd1', token: 'tok-1', platform: 'android' },
@@ -16,7 +16,7 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
   const { clock } = fresh;
 
   const push = (title: string, deviceId = 'd1') =>
-    fresh.ctx.store.enqueuePushNotification({ deviceId, studentId: '1', type: 'note', title, body: 'b', data: { type: 'note' } });
+    fresh.ctx.store.outbox.enqueuePushNotification({ deviceId, studentId: '1', type: 'note', title, body: 'b', data: { type: 'note' } });
   const at = (iso: string) => clock.set(iso);
 
   it('claims due messages oldest first, with the device token, leased and counted', async () => {
@@ -24,14 +24,14 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     at('2030-01-01T00:00:01.000Z');
     const second = await push('second', 'd2');
     at('2030-01-01T00:00:02.000Z');
-    const claimed = await fresh.ctx.store.claimPushNotifications(10, 60);
+    const claimed = await fresh.ctx.store.outbox.claimPushNotifications(10, 60);
     expect(claimed.map((m) => [m.id, m.title, m.pushToken, m.platform, m.attempts])).toEqual([
       [first, 'first', 'tok-1', 'android', 1],
       [second, 'second', null, 'ios', 1],
     ]);
     expect(claimed[0].data).toEqual({ type: 'note' });
     expect(claimed[0].claimToken).toMatch(/^[0-9a-f-]{36}$/);
-    const [row] = await fresh.ctx.store.listPushNotifications({ limit: 1 });
+    const [row] = await fresh.ctx.store.admin.listPushNotifications({ limit: 1 });
     expect(row).toMatchObject({ status: 'sending', attempts: 1, lockedUntil: '2030-01-01T00:01:02.000Z', nextAttemptAt: '2030-01-01T00:01:02.000Z' });
   });
 
@@ -39,31 +39,31 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     await push('a');
     await push('b');
     await push('c');
-    expect(await fresh.ctx.store.claimPushNotifications(2, 60)).toHaveLength(2);
-    expect(await fresh.ctx.store.claimPushNotifications(2, 60)).toHaveLength(1);
-    expect(await fresh.ctx.store.claimPushNotifications(2, 60)).toHaveLength(0);
+    expect(await fresh.ctx.store.outbox.claimPushNotifications(2, 60)).toHaveLength(2);
+    expect(await fresh.ctx.store.outbox.claimPushNotifications(2, 60)).toHaveLength(1);
+    expect(await fresh.ctx.store.outbox.claimPushNotifications(2, 60)).toHaveLength(0);
   });
 
   it('claims again once the lease has run out, counting another attempt', async () => {
     await push('a');
-    const [first] = await fresh.ctx.store.claimPushNotifications(1, 60);
+    const [first] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
     at('2030-01-01T00:00:59.999Z');
-    expect(await fresh.ctx.store.claimPushNotifications(1, 60)).toEqual([]);
+    expect(await fresh.ctx.store.outbox.claimPushNotifications(1, 60)).toEqual([]);
     at('2030-01-01T00:01:00.000Z');
-    const [again] = await fresh.ctx.store.claimPushNotifications(1, 60);
+    const [again] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
     expect(again).toMatchObject({ id: first.id, attempts: 2 });
     expect(again.claimToken).not.toBe(first.claimToken);
   });
 
   it('completes only the current claim: a worker whose lease ran out cannot overwrite', async () => {
     const id = await push('a');
-    const [stale] = await fresh.ctx.store.claimPushNotifications(1, 60);
+    const [stale] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
     at('2030-01-01T00:02:00.000Z');
-    const [current] = await fresh.ctx.store.claimPushNotifications(1, 60);
-    expect(await fresh.ctx.store.completeDelivery('push', id, current.claimToken, { status: 'sent', providerMessageId: 'projects/p/messages/1' })).toBe(true);
-    expect(await fresh.ctx.store.completeDelivery('push', id, stale.claimToken, { status: 'dead', error: 'late' })).toBe(false);
-    expect(await fresh.ctx.store.completeDelivery('push', id, current.claimToken, { status: 'dead', error: 'twice' })).toBe(false);
-    const [row] = await fresh.ctx.store.listPushNotifications();
+    const [current] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
+    expect(await completeOne(fresh.ctx.store, 'push', id, current.claimToken, { status: 'sent', providerMessageId: 'projects/p/messages/1' })).toBe(true);
+    expect(await completeOne(fresh.ctx.store, 'push', id, stale.claimToken, { status: 'dead', error: 'late' })).toBe(false);
+    expect(await completeOne(fresh.ctx.store, 'push', id, current.claimToken, { status: 'dead', error: 'twice' })).toBe(false);
+    const [row] = await fresh.ctx.store.admin.listPushNotifications();
     expect(row).toMatchObject({ status: 'sent', sentAt: '2030-01-01T00:02:00.000Z', lastError: null, lockedUntil: null, attempts: 2 });
     const [raw] = await fresh.ctx.query<{ provider_message_id: string }>('select provider_message_id from push_notifications');
     expect(raw.provider_message_id).toBe('projects/p/messages/1');
@@ -72,18 +72,18 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
   it('records a batch of results in one call: sent ones only for their current claim, each with its provider id, codes erased', async () => {
     const ids = [await push('a'), await push('b'), await push('c'), await push('d')];
     const code = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
-    const [first] = await fresh.ctx.store.claimPushNotifications(1, 60);
+    const [first] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
     at('2030-01-01T00:00:10.000Z');
-    const pushes = [first, ...(await fresh.ctx.store.claimPushNotifications(10, 60))];
-    const [sms] = await fresh.ctx.store.claimAuthCodeMessages(10, 60);
+    const pushes = [first, ...(await fresh.ctx.store.outbox.claimPushNotifications(10, 60))];
+    const [sms] = await fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60);
     const token = (id: string) => pushes.find((m) => m.id === id)!.claimToken;
     // The first claim's lease runs out and another worker claims that message: its first result no longer counts.
     at('2030-01-01T00:01:05.000Z');
-    const [again] = await fresh.ctx.store.claimPushNotifications(10, 60);
+    const [again] = await fresh.ctx.store.outbox.claimPushNotifications(10, 60);
     expect(again.id).toBe(first.id);
     const stale = first.id;
     const [withId, withoutId, failed] = ids.filter((id) => id !== stale);
-    const current = await fresh.ctx.store.completeDeliveries([
+    const current = await fresh.ctx.store.outbox.completeDeliveries([
       { channel: 'push', id: stale, claimToken: token(stale), completion: { status: 'sent', providerMessageId: 'projects/p/messages/stale' } },
       { channel: 'push', id: withId, claimToken: token(withId), completion: { status: 'sent', providerMessageId: 'projects/p/messages/1' } },
       { channel: 'push', id: withoutId, claimToken: token(withoutId), completion: { status: 'sent', providerMessageId: null } },
@@ -108,50 +108,50 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
 
   it('a failed attempt waits for its retry time, then is claimed again', async () => {
     const id = await push('a');
-    const [claim] = await fresh.ctx.store.claimPushNotifications(1, 60);
-    await fresh.ctx.store.completeDelivery('push', id, claim.claimToken, { status: 'failed', retryAt: '2030-01-01T00:00:30.000Z', error: 'UNAVAILABLE' });
-    expect((await fresh.ctx.store.listPushNotifications())[0]).toMatchObject({
+    const [claim] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
+    await completeOne(fresh.ctx.store, 'push', id, claim.claimToken, { status: 'failed', retryAt: '2030-01-01T00:00:30.000Z', error: 'UNAVAILABLE' });
+    expect((await fresh.ctx.store.admin.listPushNotifications())[0]).toMatchObject({
       status: 'failed',
       nextAttemptAt: '2030-01-01T00:00:30.000Z',
       lockedUntil: null,
       lastError: 'UNAVAILABLE',
     });
     at('2030-01-01T00:00:29.000Z');
-    expect(await fresh.ctx.store.claimPushNotifications(1, 60)).toEqual([]);
+    expect(await fresh.ctx.store.outbox.claimPushNotifications(1, 60)).toEqual([]);
     at('2030-01-01T00:00:30.000Z');
-    expect(await fresh.ctx.store.claimPushNotifications(1, 60)).toMatchObject([{ id, attempts: 2 }]);
+    expect(await fresh.ctx.store.outbox.claimPushNotifications(1, 60)).toMatchObject([{ id, attempts: 2 }]);
   });
 
   it('erases the code of an auth-code message once it is sent or dead, not while it may be retried', async () => {
     const sent = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
     const retried = await queueAuthCode(fresh.ctx.store, { phone: '+963944123457', code: '111111', callerAddress: null });
     const dead = await queueAuthCode(fresh.ctx.store, { phone: '+963944123458', code: '222222', callerAddress: null });
-    const claims = await fresh.ctx.store.claimAuthCodeMessages(10, 60);
+    const claims = await fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60);
     expect(claims.map((c) => c.code).sort()).toEqual(['111111', '222222', '482913']);
     const token = (id: string) => claims.find((c) => c.id === id)!.claimToken;
-    await fresh.ctx.store.completeDelivery('sms', sent, token(sent), { status: 'sent', providerMessageId: 'SM1' });
-    await fresh.ctx.store.completeDelivery('sms', retried, token(retried), { status: 'failed', retryAt: '2030-01-01T00:01:00.000Z', error: 'http_503' });
-    await fresh.ctx.store.completeDelivery('sms', dead, token(dead), { status: 'dead', error: 'http_400' });
+    await completeOne(fresh.ctx.store, 'sms', sent, token(sent), { status: 'sent', providerMessageId: 'SM1' });
+    await completeOne(fresh.ctx.store, 'sms', retried, token(retried), { status: 'failed', retryAt: '2030-01-01T00:01:00.000Z', error: 'http_503' });
+    await completeOne(fresh.ctx.store, 'sms', dead, token(dead), { status: 'dead', error: 'http_400' });
     const rows = await fresh.ctx.query<{ id: string; status: string; code: string | null }>('select id, status, code from auth_code_messages');
     const byId = Object.fromEntries(rows.map((r) => [r.id, [r.status, r.code]]));
     expect(byId).toEqual({ [sent]: ['sent', null], [retried]: ['failed', '111111'], [dead]: ['dead', null] });
   });
 
   it('removes a device token only while it is still the same token', async () => {
-    expect(await fresh.ctx.store.removeDeviceToken('d1', 'other')).toBe(false);
-    expect(await fresh.ctx.store.getDeviceToken('d1')).toBe('tok-1');
-    expect(await fresh.ctx.store.removeDeviceToken('d1', 'tok-1')).toBe(true);
-    expect(await fresh.ctx.store.getDeviceToken('d1')).toBeNull();
+    expect(await fresh.ctx.store.outbox.removeDeviceToken('d1', 'other')).toBe(false);
+    expect(await fresh.ctx.store.records.getDeviceToken('d1')).toBe('tok-1');
+    expect(await fresh.ctx.store.outbox.removeDeviceToken('d1', 'tok-1')).toBe(true);
+    expect(await fresh.ctx.store.records.getDeviceToken('d1')).toBeNull();
   });
 
   it('two stores claiming at once never claim the same message', async () => {
     for (let i = 0; i < 40; i++) await push(`m${i}`);
     const other = await fresh.ctx.reopen();
     const batches = await Promise.all([
-      fresh.ctx.store.claimPushNotifications(15, 60),
-      other.claimPushNotifications(15, 60),
-      fresh.ctx.store.claimPushNotifications(15, 60),
-      other.claimPushNotifications(15, 60),
+      fresh.ctx.store.outbox.claimPushNotifications(15, 60),
+      other.outbox.claimPushNotifications(15, 60),
+      fresh.ctx.store.outbox.claimPushNotifications(15, 60),
+      other.outbox.claimPushNotifications(15, 60),
     ]);
     const ids = batches.flat().map((m) => m.id);
     expect(ids).toHaveLength(40);

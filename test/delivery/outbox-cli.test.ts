@@ -1,5 +1,5 @@
 // npm run outbox -- list | resend ID | resend-dead | prune, run as the operator runs it.
-import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
+import { completeOne, queueAuthCode, storeVariants, type TestStore } from '../support/stores';
 import { dataSet } from './support/harness';
 import { spawnCli, storeEnvironment } from './support/worker-process';
 
@@ -10,7 +10,7 @@ describe('npm run outbox', () => {
   let ctx: TestStore;
   beforeEach(async () => {
     ctx = await sqlite.create();
-    await ctx.store.writeDataSet(dataSet(2));
+    await ctx.store.dataSet.writeDataSet(dataSet(2));
   });
   afterEach(() => ctx.cleanup());
 
@@ -24,11 +24,11 @@ describe('npm run outbox', () => {
     const code = await cli.exited;
     return { code, output: cli.output() };
   };
-  const push = () => ctx.store.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'exam', title: 't', body: 'b', data: {} });
+  const push = () => ctx.store.outbox.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'exam', title: 't', body: 'b', data: {} });
   const kill = async (id: string, table = 'push_notifications') => {
-    const [claim] = table === 'push_notifications' ? await ctx.store.claimPushNotifications(1, 60) : await ctx.store.claimAuthCodeMessages(1, 60);
+    const [claim] = table === 'push_notifications' ? await ctx.store.outbox.claimPushNotifications(1, 60) : await ctx.store.outbox.claimAuthCodeMessages(1, 60);
     expect(claim.id).toBe(id);
-    await ctx.store.completeDelivery(table === 'push_notifications' ? 'push' : 'sms', id, claim.claimToken, { status: 'dead', error: 'UNREGISTERED: gone' });
+    await completeOne(ctx.store, table === 'push_notifications' ? 'push' : 'sms', id, claim.claimToken, { status: 'dead', error: 'UNREGISTERED: gone' });
   };
 
   it('lists the counts and the dead messages, without codes and with masked numbers', async () => {
@@ -54,11 +54,11 @@ describe('npm run outbox', () => {
     await kill(sms, 'auth_code_messages');
 
     expect(await run('resend', a)).toMatchObject({ code: 0, output: expect.stringContaining(`${a} is queued again`) });
-    expect((await ctx.store.listPushNotifications()).find((r) => r.id === a)).toMatchObject({ status: 'queued', attempts: 0 });
+    expect((await ctx.store.admin.listPushNotifications()).find((r) => r.id === a)).toMatchObject({ status: 'queued', attempts: 0 });
     expect(await run('resend', sms)).toMatchObject({ code: 1, output: expect.stringContaining('whose code has been erased') });
     expect(await run('resend', 'no-such-id')).toMatchObject({ code: 1, output: expect.stringContaining('No outbox message no-such-id.') });
     expect(await run('resend-dead')).toMatchObject({ code: 0, output: expect.stringContaining('Queued again: 1 push notification(s), 0 login code(s).') });
-    expect((await ctx.store.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual([a, b].sort());
+    expect((await ctx.store.admin.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual([a, b].sort());
   });
 
   it('prune deletes sent and dead messages older than OUTBOX_RETENTION_DAYS (or --days), never pending ones', async () => {
@@ -76,13 +76,13 @@ describe('npm run outbox', () => {
       code: 0,
       output: expect.stringContaining('Deleted 1 push notification(s) and 1 login code(s) sent or dead more than 30 day(s) ago.'),
     });
-    expect((await ctx.store.listPushNotifications()).map((r) => r.id).sort()).toEqual([recentSent, oldQueued].sort());
+    expect((await ctx.store.admin.listPushNotifications()).map((r) => r.id).sort()).toEqual([recentSent, oldQueued].sort());
     expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune')).toMatchObject({ code: 2, output: expect.stringContaining('give --days N') });
     expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune', '--days', '7')).toMatchObject({
       code: 0,
       output: expect.stringContaining('Deleted 1 push notification(s)'),
     });
-    expect((await ctx.store.listPushNotifications()).map((r) => r.id)).toEqual([oldQueued]);
+    expect((await ctx.store.admin.listPushNotifications()).map((r) => r.id)).toEqual([oldQueued]);
     expect(await run('prune', '--days', '0')).toMatchObject({ code: 2, output: expect.stringContaining('usage:') });
     expect(await run('prune', '--days', '3651')).toMatchObject({ code: 2, output: expect.stringContaining('usage:') });
   });

@@ -138,7 +138,7 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
 
   beforeEach(async () => {
     ctx = await (variant as (typeof postgres)[number]).create();
-    await ctx.store.writeDataSet(dataSet(100));
+    await ctx.store.dataSet.writeDataSet(dataSet(100));
     fcm = await startFakeFcm();
     keyDir = mkdtempSync(path.join(os.tmpdir(), 'sns-key-'));
   });
@@ -166,7 +166,7 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
     for (let i = 0; i < PROCESSES; i++) workers.push(spawnWorker(workerEnvironment()));
     children.push(...workers.map((worker) => worker.child));
     await Promise.all(workers.map((worker) => worker.ready));
-    const inProcess = pushWorker(ctx.store, fcmProvider(fcm, 30_000));
+    const inProcess = pushWorker(ctx.store.outbox, fcmProvider(fcm, 30_000));
     inProcess.start();
 
     // Queued while the workers run, as the server would.
@@ -176,7 +176,14 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
       const queued = await Promise.all(
         Array.from({ length: 100 }, (_, i) => {
           const studentId = String(1001 + i);
-          return ctx.store.enqueuePushNotification({ deviceId: `dev-${studentId}`, studentId, type: 'note', title: 't', body: `#${batch + i}`, data: {} });
+          return ctx.store.outbox.enqueuePushNotification({
+            deviceId: `dev-${studentId}`,
+            studentId,
+            type: 'note',
+            title: 't',
+            body: `#${batch + i}`,
+            data: {},
+          });
         }),
       );
       for (const id of queued) ids.add(id);

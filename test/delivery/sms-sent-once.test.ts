@@ -40,7 +40,7 @@ async function startResettingGateway(): Promise<{ url: string; requests: string[
 function smsWorker(store: TestStore['store'], sms: SmsProvider, attempts: DeliveryAttempt[]): DeliveryWorker {
   const logger = pino({ level: 'silent' });
   return new DeliveryWorker({
-    store,
+    store: store.outbox,
     push: createLogPushProvider(logger),
     sms,
     observer: { attempted: (attempt) => attempts.push(attempt) },
@@ -75,7 +75,7 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
   });
 
   const queueCode = () => queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
-  const row = async (id: string) => (await ctx.store.listAuthCodeMessages()).find((r) => r.id === id)!;
+  const row = async (id: string) => (await ctx.store.admin.listAuthCodeMessages()).find((r) => r.id === id)!;
 
   it('a gateway without an idempotency key that accepts and never answers: uncertain, the code erased, never sent again', async () => {
     gateway.answerByDefault('hang');
@@ -110,7 +110,7 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
     expect(await row(id)).toMatchObject({ status: 'failed', attempts: 1 });
     expect(attempts.map((a) => a.outcome)).toEqual(['retry']);
     // Due now rather than after the policy's delay; then sent under the same key.
-    expect(await ctx.store.requeueOutboxMessage('sms', id)).toBe('requeued');
+    expect(await ctx.store.admin.requeueOutboxMessage('sms', id)).toBe('requeued');
     await worker.drain();
     expect(await row(id)).toMatchObject({ status: 'sent', code: null });
     expect(gateway.requests.map((r) => r.headers['idempotency-key'])).toEqual([id, id]);

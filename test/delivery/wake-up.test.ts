@@ -64,23 +64,23 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
   let other: OpenedStore;
   beforeEach(async () => {
     ctx = await (variant as (typeof postgres)[number]).create();
-    await ctx.store.writeDataSet(dataSet(3));
+    await ctx.store.dataSet.writeDataSet(dataSet(3));
     other = await ctx.reopen();
   });
   afterEach(() => ctx.cleanup());
 
-  const queue = (body: string) => other.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'note', title: 't', body, data: {} });
+  const queue = (body: string) => other.outbox.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'note', title: 't', body, data: {} });
   const sent = async () => Number((await ctx.query<{ n: string }>("select count(*) as n from push_notifications where status = 'sent'"))[0]?.n);
 
   // Without a notification the worker would not look again for ten minutes, past this test's time limit.
   it('a worker polling every ten minutes delivers what another process queues, also after its LISTEN connection was killed', async () => {
-    const worker = pushWorker(ctx.store, createLogPushProvider(silent));
+    const worker = pushWorker(ctx.store.outbox, createLogPushProvider(silent));
     // Counts the LISTEN connections opened: the reconnection can take less than one look of until(),
     // so waiting to see `listening` false first could miss it and wait for ever.
     let opened = 0;
     const source: WakeUpSource = {
       listenForOutbox: (onNotification) =>
-        ctx.store.listenForOutbox(onNotification)?.then((subscription) => {
+        ctx.store.outbox.listenForOutbox(onNotification)?.then((subscription) => {
           opened += 1;
           return subscription;
         }) ?? null,
@@ -114,12 +114,12 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
     const id = await queue('dead one');
     await ctx.query("update push_notifications set status = 'dead' where id = ?", [id]);
     const heard: string[] = [];
-    const subscription = await ctx.store.listenForOutbox((channel) => heard.push(channel));
+    const subscription = await ctx.store.outbox.listenForOutbox((channel) => heard.push(channel));
     try {
-      expect(await other.requeueOutboxMessage('push', id)).toBe('requeued');
+      expect(await other.admin.requeueOutboxMessage('push', id)).toBe('requeued');
       await until(() => heard.length === 1);
       await ctx.query("update push_notifications set status = 'dead' where id = ?", [id]);
-      expect(await other.requeueDeadOutboxMessages('push')).toBe(1);
+      expect(await other.admin.requeueDeadOutboxMessages('push')).toBe(1);
       await until(() => heard.length === 2);
       expect(heard).toEqual(['push', 'push']);
     } finally {

@@ -14,7 +14,7 @@ describe('the worker loop', () => {
   afterEach(() => h.close());
 
   const nextRequest = () => new Promise<void>((resolve) => h.fcm.server.onRequest(() => resolve()));
-  const statusOf = async (id: string) => (await h.ctx.store.listPushNotifications()).find((row) => row.id === id)?.status;
+  const statusOf = async (id: string) => (await h.ctx.store.admin.listPushNotifications()).find((row) => row.id === id)?.status;
 
   it('sends what was queued before it started, then sleeps until notified', async () => {
     const first = await queuePush(h);
@@ -58,7 +58,7 @@ describe('the worker loop', () => {
     h.worker.start();
     await arrived;
     await h.worker.stop(100);
-    const [row] = await h.ctx.store.listPushNotifications();
+    const [row] = await h.ctx.store.admin.listPushNotifications();
     expect(row).toMatchObject({ id, status: 'sending', lockedUntil: '2030-01-01T00:01:00.000Z' });
     expect(h.logs.some((line) => line.includes('delivery worker stopped with sends under way'))).toBe(true);
   });

@@ -12,7 +12,7 @@ describe('a worker process with METRICS_PORT', () => {
   let worker: WorkerProcess | null = null;
   beforeEach(async () => {
     ctx = await sqlite.create();
-    await ctx.store.writeDataSet(dataSet(2));
+    await ctx.store.dataSet.writeDataSet(dataSet(2));
   });
   afterEach(async () => {
     worker?.child.kill('SIGTERM');
@@ -22,7 +22,7 @@ describe('a worker process with METRICS_PORT', () => {
   });
 
   it('serves /metrics on that port, counting its deliveries, and stops with the worker', async () => {
-    await ctx.store.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'exam', title: 't', body: 'b', data: {} });
+    await ctx.store.outbox.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'exam', title: 't', body: 'b', data: {} });
     worker = spawnWorker({ ...storeEnvironment(ctx), METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DELIVERY_POLL_MS: '50' });
     await worker.ready;
     const port = Number(/"metricsPort":(\d+)/.exec(worker.output())?.[1]);

@@ -3,7 +3,7 @@ import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { createAdminApi } from '../../src/admin';
-import { queueAuthCode, storeVariants } from '../support/stores';
+import { completeOne, queueAuthCode, storeVariants } from '../support/stores';
 import { fcmError, SEND_PATH } from './support/fake-fcm';
 import { queuePush, startHarness, type Harness } from './support/harness';
 
@@ -18,8 +18,8 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
   });
   afterEach(() => h.close());
 
-  const pushRow = async (id: string) => (await h.ctx.store.listPushNotifications()).find((row) => row.id === id)!;
-  const smsRow = async (id: string) => (await h.ctx.store.listAuthCodeMessages()).find((row) => row.id === id)!;
+  const pushRow = async (id: string) => (await h.ctx.store.admin.listPushNotifications()).find((row) => row.id === id)!;
+  const smsRow = async (id: string) => (await h.ctx.store.admin.listAuthCodeMessages()).find((row) => row.id === id)!;
   const queueCode = (code = '482913', phone = '+963944123456') => queueAuthCode(h.ctx.store, { phone, code, callerAddress: '203.0.113.9' });
 
   describe('push through FCM', () => {
@@ -120,7 +120,7 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       h.fcm.server.script(fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.'));
       await h.worker.runOnce();
       expect(await pushRow(first)).toMatchObject({ status: 'dead', attempts: 1, lastError: 'UNREGISTERED: Requested entity was not found. (HTTP 404)' });
-      expect(await h.ctx.store.getDeviceToken('dev-1001')).toBeNull();
+      expect(await h.ctx.store.records.getDeviceToken('dev-1001')).toBeNull();
       expect(h.logs.some((line) => line.includes('push token removed'))).toBe(true);
 
       const second = await queuePush(h);
@@ -139,7 +139,7 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       h.fcm.server.script(answer);
       await h.worker.runOnce();
       expect(await pushRow(id)).toMatchObject({ status: 'dead', attempts: 1 });
-      expect(await h.ctx.store.getDeviceToken('dev-1001')).toBe(tokenAfter);
+      expect(await h.ctx.store.records.getDeviceToken('dev-1001')).toBe(tokenAfter);
       h.clock.set(later(86400));
       expect(await h.worker.runOnce()).toBe(0);
       expect(h.fcm.server.requests).toHaveLength(1);
@@ -187,14 +187,14 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       await arrived;
 
       h.clock.set(later(61));
-      const [takeover] = await h.ctx.store.claimPushNotifications(1, 60);
+      const [takeover] = await h.ctx.store.outbox.claimPushNotifications(1, 60);
       expect(takeover).toMatchObject({ id, attempts: 2 });
       // The first worker's answer comes while the second still holds its claim.
       answer({ status: 503 });
       await slow;
       expect(await pushRow(id)).toMatchObject({ status: 'sending', attempts: 2, lastError: null });
       expect(h.logs.some((line) => line.includes('delivery result dropped: the lease ran out'))).toBe(true);
-      expect(await h.ctx.store.completeDelivery('push', id, takeover.claimToken, { status: 'sent', providerMessageId: 'second' })).toBe(true);
+      expect(await completeOne(h.ctx.store, 'push', id, takeover.claimToken, { status: 'sent', providerMessageId: 'second' })).toBe(true);
       expect(await pushRow(id)).toMatchObject({ status: 'sent', attempts: 2 });
     });
 
@@ -222,7 +222,7 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
 
     it('sends a payload within 4,096 bytes even when the request, token included, is larger', async () => {
       const payloadBesidesBody = JSON.stringify({ notification: { title: 't', body: '' }, data: { notificationId: randomUUID() } }).length;
-      const id = await h.ctx.store.enqueuePushNotification({
+      const id = await h.ctx.store.outbox.enqueuePushNotification({
         deviceId: 'dev-1001',
         studentId: '1001',
         type: 'note',
@@ -240,7 +240,7 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
     });
 
     it('refuses a payload over 4,096 bytes before sending', async () => {
-      const id = await h.ctx.store.enqueuePushNotification({
+      const id = await h.ctx.store.outbox.enqueuePushNotification({
         deviceId: 'dev-1001',
         studentId: '1001',
         type: 'note',
@@ -298,7 +298,7 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
         'http_400: HTTP 400: bad request to=%2B*********456&text=Your%20code%20is%20[code] | to +*********456 / *********456 / *******456 / +*** *** *** 456',
       );
 
-      const admin = express().use(createAdminApi({ store: h.ctx.store, token: 'admin-token-0123456789', logger: pino({ level: 'silent' }) }));
+      const admin = express().use(createAdminApi({ store: h.ctx.store.admin, token: 'admin-token-0123456789', logger: pino({ level: 'silent' }) }));
       const listed = await request(admin).get('/admin/api/v1/outbox/sms').set('Authorization', 'Bearer admin-token-0123456789');
       expect(listed.status).toBe(200);
       expect(listed.text).toContain('to=%2B*********456');

@@ -39,11 +39,11 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     );
     const devices = file('devices.csv', 'id,token,platform\ndev-5001,fcm:5001,android\n');
     // Students first on the command line: the importer writes schools and devices before them.
-    const first = await importFiles(ctx.store, [students, schools, devices]);
+    const first = await importFiles(ctx.store.dataSet, [students, schools, devices]);
     expect(first.complete).toBe(true);
     expect(first.files.map((f) => f.file)).toEqual([students, schools, devices]);
     expect(counts(first)).toEqual({ schools: [1, 0, 0], students: [2, 0, 0], devices: [1, 0, 0] });
-    expect(await ctx.store.getRecord('students', '5002')).toEqual({
+    expect(await ctx.store.admin.getRecord('students', '5002')).toEqual({
       id: '5002',
       school: 'https://hilltop.school.example',
       fullName: 'Haddad, Rami',
@@ -51,18 +51,18 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
       active: '0',
       classId: '3B',
     });
-    expect(await ctx.store.getDeviceToken('dev-5001')).toBe('fcm:5001');
+    expect(await ctx.store.records.getDeviceToken('dev-5001')).toBe('fcm:5001');
 
     file('students.csv', 'id,school,fullName\n5001,https://hilltop.school.example,Nour Salem Haddad\n5003,https://hilltop.school.example,New One\n');
-    const second = await importFiles(ctx.store, [students]);
+    const second = await importFiles(ctx.store.dataSet, [students]);
     expect(counts(second)).toEqual({ students: [1, 1, 0] });
     // Columns left out keep what is stored.
-    expect(await ctx.store.getRecord('students', '5001')).toMatchObject({ fullName: 'Nour Salem Haddad', deviceId: 'dev-5001', classId: '3A' });
+    expect(await ctx.store.admin.getRecord('students', '5001')).toMatchObject({ fullName: 'Nour Salem Haddad', deviceId: 'dev-5001', classId: '3A' });
     expect(formatImportReport(second)).toContain('students: 1 inserted, 1 updated, 0 rejected');
   });
 
   it('reports bad rows with their line and reason, and writes the rest', async () => {
-    await ctx.store.writeDataSet({ schools: FIXTURES.schools });
+    await ctx.store.dataSet.writeDataSet({ schools: FIXTURES.schools });
     const students = file(
       'students.csv',
       [
@@ -77,7 +77,7 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
         '6,https://school-b.example,Good Two,0,9C,',
       ].join('\n'),
     );
-    const report = await importFiles(ctx.store, [students]);
+    const report = await importFiles(ctx.store.dataSet, [students]);
     expect(report.complete).toBe(false);
     const [only] = report.files;
     expect(only?.rejected).toEqual([
@@ -88,7 +88,7 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     ]);
     expect(counts(report)).toEqual({ students: [2, 0, 4] });
     expect(only?.notes).toEqual([`${students}: columns ignored (not fields of students): colour`]);
-    expect((await ctx.store.listRecords('students', {}, { limit: 10, offset: 0 })).items.map((s) => s.id)).toEqual(['1', '6']);
+    expect((await ctx.store.admin.listRecords('students', {}, { limit: 10, offset: 0 })).items.map((s) => s.id)).toEqual(['1', '6']);
     const text = formatImportReport(report);
     expect(text).toContain('line 6 (students): school names a school');
     expect(text).toContain('Total: 2 inserted, 0 updated, 4 rejected.');
@@ -97,22 +97,22 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
   it('with --strict writes nothing, not even the good files, when one row is bad', async () => {
     const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
     const students = file('students.csv', 'id,school,fullName,active\n1,https://hilltop.school.example,A,1\n2,https://hilltop.school.example,B,2\n');
-    const report = await importFiles(ctx.store, [schools, students], { strict: true });
+    const report = await importFiles(ctx.store.dataSet, [schools, students], { strict: true });
     expect(report).toMatchObject({ refused: true, complete: false });
     expect(report.files.map((f) => f.status)).toEqual(['not_written', 'not_written']);
-    expect(await ctx.store.isEmpty()).toBe(true);
+    expect(await ctx.store.dataSet.isEmpty()).toBe(true);
     expect(formatImportReport(report)).toContain('Refused (--strict): 1 rejected rows; nothing was written.');
 
-    const clean = await importFiles(ctx.store, [schools], { strict: true });
+    const clean = await importFiles(ctx.store.dataSet, [schools], { strict: true });
     expect(clean.complete).toBe(true);
-    expect(await ctx.store.isEmpty()).toBe(false);
+    expect(await ctx.store.dataSet.isEmpty()).toBe(false);
   });
 
   it('checks without writing in a dry run', async () => {
     const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
-    const report = await importFiles(ctx.store, [schools], { dryRun: true });
+    const report = await importFiles(ctx.store.dataSet, [schools], { dryRun: true });
     expect(report.files[0]).toMatchObject({ status: 'checked', collections: [{ collection: 'schools', accepted: 1, inserted: null }] });
-    expect(await ctx.store.isEmpty()).toBe(true);
+    expect(await ctx.store.dataSet.isEmpty()).toBe(true);
   });
 
   it('reads one JSON document with every collection, reporting bad records by line', async () => {
@@ -134,7 +134,7 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
         2,
       ),
     );
-    const report = await importFiles(ctx.store, [document]);
+    const report = await importFiles(ctx.store.dataSet, [document]);
     expect(counts(report)).toEqual({ schools: [1, 0, 0], devices: [1, 0, 0], students: [1, 0, 1], notes: [1, 0, 0], absences: [0, 0, 2] });
     const rejected = report.files[0]?.rejected ?? [];
     expect(rejected.map((r) => [r.collection, r.reason])).toEqual([
@@ -145,11 +145,11 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     // Line numbers point at the record in the pretty-printed document.
     expect(rejected.map((r) => r.line)).toEqual([23, 43, 49]);
     expect(report.files[0]?.notes).toEqual([`${document}: top-level keys ignored: exportedBy`]);
-    expect(await ctx.store.getRecord('notes', 'n1')).toMatchObject({ date: '2026-11-01T06:00:00.000Z', badge: '2' });
+    expect(await ctx.store.admin.getRecord('notes', 'n1')).toMatchObject({ date: '2026-11-01T06:00:00.000Z', badge: '2' });
   });
 
   it('names the file and the place when a whole file cannot be read', async () => {
-    const report = await importFiles(ctx.store, [
+    const report = await importFiles(ctx.store.dataSet, [
       file('pupils.csv', 'id\n1\n'),
       file('students.csv', 'id,fullName\n1,A\n'),
       file('broken.json', '{\n  "schools": [\n    { "baseUrl": "x", }\n  ]\n}\n'),
@@ -167,19 +167,19 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
   });
 
   it.each(['csv', 'json'] as const)('exports to %s and imports back to the same store', async (format) => {
-    await ctx.store.writeDataSet(FIXTURES);
-    await ctx.store.markNotesRead('1001', 'behaviour');
-    await ctx.store.listAbsencesMarkSeen('1001');
+    await ctx.store.dataSet.writeDataSet(FIXTURES);
+    await ctx.store.records.markNotesRead('1001', 'behaviour');
+    await ctx.store.records.listAbsencesMarkSeen('1001');
     const out = path.join(dir, 'export');
-    const { files, counts: exported } = await exportDataSet(ctx.store, out, format);
+    const { files, counts: exported } = await exportDataSet(ctx.store.dataSet, out, format);
     expect(exported).toEqual({ schools: 2, devices: 5, students: 6, notes: 3, absences: 2 });
     expect(readdirSync(out).sort()).toEqual(format === 'csv' ? ['absences.csv', 'devices.csv', 'notes.csv', 'schools.csv', 'students.csv'] : ['data.json']);
 
     const copy = await variant.create();
     try {
-      const report = await importFiles(copy.store, files, { strict: true });
+      const report = await importFiles(copy.store.dataSet, files, { strict: true });
       expect(report.complete).toBe(true);
-      expect(await copy.store.readDataSet()).toEqual(await ctx.store.readDataSet());
+      expect(await copy.store.dataSet.readDataSet()).toEqual(await ctx.store.dataSet.readDataSet());
     } finally {
       await copy.cleanup();
     }

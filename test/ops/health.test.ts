@@ -33,7 +33,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
   });
 
   it('is not ready once the store is unavailable, and still live', async () => {
-    await service.testStore.store.close();
+    await service.testStore.store.lifecycle.close();
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body).toMatchObject({

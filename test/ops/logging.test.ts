@@ -55,7 +55,7 @@ describe('access log', () => {
   });
 
   it('logs a failure of ours at warn, with the same request id as the operation error', async () => {
-    await service.testStore.store.close();
+    await service.testStore.store.lifecycle.close();
     await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set('X-Request-Id', 'req-1');
     const failed = service.logs.find((l) => l.msg === 'operation failed');
     expect(failed).toMatchObject({ requestId: 'req-1', operation: 'GetTokenDevice' });

@@ -60,7 +60,7 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
   });
 
   it('counts a store failure as a server fault', async () => {
-    await service.testStore.store.close();
+    await service.testStore.store.lifecycle.close();
     await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' });
     const res = await request(service.app).get('/metrics');
     const samples = parseMetrics(res.text);

@@ -13,7 +13,7 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
 
   describe('audit trail', () => {
     const seed = async () => {
-      await fresh.ctx.store.insertAuditEntries([
+      await fresh.ctx.store.access.insertAuditEntries([
         entry('2030-01-01T10:00:00.000Z'),
         entry('2030-01-01T11:00:00.000Z', { subject: '1002', address: '10.0.0.2' }),
         entry('2030-01-01T12:00:00.000Z', {
@@ -29,20 +29,21 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
 
     it('writes a batch in one call and lists it newest first, with the total and every column', async () => {
       await seed();
-      const page = await fresh.ctx.store.listAuditEntries({ limit: 2, offset: 0 });
+      const page = await fresh.ctx.store.admin.listAuditEntries({ limit: 2, offset: 0 });
       expect(page.total).toBe(4);
       expect(page.items.map((e) => e.at)).toEqual(['2030-01-01T13:00:00.000Z', '2030-01-01T12:00:00.000Z']);
       expect(page.items[0]).toEqual({
         id: expect.any(String),
         ...entry('2030-01-01T13:00:00.000Z', { outcome: 'refused', reason: 'limit', address: '10.0.0.2' }),
       });
-      const rest = await fresh.ctx.store.listAuditEntries({ limit: 2, offset: 2 });
+      const rest = await fresh.ctx.store.admin.listAuditEntries({ limit: 2, offset: 2 });
       expect(rest.items.map((e) => e.at)).toEqual(['2030-01-01T11:00:00.000Z', '2030-01-01T10:00:00.000Z']);
     });
 
     it('filters by time range (from inclusive, to exclusive) and by each field', async () => {
       await seed();
-      const ats = async (query: object) => (await fresh.ctx.store.listAuditEntries({ limit: 10, offset: 0, ...query })).items.map((e) => e.at.slice(11, 13));
+      const ats = async (query: object) =>
+        (await fresh.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, ...query })).items.map((e) => e.at.slice(11, 13));
       expect(await ats({ from: '2030-01-01T11:00:00.000Z', to: '2030-01-01T13:00:00.000Z' })).toEqual(['12', '11']);
       expect(await ats({ address: '10.0.0.2' })).toEqual(['13', '11']);
       expect(await ats({ user: 'sis-alnoor' })).toEqual(['12']);
@@ -50,29 +51,29 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       expect(await ats({ operation: 'GetStudentsAbcenceByID', outcome: 'allowed' })).toEqual(['11', '10']);
       expect(await ats({ outcome: 'refused' })).toEqual(['13']);
       expect(await ats({ subject: '1001' })).toEqual(['13', '10']);
-      expect((await fresh.ctx.store.listAuditEntries({ subject: 'nobody', limit: 10, offset: 0 })).total).toBe(0);
+      expect((await fresh.ctx.store.admin.listAuditEntries({ subject: 'nobody', limit: 10, offset: 0 })).total).toBe(0);
     });
 
     it('prunes entries older than the cut-off, in batches, and keeps the rest', async () => {
       await seed();
-      expect(await fresh.ctx.store.pruneAuditEntries('2030-01-01T12:00:00.000Z')).toBe(2);
-      expect((await fresh.ctx.store.listAuditEntries({ limit: 10, offset: 0 })).items.map((e) => e.at)).toEqual([
+      expect(await fresh.ctx.store.access.pruneAuditEntries('2030-01-01T12:00:00.000Z')).toBe(2);
+      expect((await fresh.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0 })).items.map((e) => e.at)).toEqual([
         '2030-01-01T13:00:00.000Z',
         '2030-01-01T12:00:00.000Z',
       ]);
       const many = Array.from({ length: 1200 }, (_, i) => entry(new Date(Date.UTC(2029, 0, 1, 0, 0, i)).toISOString()));
-      await fresh.ctx.store.insertAuditEntries(many.slice(0, 500));
-      await fresh.ctx.store.insertAuditEntries(many.slice(500));
-      expect(await fresh.ctx.store.pruneAuditEntries('2030-01-01T00:00:00.000Z')).toBe(1200);
-      expect((await fresh.ctx.store.listAuditEntries({ limit: 1, offset: 0 })).total).toBe(2);
+      await fresh.ctx.store.access.insertAuditEntries(many.slice(0, 500));
+      await fresh.ctx.store.access.insertAuditEntries(many.slice(500));
+      expect(await fresh.ctx.store.access.pruneAuditEntries('2030-01-01T00:00:00.000Z')).toBe(1200);
+      expect((await fresh.ctx.store.admin.listAuditEntries({ limit: 1, offset: 0 })).total).toBe(2);
     });
 
     it('stops pruning between batches once aborted', async () => {
-      await fresh.ctx.store.insertAuditEntries(Array.from({ length: 10 }, (_, i) => entry(`2029-01-01T00:00:0${i}.000Z`)));
+      await fresh.ctx.store.access.insertAuditEntries(Array.from({ length: 10 }, (_, i) => entry(`2029-01-01T00:00:0${i}.000Z`)));
       const stopped = new AbortController();
       stopped.abort();
-      expect(await fresh.ctx.store.pruneAuditEntries('2030-01-01T00:00:00.000Z', stopped.signal)).toBe(0);
-      expect((await fresh.ctx.store.listAuditEntries({ limit: 1, offset: 0 })).total).toBe(10);
+      expect(await fresh.ctx.store.access.pruneAuditEntries('2030-01-01T00:00:00.000Z', stopped.signal)).toBe(0);
+      expect((await fresh.ctx.store.admin.listAuditEntries({ limit: 1, offset: 0 })).total).toBe(10);
     });
   });
 
@@ -90,10 +91,10 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
         class: full('class', 100),
         none: full('none', 700),
       };
-      await ctx.store.insertAuditEntries([
+      await ctx.store.access.insertAuditEntries([
         entry('2030-01-01T10:00:00.000Z', { subjectKind: 'device', subject: 'a'.repeat(128), address: '1'.repeat(100), user: 'u'.repeat(70) }),
       ]);
-      await ctx.store.close();
+      await ctx.store.lifecycle.close();
       // The schema as it was before 0006, with entries written whole.
       await ctx.query("delete from kysely_migration where name = '0006_audit_bounds'");
       for (const column of ['omitted', 'subject_sha256', 'subject_length']) await ctx.query(`alter table access_audit drop column ${column}`);
@@ -105,8 +106,8 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
         );
       }
       const store = await ctx.reopen();
-      expect((await store.migrationStatus()).current).toBe(true);
-      const page = await store.listAuditEntries({ limit: 10, offset: 0 });
+      expect((await store.lifecycle.migrationStatus()).current).toBe(true);
+      const page = await store.admin.listAuditEntries({ limit: 10, offset: 0 });
       const byId = new Map(page.items.map((item) => [item.id, item]));
       const max: Record<string, number> = { device: 128, student: 128, school: 512, class: 64, none: 512 };
       for (const [kind, subject] of Object.entries(long)) {
@@ -128,7 +129,7 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
     });
 
     it('keeps the new columns of a summary entry', async () => {
-      await fresh.ctx.store.insertAuditEntries([
+      await fresh.ctx.store.access.insertAuditEntries([
         entry('2030-01-01T10:00:00.000Z', { outcome: 'refused', reason: 'summary', subject: null, omitted: 940 }),
         entry('2030-01-01T10:00:01.000Z', {
           outcome: 'refused',
@@ -138,7 +139,7 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
           subjectSha256: 'ab'.repeat(32),
         }),
       ]);
-      const page = await fresh.ctx.store.listAuditEntries({ limit: 10, offset: 0 });
+      const page = await fresh.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0 });
       expect(page.items.map((item) => [item.omitted, item.subjectLength, item.subjectSha256])).toEqual([
         [null, 1_000_000, 'ab'.repeat(32)],
         [940, null, null],
@@ -152,10 +153,10 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
     const end = '2030-01-01T00:01:00.000Z';
 
     it('adds each merge to the window total and reads back the windows asked for', async () => {
-      const first = await fresh.ctx.store.mergeAccessCounters({ deltas: [{ ...w1, windowEnd: end, delta: 3 }], reads: [w2] });
+      const first = await fresh.ctx.store.access.mergeAccessCounters({ deltas: [{ ...w1, windowEnd: end, delta: 3 }], reads: [w2] });
       expect(first.get(counterTotalKey(w1))).toBe(3);
       expect(first.has(counterTotalKey(w2))).toBe(false);
-      const second = await fresh.ctx.store.mergeAccessCounters({
+      const second = await fresh.ctx.store.access.mergeAccessCounters({
         deltas: [
           { ...w2, windowEnd: end, delta: 2 },
           { ...w1, windowEnd: end, delta: 4 },
@@ -166,35 +167,35 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       expect(second.get(counterTotalKey(w2))).toBe(2);
       // Another window of the same counter is its own total.
       const next = { counter: w1.counter, windowStart: end };
-      const third = await fresh.ctx.store.mergeAccessCounters({ deltas: [{ ...next, windowEnd: '2030-01-01T00:02:00.000Z', delta: 1 }], reads: [w1] });
+      const third = await fresh.ctx.store.access.mergeAccessCounters({ deltas: [{ ...next, windowEnd: '2030-01-01T00:02:00.000Z', delta: 1 }], reads: [w1] });
       expect(third.get(counterTotalKey(next))).toBe(1);
       expect(third.get(counterTotalKey(w1))).toBe(7);
     });
 
     it('merges many counters at once', async () => {
       const deltas = Array.from({ length: 1300 }, (_, i) => ({ counter: `60000|E/Op|caller-${i}`, windowStart: w1.windowStart, windowEnd: end, delta: i + 1 }));
-      await fresh.ctx.store.mergeAccessCounters({ deltas, reads: [] });
-      const totals = await fresh.ctx.store.mergeAccessCounters({ deltas: [], reads: deltas });
+      await fresh.ctx.store.access.mergeAccessCounters({ deltas, reads: [] });
+      const totals = await fresh.ctx.store.access.mergeAccessCounters({ deltas: [], reads: deltas });
       expect(totals.size).toBe(1300);
       expect(totals.get(counterTotalKey(deltas[1299]))).toBe(1300);
     });
 
     it('prunes the rows of windows that ended before the cut-off', async () => {
-      await fresh.ctx.store.mergeAccessCounters({
+      await fresh.ctx.store.access.mergeAccessCounters({
         deltas: [
           { ...w1, windowEnd: end, delta: 1 },
           { counter: w2.counter, windowStart: end, windowEnd: '2030-01-01T00:02:00.000Z', delta: 1 },
         ],
         reads: [],
       });
-      expect(await fresh.ctx.store.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1);
+      expect(await fresh.ctx.store.access.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1);
       expect(await fresh.ctx.query('select counter from access_counters')).toEqual([{ counter: w2.counter }]);
     });
 
     it('prunes every expired row, not just one batch of them', async () => {
       const deltas = Array.from({ length: 1300 }, (_, i) => ({ counter: `60000|E/Op|caller-${i}`, windowStart: w1.windowStart, windowEnd: end, delta: 1 }));
-      await fresh.ctx.store.mergeAccessCounters({ deltas, reads: [] });
-      expect(await fresh.ctx.store.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1300);
+      await fresh.ctx.store.access.mergeAccessCounters({ deltas, reads: [] });
+      expect(await fresh.ctx.store.access.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1300);
       expect(Number((await fresh.ctx.query<{ n: unknown }>('select count(*) as n from access_counters'))[0].n)).toBe(0);
     });
   });

@@ -21,26 +21,26 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
   }
 
   it('counts the distinct records written', async () => {
-    expect(await fresh.ctx.store.writeDataSet(STORE_FIXTURE)).toEqual({ schools: 2, students: 8, devices: 3, notes: 9, absences: 4 });
-    expect(await fresh.ctx.store.writeDataSet({})).toEqual({ schools: 0, students: 0, devices: 0, notes: 0, absences: 0 });
+    expect(await fresh.ctx.store.dataSet.writeDataSet(STORE_FIXTURE)).toEqual({ schools: 2, students: 8, devices: 3, notes: 9, absences: 4 });
+    expect(await fresh.ctx.store.dataSet.writeDataSet({})).toEqual({ schools: 0, students: 0, devices: 0, notes: 0, absences: 0 });
   });
 
   it('is idempotent: a second write gives the same counts and rows', async () => {
-    const first = await fresh.ctx.store.writeDataSet(STORE_FIXTURE);
+    const first = await fresh.ctx.store.dataSet.writeDataSet(STORE_FIXTURE);
     const before = await dump();
     clock.set('2031-06-06T06:06:06.000Z');
-    expect(await fresh.ctx.store.writeDataSet(STORE_FIXTURE)).toEqual(first);
+    expect(await fresh.ctx.store.dataSet.writeDataSet(STORE_FIXTURE)).toEqual(first);
     expect(await dump()).toEqual(before);
   });
 
   it('stores the normalised school key and UTC note dates', async () => {
-    await fresh.ctx.store.writeDataSet(STORE_FIXTURE);
+    await fresh.ctx.store.dataSet.writeDataSet(STORE_FIXTURE);
     expect(await fresh.ctx.query('select key, base_url, name from schools order by key')).toEqual([
       { key: 'https://alnoor.school.example', base_url: SCHOOL_A, name: 'مدرسة النور' },
       { key: 'https://riverside.school.example', base_url: 'https://Riverside.School.Example/', name: 'Riverside Academy' },
     ]);
     expect(await fresh.ctx.query('select note_date from notes where id = ?', ['n-9'])).toEqual([{ note_date: '2025-10-06T07:00:00.000Z' }]);
-    await fresh.ctx.store.writeDataSet({
+    await fresh.ctx.store.dataSet.writeDataSet({
       notes: [
         { id: 'x-1', studentId: '1002', type: 'general', text: '', date: '2025-10-06' },
         { id: 'x-2', studentId: '1002', type: 'general', text: 't', date: '2025-10-06T10:00' },
@@ -55,9 +55,9 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
   });
 
   it('updates existing records by key', async () => {
-    await fresh.ctx.store.writeDataSet(STORE_FIXTURE);
+    await fresh.ctx.store.dataSet.writeDataSet(STORE_FIXTURE);
     clock.set('2030-05-05T00:00:00.000Z');
-    await fresh.ctx.store.writeDataSet({
+    await fresh.ctx.store.dataSet.writeDataSet({
       schools: [{ baseUrl: 'HTTPS://ALNOOR.SCHOOL.EXAMPLE/', name: 'Al Noor School' }],
       devices: [{ id: 'dev-1', token: 'tok-1-new', platform: 'ios' }],
       students: [{ id: '1002', school: SCHOOL_A, fullName: 'Ahmad Ali Hasan', deviceId: null, active: '0', classId: '8A' }],
@@ -79,15 +79,15 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
     expect(await fresh.ctx.query('select key, base_url, name from schools where key = ?', ['https://alnoor.school.example'])).toEqual([
       { key: 'https://alnoor.school.example', base_url: 'HTTPS://ALNOOR.SCHOOL.EXAMPLE/', name: 'Al Noor School' },
     ]);
-    expect(await fresh.ctx.store.getDeviceToken('dev-1')).toBe('tok-1-new');
+    expect(await fresh.ctx.store.records.getDeviceToken('dev-1')).toBe('tok-1-new');
     expect(await fresh.ctx.query('select id, updated_at from devices order by id')).toEqual([
       { id: 'dev-1', updated_at: '2030-05-05T00:00:00.000Z' },
       { id: 'dev-2', updated_at: '2030-01-01T00:00:00.000Z' },
       { id: 'dev-3', updated_at: '2030-01-01T00:00:00.000Z' },
     ]);
-    expect(await fresh.ctx.store.findStudent('1002')).toMatchObject({ fullName: 'Ahmad Ali Hasan', deviceId: null, pushToken: null });
-    expect((await fresh.ctx.store.listStudentsOfSchool('https://alnoor.school.example', '0')).map((s) => s.studentId)).toEqual(['1002', '1007']);
-    expect(await fresh.ctx.store.listAuditNotes('SCI', '7A')).toEqual([
+    expect(await fresh.ctx.store.records.findStudent('1002')).toMatchObject({ fullName: 'Ahmad Ali Hasan', deviceId: null, pushToken: null });
+    expect((await fresh.ctx.store.records.listStudentsOfSchool('https://alnoor.school.example', '0')).map((s) => s.studentId)).toEqual(['1002', '1007']);
+    expect(await fresh.ctx.store.records.listAuditNotes('SCI', '7A')).toEqual([
       expect.objectContaining({ id: 'n-1', text: 'Changed', date: '2025-11-01T00:00:00.000Z', state: 'read', badge: null }),
       expect.objectContaining({ id: 'n-4' }),
     ]);
@@ -98,19 +98,19 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
   });
 
   it('keeps stored values of fields left out, and clears those given as null or empty', async () => {
-    await fresh.ctx.store.writeDataSet(STORE_FIXTURE);
-    await fresh.ctx.store.markNotesRead('1002', 'audit');
-    await fresh.ctx.store.listAbsencesMarkSeen('1002');
-    await fresh.ctx.store.writeDataSet({
+    await fresh.ctx.store.dataSet.writeDataSet(STORE_FIXTURE);
+    await fresh.ctx.store.records.markNotesRead('1002', 'audit');
+    await fresh.ctx.store.records.listAbsencesMarkSeen('1002');
+    await fresh.ctx.store.dataSet.writeDataSet({
       devices: [{ id: 'dev-1' }, { id: 'dev-2', token: '' }],
       students: [{ id: '1010', school: SCHOOL_A, fullName: 'Ahmad Ali' }],
       notes: [{ id: 'n-1', studentId: '1002', type: 'audit', text: 'Homework missing', date: '2025-10-06T08:15:00Z' }],
       absences: [{ id: 'a-1', studentId: '1002', date: '2025-10-02', type: 'full-day' }],
     });
-    expect(await fresh.ctx.store.getDeviceToken('dev-1')).toBe('tok-1');
-    expect(await fresh.ctx.store.getDeviceToken('dev-2')).toBeNull();
-    expect(await fresh.ctx.store.findStudent('1010')).toMatchObject({ deviceId: 'dev-2' });
-    expect((await fresh.ctx.store.listStudentsOfSchool(SCHOOL_A, '1')).map((s) => s.studentId)).toContain('1010');
+    expect(await fresh.ctx.store.records.getDeviceToken('dev-1')).toBe('tok-1');
+    expect(await fresh.ctx.store.records.getDeviceToken('dev-2')).toBeNull();
+    expect(await fresh.ctx.store.records.findStudent('1010')).toMatchObject({ deviceId: 'dev-2' });
+    expect((await fresh.ctx.store.records.listStudentsOfSchool(SCHOOL_A, '1')).map((s) => s.studentId)).toContain('1010');
     const [note] = await fresh.ctx.query<{ state: string; subject_id: string; badge: string }>('select state, subject_id, badge from notes where id = ?', [
       'n-1',
     ]);
@@ -120,21 +120,21 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
   });
 
   it('fills defaults for new records', async () => {
-    await fresh.ctx.store.writeDataSet({
+    await fresh.ctx.store.dataSet.writeDataSet({
       schools: [{ baseUrl: SCHOOL_A, name: 'A' }],
       devices: [{ id: 'd' }],
       students: [{ id: 's', school: SCHOOL_A, fullName: 'S' }],
       notes: [{ id: 'n', studentId: 's', type: 'general', text: 'x', date: '2025-01-01T00:00:00Z' }],
       absences: [{ id: 'a', studentId: 's', date: '2025-01-01', type: 'late' }],
     });
-    expect(await fresh.ctx.store.findStudent('s')).toEqual({ studentId: 's', fullName: 'S', schoolKey: SCHOOL_A, deviceId: null, pushToken: null });
-    expect(await fresh.ctx.store.listStudentsOfSchool(SCHOOL_A, '1')).toHaveLength(1);
-    expect(await fresh.ctx.store.markNotesRead('s', 'general')).toEqual([expect.objectContaining({ badge: null, subjectId: null, classId: null })]);
-    expect(await fresh.ctx.store.listAbsencesMarkSeen('s')).toEqual([expect.objectContaining({ seen: false, reason: null })]);
+    expect(await fresh.ctx.store.records.findStudent('s')).toEqual({ studentId: 's', fullName: 'S', schoolKey: SCHOOL_A, deviceId: null, pushToken: null });
+    expect(await fresh.ctx.store.records.listStudentsOfSchool(SCHOOL_A, '1')).toHaveLength(1);
+    expect(await fresh.ctx.store.records.markNotesRead('s', 'general')).toEqual([expect.objectContaining({ badge: null, subjectId: null, classId: null })]);
+    expect(await fresh.ctx.store.records.listAbsencesMarkSeen('s')).toEqual([expect.objectContaining({ seen: false, reason: null })]);
   });
 
   it('lets the last of repeated keys win and counts it once', async () => {
-    const counts = await fresh.ctx.store.writeDataSet({
+    const counts = await fresh.ctx.store.dataSet.writeDataSet({
       schools: [
         { baseUrl: SCHOOL_A, name: 'first' },
         { baseUrl: `${SCHOOL_A}/`, name: 'second' },
@@ -146,7 +146,7 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
     });
     expect(counts).toMatchObject({ schools: 1, devices: 1 });
     expect(await fresh.ctx.query('select name from schools')).toEqual([{ name: 'second' }]);
-    expect(await fresh.ctx.store.getDeviceToken('d')).toBe('two');
+    expect(await fresh.ctx.store.records.getDeviceToken('d')).toBe('two');
   });
 
   it('writes large data sets in batches and reports progress', async () => {
@@ -157,7 +157,7 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
       active: index % 2 === 0 ? ('1' as const) : ('0' as const),
     }));
     const progress: Array<[string, number, number]> = [];
-    const counts = await fresh.ctx.store.writeDataSet(
+    const counts = await fresh.ctx.store.dataSet.writeDataSet(
       { schools: [{ baseUrl: SCHOOL_A, name: 'A' }], students },
       { onProgress: (collection, written, total) => progress.push([collection, written, total]) },
     );
@@ -168,7 +168,7 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
       ['students', 1_000, 1_234],
       ['students', 1_234, 1_234],
     ]);
-    expect(await fresh.ctx.store.listStudentsOfSchool(SCHOOL_A, '1')).toHaveLength(617);
+    expect(await fresh.ctx.store.records.listStudentsOfSchool(SCHOOL_A, '1')).toHaveLength(617);
   });
 
   describe('refusals', () => {
@@ -184,14 +184,14 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
     ];
 
     it.each(refusals)('refuses %s with its path and writes nothing', async (_, dataSet, path) => {
-      const attempt = fresh.ctx.store.writeDataSet({ schools: [{ baseUrl: SCHOOL_A, name: 'A' }], ...dataSet });
+      const attempt = fresh.ctx.store.dataSet.writeDataSet({ schools: [{ baseUrl: SCHOOL_A, name: 'A' }], ...dataSet });
       await expect(attempt).rejects.toBeInstanceOf(InvalidDataSetError);
       await expect(attempt).rejects.toMatchObject({ path });
-      expect(await fresh.ctx.store.isEmpty()).toBe(true);
+      expect(await fresh.ctx.store.dataSet.isEmpty()).toBe(true);
     });
 
     it('refuses a student of an unknown school and rolls back what was already written', async () => {
-      const attempt = fresh.ctx.store.writeDataSet({
+      const attempt = fresh.ctx.store.dataSet.writeDataSet({
         schools: [{ baseUrl: SCHOOL_A, name: 'A' }],
         devices: [{ id: 'd', token: 't' }],
         students: [
@@ -200,14 +200,14 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
         ],
       });
       await expect(attempt).rejects.toMatchObject({ name: 'InvalidDataSetError', path: 'students[1].school' });
-      expect(await fresh.ctx.store.isEmpty()).toBe(true);
-      expect(await fresh.ctx.store.getDeviceToken('d')).toBeNull();
+      expect(await fresh.ctx.store.dataSet.isEmpty()).toBe(true);
+      expect(await fresh.ctx.store.records.getDeviceToken('d')).toBeNull();
     });
 
     it('accepts a student of a school stored earlier', async () => {
-      await fresh.ctx.store.writeDataSet({ schools: [{ baseUrl: SCHOOL_A, name: 'A' }] });
-      await fresh.ctx.store.writeDataSet({ students: [{ id: '1', school: 'https://ALNOOR.school.example/', fullName: 'x' }] });
-      expect(await fresh.ctx.store.findStudent('1')).toMatchObject({ schoolKey: SCHOOL_A });
+      await fresh.ctx.store.dataSet.writeDataSet({ schools: [{ baseUrl: SCHOOL_A, name: 'A' }] });
+      await fresh.ctx.store.dataSet.writeDataSet({ students: [{ id: '1', school: 'https://ALNOOR.school.example/', fullName: 'x' }] });
+      expect(await fresh.ctx.store.records.findStudent('1')).toMatchObject({ schoolKey: SCHOOL_A });
     });
   });
 });

@@ -30,19 +30,19 @@ describe.each(storeVariants())('loadDemoData on $name', (variant) => {
   afterAll(() => ctx.cleanup());
 
   it('loads into an empty store, and loading again changes nothing', async () => {
-    expect(await ctx.store.isEmpty()).toBe(true);
-    const counts = await loadDemoData(ctx.store);
+    expect(await ctx.store.dataSet.isEmpty()).toBe(true);
+    const counts = await loadDemoData(ctx.store.dataSet);
     expect(counts).toEqual({ schools: 2, students: 8, devices: 6, notes: 9, absences: 5 });
-    expect(await loadDemoData(ctx.store)).toEqual(counts);
-    expect(await ctx.store.isEmpty()).toBe(false);
+    expect(await loadDemoData(ctx.store.dataSet)).toEqual(counts);
+    expect(await ctx.store.dataSet.isEmpty()).toBe(false);
   });
 
   it('answers the operations with demo records', async () => {
-    const active = await ctx.store.listStudentsOfSchool(schoolKey('HTTPS://ALNOOR.SCHOOL.EXAMPLE/'), '1');
+    const active = await ctx.store.records.listStudentsOfSchool(schoolKey('HTTPS://ALNOOR.SCHOOL.EXAMPLE/'), '1');
     expect(active.map((s) => s.fullName)).toEqual(['Omar Saeed', 'أحمد علي', 'فاطمة حسن', 'يوسف حسن']);
-    expect(await ctx.store.getDeviceToken('dev-1001')).toBe('demo-fcm-token-1001');
-    expect(await ctx.store.getDeviceToken('dev-1005')).toBeNull();
-    expect((await ctx.store.listAuditNotes('MATH', '7A')).map((n) => n.id)).toEqual(['note-2', 'note-3', 'note-1']);
-    expect(await ctx.store.findStudent('2001')).toMatchObject({ fullName: `O'Brien & <Sons> "Q"`, pushToken: 'demo-apns-token-2001' });
+    expect(await ctx.store.records.getDeviceToken('dev-1001')).toBe('demo-fcm-token-1001');
+    expect(await ctx.store.records.getDeviceToken('dev-1005')).toBeNull();
+    expect((await ctx.store.records.listAuditNotes('MATH', '7A')).map((n) => n.id)).toEqual(['note-2', 'note-3', 'note-1']);
+    expect(await ctx.store.records.findStudent('2001')).toMatchObject({ fullName: `O'Brien & <Sons> "Q"`, pushToken: 'demo-apns-token-2001' });
   });
 });

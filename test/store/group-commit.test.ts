@@ -110,9 +110,9 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
 
   it('acknowledges each of many concurrent calls with its committed row, and notifies the listeners', async () => {
     const heard: string[] = [];
-    const subscription = await ctx.store.listenForOutbox((channel) => heard.push(channel));
+    const subscription = await ctx.store.outbox.listenForOutbox((channel) => heard.push(channel));
     try {
-      const ids = await Promise.all(Array.from({ length: 300 }, (_, i) => ctx.store.enqueuePushNotification(push(i))));
+      const ids = await Promise.all(Array.from({ length: 300 }, (_, i) => ctx.store.outbox.enqueuePushNotification(push(i))));
       expect(new Set(ids).size).toBe(300);
       const rows = await ctx.query<{ id: string; body: string }>('select id, body from push_notifications');
       expect(new Map(rows.map((row) => [row.id, row.body]))).toEqual(new Map(ids.map((id, i) => [id, `#${i}`])));
@@ -125,7 +125,7 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
   });
 
   it('answers concurrent student look-ups from one query, each with its own student (or null)', async () => {
-    await ctx.store.writeDataSet({
+    await ctx.store.dataSet.writeDataSet({
       schools: [{ baseUrl: 'https://a.example', name: 'A' }],
       devices: [{ id: 'dev-1', token: 'tok-1' }],
       students: [
@@ -133,7 +133,7 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
         { id: '2', school: 'https://a.example', fullName: 'Two', active: '1' },
       ],
     });
-    const found = await Promise.all(['2', 'nobody', '1', '2'].map((id) => ctx.store.findStudent(id)));
+    const found = await Promise.all(['2', 'nobody', '1', '2'].map((id) => ctx.store.records.findStudent(id)));
     expect(found).toEqual([
       { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
       null,
@@ -145,18 +145,18 @@ const postgres = storeVariants().filter((variant) => variant.name === 'postgres'
   it('fails exactly the calls of a batch whose statement failed; nothing of it is committed, the batch before it is', async () => {
     const broken = { ...push(99), deviceId: null as unknown as string };
     // A first batch under way, so that the next calls gather into a second one.
-    const first = ctx.store.enqueuePushNotification(push(0));
+    const first = ctx.store.outbox.enqueuePushNotification(push(0));
     await new Promise((resolve) => setImmediate(resolve));
-    const results = await Promise.allSettled([first, ...[push(1), broken, push(2)].map((n) => ctx.store.enqueuePushNotification(n))]);
+    const results = await Promise.allSettled([first, ...[push(1), broken, push(2)].map((n) => ctx.store.outbox.enqueuePushNotification(n))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
     expect(await ctx.query('select body from push_notifications')).toEqual([{ body: '#0' }]);
-    await expect(ctx.store.enqueuePushNotification(push(3))).resolves.toEqual(expect.any(String));
+    await expect(ctx.store.outbox.enqueuePushNotification(push(3))).resolves.toEqual(expect.any(String));
   });
 
   it('keeps the AuthCode limits within one batch: of 10 simultaneous calls for one phone, 3 per 10 minutes pass', async () => {
     const limits: AuthCodeLimit[] = [{ scope: 'phone', max: 3, windowSeconds: 600 }];
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => ctx.store.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, limits)),
+      Array.from({ length: 10 }, () => ctx.store.outbox.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, limits)),
     );
     expect(results.filter((r) => r.admitted)).toHaveLength(3);
     expect(results.slice(0, 3).every((r) => r.admitted)).toBe(true);

@@ -30,25 +30,25 @@ async function perCall(calls: number, work: () => Promise<unknown>): Promise<num
         classId: '7A',
       })),
     };
-    await ctx.store.writeDataSet(data);
+    await ctx.store.dataSet.writeDataSet(data);
   }, 60_000);
   afterAll(() => ctx.cleanup());
 
   it('getDeviceToken, 20,000 sequential calls', async () => {
     let i = 0;
-    const micros = await perCall(20_000, () => ctx.store.getDeviceToken(`dev-${i++ % 5_000}`));
+    const micros = await perCall(20_000, () => ctx.store.records.getDeviceToken(`dev-${i++ % 5_000}`));
     console.log(`${variant.name} getDeviceToken: ${micros.toFixed(1)} µs/call`);
   }, 120_000);
 
   it('findStudent, 20,000 sequential calls', async () => {
     let i = 0;
-    const micros = await perCall(20_000, () => ctx.store.findStudent(String(100_000 + (i++ % 5_000))));
+    const micros = await perCall(20_000, () => ctx.store.records.findStudent(String(100_000 + (i++ % 5_000))));
     console.log(`${variant.name} findStudent: ${micros.toFixed(1)} µs/call`);
   }, 120_000);
 
   it('listStudentsOfSchool over 5,000 students, 200 calls', async () => {
-    const micros = await perCall(200, () => ctx.store.listStudentsOfSchool(SCHOOL, '1'));
-    expect(await ctx.store.listStudentsOfSchool(SCHOOL, '1')).toHaveLength(5_000);
+    const micros = await perCall(200, () => ctx.store.records.listStudentsOfSchool(SCHOOL, '1'));
+    expect(await ctx.store.records.listStudentsOfSchool(SCHOOL, '1')).toHaveLength(5_000);
     console.log(`${variant.name} listStudentsOfSchool (5,000 rows): ${micros.toFixed(0)} µs/call`);
   }, 120_000);
 });

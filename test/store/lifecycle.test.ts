@@ -14,20 +14,20 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
   afterEach(() => ctx.cleanup());
 
   it('reports its dialect, answers ping, and starts empty', async () => {
-    expect(ctx.store.dialect).toBe(variant.name);
-    expect(await ctx.store.ping()).toBe(true);
-    expect(await ctx.store.isEmpty()).toBe(true);
-    await ctx.store.writeDataSet({ schools: [{ baseUrl: SCHOOL_A, name: 'A' }] });
-    expect(await ctx.store.isEmpty()).toBe(false);
+    expect(ctx.store.access.dialect).toBe(variant.name);
+    expect(await ctx.store.lifecycle.ping()).toBe(true);
+    expect(await ctx.store.dataSet.isEmpty()).toBe(true);
+    await ctx.store.dataSet.writeDataSet({ schools: [{ baseUrl: SCHOOL_A, name: 'A' }] });
+    expect(await ctx.store.dataSet.isEmpty()).toBe(false);
   });
 
   it('runs migrations once: reopening keeps data and applies nothing twice', async () => {
-    await ctx.store.writeDataSet(STORE_FIXTURE);
-    await ctx.store.close();
+    await ctx.store.dataSet.writeDataSet(STORE_FIXTURE);
+    await ctx.store.lifecycle.close();
     const again = await ctx.reopen();
     const third = await ctx.reopen();
-    expect(await again.getDeviceToken('dev-1')).toBe('tok-1');
-    expect(await third.listAuditNotes('MATH', '7A')).toHaveLength(4);
+    expect(await again.records.getDeviceToken('dev-1')).toBe('tok-1');
+    expect(await third.records.listAuditNotes('MATH', '7A')).toHaveLength(4);
     expect(await ctx.query('select name from kysely_migration order by name')).toEqual([
       { name: '0001_initial' },
       { name: '0002_delivery' },
@@ -41,39 +41,39 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
   it('lets stores opened at the same time share the database and close independently', async () => {
     const [one, two] = await Promise.all([ctx.reopen(), ctx.reopen()]);
     await Promise.all([
-      one.writeDataSet({ devices: [{ id: 'd', token: 'shared' }] }),
-      two.writeDataSet({ devices: [{ id: 'e', token: 'other' }] }),
-      ctx.store.markNotesRead('1002', 'audit'),
+      one.dataSet.writeDataSet({ devices: [{ id: 'd', token: 'shared' }] }),
+      two.dataSet.writeDataSet({ devices: [{ id: 'e', token: 'other' }] }),
+      ctx.store.records.markNotesRead('1002', 'audit'),
     ]);
-    expect(await two.getDeviceToken('d')).toBe('shared');
-    await one.close();
-    expect(await two.getDeviceToken('e')).toBe('other');
-    expect(await ctx.store.ping()).toBe(true);
+    expect(await two.records.getDeviceToken('d')).toBe('shared');
+    await one.lifecycle.close();
+    expect(await two.records.getDeviceToken('e')).toBe('other');
+    expect(await ctx.store.lifecycle.ping()).toBe(true);
   });
 
   describe('after close()', () => {
     let closed: OpenedStore;
 
     beforeEach(async () => {
-      await ctx.store.writeDataSet(STORE_FIXTURE);
+      await ctx.store.dataSet.writeDataSet(STORE_FIXTURE);
       closed = ctx.store;
-      await closed.close();
+      await closed.lifecycle.close();
     });
 
     it('rejects every method with StoreError "unavailable"', async () => {
       const calls: Array<Promise<unknown>> = [
-        closed.listStudentsOfSchool(SCHOOL_A, '1'),
-        closed.getDeviceToken('dev-1'),
-        closed.listAuditNotes('MATH', '7A'),
-        closed.markNotesRead('1002', 'audit'),
-        closed.listAbsencesMarkSeen('1002'),
-        closed.findStudent('1002'),
-        closed.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: '', body: '', data: {} }),
-        closed.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, []),
-        closed.writeDataSet(STORE_FIXTURE),
-        closed.listPushNotifications(),
-        closed.listAuthCodeMessages(),
-        closed.isEmpty(),
+        closed.records.listStudentsOfSchool(SCHOOL_A, '1'),
+        closed.records.getDeviceToken('dev-1'),
+        closed.records.listAuditNotes('MATH', '7A'),
+        closed.records.markNotesRead('1002', 'audit'),
+        closed.records.listAbsencesMarkSeen('1002'),
+        closed.records.findStudent('1002'),
+        closed.outbox.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: '', body: '', data: {} }),
+        closed.outbox.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, []),
+        closed.dataSet.writeDataSet(STORE_FIXTURE),
+        closed.admin.listPushNotifications(),
+        closed.admin.listAuthCodeMessages(),
+        closed.dataSet.isEmpty(),
       ];
       for (const call of calls) {
         await expect(call).rejects.toBeInstanceOf(StoreError);
@@ -82,15 +82,15 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
     });
 
     it('answers ping with false and can be closed again', async () => {
-      expect(await closed.ping()).toBe(false);
-      await expect(closed.close()).resolves.toBeUndefined();
+      expect(await closed.lifecycle.ping()).toBe(false);
+      await expect(closed.lifecycle.close()).resolves.toBeUndefined();
     });
 
     it('lets calls already under way finish, and refuses new ones', async () => {
       const store = await ctx.reopen();
-      const inFlight = Array.from({ length: 25 }, () => store.getDeviceToken('dev-1'));
-      const closing = store.close();
-      await expect(store.getDeviceToken('dev-1')).rejects.toBeInstanceOf(StoreError);
+      const inFlight = Array.from({ length: 25 }, () => store.records.getDeviceToken('dev-1'));
+      const closing = store.lifecycle.close();
+      await expect(store.records.getDeviceToken('dev-1')).rejects.toBeInstanceOf(StoreError);
       expect(await Promise.all(inFlight)).toEqual(Array(25).fill('tok-1'));
       await closing;
     });
@@ -118,17 +118,17 @@ describe('openStore', () => {
     const dataDir = path.join(dir, 'nested', 'data');
     const store = await openStore({ dataDir, databaseUrl: '  ' });
     try {
-      expect(store.dialect).toBe('sqlite');
+      expect(store.access.dialect).toBe('sqlite');
       expect(existsSync(path.join(dataDir, 'service.sqlite'))).toBe(true);
     } finally {
-      await store.close();
+      await store.lifecycle.close();
     }
   });
 
   it('rejects with StoreError "unavailable" when the SQLite file cannot be opened', async () => {
     const dataDir = path.join(dir, 'service.sqlite-is-a-folder');
     // A folder where the database file should be.
-    await openStore({ dataDir: path.join(dataDir, 'service.sqlite') }).then((store) => store.close());
+    await openStore({ dataDir: path.join(dataDir, 'service.sqlite') }).then((store) => store.lifecycle.close());
     await expect(openStore({ dataDir })).rejects.toMatchObject({ name: 'StoreError', kind: 'unavailable' });
   });
 

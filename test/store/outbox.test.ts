@@ -8,7 +8,7 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
 
   describe('enqueuePushNotification', () => {
     it('writes a queued row due now and returns its id', async () => {
-      const id = await fresh.ctx.store.enqueuePushNotification({
+      const id = await fresh.ctx.store.outbox.enqueuePushNotification({
         deviceId: 'dev-1',
         studentId: '1001',
         type: 'absence',
@@ -17,7 +17,7 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
         data: { studentId: '1001', type: 'absence' },
       });
       expect(id).toMatch(UUID);
-      expect(await fresh.ctx.store.listPushNotifications()).toEqual([
+      expect(await fresh.ctx.store.admin.listPushNotifications()).toEqual([
         {
           id,
           deviceId: 'dev-1',
@@ -42,14 +42,14 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
       const ids: string[] = [];
       for (const minute of ['03', '01', '02']) {
         clock.set(`2030-01-01T00:${minute}:00.000Z`);
-        ids.push(await fresh.ctx.store.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: minute, body: '', data: {} }));
+        ids.push(await fresh.ctx.store.outbox.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: minute, body: '', data: {} }));
       }
-      const listed = await fresh.ctx.store.listPushNotifications();
+      const listed = await fresh.ctx.store.admin.listPushNotifications();
       expect(listed.map((row) => row.title)).toEqual(['01', '02', '03']);
       expect(new Set(ids).size).toBe(3);
-      expect((await fresh.ctx.store.listPushNotifications({ limit: 2 })).map((row) => row.title)).toEqual(['01', '02']);
-      expect(await fresh.ctx.store.listPushNotifications({ status: 'sent' })).toEqual([]);
-      expect(await fresh.ctx.store.listPushNotifications({ status: 'queued' })).toHaveLength(3);
+      expect((await fresh.ctx.store.admin.listPushNotifications({ limit: 2 })).map((row) => row.title)).toEqual(['01', '02']);
+      expect(await fresh.ctx.store.admin.listPushNotifications({ status: 'sent' })).toEqual([]);
+      expect(await fresh.ctx.store.admin.listPushNotifications({ status: 'queued' })).toHaveLength(3);
     });
   });
 
@@ -59,7 +59,7 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
       const other = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '0042', callerAddress: null });
       expect(id).toMatch(UUID);
       expect(other).not.toBe(id);
-      const rows = await fresh.ctx.store.listAuthCodeMessages();
+      const rows = await fresh.ctx.store.admin.listAuthCodeMessages();
       expect(rows).toHaveLength(2);
       expect(rows.find((row) => row.id === id)).toEqual({
         id,
@@ -77,7 +77,7 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
       });
       // Codes are text: leading zeros survive.
       expect(rows.find((row) => row.id === other)).toMatchObject({ code: '0042', callerAddress: null });
-      expect(await fresh.ctx.store.listAuthCodeMessages({ status: 'dead' })).toEqual([]);
+      expect(await fresh.ctx.store.admin.listAuthCodeMessages({ status: 'dead' })).toEqual([]);
     });
   });
 });

@@ -7,13 +7,13 @@ describe.each(storeVariants())('reads on $name', (variant) => {
 
   beforeAll(async () => {
     ctx = await variant.create();
-    await ctx.store.writeDataSet(STORE_FIXTURE);
+    await ctx.store.dataSet.writeDataSet(STORE_FIXTURE);
   });
   afterAll(() => ctx.cleanup());
 
   describe('listStudentsOfSchool', () => {
     it('lists active students by full name (code point order) then id', async () => {
-      const students = await ctx.store.listStudentsOfSchool(schoolKey(SCHOOL_A), '1');
+      const students = await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_A), '1');
       expect(students.map((s) => s.studentId)).toEqual(['1002', '1010', '1004', '1006', '1005', '1003']);
       expect(students[0]).toEqual({ studentId: '1002', fullName: 'Ahmad Ali', deviceId: 'dev-1', active: '1' });
       expect(students.find((s) => s.studentId === '1005')?.deviceId).toBeNull();
@@ -21,44 +21,44 @@ describe.each(storeVariants())('reads on $name', (variant) => {
     });
 
     it('lists inactive students with 0', async () => {
-      expect(await ctx.store.listStudentsOfSchool(schoolKey(SCHOOL_A), '0')).toEqual([
+      expect(await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_A), '0')).toEqual([
         { studentId: '1007', fullName: 'Inactive One', deviceId: 'dev-1', active: '0' },
       ]);
     });
 
     it('matches the school case-insensitively with a trailing slash ignored', async () => {
-      const expected = await ctx.store.listStudentsOfSchool(schoolKey(SCHOOL_A), '1');
-      expect(await ctx.store.listStudentsOfSchool(schoolKey('HTTPS://ALNOOR.SCHOOL.EXAMPLE/'), '1')).toEqual(expected);
+      const expected = await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_A), '1');
+      expect(await ctx.store.records.listStudentsOfSchool(schoolKey('HTTPS://ALNOOR.SCHOOL.EXAMPLE/'), '1')).toEqual(expected);
       // The store normalises again, so a raw base URL works too.
-      expect(await ctx.store.listStudentsOfSchool('https://AlNoor.school.example//', '1')).toEqual(expected);
+      expect(await ctx.store.records.listStudentsOfSchool('https://AlNoor.school.example//', '1')).toEqual(expected);
       // School B was imported as https://Riverside.School.Example/.
-      expect((await ctx.store.listStudentsOfSchool(schoolKey(SCHOOL_B), '1')).map((s) => s.studentId)).toEqual(['2001']);
+      expect((await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_B), '1')).map((s) => s.studentId)).toEqual(['2001']);
     });
 
     it('answers an empty list for an unknown school or flag', async () => {
-      expect(await ctx.store.listStudentsOfSchool(schoolKey('https://nowhere.example'), '1')).toEqual([]);
-      expect(await ctx.store.listStudentsOfSchool(schoolKey(SCHOOL_A), 'x')).toEqual([]);
-      expect(await ctx.store.listStudentsOfSchool('', '1')).toEqual([]);
+      expect(await ctx.store.records.listStudentsOfSchool(schoolKey('https://nowhere.example'), '1')).toEqual([]);
+      expect(await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_A), 'x')).toEqual([]);
+      expect(await ctx.store.records.listStudentsOfSchool('', '1')).toEqual([]);
     });
   });
 
   describe('getDeviceToken', () => {
     it('returns the token as stored', async () => {
-      expect(await ctx.store.getDeviceToken('dev-1')).toBe('tok-1');
-      expect(await ctx.store.getDeviceToken('dev-2')).toBe('tok-2&<x>"');
+      expect(await ctx.store.records.getDeviceToken('dev-1')).toBe('tok-1');
+      expect(await ctx.store.records.getDeviceToken('dev-2')).toBe('tok-2&<x>"');
     });
 
     it('returns null for a device without token or an unknown device', async () => {
-      expect(await ctx.store.getDeviceToken('dev-3')).toBeNull();
-      expect(await ctx.store.getDeviceToken('dev-9')).toBeNull();
-      expect(await ctx.store.getDeviceToken('')).toBeNull();
-      expect(await ctx.store.getDeviceToken('DEV-1')).toBeNull();
+      expect(await ctx.store.records.getDeviceToken('dev-3')).toBeNull();
+      expect(await ctx.store.records.getDeviceToken('dev-9')).toBeNull();
+      expect(await ctx.store.records.getDeviceToken('')).toBeNull();
+      expect(await ctx.store.records.getDeviceToken('DEV-1')).toBeNull();
     });
   });
 
   describe('listAuditNotes', () => {
     it('returns the audit notes of the subject and class, newest first, ties by id', async () => {
-      const notes = await ctx.store.listAuditNotes('MATH', '7A');
+      const notes = await ctx.store.records.listAuditNotes('MATH', '7A');
       expect(notes.map((n) => n.id)).toEqual(['n-2', 'n-3', 'n-1', 'n-9']);
       expect(notes[0]).toEqual({
         id: 'n-2',
@@ -75,33 +75,33 @@ describe.each(storeVariants())('reads on $name', (variant) => {
     });
 
     it('answers an empty list for unknown subjects or classes', async () => {
-      expect(await ctx.store.listAuditNotes('MATH', '9Z')).toEqual([]);
-      expect(await ctx.store.listAuditNotes('math', '7A')).toEqual([]);
-      expect((await ctx.store.listAuditNotes('SCI', '7A')).map((n) => n.id)).toEqual(['n-4']);
+      expect(await ctx.store.records.listAuditNotes('MATH', '9Z')).toEqual([]);
+      expect(await ctx.store.records.listAuditNotes('math', '7A')).toEqual([]);
+      expect((await ctx.store.records.listAuditNotes('SCI', '7A')).map((n) => n.id)).toEqual(['n-4']);
     });
   });
 
   describe('findStudent', () => {
     it('returns the school key, device and push token', async () => {
-      expect(await ctx.store.findStudent('1010')).toEqual({
+      expect(await ctx.store.records.findStudent('1010')).toEqual({
         studentId: '1010',
         fullName: 'Ahmad Ali',
         schoolKey: 'https://alnoor.school.example',
         deviceId: 'dev-2',
         pushToken: 'tok-2&<x>"',
       });
-      expect((await ctx.store.findStudent('2001'))?.schoolKey).toBe(SCHOOL_B);
+      expect((await ctx.store.records.findStudent('2001'))?.schoolKey).toBe(SCHOOL_B);
     });
 
     it('has a null token when the device has none, is unregistered or missing', async () => {
-      expect(await ctx.store.findStudent('1004')).toMatchObject({ deviceId: 'dev-3', pushToken: null });
-      expect(await ctx.store.findStudent('1006')).toMatchObject({ deviceId: 'dev-9', pushToken: null });
-      expect(await ctx.store.findStudent('1005')).toMatchObject({ deviceId: null, pushToken: null });
+      expect(await ctx.store.records.findStudent('1004')).toMatchObject({ deviceId: 'dev-3', pushToken: null });
+      expect(await ctx.store.records.findStudent('1006')).toMatchObject({ deviceId: 'dev-9', pushToken: null });
+      expect(await ctx.store.records.findStudent('1005')).toMatchObject({ deviceId: null, pushToken: null });
     });
 
     it('returns null for an unknown student', async () => {
-      expect(await ctx.store.findStudent('9999')).toBeNull();
-      expect(await ctx.store.findStudent('')).toBeNull();
+      expect(await ctx.store.records.findStudent('9999')).toBeNull();
+      expect(await ctx.store.records.findStudent('')).toBeNull();
     });
   });
 });

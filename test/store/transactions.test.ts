@@ -15,7 +15,7 @@ interface AbsenceMark {
 describe.each(storeVariants())('transactions on $name', (variant) => {
   const fresh = freshStorePerTest(variant, {
     seed: async (c, clock) => {
-      await c.store.writeDataSet(STORE_FIXTURE);
+      await c.store.dataSet.writeDataSet(STORE_FIXTURE);
       clock.set('2030-02-02T10:00:00.000Z');
     },
   });
@@ -26,7 +26,7 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
 
   describe('markNotesRead', () => {
     it('returns all notes of that type, newest first, in their new state', async () => {
-      const notes = await fresh.ctx.store.markNotesRead('1002', 'behaviour');
+      const notes = await fresh.ctx.store.records.markNotesRead('1002', 'behaviour');
       expect(notes.map((n) => [n.id, n.state])).toEqual([
         ['n-6', 'read'],
         ['n-7', 'read'],
@@ -35,7 +35,7 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('persists the read state and time for the unread notes only', async () => {
-      await fresh.ctx.store.markNotesRead('1002', 'behaviour');
+      await fresh.ctx.store.records.markNotesRead('1002', 'behaviour');
       expect(await noteMarks('1002')).toEqual([
         { id: 'n-1', state: 'unread', read_at: null },
         { id: 'n-4', state: 'unread', read_at: null },
@@ -50,24 +50,24 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('is stable when repeated', async () => {
-      const first = await fresh.ctx.store.markNotesRead('1002', 'audit');
+      const first = await fresh.ctx.store.records.markNotesRead('1002', 'audit');
       clock.set('2030-03-03T00:00:00.000Z');
-      const second = await fresh.ctx.store.markNotesRead('1002', 'audit');
+      const second = await fresh.ctx.store.records.markNotesRead('1002', 'audit');
       expect(second).toEqual(first);
       expect(first.map((n) => n.id)).toEqual(['n-5', 'n-4', 'n-1', 'n-9']);
       expect((await noteMarks('1002')).find((n) => n.id === 'n-1')?.read_at).toBe('2030-02-02T10:00:00.000Z');
     });
 
     it('answers an empty list for an unknown student or type', async () => {
-      expect(await fresh.ctx.store.markNotesRead('9999', 'audit')).toEqual([]);
-      expect(await fresh.ctx.store.markNotesRead('1002', 'general')).toEqual([]);
-      expect(await fresh.ctx.store.markNotesRead('1002', 'AUDIT')).toEqual([]);
+      expect(await fresh.ctx.store.records.markNotesRead('9999', 'audit')).toEqual([]);
+      expect(await fresh.ctx.store.records.markNotesRead('1002', 'general')).toEqual([]);
+      expect(await fresh.ctx.store.records.markNotesRead('1002', 'AUDIT')).toEqual([]);
     });
   });
 
   describe('listAbsencesMarkSeen', () => {
     it('returns the absences newest first as they were before marking', async () => {
-      const absences = await fresh.ctx.store.listAbsencesMarkSeen('1002');
+      const absences = await fresh.ctx.store.records.listAbsencesMarkSeen('1002');
       expect(absences).toEqual([
         { id: 'a-2', studentId: '1002', date: '2025-10-09', type: 'late', reason: null, seen: false },
         { id: 'a-3', studentId: '1002', date: '2025-10-09', type: 'early-leave', reason: 'Dentist', seen: true },
@@ -76,14 +76,14 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('persists seen and the time for the unseen ones, and shows them seen next time', async () => {
-      await fresh.ctx.store.listAbsencesMarkSeen('1002');
+      await fresh.ctx.store.records.listAbsencesMarkSeen('1002');
       expect((await absenceMarks()).map((a) => ({ ...a, seen: Number(a.seen) }))).toEqual([
         { id: 'a-1', seen: 1, seen_at: '2030-02-02T10:00:00.000Z' },
         { id: 'a-2', seen: 1, seen_at: '2030-02-02T10:00:00.000Z' },
         { id: 'a-3', seen: 1, seen_at: '2030-01-01T00:00:00.000Z' },
         { id: 'a-4', seen: 0, seen_at: null },
       ]);
-      const again = await fresh.ctx.store.listAbsencesMarkSeen('1002');
+      const again = await fresh.ctx.store.records.listAbsencesMarkSeen('1002');
       expect(again.map((a) => [a.id, a.seen])).toEqual([
         ['a-2', true],
         ['a-3', true],
@@ -92,15 +92,15 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
     });
 
     it('answers an empty list for an unknown student', async () => {
-      expect(await fresh.ctx.store.listAbsencesMarkSeen('9999')).toEqual([]);
+      expect(await fresh.ctx.store.records.listAbsencesMarkSeen('9999')).toEqual([]);
     });
   });
 
   it('keeps concurrent transactions consistent', async () => {
     const calls = await Promise.all([
-      ...Array.from({ length: 8 }, () => fresh.ctx.store.listAbsencesMarkSeen('1002')),
-      ...Array.from({ length: 8 }, () => fresh.ctx.store.markNotesRead('1002', 'audit')),
-      ...Array.from({ length: 8 }, () => fresh.ctx.store.getDeviceToken('dev-1')),
+      ...Array.from({ length: 8 }, () => fresh.ctx.store.records.listAbsencesMarkSeen('1002')),
+      ...Array.from({ length: 8 }, () => fresh.ctx.store.records.markNotesRead('1002', 'audit')),
+      ...Array.from({ length: 8 }, () => fresh.ctx.store.records.getDeviceToken('dev-1')),
     ]);
     // Exactly one call saw each absence unseen: the marking is atomic with the read.
     const sawUnseen = calls

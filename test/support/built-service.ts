@@ -25,9 +25,9 @@ export async function seededStore(data: DataSet, prefix: string, databaseUrl?: s
   const dataDir = mkdtempSync(path.join(os.tmpdir(), prefix));
   const store = await openStore(databaseUrl === undefined ? { dataDir } : { dataDir, databaseUrl });
   try {
-    await store.writeDataSet(data);
+    await store.dataSet.writeDataSet(data);
   } finally {
-    await store.close();
+    await store.lifecycle.close();
   }
   return { dataDir, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
 }

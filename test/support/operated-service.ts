@@ -29,7 +29,7 @@ export async function startOperatedService(
   const testStore = await variant.create();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-ops-'));
   try {
-    await testStore.store.writeDataSet(data);
+    await testStore.store.dataSet.writeDataSet(data);
     // No in-process delivery worker unless a test asks for one: it would drain the outbox the tests look at.
     const config = loadConfig({ DATA_DIR: dataDir, DEMO_DATA: 'false', WORKER: 'false', ADMIN_TOKEN, OPERATION_TIMEOUT_MS: '5000', ...env });
     const logs: Record<string, unknown>[] = [];

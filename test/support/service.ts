@@ -34,7 +34,7 @@ export interface TestServiceOptions {
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-wire-'));
   const store = await openStore({ dataDir });
-  await store.writeDataSet(options.data ?? FIXTURES);
+  await store.dataSet.writeDataSet(options.data ?? FIXTURES);
   const endpoints = await loadServiceModel(options.namespace ?? 'http://tempuri.org/');
   const operations = createOperations(store, { phone: { defaultRegion: 'SY', allowedCountries: ['SY'] } });
   const app = createApp({
@@ -52,7 +52,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     app,
     store,
     async close() {
-      await store.close();
+      await store.lifecycle.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { openStore, type NewAuthCodeMessage, type OpenStoreOptions, type OpenedStore, type Store } from '../../src/store';
+import { openStore, type DeliveryCompletion, type NewAuthCodeMessage, type OpenStoreOptions, type OpenedStore, type Outbox } from '../../src/store';
 
 export type StoreVariantName = 'sqlite' | 'postgres';
 
@@ -122,7 +122,7 @@ async function track(options: OpenStoreOptions, location: Location): Promise<Tes
     reopen: open,
     query: (sql, parameters) => location.query(sql, parameters),
     async cleanup() {
-      await Promise.all(opened.map((each) => each.close()));
+      await Promise.all(opened.map((each) => each.lifecycle.close()));
       await location.remove();
     },
   };
@@ -178,8 +178,20 @@ export function freshStorePerTest(
 }
 
 /** Queues a login-code SMS the one way the store offers (an admission, here with no limits) and returns its id. */
-export async function queueAuthCode(store: Pick<Store, 'admitAuthCode'>, message: NewAuthCodeMessage): Promise<string> {
-  const admission = await store.admitAuthCode(message, []);
+export async function queueAuthCode(store: { readonly outbox: Pick<Outbox, 'admitAuthCode'> }, message: NewAuthCodeMessage): Promise<string> {
+  const admission = await store.outbox.admitAuthCode(message, []);
   if (!admission.admitted) throw new Error('A login code was refused with no limits set.');
   return admission.id;
+}
+
+/** Records how one attempt ended, the way the worker does (a batch of one); false when the claim was no longer current. */
+export async function completeOne(
+  store: { readonly outbox: Pick<Outbox, 'completeDeliveries'> },
+  channel: 'push' | 'sms',
+  id: string,
+  claimToken: string,
+  completion: DeliveryCompletion,
+): Promise<boolean> {
+  const [current] = await store.outbox.completeDeliveries([{ channel, id, claimToken, completion }]);
+  return current;
 }

@@ -16,7 +16,7 @@ describe('the caller address an operation sees', () => {
   let service: TestService;
   afterEach(() => service.close());
 
-  const callerOfLastCode = async () => (await service.store.listAuthCodeMessages()).map((m) => m.callerAddress);
+  const callerOfLastCode = async () => (await service.store.admin.listAuthCodeMessages()).map((m) => m.callerAddress);
 
   it('is the socket address when no proxy is trusted, whatever X-Forwarded-For says', async () => {
     service = await startTestService({ trustProxy: false });

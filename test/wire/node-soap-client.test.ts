@@ -53,8 +53,8 @@ describe.each([
     await method(notes, 'SendNotificationType')({ id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'note' });
     const auth = await clientFor('AuthCodeSending', soap12);
     await method(auth, 'AuthCode')({ code: '1234', phone: '+963944123456' });
-    expect((await service.store.listPushNotifications()).some((n) => n.studentId === '1001' && n.type === 'note')).toBe(true);
-    expect((await service.store.listAuthCodeMessages()).some((m) => m.phone === '+963944123456')).toBe(true);
+    expect((await service.store.admin.listPushNotifications()).some((n) => n.studentId === '1001' && n.type === 'note')).toBe(true);
+    expect((await service.store.admin.listAuthCodeMessages()).some((m) => m.phone === '+963944123456')).toBe(true);
   });
 
   it('GetStudentsAudtiNote, UpdateNoteState and GetStudentsAbcenceByID: void answers', async () => {
@@ -66,8 +66,8 @@ describe.each([
     const [c] = await method(absences, 'GetStudentsAbcenceByID')({ STDid: '1001' });
     expect([a, b, c]).toEqual([null, null, null]);
     // The parameters arrived: the student's audit note is now read, and the absences seen.
-    expect((await service.store.listAuditNotes('MATH', '7A')).find((n) => n.id === 'n1')?.state).toBe('read');
-    expect((await service.store.listAbsencesMarkSeen('1001')).every((absence) => absence.seen)).toBe(true);
+    expect((await service.store.records.listAuditNotes('MATH', '7A')).find((n) => n.id === 'n1')?.state).toBe('read');
+    expect((await service.store.records.listAbsencesMarkSeen('1001')).every((absence) => absence.seen)).toBe(true);
   });
 
   it('a refused AuthCode surfaces as a fault with our message', async () => {

@@ -167,7 +167,7 @@ describe.each(BINDINGS)('%s', (binding) => {
     it('queues the code for the normalised number and answers void', async () => {
       const res = await callOp(binding, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944 123 456' });
       expectVoid(res, binding, 'AuthCode');
-      const queued = await service.store.listAuthCodeMessages();
+      const queued = await service.store.admin.listAuthCodeMessages();
       expect(queued).toHaveLength(1);
       expect(queued[0]).toMatchObject({ phone: '+963944123456', status: 'queued' });
     });
@@ -182,7 +182,7 @@ describe.each(BINDINGS)('%s', (binding) => {
         expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
         expect(bodyText(res)).toBe('The phone number 12 is not a valid number.\r\n');
       }
-      expect(await service.store.listAuthCodeMessages()).toHaveLength(0);
+      expect(await service.store.admin.listAuthCodeMessages()).toHaveLength(0);
     });
   });
 
@@ -194,7 +194,7 @@ describe.each(BINDINGS)('%s', (binding) => {
         TypeNotfication: 'absence',
       });
       expectVoid(res, binding, 'SendNotificationType');
-      const queued = await service.store.listPushNotifications();
+      const queued = await service.store.admin.listPushNotifications();
       expect(queued).toHaveLength(1);
       expect(queued[0]).toMatchObject({ deviceId: 'dev-1002', studentId: '1002', type: 'absence', status: 'queued' });
       expect(queued[0].body).toContain('أحمد علي');
@@ -208,7 +208,7 @@ describe.each(BINDINGS)('%s', (binding) => {
       });
       expect(res.status).toBe(500);
       expect(bodyText(res)).toContain('Student 2001 does not belong to the school https://school-a.example.');
-      expect(await service.store.listPushNotifications()).toHaveLength(0);
+      expect(await service.store.admin.listPushNotifications()).toHaveLength(0);
     });
   });
 
@@ -223,7 +223,7 @@ describe.each(BINDINGS)('%s', (binding) => {
     it('answers void and marks that student’s notes of that type read, and no others', async () => {
       const res = await callOp(binding, 'ReadNoteFromApp', 'UpdateNoteState', { STDid: '1001', note_type: 'audit' });
       expectVoid(res, binding, 'UpdateNoteState');
-      const audit = await service.store.listAuditNotes('MATH', '7A');
+      const audit = await service.store.records.listAuditNotes('MATH', '7A');
       expect(audit.map((n) => [n.id, n.studentId, n.state])).toEqual([
         ['n2', '1002', 'unread'],
         ['n1', '1001', 'read'],
@@ -235,7 +235,7 @@ describe.each(BINDINGS)('%s', (binding) => {
     it('answers void and marks the absences seen', async () => {
       const res = await callOp(binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' });
       expectVoid(res, binding, 'GetStudentsAbcenceByID');
-      const again = await service.store.listAbsencesMarkSeen('1001');
+      const again = await service.store.records.listAbsencesMarkSeen('1001');
       expect(again.map((a) => [a.id, a.seen])).toEqual([
         ['a2', true],
         ['a1', true],

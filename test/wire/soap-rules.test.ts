@@ -336,7 +336,7 @@ describe('rule 14: requests that are not SOAP', () => {
 
 describe('rule 17: failures inside an operation', () => {
   it('answers a Server fault when the store is unavailable, and keeps serving', async () => {
-    await service.store.close();
+    await service.store.lifecycle.close();
     const res = await soap11(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' });
     expect(res.status).toBe(500);
     expect(bodyText(res)).toBe(fault11('Server', 'Server was unable to process request. ---&gt; The data store is unavailable.'));

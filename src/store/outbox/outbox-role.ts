@@ -140,11 +140,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       return options.listen(onNotification);
     },
 
-    claimPushNotifications: (limit, leaseSeconds) =>
-      run(() => deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds)))),
+    claimPushNotifications: (limit, leaseSeconds) => run(() => deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds)))),
 
-    claimAuthCodeMessages: (limit, leaseSeconds) =>
-      run(() => deliveryWrite((q) => claimAuthCodeMessages(q, dialect, claimRequest(limit, leaseSeconds)))),
+    claimAuthCodeMessages: (limit, leaseSeconds) => run(() => deliveryWrite((q) => claimAuthCodeMessages(q, dialect, claimRequest(limit, leaseSeconds)))),
 
     completeDeliveries: (completions) =>
       run(() =>

@@ -53,7 +53,7 @@ export function dataSet(devices: number): DataSet {
 export async function startHarness(variant: StoreVariant, options: HarnessOptions = {}): Promise<Harness> {
   const clock = testClock('2030-01-01T00:00:00.000Z');
   const ctx = await variant.create({ now: clock.now });
-  await ctx.store.writeDataSet(dataSet(3));
+  await ctx.store.dataSet.writeDataSet(dataSet(3));
   const fcm = await startFakeFcm();
   const gateway = await FakeHttpServer.start();
   const logs: string[] = [];
@@ -62,7 +62,7 @@ export async function startHarness(variant: StoreVariant, options: HarnessOption
   const randoms: number[] = [];
   const timeoutMs = options.timeoutMs ?? 2000;
   const worker = new DeliveryWorker({
-    store: ctx.store,
+    store: ctx.store.outbox,
     push: fcmProvider(fcm, timeoutMs, () => clock.now().getTime()),
     sms: createHttpGatewayProvider({
       url: `${gateway.url}/send`,
@@ -129,7 +129,7 @@ export function fcmProvider(fcm: FakeFcm, timeoutMs: number, now?: () => number)
 
 /** Queues a push to student 1001's device (or another). */
 export function queuePush(harness: Harness, studentId = '1001', type = 'absence'): Promise<string> {
-  return harness.ctx.store.enqueuePushNotification({
+  return harness.ctx.store.outbox.enqueuePushNotification({
     deviceId: `dev-${studentId}`,
     studentId,
     type,
