@@ -1,11 +1,12 @@
 // Create, read, update, delete and list for each collection of the data set,
-// built from each collection's description (src/store/collections/).
+// built from each collection's description (src/store/collections/): its
+// schema, its list filters, and what its links make of a delete.
 import { z } from 'zod';
-import { COLLECTION_OF, COLLECTIONS, recordKey, type DataSetCollection, type RecordDecision, type AdminStore } from '../store';
+import { COLLECTION_OF, COLLECTIONS, LINKS, recordKey, type DataSetCollection, type RecordDecision, type AdminStore } from '../store';
 import { AdminError } from './errors';
 import { pageBody } from './paging';
 import { route, type AdminRoute } from './route-table';
-import { ErrorBody, Filters, Paging, pageOf } from './schemas';
+import { ErrorBody, Paging, pageOf } from './schemas';
 
 export const API_BASE = '/admin/api/v1';
 
@@ -17,12 +18,14 @@ interface CollectionSpec {
   readonly key: string;
   /** The collection's schema (src/store/collections/). */
   readonly record: z.ZodObject;
+  /** Its list filters (the fields marked `filter`). */
+  readonly filters: z.ZodObject;
   readonly tag: string;
 }
 
 const SPECS: readonly CollectionSpec[] = COLLECTIONS.map((collection) => {
-  const { noun, key, schema } = COLLECTION_OF[collection];
-  return { collection, noun, key, record: schema, tag: `${collection.charAt(0).toUpperCase()}${collection.slice(1)}` };
+  const { noun, key, schema, filters } = COLLECTION_OF[collection];
+  return { collection, noun, key, record: schema, filters, tag: `${collection.charAt(0).toUpperCase()}${collection.slice(1)}` };
 });
 
 const notFound = (noun: string, key: string) => new AdminError(404, 'not_found', `No ${noun} ${key}.`);
@@ -35,7 +38,7 @@ function location(spec: CollectionSpec, key: string): string {
 type AnyRecord = Record<string, unknown>;
 
 function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[] {
-  const { collection, noun, key, record, tag } = spec;
+  const { collection, noun, key, record, filters, tag } = spec;
   const base = `/${collection}`;
   const item = `/${collection}/{${key}}`;
   const params = z.strictObject({
@@ -72,7 +75,7 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
       summary: `List ${collection}, in key order`,
       description: 'A page holds at most limit records and stops once its records reach about 1 MiB of JSON: continue from nextOffset.',
       tag,
-      query: Paging.extend(Filters[collection].shape),
+      query: Paging.extend(filters.shape),
       responses: { 200: { description: 'A page', schema: pageOf(record) } },
       async handle({ query }) {
         const { limit, offset, ...filter } = query as z.output<typeof Paging> & Record<string, string | boolean | undefined>;
@@ -177,24 +180,29 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
         const pathKey = keyOf(p);
         const result = await store.deleteRecord(collection, pathKey);
         if (result === 'not_found') throw notFound(noun, pathKey);
-        if (result === 'in_use') throw new AdminError(409, 'in_use', `The ${noun} ${pathKey} still has students; move or delete them first.`);
+        if (result === 'in_use')
+          throw new AdminError(409, 'in_use', `The ${noun} ${pathKey} still has ${naming(collection, 'refuse').join(' or ')}; move or delete them first.`);
         return { status: 204 };
       },
     }),
   ];
 }
 
+/** The collections whose records name one of `collection` with that kind of link. */
+function naming(collection: DataSetCollection, onDelete: 'refuse' | 'cascade' | 'keep'): DataSetCollection[] {
+  return LINKS.filter((link) => link.to === collection && link.onDelete === onDelete).map((link) => link.from);
+}
+
+// What a delete does, from the links to the collection (src/store/collections/).
 function deleteNote(collection: DataSetCollection): string {
-  switch (collection) {
-    case 'schools':
-      return 'Refused (409) while students belong to the school.';
-    case 'students':
-      return "Also deletes the student's notes and absences; the outbox keeps its history.";
-    case 'devices':
-      return 'Students keep the device id, so registering the device again restores their notifications.';
-    default:
-      return 'Deletes the record.';
-  }
+  const { noun } = COLLECTION_OF[collection];
+  const [refusing, cascading, keeping] = [naming(collection, 'refuse'), naming(collection, 'cascade'), naming(collection, 'keep')];
+  const notes = [
+    ...(refusing.length > 0 ? [`Refused (409) while ${refusing.join(' or ')} belong to the ${noun}.`] : []),
+    ...(cascading.length > 0 ? [`Also deletes the ${noun}'s ${cascading.join(' and ')}; the outbox keeps its history.`] : []),
+    ...keeping.map((c) => `${c.charAt(0).toUpperCase()}${c.slice(1)} keep the ${noun} id, so registering the ${noun} again restores their notifications.`),
+  ];
+  return notes.length > 0 ? notes.join(' ') : 'Deletes the record.';
 }
 
 export function recordRoutes(store: AdminStore): AdminRoute[] {

@@ -4,35 +4,13 @@
 // which the store checks every write against too, so that the admin API and
 // the importer accept the same records (docs/operating.md#one-set-of-rules);
 // the store still checks what only it can (calendar dates, a student's
-// school being stored).
+// school being stored). A list's filters are the collection's too.
 import { z } from 'zod';
-
-const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 export const Paging = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50).describe('Items per page, 1 to 500.'),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0).describe('Items to skip.'),
 });
-
-/** Equality filters a list accepts, per collection, besides paging. */
-export const Filters = {
-  schools: z.strictObject({}),
-  students: z.strictObject({
-    school: z.string().min(1).optional().describe('Base URL of the school, in any form that matches it.'),
-    classId: z.string().min(1).optional(),
-    active: z.enum(['1', '0']).optional(),
-    deviceId: z.string().min(1).optional(),
-  }),
-  devices: z.strictObject({ platform: z.enum(['android', 'ios', 'web']).optional() }),
-  notes: z.strictObject({
-    studentId: z.string().min(1).optional(),
-    type: z.string().min(1).optional(),
-    classId: z.string().min(1).optional(),
-    subjectId: z.string().min(1).optional(),
-    state: z.enum(['unread', 'read']).optional(),
-  }),
-  absences: z.strictObject({ studentId: z.string().min(1).optional(), seen: flag.optional() }),
-} as const;
 
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({

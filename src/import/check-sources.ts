@@ -1,8 +1,9 @@
 // Phase one of an import: every row of every file checked against the
 // store's rules and against what it refers to (a student's school, a note's
-// or absence's student), stored already or earlier in this import. Nothing
+// or absence's student: the collections' links, src/store/collections/),
+// stored already or earlier in this import. Nothing
 // is written here, so that --strict can refuse the whole import.
-import { COLLECTIONS, checkRecord, type DataSet, type DataSetCollection, type ImportStore } from '../store';
+import { COLLECTION_OF, COLLECTIONS, checkRecord, type DataSet, type DataSetCollection, type ImportStore, type RecordReference } from '../store';
 import type { Source, SourceRow } from './source';
 
 export interface Rejection {
@@ -21,25 +22,27 @@ export interface CheckedSource {
   readonly notes: readonly string[];
 }
 
-type ReferencedCollection = 'schools' | 'students';
-
 export interface SourceChecker {
   check(source: Source, onRow?: () => void): Promise<CheckedSource>;
 }
 
 export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, now: string): SourceChecker {
   // Keys accepted earlier in this import, and answers the store already gave.
-  const imported: Record<ReferencedCollection, Set<string>> = { schools: new Set(), students: new Set() };
-  const stored: Record<ReferencedCollection, Map<string, boolean>> = { schools: new Map(), students: new Map() };
+  const imported = new Map<DataSetCollection, Set<string>>(COLLECTIONS.map((c) => [c, new Set()]));
+  const stored = new Map<DataSetCollection, Map<string, boolean>>(COLLECTIONS.map((c) => [c, new Map()]));
+  const importedOf = (collection: DataSetCollection) => imported.get(collection) as Set<string>;
+  const storedOf = (collection: DataSetCollection) => stored.get(collection) as Map<string, boolean>;
 
-  const known = async (collection: ReferencedCollection, keys: readonly string[]): Promise<(key: string) => boolean> => {
-    const ask = [...new Set(keys)].filter((key) => !imported[collection].has(key) && !stored[collection].has(key));
+  // Asks the store only about keys neither imported nor asked about before.
+  const learn = async (collection: DataSetCollection, keys: readonly string[]): Promise<void> => {
+    const ask = [...new Set(keys)].filter((key) => !importedOf(collection).has(key) && !storedOf(collection).has(key));
     if (ask.length > 0) {
       const found = await store.existingKeys(collection, ask);
-      for (const key of ask) stored[collection].set(key, found.has(key));
+      for (const key of ask) storedOf(collection).set(key, found.has(key));
     }
-    return (key) => imported[collection].has(key) || stored[collection].get(key) === true;
   };
+  const isKnown = (reference: RecordReference) =>
+    importedOf(reference.collection).has(reference.key) || storedOf(reference.collection).get(reference.key) === true;
 
   return {
     async check(source, onRow) {
@@ -49,31 +52,32 @@ export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, no
       for (const collection of COLLECTIONS) {
         const rows: readonly SourceRow[] = source.rows[collection] ?? [];
         if (rows.length === 0) continue;
-        const passed: { row: SourceRow; key: string; reference: string | null }[] = [];
+        const passed: { row: SourceRow; key: string; references: readonly RecordReference[] }[] = [];
         for (const row of rows) {
           onRow?.();
           const result = checkRecord(collection, row.record, now);
           if ('problem' in result) rejected.push({ collection, line: row.line, reason: result.problem });
-          else passed.push({ row, key: result.key, reference: result.schoolKey ?? result.studentId });
+          else passed.push({ row, key: result.key, references: result.references });
         }
-        const referenced = referencedCollection(collection);
-        const isKnown =
-          referenced === null
-            ? null
-            : await known(
-                referenced,
-                passed.flatMap((p) => (p.reference === null ? [] : [p.reference])),
-              );
+        const references = passed.flatMap((p) => p.references);
+        for (const referenced of COLLECTIONS) {
+          const keys = references.flatMap((reference) => (reference.collection === referenced ? [reference.key] : []));
+          if (keys.length > 0) await learn(referenced, keys);
+        }
         const records: unknown[] = [];
-        for (const { row, key, reference } of passed) {
-          if (isKnown !== null && reference !== null && !isKnown(reference)) {
-            const field = collection === 'students' ? 'school' : 'studentId';
-            const what = collection === 'students' ? 'school' : 'student';
-            rejected.push({ collection, line: row.line, reason: `${field} names a ${what} that is neither stored nor in this import (${reference}).` });
+        for (const { row, key, references } of passed) {
+          const unknown = references.find((reference) => !isKnown(reference));
+          if (unknown !== undefined) {
+            const what = COLLECTION_OF[unknown.collection].noun;
+            rejected.push({
+              collection,
+              line: row.line,
+              reason: `${unknown.field} names a ${what} that is neither stored nor in this import (${unknown.key}).`,
+            });
             continue;
           }
           records.push(row.record);
-          if (collection === 'schools' || collection === 'students') imported[collection].add(key);
+          importedOf(collection).add(key);
         }
         dataSet[collection] = records;
         accepted[collection] = records.length;
@@ -82,10 +86,4 @@ export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, no
       return { file: source.file, dataSet: dataSet, accepted, rejected, notes: source.notes };
     },
   };
-}
-
-function referencedCollection(collection: DataSetCollection): ReferencedCollection | null {
-  if (collection === 'students') return 'schools';
-  if (collection === 'notes' || collection === 'absences') return 'students';
-  return null;
 }

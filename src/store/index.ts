@@ -6,7 +6,7 @@ export type { OutboxSubscription } from './outbox/outbox-notify';
 export type { AccessStore, AdminStore, DataSetStore, DemoDataStore, ImportStore, OpenedStore, Outbox, StoreLifecycle } from './roles';
 export { StoreError, type StoreErrorKind } from './errors';
 export { InvalidDataSetError } from './data-set/data-set-values';
-export { checkRecord, type RecordCheck } from './records/check-record';
+export { checkRecord, type RecordCheck, type RecordReference } from './records/check-record';
 export { DEMO_DATA, loadDemoData } from './data-set/demo-data';
 export type {
   DataSet,
@@ -30,7 +30,7 @@ export type { ImportCounts } from './data-set/import-data-set';
 export type { MigrationStatus } from './migrations/migration-status';
 export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox/outbox-listing';
 export type { RecordChangeResult, RecordDecision } from './records/record-change';
-export { COLLECTION_OF, type Collection } from './collections';
+export { COLLECTION_OF, LINKS, type Collection, type CollectionLink } from './collections';
 export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records/records';
 export type {
   AbsenceRecord,

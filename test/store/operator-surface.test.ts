@@ -107,8 +107,11 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
     it('checks one record by the data set rules', () => {
       expect(checkRecord('students', { id: '1', school: 'HTTPS://A.example/', fullName: 'A' }, clock.now().toISOString())).toEqual({
         key: '1',
-        schoolKey: 'https://a.example',
-        studentId: null,
+        references: [{ field: 'school', collection: 'schools', key: 'https://a.example' }],
+      });
+      expect(checkRecord('notes', { id: 'n', studentId: ' 7 ', type: 'audit', text: '', date: '2025-10-01' }, '')).toEqual({
+        key: 'n',
+        references: [{ field: 'studentId', collection: 'students', key: '7' }],
       });
       expect(checkRecord('students', { id: '1', school: 'x', fullName: 'A', active: 'yes' }, '')).toEqual({ problem: 'active must be "1" or "0".' });
       expect(checkRecord('absences', { id: '1', studentId: 's', type: 't', date: '2025-02-30' }, '')).toEqual({ problem: 'date is not a calendar date.' });

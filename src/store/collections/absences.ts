@@ -12,11 +12,12 @@ export const absences = defineCollection({
   keyColumn: 'id',
   fields: {
     id: requiredText('id', 128, { description: 'Absence id.' }),
-    studentId: requiredText('student_id', 128, { description: 'Id of the student.' }),
+    studentId: requiredText('student_id', 128, { description: 'Id of the student.', filter: true }),
     date: isoDate('absence_date', 'ISO 8601 date, YYYY-MM-DD.'),
     type: requiredText('type', 64),
     reason: optionalText('reason', 1000, 'Reason'),
-    seen: flag('seen', 'Whether the parents app has shown it; false for a new absence.'),
+    seen: flag('seen', 'Whether the parents app has shown it; false for a new absence.', { filter: true }),
   },
+  references: { studentId: { collection: 'students', onDelete: 'cascade' } },
   derived: (record, now) => ({ row: { seen_at: record.seen === true ? now : null }, given: record.seen === undefined ? [] : ['seen_at'] }),
 });

@@ -1,6 +1,9 @@
 // One stored collection described once: its fields (fields.ts), from which
 // come the record's zod schema (admin API, OpenAPI, the store's check), the
-// importer's and exporter's field lists, and the row mapping both ways.
+// importer's and exporter's field lists, the row mapping both ways and the
+// admin API's list filters; and its links to other collections, from which
+// come the import's and the store's reference checks and what a delete does
+// (index.ts).
 import { z } from 'zod';
 import type { StoreDatabase } from '../database';
 import { FieldProblem, type Field } from './fields';
@@ -19,6 +22,27 @@ export interface RowToWrite {
 /** Columns that follow from the record rather than being one of its fields (a mark time, a normalised key). */
 export type DerivedColumns = (record: Readonly<Record<string, unknown>>, now: string) => RowToWrite;
 
+/**
+ * A field that names a record of another collection by its key. What
+ * deleting that record does says how strong the link is:
+ * - `refuse`: refused while a record names it; every write must name a
+ *   stored record (or one in the same data set);
+ * - `cascade`: the records naming it go with it; an import must name a
+ *   stored record (or one earlier in the import);
+ * - `keep`: the records keep the name, which need not be stored.
+ */
+export interface Reference {
+  /** The collection named (a key of COLLECTION_OF, listed before this one). */
+  readonly collection: string;
+  readonly onDelete: 'refuse' | 'cascade' | 'keep';
+}
+
+/** A reference with its field and column. */
+export interface Link extends Reference {
+  readonly field: string;
+  readonly column: string;
+}
+
 export interface CollectionSpec<T extends keyof StoreDatabase, F extends Fields<T>> {
   readonly name: string;
   /** Singular, for messages: `student`. */
@@ -30,6 +54,8 @@ export interface CollectionSpec<T extends keyof StoreDatabase, F extends Fields<
   readonly key: keyof F & string;
   readonly keyColumn: keyof StoreDatabase[T] & string;
   readonly fields: F;
+  /** Fields that name a record of another collection. */
+  readonly references?: { readonly [K in keyof F & string]?: Reference };
   readonly derived?: DerivedColumns;
 }
 
@@ -48,8 +74,12 @@ export interface Collection<
   readonly requiredFields: readonly (keyof F & string)[];
   /** Columns every update of a record sets: its required fields' but the key column (the optional ones only when given). */
   readonly requiredColumns: readonly string[];
-  /** Record field → column, for filters. */
+  /** Record field → column. */
   readonly columns: Readonly<Record<string, string>>;
+  /** The admin API's list filters: the fields marked `filter` (fields.ts), each optional. */
+  readonly filters: z.ZodObject<Record<string, z.ZodType>, z.core.$strict>;
+  /** The references, in field order. */
+  readonly links: readonly Link[];
   /** A file's record with its values spelled as the schema wants them (fields.ts); other keys are kept, and ignored. */
   readonly spell: (record: Readonly<Record<string, unknown>>) => Record<string, unknown>;
   /** The checked record (the schema's output) as a row; throws RowProblem for a value the store cannot keep (30 February). */
@@ -83,6 +113,11 @@ export function defineCollection<T extends keyof StoreDatabase, F extends Fields
     requiredFields: entries.filter(([, f]) => f.required).map(([name]) => name),
     requiredColumns: entries.filter(([, f]) => f.required && f.column !== spec.keyColumn).map(([, f]) => f.column),
     columns: Object.fromEntries(entries.map(([name, f]) => [name, f.column])),
+    filters: z.strictObject(Object.fromEntries(entries.flatMap(([name, f]) => (f.filter === null ? [] : [[name, f.filter]])))),
+    links: entries.flatMap(([name, f]) => {
+      const reference = spec.references?.[name];
+      return reference === undefined ? [] : [{ ...reference, field: name, column: f.column }];
+    }),
     spell(record) {
       const spelled: Record<string, unknown> = { ...record };
       for (const [name, f] of entries) if (Object.hasOwn(record, name)) spelled[name] = f.spell(record[name]);

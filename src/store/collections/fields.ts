@@ -24,7 +24,26 @@ export interface Field<S extends z.ZodType = z.ZodType, K extends string = strin
   readonly fromColumn: (value: unknown) => unknown;
   /** What a new row stores when the value is left out. */
   readonly default: unknown;
+  /** The admin API's list filter on this field (a query value, checked), or null when lists cannot be filtered by it. */
+  readonly filter: z.ZodType | null;
 }
+
+/** Lists may be filtered by the field (equality); a string also describes the filter. */
+export type FilterOption = true | string;
+
+interface FilterOptions {
+  readonly filter?: FilterOption;
+}
+
+// A query string carries text: a value to match, one of the choices, or true/false.
+function filterOf(option: FilterOption | undefined, schema: z.ZodType): z.ZodType | null {
+  if (option === undefined) return null;
+  const optional = schema.optional();
+  return option === true ? optional : optional.describe(option);
+}
+const anyText = () => z.string().min(1);
+const oneOf = (choices: readonly [string, ...string[]]) => z.enum(choices);
+const trueOrFalse = () => z.enum(['true', 'false']).transform((value) => value === 'true');
 
 // The messages are the importer's (pinned in test/import/import.test.ts);
 // the admin API gives the same ones by path.
@@ -38,7 +57,7 @@ const same = (value: unknown): unknown => value;
 const text = (value: unknown): string => String(value);
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
-interface TextOptions {
+interface TextOptions extends FilterOptions {
   readonly description?: string;
   /** Stored form of the value, such as a school's normalised key. */
   readonly toColumn?: (value: string) => string;
@@ -54,6 +73,7 @@ export function requiredText<K extends string>(column: K, max: number, options: 
     spell: numberAsText,
     toColumn: (value) => convert(value as string),
     fromColumn: text,
+    filter: filterOf(options.filter, anyText()),
   });
 }
 
@@ -70,7 +90,7 @@ export function presentText<K extends string>(column: K, max: number, descriptio
 }
 
 /** Optional text, trimmed, at most `max` characters; null or empty clears it (a CSV cell cannot say null). */
-export function optionalText<K extends string>(column: K, max: number, description: string) {
+export function optionalText<K extends string>(column: K, max: number, description: string, options: FilterOptions = {}) {
   const schema = z.string({ error: 'must be a string.' }).trim().max(max, tooLong(max)).nullable().optional().describe(`${description}; null clears it.`);
   return field(schema, {
     column,
@@ -78,10 +98,11 @@ export function optionalText<K extends string>(column: K, max: number, descripti
     spell: numberAsText,
     toColumn: (value) => (value === undefined ? undefined : value === null || value === '' ? null : value),
     fromColumn: nullableText,
+    filter: filterOf(options.filter, anyText()),
   });
 }
 
-interface ChoiceOptions<T extends string> {
+interface ChoiceOptions<T extends string> extends FilterOptions {
   readonly description?: string;
   /** Stored for a new record when left out. */
   readonly default?: T;
@@ -109,11 +130,17 @@ export function choice<K extends string, const T extends readonly [string, ...st
     toColumn: same,
     fromColumn: text,
     default: options.default,
+    filter: filterOf(options.filter, oneOf(choices)),
   });
 }
 
 /** One of a few words, or null (none); a file may write it in any letter case, an empty cell clears it. */
-export function nullableChoice<K extends string, const T extends readonly [string, ...string[]]>(column: K, choices: T, description?: string) {
+export function nullableChoice<K extends string, const T extends readonly [string, ...string[]]>(
+  column: K,
+  choices: T,
+  description?: string,
+  options: FilterOptions = {},
+) {
   const schema = z
     .enum(choices, { error: `must be one of ${choices.join(', ')}.` })
     .nullable()
@@ -129,11 +156,12 @@ export function nullableChoice<K extends string, const T extends readonly [strin
     toColumn: same,
     fromColumn: nullableText,
     default: null,
+    filter: filterOf(options.filter, oneOf(choices)),
   });
 }
 
 /** true or false, stored as 1 or 0 (the same on both dialects); false for a new record. */
-export function flag<K extends string>(column: K, description?: string) {
+export function flag<K extends string>(column: K, description?: string, options: FilterOptions = {}) {
   const schema = z.boolean({ error: 'must be true or false.' }).optional();
   return field(description === undefined ? schema : schema.describe(description), {
     column,
@@ -148,6 +176,7 @@ export function flag<K extends string>(column: K, description?: string) {
     // An integer on both dialects; Number() also copes with a driver that hands back a string or boolean.
     fromColumn: (value) => Number(value) === 1,
     default: 0,
+    filter: filterOf(options.filter, trueOrFalse()),
   });
 }
 
@@ -198,6 +227,9 @@ export function isoTimestamp<K extends string>(column: K, description?: string) 
   });
 }
 
-function field<S extends z.ZodType, K extends string>(schema: S, parts: Omit<Field<S, K>, 'schema' | 'default'> & { default?: unknown }): Field<S, K> {
-  return { schema, ...parts, default: parts.default ?? null };
+function field<S extends z.ZodType, K extends string>(
+  schema: S,
+  parts: Omit<Field<S, K>, 'schema' | 'default' | 'filter'> & { default?: unknown; filter?: z.ZodType | null },
+): Field<S, K> {
+  return { schema, ...parts, default: parts.default ?? null, filter: parts.filter ?? null };
 }

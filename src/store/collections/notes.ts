@@ -12,16 +12,23 @@ export const notes = defineCollection({
   keyColumn: 'id',
   fields: {
     id: requiredText('id', 128, { description: 'Note id.' }),
-    studentId: requiredText('student_id', 128, { description: 'Id of the student the note is about.' }),
-    type: requiredText('type', 64, { description: 'audit, general, behaviour, ... (free text).' }),
-    subjectId: optionalText('subject_id', 64, 'Subject id'),
-    classId: optionalText('class_id', 64, 'Class id'),
+    studentId: requiredText('student_id', 128, { description: 'Id of the student the note is about.', filter: true }),
+    type: requiredText('type', 64, { description: 'audit, general, behaviour, ... (free text).', filter: true }),
+    subjectId: optionalText('subject_id', 64, 'Subject id', { filter: true }),
+    classId: optionalText('class_id', 64, 'Class id', { filter: true }),
     text: presentText('text', 8000),
     date: isoTimestamp('note_date', 'ISO 8601; without an offset it is read as UTC.'),
     badge: optionalText('badge', 64, 'Badge'),
     // An empty cell in a file resets the note to unread, as the default does.
-    state: choice('state', ['unread', 'read'], { description: 'unread (default for a new note) or read.', default: 'unread', anyCase: true, empty: 'unread' }),
+    state: choice('state', ['unread', 'read'], {
+      description: 'unread (default for a new note) or read.',
+      default: 'unread',
+      anyCase: true,
+      empty: 'unread',
+      filter: true,
+    }),
   },
+  references: { studentId: { collection: 'students', onDelete: 'cascade' } },
   // read_at is given with state; the upsert keeps the stored time while the state stays (write-data-set.ts).
   derived: (record, now) => ({ row: { read_at: record.state === 'read' ? now : null }, given: record.state === undefined ? [] : ['read_at'] }),
 });

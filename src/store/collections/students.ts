@@ -14,14 +14,21 @@ export const students = defineCollection({
   keyColumn: 'id',
   fields: {
     id: requiredText('id', 128, { description: 'Student id, unique in the service.' }),
-    school: requiredText('school_key', 512, { description: 'Base URL of a stored school.', toColumn: schoolKey }),
+    school: requiredText('school_key', 512, {
+      description: 'Base URL of a stored school.',
+      toColumn: schoolKey,
+      filter: 'Base URL of the school, in any form that matches it.',
+    }),
     fullName: requiredText('full_name', 256),
-    deviceId: optionalText('device_id', 128, "Id of the device the parents' app registered"),
+    deviceId: optionalText('device_id', 128, "Id of the device the parents' app registered", { filter: true }),
     active: choice('active', ['1', '0'], {
       description: '1 active (default for a new student), 0 inactive.',
       default: '1',
       message: 'must be "1" or "0".',
+      filter: true,
     }),
-    classId: optionalText('class_id', 64, 'Class id'),
+    classId: optionalText('class_id', 64, 'Class id', { filter: true }),
   },
+  // A student may name a device not registered yet; deleting a device leaves the id (registering it again restores the notifications).
+  references: { school: { collection: 'schools', onDelete: 'refuse' }, deviceId: { collection: 'devices', onDelete: 'keep' } },
 });

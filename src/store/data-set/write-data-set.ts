@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { COLLECTION_OF } from '../collections';
+import { COLLECTION_OF, LINKS, type CollectionLink } from '../collections';
 import type { StoreDatabase } from '../database';
 import { InvalidDataSetError } from './data-set-values';
 import type { DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
@@ -16,6 +16,7 @@ const BATCH_ROWS = 500;
  */
 export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: NormalisedDataSet, options: WriteDataSetOptions = {}): Promise<DataSetCounts> {
   const progress = (collection: DataSetCollection, total: number) => (written: number) => options.onProgress?.(collection, written, total);
+  for (const link of LINKS) if (link.onDelete === 'refuse') await assertLinkKnown(db, data, link);
 
   await upsertInBatches(data.schools, progress('schools', data.schools.length), async (rows) => {
     await db
@@ -41,7 +42,6 @@ export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: No
       .execute();
   });
 
-  await assertSchoolsKnown(db, data);
   await upsertInBatches(data.students, progress('students', data.students.length), async (rows, given) => {
     await db
       .insertInto('students')
@@ -85,27 +85,33 @@ export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: No
   };
 }
 
-// The foreign key would refuse the same rows, but only with the driver's
-// words; the importer wants to point at the record.
-async function assertSchoolsKnown(db: Kysely<StoreDatabase>, data: NormalisedDataSet): Promise<void> {
-  const inDataSet = new Set(data.schools.map((record) => record.row.key));
+type LooseRow = Record<string, unknown>;
+
+// A `refuse` link (collections/): the named record must be stored or in the
+// data set. The foreign key would refuse the same rows, but only with the
+// driver's words; the importer wants to point at the record.
+async function assertLinkKnown(db: Kysely<StoreDatabase>, data: NormalisedDataSet, link: CollectionLink): Promise<void> {
+  const { table, keyColumn } = COLLECTION_OF[link.to];
+  const rowsOf = (collection: DataSetCollection) => data[collection] as unknown as readonly UpsertRecord<LooseRow>[];
+  const inDataSet = new Set(rowsOf(link.to).map((record) => record.row[keyColumn]));
   const firstUse = new Map<string, string>();
-  for (const { row, path } of data.students) {
-    if (!inDataSet.has(row.school_key) && !firstUse.has(row.school_key)) firstUse.set(row.school_key, path);
+  for (const { row, path } of rowsOf(link.from)) {
+    const key = row[link.column];
+    if (typeof key === 'string' && !inDataSet.has(key) && !firstUse.has(key)) firstUse.set(key, path);
   }
   const keys = [...firstUse.keys()];
   for (let start = 0; start < keys.length; start += BATCH_ROWS) {
-    const stored = await db
-      .selectFrom('schools')
-      .select('key')
-      .where('key', 'in', keys.slice(start, start + BATCH_ROWS))
+    const stored = await (db as unknown as Kysely<Record<string, LooseRow>>)
+      .selectFrom(table)
+      .select(keyColumn)
+      .where(keyColumn, 'in', keys.slice(start, start + BATCH_ROWS))
       .execute();
-    for (const { key } of stored) firstUse.delete(key);
+    for (const row of stored) firstUse.delete(String(row[keyColumn]));
   }
   const [missing] = firstUse;
   if (missing !== undefined) {
     const [key, path] = missing;
-    throw new InvalidDataSetError(`${path}.school`, `names a school that is neither stored nor in the data set (${key}).`);
+    throw new InvalidDataSetError(`${path}.${link.field}`, `names a ${COLLECTION_OF[link.to].noun} that is neither stored nor in the data set (${key}).`);
   }
 }
 

@@ -1,5 +1,6 @@
 // The data set's field rules applied to one record, for the importer's
 // row-by-row report: the same checks writeDataSet makes, one row at a time.
+import { checkedLinksFrom } from '../collections';
 import type { DataSetCollection } from '../data-set/data-set';
 import { InvalidDataSetError } from '../data-set/data-set-values';
 import { normaliseDataSet } from '../data-set/normalise-data-set';
@@ -7,10 +8,14 @@ import { normaliseDataSet } from '../data-set/normalise-data-set';
 export interface RecordCheck {
   /** The record's key as stored (a school's normalised base URL, anything else's id). */
   readonly key: string;
-  /** The school key a student names; null for other collections. */
-  readonly schoolKey: string | null;
-  /** The student a note or absence belongs to; null for other collections. */
-  readonly studentId: string | null;
+  /** The records it names that must exist (a student's school, a note's student; collections/), as stored keys. */
+  readonly references: readonly RecordReference[];
+}
+
+export interface RecordReference {
+  readonly field: string;
+  readonly collection: DataSetCollection;
+  readonly key: string;
 }
 
 /** The record's stored key and references, or the problem as `field problem` (`active must be "1" or "0".`). */
@@ -22,8 +27,10 @@ export function checkRecord(collection: DataSetCollection, record: unknown, now:
     const row = checked.row as unknown as Record<string, unknown>;
     return {
       key: String(row.key ?? row.id),
-      schoolKey: typeof row.school_key === 'string' ? row.school_key : null,
-      studentId: typeof row.student_id === 'string' ? row.student_id : null,
+      references: checkedLinksFrom(collection).flatMap((link) => {
+        const key = row[link.column];
+        return typeof key === 'string' ? [{ field: link.field, collection: link.to, key }] : [];
+      }),
     };
   } catch (error) {
     if (!(error instanceof InvalidDataSetError)) throw error;

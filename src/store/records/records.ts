@@ -5,12 +5,12 @@
 import type { Kysely } from 'kysely';
 import { schoolKey } from '../../domain/school-key';
 import type { StoreDatabase } from '../database';
-import { COLLECTION_OF, COLLECTIONS } from '../collections';
+import { COLLECTION_OF, COLLECTIONS, linksTo } from '../collections';
 import type { DataSet, DataSetCollection } from '../data-set/data-set';
 
 export type RecordOf<C extends DataSetCollection> = NonNullable<DataSet[C]>[number];
 
-/** Equality filters by record field (`studentId`, `school`, …); unknown fields are ignored. */
+/** Equality filters by the collection's filter fields (`studentId`, `school`, …; collections/); other fields are ignored. */
 export type RecordFilter = Readonly<Record<string, string | boolean | undefined>>;
 
 export interface RecordPage<C extends DataSetCollection> {
@@ -30,22 +30,17 @@ type LooseDb = Kysely<Record<string, Row>>;
 
 const fromRow = <C extends DataSetCollection>(collection: C, row: Row): RecordOf<C> => COLLECTION_OF[collection].fromRow(row) as RecordOf<C>;
 
-/** Record field → column, for filters: the key field matches the stored key (a school's normalised base URL). */
-function filterColumn(collection: DataSetCollection, field: string): string | undefined {
-  const { key, keyColumn, columns } = COLLECTION_OF[collection];
-  return field === key ? keyColumn : Object.hasOwn(columns, field) ? columns[field] : undefined;
-}
-
 /** The stored key a record or a path names: a school's normalised base URL, anything else's id. */
 export function recordKey(collection: DataSetCollection, key: string): string {
   return collection === 'schools' ? schoolKey(key) : key.trim();
 }
 
-function columnValue(collection: DataSetCollection, field: string, value: string | boolean): string | number {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (collection === 'students' && field === 'school') return schoolKey(value);
-  if (collection === 'schools' && field === 'baseUrl') return schoolKey(value);
-  return value;
+// A filter's value as stored: a school's key for a base URL, 1 or 0 for a flag.
+function filterCondition(collection: DataSetCollection, field: string, value: string | boolean): { column: string; value: unknown } | null {
+  const { fields, filters } = COLLECTION_OF[collection];
+  if (!Object.hasOwn(filters.shape, field)) return null;
+  const { column, toColumn } = (fields as Readonly<Record<string, { column: string; toColumn: (value: unknown) => unknown }>>)[field];
+  return { column, value: toColumn(value) };
 }
 
 export async function findRecord<C extends DataSetCollection>(db: Kysely<StoreDatabase>, collection: C, key: string): Promise<RecordOf<C> | null> {
@@ -64,8 +59,8 @@ export async function listRecords<C extends DataSetCollection>(
   const { table, keyColumn: key } = COLLECTION_OF[collection];
   let query = (db as unknown as LooseDb).selectFrom(table);
   for (const [field, value] of Object.entries(filter)) {
-    const column = filterColumn(collection, field);
-    if (column !== undefined && value !== undefined) query = query.where(column, '=', columnValue(collection, field, value));
+    const condition = value === undefined ? null : filterCondition(collection, field, value);
+    if (condition !== null) query = query.where(condition.column, '=', condition.value);
   }
   const counted = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   const rows = await query.selectAll().orderBy(key).limit(page.limit).offset(page.offset).execute();
@@ -99,21 +94,25 @@ export async function existingKeys(db: Kysely<StoreDatabase>, collection: DataSe
 }
 
 /**
- * Deletes one record; call inside a transaction. A school still holding
- * students is `in_use`; a student takes its notes and absences with it (they
- * mean nothing without it), while outbox history stays.
+ * Deletes one record; call inside a transaction. What the links to its
+ * collection say (collections/): `in_use` while a record with a `refuse`
+ * link names it (a school holding students); records with a `cascade` link
+ * go with it (a student's notes and absences, which mean nothing without
+ * it); the others keep the name. Outbox history stays.
  */
 export async function deleteRecord(db: Kysely<StoreDatabase>, collection: DataSetCollection, key: string): Promise<DeleteResult> {
   const stored = recordKey(collection, key);
-  if (collection === 'schools') {
-    const student = await db.selectFrom('students').select('id').where('school_key', '=', stored).limit(1).executeTakeFirst();
-    if (student !== undefined) return 'in_use';
+  const loose = db as unknown as LooseDb;
+  const links = linksTo(collection);
+  for (const link of links.filter((l) => l.onDelete === 'refuse')) {
+    const { table } = COLLECTION_OF[link.from];
+    const naming = await loose.selectFrom(table).select(link.column).where(link.column, '=', stored).limit(1).executeTakeFirst();
+    if (naming !== undefined) return 'in_use';
   }
-  if (collection === 'students') {
-    await db.deleteFrom('notes').where('student_id', '=', stored).execute();
-    await db.deleteFrom('absences').where('student_id', '=', stored).execute();
+  for (const link of links.filter((l) => l.onDelete === 'cascade')) {
+    await loose.deleteFrom(COLLECTION_OF[link.from].table).where(link.column, '=', stored).execute();
   }
   const { table, keyColumn } = COLLECTION_OF[collection];
-  const result = await (db as unknown as LooseDb).deleteFrom(table).where(keyColumn, '=', stored).executeTakeFirst();
+  const result = await loose.deleteFrom(table).where(keyColumn, '=', stored).executeTakeFirst();
   return Number(result.numDeletedRows) > 0 ? 'deleted' : 'not_found';
 }
