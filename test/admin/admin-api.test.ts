@@ -1,6 +1,8 @@
 // The admin API as an operator's script sees it: bearer auth, CRUD of every
 // collection, validation errors, paging, the outbox, and its OpenAPI document.
 import request from 'supertest';
+import type { DataSetCollection } from '../../src/store';
+import { asStored } from '../support/fixtures';
 import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 import { bodyText, httpGet, httpPost } from '../support/wire';
@@ -92,14 +94,14 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
         record: { id: 'a-new', studentId: '1001', date: '2026-11-02', type: 'late', reason: null, seen: false },
         patch: { reason: 'Bus', seen: true },
       },
-    ];
+    ] as const satisfies readonly { collection: DataSetCollection; path: string; record: Record<string, unknown>; patch: Record<string, unknown> }[];
 
     it.each(cases)('creates, reads, refuses a duplicate, changes, replaces and deletes $collection', async ({ collection, path, record, patch }) => {
       const created = await api().post(`/${collection}`, record);
       expect(created.status).toBe(201);
       expect(created.headers.location).toBe(`${BASE}${path}`);
-      expect(created.body).toEqual(record);
-      expect((await api().get(path)).body).toEqual(record);
+      expect(created.body).toEqual(asStored(collection, record));
+      expect((await api().get(path)).body).toEqual(asStored(collection, record));
 
       const again = await api().post(`/${collection}`, record);
       expect(again.status).toBe(409);
@@ -107,11 +109,11 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
 
       const changed = await api().patch(path, patch);
       expect(changed.status).toBe(200);
-      expect(changed.body).toEqual({ ...record, ...patch });
+      expect(changed.body).toEqual(asStored(collection, { ...record, ...patch }));
 
       const replaced = await api().put(path, record);
       expect(replaced.status).toBe(200);
-      expect(replaced.body).toEqual(record);
+      expect(replaced.body).toEqual(asStored(collection, record));
 
       expect((await api().delete(path)).status).toBe(204);
       expect((await api().get(path)).status).toBe(404);

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { exportDataSet, formatImportReport, importFiles, type ImportReport } from '../../src/import';
-import { FIXTURES } from '../support/fixtures';
+import { asStored, FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
 
 describe.each(storeVariants())('import and export on $name', (variant) => {
@@ -43,14 +43,16 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     expect(first.complete).toBe(true);
     expect(first.files.map((f) => f.file)).toEqual([students, schools, devices]);
     expect(counts(first)).toEqual({ schools: [1, 0, 0], students: [2, 0, 0], devices: [1, 0, 0] });
-    expect(await ctx.store.admin.getRecord('students', '5002')).toEqual({
-      id: '5002',
-      school: 'https://hilltop.school.example',
-      fullName: 'Haddad, Rami',
-      deviceId: null,
-      active: '0',
-      classId: '3B',
-    });
+    expect(await ctx.store.admin.getRecord('students', '5002')).toEqual(
+      asStored('students', {
+        id: '5002',
+        school: 'https://hilltop.school.example',
+        fullName: 'Haddad, Rami',
+        deviceId: null,
+        active: '0',
+        classId: '3B',
+      }),
+    );
     expect(await ctx.store.records.getDeviceToken('dev-5001')).toBe('fcm:5001');
 
     file('students.csv', 'id,school,fullName\n5001,https://hilltop.school.example,Nour Salem Haddad\n5003,https://hilltop.school.example,New One\n');

@@ -1,7 +1,8 @@
 // The store methods behind the admin API, the importer, the exporter and
 // readiness, on every store variant.
 import { checkRecord, InvalidDataSetError } from '../../src/store';
-import { freshStorePerTest, storeVariants } from '../support/stores';
+import { asStored } from '../support/fixtures';
+import { freshStorePerTest, MIGRATION_NAMES, storeVariants } from '../support/stores';
 import { STORE_FIXTURE } from './store-fixture';
 
 describe.each(storeVariants())('the store behind the operator surface on $name', (variant) => {
@@ -14,14 +15,16 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
 
   describe('records', () => {
     it('reads one record in the import format; a school by any form of its base URL', async () => {
-      expect(await fresh.ctx.store.admin.getRecord('students', '1002')).toEqual({
-        id: '1002',
-        school: 'https://alnoor.school.example',
-        fullName: 'Ahmad Ali',
-        deviceId: 'dev-1',
-        active: '1',
-        classId: '7A',
-      });
+      expect(await fresh.ctx.store.admin.getRecord('students', '1002')).toEqual(
+        asStored('students', {
+          id: '1002',
+          school: 'https://alnoor.school.example',
+          fullName: 'Ahmad Ali',
+          deviceId: 'dev-1',
+          active: '1',
+          classId: '7A',
+        }),
+      );
       expect(await fresh.ctx.store.admin.getRecord('schools', 'HTTPS://Riverside.School.Example/')).toEqual({
         baseUrl: 'https://Riverside.School.Example/',
         name: 'Riverside Academy',
@@ -138,14 +141,14 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
     it('reports the schema current, and the migrations missing when they are', async () => {
       expect(await fresh.ctx.store.lifecycle.migrationStatus()).toEqual({
         current: true,
-        applied: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes', '0006_audit_bounds'],
+        applied: MIGRATION_NAMES,
         pending: [],
         unknown: [],
       });
       await fresh.ctx.query('delete from kysely_migration');
       expect(await fresh.ctx.store.lifecycle.migrationStatus()).toMatchObject({
         current: false,
-        pending: ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes', '0006_audit_bounds'],
+        pending: MIGRATION_NAMES,
       });
     });
   });

@@ -1,4 +1,4 @@
-import type { DataSet, NewAuditRow } from '../../src/store';
+import { COLLECTION_OF, type DataSet, type DataSetCollection, type NewAuditRow } from '../../src/store';
 
 /** The data the wire tests run against: small, with every case the wire cares about. */
 export const FIXTURES: DataSet = {
@@ -69,4 +69,16 @@ export function auditRow(at: string, overrides: Partial<NewAuditRow> = {}): NewA
     omitted: null,
     ...overrides,
   };
+}
+
+/**
+ * `record` as the store gives it back: each field it leaves out at what a new
+ * record stores (null for optional text, the default of a choice), so that a
+ * test names only the fields it sets and a field added later does not change it.
+ */
+export function asStored(collection: DataSetCollection, record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const fields = COLLECTION_OF[collection].fields as Readonly<Record<string, { fromColumn(value: unknown): unknown; default: unknown }>>;
+  return Object.fromEntries(
+    COLLECTION_OF[collection].fieldNames.map((name) => [name, Object.hasOwn(record, name) ? record[name] : fields[name].fromColumn(fields[name].default)]),
+  );
 }

@@ -3,10 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Client, Pool } from 'pg';
+import { migrationsFor } from '../../src/store/migrations';
 import { openStore, type DeliveryCompletion, type NewAuthCodeMessage, type OpenStoreOptions, type OpenedStore, type Outbox } from '../../src/store';
 
 export type StoreVariantName = 'sqlite' | 'postgres';
+
+/** Every migration of this release, in the order they apply (the same on both dialects). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrationsFor('sqlite'));
 
 /** One store location that is isolated from every other test. */
 export interface TestStore {
@@ -22,6 +27,12 @@ export interface TestStore {
    * transaction the store holds.
    */
   query<Row = Record<string, unknown>>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * Runs the down steps of every migration after `name`, as a release that
+   * ended there left the schema (close the stores first); the next open
+   * migrates up again.
+   */
+  migrateDownTo(name: string): Promise<void>;
   /** Closes every store opened here and deletes the database. */
   cleanup(): Promise<void>;
 }
@@ -56,6 +67,7 @@ async function createSqliteStore(overrides: Partial<OpenStoreOptions> = {}): Pro
         statement.run(...parameters);
         return Promise.resolve([]);
       },
+      kysely: () => new Kysely({ dialect: new SqliteDialect({ database: new Database(path.join(dataDir, 'service.sqlite')) }) }),
       remove: () => {
         raw?.close();
         rmSync(dataDir, { recursive: true, force: true });
@@ -83,6 +95,8 @@ async function createPostgresStore(databaseUrl: string, overrides: Partial<OpenS
         const numbered = sql.replace(/\?/g, () => `$${++index}`);
         return (await (await connect()).query(numbered, [...parameters])).rows as never[];
       },
+      kysely: () =>
+        new Kysely({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}`, max: 1 }) }) }),
       remove: async () => {
         const admin = await connect();
         try {
@@ -99,6 +113,8 @@ async function createPostgresStore(databaseUrl: string, overrides: Partial<OpenS
 
 interface Location {
   query(sql: string, parameters?: readonly unknown[]): Promise<never[]>;
+  /** A Kysely of its own on the same database, for the migrator. */
+  kysely(): Kysely<unknown>;
   remove(): Promise<void>;
 }
 
@@ -121,6 +137,17 @@ async function track(options: OpenStoreOptions, location: Location): Promise<Tes
     options,
     reopen: open,
     query: (sql, parameters) => location.query(sql, parameters),
+    async migrateDownTo(name) {
+      const db = location.kysely();
+      const dialect = options.databaseUrl === undefined ? 'sqlite' : 'postgres';
+      try {
+        const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrationsFor(dialect)) }, migrationTableSchema: options.schema });
+        const { error } = await migrator.migrateTo(name);
+        if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+      } finally {
+        await db.destroy();
+      }
+    },
     async cleanup() {
       await Promise.all(opened.map((each) => each.lifecycle.close()));
       await location.remove();
