@@ -1,7 +1,7 @@
 // docs/configuration.md is generated from the settings' declarations
 // (scripts/config-reference.ts, `npm run docs:config`): it must be what they
-// say now, every setting must be described, and README must name none that
-// the reference lacks.
+// say now, every setting must be described, README must name none that the
+// reference lacks, and neither may link to a heading that is not there.
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { anchor, renderConfigReference, settingEntries } from '../../scripts/config-reference';
@@ -27,18 +27,25 @@ describe('docs/configuration.md', () => {
     expect([...named].filter((name) => !reference.includes(`\`${name}\``))).toEqual([]);
   });
 
-  it('links only to pages and headings that exist in docs/', () => {
-    const broken: string[] = [];
-    for (const [, file, fragment] of renderConfigReference().matchAll(/\]\(([a-z-]+\.md)?(?:#([^)]+))?\)/g)) {
-      const target = path.join(root, 'docs', file ?? 'configuration.md');
-      if (!existsSync(target)) {
-        broken.push(`${file}: no such page`);
-        continue;
-      }
-      if (fragment === undefined) continue;
-      const anchors = new Set([...readFileSync(target, 'utf8').matchAll(/^#+ (.+)$/gm)].map((match) => anchor(match[1])));
-      if (!anchors.has(fragment)) broken.push(`${file ?? ''}#${fragment}`);
-    }
-    expect(broken).toEqual([]);
+  it('links, as README does, only to pages and headings that exist', () => {
+    expect(brokenLinks(renderConfigReference(), 'docs/configuration.md')).toEqual([]);
+    expect(brokenLinks(read('README.md'), 'README.md')).toEqual([]);
   });
 });
+
+/** The relative links of `text` (the page `file`) whose page or heading does not exist. */
+function brokenLinks(text: string, file: string): string[] {
+  const broken: string[] = [];
+  for (const [, target, fragment] of text.matchAll(/\]\(([^)#\s:]*)(?:#([^)\s]+))?\)/g)) {
+    const page = target === '' ? file : path.join(path.dirname(file), target);
+    if (!existsSync(path.join(root, page))) {
+      broken.push(`${target}: no such page`);
+      continue;
+    }
+    if (fragment === undefined) continue;
+    const headings = page === file ? text : read(page);
+    const anchors = new Set([...headings.matchAll(/^#+ (.+)$/gm)].map((match) => anchor(match[1])));
+    if (!anchors.has(fragment)) broken.push(`${target}#${fragment}`);
+  }
+  return broken;
+}
