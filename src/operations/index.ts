@@ -17,7 +17,6 @@ export { ClientError, OperationTimeoutError, describeFailure, type Failure } fro
 export type { CallContext } from './context';
 export type { OperationRules } from './define';
 export type { PhoneRules } from './phone';
-export { DEFAULT_TEMPLATES, renderNotification, type NotificationTemplate } from './notification-templates';
 
 /** Which module serves each operation: an operation of the WSDL missing here, or one it lacks, does not compile. */
 const MODULES = {
