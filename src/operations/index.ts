@@ -13,7 +13,9 @@ import { SendNotificationType } from './NotificationNotes/SendNotificationType';
 import { GetTokenDevice } from './PushNotificationMobile/GetTokenDevice';
 import { UpdateNoteState } from './ReadNoteFromApp/UpdateNoteState';
 
-export { ClientError, OperationTimeoutError, describeFailure, type Failure } from './errors';
+export { ClientError, OperationTimeoutError, StoreError, describeFailure, type Failure } from './errors';
+/** The records the note and absence operations answer with. */
+export type { AbsenceRecord, NoteRecord } from '../store';
 export type { CallContext } from './context';
 export type { OperationRules } from './define';
 export type { PhoneRules } from './phone';
