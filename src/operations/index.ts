@@ -5,7 +5,7 @@ import type { WireOperationName, WireOperations } from '../contract';
 import type { Store } from '../store';
 import { AuthCode } from './AuthCodeSending/AuthCode';
 import type { CallContext } from './context';
-import type { OperationFactory, OperationRules } from './define';
+import type { OperationDeps, OperationFactory, OperationRules } from './define';
 import { GetStudentsAbcenceByID } from './GetStudentsAbsence/GetStudentsAbcenceByID';
 import { GetStudentsAudtiNote } from './GetStudentsAudit/GetStudentsAudtiNote';
 import { GetStudentSchool } from './NotificationNotes/GetStudentSchool';
@@ -41,15 +41,11 @@ export type Operations = {
   readonly [K in WireOperationName]: (args: WireOperations[K]['args'], context: CallContext) => Promise<OperationResults[K]>;
 };
 
+/** MODULES as createOperations uses them: each entry checked to make its operation's implementation. */
+const FACTORIES: { readonly [K in WireOperationName]: (deps: OperationDeps) => Operations[K] } = MODULES;
+
 export function createOperations(store: Store, rules: OperationRules): Operations {
-  const deps = { store, rules };
-  return {
-    AuthCode: MODULES.AuthCode(deps),
-    GetStudentsAudtiNote: MODULES.GetStudentsAudtiNote(deps),
-    UpdateNoteState: MODULES.UpdateNoteState(deps),
-    GetStudentsAbcenceByID: MODULES.GetStudentsAbcenceByID(deps),
-    GetStudentSchool: MODULES.GetStudentSchool(deps),
-    SendNotificationType: MODULES.SendNotificationType(deps),
-    GetTokenDevice: MODULES.GetTokenDevice(deps),
-  };
+  const deps: OperationDeps = { store, rules };
+  // Object.fromEntries types its keys as strings; they are those of FACTORIES, every operation.
+  return Object.fromEntries(Object.entries(FACTORIES).map(([name, factory]) => [name, factory(deps)])) as unknown as Operations;
 }
