@@ -3,7 +3,7 @@
 // reported the same way: every problem, each naming its variable.
 import { z } from 'zod';
 import { bool, integer, integerOrOff, setting } from '../../config-values';
-import { DEFAULT_TEMPLATES, type NotificationTemplate } from '../../operations/notification-templates';
+import { DEFAULT_TEMPLATES, type NotificationTemplate } from '../../domain';
 import type { AuthCodeLimit } from '../../store';
 import { MAX_RETENTION_DAYS, uncoveredLimitWindow } from '../outbox-retention';
 import { PUSH_PROVIDERS, SMS_PROVIDERS, type PushSettings, type SmsSettings } from '../provider-registry';

@@ -24,7 +24,7 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (options.token !== null) headers.authorization = `Bearer ${options.token}`;
   return {
-    name: 'webhook',
+    name: webhook.name,
     retriesUncertain: true,
     async send(message: PushMessage): Promise<SendResult> {
       const data = { ...message.data, notificationId: message.id };

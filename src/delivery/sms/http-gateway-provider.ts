@@ -39,7 +39,7 @@ function fillTemplate(template: string, message: SmsMessage, escape: (value: str
 export function createHttpGatewayProvider(options: HttpGatewayOptions): SmsProvider {
   const idempotencyHeader = options.idempotencyHeader ?? null;
   return {
-    name: 'http',
+    name: httpGateway.name,
     retriesUncertain: idempotencyHeader !== null,
     async send(message: SmsMessage): Promise<SendResult> {
       const filled = fillTemplate(options.bodyTemplate, message, ESCAPE[options.format]);

@@ -21,7 +21,7 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
   const authorization = `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`;
   const sender: Record<string, string> = /^MG[0-9a-f]{32}$/i.test(options.from) ? { MessagingServiceSid: options.from } : { From: options.from };
   return {
-    name: 'twilio',
+    name: twilio.name,
     // Twilio's Messages API takes no idempotency key: a send that timed out may
     // have been accepted, and a second one would be a second SMS.
     retriesUncertain: false,

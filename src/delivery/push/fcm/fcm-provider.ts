@@ -38,7 +38,7 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
       ? httpCall({ url: `${base.origin}${path}`, method: 'POST', headers, body, timeoutMs: options.timeoutMs })
       : pool.request({ path, method: 'POST', headers, body, timeoutMs: options.timeoutMs });
   return {
-    name: 'fcm',
+    name: fcm.name,
     // FCM takes no idempotency key; a repeat carries the same notificationId,
     // which the app drops, and a lost notice is worse than a dropped repeat.
     retriesUncertain: true,
