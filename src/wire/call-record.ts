@@ -5,8 +5,7 @@
 // through a symbol that operations never see.
 import type { ServerResponse } from 'node:http';
 import type { CallContext } from '../operations/context';
-import { ClientError, OperationTimeoutError } from '../operations/errors';
-import { StoreError } from '../store';
+import { ClientError, OperationTimeoutError, StoreError } from '../operations/errors';
 
 export type Binding = 'soap11' | 'soap12' | 'soap' | 'http_get' | 'http_post' | 'document';
 

@@ -80,8 +80,8 @@ export interface Collection<
   readonly filters: z.ZodObject<Record<string, z.ZodType>, z.core.$strict>;
   /** The references, in field order. */
   readonly links: readonly Link[];
-  /** A file's record with its values spelled as the schema wants them (fields.ts); other keys are kept, and ignored. */
-  readonly spell: (record: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  /** A file's record with its values converted as the schema wants them (fields.ts); other keys are kept, and ignored. */
+  readonly fromFile: (record: Readonly<Record<string, unknown>>) => Record<string, unknown>;
   /** The checked record (the schema's output) as a row; throws RowProblem for a value the store cannot keep (30 February). */
   readonly toRow: (record: Readonly<Record<string, unknown>>, now: string) => RowToWrite;
   readonly fromRow: (row: Row) => z.output<z.ZodObject<Shape<F>>>;
@@ -118,10 +118,10 @@ export function defineCollection<T extends keyof StoreDatabase, F extends Fields
       const reference = spec.references?.[name];
       return reference === undefined ? [] : [{ ...reference, field: name, column: f.column }];
     }),
-    spell(record) {
-      const spelled: Record<string, unknown> = { ...record };
-      for (const [name, f] of entries) if (Object.hasOwn(record, name)) spelled[name] = f.spell(record[name]);
-      return spelled;
+    fromFile(record) {
+      const converted: Record<string, unknown> = { ...record };
+      for (const [name, f] of entries) if (Object.hasOwn(record, name)) converted[name] = f.fromFile(record[name]);
+      return converted;
     },
     toRow(record, now) {
       const row: Row = {};
