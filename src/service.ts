@@ -84,7 +84,9 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       logger.info({ file: config.accessPolicy, users: access.policy.users.size, ...access.policy.exposure }, 'access policy in force');
     }
     let delivery: RunningDelivery | null = null;
-    const operations = createOperations({ records: store.records, outbox: store.outbox }, {
+    // The operations are given what they read and what they queue, nothing else.
+    const operationStore = { records: store.records, outbox: store.outbox };
+    const operations = createOperations(operationStore, {
       phone: { defaultRegion: config.smsDefaultRegion, allowedCountries: config.smsAllowedCountries },
       templates: config.delivery.notificationTemplates,
       authCodeLimits: config.delivery.authCodeLimits,

@@ -13,7 +13,10 @@ const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dea
        npm run outbox -- resend-dead
        npm run outbox -- prune [--days N]    (N from 1 to 3650; OUTBOX_RETENTION_DAYS unless given)`;
 /** What listing and re-queueing need of the store (its admin role). */
-type OutboxCommandStore = Pick<AdminStore, 'listPushNotifications' | 'listAuthCodeMessages' | 'outboxStats' | 'requeueOutboxMessage' | 'requeueDeadOutboxMessages'>;
+type OutboxCommandStore = Pick<
+  AdminStore,
+  'listPushNotifications' | 'listAuthCodeMessages' | 'outboxStats' | 'requeueOutboxMessage' | 'requeueDeadOutboxMessages'
+>;
 
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'uncertain', 'sent'];
 
