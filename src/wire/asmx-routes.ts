@@ -7,8 +7,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import parseurl from 'parseurl';
 import type { AccessControl, DocumentVerdict } from '../access';
 import type { EndpointModel } from '../contract';
-import type { CallContext } from '../operations';
-import type { Dispatcher } from './dispatch';
+import type { Dispatcher, WireCall } from './dispatch';
 import { renderOperationList, renderOperationPage, renderServiceList, sendHelpPage } from './help';
 import { createHttpOperationHandler } from './http/handler';
 import { CACHE_RESULT, send, sendAccessRefusal, sendText } from './respond';
@@ -17,7 +16,7 @@ import { createBodyReader, type BodyGate } from './read-body';
 import { createSoapHandler } from './soap/handler';
 import { createSoapRouter } from './soap/router';
 import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
-import { callContextFor, callRecordOf } from './call-record';
+import { callRecordOf } from './call-record';
 
 const ASMX_PATH = /^\/([^/]+)\.asmx(?:\/(.*))?$/i;
 
@@ -35,7 +34,7 @@ export interface AsmxCallOptions extends AsmxOptions {
   readonly jsonBodies?: boolean;
   /** The caller's address as Express's `req.ip` gives it, TRUST_PROXY applied. */
   readonly callerAddress: (req: IncomingMessage) => string | null;
-  /** Hand the Authorization header to the dispatcher: an access policy is in force (src/access). */
+  /** Hand the Authorization header to the dispatcher's access check (WireCall): an access policy is in force (src/access). */
   readonly passCredentials?: boolean;
   /** The access policy, to refuse a caller before its body is read (access-gate.ts); absent: no policy. */
   readonly access?: PreBodyAccess;
@@ -77,14 +76,19 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
       return;
     }
     const address = options.callerAddress(req);
-    const context: CallContext = callContextFor(res, address, requestIdOf(req), credentials ? req.headers.authorization : undefined);
     const record = callRecordOf(res);
     record.endpoint = found.model.name;
     record.binding = operationPath === undefined ? 'soap' : req.method === 'POST' ? 'http_post' : 'http_get';
+    // The operation is told the caller's address and the request id; the credentials are for the access policy alone.
+    const call: WireCall = {
+      context: { callerAddress: address, requestId: requestIdOf(req) },
+      record,
+      authorization: credentials ? req.headers.authorization : undefined,
+    };
 
     let gate: BodyGate | undefined;
     if (access !== undefined) {
-      const request = { headers: req.headers, address, context, res };
+      const request = { headers: req.headers, address, record, res };
       gate =
         operationPath === undefined
           ? soapGate(access, found.model, found.handlers.router, request)
@@ -94,8 +98,8 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
     if (req.method !== 'POST' && gate !== undefined && !(await gate.decide())) return;
     const body = req.method === 'POST' ? await readBody(req, res, gate) : undefined;
     if (body === null) return;
-    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, context);
-    else await found.handlers.soap(req, res, body as Buffer, context);
+    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call);
+    else await found.handlers.soap(req, res, body as Buffer, call);
   };
 }
 
