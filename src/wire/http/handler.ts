@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointModel, OperationModel, WireOperationName } from '../../contract';
 import type { Dispatcher, Failed, WireCall } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
+import { safeDecode } from '../request-target';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal } from '../respond';
 import type { Chunks } from '../results';
 import { htmlEncode } from '../xml-text';
@@ -153,12 +154,4 @@ function unknownOperationMessage(name: string, endpoint: EndpointModel): string 
     `Invalid method name '${name}',  method names are case sensitive.   ` +
     `The method name '${other.wireName}' with the same name but different casing was found.\r\nParameter name: methodName`
   );
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }
