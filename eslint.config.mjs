@@ -1,10 +1,73 @@
 // Lint rules: typescript-eslint's type-aware recommendations for the TypeScript
 // sources and tests, ESLint's own for the scripts; formatting is Prettier's
 // (eslint-config-prettier turns off the rules it would fight with).
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+// The layers of src/ (docs/design.md#layers): what each folder (or file at the
+// top of src/) may import from the rest of src/, besides itself. null: the
+// top, which puts the rest together and may import anything.
+const BOTTOM = ['domain', 'contract', 'shared', 'log', 'log-destination', 'config-values'];
+const MAY_IMPORT = {
+  domain: [],
+  contract: [],
+  shared: [],
+  'log-destination': [],
+  'config-values': [],
+  log: ['log-destination'],
+  lifecycle: BOTTOM,
+  store: BOTTOM,
+  operations: [...BOTTOM, 'store'],
+  access: [...BOTTOM, 'store'],
+  delivery: [...BOTTOM, 'store'],
+  import: [...BOTTOM, 'store'],
+  wire: [...BOTTOM, 'operations', 'access'],
+  admin: [...BOTTOM, 'store', 'wire'],
+  health: [...BOTTOM, 'store', 'wire'],
+  metrics: [...BOTTOM, 'store', 'access', 'delivery', 'wire'],
+  observe: [...BOTTOM, 'metrics', 'wire'],
+  server: [...BOTTOM, 'operations', 'access', 'wire', 'observe', 'metrics'],
+  config: null,
+  service: null,
+  cli: null,
+  main: null,
+};
+
+// One `files` block per part and depth, since the rule sees only the import's
+// text: from src/store/outbox/claims.ts, `../../delivery` is src/delivery
+// while `../access` is src/store/access. A part of src/ without a line above
+// stops the lint.
+function layerRules() {
+  const src = join(import.meta.dirname, 'src');
+  const parts = readdirSync(src, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
+    .map((entry) => ({ name: entry.name.replace(/\.ts$/, ''), folder: entry.isDirectory() }));
+  const missing = parts.filter((part) => !Object.hasOwn(MAY_IMPORT, part.name)).map((part) => `src/${part.name}`);
+  if (missing.length > 0) throw new Error(`eslint.config.mjs: no layer for ${missing.join(', ')} (docs/design.md#layers)`);
+  const files = readdirSync(src, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts'));
+  const deepest = Math.max(...files.map((entry) => relative(src, entry.parentPath).split(sep).length));
+  return parts
+    .filter((part) => MAY_IMPORT[part.name] !== null)
+    .flatMap((part) => {
+      const allowed = MAY_IMPORT[part.name];
+      const forbidden = Object.keys(MAY_IMPORT).filter((name) => name !== part.name && !allowed.includes(name));
+      const message = `src/${part.name} may import only ${allowed.length === 0 ? 'nothing else of src/' : allowed.join(', ')} (docs/design.md#layers).`;
+      const depths = part.folder ? Array.from({ length: deepest }, (_, i) => i + 1) : [0];
+      return depths.map((depth) => ({
+        files: [part.folder ? `src/${part.name}/${'*/'.repeat(depth - 1)}*.ts` : `src/${part.name}.ts`],
+        rules: {
+          'no-restricted-imports': [
+            'error',
+            { patterns: [{ regex: `^${depth === 0 ? '\\./' : '\\.\\./'.repeat(depth)}(?:${forbidden.join('|')})(?:/|$)`, message }] },
+          ],
+        },
+      }));
+    });
+}
 
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', '.bench/', 'data/', 'test/interop/.generated/', 'test/browser/.screenshots/'] },
@@ -21,6 +84,7 @@ export default tseslint.config(
       '@typescript-eslint/no-base-to-string': 'off',
     },
   },
+  ...layerRules(),
   {
     // Tests read JSON bodies and node-soap results, which are `any` by nature; the assertions type them.
     files: ['test/**/*.ts'],

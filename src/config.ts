@@ -6,7 +6,7 @@ import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
 import { MAX_RETENTION_DAYS } from './delivery/outbox-retention';
-import { bool, country, integer, integerOrOff } from './config-values';
+import { bool, country, integer, integerOrOff, setting } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract/contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
@@ -76,53 +76,203 @@ function trustProxyValue(raw: string): boolean | number | string {
 }
 
 const schema = z.object({
-  PORT: integer('PORT', 0, 65535).default(8080),
-  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  PORT: integer('PORT', 0, 65535).default(8080).meta(setting('service', 'The HTTP port the service listens on.')),
+  HOST: z.string().trim().min(1).default('0.0.0.0').meta(setting('service', 'The address the service listens on.')),
   SOAP_NAMESPACE: z
     .string()
     .trim()
     .refine((v) => /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(v) && !/["<>&]/.test(v), 'SOAP_NAMESPACE must be an absolute URI, e.g. http://tempuri.org/')
-    .default(DEFAULT_NAMESPACE),
-  DATA_DIR: z.string().trim().min(1).default('./data'),
+    .default(DEFAULT_NAMESPACE)
+    .meta(setting('service', 'The service namespace (`{ns}`) of the WSDLs, the SOAP actions and the answers.')),
+  DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .default('./data')
+    .meta(setting('store', 'Folder of the embedded SQLite file `service.sqlite`, created with its schema on the first start.')),
   DATABASE_URL: z
     .string()
     .trim()
     .refine((v) => /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// or postgresql:// connection string')
-    .optional(),
-  STORE_GROUP_COMMIT_MS: integerOrOff('STORE_GROUP_COMMIT_MS', 0, 100, 'milliseconds').default(DEFAULT_GROUP_COMMIT_MS),
-  DEMO_DATA: bool('DEMO_DATA').default(true),
-  BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024).default(1048576),
+    .optional()
+    .meta(
+      setting('store', 'PostgreSQL connection string; set, PostgreSQL is the store ([storage](architecture.md#storage)).', 'unset: the embedded SQLite store'),
+    ),
+  STORE_GROUP_COMMIT_MS: integerOrOff('STORE_GROUP_COMMIT_MS', 0, 100, 'milliseconds')
+    .default(DEFAULT_GROUP_COMMIT_MS)
+    .meta(
+      setting(
+        'store',
+        'PostgreSQL: the longest a queueing call waits, in milliseconds, to share its commit with concurrent calls while earlier ones are written ([PostgreSQL at scale](delivery.md#postgresql-at-scale)).',
+      ),
+    ),
+  DEMO_DATA: bool('DEMO_DATA').default(true).meta(setting('store', 'Load the demo data into an empty embedded store at start (never into PostgreSQL).')),
+  BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024)
+    .default(1048576)
+    .meta(setting('requests', 'Largest request body, in bytes; a larger one gets a 413 ([limits on a request](operating.md#limits-on-a-request)).')),
   // A call needs 4 levels, a WS-Security header 5 or 6; the reader's cost grows with the square of the depth.
-  XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024).default(DEFAULT_MAX_XML_DEPTH),
-  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000).default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
-  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000).default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
-  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000).default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs),
-  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000).default(DEFAULT_CONNECTION_LIMITS.maxConnections),
-  MAX_CONNECTIONS_PER_ADDRESS: integerOrOff('MAX_CONNECTIONS_PER_ADDRESS', 1, 1000000).default(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
-  BODY_MIN_RATE: integerOrOff('BODY_MIN_RATE', 1, 1073741824, 'bytes a second').default(DEFAULT_CONNECTION_LIMITS.bodyMinRate),
-  TRUST_PROXY: z.string().optional(),
-  HELP_PAGES: bool('HELP_PAGES').default(true),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  OPERATION_TIMEOUT_MS: integer('OPERATION_TIMEOUT_MS', 100, 600000).default(30000),
-  SMS_DEFAULT_REGION: country('SMS_DEFAULT_REGION').default('SY'),
-  SMS_ALLOWED_COUNTRIES: z.string().optional(),
+  XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024)
+    .default(DEFAULT_MAX_XML_DEPTH)
+    .meta(
+      setting(
+        'requests',
+        'Deepest element nesting of a SOAP request, the Envelope counting 1; a deeper one gets the 400 `soap:Client` fault ([limits on a request](operating.md#limits-on-a-request)).',
+      ),
+    ),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000)
+    .default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs)
+    .meta(
+      setting('requests', `Longest a client may take to send a request's headers, in milliseconds; over it, a 408 ([connections](operating.md#connections)).`),
+    ),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000)
+    .default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs)
+    .meta(
+      setting(
+        'requests',
+        'Longest a client may take to send a whole request, body included, in milliseconds; over it, a 408. Not the time the operation takes. At least `HEADERS_TIMEOUT_MS`.',
+      ),
+    ),
+  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000)
+    .default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs)
+    .meta(setting('requests', 'How long an idle keep-alive connection stays open, in milliseconds; behind a load balancer, longer than its idle timeout.')),
+  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000)
+    .default(DEFAULT_CONNECTION_LIMITS.maxConnections)
+    .meta(
+      setting(
+        'requests',
+        'Open connections at most; at the cap an idle one (or one whose body arrives slower than `BODY_MIN_RATE`) is closed to make room, or the new one gets a 503.',
+      ),
+    ),
+  MAX_CONNECTIONS_PER_ADDRESS: integerOrOff('MAX_CONNECTIONS_PER_ADDRESS', 1, 1000000)
+    .default(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress)
+    .meta(
+      setting(
+        'requests',
+        'Open connections per client address at most, capped the same way as `MAX_CONNECTIONS` (behind a proxy every client has its address).',
+        '`off`',
+      ),
+    ),
+  BODY_MIN_RATE: integerOrOff('BODY_MIN_RATE', 1, 1073741824, 'bytes a second')
+    .default(DEFAULT_CONNECTION_LIMITS.bodyMinRate)
+    .meta(
+      setting(
+        'requests',
+        'Bytes a second a request body must arrive at, averaged over its last 5 s once it has been under way 1 s; slower, a 408, and at the connection cap it gives way to a new connection ([connections](operating.md#connections)).',
+      ),
+    ),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .meta(
+      setting(
+        'service',
+        "Trust `X-Forwarded-*` from these proxies, in Express's syntax: `true`, a hop count, or a comma-separated list of addresses, subnets, `loopback`, `linklocal` or `uniquelocal`.",
+        'unset: trust none',
+      ),
+    ),
+  HELP_PAGES: bool('HELP_PAGES')
+    .default(true)
+    .meta(setting('service', 'The HTML help pages (`/`, `/X.asmx`, `/X.asmx?op=Op`); `false` turns them off ([help pages](service.md#help-pages)).')),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').meta(setting('observability', `pino's log level.`)),
+  OPERATION_TIMEOUT_MS: integer('OPERATION_TIMEOUT_MS', 100, 600000)
+    .default(30000)
+    .meta(setting('service', 'Longest an operation may run, in milliseconds, before it fails with a `soap:Server` fault.')),
+  SMS_DEFAULT_REGION: country('SMS_DEFAULT_REGION').default('SY').meta(setting('authCode', 'Region of the phone numbers given without a country code.')),
+  SMS_ALLOWED_COUNTRIES: z
+    .string()
+    .optional()
+    .meta(setting('authCode', 'Comma-separated ISO 3166 codes of the countries whose numbers AuthCode accepts.', 'the default region (`SMS_DEFAULT_REGION`)')),
   // A short token can be guessed; 16 characters is the floor, 32 random bytes the advice.
-  ADMIN_TOKEN: z.string().trim().min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)').optional(),
-  JSON_BODIES: bool('JSON_BODIES').default(false),
-  METRICS_PORT: integer('METRICS_PORT', 0, 65535).optional(),
-  SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600000).default(10000),
-  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-  ACCESS_POLICY: z.string().trim().min(1).optional(),
+  ADMIN_TOKEN: z
+    .string()
+    .trim()
+    .min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)')
+    .optional()
+    .meta(
+      setting(
+        'access',
+        'Bearer token of the [admin API](operating.md#admin-api), at least 16 characters (`openssl rand -hex 32`).',
+        'unset: the admin API is off',
+      ),
+    ),
+  JSON_BODIES: bool('JSON_BODIES')
+    .default(false)
+    .meta(setting('service', 'JSON answers for the mobile apps over HTTP GET and POST ([JSON bodies](operating.md#json-bodies-for-the-mobile-apps)).')),
+  METRICS_PORT: integer('METRICS_PORT', 0, 65535)
+    .optional()
+    .meta(
+      setting(
+        'observability',
+        'Serve `/metrics` on this port only, instead of on `PORT`; for `npm run worker`, the port of its own `/metrics` ([metrics](operating.md#metrics)).',
+        'unset: on `PORT` (the worker: none)',
+      ),
+    ),
+  SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600000)
+    .default(10000)
+    .meta(
+      setting(
+        'observability',
+        'Longest a graceful shutdown waits for requests and deliveries in flight, in milliseconds; the process exits at most 2 s after it whatever still runs ([graceful shutdown](operating.md#graceful-shutdown)).',
+      ),
+    ),
+  LOG_FORMAT: z
+    .enum(['auto', 'json', 'pretty'])
+    .default('auto')
+    .meta(
+      setting(
+        'observability',
+        '`json` (one JSON object per line), `pretty` (coloured, for people), or `auto`: pretty when stdout is a terminal ([logs](operating.md#logs)).',
+      ),
+    ),
+  ACCESS_POLICY: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta(
+      setting(
+        'access',
+        'Path of the access policy file (YAML or JSON): networks, Basic users, budgets per endpoint and operation ([security](security.md)); re-read on `SIGHUP`.',
+        'unset: every operation open (a warning at start)',
+      ),
+    ),
   PUBLIC_BASE_URL: z
     .string()
     .trim()
     .refine(isPublicBaseUrl, 'PUBLIC_BASE_URL must be an absolute http:// or https:// URL with no query, fragment or user, e.g. https://sns.example.org')
     .transform((v) => v.replace(/\/+$/, ''))
-    .optional(),
-  AUDIT_RETENTION_DAYS: integerOrOff('AUDIT_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days').default(DEFAULT_AUDIT_RETENTION_DAYS),
-  ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000).default(2000),
-  BCRYPT_THREADS: integer('BCRYPT_THREADS', 1, 64).optional(),
+    .optional()
+    .meta(
+      setting(
+        'service',
+        "The service's public address (`https://sns.example.org`, a path allowed), which `?wsdl`, `?disco` and the help pages give instead of the caller's `Host`.",
+        'unset: the address the caller used',
+      ),
+    ),
+  AUDIT_RETENTION_DAYS: integerOrOff('AUDIT_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days')
+    .default(DEFAULT_AUDIT_RETENTION_DAYS)
+    .meta(setting('access', 'Days after which audit entries (reads of personal data) are deleted ([audit trail](access-limits.md#audit-trail)).')),
+  ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000)
+    .default(2000)
+    .meta(
+      setting(
+        'access',
+        `How often, in milliseconds, each node merges its call-budget counts with the other nodes' through PostgreSQL ([call budgets](access-limits.md#call-budgets)); a shorter interval overshoots less and writes more.`,
+      ),
+    ),
+  BCRYPT_THREADS: integer('BCRYPT_THREADS', 1, 64)
+    .optional()
+    .meta(
+      setting(
+        'access',
+        'Threads checking Basic passwords (bcrypt), each with a queue of 8 checks ([speed](security.md#speed)).',
+        'one per core but one, at least 1',
+      ),
+    ),
 });
+
+/** The service's settings as declared, for docs/configuration.md (npm run docs:config). */
+export { schema as serviceSettings };
 
 /** Where clients reach the service; a path is allowed (a proxy serving it under /sns). */
 function isPublicBaseUrl(value: string): boolean {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { PolicyError } from './access';
 import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './log';
-import { serveMetrics } from './metrics';
+import { serveMetrics } from './server';
 import { createService, listen } from './service';
 
 // Past SHUTDOWN_TIMEOUT_MS and this margin the process exits whatever is

@@ -1,8 +1,8 @@
 // Keeps the audit trail from growing without end: entries are deleted
 // AUDIT_RETENTION_DAYS after they were recorded, on the outbox retention's
-// schedule (src/delivery/outbox-retention.ts). Every server process does it;
+// schedule (src/shared/pruning-schedule.ts). Every server process does it;
 // a delete that another node already made finds nothing.
-import { PRUNE_FIRST_DELAY_MS, PRUNE_INTERVAL_MS, startPruningSchedule, type PruningSchedule } from '../delivery/outbox-retention';
+import { PRUNE_FIRST_DELAY_MS, PRUNE_INTERVAL_MS, startPruningSchedule, type PruningSchedule } from '../shared/pruning-schedule';
 import type { Logger } from '../log';
 
 export interface AuditPruningStore {

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ENDPOINTS } from '../contract';
 import type { RateRule } from './contracts';
-import { parseRateEntry } from '../delivery/config/limit-syntax';
+import { parseRateEntry } from '../shared/rate-entry';
 
 export const DEFAULT_REALM = 'Student Notification Service';
 

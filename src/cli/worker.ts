@@ -6,7 +6,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DELIVERY_STOP_MS, startDelivery } from '../delivery';
 import { createLogger } from '../log';
-import { createMetrics, serveMetrics } from '../metrics';
+import { createMetrics } from '../metrics';
+import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
 import { loadConfigOrExit } from './load-config';
 

@@ -3,6 +3,7 @@
 // Every worker process does it on its own schedule; a delete that another
 // worker already made simply finds nothing.
 import type { Logger } from '../log';
+import { PRUNE_FIRST_DELAY_MS, PRUNE_INTERVAL_MS, startPruningSchedule, type PruningSchedule } from '../shared/pruning-schedule';
 import type { AuthCodeLimit, OutboxChannel } from '../store';
 
 export interface PruningStore {
@@ -27,10 +28,6 @@ export function uncoveredLimitWindow(days: number, limits: readonly AuthCodeLimi
   const longest = Math.max(0, ...limits.map((limit) => limit.windowSeconds));
   return days * (DAY_MS / 1000) < longest ? longest : null;
 }
-/** The first pass waits a little after start, then one an hour. */
-export const PRUNE_FIRST_DELAY_MS = 60_000;
-export const PRUNE_INTERVAL_MS = 3_600_000;
-
 /** One pass: deletes what finished more than `days` ago; logs what it deleted. */
 export async function pruneOutboxOnce(
   store: PruningStore,
@@ -43,11 +40,6 @@ export async function pruneOutboxOnce(
   const deleted = await store.pruneOutbox(before, signal);
   if (deleted.push + deleted.sms > 0) logger.info({ deleted, before }, 'outbox pruned');
   return deleted;
-}
-
-export interface PruningSchedule {
-  readonly firstDelayMs: number;
-  readonly intervalMs: number;
 }
 
 /**
@@ -68,42 +60,4 @@ export function startOutboxPruning(
     (error) => logger.warn({ err: error }, 'outbox pruning failed; the next pass tries again'),
     schedule,
   );
-}
-
-/**
- * The schedule of a retention (the outbox's above, the audit trail's in
- * src/access/audit-retention.ts): `pass` runs after the first delay, then
- * once per interval, never two at once, until the returned function is
- * called; that aborts the pass under way and resolves once it has ended. A
- * failed pass goes to `failed`, and the next one tries again.
- */
-export function startPruningSchedule(
-  pass: (signal: AbortSignal) => Promise<unknown>,
-  failed: (error: unknown) => void,
-  schedule: PruningSchedule,
-): () => Promise<void> {
-  const stopping = new AbortController();
-  let running: Promise<void> | null = null;
-  const run = () => {
-    if (running !== null || stopping.signal.aborted) return;
-    running = Promise.resolve()
-      .then(() => pass(stopping.signal))
-      .then(() => undefined, failed)
-      .finally(() => {
-        running = null;
-      });
-  };
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
-    run();
-    interval = setInterval(run, schedule.intervalMs);
-    interval.unref();
-  }, schedule.firstDelayMs);
-  first.unref();
-  return async () => {
-    stopping.abort();
-    clearTimeout(first);
-    clearInterval(interval);
-    await running;
-  };
 }

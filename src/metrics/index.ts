@@ -1,14 +1,11 @@
 // Prometheus metrics (prom-client): requests, faults and latency from the
 // request observer, outbox depth and age from the store, deliveries from the
 // delivery worker's observer, and Node's process metrics.
-import type { Server } from 'node:http';
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { AccessObserver } from '../access/observer';
 import type { DeliveryObserver } from '../delivery/observer';
 import { createAccessMetrics } from './access-metrics';
-import { listen, type ConnectionLimits } from '../server/http-server';
-import { NOSNIFF } from '../wire/respond';
 import { createDeliveryMetrics } from './delivery-metrics';
 import { metricsRoute } from './metrics-route';
 import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics';
@@ -50,16 +47,4 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     access: createAccessMetrics(registry),
     route: metricsRoute(registry),
   };
-}
-
-/** Serves `GET /metrics` on a port of its own (METRICS_PORT); resolves once bound. */
-export function serveMetrics(metrics: Metrics, port: number, host: string, limits: Partial<ConnectionLimits> = {}): Promise<Server> {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(metrics.route);
-  app.use((_req, res) => {
-    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': NOSNIFF });
-    res.end('Not Found. Metrics are at /metrics.\n');
-  });
-  return listen(app, port, host, limits);
 }

@@ -5,7 +5,8 @@ import { ClientError } from './errors';
 
 type Refusal = Extract<AuthCodeAdmission, { admitted: false }>;
 
-const WHOSE: Record<AuthCodeLimitScope, string> = {
+/** Which limit was reached, by its scope: the refusal's first words. */
+const LIMIT_REACHED: Record<AuthCodeLimitScope, string> = {
   phone: 'Too many login codes for this phone number',
   caller: 'Too many login codes requested from this address',
   global: 'The service has reached its budget of login codes',
@@ -16,7 +17,7 @@ export function refusalError(refusal: Refusal): ClientError {
   const seconds = refusal.retryAfterSeconds;
   return new ClientError(
     `auth_code_limit_${scope}`,
-    `${WHOSE[scope]}: at most ${max} per ${duration(windowSeconds)}. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'} (after ${refusal.retryAt}).`,
+    `${LIMIT_REACHED[scope]}: at most ${max} per ${duration(windowSeconds)}. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'} (after ${refusal.retryAt}).`,
     { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) },
   );
 }

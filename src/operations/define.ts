@@ -7,7 +7,7 @@
 import type { ResultTypeOf, ResultValues, WireOperationName, WireOperations } from '../contract';
 import type { AuthCodeLimit, Store } from '../store';
 import type { CallContext } from './context';
-import type { NotificationTemplate } from './notification-templates';
+import type { NotificationTemplate } from '../domain';
 import type { PhoneRules } from './phone';
 
 export interface OperationRules {

@@ -1,5 +1,8 @@
 import { StoreError } from '../store';
 
+/** The store's failure, as an operation passes it on (our failure, answered as in docs/design.md#operation-failures). */
+export { StoreError };
+
 /**
  * A request the caller got wrong (bad phone number, unknown student, ...).
  * The bindings answer it as a `soap:Client`/`soap:Sender` fault, or a

@@ -5,7 +5,7 @@ import type { WireOperationName, WireOperations } from '../contract';
 import type { Store } from '../store';
 import { AuthCode } from './AuthCodeSending/AuthCode';
 import type { CallContext } from './context';
-import type { AllowedResult, OperationFactory, OperationRules } from './define';
+import type { AllowedResult, OperationDeps, OperationFactory, OperationRules } from './define';
 import { GetStudentsAbcenceByID } from './GetStudentsAbsence/GetStudentsAbcenceByID';
 import { GetStudentsAudtiNote } from './GetStudentsAudit/GetStudentsAudtiNote';
 import { GetStudentSchool } from './NotificationNotes/GetStudentSchool';
@@ -13,11 +13,12 @@ import { SendNotificationType } from './NotificationNotes/SendNotificationType';
 import { GetTokenDevice } from './PushNotificationMobile/GetTokenDevice';
 import { UpdateNoteState } from './ReadNoteFromApp/UpdateNoteState';
 
-export { ClientError, OperationTimeoutError, describeFailure, type Failure } from './errors';
+export { ClientError, OperationTimeoutError, StoreError, describeFailure, type Failure } from './errors';
+/** The records the note and absence operations answer with. */
+export type { AbsenceRecord, NoteRecord } from '../store';
 export type { CallContext } from './context';
 export type { OperationRules } from './define';
 export type { PhoneRules } from './phone';
-export { DEFAULT_TEMPLATES, renderNotification, type NotificationTemplate } from './notification-templates';
 
 /** Which module serves each operation: an operation of the WSDL missing here, or one it lacks, does not compile. */
 const MODULES = {
@@ -44,15 +45,11 @@ export type Operations = {
   readonly [K in WireOperationName]: (args: WireOperations[K]['args'], context: CallContext) => Promise<OperationResult<K>>;
 };
 
+/** MODULES as createOperations uses them: each entry checked to make its operation's implementation. */
+const FACTORIES: { readonly [K in WireOperationName]: (deps: OperationDeps) => Operations[K] } = MODULES;
+
 export function createOperations(store: Store, rules: OperationRules): Operations {
-  const deps = { store, rules };
-  return {
-    AuthCode: MODULES.AuthCode(deps),
-    GetStudentsAudtiNote: MODULES.GetStudentsAudtiNote(deps),
-    UpdateNoteState: MODULES.UpdateNoteState(deps),
-    GetStudentsAbcenceByID: MODULES.GetStudentsAbcenceByID(deps),
-    GetStudentSchool: MODULES.GetStudentSchool(deps),
-    SendNotificationType: MODULES.SendNotificationType(deps),
-    GetTokenDevice: MODULES.GetTokenDevice(deps),
-  };
+  const deps: OperationDeps = { store, rules };
+  // Object.fromEntries types its keys as strings; they are those of FACTORIES, every operation.
+  return Object.fromEntries(Object.entries(FACTORIES).map(([name, factory]) => [name, factory(deps)])) as unknown as Operations;
 }

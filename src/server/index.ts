@@ -1,2 +1,3 @@
 export { createApp, type App, type AppOptions } from './app';
+export { serveMetrics } from './metrics-server';
 export type { OperatorRoute } from './operator-routes';

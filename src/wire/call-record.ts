@@ -4,8 +4,7 @@
 // long as the request, and travels with the wire's own view of a call
 // (WireCall in dispatch.ts), never in what an operation is given.
 import type { ServerResponse } from 'node:http';
-import { ClientError, OperationTimeoutError } from '../operations/errors';
-import { StoreError } from '../store';
+import { ClientError, OperationTimeoutError, StoreError } from '../operations/errors';
 
 export type Binding = 'soap11' | 'soap12' | 'soap' | 'http_get' | 'http_post' | 'document';
 

@@ -5,7 +5,7 @@
 import type { AuditEntry, AuditTrail, BudgetVerdict, CallBudgets, RateRule } from '../../src/access';
 import { createEnumerationGuard } from '../../src/access/enumeration-guard';
 import { SOAP11_ENV, SOAP12_ENV, bodyText } from '../support/wire';
-import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, isSoap, startGated, usersYaml, type Binding, type GatedService } from './support';
+import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, isSoap, startWithPolicy, usersYaml, type Binding, type ServiceWithPolicy } from './support';
 
 /** A fixed window per key and caller; what the real one does across nodes is its own tests' business. */
 class CountingBudgets implements CallBudgets {
@@ -68,20 +68,20 @@ function expectAsmxClientFault(res: { status: number; headers: Record<string, st
 const HOUR_MS = 3_600_000;
 
 describe.each(BINDINGS)('%s', (binding) => {
-  let gated: GatedService;
+  let withPolicy: ServiceWithPolicy;
   let budgets: CountingBudgets;
   let audit: ListAudit;
   beforeEach(async () => {
     budgets = new CountingBudgets();
     audit = new ListAudit();
-    gated = await startGated(POLICY, (logger) => ({ budgets, enumeration: createEnumerationGuard({ logger }), audit }));
+    withPolicy = await startWithPolicy(POLICY, (logger) => ({ budgets, enumeration: createEnumerationGuard({ logger }), audit }));
   });
   afterEach(async () => {
-    await gated.close();
+    await withPolicy.close();
   });
 
   test('past its limit a caller gets an ASMX client fault with Retry-After; another caller does not', async () => {
-    const token = (from: string) => callOp(gated.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
+    const token = (from: string) => callOp(withPolicy.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
     for (let i = 0; i < 3; i++) expect((await token('203.0.113.5')).status).toBe(200);
     const refused = await token('203.0.113.5');
     expectAsmxClientFault(refused, binding, bodyText(refused), 'Too many calls of GetTokenDevice: at most 3 per minute. Try again in 43 seconds.');
@@ -93,7 +93,7 @@ describe.each(BINDINGS)('%s', (binding) => {
   test('the budget of a Basic caller is counted by user, not by address', async () => {
     const auth = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
     const res = await callOp(
-      gated.service.app,
+      withPolicy.service.app,
       binding,
       'NotificationNotes',
       'GetStudentSchool',
@@ -106,7 +106,7 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   test('a caller walking through student ids is refused and logged at warn; rereading the same students is not', async () => {
     const absences = (id: string) =>
-      callOp(gated.service.app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, { from: '198.51.100.9' });
+      callOp(withPolicy.service.app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, { from: '198.51.100.9' });
     for (const id of ['1001', '1002', '1001', '1002', '1001']) expect((await absences(id)).status).toBe(200);
     const before = Date.now();
     const refused = await absences('1003');
@@ -119,14 +119,14 @@ describe.each(BINDINGS)('%s', (binding) => {
     expect((await absences('1004')).status).toBe(500);
     expect((await absences('1001')).status).toBe(200);
     // One warn line for the walker, however often it is refused, naming the caller and none of the ids.
-    const warnings = gated.logs.filter((l) => l.level === 40);
+    const warnings = withPolicy.logs.filter((l) => l.level === 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ caller: '198.51.100.9', distinct: 2, max: 2, msg: expect.stringContaining('too many distinct subjects') });
     expect(JSON.stringify(warnings[0])).not.toMatch(/100[34]/);
   });
 
   test('every read of personal data is audited, allowed or refused, with its subject', async () => {
-    const app = gated.service.app;
+    const app = withPolicy.service.app;
     const auth = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
     await callOp(
       app,
@@ -212,16 +212,16 @@ endpoints:
   GetStudentsAbsence.asmx:
     GetStudentsAbcenceByID: { enumeration: 50/1h }
 ${OPEN_PERSONAL_READS(['NotificationNotes', 'PushNotificationMobile', 'GetStudentsAudit'])}`;
-  let gated: GatedService;
+  let withPolicy: ServiceWithPolicy;
   beforeEach(async () => {
-    gated = await startGated(policy, (logger) => ({ enumeration: createEnumerationGuard({ logger }) }));
+    withPolicy = await startWithPolicy(policy, (logger) => ({ enumeration: createEnumerationGuard({ logger }) }));
   });
   afterEach(async () => {
-    await gated.close();
+    await withPolicy.close();
   });
   const from = { from: '198.51.100.20' };
-  const absences = (id: string) => callOp(gated.service.app, 'HTTP GET', 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, from);
-  const markRead = (id: string) => callOp(gated.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, from);
+  const absences = (id: string) => callOp(withPolicy.service.app, 'HTTP GET', 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, from);
+  const markRead = (id: string) => callOp(withPolicy.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, from);
 
   test('reading absences does not spend the budget of marking notes read', async () => {
     for (const id of ['1001', '1002']) expect((await absences(id)).status).toBe(200);
@@ -242,7 +242,7 @@ ${OPEN_PERSONAL_READS(['NotificationNotes', 'PushNotificationMobile', 'GetStuden
 
   test('addresses of one IPv6 /64 are one caller: rotating through them gains no allowance', async () => {
     const markReadFrom = (id: string, address: string) =>
-      callOp(gated.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, { from: address });
+      callOp(withPolicy.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, { from: address });
     expect((await markReadFrom('1001', '2001:db8:1:2::a')).status).toBe(200);
     expect((await markReadFrom('1002', '2001:db8:1:2::b')).status).toBe(200);
     expect((await markReadFrom('1003', '2001:db8:1:2:ffff::c')).status).toBe(500);

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 import { bodyText, call } from '../support/wire';
-import { OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, policyFile, startGated, usersYaml, type GatedService, type PolicyFixture } from './support';
+import { OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, policyFile, startWithPolicy, usersYaml, type ServiceWithPolicy, type PolicyFixture } from './support';
 
 const CHALLENGE = 'Basic realm="Schools", charset="UTF-8"';
 const LOCKED = `${usersYaml()}realm: Schools
@@ -16,15 +16,15 @@ endpoints:
 ${OPEN_PERSONAL_READS(['PushNotificationMobile', 'GetStudentsAbsence', 'GetStudentsAudit', 'ReadNoteFromApp'])}`;
 
 describe('documents follow their endpoint default rule', () => {
-  let gated: GatedService;
+  let withPolicy: ServiceWithPolicy;
   beforeAll(async () => {
-    gated = await startGated(LOCKED);
+    withPolicy = await startWithPolicy(LOCKED);
   });
   afterAll(async () => {
-    await gated.close();
+    await withPolicy.close();
   });
   const get = (url: string, from: string, authorization?: string) => {
-    const test = call(gated.service.app).get(url).set('X-Forwarded-For', from);
+    const test = call(withPolicy.service.app).get(url).set('X-Forwarded-For', from);
     return authorization === undefined ? test : test.set('Authorization', authorization);
   };
 
@@ -49,7 +49,7 @@ describe('documents follow their endpoint default rule', () => {
 
   test('the endpoint default rule gates the calls too', async () => {
     const res = await callOp(
-      gated.service.app,
+      withPolicy.service.app,
       'HTTP GET',
       'NotificationNotes',
       'GetStudentSchool',
@@ -61,13 +61,13 @@ describe('documents follow their endpoint default rule', () => {
 });
 
 test('documents: open serves documents to anyone while the calls stay locked', async () => {
-  const gated = await startGated(`documents: open\n${LOCKED}`);
+  const withPolicy = await startWithPolicy(`documents: open\n${LOCKED}`);
   try {
     for (const url of ['/NotificationNotes.asmx?wsdl', '/NotificationNotes.asmx?disco', '/NotificationNotes.asmx?op=GetStudentSchool']) {
-      expect((await call(gated.service.app).get(url).set('X-Forwarded-For', '192.0.2.1')).status).toBe(200);
+      expect((await call(withPolicy.service.app).get(url).set('X-Forwarded-For', '192.0.2.1')).status).toBe(200);
     }
     const res = await callOp(
-      gated.service.app,
+      withPolicy.service.app,
       'SOAP 1.1',
       'NotificationNotes',
       'GetStudentSchool',
@@ -76,7 +76,7 @@ test('documents: open serves documents to anyone while the calls stay locked', a
     );
     expect(res.status).toBe(403);
   } finally {
-    await gated.close();
+    await withPolicy.close();
   }
 });
 
@@ -85,9 +85,9 @@ const BUDGETED = 'default: { limit: 1000/1m }\n';
 
 describe('PUBLIC_BASE_URL', () => {
   test('the WSDL, disco and help pages name it whatever Host the caller sent', async () => {
-    const gated = await startGated(BUDGETED, {}, { publicBaseUrl: 'https://sns.example.org/api' });
+    const withPolicy = await startWithPolicy(BUDGETED, {}, { publicBaseUrl: 'https://sns.example.org/api' });
     try {
-      const get = (url: string) => call(gated.service.app).get(url).set('Host', 'attacker.example').set('X-Forwarded-Host', 'attacker.example');
+      const get = (url: string) => call(withPolicy.service.app).get(url).set('Host', 'attacker.example').set('X-Forwarded-Host', 'attacker.example');
       const wsdl = bodyText(await get('/NotificationNotes.asmx?wsdl'));
       // The four ports' addresses (http:operation locations are relative).
       expect(wsdl.match(/location="[^"/][^"]*"/g)).toEqual(Array(4).fill('location="https://sns.example.org/api/NotificationNotes.asmx"'));
@@ -100,17 +100,17 @@ describe('PUBLIC_BASE_URL', () => {
       expect(page).toContain('POST /api/NotificationNotes.asmx HTTP/1.1');
       expect(page).not.toContain('attacker');
     } finally {
-      await gated.close();
+      await withPolicy.close();
     }
   });
 
   test("without it the caller's Host is used, as before", async () => {
-    const gated = await startGated(BUDGETED);
+    const withPolicy = await startWithPolicy(BUDGETED);
     try {
-      const wsdl = bodyText(await call(gated.service.app).get('/NotificationNotes.asmx?wsdl').set('Host', 'sis.school-a.example:8080'));
+      const wsdl = bodyText(await call(withPolicy.service.app).get('/NotificationNotes.asmx?wsdl').set('Host', 'sis.school-a.example:8080'));
       expect(wsdl).toContain('location="http://sis.school-a.example:8080/NotificationNotes.asmx"');
     } finally {
-      await gated.close();
+      await withPolicy.close();
     }
   });
 

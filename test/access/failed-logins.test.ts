@@ -5,7 +5,7 @@
 import type { AuditEntry } from '../../src/access';
 import { createCallBudgets } from '../../src/access/call-budgets';
 import { bodyText } from '../support/wire';
-import { BINDINGS, PASSWORDS, basic, callOp, startGated, usersYaml, type GatedService } from './support';
+import { BINDINGS, PASSWORDS, basic, callOp, startWithPolicy, usersYaml, type ServiceWithPolicy } from './support';
 
 const SCHOOL = { school_base_url: 'https://school-a.example', show_active: '1' };
 const POLICY = `${usersYaml()}default:
@@ -15,24 +15,24 @@ endpoints:
     GetStudentSchool: { limit: 5/1m }
 `;
 
-let gated: GatedService;
+let withPolicy: ServiceWithPolicy;
 const audited: AuditEntry[] = [];
 beforeAll(async () => {
   const audit = { record: (entry: AuditEntry) => void audited.push(entry), flush: () => Promise.resolve(), stop: () => Promise.resolve() };
-  gated = await startGated(POLICY, (logger) => ({ budgets: createCallBudgets({ logger }), audit }));
+  withPolicy = await startWithPolicy(POLICY, (logger) => ({ budgets: createCallBudgets({ logger }), audit }));
 });
 afterAll(async () => {
-  await gated.close();
+  await withPolicy.close();
 });
 
 const token = (from: string, authorization?: string) =>
-  callOp(gated.service.app, 'HTTP GET', 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from, authorization });
+  callOp(withPolicy.service.app, 'HTTP GET', 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from, authorization });
 const school = (from: string, authorization?: string) =>
-  callOp(gated.service.app, 'HTTP GET', 'NotificationNotes', 'GetStudentSchool', SCHOOL, { from, authorization });
+  callOp(withPolicy.service.app, 'HTTP GET', 'NotificationNotes', 'GetStudentSchool', SCHOOL, { from, authorization });
 
 describe.each(BINDINGS)('%s', (binding) => {
   const call = (from: string, authorization?: string) =>
-    callOp(gated.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from, authorization });
+    callOp(withPolicy.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from, authorization });
 
   test('the 401 says whether credentials were missing, malformed or wrong, never whether the user exists', async () => {
     const text = async (authorization?: string) => {

@@ -2,7 +2,7 @@
 // one-line reason outside `allow`, 401 with the exact Basic challenge for
 // missing, wrong or unlisted credentials, the call itself once both pass.
 import { bodyText } from '../support/wire';
-import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, startGated, usersYaml, type GatedService } from './support';
+import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, startWithPolicy, usersYaml, type ServiceWithPolicy } from './support';
 
 const CHALLENGE = 'Basic realm="Student Notification Service", charset="UTF-8"';
 const SCHOOL = { school_base_url: 'https://school-a.example', show_active: '1' };
@@ -17,17 +17,17 @@ endpoints:
     GetTokenDevice: { allow: ["0.0.0.0/0"] }
 ${OPEN_PERSONAL_READS(['GetStudentsAbsence', 'GetStudentsAudit', 'ReadNoteFromApp'])}`;
 
-let gated: GatedService;
+let withPolicy: ServiceWithPolicy;
 beforeAll(async () => {
-  gated = await startGated(POLICY);
+  withPolicy = await startWithPolicy(POLICY);
 });
 afterAll(async () => {
-  await gated.close();
+  await withPolicy.close();
 });
 
 describe.each(BINDINGS)('%s', (binding) => {
   const school = (options: { from?: string; authorization?: string }) =>
-    callOp(gated.service.app, binding, 'NotificationNotes', 'GetStudentSchool', SCHOOL, options);
+    callOp(withPolicy.service.app, binding, 'NotificationNotes', 'GetStudentSchool', SCHOOL, options);
 
   test('a school server in the network with its user and password is answered', async () => {
     const res = await school({ from: '10.20.3.4', authorization: basic('sis-alnoor', PASSWORDS['sis-alnoor']) });
@@ -77,7 +77,7 @@ describe.each(BINDINGS)('%s', (binding) => {
   test('every user of the policy may call a basic rule that lists none; a single address is a /32', async () => {
     const send = (from: string, user: keyof typeof PASSWORDS) =>
       callOp(
-        gated.service.app,
+        withPolicy.service.app,
         binding,
         'NotificationNotes',
         'SendNotificationType',
@@ -90,7 +90,7 @@ describe.each(BINDINGS)('%s', (binding) => {
   });
 
   test('an open rule asks for nothing, and an IPv6 caller outside an IPv4-only allow list is refused', async () => {
-    const token = (from: string) => callOp(gated.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
+    const token = (from: string) => callOp(withPolicy.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
     expect((await token('203.0.113.5')).status).toBe(200);
     expect((await token('2001:db8::5')).status).toBe(403);
   });

@@ -5,7 +5,7 @@
 // bytes that never came and answered nothing.
 import net from 'node:net';
 import { listenOnLoopback, type LoopbackListener } from '../support/service';
-import { OPEN_PERSONAL_READS, PASSWORDS, basic, startGated, usersYaml, type GatedService } from './support';
+import { OPEN_PERSONAL_READS, PASSWORDS, basic, startWithPolicy, usersYaml, type ServiceWithPolicy } from './support';
 
 const NS = 'http://tempuri.org/';
 const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -23,15 +23,15 @@ endpoints:
     GetStudentsAbcenceByID: { allow: [schools] }
 ${OPEN_PERSONAL_READS(['GetStudentsAudit', 'ReadNoteFromApp'])}`;
 
-let gated: GatedService;
+let withPolicy: ServiceWithPolicy;
 let listener: LoopbackListener;
 beforeAll(async () => {
-  gated = await startGated(POLICY);
-  listener = await listenOnLoopback(gated.service.app);
+  withPolicy = await startWithPolicy(POLICY);
+  listener = await listenOnLoopback(withPolicy.service.app);
 });
 afterAll(async () => {
   await listener.close();
-  await gated.close();
+  await withPolicy.close();
 });
 
 interface Answer {

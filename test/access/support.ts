@@ -59,7 +59,7 @@ export function usersYaml(): string {
     .join('\n')}\n`;
 }
 
-export interface GatedService {
+export interface ServiceWithPolicy {
   readonly service: TestService;
   readonly access: AccessControl;
   readonly policy: PolicyFixture;
@@ -68,11 +68,11 @@ export interface GatedService {
 }
 
 /** The app behind a policy; X-Forwarded-For is trusted so that tests can call from any address. */
-export async function startGated(
+export async function startWithPolicy(
   policyText: string,
   deps: AccessDependencies | ((logger: Logger) => AccessDependencies) = {},
   extra: { publicBaseUrl?: string; logger?: Logger } = {},
-): Promise<GatedService> {
+): Promise<ServiceWithPolicy> {
   const policy = policyFile(policyText);
   const logs: Record<string, unknown>[] = [];
   const logger = extra.logger ?? pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });

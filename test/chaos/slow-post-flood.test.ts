@@ -1,4 +1,4 @@
-// Slow POST bodies (docs/chaos.md#slow-post-flood): thousands of connections
+// Slow POST bodies (docs/chaos.md#slow-post-bodies-testchaosslow-post-floodtestts): thousands of connections
 // from many loopback addresses each send a POST's headers and then trickle its
 // body a byte now and then, reconnecting when cut off, more of them than
 // MAX_CONNECTIONS allows, while /healthz is probed on new connections. A

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
-import { DEFAULT_TEMPLATES } from '../../src/operations';
+import { DEFAULT_TEMPLATES } from '../../src/domain';
 
 describe('delivery configuration', () => {
   let dir: string;

@@ -3,7 +3,8 @@
 import pino from 'pino';
 import type { App } from '../../src/server';
 import { loadServiceModel } from '../../src/contract';
-import { createOperations, type NotificationTemplate, type OperationRules } from '../../src/operations';
+import type { NotificationTemplate } from '../../src/domain';
+import { createOperations, type OperationRules } from '../../src/operations';
 import { createApp } from '../../src/server';
 import type { AuthCodeLimit } from '../../src/store';
 import { testClock } from '../store/store-fixture';

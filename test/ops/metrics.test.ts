@@ -3,7 +3,7 @@
 // carries a phone number, a token or a student id.
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { serveMetrics } from '../../src/metrics';
+import { serveMetrics } from '../../src/server';
 import { parseMetrics, sampleValue, type Sample } from '../support/prometheus';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';

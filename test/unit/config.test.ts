@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { DEFAULT_GROUP_COMMIT_MS } from '../../src/store';
 
 describe('configuration', () => {
-  it('has the defaults the README documents (docs/design.md#configuration-names)', () => {
+  it('has the defaults docs/configuration.md documents (docs/design.md#configuration-names)', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 8080,

@@ -3,7 +3,7 @@
 // documents, errors, calls, health, metrics and the admin API alike.
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { serveMetrics } from '../../src/metrics';
+import { serveMetrics } from '../../src/server';
 import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 import { NS, envelope } from '../support/wire';

@@ -2,8 +2,8 @@
 // limits, templates), read from the same environment as src/config.ts and
 // reported the same way: every problem, each naming its variable.
 import { z } from 'zod';
-import { bool, integer, integerOrOff } from '../../config-values';
-import { DEFAULT_TEMPLATES, type NotificationTemplate } from '../../operations/notification-templates';
+import { bool, integer, integerOrOff, setting } from '../../config-values';
+import { DEFAULT_TEMPLATES, type NotificationTemplate } from '../../domain';
 import type { AuthCodeLimit } from '../../store';
 import { MAX_RETENTION_DAYS, uncoveredLimitWindow } from '../outbox-retention';
 import { PUSH_PROVIDERS, SMS_PROVIDERS, type PushSettings, type SmsSettings } from '../provider-registry';
@@ -43,32 +43,118 @@ export interface DeliveryConfig {
 }
 
 // PUSH_PROVIDER, SMS_PROVIDER and the variables of every provider the registry lists.
-const push = providerChoice('PUSH_PROVIDER', PUSH_PROVIDERS);
-const sms = providerChoice('SMS_PROVIDER', SMS_PROVIDERS);
+const push = providerChoice('PUSH_PROVIDER', PUSH_PROVIDERS, setting('push', 'The push provider ([push providers](delivery.md#push-providers)).'));
+const sms = providerChoice('SMS_PROVIDER', SMS_PROVIDERS, setting('sms', 'The SMS provider ([SMS providers](delivery.md#sms-providers)).'));
 
 const schema = z.object({
-  WORKER: bool('WORKER').default(true),
+  WORKER: bool('WORKER').default(true).meta(setting('delivery', 'Run the delivery worker inside the server process ([delivery](delivery.md)).')),
   ...push.env,
   ...sms.env,
-  SMS_LANGUAGE: z.string().trim().toLowerCase().default('ar'),
-  SMS_TEMPLATES: z.string().trim().optional(),
-  NOTIFICATION_TEMPLATES: z.string().trim().optional(),
-  DELIVERY_MAX_ATTEMPTS: integer('DELIVERY_MAX_ATTEMPTS', 1, 100).default(10),
-  DELIVERY_LEASE_SECONDS: integer('DELIVERY_LEASE_SECONDS', 5, 3600).default(60),
-  DELIVERY_CONCURRENCY: integer('DELIVERY_CONCURRENCY', 1, 4096).default(512),
-  DELIVERY_CONCURRENCY_MIN: integer('DELIVERY_CONCURRENCY_MIN', 1, 4096).default(4),
-  DELIVERY_POLL_MS: integer('DELIVERY_POLL_MS', 10, 60000).default(1000),
-  DELIVERY_SAFETY_POLL_MS: integer('DELIVERY_SAFETY_POLL_MS', 100, 600000).default(5000),
-  WORKER_STALL_SECONDS: integer('WORKER_STALL_SECONDS', 5, 86400).default(60),
-  DELIVERY_TIMEOUT_MS: integer('DELIVERY_TIMEOUT_MS', 100, 120000).default(10000),
-  DELIVERY_RETRY_BASE_SECONDS: integer('DELIVERY_RETRY_BASE_SECONDS', 1, 3600).default(10),
-  DELIVERY_RETRY_MAX_SECONDS: integer('DELIVERY_RETRY_MAX_SECONDS', 1, 86400).default(3600),
-  AUTH_CODE_MAX_AGE_SECONDS: integer('AUTH_CODE_MAX_AGE_SECONDS', 30, 86400).default(600),
-  AUTH_CODE_LIMIT_PER_PHONE: z.string().default('1/60s,3/10m,10/24h'),
-  AUTH_CODE_LIMIT_PER_CALLER: z.string().default('30/1h'),
-  AUTH_CODE_LIMIT_GLOBAL: z.string().default('1000/1h'),
-  OUTBOX_RETENTION_DAYS: integerOrOff('OUTBOX_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days').default(30),
+  SMS_LANGUAGE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default('ar')
+    .meta(setting('authCode', 'Language of the login-code SMS: a key of the SMS templates (built in: `ar` and `en`).')),
+  SMS_TEMPLATES: z
+    .string()
+    .trim()
+    .optional()
+    .meta(
+      setting(
+        'authCode',
+        'JSON file of SMS texts per language, each with `{code}`, merged over the built-in `ar` and `en` ([notification content](delivery.md#notification-content)).',
+      ),
+    ),
+  NOTIFICATION_TEMPLATES: z
+    .string()
+    .trim()
+    .optional()
+    .meta(
+      setting(
+        'delivery',
+        'JSON file of push templates per `TypeNotfication` (and `*` for any other), merged over the built-in ones ([notification content](delivery.md#notification-content)).',
+      ),
+    ),
+  DELIVERY_MAX_ATTEMPTS: integer('DELIVERY_MAX_ATTEMPTS', 1, 100)
+    .default(10)
+    .meta(setting('delivery', 'Attempts before a message is `dead` ([retries](delivery.md#retries)).')),
+  DELIVERY_LEASE_SECONDS: integer('DELIVERY_LEASE_SECONDS', 5, 3600)
+    .default(60)
+    .meta(setting('delivery', 'How long a claimed message is held before another worker may take it over; at least twice `DELIVERY_TIMEOUT_MS`.')),
+  DELIVERY_CONCURRENCY: integer('DELIVERY_CONCURRENCY', 1, 4096)
+    .default(512)
+    .meta(
+      setting('delivery', 'Ceiling of the sends in flight per worker; below it the number adapts to each provider ([concurrency](delivery.md#concurrency)).'),
+    ),
+  DELIVERY_CONCURRENCY_MIN: integer('DELIVERY_CONCURRENCY_MIN', 1, 4096)
+    .default(4)
+    .meta(setting('delivery', "Floor of each channel's adaptive limit; at most `DELIVERY_CONCURRENCY`.")),
+  DELIVERY_POLL_MS: integer('DELIVERY_POLL_MS', 10, 60000)
+    .default(1000)
+    .meta(
+      setting(
+        'delivery',
+        'How often an idle worker looks at the outbox, in milliseconds (work queued in the same process wakes it at once; on PostgreSQL, while the LISTEN connection is down).',
+      ),
+    ),
+  DELIVERY_SAFETY_POLL_MS: integer('DELIVERY_SAFETY_POLL_MS', 100, 600000)
+    .default(5000)
+    .meta(
+      setting(
+        'delivery',
+        'PostgreSQL: how often an idle worker looks, in milliseconds, while LISTEN/NOTIFY wakes it ([PostgreSQL at scale](delivery.md#postgresql-at-scale)).',
+      ),
+    ),
+  WORKER_STALL_SECONDS: integer('WORKER_STALL_SECONDS', 5, 86400)
+    .default(60)
+    .meta(
+      setting(
+        'delivery',
+        '`/readyz` fails when the in-process worker has claimed nothing for this long while work is due; at least twice the longest of `DELIVERY_TIMEOUT_MS` and the polls ([health](operating.md#health)).',
+      ),
+    ),
+  DELIVERY_TIMEOUT_MS: integer('DELIVERY_TIMEOUT_MS', 100, 120000)
+    .default(10000)
+    .meta(setting('delivery', 'Time limit of each provider call, in milliseconds.')),
+  DELIVERY_RETRY_BASE_SECONDS: integer('DELIVERY_RETRY_BASE_SECONDS', 1, 3600)
+    .default(10)
+    .meta(setting('delivery', 'First wait after a retryable failure, doubling with each attempt ([retries](delivery.md#retries)).')),
+  DELIVERY_RETRY_MAX_SECONDS: integer('DELIVERY_RETRY_MAX_SECONDS', 1, 86400)
+    .default(3600)
+    .meta(setting('delivery', 'Longest wait between attempts; at least `DELIVERY_RETRY_BASE_SECONDS`.')),
+  AUTH_CODE_MAX_AGE_SECONDS: integer('AUTH_CODE_MAX_AGE_SECONDS', 30, 86400)
+    .default(600)
+    .meta(setting('authCode', 'A login code not sent by then is `dead` instead of arriving late.')),
+  AUTH_CODE_LIMIT_PER_PHONE: z
+    .string()
+    .default('1/60s,3/10m,10/24h')
+    .meta(
+      setting(
+        'authCode',
+        'AuthCode limits per phone number: `COUNT/DURATION` entries separated by commas (units `s`, `m`, `h`, `d`; at most 30 days), or `off` ([abuse limits](delivery.md#abuse-limits-on-authcode)).',
+      ),
+    ),
+  AUTH_CODE_LIMIT_PER_CALLER: z
+    .string()
+    .default('30/1h')
+    .meta(setting('authCode', 'AuthCode limits per calling address, written as `AUTH_CODE_LIMIT_PER_PHONE`.')),
+  AUTH_CODE_LIMIT_GLOBAL: z
+    .string()
+    .default('1000/1h')
+    .meta(setting('authCode', 'AuthCode limits for the whole service, written as `AUTH_CODE_LIMIT_PER_PHONE`: a budget against SMS pumping.')),
+  OUTBOX_RETENTION_DAYS: integerOrOff('OUTBOX_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days')
+    .default(30)
+    .meta(
+      setting(
+        'delivery',
+        'Days after which sent and dead messages are deleted ([retention](delivery.md#retention)); it must cover the longest AuthCode limit window.',
+      ),
+    ),
 });
+
+/** The delivery settings as declared, providers included, for docs/configuration.md (npm run docs:config). */
+export { schema as deliverySettings };
 
 type Raw = z.infer<typeof schema>;
 

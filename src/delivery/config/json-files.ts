@@ -2,7 +2,7 @@
 // problem names the variable and the file, and says what was expected.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { NotificationTemplate } from '../../operations';
+import type { NotificationTemplate } from '../../domain';
 
 type Read<T> = { ok: true; value: T } | { ok: false; problem: string };
 

@@ -1,8 +1,10 @@
 // One channel's provider in the configuration, from the registry's list
 // (src/delivery/provider-registry.ts): the variable that chooses it, with the
 // names the list offers, and every provider's own variables; then the chosen
-// provider's settings, from its descriptor.
+// provider's settings, from its descriptor. `doc` describes the variable in
+// docs/configuration.md.
 import { z } from 'zod';
+import type { SettingDoc } from '../../config-values';
 import type { AnyProviderDescriptor, ChosenSettings } from '../provider-descriptor';
 
 export interface ProviderChoice<D> {
@@ -14,9 +16,12 @@ export interface ProviderChoice<D> {
 
 type Descriptors = readonly [AnyProviderDescriptor<unknown>, ...AnyProviderDescriptor<unknown>[]];
 
-export function providerChoice<L extends Descriptors>(variable: string, descriptors: L): ProviderChoice<L[number]> {
+export function providerChoice<L extends Descriptors>(variable: string, descriptors: L, doc: SettingDoc): ProviderChoice<L[number]> {
   const names = descriptors.map((descriptor) => descriptor.name);
-  const choice = z.enum(names, { error: `${variable} must be ${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}` }).default(names[0]);
+  const choice = z
+    .enum(names, { error: `${variable} must be ${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}` })
+    .default(names[0])
+    .meta({ ...doc });
   return {
     env: Object.assign({ [variable]: choice }, ...descriptors.map((descriptor) => descriptor.env)) as z.ZodRawShape,
     settings(values, problems) {

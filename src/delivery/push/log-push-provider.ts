@@ -5,7 +5,7 @@ import { sent, type PushMessage, type PushProvider, type SendResult } from '../p
 /** The default: nothing leaves the machine; the log shows what would have been sent. */
 export function createLogPushProvider(logger: Logger): PushProvider {
   return {
-    name: 'log',
+    name: logPush.name,
     retriesUncertain: true,
     send(message: PushMessage): Promise<SendResult> {
       logger.info(

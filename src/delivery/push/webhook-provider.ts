@@ -5,7 +5,7 @@
 // on every attempt, so that a gateway can drop a repeat: a send whose answer
 // was lost is sent again.
 import { z } from 'zod';
-import { url } from '../../config-values';
+import { setting, url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
 import { pushProvider, required } from '../provider-descriptor';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../provider';
@@ -24,7 +24,7 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (options.token !== null) headers.authorization = `Bearer ${options.token}`;
   return {
-    name: 'webhook',
+    name: webhook.name,
     retriesUncertain: true,
     async send(message: PushMessage): Promise<SendResult> {
       const data = { ...message.data, notificationId: message.id };
@@ -60,8 +60,14 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
 export const webhook = pushProvider({
   name: 'webhook',
   env: {
-    PUSH_WEBHOOK_URL: url('PUSH_WEBHOOK_URL').optional(),
-    PUSH_WEBHOOK_TOKEN: z.string().trim().optional(),
+    PUSH_WEBHOOK_URL: url('PUSH_WEBHOOK_URL')
+      .optional()
+      .meta(setting('push', '`webhook`: where to POST each notification.', 'required with `webhook`')),
+    PUSH_WEBHOOK_TOKEN: z
+      .string()
+      .trim()
+      .optional()
+      .meta(setting('push', '`webhook`: the bearer token sent.', 'unset: none sent')),
   },
   settings(values, problems, chosenBy): Omit<WebhookProviderOptions, 'timeoutMs'> | null {
     if (values.PUSH_WEBHOOK_URL === undefined) return required(problems, 'PUSH_WEBHOOK_URL', chosenBy);

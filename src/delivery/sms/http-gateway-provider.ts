@@ -6,7 +6,7 @@
 // it such a send is recorded `uncertain`, never sent twice
 // (docs/delivery.md#sent-once).
 import { z } from 'zod';
-import { url } from '../../config-values';
+import { setting, url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
 import { required, smsProvider } from '../provider-descriptor';
 import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
@@ -39,7 +39,7 @@ function fillTemplate(template: string, message: SmsMessage, escape: (value: str
 export function createHttpGatewayProvider(options: HttpGatewayOptions): SmsProvider {
   const idempotencyHeader = options.idempotencyHeader ?? null;
   return {
-    name: 'http',
+    name: httpGateway.name,
     retriesUncertain: idempotencyHeader !== null,
     async send(message: SmsMessage): Promise<SendResult> {
       const filled = fillTemplate(options.bodyTemplate, message, ESCAPE[options.format]);
@@ -69,31 +69,53 @@ export interface HttpGatewaySettings extends Omit<HttpGatewayOptions, 'timeoutMs
 const DEFAULT_FORM_BODY = 'to={phone}&text={text}';
 const DEFAULT_JSON_BODY = '{"to":"{phone}","text":"{text}"}';
 
-/** SMS_PROVIDER=http: SMS_HTTP_URL, and how to fill the request (README.md#configuration). */
+/** SMS_PROVIDER=http: SMS_HTTP_URL, and how to fill the request (docs/configuration.md#sms-providers). */
 export const httpGateway = smsProvider({
   name: 'http',
   env: {
-    SMS_HTTP_URL: url('SMS_HTTP_URL').optional(),
+    SMS_HTTP_URL: url('SMS_HTTP_URL')
+      .optional()
+      .meta(setting('sms', "`http`: the gateway's URL.", 'required with `http`')),
     SMS_HTTP_METHOD: z
       .string()
       .trim()
       .toUpperCase()
       .pipe(z.enum(['GET', 'POST'], { error: 'SMS_HTTP_METHOD must be POST or GET' }))
-      .default('POST'),
+      .default('POST')
+      .meta(setting('sms', '`http`: `POST` or `GET` (a GET sends the filled template as its query string).')),
     SMS_HTTP_FORMAT: z
       .string()
       .trim()
       .toLowerCase()
       .pipe(z.enum(['form', 'json'], { error: 'SMS_HTTP_FORMAT must be form or json' }))
-      .default('form'),
-    SMS_HTTP_HEADERS: z.string().optional(),
-    SMS_HTTP_BODY: z.string().optional(),
+      .default('form')
+      .meta(setting('sms', '`http`: `form` or `json`: how values are escaped into the template, and the Content-Type of a POST.')),
+    SMS_HTTP_HEADERS: z
+      .string()
+      .optional()
+      .meta(setting('sms', '`http`: a JSON object of extra headers (API keys), such as `{"X-Api-Key":"…"}`.', '`{}`')),
+    SMS_HTTP_BODY: z
+      .string()
+      .optional()
+      .meta(
+        setting(
+          'sms',
+          '`http`: the body template; `{phone}` (E.164), `{phone_digits}` (no `+`), `{text}`, `{id}` (the outbox id).',
+          '`to={phone}&text={text}` (with `json`: `{"to":"{phone}","text":"{text}"}`)',
+        ),
+      ),
     SMS_HTTP_IDEMPOTENCY_HEADER: z
       .string()
       .trim()
       .toLowerCase()
       .regex(/^[!#$%&'*+.^_`|~0-9a-z-]+$/, 'SMS_HTTP_IDEMPOTENCY_HEADER must be an HTTP header name, such as Idempotency-Key')
-      .optional(),
+      .optional()
+      .meta(
+        setting(
+          'sms',
+          '`http`: the header in which the gateway takes an idempotency key (the outbox id); set, a send whose answer was lost is retried, unset it is `uncertain` ([sent once](delivery.md#sent-once)).',
+        ),
+      ),
   },
   settings(values, problems, chosenBy): HttpGatewaySettings | null {
     if (values.SMS_HTTP_URL === undefined) return required(problems, 'SMS_HTTP_URL', chosenBy);

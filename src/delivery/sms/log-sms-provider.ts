@@ -6,7 +6,7 @@ import { maskPhone } from '../../log';
 /** The default: the log records that a code went out, never the code or the text. */
 export function createLogSmsProvider(logger: Logger): SmsProvider {
   return {
-    name: 'log',
+    name: logSms.name,
     retriesUncertain: true,
     send(message: SmsMessage): Promise<SendResult> {
       logger.info({ messageId: message.id, to: maskPhone(message.phone) }, 'SMS delivered to the log (SMS_PROVIDER=log; text not logged)');

@@ -1,6 +1,6 @@
 // Twilio's Programmable Messaging API: POST /2010-04-01/Accounts/{sid}/Messages.json.
 import { z } from 'zod';
-import { url } from '../../config-values';
+import { setting, url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess, jsonBody } from '../http/http-call';
 import { required, smsProvider } from '../provider-descriptor';
 import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
@@ -21,7 +21,7 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
   const authorization = `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`;
   const sender: Record<string, string> = /^MG[0-9a-f]{32}$/i.test(options.from) ? { MessagingServiceSid: options.from } : { From: options.from };
   return {
-    name: 'twilio',
+    name: twilio.name,
     // Twilio's Messages API takes no idempotency key: a send that timed out may
     // have been accepted, and a second one would be a second SMS.
     retriesUncertain: false,
@@ -47,10 +47,22 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
 export const twilio = smsProvider({
   name: 'twilio',
   env: {
-    TWILIO_ACCOUNT_SID: z.string().trim().optional(),
-    TWILIO_AUTH_TOKEN: z.string().trim().optional(),
-    TWILIO_FROM: z.string().trim().optional(),
-    TWILIO_BASE_URL: url('TWILIO_BASE_URL').default(TWILIO_BASE_URL),
+    TWILIO_ACCOUNT_SID: z
+      .string()
+      .trim()
+      .optional()
+      .meta(setting('sms', '`twilio`: the account.', 'required with `twilio`')),
+    TWILIO_AUTH_TOKEN: z
+      .string()
+      .trim()
+      .optional()
+      .meta(setting('sms', "`twilio`: the account's secret.", 'required with `twilio`')),
+    TWILIO_FROM: z
+      .string()
+      .trim()
+      .optional()
+      .meta(setting('sms', '`twilio`: the sender: a number (E.164), an alphanumeric id, or a Messaging Service SID (`MG…`).', 'required with `twilio`')),
+    TWILIO_BASE_URL: url('TWILIO_BASE_URL').default(TWILIO_BASE_URL).meta(setting('sms', '`twilio`: the API base.')),
   },
   settings(values, problems, chosenBy): Omit<TwilioOptions, 'timeoutMs'> | null {
     const { TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: authToken, TWILIO_FROM: from } = values;

@@ -3,10 +3,9 @@
 // templates (docs/design.md#what-each-operation-does, #delivery). One outbox
 // row; the worker sends it afterwards.
 import type { SendNotificationTypeArgs } from '../../contract/generated';
-import { schoolKey } from '../../domain';
+import { renderNotification, schoolKey } from '../../domain';
 import type { OperationDeps } from '../define';
 import { ClientError } from '../errors';
-import { renderNotification } from '../notification-templates';
 
 const MAX_TYPE_LENGTH = 64;
 

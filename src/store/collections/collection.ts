@@ -50,8 +50,8 @@ export interface Collection<
   readonly requiredColumns: readonly string[];
   /** Record field → column, for filters. */
   readonly columns: Readonly<Record<string, string>>;
-  /** A file's record with its values spelled as the schema wants them (fields.ts); other keys are kept, and ignored. */
-  readonly spell: (record: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  /** A file's record with its values converted as the schema wants them (fields.ts); other keys are kept, and ignored. */
+  readonly fromFile: (record: Readonly<Record<string, unknown>>) => Record<string, unknown>;
   /** The checked record (the schema's output) as a row; throws RowProblem for a value the store cannot keep (30 February). */
   readonly toRow: (record: Readonly<Record<string, unknown>>, now: string) => RowToWrite;
   readonly fromRow: (row: Row) => z.output<z.ZodObject<Shape<F>>>;
@@ -83,10 +83,10 @@ export function defineCollection<T extends keyof StoreDatabase, F extends Fields
     requiredFields: entries.filter(([, f]) => f.required).map(([name]) => name),
     requiredColumns: entries.filter(([, f]) => f.required && f.column !== spec.keyColumn).map(([, f]) => f.column),
     columns: Object.fromEntries(entries.map(([name, f]) => [name, f.column])),
-    spell(record) {
-      const spelled: Record<string, unknown> = { ...record };
-      for (const [name, f] of entries) if (Object.hasOwn(record, name)) spelled[name] = f.spell(record[name]);
-      return spelled;
+    fromFile(record) {
+      const converted: Record<string, unknown> = { ...record };
+      for (const [name, f] of entries) if (Object.hasOwn(record, name)) converted[name] = f.fromFile(record[name]);
+      return converted;
     },
     toRow(record, now) {
       const row: Row = {};

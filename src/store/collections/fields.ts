@@ -1,8 +1,8 @@
 // The kinds of field a stored record has. Each kind is one zod schema (what
 // the admin API validates, what the OpenAPI document shows, what the store
-// checks before it writes) plus what only a file needs: how a CSV cell or a
-// hand-written JSON value spells it (`spell`), and how the value maps to its
-// column and back. The rules are in docs/operating.md#one-set-of-rules.
+// checks before it writes) plus what only a file needs: a value as a CSV cell
+// or hand-written JSON writes it, turned into the schema's type (`fromFile`),
+// and how the value maps to its column and back. The rules are in docs/operating.md#one-set-of-rules.
 import { z } from 'zod';
 
 /** A value the schema accepts but the store cannot keep (30 February); thrown by `toColumn`, reported with the field's path. */
@@ -17,7 +17,7 @@ export interface Field<S extends z.ZodType = z.ZodType, K extends string = strin
   /** A CSV header must name it; a record must have it. */
   readonly required: boolean;
   /** A file's spelling of the value (a number for an id, `"true"` for a flag, an empty cell) as the schema's type. */
-  readonly spell: (value: unknown) => unknown;
+  readonly fromFile: (value: unknown) => unknown;
   /** The checked value (undefined: left out) as stored; undefined keeps the stored value (or the column's default for a new row). */
   readonly toColumn: (value: unknown) => unknown;
   /** The column's value as the record shows it. */
@@ -51,7 +51,7 @@ export function requiredText<K extends string>(column: K, max: number, options: 
   return field(options.description === undefined ? schema : schema.describe(options.description), {
     column,
     required: true,
-    spell: numberAsText,
+    fromFile: numberAsText,
     toColumn: (value) => convert(value as string),
     fromColumn: text,
   });
@@ -63,7 +63,7 @@ export function presentText<K extends string>(column: K, max: number, descriptio
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
-    spell: numberAsText,
+    fromFile: numberAsText,
     toColumn: same,
     fromColumn: text,
   });
@@ -75,7 +75,7 @@ export function optionalText<K extends string>(column: K, max: number, descripti
   return field(schema, {
     column,
     required: false,
-    spell: numberAsText,
+    fromFile: numberAsText,
     toColumn: (value) => (value === undefined ? undefined : value === null || value === '' ? null : value),
     fromColumn: nullableText,
   });
@@ -99,10 +99,10 @@ export function choice<K extends string, const T extends readonly [string, ...st
   return field(options.description === undefined ? schema : schema.describe(options.description), {
     column,
     required: false,
-    spell: (value) => {
-      const spelled = numberAsText(value);
-      if (typeof spelled !== 'string') return spelled === null ? options.empty : spelled;
-      const trimmed = spelled.trim();
+    fromFile: (value) => {
+      const converted = numberAsText(value);
+      if (typeof converted !== 'string') return converted === null ? options.empty : converted;
+      const trimmed = converted.trim();
       if (trimmed === '') return options.empty;
       return options.anyCase === true ? trimmed.toLowerCase() : trimmed;
     },
@@ -121,7 +121,7 @@ export function nullableChoice<K extends string, const T extends readonly [strin
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: false,
-    spell: (value) => {
+    fromFile: (value) => {
       if (typeof value !== 'string') return value;
       const trimmed = value.trim();
       return trimmed === '' ? null : trimmed.toLowerCase();
@@ -138,7 +138,7 @@ export function flag<K extends string>(column: K, description?: string) {
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: false,
-    spell: (value) => {
+    fromFile: (value) => {
       if (value === null || value === '') return undefined;
       if (value === 'true' || value === 1 || value === '1') return true;
       if (value === 'false' || value === 0 || value === '0') return false;
@@ -168,7 +168,7 @@ export function isoDate<K extends string>(column: K, description?: string) {
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
-    spell: numberAsText,
+    fromFile: numberAsText,
     toColumn: (value) => calendarDate(value as string),
     fromColumn: text,
   });
@@ -184,7 +184,7 @@ export function isoTimestamp<K extends string>(column: K, description?: string) 
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
-    spell: numberAsText,
+    fromFile: numberAsText,
     toColumn: (value) => {
       const [, day, time, offset] = TIMESTAMP.exec(value as string) as unknown as [string, string, string | undefined, string | undefined];
       const date = calendarDate(day);

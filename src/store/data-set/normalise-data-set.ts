@@ -39,12 +39,12 @@ function collect(dataSet: DataSet, collection: DataSetCollection, now: string): 
   const items: unknown = dataSet[collection];
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) throw new InvalidDataSetError(collection, 'must be a list.');
-  const { fieldsSchema, spell, toRow, keyColumn } = COLLECTION_OF[collection];
+  const { fieldsSchema, fromFile, toRow, keyColumn } = COLLECTION_OF[collection];
   const byKey = new Map<string, UpsertRecord<Record<string, unknown>>>();
   items.forEach((item: unknown, index) => {
     const path = `${collection}[${index}]`;
     if (typeof item !== 'object' || item === null) throw new InvalidDataSetError(path, 'must be an object.');
-    const parsed = fieldsSchema.safeParse(spell(item as Record<string, unknown>));
+    const parsed = fieldsSchema.safeParse(fromFile(item as Record<string, unknown>));
     if (!parsed.success) {
       const [issue] = parsed.error.issues;
       throw new InvalidDataSetError([path, ...(issue?.path ?? []).map(String)].join('.'), issue?.message ?? 'is not valid.');

@@ -4,8 +4,7 @@
 // "every value a string" are what the apps expect, so nothing here follows our
 // own naming. Only used when JSON_BODIES=true.
 import type { OperationModel, WireOperationName } from '../../contract';
-import type { OperationResult } from '../../operations';
-import type { AbsenceRecord, NoteRecord } from '../../store';
+import type { AbsenceRecord, NoteRecord, OperationResult } from '../../operations';
 
 export const APP_JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 

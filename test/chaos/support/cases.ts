@@ -12,7 +12,7 @@ const NS = 'http://tempuri.org/';
 const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
 const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
 
-/** The service's default BODY_LIMIT (README, configuration). */
+/** The service's default BODY_LIMIT (docs/configuration.md#body_limit). */
 export const BODY_LIMIT = 1_048_576;
 /** A SOAP document nested deeper than this must be refused (400, soap:Client) without reading it through. */
 export const REFUSED_DEPTH = 1_000;

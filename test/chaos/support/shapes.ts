@@ -1,4 +1,4 @@
-// The answers the service documents (README "Wire rules", test/wire/), as
+// The answers the service documents (docs/service.md#wire-rules-worth-knowing, test/wire/), as
 // shapes: status, content type and the form of the body. An answer that fits
 // none of them, or that shows a stack trace or a path, is a defect.
 import type { Answered } from './raw-client';

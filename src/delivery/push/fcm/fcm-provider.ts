@@ -4,7 +4,7 @@
 // sessions, docs/delivery.md#fcm-over-http2); over HTTP/1.1 to an http://
 // one (a local fake or a plain proxy).
 import { z } from 'zod';
-import { integer, url } from '../../../config-values';
+import { integer, setting, url } from '../../../config-values';
 import { readTextFile } from '../../config/json-files';
 import { H2Pool } from '../../http/h2-pool';
 import { httpCall, isSuccess, jsonBody, type HttpAnswer } from '../../http/http-call';
@@ -38,7 +38,7 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
       ? httpCall({ url: `${base.origin}${path}`, method: 'POST', headers, body, timeoutMs: options.timeoutMs })
       : pool.request({ path, method: 'POST', headers, body, timeoutMs: options.timeoutMs });
   return {
-    name: 'fcm',
+    name: fcm.name,
     // FCM takes no idempotency key; a repeat carries the same notificationId,
     // which the app drops, and a lost notice is worse than a dropped repeat.
     retriesUncertain: true,
@@ -81,11 +81,23 @@ export interface FcmSettings {
 export const fcm = pushProvider({
   name: 'fcm',
   env: {
-    FCM_CREDENTIALS: z.string().trim().optional(),
-    FCM_PROJECT_ID: z.string().trim().optional(),
-    FCM_BASE_URL: url('FCM_BASE_URL').default(FCM_BASE_URL),
-    FCM_TOKEN_URL: url('FCM_TOKEN_URL').optional(),
-    FCM_HTTP2_SESSIONS: integer('FCM_HTTP2_SESSIONS', 1, 64).default(4),
+    FCM_CREDENTIALS: z
+      .string()
+      .trim()
+      .optional()
+      .meta(setting('push', '`fcm`: path of the service-account key file (JSON from the Firebase console).', 'required with `fcm`')),
+    FCM_PROJECT_ID: z
+      .string()
+      .trim()
+      .optional()
+      .meta(setting('push', '`fcm`: the Firebase project.', "the key file's `project_id`")),
+    FCM_BASE_URL: url('FCM_BASE_URL').default(FCM_BASE_URL).meta(setting('push', '`fcm`: the API base (a proxy, a test double).')),
+    FCM_TOKEN_URL: url('FCM_TOKEN_URL')
+      .optional()
+      .meta(setting('push', '`fcm`: the OAuth2 token endpoint.', "the key file's `token_uri`")),
+    FCM_HTTP2_SESSIONS: integer('FCM_HTTP2_SESSIONS', 1, 64)
+      .default(4)
+      .meta(setting('push', '`fcm` over `https://`: HTTP/2 sessions at most ([FCM over HTTP/2](delivery.md#fcm-over-http2)).')),
   },
   settings(values, problems, chosenBy): FcmSettings | null {
     if (values.FCM_CREDENTIALS === undefined) return required(problems, 'FCM_CREDENTIALS', chosenBy, ' (the path of a service-account key file)');
