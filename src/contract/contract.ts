@@ -5,15 +5,39 @@
 // namespace default) and gives the rest of the code one runtime table of it.
 // The operations themselves are in src/operations, one module each.
 import { WSDL_ENDPOINTS, type WireOperationName } from './generated';
+import type { StudentInfo } from './student-info';
 
 export { ARGUMENT_READERS, type WireOperationName, type WireOperations } from './generated';
 
 /** `char` is a .NET System.Char: its UTF-16 code in SOAP, the character itself over GET/POST. */
 export type ParameterType = 'string' | 'char';
 
-export type ResultType = 'void' | 'string' | 'ArrayOfStudentInfo';
+/**
+ * What a result of each type carries: what an operation of that type answers
+ * and what the bindings write. A void result writes nothing, so its
+ * operation may answer what it read (docs/design.md#json-bodies).
+ */
+export interface ResultValues {
+  readonly void: unknown;
+  readonly string: string | null;
+  readonly ArrayOfStudentInfo: readonly StudentInfo[];
+}
+
+export type ResultType = keyof ResultValues;
 
 export type EndpointName = keyof typeof WSDL_ENDPOINTS;
+
+/** The operations of every endpoint, one record per endpoint. */
+type WsdlOperations = (typeof WSDL_ENDPOINTS)[EndpointName];
+
+/** Each operation's result type, as its WSDL declares it. */
+export type ResultTypeOf = {
+  readonly [K in WireOperationName]: WsdlOperations extends infer E
+    ? E extends { readonly [P in K]: { readonly result: infer R extends ResultType } }
+      ? R
+      : never
+    : never;
+};
 
 export interface ParameterSpec {
   /** Name on the wire (element name in SOAP, key over GET/POST). */
@@ -21,11 +45,12 @@ export interface ParameterSpec {
   readonly type: ParameterType;
 }
 
-export interface OperationSpec {
+/** An operation of the contract; `K` names it, so that its result type is its own (ResultTypeOf). */
+export interface OperationSpec<K extends WireOperationName = WireOperationName> {
   /** Name on the wire, exactly as the contract spells it. */
-  readonly wireName: WireOperationName;
+  readonly wireName: K;
   readonly parameters: readonly ParameterSpec[];
-  readonly result: ResultType;
+  readonly result: ResultTypeOf[K];
 }
 
 export interface EndpointSpec {

@@ -9,6 +9,8 @@ export {
   type ParameterSpec,
   type ParameterType,
   type ResultType,
+  type ResultTypeOf,
+  type ResultValues,
   type WireOperationName,
   type WireOperations,
 } from './contract';

@@ -6,22 +6,32 @@
 // plain frozen model.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_NAMESPACE, ENDPOINTS, soapActionFor, type EndpointSpec, type OperationSpec, type ParameterSpec, type ResultType } from './contract';
+import {
+  DEFAULT_NAMESPACE,
+  ENDPOINTS,
+  soapActionFor,
+  type EndpointSpec,
+  type OperationSpec,
+  type ParameterSpec,
+  type ResultTypeOf,
+  type WireOperationName,
+} from './contract';
 import { STUDENT_INFO_FIELDS } from './student-info';
 import { parseWsdl, WSDL_DIR, wsdlParameterType, wsdlResult, type ParsedWsdl } from './wsdl-reader';
 
 export { WSDL_DIR } from './wsdl-reader';
 
-export interface OperationModel {
-  readonly spec: OperationSpec;
-  readonly wireName: OperationSpec['wireName'];
+/** One operation as the bindings serve it; `K` names it, so that its result type, and the writer of it, are its own. */
+export interface OperationModel<K extends WireOperationName = WireOperationName> {
+  readonly spec: OperationSpec<K>;
+  readonly wireName: K;
   readonly soapAction: string;
   readonly requestElement: string;
   readonly responseElement: string;
   /** `OpResult`, the element holding the result in SOAP (null when void). */
   readonly resultElement: string | null;
   readonly parameters: readonly ParameterSpec[];
-  readonly result: ResultType;
+  readonly result: ResultTypeOf[K];
 }
 
 export interface EndpointModel {
@@ -80,7 +90,7 @@ export async function loadServiceModel(namespace: string): Promise<readonly Endp
   return Promise.all(ENDPOINTS.map((endpoint) => loadEndpointModel(endpoint, namespace)));
 }
 
-function checkOperation(endpoint: string, spec: OperationSpec, namespace: string, parsed: ParsedWsdl): OperationModel {
+function checkOperation<K extends WireOperationName>(endpoint: string, spec: OperationSpec<K>, namespace: string, parsed: ParsedWsdl): OperationModel<K> {
   const where = `${endpoint}.wsdl, operation ${spec.wireName}`;
   const fail = (what: string): never => {
     throw new ContractMismatchError(`${where}: ${what}`);
@@ -102,8 +112,8 @@ function checkOperation(endpoint: string, spec: OperationSpec, namespace: string
   if (params !== expected) fail(`parameters are (${params}), the contract says (${expected})`);
 
   const shape = wsdlResult(spec.wireName, op.output) ?? fail(`result shape ${JSON.stringify(op.output)} is not known`);
-  const result = shape.type;
-  if (result !== spec.result) fail(`result is ${result}, the contract says ${spec.result}`);
+  const result = spec.result;
+  if (shape.type !== result) fail(`result is ${shape.type}, the contract says ${result}`);
   if (shape.type === 'ArrayOfStudentInfo' && shape.fields.join() !== STUDENT_INFO_FIELDS.map((field) => field.wireName).join()) {
     fail(`StudentInfo's fields are ${shape.fields.join(', ')}`);
   }

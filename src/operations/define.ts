@@ -4,7 +4,7 @@
 // the generated contract) and answering what the wire carries. Operations
 // whose wire result is void may answer what they read, for the JSON bodies
 // of the mobile apps (docs/design.md#json-bodies).
-import type { WireOperationName, WireOperations } from '../contract';
+import type { ResultTypeOf, ResultValues, WireOperationName, WireOperations } from '../contract';
 import type { AuthCodeLimit, Store } from '../store';
 import type { CallContext } from './context';
 import type { NotificationTemplate } from '../domain';
@@ -24,8 +24,8 @@ export interface OperationDeps {
   readonly rules: OperationRules;
 }
 
-/** What an operation may answer: its wire result, or anything when that is void. */
-export type AllowedResult<K extends WireOperationName> = [WireOperations[K]['result']] extends [void] ? unknown : WireOperations[K]['result'];
+/** What an operation may answer: what its result type carries (anything when that is void). */
+export type AllowedResult<K extends WireOperationName> = ResultValues[ResultTypeOf[K]];
 
 export type Implementation<K extends WireOperationName> = (args: WireOperations[K]['args'], context: CallContext) => Promise<AllowedResult<K>>;
 

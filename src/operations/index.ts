@@ -5,7 +5,7 @@ import type { WireOperationName, WireOperations } from '../contract';
 import type { Store } from '../store';
 import { AuthCode } from './AuthCodeSending/AuthCode';
 import type { CallContext } from './context';
-import type { OperationDeps, OperationFactory, OperationRules } from './define';
+import type { AllowedResult, OperationDeps, OperationFactory, OperationRules } from './define';
 import { GetStudentsAbcenceByID } from './GetStudentsAbsence/GetStudentsAbcenceByID';
 import { GetStudentsAudtiNote } from './GetStudentsAudit/GetStudentsAudtiNote';
 import { GetStudentSchool } from './NotificationNotes/GetStudentSchool';
@@ -33,12 +33,16 @@ const MODULES = {
 
 type Modules = typeof MODULES;
 
-/** What each operation answers (for void ones, what it read). */
-export type OperationResults = { readonly [K in WireOperationName]: Awaited<ReturnType<ReturnType<Modules[K]>>> };
+/**
+ * What operation `K` answers (for a void one, what it read), which is also
+ * what its result type carries: said of each operation, so that code generic
+ * in the operation hands the answer to its result type's writer as it is.
+ */
+export type OperationResult<K extends WireOperationName> = Awaited<ReturnType<ReturnType<Modules[K]>>> & AllowedResult<K>;
 
 /** Each operation's implementation, its arguments and result written in terms of the operation (so a caller generic in it stays typed). */
 export type Operations = {
-  readonly [K in WireOperationName]: (args: WireOperations[K]['args'], context: CallContext) => Promise<OperationResults[K]>;
+  readonly [K in WireOperationName]: (args: WireOperations[K]['args'], context: CallContext) => Promise<OperationResult<K>>;
 };
 
 /** MODULES as createOperations uses them: each entry checked to make its operation's implementation. */

@@ -9,8 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AccessControl, DocumentVerdict } from '../access';
 import type { EndpointModel, OperationModel } from '../contract';
-import type { CallContext } from '../operations';
-import { callRecordOf, noteBinding, noteRefusal, type Binding } from './call-record';
+import { noteRefusal, type Binding, type CallRecord } from './call-record';
 import { parseMediaType } from './media-type';
 import type { BodyGate } from './read-body';
 import { sendAccessRefusal } from './respond';
@@ -25,7 +24,8 @@ export type PreBodyAccess = Pick<AccessControl, 'admit' | 'admitEndpoint' | 'end
 export interface GateRequest {
   readonly headers: { readonly [name: string]: string | string[] | undefined };
   readonly address: string | null;
-  readonly context: CallContext;
+  /** The request's record, where a refusal is noted. */
+  readonly record: CallRecord;
   readonly res: ServerResponse;
 }
 
@@ -76,10 +76,10 @@ export function soapGate(access: PreBodyAccess, endpoint: EndpointModel, router:
 function applyVerdict(verdict: DocumentVerdict | Promise<DocumentVerdict>, operation: OperationModel | null, request: Refusing): boolean | Promise<boolean> {
   const apply = (refusal: DocumentVerdict): boolean => {
     if (refusal === null) return true;
-    if (request.binding !== undefined) noteBinding(request.context, request.binding);
+    if (request.binding !== undefined) request.record.binding = request.binding;
     const reason = refusal.kind === 'forbidden' ? 'network' : 'auth';
-    if (operation !== null) noteRefusal(request.context, operation.wireName, reason);
-    else Object.assign(callRecordOf(request.res), { outcome: 'client_fault', fault: `access_${reason}` });
+    if (operation !== null) noteRefusal(request.record, operation.wireName, reason);
+    else Object.assign(request.record, { outcome: 'client_fault', fault: `access_${reason}` });
     // The rest of the body is not read: the connection closes after the answer.
     request.res.setHeader('Connection', 'close');
     sendAccessRefusal(request.res, refusal);

@@ -1,23 +1,24 @@
-// Where a request enters: `/X.asmx` (SOAP, ?wsdl, ?disco, help),
-// `/X.asmx/Op` (HTTP GET/POST) and `/` (the help pages' list of endpoints).
-// Paths match case-insensitively, as on IIS.
+// Where a request enters, and which handler answers it: `/X.asmx` (SOAP,
+// ?wsdl, ?disco, help), `/X.asmx/Op` (HTTP GET/POST) and `/` (the help pages'
+// list of endpoints). Routing only: the bindings are in ./soap and ./http,
+// the documents in ./wsdl/serve-documents.ts. Paths match case-insensitively,
+// as on IIS.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import parseurl from 'parseurl';
 import type { AccessControl, DocumentVerdict } from '../access';
 import type { EndpointModel } from '../contract';
-import type { CallContext } from '../operations';
-import type { Dispatcher } from './dispatch';
-import { renderOperationList, renderOperationPage, renderServiceList, sendHelpPage } from './help';
+import type { Dispatcher, WireCall } from './dispatch';
 import { createHttpOperationHandler } from './http/handler';
-import { CACHE_RESULT, send, sendAccessRefusal, sendText } from './respond';
+import { rawQueryOf, safeDecode } from './request-target';
+import { sendAccessRefusal, sendText } from './respond';
 import { httpOperationGate, soapGate, type PreBodyAccess } from './access-gate';
 import { createBodyReader, type BodyGate } from './read-body';
 import { createSoapHandler } from './soap/handler';
 import { createSoapRouter } from './soap/router';
-import { createDescriptionDocuments, type DescriptionDocuments } from './wsdl/description-documents';
-import { callContextFor, callRecordOf } from './call-record';
+import { createDocumentServer, createServiceListServer, type DocumentOptions } from './wsdl/serve-documents';
+import { callRecordOf } from './call-record';
 
 const ASMX_PATH = /^\/([^/]+)\.asmx(?:\/(.*))?$/i;
 
@@ -35,18 +36,15 @@ export interface AsmxCallOptions extends AsmxOptions {
   readonly jsonBodies?: boolean;
   /** The caller's address as Express's `req.ip` gives it, TRUST_PROXY applied. */
   readonly callerAddress: (req: IncomingMessage) => string | null;
-  /** Hand the Authorization header to the dispatcher: an access policy is in force (src/access). */
+  /** Hand the Authorization header to the dispatcher's access check (WireCall): an access policy is in force (src/access). */
   readonly passCredentials?: boolean;
   /** The access policy, to refuse a caller before its body is read (access-gate.ts); absent: no policy. */
   readonly access?: PreBodyAccess;
 }
 
-export interface AsmxDocumentOptions extends AsmxOptions {
-  readonly helpPages: boolean;
+export interface AsmxDocumentOptions extends AsmxOptions, DocumentOptions {
   /** The access policy's rule for documents (docs/security.md); absent: every document open. */
   readonly access?: Pick<AccessControl, 'checkDocument'>;
-  /** PUBLIC_BASE_URL, without a trailing slash: used instead of the Host the caller sent. */
-  readonly publicBaseUrl?: string | null;
 }
 
 type Next = (err?: unknown) => void;
@@ -77,14 +75,19 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
       return;
     }
     const address = options.callerAddress(req);
-    const context: CallContext = callContextFor(res, address, requestIdOf(req), credentials ? req.headers.authorization : undefined);
     const record = callRecordOf(res);
     record.endpoint = found.model.name;
     record.binding = operationPath === undefined ? 'soap' : req.method === 'POST' ? 'http_post' : 'http_get';
+    // The operation is told the caller's address and the request id; the credentials are for the access policy alone.
+    const call: WireCall = {
+      context: { callerAddress: address, requestId: requestIdOf(req) },
+      record,
+      authorization: credentials ? req.headers.authorization : undefined,
+    };
 
     let gate: BodyGate | undefined;
     if (access !== undefined) {
-      const request = { headers: req.headers, address, context, res };
+      const request = { headers: req.headers, address, record, res };
       gate =
         operationPath === undefined
           ? soapGate(access, found.model, found.handlers.router, request)
@@ -94,8 +97,8 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
     if (req.method !== 'POST' && gate !== undefined && !(await gate.decide())) return;
     const body = req.method === 'POST' ? await readBody(req, res, gate) : undefined;
     if (body === null) return;
-    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, context);
-    else await found.handlers.soap(req, res, body as Buffer, context);
+    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call);
+    else await found.handlers.soap(req, res, body as Buffer, call);
   };
 }
 
@@ -106,10 +109,8 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
  * the client used.
  */
 export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandler {
-  const endpoints = endpointMap(options.endpoints, (model) => createDescriptionDocuments(model));
-  const serviceList = renderServiceList(options.endpoints);
-
-  const base = options.publicBaseUrl == null ? null : publicBase(options.publicBaseUrl);
+  const endpoints = endpointMap(options.endpoints, (model) => createDocumentServer(model, options));
+  const serviceList = createServiceListServer(options.endpoints);
   const access = options.access;
   /** Runs `serve` once the access policy lets the caller read the endpoint's documents. */
   const gated = (req: Request, res: Response, next: NextFunction, endpoint: string | null, serve: () => void) => {
@@ -128,7 +129,7 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
 
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.path === '/' && options.helpPages && (req.method === 'GET' || req.method === 'HEAD')) {
-      gated(req, res, next, null, () => sendHelpPage(res, serviceList));
+      gated(req, res, next, null, () => serviceList(res));
       return;
     }
     const match = ASMX_PATH.exec(req.path);
@@ -141,7 +142,7 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
     record.endpoint = found.model.name;
     record.binding = 'document';
     if (req.method === 'GET') {
-      gated(req, res, next, found.model.name, () => serveDocument(req, res, found.model, found.handlers, options.helpPages, base));
+      gated(req, res, next, found.model.name, () => found.handlers(req, res));
       return;
     }
     res.setHeader('Allow', 'GET, POST');
@@ -154,85 +155,8 @@ function endpointMap<T>(models: readonly EndpointModel[], build: (model: Endpoin
   return new Map(models.map((model) => [model.name.toLowerCase(), { model, handlers: build(model) }]));
 }
 
-/** PUBLIC_BASE_URL taken apart: the host for the help pages' samples, the path the service lives under. */
-interface PublicBase {
-  readonly origin: string;
-  readonly host: string;
-  readonly path: string;
-}
-
-function publicBase(url: string): PublicBase {
-  const parsed = new URL(url);
-  return { origin: parsed.origin, host: parsed.host, path: parsed.pathname.replace(/\/+$/, '') };
-}
-
-function serveDocument(req: Request, res: Response, model: EndpointModel, documents: DescriptionDocuments, helpPages: boolean, base: PublicBase | null): void {
-  const query = new URLSearchParams(rawQueryOf(req.originalUrl));
-  const address = base === null ? addressOf(req) : `${base.origin}${base.path}${pathOf(req)}`;
-  for (const [key, value] of query) {
-    const name = key.toLowerCase();
-    if (name === 'wsdl' || name === 'disco') {
-      if (value !== '') {
-        sendText(res, 500, 'XML Web service description was not found.');
-        return;
-      }
-      const document = name === 'wsdl' ? documents.wsdl(address) : documents.disco(address);
-      send(res, 200, 'text/xml; charset=utf-8', document, CACHE_RESULT);
-      return;
-    }
-    // The WSDL imports no schema, so ASMX finds none whatever the id; it
-    // answers with a document's cache policy, not an error's (docs/design.md).
-    if (name === 'schema') {
-      send(res, 500, 'text/plain; charset=utf-8', 'Schema not found.\r\n', CACHE_RESULT);
-      return;
-    }
-  }
-  if (!helpPages) {
-    sendText(res, 500, 'Request format is unrecognized.');
-    return;
-  }
-  // ASP.NET's QueryString["op"]: the key in any letter case, repeated values joined with `,`.
-  const op = [...query].filter(([key]) => key.toLowerCase() === 'op').map(([, value]) => value);
-  const page =
-    op.length === 0
-      ? renderOperationList(model)
-      : renderOperationPage(
-          model,
-          op.join(','),
-          base === null ? { host: hostOf(req), path: pathOf(req) } : { host: base.host, path: `${base.path}${pathOf(req)}` },
-        );
-  sendHelpPage(res, page);
-}
-
-/** The address the client used: scheme, host and port (X-Forwarded-* only from trusted proxies), and the path. */
-function addressOf(req: Request): string {
-  return `${req.protocol}://${hostOf(req)}${pathOf(req)}`;
-}
-
-function hostOf(req: Request): string {
-  return req.host ?? `${req.socket.localAddress ?? 'localhost'}:${req.socket.localPort ?? ''}`;
-}
-
-function pathOf(req: Request): string {
-  return encodeURI(safeDecode(req.path));
-}
-
-/** The query as sent, undecoded: all after the first `?` of the request target. */
-function rawQueryOf(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? '' : url.slice(q + 1);
-}
-
 function requestIdOf(req: IncomingMessage): string {
   const header = req.headers['x-request-id'];
   const id = Array.isArray(header) ? header[0] : header;
   return id !== undefined && /^[\w.:-]{1,128}$/.test(id) ? id : randomUUID();
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

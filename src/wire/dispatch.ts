@@ -5,50 +5,67 @@
 import type { Logger } from 'pino';
 import { refusalReason, type AccessControl, type AccessRefusal } from '../access';
 import { ARGUMENT_READERS, type OperationModel, type WireOperationName } from '../contract';
-import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type Operations } from '../operations';
-import { authorizationOf, noteCall, noteRefusal } from './call-record';
+import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type OperationResult, type Operations } from '../operations';
+import { noteCall, noteRefusal, type CallRecord } from './call-record';
 
-export type Outcome = { readonly ok: true; readonly value: unknown } | ({ readonly ok: false } & Failure) | ({ readonly ok: false } & AccessRefusal);
+/**
+ * One call as a binding hands it to the dispatcher: what the operation is
+ * told, and what stays with the wire. The operation sees `context` and its
+ * arguments, nothing else.
+ */
+export interface WireCall {
+  readonly context: CallContext;
+  /** The request's record for the access log and the metrics (call-record.ts). */
+  readonly record: CallRecord;
+  /** The caller's Authorization header, for the access policy's check; left out when no policy is in force. */
+  readonly authorization?: string;
+}
+
+/** A call that did not answer: the operation's failure, or the access policy's refusal. */
+export type Failed = ({ readonly ok: false } & Failure) | ({ readonly ok: false } & AccessRefusal);
+
+/** How a call of operation `K` went: what it answered, typed by the operation, or why it did not. */
+export type Outcome<K extends WireOperationName = WireOperationName> = { readonly ok: true; readonly value: OperationResult<K> } | Failed;
 
 export interface Dispatcher {
   /** `values` are the operation's parameters in contract order, already read from the wire. */
-  invoke(operation: OperationModel, values: readonly (string | null)[], context: CallContext): Promise<Outcome>;
+  invoke<K extends WireOperationName>(operation: OperationModel<K>, values: readonly (string | null)[], call: WireCall): Promise<Outcome<K>>;
 }
 
 export function createDispatcher(operations: Operations, logger: Logger, timeoutMs: number, access?: AccessControl): Dispatcher {
-  const run = async (operation: OperationModel, values: readonly (string | null)[], context: CallContext): Promise<Outcome> => {
+  const run = async <K extends WireOperationName>(operation: OperationModel<K>, values: readonly (string | null)[], call: WireCall): Promise<Outcome<K>> => {
     try {
-      const value = await withTimeout(call(operations, operation.wireName, values, context), timeoutMs);
-      noteCall(context, operation.wireName, null);
+      const value = await withTimeout(invokeOperation(operations, operation.wireName, values, call.context), timeoutMs);
+      noteCall(call.record, operation.wireName, null);
       return { ok: true, value };
     } catch (err) {
-      noteCall(context, operation.wireName, err);
+      noteCall(call.record, operation.wireName, err);
       const failure = describeFailure(err);
       if (!failure.expected) {
-        logger.error({ err, operation: operation.wireName, requestId: context.requestId }, 'operation failed');
+        logger.error({ err, operation: operation.wireName, requestId: call.context.requestId }, 'operation failed');
       }
       return { ok: false, kind: failure.kind, message: failure.message, retryAfterSeconds: failure.retryAfterSeconds };
     }
   };
   if (access === undefined) return { invoke: run };
 
-  const refused = (operation: OperationModel, context: CallContext, refusal: AccessRefusal): Outcome => {
-    noteRefusal(context, operation.wireName, refusalReason(refusal));
+  const refused = (operation: OperationModel, call: WireCall, refusal: AccessRefusal): Failed => {
+    noteRefusal(call.record, operation.wireName, refusalReason(refusal));
     return { ok: false, ...refusal };
   };
   return {
-    async invoke(operation, values, context) {
-      const verdict = access.checkCall({ operation, values, address: context.callerAddress, authorization: authorizationOf(context) });
+    async invoke(operation, values, call) {
+      const verdict = access.checkCall({ operation, values, address: call.context.callerAddress, authorization: call.authorization });
       // Awaited only when bcrypt had to run: a remembered or unneeded check stays synchronous.
       const refusal = verdict instanceof Promise ? await verdict : verdict;
-      if (refusal !== null) return refused(operation, context, refusal);
-      return run(operation, values, context);
+      if (refusal !== null) return refused(operation, call, refusal);
+      return run(operation, values, call);
     },
   };
 }
 
 /** The operation's implementation with its arguments, read by the generated reader of the same operation: typed end to end. */
-function call<K extends WireOperationName>(operations: Operations, name: K, values: readonly (string | null)[], context: CallContext) {
+function invokeOperation<K extends WireOperationName>(operations: Operations, name: K, values: readonly (string | null)[], context: CallContext) {
   return operations[name](ARGUMENT_READERS[name](values), context);
 }
 

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { ENDPOINTS, type OperationModel } from '../../src/contract';
 import { ClientError, type Operations } from '../../src/operations';
 import { StoreError } from '../../src/store';
-import { createDispatcher } from '../../src/wire';
+import { createDispatcher, type CallRecord } from '../../src/wire';
 
 const spec = ENDPOINTS.find((e) => e.name === 'PushNotificationMobile')!.operations[0];
 const operation: OperationModel = {
@@ -16,6 +16,8 @@ const operation: OperationModel = {
   result: spec.result,
 };
 const context = { callerAddress: '127.0.0.1', requestId: 'r1' };
+const newRecord = (): CallRecord => ({ endpoint: null, binding: null, operation: null, outcome: null, fault: null });
+const call = { context, record: newRecord() };
 
 function dispatcherWith(GetTokenDevice: Operations['GetTokenDevice'], timeoutMs = 1000) {
   const logged: unknown[] = [];
@@ -27,14 +29,26 @@ function dispatcherWith(GetTokenDevice: Operations['GetTokenDevice'], timeoutMs 
 describe('the dispatcher', () => {
   it('passes arguments by their wire names, read in WSDL order', async () => {
     const { dispatcher } = dispatcherWith(async ({ id }) => `token-of-${id}`);
-    await expect(dispatcher.invoke(operation, ['dev-1'], context)).resolves.toEqual({ ok: true, value: 'token-of-dev-1' });
+    await expect(dispatcher.invoke(operation, ['dev-1'], call)).resolves.toEqual({ ok: true, value: 'token-of-dev-1' });
+  });
+
+  it('hands the operation its context alone, and notes the call in the wire’s record', async () => {
+    let seen: unknown;
+    const { dispatcher } = dispatcherWith(async (_args, given) => {
+      seen = given;
+      return null;
+    });
+    const record = newRecord();
+    await dispatcher.invoke(operation, ['dev-1'], { context, record, authorization: 'Basic dTpw' });
+    expect(seen).toBe(context);
+    expect(record).toMatchObject({ operation: 'GetTokenDevice', outcome: 'ok' });
   });
 
   it('answers a caller mistake as a client failure with its message, unlogged', async () => {
     const { dispatcher, logged } = dispatcherWith(async () => {
       throw new ClientError('x', 'No such thing.');
     });
-    await expect(dispatcher.invoke(operation, ['a'], context)).resolves.toEqual({ ok: false, kind: 'client', message: 'No such thing.' });
+    await expect(dispatcher.invoke(operation, ['a'], call)).resolves.toEqual({ ok: false, kind: 'client', message: 'No such thing.' });
     expect(logged).toHaveLength(0);
   });
 
@@ -42,7 +56,7 @@ describe('the dispatcher', () => {
     const { dispatcher, logged } = dispatcherWith(async () => {
       throw new Error('SELECT * FROM secrets failed at /srv/app.js:12');
     });
-    const outcome = await dispatcher.invoke(operation, ['a'], context);
+    const outcome = await dispatcher.invoke(operation, ['a'], call);
     expect(outcome).toEqual({ ok: false, kind: 'server', message: 'An unexpected error occurred; it has been logged.' });
     expect(logged).toEqual([expect.objectContaining({ requestId: 'r1', operation: 'GetTokenDevice', msg: 'operation failed' })]);
   });
@@ -51,12 +65,12 @@ describe('the dispatcher', () => {
     const { dispatcher } = dispatcherWith(async () => {
       throw new StoreError('unavailable', new Error('ECONNREFUSED'));
     });
-    await expect(dispatcher.invoke(operation, ['a'], context)).resolves.toMatchObject({ kind: 'server', message: 'The data store is unavailable.' });
+    await expect(dispatcher.invoke(operation, ['a'], call)).resolves.toMatchObject({ kind: 'server', message: 'The data store is unavailable.' });
   });
 
   it('gives up on an operation that does not finish in time', async () => {
     const { dispatcher } = dispatcherWith(() => new Promise(() => undefined), 50);
-    await expect(dispatcher.invoke(operation, ['a'], context)).resolves.toEqual({
+    await expect(dispatcher.invoke(operation, ['a'], call)).resolves.toEqual({
       ok: false,
       kind: 'server',
       message: 'The operation did not complete within 50 ms.',

@@ -6,7 +6,7 @@
 // and answers, and the tests replay every one of them.
 // A sample is a list of tokens that keeps the placeholders apart from the
 // literal text: the page marks them up, the tests fill them in.
-import type { OperationModel } from '../../contract';
+import type { OperationModel, ResultTypeOf, ResultValues, WireOperationName } from '../../contract';
 import { createResultWriter } from '../http/result-writer';
 import { RESULT_TYPES, answerText } from '../results';
 import { createResponseWriter } from '../soap/envelope-writer';
@@ -55,7 +55,7 @@ const text = (value: string): SampleToken => ({ kind: 'text', text: value });
 const LENGTH: SampleToken = { kind: 'length' };
 const RESULT: SampleToken = { kind: 'result', word: RESULT_WORD };
 
-export function operationSamples(operation: OperationModel, namespace: string, target: SampleTarget): readonly Sample[] {
+export function operationSamples<K extends WireOperationName>(operation: OperationModel<K>, namespace: string, target: SampleTarget): readonly Sample[] {
   const sampleValue = resultSampleValue(operation);
   const soap = (version: SoapVersion, binding: Binding): Sample => ({
     binding,
@@ -143,7 +143,7 @@ function formPairs(operation: OperationModel): SampleToken[] {
 }
 
 /** A result whose every value is a slot: one string, or ASMX's two sample items of a list. */
-function resultSampleValue(operation: OperationModel): unknown {
+function resultSampleValue<K extends WireOperationName>(operation: OperationModel<K>): ResultValues[ResultTypeOf[K]] {
   return RESULT_TYPES[operation.result].sampleValue(SLOT);
 }
 

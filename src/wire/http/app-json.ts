@@ -4,11 +4,12 @@
 // "every value a string" are what the apps expect, so nothing here follows our
 // own naming. Only used when JSON_BODIES=true.
 import type { OperationModel, WireOperationName } from '../../contract';
-import type { AbsenceRecord, NoteRecord, OperationResults } from '../../operations';
+import type { AbsenceRecord, NoteRecord, OperationResult } from '../../operations';
 
 export const APP_JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export type AppJsonWriter = (value: unknown) => string;
+/** Writes what operation `K` answered as the apps read it. */
+export type AppJsonWriter<K extends WireOperationName> = (value: OperationResult<K>) => string;
 
 const text = (value: string | null | undefined): string => value ?? '';
 
@@ -33,19 +34,13 @@ function notes(records: readonly NoteRecord[]): string {
 }
 
 // The types tie each writer to the records its operation returns.
-const WRITERS: { readonly [K in WireOperationName]?: (value: OperationResults[K]) => string } = {
+const WRITERS: { readonly [K in WireOperationName]?: AppJsonWriter<K> } = {
   GetStudentsAbcenceByID: absences,
   UpdateNoteState: notes,
   GetStudentsAudtiNote: notes,
 };
 
 /** The app's JSON writer for an operation, or null when the apps read no JSON from it. */
-export function appJsonWriter(operation: OperationModel): AppJsonWriter | null {
-  return writerOf(operation.wireName);
-}
-
-// The writer and the result it is handed belong to the same operation: K ties them.
-function writerOf<K extends WireOperationName>(name: K): AppJsonWriter | null {
-  const writer = WRITERS[name];
-  return writer === undefined ? null : (value) => writer(value as OperationResults[K]);
+export function appJsonWriter<K extends WireOperationName>(operation: OperationModel<K>): AppJsonWriter<K> | null {
+  return WRITERS[operation.wireName] ?? null;
 }

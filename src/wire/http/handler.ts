@@ -2,16 +2,16 @@
 // rules 19-23). Only translates named pairs to a call and the result to
 // XmlSerializer's bytes; errors are plain-text 500s as ASMX writes them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EndpointModel, OperationModel } from '../../contract';
-import type { CallContext } from '../../operations';
-import { noteOperation } from '../call-record';
-import type { Dispatcher } from '../dispatch';
+import type { EndpointModel, OperationModel, WireOperationName } from '../../contract';
+import type { Dispatcher, Failed, WireCall } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
+import { safeDecode } from '../request-target';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal } from '../respond';
+import type { Chunks } from '../results';
 import { htmlEncode } from '../xml-text';
 import { readFormPairs } from './form-pairs';
-import { createResultWriter, type ResultWriter } from './result-writer';
-import { APP_JSON_CONTENT_TYPE, appJsonWriter, type AppJsonWriter } from './app-json';
+import { createResultWriter } from './result-writer';
+import { APP_JSON_CONTENT_TYPE, appJsonWriter } from './app-json';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -21,8 +21,33 @@ export type HttpOperationHandler = (
   operationPath: string,
   rawQuery: string,
   body: Buffer | undefined,
-  context: CallContext,
+  call: WireCall,
 ) => Promise<void>;
+
+/** A call's answer: its body and content type (null: 200 with no body and no Content-Type). */
+type HttpAnswer = { readonly ok: true; readonly contentType: string | null; readonly body: string | Chunks };
+
+/** One operation of the endpoint, with its call and the writing of its answer. */
+interface HttpOperation {
+  readonly model: OperationModel;
+  readonly call: (values: readonly string[], call: WireCall) => Promise<HttpAnswer | Failed>;
+}
+
+/** The call of one operation with its writers (its result type's, or the apps' JSON one): all typed by the operation, so its answer reaches them as it is. */
+function httpOperation<K extends WireOperationName>(model: OperationModel<K>, namespace: string, dispatcher: Dispatcher, jsonBodies: boolean): HttpOperation {
+  const json = jsonBodies ? appJsonWriter(model) : null;
+  const xml = createResultWriter(model, namespace);
+  return {
+    model,
+    async call(values, call) {
+      const outcome = await dispatcher.invoke(model, values, call);
+      if (!outcome.ok) return outcome;
+      if (json !== null) return { ok: true, contentType: APP_JSON_CONTENT_TYPE, body: json(outcome.value) };
+      const text = xml(outcome.value);
+      return text === null ? { ok: true, contentType: null, body: '' } : { ok: true, contentType: 'text/xml; charset=utf-8', body: text };
+    },
+  };
+}
 
 /**
  * A failure before or during the call, answered as ASMX does: 500,
@@ -40,26 +65,25 @@ export interface HttpBindingOptions {
 }
 
 export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: Dispatcher, options: HttpBindingOptions = {}): HttpOperationHandler {
-  const operations = new Map<string, OperationModel>(endpoint.operations.map((op) => [op.wireName, op]));
-  const writers = new Map<string, ResultWriter>(endpoint.operations.map((op) => [op.wireName, createResultWriter(op, endpoint.namespace)]));
-  const jsonWriters = new Map<string, AppJsonWriter>();
-  for (const op of options.jsonBodies === true ? endpoint.operations : []) {
-    const writer = appJsonWriter(op);
-    if (writer !== null) jsonWriters.set(op.wireName, writer);
-  }
+  const jsonBodies = options.jsonBodies === true;
+  const operations = new Map<string, HttpOperation>(
+    endpoint.operations.map((op) => [op.wireName, httpOperation(op, endpoint.namespace, dispatcher, jsonBodies)]),
+  );
 
-  return async (req, res, operationPath, rawQuery, body, context) => {
+  return async (req, res, operationPath, rawQuery, body, call) => {
     const name = safeDecode(operationPath);
     if ((req.method !== 'GET' && req.method !== 'POST') || name === '') {
       sendError(res, `Request format is unrecognized for URL unexpectedly ending in '/${name}'.`);
       return;
     }
-    const operation = operations.get(name);
-    if (operation === undefined) {
+    const found = operations.get(name);
+    if (found === undefined) {
       sendError(res, unknownOperationMessage(name, endpoint));
       return;
     }
-    noteOperation(context, operation.wireName);
+    const operation = found.model;
+    // Noted as soon as it is known, so that a call refused before it ran still counts under it.
+    call.record.operation = operation.wireName;
 
     let pairs: URLSearchParams;
     if (req.method === 'GET') {
@@ -83,7 +107,7 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
       sendError(res, values.error);
       return;
     }
-    const outcome = await dispatcher.invoke(operation, values, context);
+    const outcome = await found.call(values, call);
     if (!outcome.ok) {
       if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
         sendAccessRefusal(res, outcome);
@@ -93,14 +117,7 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
       sendError(res, outcome.message, CACHE_RESULT);
       return;
     }
-    const json = jsonWriters.get(operation.wireName);
-    if (json !== undefined) {
-      send(res, 200, APP_JSON_CONTENT_TYPE, json(outcome.value));
-      return;
-    }
-    const text = (writers.get(operation.wireName) as ResultWriter)(outcome.value);
-    if (text === null) send(res, 200, null, '');
-    else send(res, 200, 'text/xml; charset=utf-8', text);
+    send(res, 200, outcome.contentType, outcome.body);
   };
 }
 
@@ -137,12 +154,4 @@ function unknownOperationMessage(name: string, endpoint: EndpointModel): string 
     `Invalid method name '${name}',  method names are case sensitive.   ` +
     `The method name '${other.wireName}' with the same name but different casing was found.\r\nParameter name: methodName`
   );
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

@@ -5,7 +5,7 @@ import { STRING_RESULT } from './string-result';
 import { STUDENT_INFO_LIST_RESULT } from './student-info-list-result';
 import { VOID_RESULT } from './void-result';
 
-export const RESULT_TYPES: { readonly [T in ResultType]: ResultTypeModule } = {
+export const RESULT_TYPES: { readonly [T in ResultType]: ResultTypeModule<T> } = {
   void: VOID_RESULT,
   string: STRING_RESULT,
   ArrayOfStudentInfo: STUDENT_INFO_LIST_RESULT,

@@ -6,7 +6,8 @@ import { XML_DECLARATION_CRLF, XSD_XSI, type ResultTypeModule } from './result-t
 
 const ROOT = 'string';
 
-export const STRING_RESULT: ResultTypeModule = {
+export const STRING_RESULT: ResultTypeModule<'string'> = {
+  type: 'string',
   httpRoot: ROOT,
   soapWriter({ open, close, resultElement }) {
     const omitted = `${open} />`;

@@ -22,28 +22,20 @@ interface ItemLayout {
 const SOAP_LAYOUT: ItemLayout = { itemOpen: '<StudentInfo>', fieldPrefix: '', itemClose: '</StudentInfo>' };
 const HTTP_LAYOUT: ItemLayout = { itemOpen: '\r\n  <StudentInfo>', fieldPrefix: '\r\n    ', itemClose: '\r\n  </StudentInfo>' };
 
-// The bindings hand over what GetStudentSchool answered: StudentInfo records.
-const itemsOf = (value: unknown): readonly StudentInfo[] => value as readonly StudentInfo[];
-
-export const STUDENT_INFO_LIST_RESULT: ResultTypeModule = {
+export const STUDENT_INFO_LIST_RESULT: ResultTypeModule<'ArrayOfStudentInfo'> = {
+  type: 'ArrayOfStudentInfo',
   httpRoot: ROOT,
   soapWriter({ open, close, resultElement }) {
     const empty = `${open}><${resultElement} />${close}`;
     const start = `${open}><${resultElement}>`;
     const end = `</${resultElement}>${close}`;
-    return (head, value, tail) => {
-      const items = itemsOf(value);
-      return items.length === 0 ? head + empty + tail : writeItems(head + start, items, SOAP_LAYOUT, end + tail);
-    };
+    return (head, items, tail) => (items.length === 0 ? head + empty + tail : writeItems(head + start, items, SOAP_LAYOUT, end + tail));
   },
   httpWriter(ns) {
     const empty = `${XML_DECLARATION_CRLF}<${ROOT} ${XSD_XSI} ${ns} />`;
     const open = `${XML_DECLARATION_CRLF}<${ROOT} ${XSD_XSI} ${ns}>`;
     const close = `\r\n</${ROOT}>`;
-    return (value) => {
-      const items = itemsOf(value);
-      return items.length === 0 ? empty : writeItems(open, items, HTTP_LAYOUT, close);
-    };
+    return (items) => (items.length === 0 ? empty : writeItems(open, items, HTTP_LAYOUT, close));
   },
   sampleValue(slot) {
     const item: StudentInfo = { studentId: slot, fullName: slot, deviceId: slot, showActive: slot };

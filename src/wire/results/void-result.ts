@@ -2,7 +2,8 @@
 // with no body and no Content-Type.
 import type { ResultTypeModule } from './result-type';
 
-export const VOID_RESULT: ResultTypeModule = {
+export const VOID_RESULT: ResultTypeModule<'void'> = {
+  type: 'void',
   httpRoot: null,
   soapWriter({ open }) {
     const empty = `${open} />`;

@@ -1,7 +1,7 @@
 // Writes SOAP answers byte for byte as ASMX does: one line, prefix `soap` in
 // both versions, `xsi` and `xsd` declared on the envelope, payload in the
 // service namespace as the default namespace.
-import type { OperationModel } from '../../contract';
+import type { OperationModel, ResultTypeOf, ResultValues, WireOperationName } from '../../contract';
 import { RESULT_TYPES, type Chunks } from '../results';
 import { escapeAttribute, escapeText } from '../xml-text';
 import { faultCodeName, type SoapFault } from './fault';
@@ -20,13 +20,14 @@ const BODY_START: Readonly<Record<SoapVersion, string>> = {
 };
 const BODY_END = '</soap:Body></soap:Envelope>';
 
-/** A response writer for one operation, with its constant parts built once. */
-export interface ResponseWriter {
+/** A response writer for operation `K`, with its constant parts built once; it takes what the operation answers. */
+export interface ResponseWriter<K extends WireOperationName> {
   /** The whole envelope: a string, or UTF-8 chunks for a long list (src/wire/results/chunks.ts). */
-  write(version: SoapVersion, value: unknown): string | Chunks;
+  readonly write: (version: SoapVersion, value: ResultValues[ResultTypeOf[K]]) => string | Chunks;
 }
 
-export function createResponseWriter(operation: OperationModel, namespace: string): ResponseWriter {
+/** Built on the writer of the operation's result type, found in the registry keyed by result type. */
+export function createResponseWriter<K extends WireOperationName>(operation: OperationModel<K>, namespace: string): ResponseWriter<K> {
   const writeValue = RESULT_TYPES[operation.result].soapWriter({
     open: `<${operation.responseElement} xmlns="${escapeAttribute(namespace)}"`,
     close: `</${operation.responseElement}>`,

@@ -1,14 +1,13 @@
 // POST /X.asmx: a SOAP 1.1 or 1.2 call, answered in the version of the
 // request's envelope. Only translates: wire to call, result to wire.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EndpointModel } from '../../contract';
-import type { CallContext } from '../../operations';
-import { noteBinding, noteOperation } from '../call-record';
-import type { Dispatcher } from '../dispatch';
+import type { EndpointModel, OperationModel, WireOperationName } from '../../contract';
+import type { Dispatcher, Failed, WireCall } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal, sendText } from '../respond';
+import type { Chunks } from '../results';
 import { EnvelopeVersionError, XmlReadError, readSoapRequest } from './envelope-reader';
-import { createResponseWriter, writeFault, type ResponseWriter } from './envelope-writer';
+import { createResponseWriter, writeFault } from './envelope-writer';
 import { clientFault, serverFault, type SoapFault } from './fault';
 import { createSoapRouter, readParameters } from './router';
 import { CONTENT_TYPE, type SoapVersion } from './version';
@@ -18,16 +17,32 @@ const SOAP_MEDIA_TYPES: ReadonlyMap<string, SoapVersion> = new Map([
   ['application/soap+xml', '1.2'],
 ]);
 
-export type SoapHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer, context: CallContext) => Promise<void>;
+export type SoapHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer, call: WireCall) => Promise<void>;
+
+/** Calls one operation and writes its answer as an envelope of `version`, or says why there is none. */
+type SoapCall = (
+  values: readonly (string | null)[],
+  call: WireCall,
+  version: SoapVersion,
+) => Promise<{ readonly ok: true; readonly envelope: string | Chunks } | Failed>;
+
+/** The call of one operation with the writer of its result type: both typed by the operation, so its answer reaches the writer as it is. */
+function soapCall<K extends WireOperationName>(operation: OperationModel<K>, namespace: string, dispatcher: Dispatcher): SoapCall {
+  const writer = createResponseWriter(operation, namespace);
+  return async (values, call, version) => {
+    const outcome = await dispatcher.invoke(operation, values, call);
+    return outcome.ok ? { ok: true, envelope: writer.write(version, outcome.value) } : outcome;
+  };
+}
 
 export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatcher, maxXmlDepth: number): SoapHandler {
   const router = createSoapRouter(endpoint);
-  const writers = new Map<string, ResponseWriter>(endpoint.operations.map((op) => [op.wireName, createResponseWriter(op, endpoint.namespace)]));
+  const calls = new Map<string, SoapCall>(endpoint.operations.map((op) => [op.wireName, soapCall(op, endpoint.namespace, dispatcher)]));
 
   const fault = (res: ServerResponse, version: SoapVersion, f: SoapFault, cache = CACHE_ERROR) =>
     send(res, f.status, CONTENT_TYPE[version], writeFault(version, f), cache);
 
-  return async (req, res, body, context) => {
+  return async (req, res, body, call) => {
     const media = parseMediaType(req.headers['content-type']);
     const declared = SOAP_MEDIA_TYPES.get(media.type);
     if (declared === undefined) {
@@ -57,7 +72,7 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       return;
     }
     const version = request.version;
-    noteBinding(context, version === '1.1' ? 'soap11' : 'soap12');
+    call.record.binding = version === '1.1' ? 'soap11' : 'soap12';
     if (version === '1.1' && declared === '1.2') {
       sendText(res, 415, 'Unsupported Media Type: a SOAP 1.1 envelope must be sent as text/xml.');
       return;
@@ -87,16 +102,19 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       return;
     }
     const operation = routed.operation;
-    noteOperation(context, operation.wireName);
+    // Noted as soon as it is known, so that a call refused before it ran still counts under it.
+    call.record.operation = operation.wireName;
     const values = readParameters(operation, endpoint.namespace, request);
     if (!Array.isArray(values)) {
       fault(res, version, values);
       return;
     }
 
-    const outcome = await dispatcher.invoke(operation, values, context);
+    const callOperation = calls.get(operation.wireName);
+    if (callOperation === undefined) throw new Error(`unreachable: ${operation.wireName} is not an operation of ${endpoint.name}`);
+    const outcome = await callOperation(values, call, version);
     if (outcome.ok) {
-      send(res, 200, CONTENT_TYPE[version], (writers.get(operation.wireName) as ResponseWriter).write(version, outcome.value));
+      send(res, 200, CONTENT_TYPE[version], outcome.envelope);
     } else if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
       sendAccessRefusal(res, outcome);
     } else if (outcome.kind === 'throttled' || outcome.kind === 'client') {
