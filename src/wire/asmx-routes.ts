@@ -113,7 +113,7 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
   const serviceList = createServiceListServer(options.endpoints);
   const access = options.access;
   /** Runs `serve` once the access policy lets the caller read the endpoint's documents. */
-  const gated = (req: Request, res: Response, next: NextFunction, endpoint: string | null, serve: () => void) => {
+  const serveIfAllowed = (req: Request, res: Response, next: NextFunction, endpoint: string | null, serve: () => void) => {
     if (access === undefined) {
       serve();
       return;
@@ -129,7 +129,7 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
 
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.path === '/' && options.helpPages && (req.method === 'GET' || req.method === 'HEAD')) {
-      gated(req, res, next, null, () => serviceList(res));
+      serveIfAllowed(req, res, next, null, () => serviceList(res));
       return;
     }
     const match = ASMX_PATH.exec(req.path);
@@ -142,7 +142,7 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
     record.endpoint = found.model.name;
     record.binding = 'document';
     if (req.method === 'GET') {
-      gated(req, res, next, found.model.name, () => found.handlers(req, res));
+      serveIfAllowed(req, res, next, found.model.name, () => found.handlers(req, res));
       return;
     }
     res.setHeader('Allow', 'GET, POST');
