@@ -47,8 +47,11 @@ function layerRules() {
     .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
     .map((entry) => ({ name: entry.name.replace(/\.ts$/, ''), folder: entry.isDirectory() }));
   const missing = parts.filter((part) => !Object.hasOwn(MAY_IMPORT, part.name)).map((part) => `src/${part.name}`);
-  if (missing.length > 0) throw new Error(`eslint.config.mjs: no layer for ${missing.join(', ')} (docs/design.md#layers)`);
-  const files = readdirSync(src, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts'));
+  if (missing.length > 0)
+    throw new Error(`eslint.config.mjs: no layer for ${missing.join(', ')} (docs/design.md#layers)`);
+  const files = readdirSync(src, { withFileTypes: true, recursive: true }).filter(
+    (entry) => entry.isFile() && entry.name.endsWith('.ts'),
+  );
   const deepest = Math.max(...files.map((entry) => relative(src, entry.parentPath).split(sep).length));
   return parts
     .filter((part) => MAY_IMPORT[part.name] !== null)
@@ -62,7 +65,14 @@ function layerRules() {
         rules: {
           'no-restricted-imports': [
             'error',
-            { patterns: [{ regex: `^${depth === 0 ? '\\./' : '\\.\\./'.repeat(depth)}(?:${forbidden.join('|')})(?:/|$)`, message }] },
+            {
+              patterns: [
+                {
+                  regex: `^${depth === 0 ? '\\./' : '\\.\\./'.repeat(depth)}(?:${forbidden.join('|')})(?:/|$)`,
+                  message,
+                },
+              ],
+            },
           ],
         },
       }));
@@ -77,7 +87,10 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // A leading underscore marks a parameter or a destructured field left out on purpose.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // A timer a callback clears before the line that sets it stays a `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Values read from rows and results are scalars narrowed from unknown to {}, which the rule takes for objects.

@@ -27,7 +27,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuMs, machineTicks, makeCertificate, postgresCpuMs, postgresCpuSince, root, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
+import {
+  cpuMs,
+  machineTicks,
+  makeCertificate,
+  postgresCpuMs,
+  postgresCpuSince,
+  root,
+  spawnUntilReady,
+  writeKeyFile,
+} from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const { openStore } = require(path.join(root, 'dist/store'));
@@ -69,34 +78,45 @@ async function startFakeFcm(tls) {
   let latencyMs = FCM_LATENCY_MS;
   let errorRate = FCM_ERROR_RATE;
   const sessions = new Set();
-  const server = http2.createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true, settings: { maxConcurrentStreams: 100 } }, (req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const delay = latencyMs === 0 ? 0 : latencyMs * (0.8 + 0.4 * Math.random());
-      const answer = () => {
-        if (req.url === '/token') {
+  const server = http2.createSecureServer(
+    { key: tls.key, cert: tls.cert, allowHTTP1: true, settings: { maxConcurrentStreams: 100 } },
+    (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        const delay = latencyMs === 0 ? 0 : latencyMs * (0.8 + 0.4 * Math.random());
+        const answer = () => {
+          if (req.url === '/token') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ access_token: 'bench-token', expires_in: 3600, token_type: 'Bearer' }));
+            return;
+          }
+          requests++;
+          if (errorRate > 0 && Math.random() < errorRate) {
+            refused++;
+            const slowDown = Math.random() < 0.5;
+            res.writeHead(slowDown ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '1' });
+            res.end(
+              JSON.stringify({
+                error: {
+                  code: slowDown ? 429 : 503,
+                  message: 'bench',
+                  status: slowDown ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE',
+                },
+              }),
+            );
+            return;
+          }
+          const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).message.data.notificationId;
+          if (!arrivals.has(id)) arrivals.set(id, Date.now());
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ access_token: 'bench-token', expires_in: 3600, token_type: 'Bearer' }));
-          return;
-        }
-        requests++;
-        if (errorRate > 0 && Math.random() < errorRate) {
-          refused++;
-          const slowDown = Math.random() < 0.5;
-          res.writeHead(slowDown ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '1' });
-          res.end(JSON.stringify({ error: { code: slowDown ? 429 : 503, message: 'bench', status: slowDown ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE' } }));
-          return;
-        }
-        const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).message.data.notificationId;
-        if (!arrivals.has(id)) arrivals.set(id, Date.now());
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(`{"name":"projects/${PROJECT}/messages/${requests}"}`);
-      };
-      if (delay === 0) answer();
-      else setTimeout(answer, delay);
-    });
-  });
+          res.end(`{"name":"projects/${PROJECT}/messages/${requests}"}`);
+        };
+        if (delay === 0) answer();
+        else setTimeout(answer, delay);
+      });
+    },
+  );
   server.on('session', (session) => {
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
@@ -133,7 +153,10 @@ async function startFakeSmsGateway() {
     req.on('end', () => setTimeout(() => res.end('{"status":"queued"}'), SMS_LATENCY_MS));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/send`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/send`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /** A fresh store: a new SQLite folder, or a new PostgreSQL schema. */
@@ -150,7 +173,10 @@ async function createLocation(kind, databaseUrl) {
   const separator = databaseUrl.includes('?') ? '&' : '?';
   return {
     options: { databaseUrl, schema, dataDir: os.tmpdir() },
-    env: { DATABASE_URL: `${databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`, DATA_DIR: os.tmpdir() },
+    env: {
+      DATABASE_URL: `${databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      DATA_DIR: os.tmpdir(),
+    },
     remove: async () => {
       const client = new Client({ connectionString: databaseUrl });
       await client.connect();
@@ -166,8 +192,19 @@ async function seed(options) {
   const students = [];
   for (let i = 0; i < STUDENTS; i++) {
     const id = String(100000 + i);
-    devices.push({ id: `dev-${id}`, token: `fcm-token-${id}-${'x'.repeat(120)}`, platform: i % 3 === 0 ? 'ios' : 'android' });
-    students.push({ id, school: SCHOOL, fullName: i % 2 === 0 ? `طالب رقم ${i}` : `Student ${i}`, deviceId: `dev-${id}`, active: '1', classId: `C${i % 30}` });
+    devices.push({
+      id: `dev-${id}`,
+      token: `fcm-token-${id}-${'x'.repeat(120)}`,
+      platform: i % 3 === 0 ? 'ios' : 'android',
+    });
+    students.push({
+      id,
+      school: SCHOOL,
+      fullName: i % 2 === 0 ? `طالب رقم ${i}` : `Student ${i}`,
+      deviceId: `dev-${id}`,
+      active: '1',
+      classId: `C${i % 30}`,
+    });
   }
   await store.writeDataSet({ schools: [{ baseUrl: SCHOOL, name: 'Bench School' }], devices, students });
   await store.close();
@@ -211,7 +248,9 @@ async function queueThroughService(port, rate = null, count = MESSAGES) {
         },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`SendNotificationType answered ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`SendNotificationType answered ${res.statusCode}`)),
+          );
         },
       );
       req.on('error', reject);
@@ -363,7 +402,11 @@ async function liveCase(kind, databaseUrl, fakes) {
     await seed(location.options);
     fakes.fcm.reset();
     fakes.fcm.setLatency(FCM_LATENCY_MS);
-    const service = await startChild('dist/main.js', { ...serviceEnv(location, fakes, true), LOG_LEVEL: 'info' }, /"port":(\d+)/);
+    const service = await startChild(
+      'dist/main.js',
+      { ...serviceEnv(location, fakes, true), LOG_LEVEL: 'info' },
+      /"port":(\d+)/,
+    );
     const queueMs = await queueThroughService(Number(service.match[1]), LIVE_RATE, LIVE_MESSAGES);
     await waitForArrivals(fakes.fcm, LIVE_MESSAGES);
     await stopChild(service.child);
@@ -383,7 +426,9 @@ const cpuCell = ({ cpu, busy }) =>
 
 async function main() {
   const databaseUrl = process.env.BENCH_DATABASE_URL?.trim() || process.env.TEST_DATABASE_URL?.trim() || '';
-  const stores = (databaseUrl === '' ? ['sqlite'] : ['sqlite', 'postgres']).filter((kind) => ONLY_STORES.length === 0 || ONLY_STORES.includes(kind));
+  const stores = (databaseUrl === '' ? ['sqlite'] : ['sqlite', 'postgres']).filter(
+    (kind) => ONLY_STORES.length === 0 || ONLY_STORES.includes(kind),
+  );
   const runs = (part) => ONLY_CASES.length === 0 || ONLY_CASES.includes(part);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-delivery-'));
   const tls = makeCertificate(dir);
@@ -417,10 +462,15 @@ async function main() {
       console.log(`| ${kind} | ${cells.join(' | ')} |`);
       if (drain !== null) {
         cpuLines.push(`${kind}, ingestion: ${drain.ingestion.map(cpuCell).join('; ')}`);
-        cpuLines.push(`${kind}, drain: ${cpuCell(drain.atZero)} at 0 ms; ${cpuCell(drain.atLatency)} at ${FCM_LATENCY_MS} ms`);
+        cpuLines.push(
+          `${kind}, drain: ${cpuCell(drain.atZero)} at 0 ms; ${cpuCell(drain.atLatency)} at ${FCM_LATENCY_MS} ms`,
+        );
       }
     }
-    if (cpuLines.length > 0) console.log(`CPU per message (µs, from the process's ready line):\n${cpuLines.map((line) => `- ${line}`).join('\n')}`);
+    if (cpuLines.length > 0)
+      console.log(
+        `CPU per message (µs, from the process's ready line):\n${cpuLines.map((line) => `- ${line}`).join('\n')}`,
+      );
     if (databaseUrl === '') console.log('(PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
     console.log(
       `Targets: drain at ${FCM_LATENCY_MS} ms >= 0.8 x drain at 0 ms; one worker on PostgreSQL >= 5,000/s at ${FCM_LATENCY_MS} ms; live p50 <= 100 ms; ingestion on PostgreSQL >= 3,000/s.`,

@@ -52,7 +52,10 @@ async function run(name, send) {
       }),
     );
     const used = process.cpuUsage(cpu);
-    results.push({ cpuUs: (used.user + used.system) / MESSAGES, rate: (MESSAGES / (performance.now() - started)) * 1000 });
+    results.push({
+      cpuUs: (used.user + used.system) / MESSAGES,
+      rate: (MESSAGES / (performance.now() - started)) * 1000,
+    });
   }
   return results;
 }
@@ -60,13 +63,24 @@ async function run(name, send) {
 async function main() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-h2-bench-'));
   const { key, cert } = makeCertificate(dir);
-  const server = spawn(process.execPath, ['-e', SERVER], { env: { KEY: key, CERT: cert }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve) => server.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+  const server = spawn(process.execPath, ['-e', SERVER], {
+    env: { KEY: key, CERT: cert },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve) =>
+    server.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))),
+  );
   const origin = `https://127.0.0.1:${port}`;
   try {
     const pool = new H2Pool({ origin, maxSessions: 4, ca: cert });
     const viaNode = await run('node:http2', async () => {
-      const answer = await pool.request({ path: '/v1/projects/p/messages:send', method: 'POST', headers: HEADERS, body: BODY, timeoutMs: 10_000 });
+      const answer = await pool.request({
+        path: '/v1/projects/p/messages:send',
+        method: 'POST',
+        headers: HEADERS,
+        body: BODY,
+        timeoutMs: 10_000,
+      });
       return answer.ok ? answer.status : 0;
     });
     pool.close();
@@ -82,14 +96,18 @@ async function main() {
       return statusCode;
     });
     await agent.close();
-    console.log(`HTTP/2 clients, ${MESSAGES} POSTs each round, ${CONCURRENCY} in flight, ${ROUNDS} rounds (client CPU per message, µs; messages/s)`);
+    console.log(
+      `HTTP/2 clients, ${MESSAGES} POSTs each round, ${CONCURRENCY} in flight, ${ROUNDS} rounds (client CPU per message, µs; messages/s)`,
+    );
     console.log('| client | CPU µs per message | messages/s |');
     console.log('|---|---|---|');
     for (const [name, results] of [
       ['node:http2 (H2Pool)', viaNode],
       ['undici 7, allowH2', viaUndici],
     ]) {
-      console.log(`| ${name} | ${results.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${results.map((r) => Math.round(r.rate)).join(', ')} |`);
+      console.log(
+        `| ${name} | ${results.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${results.map((r) => Math.round(r.rate)).join(', ')} |`,
+      );
     }
   } finally {
     server.kill();

@@ -20,7 +20,9 @@ function writeFiles(dir) {
   for (let i = 0; i < STUDENTS; i++) {
     const id = String(1_000_000 + i);
     const name = i % 3 === 0 ? `طالب رقم ${i}` : `"Student ${i}, the ${i % 7}th"`;
-    students.push(`${id},https://school-${i % SCHOOLS}.bench.example,${name},dev-${id},${i % 10 === 0 ? 0 : 1},C${i % 40}`);
+    students.push(
+      `${id},https://school-${i % SCHOOLS}.bench.example,${name},dev-${id},${i % 10 === 0 ? 0 : 1},C${i % 40}`,
+    );
     devices.push(`dev-${id},fcm:${id}-0123456789abcdef,${i % 2 === 0 ? 'android' : 'ios'}`);
   }
   const files = { 'schools.csv': schools, 'devices.csv': devices, 'students.csv': students };
@@ -53,7 +55,9 @@ export async function benchImport() {
   try {
     const files = writeFiles(dir);
     const dataDir = path.join(dir, 'data');
-    console.log(`\nImport of ${STUDENTS.toLocaleString('en-US')} students and their devices (npm run import, SQLite, whole command)`);
+    console.log(
+      `\nImport of ${STUDENTS.toLocaleString('en-US')} students and their devices (npm run import, SQLite, whole command)`,
+    );
     console.log('| run | seconds | summary |');
     console.log('|---|---|---|');
     for (const run of ['first (inserts)', 'second (updates)']) {

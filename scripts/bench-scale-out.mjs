@@ -46,7 +46,13 @@ async function startFakeFcm() {
         return;
       }
       const data = JSON.parse(Buffer.concat(chunks).toString('utf8')).message.data;
-      const send = { id: data.notificationId, type: data.type, worker: req.headers.authorization, start: Date.now(), end: Infinity };
+      const send = {
+        id: data.notificationId,
+        type: data.type,
+        worker: req.headers.authorization,
+        start: Date.now(),
+        end: Infinity,
+      };
       sends.push(send);
       setTimeout(() => {
         send.end = Date.now();
@@ -57,19 +63,31 @@ async function startFakeFcm() {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, sends, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    sends,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 const start = (script, env, readyPattern) => spawnUntilReady(script, { LOG_FORMAT: 'json', ...env }, readyPattern);
 
 const startService = (env) => {
-  const s = start('dist/main.js', { ...env, PORT: '0', HOST: '127.0.0.1', WORKER: 'false', DEMO_DATA: 'false' }, /"port":(\d+)/);
+  const s = start(
+    'dist/main.js',
+    { ...env, PORT: '0', HOST: '127.0.0.1', WORKER: 'false', DEMO_DATA: 'false' },
+    /"port":(\d+)/,
+  );
   return { ...s, port: s.ready.then((match) => Number(match[1])) };
 };
 const startWorker = (env) => start('dist/cli/worker.js', env, /"msg":"worker running"/);
 
 function call(agent, port, n) {
-  const body = new URLSearchParams({ id: String(100000 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: `bench-${n}` }).toString();
+  const body = new URLSearchParams({
+    id: String(100000 + (n % STUDENTS)),
+    baseUrlSchool: SCHOOL,
+    TypeNotfication: `bench-${n}`,
+  }).toString();
   return new Promise((resolve) => {
     const req = http.request(
       {
@@ -109,7 +127,10 @@ async function main() {
   }
   const schema = `bench_${randomBytes(5).toString('hex')}`;
   const separator = DATABASE_URL.includes('?') ? '&' : '?';
-  const storeEnv = { DATABASE_URL: `${DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`, DATA_DIR: os.tmpdir() };
+  const storeEnv = {
+    DATABASE_URL: `${DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    DATA_DIR: os.tmpdir(),
+  };
   const keyDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-key-'));
   const fcm = await startFakeFcm();
   const children = [];
@@ -119,7 +140,13 @@ async function main() {
     await store.writeDataSet({
       schools: [{ baseUrl: SCHOOL, name: 'Bench School' }],
       devices: ids.map((id) => ({ id: `dev-${id}`, token: `fcm-token-${id}`, platform: 'android' })),
-      students: ids.map((id) => ({ id, school: SCHOOL, fullName: `Student ${id}`, deviceId: `dev-${id}`, active: '1' })),
+      students: ids.map((id) => ({
+        id,
+        school: SCHOOL,
+        fullName: `Student ${id}`,
+        deviceId: `dev-${id}`,
+        active: '1',
+      })),
     });
     await store.close();
 
@@ -191,7 +218,9 @@ async function main() {
       const delivered = new Set(fcm.sends.filter((s) => s.end !== Infinity).map((s) => s.type));
       if ([...acknowledged].every((type) => delivered.has(type))) break;
       if (Date.now() > deadline)
-        throw new Error(`${[...acknowledged].filter((type) => !delivered.has(type)).length} acknowledged calls not delivered after 5 minutes`);
+        throw new Error(
+          `${[...acknowledged].filter((type) => !delivered.has(type)).length} acknowledged calls not delivered after 5 minutes`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const lastDelivery = Math.max(...fcm.sends.filter((s) => s.end !== Infinity).map((s) => s.end));

@@ -18,7 +18,8 @@ export const NS = 'http://tempuri.org/';
 export const BINDINGS = ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'];
 
 export function envelope(version, op, params) {
-  const env = version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
+  const env =
+    version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
   const inner = Object.entries(params)
     .map(([k, v]) => `<${k}>${v}</${k}>`)
     .join('');
@@ -41,7 +42,8 @@ export function request(endpoint, op, params, binding, soapParams = params) {
       headers: { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}${op}"` },
       body: envelope('1.2', op, soapParams),
     };
-  if (binding === 'HTTP GET') return { method: 'GET', path: `/${endpoint}.asmx/${op}?${new URLSearchParams(params)}`, headers: {} };
+  if (binding === 'HTTP GET')
+    return { method: 'GET', path: `/${endpoint}.asmx/${op}?${new URLSearchParams(params)}`, headers: {} };
   return {
     method: 'POST',
     path: `/${endpoint}.asmx/${op}`,
@@ -57,7 +59,10 @@ export function request(endpoint, op, params, binding, soapParams = params) {
  */
 export function startChild(script, env, baseEnv = process.env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, script], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, script], {
+      env: { ...baseEnv, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     const onData = (chunk) => {
       out += chunk;

@@ -52,22 +52,35 @@ async function seed(dataDir) {
 }
 
 async function fetchAnswer(port, req) {
-  const res = await fetch(`http://127.0.0.1:${port}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
+  const res = await fetch(`http://127.0.0.1:${port}${req.path}`, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+  });
   const headers = {};
-  for (const name of ['content-type', 'cache-control']) if (res.headers.get(name) !== null) headers[name] = res.headers.get(name);
+  for (const name of ['content-type', 'cache-control'])
+    if (res.headers.get(name) !== null) headers[name] = res.headers.get(name);
   return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
 }
 
 function load(port, req, connections = CONNECTIONS) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: `http://127.0.0.1:${port}${req.path}`, method: req.method, headers: req.headers, body: req.body, connections, duration: DURATION },
+      {
+        url: `http://127.0.0.1:${port}${req.path}`,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        connections,
+        duration: DURATION,
+      },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
 }
 
-const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-'));
@@ -78,11 +91,21 @@ async function main() {
     console.log('done');
     console.log(`service and baseline run as \`npm start\` runs Node: ${NODE_FLAGS.join(' ') || '(no flags)'}`);
 
-    const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DEMO_DATA: 'false', LOG_LEVEL: 'info', DATABASE_URL: '' };
+    const env = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO_DATA: 'false',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+    };
     if (POLICY) {
       const hash = require('bcryptjs').hashSync(BENCH_PASSWORD, 10);
       env.ACCESS_POLICY = path.join(dataDir, 'policy.yaml');
-      writeFileSync(env.ACCESS_POLICY, `users:\n  ${BENCH_USER}: "${hash}"\ndefault:\n  allow: ["127.0.0.0/8", "::1/128"]\n  auth: basic\n`);
+      writeFileSync(
+        env.ACCESS_POLICY,
+        `users:\n  ${BENCH_USER}: "${hash}"\ndefault:\n  allow: ["127.0.0.0/8", "::1/128"]\n  auth: basic\n`,
+      );
       console.log('behind an access policy: network and Basic credentials for every operation');
     }
     const service = await startChild(path.join(root, 'dist/main.js'), env);
@@ -91,11 +114,18 @@ async function main() {
     const withCredentials = (cases) => {
       if (!POLICY) return cases;
       const authorization = `Basic ${Buffer.from(`${BENCH_USER}:${BENCH_PASSWORD}`).toString('base64')}`;
-      return Object.fromEntries(Object.entries(cases).map(([name, req]) => [name, { ...req, headers: { ...req.headers, authorization } }]));
+      return Object.fromEntries(
+        Object.entries(cases).map(([name, req]) => [name, { ...req, headers: { ...req.headers, authorization } }]),
+      );
     };
     const token = withCredentials(requests('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }));
     const list = withCredentials(
-      requests('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, { school_base_url: SCHOOL, show_active: '49' }),
+      requests(
+        'NotificationNotes',
+        'GetStudentSchool',
+        { school_base_url: SCHOOL, show_active: '1' },
+        { school_base_url: SCHOOL, show_active: '49' },
+      ),
     );
     const tokenCases = Object.entries(token);
     const listCases = [
@@ -105,7 +135,10 @@ async function main() {
 
     // The baseline answers each case's exact bytes, captured from the service.
     const answers = {};
-    for (const [name, req] of [...tokenCases.map(([b, r]) => [`token ${b}`, r]), ...listCases.map(([b, r]) => [`list ${b}`, r])]) {
+    for (const [name, req] of [
+      ...tokenCases.map(([b, r]) => [`token ${b}`, r]),
+      ...listCases.map(([b, r]) => [`list ${b}`, r]),
+    ]) {
       const answer = await fetchAnswer(service.port, req);
       if (answer.status !== 200) throw new Error(`${name}: the service answered ${answer.status}`);
       answers[`${req.method} ${req.path}`] = answer;
@@ -117,7 +150,9 @@ async function main() {
 
     if (runs('token')) await benchToken(service, baseline, tokenCases);
     if (runs('list')) await benchList(service, baseline, listCases, list, answers);
-    console.log('\nTargets: every GetTokenDevice ratio >= 0.6; GetStudentSchool median <= 60 ms (1 connection), peak RSS growth < 50 MB.');
+    console.log(
+      '\nTargets: every GetTokenDevice ratio >= 0.6; GetStudentSchool median <= 60 ms (1 connection), peak RSS growth < 50 MB.',
+    );
     if (runs('import')) await benchImport();
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -33,7 +33,13 @@ export function settingEntries(): SettingEntry[] {
       undocumented.push(name);
       continue;
     }
-    entries.push({ name, section: doc.section, description: doc.description, accepts: acceptsOf(schema), default: doc.defaultText ?? defaultOf(name, schema) });
+    entries.push({
+      name,
+      section: doc.section,
+      description: doc.description,
+      accepts: acceptsOf(schema),
+      default: doc.defaultText ?? defaultOf(name, schema),
+    });
   }
   if (undocumented.length > 0) {
     throw new Error(`Declared without .meta(setting(…)) (src/config-values.ts): ${undocumented.join(', ')}`);
@@ -44,14 +50,21 @@ export function settingEntries(): SettingEntry[] {
 function settingDoc(schema: z.ZodType): SettingDoc | null {
   const meta = z.globalRegistry.get(schema);
   const section = meta?.section;
-  if (typeof section !== 'string' || !(section in CONFIG_SECTIONS) || typeof meta?.description !== 'string') return null;
-  return { section: section as ConfigSection, description: meta.description, defaultText: typeof meta.defaultText === 'string' ? meta.defaultText : undefined };
+  if (typeof section !== 'string' || !(section in CONFIG_SECTIONS) || typeof meta?.description !== 'string')
+    return null;
+  return {
+    section: section as ConfigSection,
+    description: meta.description,
+    defaultText: typeof meta.defaultText === 'string' ? meta.defaultText : undefined,
+  };
 }
 
 /** The reader under `.default()` and `.optional()`. */
 function inner(schema: z.ZodType): z.ZodType {
   const def = schema.def as { type: string; innerType?: z.ZodType };
-  return (def.type === 'default' || def.type === 'optional') && def.innerType !== undefined ? inner(def.innerType) : schema;
+  return (def.type === 'default' || def.type === 'optional') && def.innerType !== undefined
+    ? inner(def.innerType)
+    : schema;
 }
 
 function acceptsOf(schema: z.ZodType): string | null {
@@ -73,7 +86,8 @@ function defaultOf(name: string, schema: z.ZodType): string {
   if (def.type !== 'default') throw new Error(`${name}: neither a default nor optional, so it cannot be left unset`);
   const value = def.defaultValue;
   if (value === null) return '`off`';
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return `\`${String(value)}\``;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return `\`${String(value)}\``;
   throw new Error(`${name}: a default of another kind (${typeof value}); say it with setting(…, defaultText)`);
 }
 
@@ -111,10 +125,14 @@ const OUTRO = [
 /** docs/configuration.md as the declarations say it. */
 export function renderConfigReference(): string {
   const entries = settingEntries();
-  const sections = (Object.keys(CONFIG_SECTIONS) as ConfigSection[]).filter((section) => entries.some((entry) => entry.section === section));
+  const sections = (Object.keys(CONFIG_SECTIONS) as ConfigSection[]).filter((section) =>
+    entries.some((entry) => entry.section === section),
+  );
   const lines = [...INTRO];
   for (const section of sections) {
-    const names = entries.filter((entry) => entry.section === section).map((entry) => `[\`${entry.name}\`](#${anchor(entry.name)})`);
+    const names = entries
+      .filter((entry) => entry.section === section)
+      .map((entry) => `[\`${entry.name}\`](#${anchor(entry.name)})`);
     lines.push(`- [${CONFIG_SECTIONS[section]}](#${anchor(CONFIG_SECTIONS[section])}): ${names.join(', ')}`);
   }
   lines.push('');

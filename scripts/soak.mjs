@@ -58,7 +58,14 @@ async function seed(dataDir) {
         state: 'unread',
       },
     ]),
-    absences: ids.map((id) => ({ id: `a-${id}`, studentId: id, date: '2026-10-05', type: 'full-day', reason: null, seen: false })),
+    absences: ids.map((id) => ({
+      id: `a-${id}`,
+      studentId: id,
+      date: '2026-10-05',
+      type: 'full-day',
+      reason: null,
+      seen: false,
+    })),
   });
   await store.close();
 }
@@ -90,9 +97,17 @@ function start(dataDir) {
 
 /** The n-th call's parameters for each operation: varied students, numbers, types. */
 const OPERATIONS = [
-  ['AuthCodeSending', 'AuthCode', (n) => ({ code: String(100000 + (n % 900000)), phone: `094${String(n % 10_000_000).padStart(7, '0')}` })],
+  [
+    'AuthCodeSending',
+    'AuthCode',
+    (n) => ({ code: String(100000 + (n % 900000)), phone: `094${String(n % 10_000_000).padStart(7, '0')}` }),
+  ],
   ['GetStudentsAudit', 'GetStudentsAudtiNote', (n) => ({ SubjectID: 'MATH', Class_id: `C${n % 20}` })],
-  ['ReadNoteFromApp', 'UpdateNoteState', (n) => ({ STDid: String(7001 + (n % STUDENTS)), note_type: n % 2 ? 'audit' : 'behaviour' })],
+  [
+    'ReadNoteFromApp',
+    'UpdateNoteState',
+    (n) => ({ STDid: String(7001 + (n % STUDENTS)), note_type: n % 2 ? 'audit' : 'behaviour' }),
+  ],
   ['GetStudentsAbsence', 'GetStudentsAbcenceByID', (n) => ({ STDid: String(7001 + (n % STUDENTS)) })],
   ['NotificationNotes', 'GetStudentSchool', (n) => ({ school_base_url: SCHOOL, show_active: n % 2 ? '1' : '0' })],
   [
@@ -105,7 +120,8 @@ const OPERATIONS = [
 
 function request(endpoint, op, params, binding) {
   // show_active is a char: its UTF-16 code in SOAP.
-  const soapParams = 'show_active' in params ? { ...params, show_active: String(params.show_active.charCodeAt(0)) } : params;
+  const soapParams =
+    'show_active' in params ? { ...params, show_active: String(params.show_active.charCodeAt(0)) } : params;
   return bindingRequest(endpoint, op, params, binding, soapParams);
 }
 
@@ -138,7 +154,9 @@ async function main() {
     const rss = rssKb(service.child.pid);
     samples.push({ at: Date.now() - startedAt, rss });
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
-    process.stdout.write(`soak: ${((Date.now() - startedAt) / 1000).toFixed(0)} s, RSS ${(rss / 1024).toFixed(1)} MB, ${total} requests\n`);
+    process.stdout.write(
+      `soak: ${((Date.now() - startedAt) / 1000).toFixed(0)} s, RSS ${(rss / 1024).toFixed(1)} MB, ${total} requests\n`,
+    );
   }, SAMPLE_SECONDS * 1000);
   process.stdout.write(
     `soak: ${MINUTES} min, ${CONNECTIONS} connections, service pid ${service.child.pid} on port ${service.port}, RSS at start ${(samples[0].rss / 1024).toFixed(1)} MB\n`,

@@ -69,8 +69,11 @@ function trustProxyValue(raw: string): boolean | number | string {
   if (/^[0-9]+$/.test(value)) return Number(value);
   for (const entry of value.split(',').map((e) => e.trim())) {
     const [address, prefix] = entry.split('/');
-    const valid = PROXY_NAMES.has(entry) || (isIP(address) !== 0 && (prefix === undefined || /^[0-9]+$/.test(prefix) || isIP(prefix) !== 0));
-    if (!valid) throw new ConfigError(`TRUST_PROXY: "${entry}" is not an address, a subnet, loopback, linklocal or uniquelocal`);
+    const valid =
+      PROXY_NAMES.has(entry) ||
+      (isIP(address) !== 0 && (prefix === undefined || /^[0-9]+$/.test(prefix) || isIP(prefix) !== 0));
+    if (!valid)
+      throw new ConfigError(`TRUST_PROXY: "${entry}" is not an address, a subnet, loopback, linklocal or uniquelocal`);
   }
   return value;
 }
@@ -81,7 +84,10 @@ const schema = z.object({
   SOAP_NAMESPACE: z
     .string()
     .trim()
-    .refine((v) => /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(v) && !/["<>&]/.test(v), 'SOAP_NAMESPACE must be an absolute URI, e.g. http://tempuri.org/')
+    .refine(
+      (v) => /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(v) && !/["<>&]/.test(v),
+      'SOAP_NAMESPACE must be an absolute URI, e.g. http://tempuri.org/',
+    )
     .default(DEFAULT_NAMESPACE)
     .meta(setting('service', 'The service namespace (`{ns}`) of the WSDLs, the SOAP actions and the answers.')),
   DATA_DIR: z
@@ -89,14 +95,26 @@ const schema = z.object({
     .trim()
     .min(1)
     .default('./data')
-    .meta(setting('store', 'Folder of the embedded SQLite file `service.sqlite`, created with its schema on the first start.')),
+    .meta(
+      setting(
+        'store',
+        'Folder of the embedded SQLite file `service.sqlite`, created with its schema on the first start.',
+      ),
+    ),
   DATABASE_URL: z
     .string()
     .trim()
-    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// or postgresql:// connection string')
+    .refine(
+      (v) => /^postgres(ql)?:\/\//.test(v),
+      'DATABASE_URL must be a postgres:// or postgresql:// connection string',
+    )
     .optional()
     .meta(
-      setting('store', 'PostgreSQL connection string; set, PostgreSQL is the store ([storage](architecture.md#storage)).', 'unset: the embedded SQLite store'),
+      setting(
+        'store',
+        'PostgreSQL connection string; set, PostgreSQL is the store ([storage](architecture.md#storage)).',
+        'unset: the embedded SQLite store',
+      ),
     ),
   STORE_GROUP_COMMIT_MS: integerOrOff('STORE_GROUP_COMMIT_MS', 0, 100, 'milliseconds')
     .default(DEFAULT_GROUP_COMMIT_MS)
@@ -106,10 +124,17 @@ const schema = z.object({
         'PostgreSQL: the longest a queueing call waits, in milliseconds, to share its commit with concurrent calls while earlier ones are written ([PostgreSQL at scale](delivery.md#postgresql-at-scale)).',
       ),
     ),
-  DEMO_DATA: bool('DEMO_DATA').default(true).meta(setting('store', 'Load the demo data into an empty embedded store at start (never into PostgreSQL).')),
+  DEMO_DATA: bool('DEMO_DATA')
+    .default(true)
+    .meta(setting('store', 'Load the demo data into an empty embedded store at start (never into PostgreSQL).')),
   BODY_LIMIT: integer('BODY_LIMIT', 1024, 1024 * 1024 * 1024)
     .default(1048576)
-    .meta(setting('requests', 'Largest request body, in bytes; a larger one gets a 413 ([limits on a request](operating.md#limits-on-a-request)).')),
+    .meta(
+      setting(
+        'requests',
+        'Largest request body, in bytes; a larger one gets a 413 ([limits on a request](operating.md#limits-on-a-request)).',
+      ),
+    ),
   // A call needs 4 levels, a WS-Security header 5 or 6; the reader's cost grows with the square of the depth.
   XML_MAX_DEPTH: integer('XML_MAX_DEPTH', 8, 1024)
     .default(DEFAULT_MAX_XML_DEPTH)
@@ -122,7 +147,10 @@ const schema = z.object({
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1000, 600000)
     .default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs)
     .meta(
-      setting('requests', `Longest a client may take to send a request's headers, in milliseconds; over it, a 408 ([connections](operating.md#connections)).`),
+      setting(
+        'requests',
+        `Longest a client may take to send a request's headers, in milliseconds; over it, a 408 ([connections](operating.md#connections)).`,
+      ),
     ),
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1000, 3600000)
     .default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs)
@@ -134,7 +162,12 @@ const schema = z.object({
     ),
   KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 100, 600000)
     .default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs)
-    .meta(setting('requests', 'How long an idle keep-alive connection stays open, in milliseconds; behind a load balancer, longer than its idle timeout.')),
+    .meta(
+      setting(
+        'requests',
+        'How long an idle keep-alive connection stays open, in milliseconds; behind a load balancer, longer than its idle timeout.',
+      ),
+    ),
   MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1000000)
     .default(DEFAULT_CONNECTION_LIMITS.maxConnections)
     .meta(
@@ -172,16 +205,34 @@ const schema = z.object({
     ),
   HELP_PAGES: bool('HELP_PAGES')
     .default(true)
-    .meta(setting('service', 'The HTML help pages (`/`, `/X.asmx`, `/X.asmx?op=Op`); `false` turns them off ([help pages](service.md#help-pages)).')),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').meta(setting('observability', `pino's log level.`)),
+    .meta(
+      setting(
+        'service',
+        'The HTML help pages (`/`, `/X.asmx`, `/X.asmx?op=Op`); `false` turns them off ([help pages](service.md#help-pages)).',
+      ),
+    ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .meta(setting('observability', `pino's log level.`)),
   OPERATION_TIMEOUT_MS: integer('OPERATION_TIMEOUT_MS', 100, 600000)
     .default(30000)
-    .meta(setting('service', 'Longest an operation may run, in milliseconds, before it fails with a `soap:Server` fault.')),
-  SMS_DEFAULT_REGION: country('SMS_DEFAULT_REGION').default('SY').meta(setting('authCode', 'Region of the phone numbers given without a country code.')),
+    .meta(
+      setting('service', 'Longest an operation may run, in milliseconds, before it fails with a `soap:Server` fault.'),
+    ),
+  SMS_DEFAULT_REGION: country('SMS_DEFAULT_REGION')
+    .default('SY')
+    .meta(setting('authCode', 'Region of the phone numbers given without a country code.')),
   SMS_ALLOWED_COUNTRIES: z
     .string()
     .optional()
-    .meta(setting('authCode', 'Comma-separated ISO 3166 codes of the countries whose numbers AuthCode accepts.', 'the default region (`SMS_DEFAULT_REGION`)')),
+    .meta(
+      setting(
+        'authCode',
+        'Comma-separated ISO 3166 codes of the countries whose numbers AuthCode accepts.',
+        'the default region (`SMS_DEFAULT_REGION`)',
+      ),
+    ),
   // A short token can be guessed; 16 characters is the floor, 32 random bytes the advice.
   ADMIN_TOKEN: z
     .string()
@@ -197,7 +248,12 @@ const schema = z.object({
     ),
   JSON_BODIES: bool('JSON_BODIES')
     .default(false)
-    .meta(setting('service', 'JSON answers for the mobile apps over HTTP GET and POST ([JSON bodies](operating.md#json-bodies-for-the-mobile-apps)).')),
+    .meta(
+      setting(
+        'service',
+        'JSON answers for the mobile apps over HTTP GET and POST ([JSON bodies](operating.md#json-bodies-for-the-mobile-apps)).',
+      ),
+    ),
   METRICS_PORT: integer('METRICS_PORT', 0, 65535)
     .optional()
     .meta(
@@ -239,7 +295,10 @@ const schema = z.object({
   PUBLIC_BASE_URL: z
     .string()
     .trim()
-    .refine(isPublicBaseUrl, 'PUBLIC_BASE_URL must be an absolute http:// or https:// URL with no query, fragment or user, e.g. https://sns.example.org')
+    .refine(
+      isPublicBaseUrl,
+      'PUBLIC_BASE_URL must be an absolute http:// or https:// URL with no query, fragment or user, e.g. https://sns.example.org',
+    )
     .transform((v) => v.replace(/\/+$/, ''))
     .optional()
     .meta(
@@ -251,7 +310,12 @@ const schema = z.object({
     ),
   AUDIT_RETENTION_DAYS: integerOrOff('AUDIT_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days')
     .default(DEFAULT_AUDIT_RETENTION_DAYS)
-    .meta(setting('access', 'Days after which audit entries (reads of personal data) are deleted ([audit trail](access-limits.md#audit-trail)).')),
+    .meta(
+      setting(
+        'access',
+        'Days after which audit entries (reads of personal data) are deleted ([audit trail](access-limits.md#audit-trail)).',
+      ),
+    ),
   ACCESS_SYNC_INTERVAL_MS: integer('ACCESS_SYNC_INTERVAL_MS', 100, 60000)
     .default(2000)
     .meta(
@@ -299,7 +363,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(present);
   const delivery = parseDeliveryConfig(present);
   if (!parsed.success || !delivery.ok) {
-    const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`);
+    const problems = parsed.success
+      ? []
+      : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`);
     if (!delivery.ok) problems.push(...delivery.problems);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
@@ -310,7 +376,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `Invalid configuration:\n  HEADERS_TIMEOUT_MS (${c.HEADERS_TIMEOUT_MS}) must not be longer than REQUEST_TIMEOUT_MS (${c.REQUEST_TIMEOUT_MS})`,
     );
   }
-  const allowed = c.SMS_ALLOWED_COUNTRIES === undefined ? [c.SMS_DEFAULT_REGION] : parseCountries(c.SMS_ALLOWED_COUNTRIES);
+  const allowed =
+    c.SMS_ALLOWED_COUNTRIES === undefined ? [c.SMS_DEFAULT_REGION] : parseCountries(c.SMS_ALLOWED_COUNTRIES);
   return {
     port: c.PORT,
     host: c.HOST,

@@ -21,7 +21,11 @@ const PHONE_KEYS = ['phone', 'msisdn', 'to'];
 const CODE_KEYS = ['code'];
 const SECRET_KEYS = ['token', 'pushToken', 'push_token', 'authorization', 'password', 'adminToken'];
 
-const REDACT_PATHS = [...[...PHONE_KEYS, ...CODE_KEYS, ...SECRET_KEYS].flatMap((key) => [key, `*.${key}`]), 'req.headers.authorization', 'req.headers.cookie'];
+const REDACT_PATHS = [
+  ...[...PHONE_KEYS, ...CODE_KEYS, ...SECRET_KEYS].flatMap((key) => [key, `*.${key}`]),
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
 
 const REDACTED = '[redacted]';
 
@@ -64,7 +68,14 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   // isatty rather than process.stdout.isTTY: reading process.stdout would open a second stream on the descriptor the JSON lines use.
   if (options.destination === undefined && (format === 'pretty' || (format === 'auto' && isatty(1)))) {
     // In the main thread, not a worker transport: a terminal is never the hot path.
-    return pino(settings, pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
+    return pino(
+      settings,
+      pretty({
+        colorize: process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+      }),
+    );
   }
   return pino(settings, options.destination ?? stdoutDestination());
 }

@@ -43,7 +43,12 @@ export interface ServiceParts {
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
   const ownsStore = parts.store === undefined;
   const store =
-    parts.store ?? (await openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, groupCommitMs: config.groupCommitMs }));
+    parts.store ??
+    (await openStore({
+      databaseUrl: config.databaseUrl ?? undefined,
+      dataDir: config.dataDir,
+      groupCommitMs: config.groupCommitMs,
+    }));
   try {
     if (ownsStore && config.databaseUrl === null && config.demoData && (await store.dataSet.isEmpty())) {
       const counts = await loadDemoData(store.dataSet);
@@ -60,7 +65,9 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     let access: AccessControl | null = null;
     let limits: AccessLimits | null = null;
     if (config.accessPolicy === null) {
-      logger.warn('ACCESS_POLICY is not set: every operation is open to every caller (docs/security.md says how to lock the service down)');
+      logger.warn(
+        'ACCESS_POLICY is not set: every operation is open to every caller (docs/security.md says how to lock the service down)',
+      );
     } else {
       limits = startAccessLimits({
         store: store.access,
@@ -81,7 +88,10 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         await limits.stop();
         throw err;
       }
-      logger.info({ file: config.accessPolicy, users: access.policy.users.size, ...access.policy.exposure }, 'access policy in force');
+      logger.info(
+        { file: config.accessPolicy, users: access.policy.users.size, ...access.policy.exposure },
+        'access policy in force',
+      );
     }
     let delivery: RunningDelivery | null = null;
     // The operations are given what they read and what they queue, nothing else.
@@ -108,11 +118,19 @@ export async function createService(config: Config, logger: Logger, parts: Servi
           stallMs: config.delivery.stallSeconds * 1000,
         }
       : undefined;
-    const health = healthRoutes({ store: store.lifecycle, timeoutMs: READINESS_TIMEOUT_MS, draining: () => shutdown.draining, worker });
+    const health = healthRoutes({
+      store: store.lifecycle,
+      timeoutMs: READINESS_TIMEOUT_MS,
+      draining: () => shutdown.draining,
+      worker,
+    });
     const routes: OperatorRoute[] = [
       { path: '/healthz', handler: health },
       { path: '/readyz', handler: health },
-      { path: `${ADMIN_API_BASE}/`, handler: createAdminApi({ store: store.admin, token: config.adminToken, logger, bodyLimit: config.bodyLimit }) },
+      {
+        path: `${ADMIN_API_BASE}/`,
+        handler: createAdminApi({ store: store.admin, token: config.adminToken, logger, bodyLimit: config.bodyLimit }),
+      },
     ];
     // With METRICS_PORT set, main.ts serves /metrics there and only there.
     if (config.metricsPort === null) routes.push({ path: '/metrics', handler: metrics.route });

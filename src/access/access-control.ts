@@ -31,7 +31,12 @@ export type AccessRefusal =
       readonly reason?: 'limit';
     }
   /** An ASMX client fault (plain-text 500 over GET/POST) with `Retry-After`. */
-  | { readonly kind: 'throttled'; readonly reason: 'limit' | 'enumeration'; readonly message: string; readonly retryAfterSeconds: number };
+  | {
+      readonly kind: 'throttled';
+      readonly reason: 'limit' | 'enumeration';
+      readonly message: string;
+      readonly retryAfterSeconds: number;
+    };
 
 export type AccessVerdict = AccessRefusal | null;
 
@@ -60,17 +65,29 @@ export interface AccessControl {
    * calls wait for checkCall, once the parameters are known; a refusal here
    * is audited without its subject.
    */
-  admit(operation: OperationModel, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
+  admit(
+    operation: OperationModel,
+    address: string | null,
+    authorization: string | undefined,
+  ): DocumentVerdict | Promise<DocumentVerdict>;
   /**
    * The same for a call to `endpoint` whose operation is not known yet:
    * refused only when no operation of the endpoint would let this caller in,
    * as IIS refuses a directory before ASP.NET reads a byte of the body.
    */
-  admitEndpoint(endpoint: string, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
+  admitEndpoint(
+    endpoint: string,
+    address: string | null,
+    authorization: string | undefined,
+  ): DocumentVerdict | Promise<DocumentVerdict>;
   /** Whether every operation of `endpoint` lets any caller through its network and credentials checks: nothing to decide before the body. */
   endpointOpen(endpoint: string): boolean;
   /** `?wsdl`, `?disco` and help pages: the endpoint's default rule (null endpoint: `/`, the top default), unless `documents: open`. */
-  checkDocument(endpoint: string | null, address: string | null, authorization: string | undefined): DocumentVerdict | Promise<DocumentVerdict>;
+  checkDocument(
+    endpoint: string | null,
+    address: string | null,
+    authorization: string | undefined,
+  ): DocumentVerdict | Promise<DocumentVerdict>;
   /** Reads the policy file again; a bad file is logged and the policy in force kept. True when the new one is in force. */
   reload(): boolean;
   /** Ends the bcrypt threads (the shutdown sequence). */
@@ -121,15 +138,25 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
   warnUnenforceable(inForce.policy);
 
   function warnUnenforceable(policy: Policy): void {
-    const rules = ENDPOINTS.flatMap((e) => e.operations.map((op) => policy.operationRule(e.name, op.wireName) as ResolvedRule));
+    const rules = ENDPOINTS.flatMap((e) =>
+      e.operations.map((op) => policy.operationRule(e.name, op.wireName) as ResolvedRule),
+    );
     if (budgets === undefined && rules.some((r) => r.limit !== null))
       logger.warn('the access policy sets limit budgets but this process has no call budgets: limits are not enforced');
     if (enumeration === undefined && rules.some((r) => r.enumeration !== null)) {
-      logger.warn('the access policy sets enumeration budgets but this process has no enumeration guard: they are not enforced');
+      logger.warn(
+        'the access policy sets enumeration budgets but this process has no enumeration guard: they are not enforced',
+      );
     }
   }
 
-  const record = (call: AccessCall, endpoint: string, user: string | null, refusal: AccessVerdict, subject: Subject | null) => {
+  const record = (
+    call: AccessCall,
+    endpoint: string,
+    user: string | null,
+    refusal: AccessVerdict,
+    subject: Subject | null,
+  ) => {
     if (refusal !== null && refusal.kind !== 'throttled' && refusalReason(refusal) !== 'limit')
       options.onRefused?.(refusal.kind === 'forbidden' ? 'network' : 'auth');
     if (audit === undefined || subject === null) return;
@@ -152,7 +179,12 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
    * its failed logins spent it.
    */
   const budgetSpent =
-    (endpoint: string, operation: string, rule: ResolvedRule, address: string | null): (() => number | null) | undefined =>
+    (
+      endpoint: string,
+      operation: string,
+      rule: ResolvedRule,
+      address: string | null,
+    ): (() => number | null) | undefined =>
     () => {
       if (rule.limit === null || budgets === undefined) return null;
       const verdict = budgets.spent(`${endpoint}.asmx/${operation}`, callerKey(address), rule.limit, now());
@@ -160,8 +192,20 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     };
 
   /** The refusal of credentials that were not accepted; a failed login spends the caller's `limit` budget. */
-  const refuseLogin = (endpoint: string, operation: string, rule: ResolvedRule, address: string | null, outcome: BasicOutcome, realm: string) => {
-    if (outcome.user === null && (outcome.why === 'wrong' || outcome.why === 'malformed') && rule.limit !== null && budgets !== undefined) {
+  const refuseLogin = (
+    endpoint: string,
+    operation: string,
+    rule: ResolvedRule,
+    address: string | null,
+    outcome: BasicOutcome,
+    realm: string,
+  ) => {
+    if (
+      outcome.user === null &&
+      (outcome.why === 'wrong' || outcome.why === 'malformed') &&
+      rule.limit !== null &&
+      budgets !== undefined
+    ) {
       budgets.take(`${endpoint}.asmx/${operation}`, callerKey(address), rule.limit, now());
     }
     return unauthorized(realm, outcome, operation, rule.limit);
@@ -188,7 +232,12 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     let refusal: AccessVerdict = null;
     if (rule.limit !== null && budgets !== undefined) {
       const verdict = budgets.take(`${endpoint}.asmx/${op}`, caller, rule.limit, at);
-      if (!verdict.ok) refusal = throttled('limit', `Too many calls of ${op}: at most ${describeRate(rule.limit)}.`, verdict.retryAfterSeconds);
+      if (!verdict.ok)
+        refusal = throttled(
+          'limit',
+          `Too many calls of ${op}: at most ${describeRate(rule.limit)}.`,
+          verdict.retryAfterSeconds,
+        );
     }
     if (
       refusal === null &&
@@ -202,7 +251,11 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       const verdict = enumeration.note(`${endpoint}.asmx/${op}`, caller, subject.value, rule.enumeration, at);
       // The guard logs the walker once per window (enumeration-guard.ts).
       if (!verdict.ok)
-        refusal = throttled('enumeration', `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`, verdict.retryAfterSeconds);
+        refusal = throttled(
+          'enumeration',
+          `Too many different ${subject.kind}s read: at most ${describeRate(rule.enumeration)}.`,
+          verdict.retryAfterSeconds,
+        );
     }
     record(call, endpoint, user, refusal, subject);
     return refusal;
@@ -225,8 +278,13 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
         return refusal;
       }
       if (rule.auth === 'none') return afterAuth(call, endpoint, rule, null, subject, policy.realm);
-      const outcome = verify(call.authorization, call.address, budgetSpent(endpoint, call.operation.wireName, rule, call.address));
-      if (outcome instanceof Promise) return outcome.then((o) => afterAuth(call, endpoint, rule, o, subject, policy.realm));
+      const outcome = verify(
+        call.authorization,
+        call.address,
+        budgetSpent(endpoint, call.operation.wireName, rule, call.address),
+      );
+      if (outcome instanceof Promise)
+        return outcome.then((o) => afterAuth(call, endpoint, rule, o, subject, policy.realm));
       return afterAuth(call, endpoint, rule, outcome, subject, policy.realm);
     },
 
@@ -240,10 +298,13 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
         record(call, endpoint, null, refusal, subjectOf(call));
         return refusal;
       };
-      if (!rule.allows(address)) return refuse(forbidden(`Forbidden: ${operation.wireName} may not be called from this address.`));
+      if (!rule.allows(address))
+        return refuse(forbidden(`Forbidden: ${operation.wireName} may not be called from this address.`));
       if (rule.auth === 'none') return null;
       const decide = (outcome: BasicOutcome): DocumentVerdict =>
-        admitsUser(rule, outcome.user) ? null : refuse(refuseLogin(endpoint, operation.wireName, rule, address, outcome, policy.realm));
+        admitsUser(rule, outcome.user)
+          ? null
+          : refuse(refuseLogin(endpoint, operation.wireName, rule, address, outcome, policy.realm));
       const outcome = verify(authorization, address, budgetSpent(endpoint, operation.wireName, rule, address));
       return outcome instanceof Promise ? outcome.then(decide) : decide(outcome);
     },
@@ -275,9 +336,11 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       if (policy.documents === 'open') return null;
       const rule = endpoint === null ? policy.serviceRule : policy.endpointRule(endpoint);
       if (rule === undefined) return null;
-      if (!rule.allows(address)) return forbidden('Forbidden: this service description may not be read from this address.');
+      if (!rule.allows(address))
+        return forbidden('Forbidden: this service description may not be read from this address.');
       if (rule.auth === 'none') return null;
-      const decide = (outcome: BasicOutcome): DocumentVerdict => (admitsUser(rule, outcome.user) ? null : unauthorized(policy.realm, outcome));
+      const decide = (outcome: BasicOutcome): DocumentVerdict =>
+        admitsUser(rule, outcome.user) ? null : unauthorized(policy.realm, outcome);
       const outcome = verify(authorization, address);
       return outcome instanceof Promise ? outcome.then(decide) : decide(outcome);
     },
@@ -287,11 +350,17 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
         inForce = load(options.policyFile);
       } catch (err) {
         if (!(err instanceof PolicyError)) throw err;
-        logger.error({ problems: err.message }, 'the access policy was not reloaded: the file is invalid; the previous policy stays in force');
+        logger.error(
+          { problems: err.message },
+          'the access policy was not reloaded: the file is invalid; the previous policy stays in force',
+        );
         return false;
       }
       warnUnenforceable(inForce.policy);
-      logger.info({ file: options.policyFile, users: inForce.policy.users.size, ...inForce.policy.exposure }, 'access policy reloaded');
+      logger.info(
+        { file: options.policyFile, users: inForce.policy.users.size, ...inForce.policy.exposure },
+        'access policy reloaded',
+      );
       return true;
     },
 
@@ -307,7 +376,9 @@ function admitsUser(rule: ResolvedRule, user: string | null): boolean {
 
 function operationRulesOf(policy: Policy, endpoint: string): ResolvedRule[] {
   const model = ENDPOINTS.find((e) => e.name.toLowerCase() === endpoint.toLowerCase());
-  return (model?.operations ?? []).map((op) => policy.operationRule(model?.name ?? endpoint, op.wireName)).filter((r): r is ResolvedRule => r !== undefined);
+  return (model?.operations ?? [])
+    .map((op) => policy.operationRule(model?.name ?? endpoint, op.wireName))
+    .filter((r): r is ResolvedRule => r !== undefined);
 }
 
 function endpointName(endpoint: string): string {
@@ -334,17 +405,32 @@ function forbidden(message: string): Extract<AccessRefusal, { kind: 'forbidden' 
  * The 401 for credentials not accepted, saying why (docs/security.md#what-a-caller-gets):
  * never whether a user name exists.
  */
-function unauthorized(realm: string, outcome: BasicOutcome, operation?: string, limit?: RateRule | null): Extract<AccessRefusal, { kind: 'unauthorized' }> {
-  if (outcome.user !== null) return { kind: 'unauthorized', realm, message: `Unauthorized: this user may not call ${operation ?? 'this endpoint'}.` };
+function unauthorized(
+  realm: string,
+  outcome: BasicOutcome,
+  operation?: string,
+  limit?: RateRule | null,
+): Extract<AccessRefusal, { kind: 'unauthorized' }> {
+  if (outcome.user !== null)
+    return {
+      kind: 'unauthorized',
+      realm,
+      message: `Unauthorized: this user may not call ${operation ?? 'this endpoint'}.`,
+    };
   const refusal: BasicRefusal = outcome;
   switch (refusal.why) {
     case 'missing':
-      return { kind: 'unauthorized', realm, message: 'Unauthorized: this operation needs a user name and password (HTTP Basic authentication).' };
+      return {
+        kind: 'unauthorized',
+        realm,
+        message: 'Unauthorized: this operation needs a user name and password (HTTP Basic authentication).',
+      };
     case 'malformed':
       return {
         kind: 'unauthorized',
         realm,
-        message: 'Unauthorized: the Authorization header is not HTTP Basic credentials (Basic, then base64 of user:password).',
+        message:
+          'Unauthorized: the Authorization header is not HTTP Basic credentials (Basic, then base64 of user:password).',
       };
     case 'wrong':
       return { kind: 'unauthorized', realm, message: 'Unauthorized: wrong user name or password.' };
@@ -364,19 +450,37 @@ function unauthorized(realm: string, outcome: BasicOutcome, operation?: string, 
   }
 }
 
-function retry(realm: string, message: string, retryAfterSeconds: number): Extract<AccessRefusal, { kind: 'unauthorized' }> {
+function retry(
+  realm: string,
+  message: string,
+  retryAfterSeconds: number,
+): Extract<AccessRefusal, { kind: 'unauthorized' }> {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return { kind: 'unauthorized', realm, message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`, retryAfterSeconds: seconds };
+  return {
+    kind: 'unauthorized',
+    realm,
+    message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
+    retryAfterSeconds: seconds,
+  };
 }
 
 function throttled(reason: 'limit' | 'enumeration', message: string, retryAfterSeconds: number): AccessRefusal {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return { kind: 'throttled', reason, message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`, retryAfterSeconds: seconds };
+  return {
+    kind: 'throttled',
+    reason,
+    message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
+    retryAfterSeconds: seconds,
+  };
 }
 
 /** Why a call was refused, as the audit trail, the metrics and the access log name it. */
 export function refusalReason(refusal: AccessRefusal): RefusalReason {
-  return refusal.kind === 'forbidden' ? 'network' : refusal.kind === 'unauthorized' ? (refusal.reason ?? 'auth') : refusal.reason;
+  return refusal.kind === 'forbidden'
+    ? 'network'
+    : refusal.kind === 'unauthorized'
+      ? (refusal.reason ?? 'auth')
+      : refusal.reason;
 }
 
 function describeRate(rule: RateRule): string {
@@ -386,7 +490,8 @@ function describeRate(rule: RateRule): string {
     ['minute', 60_000],
     ['second', 1000],
   ] as const) {
-    if (rule.windowMs % size === 0) return `${rule.max} per ${rule.windowMs === size ? unit : `${rule.windowMs / size} ${unit}s`}`;
+    if (rule.windowMs % size === 0)
+      return `${rule.max} per ${rule.windowMs === size ? unit : `${rule.windowMs / size} ${unit}s`}`;
   }
   return `${rule.max} per ${rule.windowMs} ms`;
 }

@@ -2,7 +2,12 @@
 // AUDIT_RETENTION_DAYS after they were recorded, on the outbox retention's
 // schedule (src/shared/pruning-schedule.ts). Every server process does it;
 // a delete that another node already made finds nothing.
-import { PRUNE_FIRST_DELAY_MS, PRUNE_INTERVAL_MS, startPruningSchedule, type PruningSchedule } from '../shared/pruning-schedule';
+import {
+  PRUNE_FIRST_DELAY_MS,
+  PRUNE_INTERVAL_MS,
+  startPruningSchedule,
+  type PruningSchedule,
+} from '../shared/pruning-schedule';
 import type { Logger } from '../log';
 
 export interface AuditPruningStore {
@@ -13,7 +18,13 @@ const DAY_MS = 86_400_000;
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
 
 /** One pass: deletes entries recorded more than `days` before `now`; logs how many. */
-export async function pruneAuditOnce(store: AuditPruningStore, days: number, now: Date, logger: Logger, signal?: AbortSignal): Promise<number> {
+export async function pruneAuditOnce(
+  store: AuditPruningStore,
+  days: number,
+  now: Date,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<number> {
   const before = new Date(now.getTime() - days * DAY_MS).toISOString();
   const deleted = await store.pruneAuditEntries(before, signal);
   if (deleted > 0) logger.info({ deleted, before }, 'audit trail pruned');

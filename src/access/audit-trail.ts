@@ -128,7 +128,11 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
         await store.insertAuditEntries(batch);
       } catch (error) {
         observer.auditWriteFailed();
-        if (!failing) logger.warn({ err: error, buffered: buffer.length }, 'audit trail: the store did not take the entries; they are kept and tried again');
+        if (!failing)
+          logger.warn(
+            { err: error, buffered: buffer.length },
+            'audit trail: the store did not take the entries; they are kept and tried again',
+          );
         failing = true;
         return;
       }
@@ -154,7 +158,9 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
   const flush = (): Promise<void> => {
     addSummaries(now());
     // One writer at a time; a flush asked for during one runs after it.
-    const next = (flushing ?? Promise.resolve()).then(writeAll).catch((error: unknown) => logger.warn({ err: error }, 'audit trail: flush failed'));
+    const next = (flushing ?? Promise.resolve())
+      .then(writeAll)
+      .catch((error: unknown) => logger.warn({ err: error }, 'audit trail: flush failed'));
     flushing = next;
     void next.finally(() => {
       if (flushing === next) flushing = null;
@@ -199,7 +205,8 @@ export function createAuditTrail(options: AuditTrailOptions): BufferedAuditTrail
       // The windows under way too: nothing counted is lost at shutdown.
       addSummaries(Number.POSITIVE_INFINITY);
       await flush();
-      if (buffer.length > 0) logger.warn({ lost: buffer.length }, 'audit trail: stopped with entries the store did not take');
+      if (buffer.length > 0)
+        logger.warn({ lost: buffer.length }, 'audit trail: stopped with entries the store did not take');
     },
   };
 }

@@ -69,7 +69,11 @@ export type BasicOutcome = { readonly user: string } | BasicRefusal;
  * or no check is made. `spent`, when given, is asked before bcrypt runs: the
  * seconds until the caller's budget allows another try, or null.
  */
-export type BasicVerifier = (header: string | undefined, address: string | null, spent?: () => number | null) => BasicOutcome | Promise<BasicOutcome>;
+export type BasicVerifier = (
+  header: string | undefined,
+  address: string | null,
+  spent?: () => number | null,
+) => BasicOutcome | Promise<BasicOutcome>;
 
 export interface BasicVerifierOptions {
   readonly pool: BcryptPool;
@@ -90,7 +94,12 @@ export function createBasicVerifier(users: ReadonlyMap<string, string>, options:
   const cache = new GenerationMap<{ outcome: BasicOutcome; until: number }>(MAX_CACHED / 2);
   const pending = new Map<string, Promise<BasicOutcome>>();
 
-  const verify = async (digest: string, credentials: BasicCredentials, address: string | null, check: Promise<boolean>): Promise<BasicOutcome> => {
+  const verify = async (
+    digest: string,
+    credentials: BasicCredentials,
+    address: string | null,
+    check: Promise<boolean>,
+  ): Promise<BasicOutcome> => {
     let ok: boolean;
     try {
       ok = await check;

@@ -98,7 +98,9 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
   const maxRemote = Math.max(0, options.maxRemoteEntries ?? DEFAULT_MAX_REMOTE_ENTRIES);
   // The merged totals of the last merge, for counters this node starts afresh.
   let remote = new Map<string, number>();
-  const counters = new GenerationMap<Counter>(Math.ceil(maxEntries / 2), (dropped) => observer.evicted('budget', dropped.size));
+  const counters = new GenerationMap<Counter>(Math.ceil(maxEntries / 2), (dropped) =>
+    observer.evicted('budget', dropped.size),
+  );
   let timer: NodeJS.Timeout | undefined;
   let syncing: Promise<void> | null = null;
   let failing = false;
@@ -115,14 +117,25 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     const windowStart = nowMs - (nowMs % rule.windowMs);
     let counter = counters.get(id);
     if (counter === undefined) {
-      counter = { id, windowMs: rule.windowMs, windowStart, count: 0, pending: 0, merged: 0, others: othersAtStart(id, windowStart) };
+      counter = {
+        id,
+        windowMs: rule.windowMs,
+        windowStart,
+        count: 0,
+        pending: 0,
+        merged: 0,
+        others: othersAtStart(id, windowStart),
+      };
       counters.set(id, counter);
     } else if (windowStart > counter.windowStart) {
       Object.assign(counter, { windowStart, count: 0, pending: 0, merged: 0, others: othersAtStart(id, windowStart) });
     }
     if (counter.count + counter.others >= rule.max) {
       observer.refused('limit');
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((counter.windowStart + rule.windowMs - nowMs) / 1000)) };
+      return {
+        ok: false,
+        retryAfterSeconds: Math.max(1, Math.ceil((counter.windowStart + rule.windowMs - nowMs) / 1000)),
+      };
     }
     counter.count++;
     counted = true;
@@ -133,8 +146,12 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
   const spent = (key: string, caller: string, rule: RateRule, nowMs: number): BudgetVerdict => {
     const counter = counters.get(`${rule.windowMs}|${key}|${caller}`);
     const windowStart = nowMs - (nowMs % rule.windowMs);
-    if (counter === undefined || counter.windowStart < windowStart || counter.count + counter.others < rule.max) return { ok: true };
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((counter.windowStart + rule.windowMs - nowMs) / 1000)) };
+    if (counter === undefined || counter.windowStart < windowStart || counter.count + counter.others < rule.max)
+      return { ok: true };
+    return {
+      ok: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((counter.windowStart + rule.windowMs - nowMs) / 1000)),
+    };
   };
 
   const merge = async (shared: BudgetStore): Promise<void> => {
@@ -161,9 +178,14 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
       totals = await shared.mergeAccessCounters({ deltas, reads, busiest: { at: iso(at), limit: maxRemote } });
     } catch (error) {
       // Nothing was added (one transaction): keep the deltas for the next merge.
-      for (const { counter, windowStart, delta } of sent) if (counter.windowStart === windowStart) counter.pending += delta;
+      for (const { counter, windowStart, delta } of sent)
+        if (counter.windowStart === windowStart) counter.pending += delta;
       observer.budgetSyncFailed();
-      if (!failing) logger.warn({ err: error }, 'call budgets: merge with the other nodes failed; counting on this node alone until it works again');
+      if (!failing)
+        logger.warn(
+          { err: error },
+          'call budgets: merge with the other nodes failed; counting on this node alone until it works again',
+        );
       failing = true;
       return;
     }
@@ -188,7 +210,9 @@ export function createCallBudgets(options: CallBudgetsOptions): SharedCallBudget
     if (store === null) return Promise.resolve();
     // One merge at a time; a caller asking during one waits for it and then runs its own.
     const previous = syncing ?? Promise.resolve();
-    const next = previous.then(() => merge(store)).catch((error: unknown) => logger.warn({ err: error }, 'call budgets: merge failed'));
+    const next = previous
+      .then(() => merge(store))
+      .catch((error: unknown) => logger.warn({ err: error }, 'call budgets: merge failed'));
     syncing = next.finally(() => {
       if (syncing === tracked) syncing = null;
     });

@@ -101,12 +101,21 @@ export function createEnumerationGuard(options: EnumerationGuardOptions): Bounde
           walk.warned = true;
           // The caller only: the ids it asked for stay out of the log.
           logger.warn(
-            { caller, budget: key, distinct: walk.subjects.size + walk.overflow, max: rule.max, windowSeconds: rule.windowMs / 1000 },
+            {
+              caller,
+              budget: key,
+              distinct: walk.subjects.size + walk.overflow,
+              max: rule.max,
+              windowSeconds: rule.windowMs / 1000,
+            },
             'access: caller read too many distinct subjects in the window; refused until the window ends',
           );
         }
         observer.refused('enumeration');
-        return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((walk.windowStart + rule.windowMs - nowMs) / 1000)) };
+        return {
+          ok: false,
+          retryAfterSeconds: Math.max(1, Math.ceil((walk.windowStart + rule.windowMs - nowMs) / 1000)),
+        };
       }
       if (walk.subjects.size >= perCaller) {
         walk.overflow++;

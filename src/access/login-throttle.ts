@@ -70,7 +70,8 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
     else if (entry.windowStart < windowStart) Object.assign(entry, { windowStart, count: 1 });
     else entry.count++;
   };
-  const isTrusted = (address: string, user: string, nowMs: number) => (trusted.get(`${address}|${user}`) ?? -Infinity) > nowMs;
+  const isTrusted = (address: string, user: string, nowMs: number) =>
+    (trusted.get(`${address}|${user}`) ?? -Infinity) > nowMs;
   const retryAfter = (nowMs: number) => Math.max(1, Math.ceil((nowMs - (nowMs % windowMs) + windowMs - nowMs) / 1000));
 
   return {

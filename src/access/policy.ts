@@ -29,7 +29,10 @@ export function parseRate(text: string): RateRule | null {
 const rate = z.string().transform((text, ctx) => {
   const rule = parseRate(text);
   if (rule === null) {
-    ctx.addIssue({ code: 'custom', message: `"${text}" is not a budget; write COUNT/DURATION such as 120/1m (units s, m, h, d; at most 30d)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${text}" is not a budget; write COUNT/DURATION such as 120/1m (units s, m, h, d; at most 30d)`,
+    });
     return z.NEVER;
   }
   return rule;
@@ -91,7 +94,11 @@ export interface PolicyExposure {
   /** Operations reading personal data that every address may call without credentials or budgets (each said `open: true`). */
   readonly open: readonly string[];
   /** Operations reading personal data that every address may call without credentials, within budgets only. */
-  readonly budgetedOnly: readonly { readonly operation: string; readonly limit: string | null; readonly enumeration: string | null }[];
+  readonly budgetedOnly: readonly {
+    readonly operation: string;
+    readonly limit: string | null;
+    readonly enumeration: string | null;
+  }[];
 }
 
 export interface Policy {
@@ -142,7 +149,11 @@ export function parsePolicy(text: string, file = 'policy.yaml', checks: PolicyCh
 }
 
 function setsNothing(raw: unknown): boolean {
-  return raw === null || raw === undefined || (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0);
+  return (
+    raw === null ||
+    raw === undefined ||
+    (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0)
+  );
 }
 
 export function compilePolicy(raw: unknown, file = 'policy', checks: PolicyChecks = {}): Policy {
@@ -150,7 +161,10 @@ export function compilePolicy(raw: unknown, file = 'policy', checks: PolicyCheck
   if (!parsed.success) {
     // The addresses are checked too, as far as the file's shape lets them be
     // read, so that one pass names every problem (test/access/policy.test.ts).
-    throw problemsError(file, [...parsed.error.issues.map((issue) => `${keyPath(issue.path)}: ${issue.message}`), ...addressProblems(raw)]);
+    throw problemsError(file, [
+      ...parsed.error.issues.map((issue) => `${keyPath(issue.path)}: ${issue.message}`),
+      ...addressProblems(raw),
+    ]);
   }
   const input = parsed.data;
   const problems: string[] = [];
@@ -162,12 +176,19 @@ export function compilePolicy(raw: unknown, file = 'policy', checks: PolicyCheck
   const top: MergedRule = { allow: ['0.0.0.0/0', '::/0'], auth: 'none', ...defined(input.default ?? {}) };
   const serviceRule = compile(top, 'default');
   const byEndpoint = new Map<string, { rule: ResolvedRule; operations: Map<string, ResolvedRule> }>();
-  const exposure: { open: string[]; budgetedOnly: PolicyExposure['budgetedOnly'][number][] } = { open: [], budgetedOnly: [] };
+  const exposure: { open: string[]; budgetedOnly: PolicyExposure['budgetedOnly'][number][] } = {
+    open: [],
+    budgetedOnly: [],
+  };
   const given = new Map<string, [string, Record<string, RuleInput>]>();
   for (const [name, section] of Object.entries(input.endpoints ?? {})) {
-    const spec = ENDPOINTS.find((e) => `${e.name}.asmx`.toLowerCase() === name.toLowerCase() || e.name.toLowerCase() === name.toLowerCase());
+    const spec = ENDPOINTS.find(
+      (e) => `${e.name}.asmx`.toLowerCase() === name.toLowerCase() || e.name.toLowerCase() === name.toLowerCase(),
+    );
     if (spec === undefined) {
-      problems.push(`endpoints.${name}: no such endpoint; the endpoints are ${ENDPOINTS.map((e) => `${e.name}.asmx`).join(', ')}`);
+      problems.push(
+        `endpoints.${name}: no such endpoint; the endpoints are ${ENDPOINTS.map((e) => `${e.name}.asmx`).join(', ')}`,
+      );
       continue;
     }
     for (const key of Object.keys(section ?? {})) {
@@ -195,10 +216,17 @@ export function compilePolicy(raw: unknown, file = 'policy', checks: PolicyCheck
         if (said === true) exposure.open.push(op.wireName);
         else if (checks.failClosed !== false) problems.push(`${at}: ${OPEN_REFUSED(op.wireName)}`);
       } else if (readsPersonalData(op.wireName) && rule.allow === null && rule.auth === 'none') {
-        exposure.budgetedOnly.push({ operation: op.wireName, limit: describeRule(rule.limit), enumeration: describeRule(rule.enumeration) });
+        exposure.budgetedOnly.push({
+          operation: op.wireName,
+          limit: describeRule(rule.limit),
+          enumeration: describeRule(rule.enumeration),
+        });
       }
     }
-    byEndpoint.set(spec.name.toLowerCase(), { rule: compile(endpointDefault, `endpoints.${name}.default`), operations });
+    byEndpoint.set(spec.name.toLowerCase(), {
+      rule: compile(endpointDefault, `endpoints.${name}.default`),
+      operations,
+    });
   }
   if (problems.length > 0) throw problemsError(file, [...new Set(problems)]);
 
@@ -241,7 +269,8 @@ const OPEN_REFUSED = (operation: string) =>
   `${operation} reads personal data and would be open to every address without credentials or budgets; ` +
   'restrict it (allow, auth: basic, limit or enumeration) or, if it must stay open, say open: true under this operation';
 
-const OPEN_PER_OPERATION = (at: string) => `${at}.open: open is said of one operation at a time, under endpoints.E.asmx.Operation`;
+const OPEN_PER_OPERATION = (at: string) =>
+  `${at}.open: open is said of one operation at a time, under endpoints.E.asmx.Operation`;
 
 function describeRule(rule: RateRule | null): string | null {
   return rule === null ? null : `${rule.max}/${rule.windowMs / 1000}s`;
@@ -252,9 +281,16 @@ function defined(rule: RuleInput): RuleInput {
   return Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined));
 }
 
-function resolveRule(rule: MergedRule, at: string, networks: Map<string, string[]>, users: Map<string, string>, problems: string[]): ResolvedRule {
+function resolveRule(
+  rule: MergedRule,
+  at: string,
+  networks: Map<string, string[]>,
+  users: Map<string, string>,
+  problems: string[],
+): ResolvedRule {
   const auth = rule.auth ?? 'none';
-  if (auth === 'basic' && users.size === 0) problems.push(`${at}: auth is basic but the policy has no users (add one with npm run user -- add NAME)`);
+  if (auth === 'basic' && users.size === 0)
+    problems.push(`${at}: auth is basic but the policy has no users (add one with npm run user -- add NAME)`);
   for (const user of rule.users ?? []) {
     if (!users.has(user)) problems.push(`${at}.users: no user ${user} under users`);
   }
@@ -274,7 +310,11 @@ function addressProblems(raw: unknown): string[] {
   const problems: string[] = [];
   if (!isRecord(raw)) return problems;
   const networks = checkNetworks(
-    { networks: isRecord(raw.networks) ? Object.fromEntries(Object.entries(pick(raw.networks, isStringList)).map(([k, v]) => [k, trimmed(v)])) : {} },
+    {
+      networks: isRecord(raw.networks)
+        ? Object.fromEntries(Object.entries(pick(raw.networks, isStringList)).map(([k, v]) => [k, trimmed(v)]))
+        : {},
+    },
     problems,
   );
   const checkAllow = (rule: unknown, at: string) => {
@@ -313,7 +353,8 @@ function checkNetworks(input: Pick<PolicyInput, 'networks'>, problems: string[])
       continue;
     }
     list.forEach((entry, i) => {
-      if (parseCidr(entry) === null) problems.push(`networks.${name}[${i}]: "${entry}" is not an IPv4 or IPv6 address or CIDR range`);
+      if (parseCidr(entry) === null)
+        problems.push(`networks.${name}[${i}]: "${entry}" is not an IPv4 or IPv6 address or CIDR range`);
     });
     networks.set(name, list);
   }
@@ -321,7 +362,12 @@ function checkNetworks(input: Pick<PolicyInput, 'networks'>, problems: string[])
 }
 
 /** The addresses a rule lets in; null when that is every address, so the check costs nothing. */
-function blockListOf(allow: readonly string[], at: string, networks: Map<string, string[]>, problems: string[]): BlockList | null {
+function blockListOf(
+  allow: readonly string[],
+  at: string,
+  networks: Map<string, string[]>,
+  problems: string[],
+): BlockList | null {
   const list = new BlockList();
   let v4All = false;
   let v6All = false;
@@ -330,7 +376,8 @@ function blockListOf(allow: readonly string[], at: string, networks: Map<string,
     for (const range of ranges) {
       const cidr = parseCidr(range);
       if (cidr === null) {
-        if (!networks.has(entry)) problems.push(`${at}[${i}]: "${entry}" is neither a CIDR range nor a name under networks`);
+        if (!networks.has(entry))
+          problems.push(`${at}[${i}]: "${entry}" is neither a CIDR range nor a name under networks`);
         continue;
       }
       list.addSubnet(cidr.address, cidr.prefix, cidr.family);
@@ -381,7 +428,10 @@ function parseCidr(text: string): { address: string; prefix: number; family: 'ip
 
 function keyPath(path: readonly PropertyKey[]): string {
   return (
-    path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`), '') || '(top level)'
+    path.reduce<string>(
+      (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`),
+      '',
+    ) || '(top level)'
   );
 }
 

@@ -39,7 +39,10 @@ export function startAccessLimits(options: AccessLimitsOptions): AccessLimits {
   const audit = createAuditTrail({ store, logger, observer });
   budgets.start();
   audit.start();
-  const stopPruning = options.auditRetentionDays === null ? () => Promise.resolve() : startAuditPruning(store, options.auditRetentionDays, logger);
+  const stopPruning =
+    options.auditRetentionDays === null
+      ? () => Promise.resolve()
+      : startAuditPruning(store, options.auditRetentionDays, logger);
   let stopping: Promise<void> | null = null;
   return {
     budgets,

@@ -17,7 +17,9 @@ export const AUDITED = {
   UpdateNoteState: { kind: 'student', parameter: 'STDid' },
   SendNotificationType: { kind: 'student', parameter: 'id' },
   GetStudentsAudtiNote: { kind: 'class', parameter: 'Class_id' },
-} as const satisfies { readonly [K in WireOperationName]?: SubjectRule & { readonly parameter: keyof WireOperations[K]['args'] } };
+} as const satisfies {
+  readonly [K in WireOperationName]?: SubjectRule & { readonly parameter: keyof WireOperations[K]['args'] };
+};
 
 const RULES: Readonly<Partial<Record<WireOperationName, SubjectRule>>> = AUDITED;
 

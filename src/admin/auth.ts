@@ -18,7 +18,13 @@ export function requireBearer(token: string, logger: Logger): RequestHandler {
     if (match === null) {
       sendError(
         res,
-        new AdminError(401, 'unauthorized', 'Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".', undefined, { 'WWW-Authenticate': CHALLENGE }),
+        new AdminError(
+          401,
+          'unauthorized',
+          'Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".',
+          undefined,
+          { 'WWW-Authenticate': CHALLENGE },
+        ),
       );
       return;
     }

@@ -24,10 +24,17 @@ export class AdminError extends Error {
   }
 }
 
-export function sendJson(res: Response, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+export function sendJson(
+  res: Response,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const bytes = Buffer.from(body === undefined ? '' : JSON.stringify(body), 'utf8');
   res.writeHead(status, {
-    ...(body === undefined ? {} : { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(bytes.length) }),
+    ...(body === undefined
+      ? {}
+      : { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(bytes.length) }),
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': NOSNIFF,
     ...headers,
@@ -36,6 +43,12 @@ export function sendJson(res: Response, status: number, body: unknown, headers: 
 }
 
 export function sendError(res: Response, error: AdminError): void {
-  const body = { error: { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) } };
+  const body = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  };
   sendJson(res, error.status, body, error.headers);
 }

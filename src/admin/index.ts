@@ -32,7 +32,9 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
     next();
   });
   if (options.token === null) {
-    api.use((_req, res) => sendError(res, new AdminError(404, 'admin_api_off', 'The admin API is off: set ADMIN_TOKEN to turn it on.')));
+    api.use((_req, res) =>
+      sendError(res, new AdminError(404, 'admin_api_off', 'The admin API is off: set ADMIN_TOKEN to turn it on.')),
+    );
     return router;
   }
   const routes = [...recordRoutes(options.store), ...outboxRoutes(options.store), ...auditRoutes(options.store)];
@@ -40,7 +42,11 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
   // The description holds no data, and tools fetch it without credentials.
   api.get('/openapi.json', (_req, res) => {
     callRecordOf(res).operation = 'openapi';
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': NOSNIFF });
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'X-Content-Type-Options': NOSNIFF,
+    });
     res.end(document);
   });
   api.use(requireBearer(options.token, options.logger));

@@ -29,7 +29,13 @@ export function openApiDocument(routes: readonly AdminRoute[], basePath: string)
     const required = new Set((json.required ?? []) as string[]);
     return Object.entries((json.properties ?? {}) as Record<string, Json>).map(([name, property]) => {
       const { description, ...rest } = property;
-      return { name, in: where, required: where === 'path' || required.has(name), ...(description === undefined ? {} : { description }), schema: rest };
+      return {
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
+        ...(description === undefined ? {} : { description }),
+        schema: rest,
+      };
     });
   };
   const response = (spec: ResponseSpec): Json => ({
@@ -40,14 +46,17 @@ export function openApiDocument(routes: readonly AdminRoute[], basePath: string)
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const responses: Json = {};
-    for (const [status, spec] of Object.entries({ ...COMMON_ERRORS, ...route.responses })) responses[status] = response(spec);
+    for (const [status, spec] of Object.entries({ ...COMMON_ERRORS, ...route.responses }))
+      responses[status] = response(spec);
     (paths[route.path] ??= {})[route.method] = {
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description === undefined ? {} : { description: route.description }),
       tags: [route.tag],
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-      ...(route.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } }),
+      ...(route.body === undefined
+        ? {}
+        : { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } }),
       responses,
     };
   }
@@ -73,7 +82,10 @@ function toComponentRefs(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const out: Json = {};
   for (const [key, inner] of Object.entries(value)) {
-    out[key] = key === '$ref' && typeof inner === 'string' ? inner.replace('#/$defs/', '#/components/schemas/') : toComponentRefs(inner);
+    out[key] =
+      key === '$ref' && typeof inner === 'string'
+        ? inner.replace('#/$defs/', '#/components/schemas/')
+        : toComponentRefs(inner);
   }
   return out;
 }

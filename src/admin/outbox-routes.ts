@@ -7,7 +7,18 @@ import type { AuthCodeMessageRow, OutboxChannel, OutboxMessage, PushNotification
 import { AdminError } from './errors';
 import { pageBody } from './paging';
 import { route, type AdminRoute } from './route-table';
-import { ErrorBody, OutboxChannelParam, OutboxListQuery, OutboxStats, Paging, PushMessage, Requeued, RequeuedCount, SmsMessage, pageOf } from './schemas';
+import {
+  ErrorBody,
+  OutboxChannelParam,
+  OutboxListQuery,
+  OutboxStats,
+  Paging,
+  PushMessage,
+  Requeued,
+  RequeuedCount,
+  SmsMessage,
+  pageOf,
+} from './schemas';
 
 const TAG = 'Outbox';
 
@@ -44,11 +55,17 @@ export function outboxRoutes(store: AdminStore): AdminRoute[] {
       path: '/outbox/{channel}',
       operationId: 'list_outbox',
       summary: 'List a channel of the outbox, newest first',
-      description: 'A page holds at most limit messages and stops once its messages reach about 1 MiB of JSON: continue from nextOffset.',
+      description:
+        'A page holds at most limit messages and stops once its messages reach about 1 MiB of JSON: continue from nextOffset.',
       tag: TAG,
       params: channelParams,
       query: Paging.extend(OutboxListQuery.shape),
-      responses: { 200: { description: 'A page: PushMessage items for push, SmsMessage items for sms', schema: pageOf(z.union([PushMessage, SmsMessage])) } },
+      responses: {
+        200: {
+          description: 'A page: PushMessage items for push, SmsMessage items for sms',
+          schema: pageOf(z.union([PushMessage, SmsMessage])),
+        },
+      },
       async handle({ params, query }) {
         const { limit, offset, status, studentId, deviceId } = query;
         if (params.channel === 'sms' && (studentId !== undefined || deviceId !== undefined)) {
@@ -56,7 +73,10 @@ export function outboxRoutes(store: AdminStore): AdminRoute[] {
         }
         const page = await store.listOutbox(params.channel, { status, studentId, deviceId, limit, offset });
         const items = page.channel === 'sms' ? page.items.map(smsView) : page.items.map(pushView);
-        return { status: 200, body: pageBody<z.output<typeof PushMessage> | z.output<typeof SmsMessage>>(items, page.total, limit, offset) };
+        return {
+          status: 200,
+          body: pageBody<z.output<typeof PushMessage> | z.output<typeof SmsMessage>>(items, page.total, limit, offset),
+        };
       },
     }),
     route({
@@ -67,7 +87,10 @@ export function outboxRoutes(store: AdminStore): AdminRoute[] {
       tag: TAG,
       params: channelParams.extend({ id: z.string().min(1) }),
       responses: {
-        200: { description: 'A PushMessage for push, an SmsMessage for sms', schema: z.union([PushMessage, SmsMessage]) },
+        200: {
+          description: 'A PushMessage for push, an SmsMessage for sms',
+          schema: z.union([PushMessage, SmsMessage]),
+        },
         404: { description: 'No such message', schema: ErrorBody },
       },
       async handle({ params }) {
@@ -86,7 +109,10 @@ export function outboxRoutes(store: AdminStore): AdminRoute[] {
       params: channelParams,
       responses: { 200: { description: 'How many were queued again', schema: RequeuedCount } },
       async handle({ params }) {
-        return { status: 200, body: { channel: params.channel, requeued: await store.requeueDeadOutboxMessages(params.channel) } };
+        return {
+          status: 200,
+          body: { channel: params.channel, requeued: await store.requeueDeadOutboxMessages(params.channel) },
+        };
       },
     }),
     route({
@@ -106,9 +132,17 @@ export function outboxRoutes(store: AdminStore): AdminRoute[] {
         const result = await store.requeueOutboxMessage(channel, params.id);
         if (result === 'not_found') throw new AdminError(404, 'not_found', `No ${channel} message ${params.id}.`);
         if (result === 'not_dead')
-          throw new AdminError(409, 'not_dead', `The ${channel} message ${params.id} is neither dead nor failed; it is still being delivered or already sent.`);
+          throw new AdminError(
+            409,
+            'not_dead',
+            `The ${channel} message ${params.id} is neither dead nor failed; it is still being delivered or already sent.`,
+          );
         if (result === 'code_erased') {
-          throw new AdminError(409, 'code_erased', `The auth code of message ${params.id} was erased; the user must ask for a new code.`);
+          throw new AdminError(
+            409,
+            'code_erased',
+            `The auth code of message ${params.id} was erased; the user must ask for a new code.`,
+          );
         }
         return { status: 200, body: { channel, id: params.id, status: 'queued' } };
       },

@@ -30,7 +30,13 @@ export function withinBytes<T>(items: readonly T[], budget: number = PAGE_BYTE_B
 }
 
 /** The answer of a list: the items that fit, the total, and the offset of the next page (null on the last). */
-export function pageBody<T>(items: readonly T[], total: number, limit: number, offset: number, budget: number = PAGE_BYTE_BUDGET): PageBody<T> {
+export function pageBody<T>(
+  items: readonly T[],
+  total: number,
+  limit: number,
+  offset: number,
+  budget: number = PAGE_BYTE_BUDGET,
+): PageBody<T> {
   const kept = withinBytes(items, budget);
   const nextOffset = offset + kept.length < total ? offset + kept.length : null;
   return { items: kept, total, limit, offset, nextOffset };

@@ -2,7 +2,15 @@
 // built from each collection's description (src/store/collections/): its
 // schema, its list filters, and what its links make of a delete.
 import { z } from 'zod';
-import { COLLECTION_OF, COLLECTIONS, LINKS, recordKey, type DataSetCollection, type RecordDecision, type AdminStore } from '../store';
+import {
+  COLLECTION_OF,
+  COLLECTIONS,
+  LINKS,
+  recordKey,
+  type DataSetCollection,
+  type RecordDecision,
+  type AdminStore,
+} from '../store';
 import { AdminError } from './errors';
 import { pageBody } from './paging';
 import { route, type AdminRoute } from './route-table';
@@ -25,7 +33,14 @@ interface CollectionSpec {
 
 const SPECS: readonly CollectionSpec[] = COLLECTIONS.map((collection) => {
   const { noun, key, schema, filters } = COLLECTION_OF[collection];
-  return { collection, noun, key, record: schema, filters, tag: `${collection.charAt(0).toUpperCase()}${collection.slice(1)}` };
+  return {
+    collection,
+    noun,
+    key,
+    record: schema,
+    filters,
+    tag: `${collection.charAt(0).toUpperCase()}${collection.slice(1)}`,
+  };
 });
 
 const notFound = (noun: string, key: string) => new AdminError(404, 'not_found', `No ${noun} ${key}.`);
@@ -45,7 +60,9 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
     [key]: z
       .string()
       .min(1)
-      .describe(key === 'baseUrl' ? 'The school base URL, URL-encoded (https%3A%2F%2Fschool.example).' : `The ${noun} id.`),
+      .describe(
+        key === 'baseUrl' ? 'The school base URL, URL-encoded (https%3A%2F%2Fschool.example).' : `The ${noun} id.`,
+      ),
   });
   const keyOf = (p: Record<string, string>): string => p[key] ?? '';
   // PUT may repeat the key in the body; PATCH may not change it.
@@ -73,12 +90,14 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
       path: base,
       operationId: `list_${collection}`,
       summary: `List ${collection}, in key order`,
-      description: 'A page holds at most limit records and stops once its records reach about 1 MiB of JSON: continue from nextOffset.',
+      description:
+        'A page holds at most limit records and stops once its records reach about 1 MiB of JSON: continue from nextOffset.',
       tag,
       query: Paging.extend(filters.shape),
       responses: { 200: { description: 'A page', schema: pageOf(record) } },
       async handle({ query }) {
-        const { limit, offset, ...filter } = query as z.output<typeof Paging> & Record<string, string | boolean | undefined>;
+        const { limit, offset, ...filter } = query as z.output<typeof Paging> &
+          Record<string, string | boolean | undefined>;
         const page = await store.listRecords(collection, filter, { limit, offset });
         return { status: 200, body: pageBody(page.items, page.total, limit, offset) };
       },
@@ -97,7 +116,9 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
       },
       async handle({ body }) {
         const pathKey = String((body as AnyRecord)[key]);
-        const result = await change(pathKey, (current) => (current === null ? { write: body as never } : { refuse: 'exists' }));
+        const result = await change(pathKey, (current) =>
+          current === null ? { write: body as never } : { refuse: 'exists' },
+        );
         return { status: 201, body: result.record, headers: { Location: location(spec, pathKey) } };
       },
     }),
@@ -120,7 +141,8 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
       path: item,
       operationId: `put_${noun}`,
       summary: `Create or replace a ${noun}`,
-      description: 'Fields left out keep their stored value (or take their default for a new record); null clears a field.',
+      description:
+        'Fields left out keep their stored value (or take their default for a new record); null clears a field.',
       tag,
       params,
       body: putBody,
@@ -133,9 +155,12 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
         const pathKey = keyOf(p);
         const given: Record<string, unknown> = body;
         if (given[key] !== undefined && recordKey(collection, String(given[key])) !== recordKey(collection, pathKey)) {
-          throw new AdminError(400, 'key_mismatch', `The body's ${key} (${String(given[key])}) is not the one in the path (${pathKey}).`, [
-            { path: `body.${key}`, message: 'must match the path' },
-          ]);
+          throw new AdminError(
+            400,
+            'key_mismatch',
+            `The body's ${key} (${String(given[key])}) is not the one in the path (${pathKey}).`,
+            [{ path: `body.${key}`, message: 'must match the path' }],
+          );
         }
         const result = await change(pathKey, () => ({ write: { ...given, [key]: given[key] ?? pathKey } as never }));
         return {
@@ -181,7 +206,11 @@ function collectionRoutes(store: AdminStore, spec: CollectionSpec): AdminRoute[]
         const result = await store.deleteRecord(collection, pathKey);
         if (result === 'not_found') throw notFound(noun, pathKey);
         if (result === 'in_use')
-          throw new AdminError(409, 'in_use', `The ${noun} ${pathKey} still has ${naming(collection, 'refuse').join(' or ')}; move or delete them first.`);
+          throw new AdminError(
+            409,
+            'in_use',
+            `The ${noun} ${pathKey} still has ${naming(collection, 'refuse').join(' or ')}; move or delete them first.`,
+          );
         return { status: 204 };
       },
     }),
@@ -196,11 +225,20 @@ function naming(collection: DataSetCollection, onDelete: 'refuse' | 'cascade' | 
 // What a delete does, from the links to the collection (src/store/collections/).
 function deleteNote(collection: DataSetCollection): string {
   const { noun } = COLLECTION_OF[collection];
-  const [refusing, cascading, keeping] = [naming(collection, 'refuse'), naming(collection, 'cascade'), naming(collection, 'keep')];
+  const [refusing, cascading, keeping] = [
+    naming(collection, 'refuse'),
+    naming(collection, 'cascade'),
+    naming(collection, 'keep'),
+  ];
   const notes = [
     ...(refusing.length > 0 ? [`Refused (409) while ${refusing.join(' or ')} belong to the ${noun}.`] : []),
-    ...(cascading.length > 0 ? [`Also deletes the ${noun}'s ${cascading.join(' and ')}; the outbox keeps its history.`] : []),
-    ...keeping.map((c) => `${c.charAt(0).toUpperCase()}${c.slice(1)} keep the ${noun} id, so registering the ${noun} again restores their notifications.`),
+    ...(cascading.length > 0
+      ? [`Also deletes the ${noun}'s ${cascading.join(' and ')}; the outbox keeps its history.`]
+      : []),
+    ...keeping.map(
+      (c) =>
+        `${c.charAt(0).toUpperCase()}${c.slice(1)} keep the ${noun} id, so registering the ${noun} again restores their notifications.`,
+    ),
   ];
   return notes.length > 0 ? notes.join(' ') : 'Deletes the record.';
 }

@@ -36,19 +36,25 @@ interface RouteShape<P, Q, B, Input> {
 }
 
 /** A route as written: the handler's input typed from the schemas. */
-export type RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> = RouteShape<
-  P,
-  Q,
-  B,
-  { readonly params: Out<P>; readonly query: Out<Q>; readonly body: Out<B> }
->;
+export type RouteSpec<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> = RouteShape<P, Q, B, { readonly params: Out<P>; readonly query: Out<Q>; readonly body: Out<B> }>;
 
 /** A route in the table, whatever its schemas. */
-export type AdminRoute = RouteShape<z.ZodType, z.ZodType, z.ZodType, { readonly params: unknown; readonly query: unknown; readonly body: unknown }>;
+export type AdminRoute = RouteShape<
+  z.ZodType,
+  z.ZodType,
+  z.ZodType,
+  { readonly params: unknown; readonly query: unknown; readonly body: unknown }
+>;
 
 /** Types the handler's input from the schemas; the router validates before calling it. */
-export function route<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  spec: RouteSpec<P, Q, B>,
-): AdminRoute {
+export function route<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<P, Q, B>): AdminRoute {
   return spec as unknown as AdminRoute;
 }

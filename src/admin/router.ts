@@ -41,17 +41,37 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
     if (allowed.length > 0) {
       sendError(
         res,
-        new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, undefined, { Allow: allowed.join(', ') }),
+        new AdminError(
+          405,
+          'method_not_allowed',
+          `${req.method} is not allowed here; use ${allowed.join(' or ')}.`,
+          undefined,
+          { Allow: allowed.join(', ') },
+        ),
       );
       return;
     }
-    sendError(res, new AdminError(404, 'not_found', `No admin route ${req.method} ${req.path}; the routes are listed in /admin/api/v1/openapi.json.`));
+    sendError(
+      res,
+      new AdminError(
+        404,
+        'not_found',
+        `No admin route ${req.method} ${req.path}; the routes are listed in /admin/api/v1/openapi.json.`,
+      ),
+    );
   });
   // Express's failure to decode a path parameter, and body-parser's: bad JSON, too large, wrong charset.
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (err instanceof URIError) {
       callRecordOf(res).endpoint = 'admin';
-      sendError(res, new AdminError(400, 'invalid_request', 'The request path could not be decoded: its percent-escapes are not UTF-8.'));
+      sendError(
+        res,
+        new AdminError(
+          400,
+          'invalid_request',
+          'The request path could not be decoded: its percent-escapes are not UTF-8.',
+        ),
+      );
       return;
     }
     const type = (err as { type?: unknown }).type;
@@ -59,8 +79,10 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
       next(err);
       return;
     }
-    if (type === 'entity.parse.failed') sendError(res, new AdminError(400, 'invalid_json', 'The body is not valid JSON.'));
-    else if (type === 'entity.too.large') sendError(res, new AdminError(413, 'too_large', `The body is larger than ${bodyLimit} bytes.`));
+    if (type === 'entity.parse.failed')
+      sendError(res, new AdminError(400, 'invalid_json', 'The body is not valid JSON.'));
+    else if (type === 'entity.too.large')
+      sendError(res, new AdminError(413, 'too_large', `The body is larger than ${bodyLimit} bytes.`));
     else sendError(res, new AdminError(400, 'invalid_body', 'The body could not be read.'));
   });
   return router;
@@ -97,6 +119,9 @@ function asAdminError(err: unknown, req: Request, logger: Logger): AdminError {
   if (err instanceof StoreError && err.kind === 'unavailable') {
     return new AdminError(503, 'store_unavailable', err.message, undefined, { 'Retry-After': '5' });
   }
-  logger.error({ err, method: req.method, path: req.path, requestId: req.headers['x-request-id'] }, 'admin API: request failed');
+  logger.error(
+    { err, method: req.method, path: req.path, requestId: req.headers['x-request-id'] },
+    'admin API: request failed',
+  );
   return new AdminError(500, 'internal', 'The request failed on our side; it has been logged.');
 }

@@ -31,7 +31,9 @@ export function pageOf<T extends z.ZodType>(item: T) {
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().describe('Stable, for scripts: unauthorized, invalid_request, not_found, conflict, invalid_record, ...'),
+      code: z
+        .string()
+        .describe('Stable, for scripts: unauthorized, invalid_request, not_found, conflict, invalid_record, ...'),
       message: z.string().describe('For people: what is wrong and what to do.'),
       details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),
@@ -106,7 +108,12 @@ const auditTime = (what: string) =>
 export const AuditListQuery = z.strictObject({
   from: auditTime('Entries recorded at or after this time').optional(),
   to: auditTime('Entries recorded before this time').optional(),
-  endpoint: z.string().min(1).max(128).optional().describe('Endpoint as the contract names it, without .asmx, such as NotificationNotes (as in the metrics).'),
+  endpoint: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe('Endpoint as the contract names it, without .asmx, such as NotificationNotes (as in the metrics).'),
   operation: z.string().min(1).max(128).optional().describe('Operation name, such as GetStudentSchool.'),
   outcome: z.enum(['allowed', 'refused']).optional(),
   address: z.string().min(1).max(128).optional().describe("The caller's address, as TRUST_PROXY resolves it."),
@@ -126,11 +133,25 @@ export const AuditEntry = z
     subject: z
       .string()
       .nullable()
-      .describe('The id read; one longer than any valid id of its kind is kept cut to that length (subjectLength and subjectSha256 then say so).'),
-    subjectLength: z.number().int().nullable().describe('The full length of a subject kept cut; null when it is kept whole.'),
-    subjectSha256: z.string().nullable().describe('SHA-256 (hex, of its UTF-8) of the whole of a subject kept cut; null when it is kept whole.'),
+      .describe(
+        'The id read; one longer than any valid id of its kind is kept cut to that length (subjectLength and subjectSha256 then say so).',
+      ),
+    subjectLength: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The full length of a subject kept cut; null when it is kept whole.'),
+    subjectSha256: z
+      .string()
+      .nullable()
+      .describe('SHA-256 (hex, of its UTF-8) of the whole of a subject kept cut; null when it is kept whole.'),
     outcome: z.enum(['allowed', 'refused']),
-    reason: z.string().nullable().describe('Why it was refused: network, auth, limit, enumeration, or summary for a summary entry; null when allowed.'),
+    reason: z
+      .string()
+      .nullable()
+      .describe(
+        'Why it was refused: network, auth, limit, enumeration, or summary for a summary entry; null when allowed.',
+      ),
     omitted: z
       .number()
       .int()

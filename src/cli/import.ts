@@ -23,12 +23,18 @@ export async function main(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (files.length === 0 || unknown.length > 0) {
-    process.stderr.write(`${unknown.length > 0 ? `Unknown option ${unknown.join(', ')}.\n` : 'Name at least one file.\n'}\n${USAGE}`);
+    process.stderr.write(
+      `${unknown.length > 0 ? `Unknown option ${unknown.join(', ')}.\n` : 'Name at least one file.\n'}\n${USAGE}`,
+    );
     return 2;
   }
   const store = await storeFromConfig();
   try {
-    const report = await importFiles(store.dataSet, files, { strict: flags.has('--strict'), dryRun: flags.has('--dry-run'), progress: terminalProgress() });
+    const report = await importFiles(store.dataSet, files, {
+      strict: flags.has('--strict'),
+      dryRun: flags.has('--dry-run'),
+      progress: terminalProgress(),
+    });
     process.stdout.write(formatImportReport(report));
     return report.complete ? 0 : 1;
   } finally {

@@ -2,7 +2,12 @@
 // What an operator does with messages that gave up: see them, and put them
 // back in the queue once the cause is fixed; and deleting finished ones now
 // rather than at the workers' next hourly pass.
-import { parseRetentionDays, pruneOutboxOnce, uncoveredLimitWindow, type PruningStore } from '../delivery/outbox-retention';
+import {
+  parseRetentionDays,
+  pruneOutboxOnce,
+  uncoveredLimitWindow,
+  type PruningStore,
+} from '../delivery/outbox-retention';
 import { createLogger, maskPhone } from '../log';
 import { openStore, type AdminStore, type OutboxStatus } from '../store';
 import type { Config } from '../config';
@@ -15,7 +20,11 @@ const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dea
 /** What listing and re-queueing need of the store (its admin role). */
 type OutboxCommandStore = Pick<
   AdminStore,
-  'listPushNotifications' | 'listAuthCodeMessages' | 'outboxStats' | 'requeueOutboxMessage' | 'requeueDeadOutboxMessages'
+  | 'listPushNotifications'
+  | 'listAuthCodeMessages'
+  | 'outboxStats'
+  | 'requeueOutboxMessage'
+  | 'requeueDeadOutboxMessages'
 >;
 
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'uncertain', 'sent'];
@@ -46,7 +55,9 @@ async function list(store: OutboxCommandStore, args: string[]): Promise<number> 
   }
   for (const stats of await store.outboxStats()) {
     const counts = STATUSES.map((status) => `${status} ${stats.counts[status]}`).join(', ');
-    console.log(`${stats.channel}: ${counts}${stats.oldestPendingAt === null ? '' : `; oldest pending since ${stats.oldestPendingAt}`}`);
+    console.log(
+      `${stats.channel}: ${counts}${stats.oldestPendingAt === null ? '' : `; oldest pending since ${stats.oldestPendingAt}`}`,
+    );
   }
   for (const status of statuses) {
     const pushes = await store.listPushNotifications({ status, limit });
@@ -59,7 +70,9 @@ async function list(store: OutboxCommandStore, args: string[]): Promise<number> 
       );
     }
     for (const row of codes) {
-      console.log(`sms  ${row.id}  code to ${maskPhone(row.phone)}  attempts ${row.attempts}  created ${row.createdAt}${detail(row)}`);
+      console.log(
+        `sms  ${row.id}  code to ${maskPhone(row.phone)}  attempts ${row.attempts}  created ${row.createdAt}${detail(row)}`,
+      );
     }
   }
   return 0;
@@ -86,7 +99,9 @@ async function resend(store: OutboxCommandStore, id: string): Promise<number> {
 async function resendDead(store: OutboxCommandStore): Promise<number> {
   const push = await store.requeueDeadOutboxMessages('push');
   const sms = await store.requeueDeadOutboxMessages('sms');
-  console.log(`Queued again: ${push} push notification(s), ${sms} login code(s). Dead login codes whose code was erased stay dead.`);
+  console.log(
+    `Queued again: ${push} push notification(s), ${sms} login code(s). Dead login codes whose code was erased stay dead.`,
+  );
   return 0;
 }
 
@@ -102,11 +117,15 @@ async function prune(store: PruningStore, args: string[], config: Config): Promi
   }
   const uncovered = uncoveredLimitWindow(days, config.delivery.authCodeLimits);
   if (uncovered !== null) {
-    console.error(`--days ${days} is shorter than the longest AuthCode limit window (${uncovered} s), whose codes the limits count.`);
+    console.error(
+      `--days ${days} is shorter than the longest AuthCode limit window (${uncovered} s), whose codes the limits count.`,
+    );
     return 2;
   }
   const deleted = await pruneOutboxOnce(store, days, new Date(), createLogger('warn'));
-  console.log(`Deleted ${deleted.push} push notification(s) and ${deleted.sms} login code(s) sent or dead more than ${days} day(s) ago.`);
+  console.log(
+    `Deleted ${deleted.push} push notification(s) and ${deleted.sms} login code(s) sent or dead more than ${days} day(s) ago.`,
+  );
   return 0;
 }
 

@@ -80,7 +80,9 @@ export async function runUserCli(args: readonly string[], io: UserCliIo): Promis
     return 1;
   }
   writeAtomically(file, next);
-  io.out(`User ${name} ${verb} in ${file}${exists ? '' : ' (new file)'}. Send SIGHUP to the service (or restart it) to apply it.`);
+  io.out(
+    `User ${name} ${verb} in ${file}${exists ? '' : ' (new file)'}. Send SIGHUP to the service (or restart it) to apply it.`,
+  );
   // A policy being written (users first, rules next) may not be one the service accepts yet: say so now, not at its start.
   try {
     parsePolicy(next, file);
@@ -151,7 +153,8 @@ function usage(io: UserCliIo): number {
 /** From a terminal: asks twice without echo. Otherwise: the first line of stdin. */
 async function readPassword(prompt: string): Promise<string> {
   const password = await ask(prompt);
-  if (process.stdin.isTTY && (await ask('Once more: ')) !== password) throw new Error('the two passwords differ; nothing was written');
+  if (process.stdin.isTTY && (await ask('Once more: ')) !== password)
+    throw new Error('the two passwords differ; nothing was written');
   return password;
 }
 

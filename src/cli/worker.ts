@@ -26,7 +26,10 @@ async function main(): Promise<void> {
     metricsServer = await serveMetrics(metrics, config.metricsPort, config.host, config.connections);
     logger.info({ metricsPort: (metricsServer.address() as AddressInfo).port }, 'metrics on their own port');
   }
-  logger.info({ store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql', pid: process.pid }, 'worker running');
+  logger.info(
+    { store: config.databaseUrl === null ? `sqlite (${config.dataDir})` : 'postgresql', pid: process.pid },
+    'worker running',
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -75,10 +75,15 @@ const everyEndpointListed: Record<Exclude<EndpointName, Listed>, never> = {};
 void everyEndpointListed;
 
 // The generated table, read as plain records.
-const WSDL_TABLE: Readonly<Record<EndpointName, Readonly<Record<string, { readonly parameters: readonly ParameterSpec[]; readonly result: ResultType }>>>> =
-  WSDL_ENDPOINTS;
+const WSDL_TABLE: Readonly<
+  Record<
+    EndpointName,
+    Readonly<Record<string, { readonly parameters: readonly ParameterSpec[]; readonly result: ResultType }>>
+  >
+> = WSDL_ENDPOINTS;
 
-const isOperationName = (name: string): name is WireOperationName => Object.values(WSDL_TABLE).some((operations) => Object.hasOwn(operations, name));
+const isOperationName = (name: string): name is WireOperationName =>
+  Object.values(WSDL_TABLE).some((operations) => Object.hasOwn(operations, name));
 
 export const ENDPOINTS: readonly EndpointSpec[] = ENDPOINT_ORDER.map((name) => ({
   name,

@@ -42,12 +42,16 @@ export async function renderContract(dir = WSDL_DIR): Promise<string> {
       const parameters = op.parameters.map((p) => {
         const type = wsdlParameterType(p.type);
         if (type.startsWith('unsupported'))
-          throw new ContractSourceError(`${where}: parameter ${p.name} has the type ${p.type}, which the contract does not use`);
+          throw new ContractSourceError(
+            `${where}: parameter ${p.name} has the type ${p.type}, which the contract does not use`,
+          );
         return { wireName: p.name, type };
       });
-      const result = wsdlResult(operation, op.output) ?? fail(`${where}: result shape ${JSON.stringify(op.output)} is not known`);
+      const result =
+        wsdlResult(operation, op.output) ?? fail(`${where}: result shape ${JSON.stringify(op.output)} is not known`);
       if (result.type === 'ArrayOfStudentInfo') {
-        if (studentInfo !== null && studentInfo.join() !== result.fields.join()) fail(`${where}: StudentInfo has other fields than in another WSDL`);
+        if (studentInfo !== null && studentInfo.join() !== result.fields.join())
+          fail(`${where}: StudentInfo has other fields than in another WSDL`);
         studentInfo = result.fields;
       }
       operations.push({ name: operation, parameters, result: result.type });
@@ -68,7 +72,11 @@ function checkServiceName(file: string, name: string, parsed: ParsedWsdl): void 
 
 const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const ident = (text: string) => (/^[A-Za-z_$][\w$]*$/.test(text) ? text : quote(text));
-const TS_RESULT: Readonly<Record<string, string>> = { void: 'void', string: 'string | null', ArrayOfStudentInfo: 'StudentInfo[]' };
+const TS_RESULT: Readonly<Record<string, string>> = {
+  void: 'void',
+  string: 'string | null',
+  ArrayOfStudentInfo: 'StudentInfo[]',
+};
 
 function render(endpoints: readonly GeneratedEndpoint[], studentInfo: readonly string[]): string {
   const lines: string[] = [
@@ -108,14 +116,19 @@ function render(endpoints: readonly GeneratedEndpoint[], studentInfo: readonly s
   }
   lines.push('/** Every operation: its arguments and its result. */');
   lines.push('export interface WireOperations {');
-  for (const op of all) lines.push(`  ${ident(op.name)}: { readonly args: ${op.name}Args; readonly result: ${op.name}Result };`);
+  for (const op of all)
+    lines.push(`  ${ident(op.name)}: { readonly args: ${op.name}Args; readonly result: ${op.name}Result };`);
   lines.push('}', '');
   lines.push('export type WireOperationName = keyof WireOperations;', '');
   lines.push("/** Each operation's arguments from the values a binding read, in WSDL order. */");
-  lines.push("export const ARGUMENT_READERS: { readonly [K in WireOperationName]: (values: readonly (string | null)[]) => WireOperations[K]['args'] } = {");
+  lines.push(
+    "export const ARGUMENT_READERS: { readonly [K in WireOperationName]: (values: readonly (string | null)[]) => WireOperations[K]['args'] } = {",
+  );
   for (const op of all) {
     const fields = op.parameters.map((p, i) => `${ident(p.wireName)}: values[${i}] ?? null`).join(', ');
-    lines.push(`  ${ident(op.name)}: (${op.parameters.length === 0 ? '' : 'values'}) => ({${fields === '' ? '' : ` ${fields} `}}),`);
+    lines.push(
+      `  ${ident(op.name)}: (${op.parameters.length === 0 ? '' : 'values'}) => ({${fields === '' ? '' : ` ${fields} `}}),`,
+    );
   }
   lines.push('};', '');
   return lines.join('\n');

@@ -17,6 +17,5 @@ export type StudentInfoKey = (typeof STUDENT_INFO_KEYS)[StudentInfoWireField];
 export type StudentInfo = { readonly [K in StudentInfoKey]: string | null };
 
 /** The fields of a StudentInfo record in schema order, with the name each has in our code. */
-export const STUDENT_INFO_FIELDS: readonly { readonly wireName: StudentInfoWireField; readonly key: StudentInfoKey }[] = STUDENT_INFO_WIRE_FIELDS.map(
-  (wireName) => ({ wireName, key: STUDENT_INFO_KEYS[wireName] }),
-);
+export const STUDENT_INFO_FIELDS: readonly { readonly wireName: StudentInfoWireField; readonly key: StudentInfoKey }[] =
+  STUDENT_INFO_WIRE_FIELDS.map((wireName) => ({ wireName, key: STUDENT_INFO_KEYS[wireName] }));

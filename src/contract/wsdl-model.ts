@@ -60,7 +60,10 @@ function applyNamespace(wsdl: string, namespace: string): string {
   return wsdl
     .replaceAll(`targetNamespace="${DEFAULT_NAMESPACE}"`, `targetNamespace="${ns}"`)
     .replaceAll(`xmlns:tns="${DEFAULT_NAMESPACE}"`, `xmlns:tns="${ns}"`)
-    .replace(/soapAction="http:\/\/tempuri\.org\/([^"]*)"/g, (_m, op: string) => `soapAction="${escapeAttribute(soapActionFor(namespace, op))}"`);
+    .replace(
+      /soapAction="http:\/\/tempuri\.org\/([^"]*)"/g,
+      (_m, op: string) => `soapAction="${escapeAttribute(soapActionFor(namespace, op))}"`,
+    );
 }
 
 function escapeAttribute(value: string): string {
@@ -71,7 +74,11 @@ export function readAuthoredWsdl(endpoint: string): string {
   return readFileSync(path.join(WSDL_DIR, `${endpoint}.wsdl`), 'utf8');
 }
 
-export async function loadEndpointModel(spec: EndpointSpec, namespace: string, authored = readAuthoredWsdl(spec.name)): Promise<EndpointModel> {
+export async function loadEndpointModel(
+  spec: EndpointSpec,
+  namespace: string,
+  authored = readAuthoredWsdl(spec.name),
+): Promise<EndpointModel> {
   const wsdl = applyNamespace(authored, namespace);
   const parsed = await parseWsdl(wsdl, spec.name);
   const operations = spec.operations.map((op) => checkOperation(spec.name, op, namespace, parsed));
@@ -90,7 +97,12 @@ export async function loadServiceModel(namespace: string): Promise<readonly Endp
   return Promise.all(ENDPOINTS.map((endpoint) => loadEndpointModel(endpoint, namespace)));
 }
 
-function checkOperation<K extends WireOperationName>(endpoint: string, spec: OperationSpec<K>, namespace: string, parsed: ParsedWsdl): OperationModel<K> {
+function checkOperation<K extends WireOperationName>(
+  endpoint: string,
+  spec: OperationSpec<K>,
+  namespace: string,
+  parsed: ParsedWsdl,
+): OperationModel<K> {
   const where = `${endpoint}.wsdl, operation ${spec.wireName}`;
   const fail = (what: string): never => {
     throw new ContractMismatchError(`${where}: ${what}`);
@@ -102,7 +114,8 @@ function checkOperation<K extends WireOperationName>(endpoint: string, spec: Ope
 
   const op = parsed.operations.get(spec.wireName) ?? fail('missing from the WSDL');
   const soapAction = soapActionFor(namespace, spec.wireName);
-  if (op.soapActions.size !== 1 || !op.soapActions.has(soapAction)) fail(`soapAction is ${[...op.soapActions].join(', ')}, expected ${soapAction}`);
+  if (op.soapActions.size !== 1 || !op.soapActions.has(soapAction))
+    fail(`soapAction is ${[...op.soapActions].join(', ')}, expected ${soapAction}`);
   if (op.requestElement !== spec.wireName) fail(`request element is ${op.requestElement}`);
   if (op.responseElement !== `${spec.wireName}Response`) fail(`response element is ${op.responseElement}`);
   if (op.targetNamespace !== namespace) fail(`namespace is ${op.targetNamespace}`);
@@ -114,7 +127,10 @@ function checkOperation<K extends WireOperationName>(endpoint: string, spec: Ope
   const shape = wsdlResult(spec.wireName, op.output) ?? fail(`result shape ${JSON.stringify(op.output)} is not known`);
   const result = spec.result;
   if (shape.type !== result) fail(`result is ${shape.type}, the contract says ${result}`);
-  if (shape.type === 'ArrayOfStudentInfo' && shape.fields.join() !== STUDENT_INFO_FIELDS.map((field) => field.wireName).join()) {
+  if (
+    shape.type === 'ArrayOfStudentInfo' &&
+    shape.fields.join() !== STUDENT_INFO_FIELDS.map((field) => field.wireName).join()
+  ) {
     fail(`StudentInfo's fields are ${shape.fields.join(', ')}`);
   }
 

@@ -86,7 +86,10 @@ function readDefinitions(definitions: SoapDefinitions): ParsedWsdl {
         requestElement,
         responseElement,
         targetNamespace: method.input.$targetNamespace ?? definitions.$targetNamespace,
-        parameters: Object.entries(input[requestElement] ?? {}).map(([param, type]) => ({ name: param, type: String(type as string) })),
+        parameters: Object.entries(input[requestElement] ?? {}).map(([param, type]) => ({
+          name: param,
+          type: String(type as string),
+        })),
         output: output[responseElement] ?? {},
       });
     }
@@ -104,7 +107,10 @@ export function wsdlParameterType(type: string): string {
 }
 
 /** A result shape node-soap describes, read as one of the contract's result types (null: a shape this contract does not use). */
-export type WsdlResult = { readonly type: 'void' } | { readonly type: 'string' } | { readonly type: 'ArrayOfStudentInfo'; readonly fields: readonly string[] };
+export type WsdlResult =
+  | { readonly type: 'void' }
+  | { readonly type: 'string' }
+  | { readonly type: 'ArrayOfStudentInfo'; readonly fields: readonly string[] };
 
 export function wsdlResult(operation: string, output: Record<string, unknown>): WsdlResult | null {
   const keys = Object.keys(output);
@@ -115,7 +121,9 @@ export function wsdlResult(operation: string, output: Record<string, unknown>): 
   if (typeof result !== 'object' || result === null) return null;
   const items = (result as Record<string, unknown>)['StudentInfo[]'];
   if (typeof items !== 'object' || items === null) return null;
-  const fields = Object.entries(items as Record<string, unknown>).filter(([name]) => name !== 'targetNSAlias' && name !== 'targetNamespace');
+  const fields = Object.entries(items as Record<string, unknown>).filter(
+    ([name]) => name !== 'targetNSAlias' && name !== 'targetNamespace',
+  );
   // Every field of StudentInfo is an optional string (minOccurs=0).
   if (fields.some(([, type]) => type !== 's:string')) return null;
   return { type: 'ArrayOfStudentInfo', fields: fields.map(([name]) => name) };

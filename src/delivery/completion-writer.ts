@@ -13,7 +13,12 @@ export class CompletionWriter {
   readonly #batches: GroupCommit<DeliveryCompletionEntry, boolean>;
 
   constructor(store: DeliveryStore) {
-    this.#batches = new GroupCommit({ write: (entries) => store.completeDeliveries(entries), waitMs: 0, maxBatch: MAX_BATCH, maxInFlight: 1 });
+    this.#batches = new GroupCommit({
+      write: (entries) => store.completeDeliveries(entries),
+      waitMs: 0,
+      maxBatch: MAX_BATCH,
+      maxInFlight: 1,
+    });
   }
 
   /** Resolves once written: true when the claim was still current. */

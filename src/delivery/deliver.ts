@@ -30,13 +30,22 @@ export interface DeliveryContext {
 }
 
 export async function deliverPush(context: DeliveryContext, message: ClaimedPushNotification): Promise<void> {
-  const refusal = exhausted(context, message) ?? (message.pushToken === null ? deadBefore('no_token', 'The device has no push token.') : null);
+  const refusal =
+    exhausted(context, message) ??
+    (message.pushToken === null ? deadBefore('no_token', 'The device has no push token.') : null);
   if (refusal !== null) return finish(context, 'push', context.push.name, message, refusal.completion, refusal.code, 0);
 
   const token = message.pushToken as string;
   const started = performance.now();
   const result = await guarded(() =>
-    context.push.send({ id: message.id, token, platform: message.platform, title: message.title, body: message.body, data: message.data }),
+    context.push.send({
+      id: message.id,
+      token,
+      platform: message.platform,
+      title: message.title,
+      body: message.body,
+      data: message.data,
+    }),
   );
   const durationMs = performance.now() - started;
   context.limits.push.observe(durationMs, signalOf(result));
@@ -45,9 +54,21 @@ export async function deliverPush(context: DeliveryContext, message: ClaimedPush
       context.logger.error({ err: error, deviceId: message.deviceId }, 'could not remove a dead push token');
       return false;
     });
-    if (removed) context.logger.info({ deviceId: message.deviceId, reason: result.code }, 'push token removed: the provider says it is no longer registered');
+    if (removed)
+      context.logger.info(
+        { deviceId: message.deviceId, reason: result.code },
+        'push token removed: the provider says it is no longer registered',
+      );
   }
-  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random, null, context.push.retriesUncertain);
+  const completion = completionFor(
+    result,
+    message.attempts,
+    context.policy,
+    context.now(),
+    context.random,
+    null,
+    context.push.retriesUncertain,
+  );
   await finish(context, 'push', context.push.name, message, completion, result.ok ? null : result.code, durationMs);
 }
 
@@ -56,18 +77,30 @@ export async function deliverSms(context: DeliveryContext, message: ClaimedAuthC
   const refusal =
     exhausted(context, message) ??
     (message.code === null ? deadBefore('no_code', 'The code was erased before it could be sent.') : null) ??
-    (context.now() >= deadline ? deadBefore('expired', `The code was not sent within ${context.authCodeMaxAgeMs / 1000} s of the request.`) : null);
+    (context.now() >= deadline
+      ? deadBefore('expired', `The code was not sent within ${context.authCodeMaxAgeMs / 1000} s of the request.`)
+      : null);
   if (refusal !== null) return finish(context, 'sms', context.sms.name, message, refusal.completion, refusal.code, 0);
 
   const code = message.code as string;
   const started = performance.now();
-  const raw = await guarded(() => context.sms.send({ id: message.id, phone: message.phone, text: smsText(context.smsTemplate, code) }));
+  const raw = await guarded(() =>
+    context.sms.send({ id: message.id, phone: message.phone, text: smsText(context.smsTemplate, code) }),
+  );
   const durationMs = performance.now() - started;
   context.limits.sms.observe(durationMs, signalOf(raw));
   // A gateway may echo the request back in its error; neither the code nor the
   // number may reach the store, the log or the admin API that way.
   const result = raw.ok ? raw : { ...raw, message: hidePhoneIn(raw.message.replaceAll(code, '[code]'), message.phone) };
-  const completion = completionFor(result, message.attempts, context.policy, context.now(), context.random, deadline, context.sms.retriesUncertain);
+  const completion = completionFor(
+    result,
+    message.attempts,
+    context.policy,
+    context.now(),
+    context.random,
+    deadline,
+    context.sms.retriesUncertain,
+  );
   await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs);
 }
 
@@ -78,9 +111,15 @@ function signalOf(result: SendResult): SendSignal {
 
 // A message whose earlier attempts were started and never finished (its
 // worker died mid-send, more than once) is given up rather than tried forever.
-function exhausted(context: DeliveryContext, message: ClaimedMessage): { completion: DeliveryCompletion; code: string } | null {
+function exhausted(
+  context: DeliveryContext,
+  message: ClaimedMessage,
+): { completion: DeliveryCompletion; code: string } | null {
   if (message.attempts <= context.policy.maxAttempts) return null;
-  return deadBefore('attempts_exhausted', `gave up after ${message.attempts - 1} attempts, the last of which never finished (its worker stopped mid-send)`);
+  return deadBefore(
+    'attempts_exhausted',
+    `gave up after ${message.attempts - 1} attempts, the last of which never finished (its worker stopped mid-send)`,
+  );
 }
 
 function deadBefore(code: string, message: string): { completion: DeliveryCompletion; code: string } {
@@ -93,7 +132,11 @@ async function guarded(send: () => Promise<SendResult>): Promise<SendResult> {
   try {
     return await send();
   } catch (error) {
-    return failure('provider_error', `The provider failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`, { retryable: true });
+    return failure(
+      'provider_error',
+      `The provider failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+      { retryable: true },
+    );
   }
 }
 
@@ -130,11 +173,17 @@ async function finish(
       'delivery result dropped: the lease ran out and the message was claimed again',
     );
   } else if (completion.status === 'uncertain') {
-    context.logger.warn({ channel, id: message.id, error: completion.error }, 'the provider may have accepted this message; it is not sent again');
+    context.logger.warn(
+      { channel, id: message.id, error: completion.error },
+      'the provider may have accepted this message; it is not sent again',
+    );
   } else if (completion.status === 'dead') {
     const hint = channel === 'push' ? ' (npm run outbox -- resend ID re-queues it)' : '';
     context.logger.warn({ channel, id: message.id, error: completion.error }, `message is dead${hint}`);
   } else if (completion.status === 'failed') {
-    context.logger.debug({ channel, id: message.id, retryAt: completion.retryAt, error: completion.error }, 'delivery failed; retrying later');
+    context.logger.debug(
+      { channel, id: message.id, retryAt: completion.retryAt, error: completion.error },
+      'delivery failed; retrying later',
+    );
   }
 }

@@ -1,4 +1,9 @@
-import type { ClaimedAuthCodeMessage, ClaimedPushNotification, DeliveryCompletionEntry, OutboxChannelStats } from '../store';
+import type {
+  ClaimedAuthCodeMessage,
+  ClaimedPushNotification,
+  DeliveryCompletionEntry,
+  OutboxChannelStats,
+} from '../store';
 
 /** What the worker needs of the store (the opened store provides it). */
 export interface DeliveryStore {

@@ -5,6 +5,14 @@ export { DELIVERY_STOP_MS, startDelivery, type RunningDelivery, type StartDelive
 export { DeliveryWorker, type DeliveryWorkerOptions } from './worker';
 export type { DeliveryStore } from './delivery-store';
 export type { DeliveryAttempt, DeliveryChannel, DeliveryObserver, DeliveryOutcome } from './observer';
-export type { PushMessage, PushProvider, SendFailure, SendResult, SendSuccess, SmsMessage, SmsProvider } from './provider';
+export type {
+  PushMessage,
+  PushProvider,
+  SendFailure,
+  SendResult,
+  SendSuccess,
+  SmsMessage,
+  SmsProvider,
+} from './provider';
 export { createPushProvider, createSmsProvider } from './provider-registry';
 export { retryDelayMs, type RetryPolicy } from './retry-policy';

@@ -27,7 +27,13 @@ export class LogDeliveryObserver implements DeliveryObserver {
 }
 
 /** Logs the attempt counts and the queue (depth, dead, oldest pending age) every `intervalMs`; returns a stop function. */
-export function startDeliveryReport(store: DeliveryStore, observer: LogDeliveryObserver, logger: Logger, intervalMs: number, now: () => Date): () => void {
+export function startDeliveryReport(
+  store: DeliveryStore,
+  observer: LogDeliveryObserver,
+  logger: Logger,
+  intervalMs: number,
+  now: () => Date,
+): () => void {
   const timer = setInterval(() => {
     store.outboxStats().then(
       (stats) => {
@@ -37,9 +43,11 @@ export function startDeliveryReport(store: DeliveryStore, observer: LogDeliveryO
           pending: s.counts.queued + s.counts.failed + s.counts.sending,
           dead: s.counts.dead,
           uncertain: s.counts.uncertain,
-          oldestPendingAgeSeconds: s.oldestPendingAt === null ? null : Math.round((now().getTime() - Date.parse(s.oldestPendingAt)) / 1000),
+          oldestPendingAgeSeconds:
+            s.oldestPendingAt === null ? null : Math.round((now().getTime() - Date.parse(s.oldestPendingAt)) / 1000),
         }));
-        if (Object.keys(attempts).length > 0 || queue.some((q) => q.pending > 0)) logger.info({ attempts, queue }, 'delivery report');
+        if (Object.keys(attempts).length > 0 || queue.some((q) => q.pending > 0))
+          logger.info({ attempts, queue }, 'delivery report');
       },
       (error: unknown) => logger.warn({ err: error }, 'delivery report: the outbox could not be read'),
     );

@@ -3,7 +3,12 @@
 // Every worker process does it on its own schedule; a delete that another
 // worker already made simply finds nothing.
 import type { Logger } from '../log';
-import { PRUNE_FIRST_DELAY_MS, PRUNE_INTERVAL_MS, startPruningSchedule, type PruningSchedule } from '../shared/pruning-schedule';
+import {
+  PRUNE_FIRST_DELAY_MS,
+  PRUNE_INTERVAL_MS,
+  startPruningSchedule,
+  type PruningSchedule,
+} from '../shared/pruning-schedule';
 import type { AuthCodeLimit, OutboxChannel } from '../store';
 
 export interface PruningStore {

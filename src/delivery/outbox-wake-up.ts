@@ -68,7 +68,10 @@ export function startWakeUp(source: WakeUpSource, target: WakeUpTarget, options:
       } catch (error) {
         failures++;
         const waitMs = Math.min(max, base * 2 ** (failures - 1)) * (0.5 + random() / 2);
-        options.logger.warn({ err: error, failures, retryInMs: Math.round(waitMs) }, 'outbox LISTEN connection failed; polling meanwhile');
+        options.logger.warn(
+          { err: error, failures, retryInMs: Math.round(waitMs) },
+          'outbox LISTEN connection failed; polling meanwhile',
+        );
         await sleep(waitMs);
         continue;
       }

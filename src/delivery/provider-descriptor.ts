@@ -31,7 +31,9 @@ export type AnyProviderDescriptor<Provider> = ProviderDescriptor<string, z.ZodRa
 
 /** The settings of one provider as the configuration holds them: its own, tagged with its name. */
 export type ChosenSettings<D> =
-  D extends ProviderDescriptor<infer Name, z.ZodRawShape, infer Settings, unknown> ? { readonly provider: Name } & Settings : never;
+  D extends ProviderDescriptor<infer Name, z.ZodRawShape, infer Settings, unknown>
+    ? { readonly provider: Name } & Settings
+    : never;
 
 /** A push provider's descriptor, its types inferred from the object. */
 export function pushProvider<const Name extends string, Env extends z.ZodRawShape, Settings>(

@@ -53,10 +53,13 @@ export function completionFor(
   if (result.ok) return { status: 'sent', providerMessageId: result.providerMessageId };
   const error = `${result.code}: ${result.message}`;
   // Sending again could deliver it twice (a second SMS): recorded for a person to judge instead.
-  if (result.uncertain && !retriesUncertain) return { status: 'uncertain', error: `${error} (it may have been accepted; not sent again)` };
+  if (result.uncertain && !retriesUncertain)
+    return { status: 'uncertain', error: `${error} (it may have been accepted; not sent again)` };
   if (!result.retryable) return { status: 'dead', error };
-  if (attempts >= policy.maxAttempts) return { status: 'dead', error: `gave up after ${attempts} attempts; last: ${error}` };
+  if (attempts >= policy.maxAttempts)
+    return { status: 'dead', error: `gave up after ${attempts} attempts; last: ${error}` };
   const retryAt = new Date(now.getTime() + retryDelayMs(result, attempts, policy, random));
-  if (deadline !== null && retryAt >= deadline) return { status: 'dead', error: `${error}; a retry would come after the code expires` };
+  if (deadline !== null && retryAt >= deadline)
+    return { status: 'dead', error: `${error}; a retry would come after the code expires` };
   return { status: 'failed', retryAt: retryAt.toISOString(), error };
 }

@@ -70,12 +70,22 @@ export function startDelivery(
   const wakeUp =
     store.listenForOutbox === undefined
       ? null
-      : startWakeUp(store as WakeUpSource, worker, { pollMs: config.pollMs, safetyPollMs: config.safetyPollMs, logger, random: options.random });
+      : startWakeUp(store as WakeUpSource, worker, {
+          pollMs: config.pollMs,
+          safetyPollMs: config.safetyPollMs,
+          logger,
+          random: options.random,
+        });
   const stopReport = startDeliveryReport(store, log, logger, REPORT_INTERVAL_MS, now);
   const days = config.outboxRetentionDays;
   const stopPruning = days === null ? async () => {} : startOutboxPruning(store, days, logger, now, options.pruning);
   logger.info(
-    { push: config.push.provider, sms: config.sms.provider, concurrency: config.concurrency, outboxRetentionDays: days ?? 'off' },
+    {
+      push: config.push.provider,
+      sms: config.sms.provider,
+      concurrency: config.concurrency,
+      outboxRetentionDays: days ?? 'off',
+    },
     'delivery worker started',
   );
   return {

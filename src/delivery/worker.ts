@@ -56,7 +56,9 @@ export class DeliveryWorker {
     if (options.concurrency < 1) throw new RangeError('concurrency must be at least 1');
     this.#options = options;
     this.#pollMs = options.pollMs;
-    const limits = options.limits ?? createDeliveryLimits({ floor: options.concurrencyFloor ?? DEFAULT_FLOOR, ceiling: options.concurrency });
+    const limits =
+      options.limits ??
+      createDeliveryLimits({ floor: options.concurrencyFloor ?? DEFAULT_FLOOR, ceiling: options.concurrency });
     this.#context = { ...options, limits, completions: new CompletionWriter(options.store) };
   }
 
@@ -78,7 +80,11 @@ export class DeliveryWorker {
 
   /** For readiness: running (started, not stopped, loop alive), and when it last claimed. */
   health(): { readonly running: boolean; readonly startedAt: Date | null; readonly lastClaimAt: Date | null } {
-    return { running: this.#running !== null && !this.#stopping && !this.#loopEnded, startedAt: this.#startedAt, lastClaimAt: this.#lastClaimAt };
+    return {
+      running: this.#running !== null && !this.#stopping && !this.#loopEnded,
+      startedAt: this.#startedAt,
+      lastClaimAt: this.#lastClaimAt,
+    };
   }
 
   /** Something was queued in this process: look now rather than at the next poll. */
@@ -107,7 +113,10 @@ export class DeliveryWorker {
     ]);
     clearTimeout(timer);
     if (!finished) {
-      this.#options.logger.warn({ abandoned: this.#inFlight.size }, 'delivery worker stopped with sends under way; they are retried when their lease ends');
+      this.#options.logger.warn(
+        { abandoned: this.#inFlight.size },
+        'delivery worker stopped with sends under way; they are retried when their lease ends',
+      );
     }
     this.#running = null;
   }
@@ -171,7 +180,10 @@ export class DeliveryWorker {
     this.#reportConcurrency(channel);
     const tracked: Promise<void> = delivery
       .catch((error: unknown) => {
-        this.#options.logger.error({ err: error }, 'delivery failed unexpectedly; the message is retried when its lease ends');
+        this.#options.logger.error(
+          { err: error },
+          'delivery failed unexpectedly; the message is retried when its lease ends',
+        );
       })
       .finally(() => {
         limit.release();

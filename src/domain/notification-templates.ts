@@ -60,7 +60,11 @@ export function renderNotification(
   templates: Readonly<Record<string, NotificationTemplate>> = DEFAULT_TEMPLATES,
 ): RenderedNotification {
   const key = type.trim().toLowerCase();
-  const template = Object.hasOwn(templates, key) ? templates[key] : Object.hasOwn(templates, FALLBACK_KEY) ? templates[FALLBACK_KEY] : FALLBACK_TEMPLATE;
+  const template = Object.hasOwn(templates, key)
+    ? templates[key]
+    : Object.hasOwn(templates, FALLBACK_KEY)
+      ? templates[FALLBACK_KEY]
+      : FALLBACK_TEMPLATE;
   const fill = (text: string) => text.replaceAll('{name}', studentName);
   const ar = { title: fill(template.ar.title), body: fill(template.ar.body) };
   const en = { title: fill(template.en.title), body: fill(template.en.body) };

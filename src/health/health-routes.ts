@@ -7,7 +7,11 @@ import { checkReadiness, type ReadinessOptions } from './readiness';
 const CONTENT_TYPE = 'application/health+json; charset=utf-8';
 
 function answer(res: Response, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store', 'X-Content-Type-Options': NOSNIFF });
+  res.writeHead(status, {
+    'Content-Type': CONTENT_TYPE,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': NOSNIFF,
+  });
   res.end(JSON.stringify(body));
 }
 

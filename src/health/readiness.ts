@@ -78,7 +78,10 @@ async function checkWorker(worker: WorkerReadinessSource): Promise<Check> {
   const due = await worker.oldestDueAt();
   if (due === null) return { status: 'pass' };
   const silence = since === null ? 'since it started' : `for ${Math.round(silentMs / 1000)} s`;
-  return { status: 'fail', output: `The delivery worker has claimed nothing ${silence} while messages are due (the oldest since ${due}).` };
+  return {
+    status: 'fail',
+    output: `The delivery worker has claimed nothing ${silence} while messages are due (the oldest since ${due}).`,
+  };
 }
 
 async function bounded(timeoutMs: number, check: () => Promise<Check>): Promise<Check> {

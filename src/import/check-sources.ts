@@ -3,7 +3,15 @@
 // or absence's student: the collections' links, src/store/collections/),
 // stored already or earlier in this import. Nothing
 // is written here, so that --strict can refuse the whole import.
-import { COLLECTION_OF, COLLECTIONS, checkRecord, type DataSet, type DataSetCollection, type ImportStore, type RecordReference } from '../store';
+import {
+  COLLECTION_OF,
+  COLLECTIONS,
+  checkRecord,
+  type DataSet,
+  type DataSetCollection,
+  type ImportStore,
+  type RecordReference,
+} from '../store';
 import type { Source, SourceRow } from './source';
 
 export interface Rejection {

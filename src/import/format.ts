@@ -7,13 +7,14 @@ import { COLLECTION_OF, COLLECTIONS, type Collection, type DataSetCollection } f
 export const FIELDS: Readonly<Record<DataSetCollection, readonly string[]>> = fieldLists((c) => c.fieldNames);
 
 /** Fields a CSV header must have; the others may be left out (stored values are then kept). */
-export const REQUIRED_FIELDS: Readonly<Record<DataSetCollection, readonly string[]>> = fieldLists((c) => c.requiredFields);
+export const REQUIRED_FIELDS: Readonly<Record<DataSetCollection, readonly string[]>> = fieldLists(
+  (c) => c.requiredFields,
+);
 
 function fieldLists(list: (collection: Collection) => readonly string[]): Record<DataSetCollection, readonly string[]> {
-  return Object.fromEntries(COLLECTIONS.map((name) => [name, list(COLLECTION_OF[name] as unknown as Collection)])) as Record<
-    DataSetCollection,
-    readonly string[]
-  >;
+  return Object.fromEntries(
+    COLLECTIONS.map((name) => [name, list(COLLECTION_OF[name] as unknown as Collection)]),
+  ) as Record<DataSetCollection, readonly string[]>;
 }
 
 /** The collection a CSV file holds, from its name (`students.csv`, `Students.CSV`); null if none. */

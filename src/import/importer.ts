@@ -46,9 +46,14 @@ export interface ImportReport {
   readonly refused: boolean;
 }
 
-const rank = (source: Source): number => Math.min(...COLLECTIONS.map((c, i) => ((source.rows[c]?.length ?? 0) > 0 ? i : COLLECTIONS.length)));
+const rank = (source: Source): number =>
+  Math.min(...COLLECTIONS.map((c, i) => ((source.rows[c]?.length ?? 0) > 0 ? i : COLLECTIONS.length)));
 
-export async function importFiles(store: ImportStore, files: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+export async function importFiles(
+  store: ImportStore,
+  files: readonly string[],
+  options: ImportOptions = {},
+): Promise<ImportReport> {
   const progress = options.progress ?? silentProgress;
   const now = (options.now ?? (() => new Date()))().toISOString();
   const failed: FileReport[] = [];
@@ -111,16 +116,20 @@ async function write(store: ImportStore, source: CheckedSource, progress: Progre
   }
 }
 
-function report(source: CheckedSource, status: FileReport['status'], counts: Awaited<ReturnType<ImportStore['importDataSet']>> | null): FileReport {
-  const collections = COLLECTIONS.filter((c) => source.accepted[c] !== undefined || source.rejected.some((r) => r.collection === c)).map(
-    (collection): CollectionReport => ({
-      collection,
-      accepted: source.accepted[collection] ?? 0,
-      inserted: counts === null ? null : counts.written[collection] - counts.updated[collection],
-      updated: counts === null ? null : counts.updated[collection],
-      rejected: source.rejected.filter((r) => r.collection === collection).length,
-    }),
-  );
+function report(
+  source: CheckedSource,
+  status: FileReport['status'],
+  counts: Awaited<ReturnType<ImportStore['importDataSet']>> | null,
+): FileReport {
+  const collections = COLLECTIONS.filter(
+    (c) => source.accepted[c] !== undefined || source.rejected.some((r) => r.collection === c),
+  ).map((collection): CollectionReport => ({
+    collection,
+    accepted: source.accepted[collection] ?? 0,
+    inserted: counts === null ? null : counts.written[collection] - counts.updated[collection],
+    updated: counts === null ? null : counts.updated[collection],
+    rejected: source.rejected.filter((r) => r.collection === collection).length,
+  }));
   return { file: source.file, status, error: null, collections, rejected: source.rejected, notes: source.notes };
 }
 

@@ -14,22 +14,31 @@ interface ParsedRecord {
 export function readCsv(file: string, text: string, collection: DataSetCollection): Source {
   let parsed: ParsedRecord[];
   try {
-    parsed = parse(text, { bom: true, info: true, relax_column_count: true, skip_empty_lines: true }) as unknown as ParsedRecord[];
+    parsed = parse(text, {
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as unknown as ParsedRecord[];
   } catch (error) {
     throw new SourceError(`${file} is not valid CSV: ${(error as Error).message}`);
   }
   const [header, ...records] = parsed;
-  if (header === undefined) throw new SourceError(`${file} is empty: it needs a header row (${FIELDS[collection].join(',')}).`);
+  if (header === undefined)
+    throw new SourceError(`${file} is empty: it needs a header row (${FIELDS[collection].join(',')}).`);
 
   // Field names match case-insensitively: spreadsheets like to capitalise.
   const known = new Map(FIELDS[collection].map((field) => [field.toLowerCase(), field]));
   const columns = header.record.map((name) => known.get(name.trim().toLowerCase()) ?? null);
   const missing = REQUIRED_FIELDS[collection].filter((field) => !columns.includes(field));
   if (missing.length > 0) {
-    throw new SourceError(`${file}: the header row lacks ${missing.join(', ')} (the fields of ${collection} are ${FIELDS[collection].join(', ')}).`);
+    throw new SourceError(
+      `${file}: the header row lacks ${missing.join(', ')} (the fields of ${collection} are ${FIELDS[collection].join(', ')}).`,
+    );
   }
   const ignored = header.record.filter((_, i) => columns[i] === null);
-  const notes = ignored.length > 0 ? [`${file}: columns ignored (not fields of ${collection}): ${ignored.join(', ')}`] : [];
+  const notes =
+    ignored.length > 0 ? [`${file}: columns ignored (not fields of ${collection}): ${ignored.join(', ')}`] : [];
 
   const rows: SourceRow[] = [];
   const unreadable: Source['unreadable'][number][] = [];

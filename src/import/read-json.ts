@@ -44,7 +44,8 @@ function recordLines(text: string): Map<string, number> {
   const lines = new Map<string, number>();
   const note = (startLine: number, path: () => (string | number)[]) => {
     const at = path();
-    if (at.length === 2 && typeof at[0] === 'string' && typeof at[1] === 'number') lines.set(`${at[0]}/${at[1]}`, startLine + 1);
+    if (at.length === 2 && typeof at[0] === 'string' && typeof at[1] === 'number')
+      lines.set(`${at[0]}/${at[1]}`, startLine + 1);
   };
   visit(text, {
     onObjectBegin: (_offset, _length, startLine, _startCharacter, path) => note(startLine, path),

@@ -18,12 +18,16 @@ export async function readSource(file: string): Promise<Source> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new SourceError(`${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+    throw new SourceError(
+      `${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+    );
   }
   if (extension === '.json') return readJson(file, text);
   const collection = collectionOfCsv(name);
   if (collection === null) {
-    throw new SourceError(`${file}: a CSV file must be named after its collection: schools.csv, students.csv, devices.csv, notes.csv or absences.csv.`);
+    throw new SourceError(
+      `${file}: a CSV file must be named after its collection: schools.csv, students.csv, devices.csv, notes.csv or absences.csv.`,
+    );
   }
   return readCsv(file, text, collection);
 }

@@ -7,20 +7,31 @@ const LISTED_REJECTIONS = 50;
 const n = (value: number): string => value.toLocaleString('en-US');
 
 function fileLines(file: FileReport): string[] {
-  if (file.status === 'failed' && file.collections.length === 0) return [`${file.file}: not imported. ${file.error ?? ''}`.trimEnd()];
+  if (file.status === 'failed' && file.collections.length === 0)
+    return [`${file.file}: not imported. ${file.error ?? ''}`.trimEnd()];
   const lines: string[] = [];
-  const verb = { written: '', checked: ' (checked only, --dry-run)', not_written: ' (not written, --strict)', failed: ' (not written)' }[file.status];
+  const verb = {
+    written: '',
+    checked: ' (checked only, --dry-run)',
+    not_written: ' (not written, --strict)',
+    failed: ' (not written)',
+  }[file.status];
   lines.push(`${file.file}${verb}:`);
   for (const c of file.collections) {
-    const written = c.inserted === null ? `${n(c.accepted)} accepted` : `${n(c.inserted)} inserted, ${n(c.updated ?? 0)} updated`;
+    const written =
+      c.inserted === null ? `${n(c.accepted)} accepted` : `${n(c.inserted)} inserted, ${n(c.updated ?? 0)} updated`;
     lines.push(`  ${c.collection}: ${written}, ${n(c.rejected)} rejected`);
     if (c.inserted !== null && c.inserted + (c.updated ?? 0) < c.accepted) {
-      lines.push(`    (${n(c.accepted - c.inserted - (c.updated ?? 0))} rows repeated a key of the same file; the last one was kept)`);
+      lines.push(
+        `    (${n(c.accepted - c.inserted - (c.updated ?? 0))} rows repeated a key of the same file; the last one was kept)`,
+      );
     }
   }
   if (file.error !== null) lines.push(`  ${file.error}`);
-  for (const r of file.rejected.slice(0, LISTED_REJECTIONS)) lines.push(`  line ${r.line} (${r.collection}): ${r.reason}`);
-  if (file.rejected.length > LISTED_REJECTIONS) lines.push(`  ... and ${n(file.rejected.length - LISTED_REJECTIONS)} more rejected rows`);
+  for (const r of file.rejected.slice(0, LISTED_REJECTIONS))
+    lines.push(`  line ${r.line} (${r.collection}): ${r.reason}`);
+  if (file.rejected.length > LISTED_REJECTIONS)
+    lines.push(`  ... and ${n(file.rejected.length - LISTED_REJECTIONS)} more rejected rows`);
   for (const note of file.notes) lines.push(`  note: ${note}`);
   return lines;
 }
@@ -33,9 +44,13 @@ export function formatImportReport(report: ImportReport): string {
   const rejected = all.reduce((sum, c) => sum + c.rejected, 0);
   const failed = report.files.filter((f) => f.status === 'failed').length;
   if (report.refused) {
-    lines.push(`Refused (--strict): ${n(rejected)} rejected rows${failed > 0 ? ` and ${failed} unreadable files` : ''}; nothing was written.`);
+    lines.push(
+      `Refused (--strict): ${n(rejected)} rejected rows${failed > 0 ? ` and ${failed} unreadable files` : ''}; nothing was written.`,
+    );
   } else {
-    lines.push(`Total: ${n(inserted)} inserted, ${n(updated)} updated, ${n(rejected)} rejected${failed > 0 ? `, ${failed} files not imported` : ''}.`);
+    lines.push(
+      `Total: ${n(inserted)} inserted, ${n(updated)} updated, ${n(rejected)} rejected${failed > 0 ? `, ${failed} files not imported` : ''}.`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

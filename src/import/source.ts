@@ -12,7 +12,11 @@ export interface Source {
   readonly file: string;
   readonly rows: Partial<Record<DataSetCollection, SourceRow[]>>;
   /** Rows refused while reading (a CSV row with the wrong number of fields). */
-  readonly unreadable: readonly { readonly collection: DataSetCollection; readonly line: number; readonly reason: string }[];
+  readonly unreadable: readonly {
+    readonly collection: DataSetCollection;
+    readonly line: number;
+    readonly reason: string;
+  }[];
   /** Worth saying, not worth refusing (an ignored column). */
   readonly notes: readonly string[];
 }

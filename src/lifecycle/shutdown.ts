@@ -46,10 +46,16 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
   const sequence = async (reason: string): Promise<ShutdownReport> => {
     const { logger } = options;
     const deadline = Date.now() + options.timeoutMs;
-    logger.info({ reason, timeoutMs: options.timeoutMs }, 'shutting down: no new connections; finishing requests in flight');
+    logger.info(
+      { reason, timeoutMs: options.timeoutMs },
+      'shutting down: no new connections; finishing requests in flight',
+    );
     let clean = await drain(servers, deadline, logger);
     for (const { name, close } of [...closers].reverse()) {
-      const outcome = await withTimeout(Promise.resolve().then(close), Math.max(CLOSER_FLOOR_MS, deadline - Date.now()));
+      const outcome = await withTimeout(
+        Promise.resolve().then(close),
+        Math.max(CLOSER_FLOOR_MS, deadline - Date.now()),
+      );
       if (outcome === 'done') continue;
       clean = false;
       if (outcome === 'timeout') logger.warn({ step: name }, 'shutdown: step did not finish in time; going on');

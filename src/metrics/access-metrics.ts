@@ -47,7 +47,11 @@ export function createAccessMetrics(registry: Registry): AccessObserver {
 
   return {
     audited(entry) {
-      auditedChild(endpoint(entry.endpoint), operation(entry.operation), entry.outcome === 'refused' ? 'refused' : 'allowed').inc();
+      auditedChild(
+        endpoint(entry.endpoint),
+        operation(entry.operation),
+        entry.outcome === 'refused' ? 'refused' : 'allowed',
+      ).inc();
     },
     refused(why) {
       refusals.labels(reason(why)).inc();

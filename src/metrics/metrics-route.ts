@@ -10,7 +10,11 @@ export function metricsRoute(registry: Registry): RequestHandler {
     Object.assign(callRecordOf(res), { endpoint: 'metrics', operation: 'metrics' });
     try {
       const text = await registry.metrics();
-      res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store', 'X-Content-Type-Options': NOSNIFF });
+      res.writeHead(200, {
+        'Content-Type': registry.contentType,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': NOSNIFF,
+      });
       res.end(text);
     } catch {
       res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': NOSNIFF });

@@ -13,7 +13,11 @@ const PENDING: readonly OutboxStatus[] = ['queued', 'sending', 'failed'];
 // Gauges are collected one after another in a scrape; they share one read.
 const FRESH_MS = 1000;
 
-export function registerOutboxMetrics(registry: Registry, source: OutboxStatsSource, now: () => number = Date.now): void {
+export function registerOutboxMetrics(
+  registry: Registry,
+  source: OutboxStatsSource,
+  now: () => number = Date.now,
+): void {
   let last: { at: number; stats: Promise<OutboxChannelStats[]> } | null = null;
   // Registered after the gauges (below), so a scrape shows the failure it met itself.
   let errors: Counter | null = null;
@@ -29,7 +33,12 @@ export function registerOutboxMetrics(registry: Registry, source: OutboxStatsSou
   };
 
   // One gauge per figure, each set from the shared read when scraped.
-  const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, stats: OutboxChannelStats) => void) =>
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    set: (g: Gauge, stats: OutboxChannelStats) => void,
+  ) =>
     new Gauge({
       name,
       help,
@@ -40,12 +49,22 @@ export function registerOutboxMetrics(registry: Registry, source: OutboxStatsSou
       },
     });
 
-  gauge('notify_outbox_messages', 'Outbox messages by channel (push, sms) and status.', ['channel', 'status'], (g, stats) => {
-    for (const status of STATUSES) g.labels(stats.channel, status).set(stats.counts[status]);
-  });
-  gauge('notify_outbox_pending', 'Outbox depth: messages queued, being sent or waiting for a retry, by channel.', ['channel'], (g, stats) => {
-    g.labels(stats.channel).set(PENDING.reduce((sum, status) => sum + stats.counts[status], 0));
-  });
+  gauge(
+    'notify_outbox_messages',
+    'Outbox messages by channel (push, sms) and status.',
+    ['channel', 'status'],
+    (g, stats) => {
+      for (const status of STATUSES) g.labels(stats.channel, status).set(stats.counts[status]);
+    },
+  );
+  gauge(
+    'notify_outbox_pending',
+    'Outbox depth: messages queued, being sent or waiting for a retry, by channel.',
+    ['channel'],
+    (g, stats) => {
+      g.labels(stats.channel).set(PENDING.reduce((sum, status) => sum + stats.counts[status], 0));
+    },
+  );
   gauge(
     'notify_outbox_oldest_pending_age_seconds',
     'Age of the oldest message not yet sent or given up, by channel; 0 when none is pending.',

@@ -71,7 +71,8 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
     observe(r) {
       const s = seriesOf(r.endpoint, r.operation, r.binding);
       let counter = s.outcomes.get(r.outcome);
-      if (counter === undefined) s.outcomes.set(r.outcome, (counter = requests.labels(r.endpoint, r.operation, r.binding, r.outcome)));
+      if (counter === undefined)
+        s.outcomes.set(r.outcome, (counter = requests.labels(r.endpoint, r.operation, r.binding, r.outcome)));
       counter.inc();
       s.duration.observe(r.seconds);
       if (r.fault !== null) faultChild(r.endpoint, r.operation, r.binding, faultCode(r.fault)).inc();

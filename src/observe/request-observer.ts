@@ -84,12 +84,20 @@ function observe(record: CallRecord, status: number, seconds: number): RequestOb
   const endpoint = record.endpoint ?? 'none';
   const operation = record.operation ?? 'none';
   const binding = record.binding ?? 'none';
-  if (record.outcome !== null) return { endpoint, operation, binding, outcome: record.outcome, fault: record.fault, seconds };
+  if (record.outcome !== null)
+    return { endpoint, operation, binding, outcome: record.outcome, fault: record.fault, seconds };
   if (status === 0) return { endpoint, operation, binding, outcome: 'client_fault', fault: 'aborted', seconds };
   if (status < 400) return { endpoint, operation, binding, outcome: 'ok', fault: null, seconds };
   // The ASMX wire answers the caller's mistakes itself, with 500 among them
   // (`Missing parameter: phone.`); our own failures there are noted by the
   // dispatcher or the app's last-resort handler.
   const callersMistake = record.binding !== null || status < 500;
-  return { endpoint, operation, binding, outcome: callersMistake ? 'client_fault' : 'server_fault', fault: `http_${status}`, seconds };
+  return {
+    endpoint,
+    operation,
+    binding,
+    outcome: callersMistake ? 'client_fault' : 'server_fault',
+    fault: `http_${status}`,
+    seconds,
+  };
 }

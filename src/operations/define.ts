@@ -27,6 +27,9 @@ export interface OperationDeps {
 /** What an operation may answer: what its result type carries (anything when that is void). */
 export type AllowedResult<K extends WireOperationName> = ResultValues[ResultTypeOf[K]];
 
-export type Implementation<K extends WireOperationName> = (args: WireOperations[K]['args'], context: CallContext) => Promise<AllowedResult<K>>;
+export type Implementation<K extends WireOperationName> = (
+  args: WireOperations[K]['args'],
+  context: CallContext,
+) => Promise<AllowedResult<K>>;
 
 export type OperationFactory<K extends WireOperationName> = (deps: OperationDeps) => Implementation<K>;

@@ -21,7 +21,11 @@ export class ClientError extends Error {
   }
 }
 
-export type Failure = { readonly kind: 'client' | 'server'; readonly message: string; readonly retryAfterSeconds?: number };
+export type Failure = {
+  readonly kind: 'client' | 'server';
+  readonly message: string;
+  readonly retryAfterSeconds?: number;
+};
 
 export class OperationTimeoutError extends Error {
   override readonly name = 'OperationTimeoutError';
@@ -33,7 +37,9 @@ export class OperationTimeoutError extends Error {
  * `expected` is false for failures a person should look into in the logs.
  */
 export function describeFailure(err: unknown): Failure & { readonly expected: boolean } {
-  if (err instanceof ClientError) return { kind: 'client', message: err.message, retryAfterSeconds: err.retryAfterSeconds, expected: true };
-  if (err instanceof StoreError || err instanceof OperationTimeoutError) return { kind: 'server', message: err.message, expected: false };
+  if (err instanceof ClientError)
+    return { kind: 'client', message: err.message, retryAfterSeconds: err.retryAfterSeconds, expected: true };
+  if (err instanceof StoreError || err instanceof OperationTimeoutError)
+    return { kind: 'server', message: err.message, expected: false };
   return { kind: 'server', message: 'An unexpected error occurred; it has been logged.', expected: false };
 }

@@ -38,11 +38,15 @@ type Modules = typeof MODULES;
  * what its result type carries: said of each operation, so that code generic
  * in the operation hands the answer to its result type's writer as it is.
  */
-export type OperationResult<K extends WireOperationName> = Awaited<ReturnType<ReturnType<Modules[K]>>> & AllowedResult<K>;
+export type OperationResult<K extends WireOperationName> = Awaited<ReturnType<ReturnType<Modules[K]>>> &
+  AllowedResult<K>;
 
 /** Each operation's implementation, its arguments and result written in terms of the operation (so a caller generic in it stays typed). */
 export type Operations = {
-  readonly [K in WireOperationName]: (args: WireOperations[K]['args'], context: CallContext) => Promise<OperationResult<K>>;
+  readonly [K in WireOperationName]: (
+    args: WireOperations[K]['args'],
+    context: CallContext,
+  ) => Promise<OperationResult<K>>;
 };
 
 /** MODULES as createOperations uses them: each entry checked to make its operation's implementation. */
@@ -51,5 +55,7 @@ const FACTORIES: { readonly [K in WireOperationName]: (deps: OperationDeps) => O
 export function createOperations(store: Store, rules: OperationRules): Operations {
   const deps: OperationDeps = { store, rules };
   // Object.fromEntries types its keys as strings; they are those of FACTORIES, every operation.
-  return Object.fromEntries(Object.entries(FACTORIES).map(([name, factory]) => [name, factory(deps)])) as unknown as Operations;
+  return Object.fromEntries(
+    Object.entries(FACTORIES).map(([name, factory]) => [name, factory(deps)]),
+  ) as unknown as Operations;
 }

@@ -19,13 +19,17 @@ const MOBILE_TYPES = new Set(['MOBILE', 'FIXED_LINE_OR_MOBILE']);
 export function normalisePhone(raw: string | null, rules: PhoneRules): string {
   if (raw === null || raw.trim() === '') throw new ClientError('phone_missing', 'A phone number is required.');
   const parsed = parsePhoneNumberFromString(raw.trim(), rules.defaultRegion);
-  if (!parsed || !parsed.isValid()) throw new ClientError('phone_invalid', `The phone number ${maskPhone(raw.trim())} is not a valid number.`);
+  if (!parsed || !parsed.isValid())
+    throw new ClientError('phone_invalid', `The phone number ${maskPhone(raw.trim())} is not a valid number.`);
   const type = parsed.getType();
   if (type === undefined || !MOBILE_TYPES.has(type)) {
     throw new ClientError('phone_not_mobile', `The phone number ${maskPhone(parsed.number)} is not a mobile number.`);
   }
   if (!parsed.country || !rules.allowedCountries.includes(parsed.country)) {
-    throw new ClientError('phone_country', `Phone numbers of ${parsed.country ?? 'that region'} are not accepted by this service.`);
+    throw new ClientError(
+      'phone_country',
+      `Phone numbers of ${parsed.country ?? 'that region'} are not accepted by this service.`,
+    );
   }
   return parsed.number;
 }

@@ -20,7 +20,14 @@ import type { AccessControl } from '../access';
 import type { EndpointModel } from '../contract';
 import type { RequestObserver } from '../observe';
 import type { Operations } from '../operations';
-import { callRecordOf, createAsmxCalls, createAsmxDocuments, createDispatcher, DEFAULT_MAX_XML_DEPTH, sendText } from '../wire';
+import {
+  callRecordOf,
+  createAsmxCalls,
+  createAsmxDocuments,
+  createDispatcher,
+  DEFAULT_MAX_XML_DEPTH,
+  sendText,
+} from '../wire';
 import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
 export interface AppOptions {
@@ -68,7 +75,14 @@ export function createApp(options: AppOptions): App {
   app.set('trust proxy', options.trustProxy);
   if (options.routes !== undefined) app.use(operatorRoutes(options.routes));
   // Health and metrics come first and never pass the access policy.
-  app.use(createAsmxDocuments({ endpoints: options.endpoints, helpPages: options.helpPages, access: options.access, publicBaseUrl: options.publicBaseUrl }));
+  app.use(
+    createAsmxDocuments({
+      endpoints: options.endpoints,
+      helpPages: options.helpPages,
+      access: options.access,
+      publicBaseUrl: options.publicBaseUrl,
+    }),
+  );
   app.use((_req: Request, res: Response) => {
     sendText(res, 404, 'Not Found.');
   });

@@ -54,7 +54,12 @@ const BODY_EVICT_AFTER_MS = 250;
 const LINGER_MS = 1000;
 
 /** Listens with these connection limits (the defaults for those left out); resolves once the port is bound. */
-export function listen(listener: RequestListener, port: number, host: string, limits: Partial<ConnectionLimits> = {}): Promise<Server> {
+export function listen(
+  listener: RequestListener,
+  port: number,
+  host: string,
+  limits: Partial<ConnectionLimits> = {},
+): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createHttpServer(listener, { ...DEFAULT_CONNECTION_LIMITS, ...limits });
     server.once('error', reject);
@@ -72,7 +77,11 @@ export function createHttpServer(listener: RequestListener, limits: ConnectionLi
     connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4),
   });
   server.on('request', listener);
-  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Socket) => answerClientError(err, socket));
+  server.on(
+    'clientError',
+    (err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Socket) =>
+      answerClientError(err, socket),
+  );
   guardConnections(server, limits);
   return server;
 }
@@ -237,7 +246,10 @@ function refuse(socket: Socket, message: string): void {
  * reset, often instead of the answer. Each is answered here in one line of
  * plain text, and the connection is closed once the client has sent the rest.
  */
-function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Socket): void {
+function answerClientError(
+  err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number },
+  socket: Socket,
+): void {
   const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (!socket.writable || pending?.headersSent === true || err.code === 'ECONNRESET') {
     socket.destroy();
@@ -276,7 +288,13 @@ function inRequestLine(err: { rawPacket?: Buffer; bytesParsed?: number }): boole
 
 const handled = new WeakSet<Socket>();
 
-function answerRaw(socket: Socket, status: number, reason: string, message: string, extra: Record<string, string> = {}): void {
+function answerRaw(
+  socket: Socket,
+  status: number,
+  reason: string,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
   // Node may report the same broken request again as more of it arrives.
   if (handled.has(socket)) return;
   handled.add(socket);

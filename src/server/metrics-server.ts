@@ -6,7 +6,12 @@ import { NOSNIFF } from '../wire/respond';
 import { listen, type ConnectionLimits } from './http-server';
 
 /** Serves `GET /metrics` on a port of its own (METRICS_PORT); resolves once bound. */
-export function serveMetrics(metrics: Metrics, port: number, host: string, limits: Partial<ConnectionLimits> = {}): Promise<Server> {
+export function serveMetrics(
+  metrics: Metrics,
+  port: number,
+  host: string,
+  limits: Partial<ConnectionLimits> = {},
+): Promise<Server> {
   const app = express();
   app.disable('x-powered-by');
   app.use(metrics.route);

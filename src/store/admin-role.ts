@@ -4,18 +4,49 @@
 import { listAuditRows, type AuditPage, type AuditQuery } from './access/access-audit';
 import type { StoreCore } from './core';
 import type { DataSetCollection } from './data-set/data-set';
-import { toAuthCodeMessageRow, toPushNotificationRow, type AuthCodeMessageRow, type OutboxFilter, type PushNotificationRow } from './outbox/outbox';
-import { outboxStats, requeueDeadMessages, requeueMessage, type OutboxChannel, type OutboxChannelStats, type RequeueResult } from './outbox/outbox-admin';
-import { findOutboxMessage, listOutbox, type OutboxMessage, type OutboxPage, type OutboxQuery } from './outbox/outbox-listing';
+import {
+  toAuthCodeMessageRow,
+  toPushNotificationRow,
+  type AuthCodeMessageRow,
+  type OutboxFilter,
+  type PushNotificationRow,
+} from './outbox/outbox';
+import {
+  outboxStats,
+  requeueDeadMessages,
+  requeueMessage,
+  type OutboxChannel,
+  type OutboxChannelStats,
+  type RequeueResult,
+} from './outbox/outbox-admin';
+import {
+  findOutboxMessage,
+  listOutbox,
+  type OutboxMessage,
+  type OutboxPage,
+  type OutboxQuery,
+} from './outbox/outbox-listing';
 import { notifyOutbox } from './outbox/outbox-notify';
 import { changeRecord, type RecordChangeResult, type RecordDecision } from './records/record-change';
-import { deleteRecord, findRecord, listRecords, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records/records';
+import {
+  deleteRecord,
+  findRecord,
+  listRecords,
+  type DeleteResult,
+  type RecordFilter,
+  type RecordOf,
+  type RecordPage,
+} from './records/records';
 
 export interface AdminStore {
   /** One record by key (a school by any form of its base URL); null when none. */
   getRecord<C extends DataSetCollection>(collection: C, key: string): Promise<RecordOf<C> | null>;
   /** One page of a collection, in key order, with the total. */
-  listRecords<C extends DataSetCollection>(collection: C, filter: RecordFilter, page: { limit: number; offset: number }): Promise<RecordPage<C>>;
+  listRecords<C extends DataSetCollection>(
+    collection: C,
+    filter: RecordFilter,
+    page: { limit: number; offset: number },
+  ): Promise<RecordPage<C>>;
   /** Reads one record and writes what `decide` returns, in one transaction (see record-change.ts). */
   changeRecord<C extends DataSetCollection>(
     collection: C,
@@ -47,7 +78,8 @@ export function createAdminStore(core: StoreCore): AdminStore {
   return {
     getRecord: (collection, key) => run(() => findRecord(db, collection, key)),
     listRecords: (collection, filter, page) => run(() => listRecords(db, collection, filter, page)),
-    changeRecord: (collection, key, decide) => run(() => core.writeTransaction((trx) => changeRecord(trx, collection, key, decide, core.timestamp()))),
+    changeRecord: (collection, key, decide) =>
+      run(() => core.writeTransaction((trx) => changeRecord(trx, collection, key, decide, core.timestamp()))),
     deleteRecord: (collection, key) => run(() => core.writeTransaction((trx) => deleteRecord(trx, collection, key))),
 
     listPushNotifications: (filter = {}) =>

@@ -37,7 +37,12 @@ export interface StoreCore {
 // under them would leave queued requests waiting forever.
 const CLOSE_GRACE_MS = 10_000;
 
-export function createStoreCore(db: Kysely<StoreDatabase>, dialect: StoreDialect, now: () => Date, release: () => Promise<void>): StoreCore {
+export function createStoreCore(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  now: () => Date,
+  release: () => Promise<void>,
+): StoreCore {
   let closing: Promise<void> | null = null;
   let active = 0;
   let onIdle: (() => void) | null = null;

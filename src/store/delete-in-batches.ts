@@ -9,7 +9,11 @@ export const PRUNE_BATCH = 500;
  * batches it yields to the event loop: better-sqlite3 works synchronously,
  * and without the yield a large backlog would hold every request up.
  */
-export async function deleteInBatches(deleteBatch: () => Promise<DeleteResult>, batch: number, signal?: AbortSignal): Promise<number> {
+export async function deleteInBatches(
+  deleteBatch: () => Promise<DeleteResult>,
+  batch: number,
+  signal?: AbortSignal,
+): Promise<number> {
   let total = 0;
   while (signal?.aborted !== true) {
     const deleted = Number((await deleteBatch()).numDeletedRows);

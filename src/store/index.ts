@@ -3,7 +3,16 @@
 export { DEFAULT_GROUP_COMMIT_MS, openStore, type OpenStoreOptions } from './open-store';
 export { GroupCommit } from './outbox/group-commit';
 export type { OutboxSubscription } from './outbox/outbox-notify';
-export type { AccessStore, AdminStore, DataSetStore, DemoDataStore, ImportStore, OpenedStore, Outbox, StoreLifecycle } from './roles';
+export type {
+  AccessStore,
+  AdminStore,
+  DataSetStore,
+  DemoDataStore,
+  ImportStore,
+  OpenedStore,
+  Outbox,
+  StoreLifecycle,
+} from './roles';
 export { StoreError, type StoreErrorKind } from './errors';
 export { InvalidDataSetError } from './data-set/data-set-values';
 export { checkRecord, type RecordCheck, type RecordReference } from './records/check-record';
@@ -21,7 +30,13 @@ export type {
 } from './data-set/data-set';
 export type { AuthCodeMessageRow, OutboxFilter, PushNotificationRow } from './outbox/outbox';
 export type { OutboxChannel, OutboxChannelStats, RequeueResult } from './outbox/outbox-admin';
-export type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion, DeliveryCompletionEntry } from './outbox/outbox-claims';
+export type {
+  ClaimedAuthCodeMessage,
+  ClaimedMessage,
+  ClaimedPushNotification,
+  DeliveryCompletion,
+  DeliveryCompletionEntry,
+} from './outbox/outbox-claims';
 export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access/access-audit';
 export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access/access-counters';
 export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './outbox/auth-code-admission';
@@ -31,7 +46,14 @@ export type { MigrationStatus } from './migrations/migration-status';
 export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox/outbox-listing';
 export type { RecordChangeResult, RecordDecision } from './records/record-change';
 export { COLLECTION_OF, LINKS, type Collection, type CollectionLink } from './collections';
-export { COLLECTIONS, recordKey, type DeleteResult, type RecordFilter, type RecordOf, type RecordPage } from './records/records';
+export {
+  COLLECTIONS,
+  recordKey,
+  type DeleteResult,
+  type RecordFilter,
+  type RecordOf,
+  type RecordPage,
+} from './records/records';
 export type {
   AbsenceRecord,
   NewAuthCodeMessage,

@@ -66,7 +66,8 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
 
   // A malformed schema name is a configuration mistake, not an outage.
   if (options.schema !== undefined) assertSchemaName(options.schema);
-  const dialect = () => createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
+  const dialect = () =>
+    createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
   const db = await connect('postgres', dialect, options.schema);
   return assemble(db, 'postgres', {
     now,
@@ -97,7 +98,10 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
   const core = createStoreCore(db, dialect, assembly.now, assembly.release);
   const queries = prepareQueries(db, dialect);
   const waitMs = assembly.groupCommitMs;
-  const batching = dialect === 'postgres' && waitMs !== null ? { waitMs, maxBatch: GROUP_COMMIT_MAX_BATCH, maxInFlight: GROUP_COMMIT_IN_FLIGHT } : null;
+  const batching =
+    dialect === 'postgres' && waitMs !== null
+      ? { waitMs, maxBatch: GROUP_COMMIT_MAX_BATCH, maxInFlight: GROUP_COMMIT_IN_FLIGHT }
+      : null;
   return {
     records: createRecords(core, queries, batching),
     outbox: createOutbox(core, { batching, listen: assembly.listen }),
@@ -118,7 +122,11 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
   };
 }
 
-async function connect(dialect: StoreDialect, createDialect: () => Dialect, schema: string | undefined): Promise<Kysely<StoreDatabase>> {
+async function connect(
+  dialect: StoreDialect,
+  createDialect: () => Dialect,
+  schema: string | undefined,
+): Promise<Kysely<StoreDatabase>> {
   let driverDialect: Dialect;
   try {
     driverDialect = createDialect();

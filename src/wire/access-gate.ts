@@ -35,7 +35,12 @@ interface Refusing extends GateRequest {
 }
 
 /** The gate of an HTTP GET or POST to `/X.asmx/Op`; undefined when there is nothing to decide before the parameters. */
-export function httpOperationGate(access: PreBodyAccess, endpoint: EndpointModel, operationName: string, request: GateRequest): BodyGate | undefined {
+export function httpOperationGate(
+  access: PreBodyAccess,
+  endpoint: EndpointModel,
+  operationName: string,
+  request: GateRequest,
+): BodyGate | undefined {
   if (access.endpointOpen(endpoint.name)) return undefined;
   const operation = endpoint.operations.find((op) => op.wireName === operationName);
   // An unknown operation is answered by the binding (ASMX's error), whoever asks.
@@ -47,12 +52,20 @@ export function httpOperationGate(access: PreBodyAccess, endpoint: EndpointModel
 }
 
 /** The gate of a SOAP POST to `/X.asmx`; undefined when there is nothing to decide before the body. */
-export function soapGate(access: PreBodyAccess, endpoint: EndpointModel, router: SoapRouter, request: GateRequest): BodyGate | undefined {
+export function soapGate(
+  access: PreBodyAccess,
+  endpoint: EndpointModel,
+  router: SoapRouter,
+  request: GateRequest,
+): BodyGate | undefined {
   if (access.endpointOpen(endpoint.name)) return undefined;
   const media = parseMediaType(header(request, 'content-type'));
   const declared = media.type === 'application/soap+xml' ? '1.2' : '1.1';
   const refusing: Refusing = { ...request, binding: declared === '1.1' ? 'soap11' : 'soap12' };
-  let operation = router.byHeaders(declared, { soapActionHeader: header(request, 'soapaction'), actionParameter: media.parameters.get('action') });
+  let operation = router.byHeaders(declared, {
+    soapActionHeader: header(request, 'soapaction'),
+    actionParameter: media.parameters.get('action'),
+  });
   const sniffer = operation === undefined ? createBodyElementSniffer(media.parameters.get('charset')) : null;
   return {
     inspect(chunk, sizeSoFar) {
@@ -66,14 +79,23 @@ export function soapGate(access: PreBodyAccess, endpoint: EndpointModel, router:
     },
     decide() {
       const known = operation;
-      if (known !== undefined) return applyVerdict(access.admit(known, request.address, authorizationOf(request)), known, refusing);
+      if (known !== undefined)
+        return applyVerdict(access.admit(known, request.address, authorizationOf(request)), known, refusing);
       // No operation named (a metadata request, a body without a known element): the endpoint's rules as a whole.
-      return applyVerdict(access.admitEndpoint(endpoint.name, request.address, authorizationOf(request)), null, refusing);
+      return applyVerdict(
+        access.admitEndpoint(endpoint.name, request.address, authorizationOf(request)),
+        null,
+        refusing,
+      );
     },
   };
 }
 
-function applyVerdict(verdict: DocumentVerdict | Promise<DocumentVerdict>, operation: OperationModel | null, request: Refusing): boolean | Promise<boolean> {
+function applyVerdict(
+  verdict: DocumentVerdict | Promise<DocumentVerdict>,
+  operation: OperationModel | null,
+  request: Refusing,
+): boolean | Promise<boolean> {
   const apply = (refusal: DocumentVerdict): boolean => {
     if (refusal === null) return true;
     if (request.binding !== undefined) request.record.binding = request.binding;

@@ -55,7 +55,9 @@ type Next = (err?: unknown) => void;
  * to `next`. Uses nothing but Node's own request and response: it runs in
  * front of the Express application (src/server/app.ts says why).
  */
-export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage, res: ServerResponse, next: Next) => Promise<void> {
+export function createAsmxCalls(
+  options: AsmxCallOptions,
+): (req: IncomingMessage, res: ServerResponse, next: Next) => Promise<void> {
   const endpoints = endpointMap(options.endpoints, (model) => ({
     soap: createSoapHandler(model, options.dispatcher, options.xmlMaxDepth),
     http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
@@ -97,7 +99,8 @@ export function createAsmxCalls(options: AsmxCallOptions): (req: IncomingMessage
     if (req.method !== 'POST' && gate !== undefined && !(await gate.decide())) return;
     const body = req.method === 'POST' ? await readBody(req, res, gate) : undefined;
     if (body === null) return;
-    if (operationPath !== undefined) await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call);
+    if (operationPath !== undefined)
+      await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call);
     else await found.handlers.soap(req, res, body as Buffer, call);
   };
 }
@@ -113,7 +116,13 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
   const serviceList = createServiceListServer(options.endpoints);
   const access = options.access;
   /** Runs `serve` once the access policy lets the caller read the endpoint's documents. */
-  const serveIfAllowed = (req: Request, res: Response, next: NextFunction, endpoint: string | null, serve: () => void) => {
+  const serveIfAllowed = (
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    endpoint: string | null,
+    serve: () => void,
+  ) => {
     if (access === undefined) {
       serve();
       return;
@@ -151,7 +160,10 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
 }
 
 /** Endpoints by lower-cased name (IIS matches paths in any letter case), each with what serves it. */
-function endpointMap<T>(models: readonly EndpointModel[], build: (model: EndpointModel) => T): Map<string, { model: EndpointModel; handlers: T }> {
+function endpointMap<T>(
+  models: readonly EndpointModel[],
+  build: (model: EndpointModel) => T,
+): Map<string, { model: EndpointModel; handlers: T }> {
   return new Map(models.map((model) => [model.name.toLowerCase(), { model, handlers: build(model) }]));
 }
 

@@ -5,7 +5,14 @@
 import type { Logger } from 'pino';
 import { refusalReason, type AccessControl, type AccessRefusal } from '../access';
 import { ARGUMENT_READERS, type OperationModel, type WireOperationName } from '../contract';
-import { OperationTimeoutError, describeFailure, type CallContext, type Failure, type OperationResult, type Operations } from '../operations';
+import {
+  OperationTimeoutError,
+  describeFailure,
+  type CallContext,
+  type Failure,
+  type OperationResult,
+  type Operations,
+} from '../operations';
 import { noteCall, noteRefusal, type CallRecord } from './call-record';
 
 /**
@@ -25,15 +32,29 @@ export interface WireCall {
 export type Failed = ({ readonly ok: false } & Failure) | ({ readonly ok: false } & AccessRefusal);
 
 /** How a call of operation `K` went: what it answered, typed by the operation, or why it did not. */
-export type Outcome<K extends WireOperationName = WireOperationName> = { readonly ok: true; readonly value: OperationResult<K> } | Failed;
+export type Outcome<K extends WireOperationName = WireOperationName> =
+  { readonly ok: true; readonly value: OperationResult<K> } | Failed;
 
 export interface Dispatcher {
   /** `values` are the operation's parameters in contract order, already read from the wire. */
-  invoke<K extends WireOperationName>(operation: OperationModel<K>, values: readonly (string | null)[], call: WireCall): Promise<Outcome<K>>;
+  invoke<K extends WireOperationName>(
+    operation: OperationModel<K>,
+    values: readonly (string | null)[],
+    call: WireCall,
+  ): Promise<Outcome<K>>;
 }
 
-export function createDispatcher(operations: Operations, logger: Logger, timeoutMs: number, access?: AccessControl): Dispatcher {
-  const run = async <K extends WireOperationName>(operation: OperationModel<K>, values: readonly (string | null)[], call: WireCall): Promise<Outcome<K>> => {
+export function createDispatcher(
+  operations: Operations,
+  logger: Logger,
+  timeoutMs: number,
+  access?: AccessControl,
+): Dispatcher {
+  const run = async <K extends WireOperationName>(
+    operation: OperationModel<K>,
+    values: readonly (string | null)[],
+    call: WireCall,
+  ): Promise<Outcome<K>> => {
     try {
       const value = await withTimeout(invokeOperation(operations, operation.wireName, values, call.context), timeoutMs);
       noteCall(call.record, operation.wireName, null);
@@ -55,7 +76,12 @@ export function createDispatcher(operations: Operations, logger: Logger, timeout
   };
   return {
     async invoke(operation, values, call) {
-      const verdict = access.checkCall({ operation, values, address: call.context.callerAddress, authorization: call.authorization });
+      const verdict = access.checkCall({
+        operation,
+        values,
+        address: call.context.callerAddress,
+        authorization: call.authorization,
+      });
       // Awaited only when bcrypt had to run: a remembered or unneeded check stays synchronous.
       const refusal = verdict instanceof Promise ? await verdict : verdict;
       if (refusal !== null) return refused(operation, call, refusal);
@@ -65,14 +91,22 @@ export function createDispatcher(operations: Operations, logger: Logger, timeout
 }
 
 /** The operation's implementation with its arguments, read by the generated reader of the same operation: typed end to end. */
-function invokeOperation<K extends WireOperationName>(operations: Operations, name: K, values: readonly (string | null)[], context: CallContext) {
+function invokeOperation<K extends WireOperationName>(
+  operations: Operations,
+  name: K,
+  values: readonly (string | null)[],
+  context: CallContext,
+) {
   return operations[name](ARGUMENT_READERS[name](values), context);
 }
 
 function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new OperationTimeoutError(`The operation did not complete within ${timeoutMs} ms.`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new OperationTimeoutError(`The operation did not complete within ${timeoutMs} ms.`)),
+      timeoutMs,
+    );
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

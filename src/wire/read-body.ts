@@ -26,12 +26,19 @@ export function createBodyReader(limit: number): RawBodyReader {
     if (encoding === undefined || encoding === 'identity') return readPlainBody(req, res, limit, gate);
     // A compressed body (rare from SOAP clients) is inflated whole: a gate decides before it, on what it already knows.
     if (gate === undefined) return readCompressedBody(readCompressed, req, res, limit);
-    return Promise.resolve(gate.decide()).then((goOn) => (goOn ? readCompressedBody(readCompressed, req, res, limit) : null));
+    return Promise.resolve(gate.decide()).then((goOn) =>
+      goOn ? readCompressedBody(readCompressed, req, res, limit) : null,
+    );
   };
 }
 
 /** body-parser inflates it, the limit applying to what it inflates to. */
-function readCompressedBody(readBody: ReturnType<typeof bodyParser.raw>, req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
+function readCompressedBody(
+  readBody: ReturnType<typeof bodyParser.raw>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<Buffer | null> {
   return new Promise((resolve) => {
     void readBody(req, res, (err?: unknown) => {
       if (err === undefined || err === null) {
@@ -54,7 +61,12 @@ function readCompressedBody(readBody: ReturnType<typeof bodyParser.raw>, req: In
  * path, where body-parser's general machinery cost a measurable share of a
  * small SOAP call. With a gate, reading pauses while it decides.
  */
-function readPlainBody(req: IncomingMessage, res: ServerResponse, limit: number, gate: BodyGate | undefined): Promise<Buffer | null> {
+function readPlainBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  gate: BodyGate | undefined,
+): Promise<Buffer | null> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     refuseTooLarge(res, limit);

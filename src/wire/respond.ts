@@ -44,9 +44,15 @@ export function sendText(res: ServerResponse, status: number, message: string): 
  */
 export function sendAccessRefusal(
   res: ServerResponse,
-  refusal: { readonly kind: 'forbidden' | 'unauthorized'; readonly message: string; readonly realm?: string; readonly retryAfterSeconds?: number },
+  refusal: {
+    readonly kind: 'forbidden' | 'unauthorized';
+    readonly message: string;
+    readonly realm?: string;
+    readonly retryAfterSeconds?: number;
+  },
 ): void {
-  if (refusal.kind === 'unauthorized') res.setHeader('WWW-Authenticate', `Basic realm="${refusal.realm ?? ''}", charset="UTF-8"`);
+  if (refusal.kind === 'unauthorized')
+    res.setHeader('WWW-Authenticate', `Basic realm="${refusal.realm ?? ''}", charset="UTF-8"`);
   if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
   sendText(res, refusal.kind === 'unauthorized' ? 401 : 403, refusal.message);
 }

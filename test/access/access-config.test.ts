@@ -7,7 +7,10 @@ describe('configuration of the access limits', () => {
   });
 
   it('reads both, and off for the retention', () => {
-    expect(loadConfig({ AUDIT_RETENTION_DAYS: '365', ACCESS_SYNC_INTERVAL_MS: '500' })).toMatchObject({ auditRetentionDays: 365, accessSyncIntervalMs: 500 });
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '365', ACCESS_SYNC_INTERVAL_MS: '500' })).toMatchObject({
+      auditRetentionDays: 365,
+      accessSyncIntervalMs: 500,
+    });
     expect(loadConfig({ AUDIT_RETENTION_DAYS: 'OFF' }).auditRetentionDays).toBeNull();
   });
 

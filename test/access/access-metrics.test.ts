@@ -23,13 +23,36 @@ describe('access metrics', () => {
       batchSize: 1,
       maxBuffered: 2,
     });
-    const base = { at: new Date(T0), address: '10.0.0.1', user: null, subjectKind: 'student' as const, subject: '1001', reason: null };
-    for (let i = 0; i < 3; i++) trail.record({ ...base, endpoint: 'NotificationNotes.asmx', operation: 'GetStudentsAbcenceByID', outcome: 'allowed' });
-    trail.record({ ...base, endpoint: 'PushNotificationMobile.asmx', operation: 'GetTokenDevice', outcome: 'refused', reason: 'limit' });
+    const base = {
+      at: new Date(T0),
+      address: '10.0.0.1',
+      user: null,
+      subjectKind: 'student' as const,
+      subject: '1001',
+      reason: null,
+    };
+    for (let i = 0; i < 3; i++)
+      trail.record({
+        ...base,
+        endpoint: 'NotificationNotes.asmx',
+        operation: 'GetStudentsAbcenceByID',
+        outcome: 'allowed',
+      });
+    trail.record({
+      ...base,
+      endpoint: 'PushNotificationMobile.asmx',
+      operation: 'GetTokenDevice',
+      outcome: 'refused',
+      reason: 'limit',
+    });
     await trail.flush();
 
     const budgets = createCallBudgets({
-      store: { dialect: 'postgres', mergeAccessCounters: () => Promise.reject(new Error('store down')), pruneAccessCounters: async () => 0 },
+      store: {
+        dialect: 'postgres',
+        mergeAccessCounters: () => Promise.reject(new Error('store down')),
+        pruneAccessCounters: async () => 0,
+      },
       logger,
       observer,
       now: () => T0,
@@ -46,10 +69,18 @@ describe('access metrics', () => {
 
     const samples = parseMetrics(await metrics.registry.metrics());
     expect(
-      sampleValue(samples, 'access_audit_entries_total', { endpoint: 'NotificationNotes.asmx', operation: 'GetStudentsAbcenceByID', outcome: 'allowed' }),
+      sampleValue(samples, 'access_audit_entries_total', {
+        endpoint: 'NotificationNotes.asmx',
+        operation: 'GetStudentsAbcenceByID',
+        outcome: 'allowed',
+      }),
     ).toBe(3);
     expect(
-      sampleValue(samples, 'access_audit_entries_total', { endpoint: 'PushNotificationMobile.asmx', operation: 'GetTokenDevice', outcome: 'refused' }),
+      sampleValue(samples, 'access_audit_entries_total', {
+        endpoint: 'PushNotificationMobile.asmx',
+        operation: 'GetTokenDevice',
+        outcome: 'refused',
+      }),
     ).toBe(1);
     expect(sampleValue(samples, 'access_refusals_total', { reason: 'limit' })).toBe(1);
     expect(sampleValue(samples, 'access_refusals_total', { reason: 'enumeration' })).toBe(1);
@@ -73,7 +104,12 @@ describe('access metrics', () => {
       reason: null,
     });
     return metrics.registry.metrics().then((text) => {
-      expect(sampleValue(parseMetrics(text), 'access_audit_entries_total', { endpoint: 'other', operation: 'GetTokenDevice' })).toBe(1);
+      expect(
+        sampleValue(parseMetrics(text), 'access_audit_entries_total', {
+          endpoint: 'other',
+          operation: 'GetTokenDevice',
+        }),
+      ).toBe(1);
     });
   });
 });

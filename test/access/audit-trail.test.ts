@@ -91,7 +91,15 @@ describe('audit trail', () => {
     await settle();
     await trail.flush();
     expect(inserts.map((batch) => batch.length)).toEqual([3, 3, 1]);
-    expect(inserts.flat().map((row) => row.subject)).toEqual(['dev-0', 'dev-1', 'dev-2', 'dev-3', 'dev-4', 'dev-5', 'dev-6']);
+    expect(inserts.flat().map((row) => row.subject)).toEqual([
+      'dev-0',
+      'dev-1',
+      'dev-2',
+      'dev-3',
+      'dev-4',
+      'dev-5',
+      'dev-6',
+    ]);
   });
 
   it('flushes on its interval once started, and stop() writes what is left', async () => {
@@ -149,7 +157,11 @@ describe('audit trail', () => {
     setDown(true);
     trail.record(entry('dev-1'));
     await trail.stop();
-    expect(lines.at(-1)).toMatchObject({ level: 40, lost: 1, msg: expect.stringContaining('stopped with entries the store did not take') });
+    expect(lines.at(-1)).toMatchObject({
+      level: 40,
+      lost: 1,
+      msg: expect.stringContaining('stopped with entries the store did not take'),
+    });
   });
 });
 
@@ -187,7 +199,11 @@ describe('what the audit trail keeps of an entry', () => {
     const subject = `${'a'.repeat(127)}😀${'b'.repeat(10)}`;
     trail.record(entry(subject));
     await trail.flush();
-    expect(inserts[0][0]).toMatchObject({ subject: 'a'.repeat(127), subjectLength: subject.length, subjectSha256: sha256(subject) });
+    expect(inserts[0][0]).toMatchObject({
+      subject: 'a'.repeat(127),
+      subjectLength: subject.length,
+      subjectSha256: sha256(subject),
+    });
   });
 
   it('cuts an address and a user longer than any real one', async () => {
@@ -253,15 +269,30 @@ describe('refusals kept per caller', () => {
   it('stop() writes the summaries of the minute under way', async () => {
     const { sink, inserts } = recordingSink();
     const trail = createAuditTrail({ store: sink, logger: capturingLogger().logger, now: () => AT.getTime() });
-    for (let n = 0; n < 70; n++) trail.record(refused(n, { operation: n % 2 === 0 ? 'GetTokenDevice' : 'GetStudentsAbcenceByID', subjectKind: 'device' }));
+    for (let n = 0; n < 70; n++)
+      trail.record(
+        refused(n, { operation: n % 2 === 0 ? 'GetTokenDevice' : 'GetStudentsAbcenceByID', subjectKind: 'device' }),
+      );
     await trail.stop();
     const summaries = inserts.flat().filter((row) => row.omitted !== null);
-    expect(summaries).toEqual([expect.objectContaining({ reason: 'summary', omitted: 10, endpoint: 'PushNotificationMobile.asmx', operation: '*' })]);
+    expect(summaries).toEqual([
+      expect.objectContaining({
+        reason: 'summary',
+        omitted: 10,
+        endpoint: 'PushNotificationMobile.asmx',
+        operation: '*',
+      }),
+    ]);
   });
 
   it('neither copies nor hashes a refusal it only counts', async () => {
     const { sink } = recordingSink();
-    const trail = createAuditTrail({ store: sink, logger: capturingLogger().logger, now: () => AT.getTime(), refusals: { perWindow: 0 } });
+    const trail = createAuditTrail({
+      store: sink,
+      logger: capturingLogger().logger,
+      now: () => AT.getTime(),
+      refusals: { perWindow: 0 },
+    });
     const started = performance.now();
     const megabyte = 'z'.repeat(1_000_000);
     for (let n = 0; n < 2000; n++) trail.record(refused(n, { subject: megabyte }));
@@ -292,7 +323,9 @@ describe('audit retention', () => {
     const { lines, logger } = capturingLogger();
     expect(await pruneAuditOnce(store, 90, NOW, logger)).toBe(4);
     expect(store.cutoffs).toEqual(['2029-12-31T12:00:00.000Z']);
-    expect(lines).toEqual([expect.objectContaining({ msg: 'audit trail pruned', deleted: 4, before: '2029-12-31T12:00:00.000Z' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'audit trail pruned', deleted: 4, before: '2029-12-31T12:00:00.000Z' }),
+    ]);
   });
 
   it('runs on the outbox retention schedule: a first pass after the delay, then one per interval; a failed pass is logged and retried', async () => {

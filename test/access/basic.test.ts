@@ -27,16 +27,31 @@ function countingPool(capacity = Infinity) {
 
 function verifier(options: { now?: () => number; capacity?: number; throttle?: LoginThrottleOptions } = {}) {
   const pool = countingPool(options.capacity);
-  const verify = createBasicVerifier(USERS, { pool, throttle: createLoginThrottle(options.throttle), now: options.now });
+  const verify = createBasicVerifier(USERS, {
+    pool,
+    throttle: createLoginThrottle(options.throttle),
+    now: options.now,
+  });
   return { pool, verify };
 }
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 test('reads user and password as UTF-8, the password keeping its colons', () => {
-  expect(readBasicCredentials(basic('app-gateway', 'pässwörd: with colon'))).toEqual({ user: 'app-gateway', password: 'pässwörd: with colon' });
+  expect(readBasicCredentials(basic('app-gateway', 'pässwörd: with colon'))).toEqual({
+    user: 'app-gateway',
+    password: 'pässwörd: with colon',
+  });
   expect(readBasicCredentials(`bAsIc   ${b64('a:b')}`)).toEqual({ user: 'a', password: 'b' });
-  for (const bad of [undefined, '', 'Basic', 'Basic !!', `Basic ${b64('no-colon')}`, `Basic ${b64(':pw')}`, 'Bearer x']) {
+  for (const bad of [
+    undefined,
+    '',
+    'Basic',
+    'Basic !!',
+    `Basic ${b64('no-colon')}`,
+    `Basic ${b64(':pw')}`,
+    'Bearer x',
+  ]) {
     expect(readBasicCredentials(bad)).toBeNull();
   }
 });
@@ -106,7 +121,11 @@ test('concurrent checks of one header share a bcrypt run; past the pool bound a 
   const a = verify(good, '10.0.0.1');
   const b = verify(good, '10.0.0.2');
   expect(a).toBe(b);
-  expect(verify(basic('app-gateway', PASSWORDS['app-gateway']), '10.0.0.3')).toEqual({ user: null, why: 'busy', retryAfterSeconds: 1 });
+  expect(verify(basic('app-gateway', PASSWORDS['app-gateway']), '10.0.0.3')).toEqual({
+    user: null,
+    why: 'busy',
+    retryAfterSeconds: 1,
+  });
   expect(await a).toEqual({ user: 'sis-alnoor' });
   expect(await verify(basic('app-gateway', PASSWORDS['app-gateway']), '10.0.0.3')).toEqual({ user: 'app-gateway' });
   expect(pool.checks).toBe(2);
@@ -115,7 +134,8 @@ test('concurrent checks of one header share a bcrypt run; past the pool bound a 
 test('past 10 failed logins a minute from an address (an IPv6 /64 as one), its new headers are refused without bcrypt', async () => {
   let clock = 6_000_000;
   const { pool, verify } = verifier({ now: () => clock });
-  for (let i = 0; i < 10; i++) expect(await verify(basic(`guess-${i}`, 'x'), `2001:db8:1:2::${i + 1}`)).toEqual({ user: null, why: 'wrong' });
+  for (let i = 0; i < 10; i++)
+    expect(await verify(basic(`guess-${i}`, 'x'), `2001:db8:1:2::${i + 1}`)).toEqual({ user: null, why: 'wrong' });
   expect(pool.checks).toBe(10);
   clock += 15_000;
   const refused = verify(basic('sis-alnoor', PASSWORDS['sis-alnoor']), '2001:db8:1:2:ffff::9') as BasicOutcome;
@@ -133,10 +153,18 @@ test('past 20 failed logins a minute for a name from new addresses, that name wa
   const { pool, verify } = verifier({ now: () => clock });
   const right = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
   expect(await verify(right, '192.0.2.1')).toEqual({ user: 'sis-alnoor' });
-  for (let i = 0; i < 20; i++) expect(await verify(basic('sis-alnoor', `guess-${i}`), `198.51.100.${i + 1}`)).toEqual({ user: null, why: 'wrong' });
+  for (let i = 0; i < 20; i++)
+    expect(await verify(basic('sis-alnoor', `guess-${i}`), `198.51.100.${i + 1}`)).toEqual({
+      user: null,
+      why: 'wrong',
+    });
   const checks = pool.checks;
   // From a new address: not checked, even with the right password (in a header not remembered).
-  expect(verify(right.replace('Basic', 'basic'), '203.0.113.1')).toEqual({ user: null, why: 'throttled', retryAfterSeconds: 60 });
+  expect(verify(right.replace('Basic', 'basic'), '203.0.113.1')).toEqual({
+    user: null,
+    why: 'throttled',
+    retryAfterSeconds: 60,
+  });
   // From the address it logged in from, with a header not remembered yet (a new password): checked.
   expect(await verify(basic('sis-alnoor', 'changed'), '192.0.2.1')).toEqual({ user: null, why: 'wrong' });
   // Another user from another address: checked and let in.
@@ -146,7 +174,8 @@ test('past 20 failed logins a minute for a name from new addresses, that name wa
 
 test('the throttle keeps a bounded number of keys', () => {
   const throttle = createLoginThrottle({ maxKeys: 1000 });
-  for (let i = 0; i < 100_000; i++) throttle.failed(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `user-${i}`, 1_000);
+  for (let i = 0; i < 100_000; i++)
+    throttle.failed(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `user-${i}`, 1_000);
   expect(throttle.size).toBeLessThanOrEqual(2000);
 });
 

@@ -5,7 +5,18 @@
 import type { AuditEntry, AuditTrail, BudgetVerdict, CallBudgets, RateRule } from '../../src/access';
 import { createEnumerationGuard } from '../../src/access/enumeration-guard';
 import { SOAP11_ENV, SOAP12_ENV, bodyText } from '../support/wire';
-import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, isSoap, startWithPolicy, usersYaml, type Binding, type ServiceWithPolicy } from './support';
+import {
+  BINDINGS,
+  OPEN_PERSONAL_READS,
+  PASSWORDS,
+  basic,
+  callOp,
+  isSoap,
+  startWithPolicy,
+  usersYaml,
+  type Binding,
+  type ServiceWithPolicy,
+} from './support';
 
 /** A fixed window per key and caller; what the real one does across nodes is its own tests' business. */
 class CountingBudgets implements CallBudgets {
@@ -19,7 +30,9 @@ class CountingBudgets implements CallBudgets {
     return count <= rule.max ? { ok: true } : { ok: false, retryAfterSeconds: 42.2 };
   }
   spent(key: string, caller: string, rule: RateRule): BudgetVerdict {
-    return (this.counts.get(`${key} ${caller}`) ?? 0) < rule.max ? { ok: true } : { ok: false, retryAfterSeconds: 42.2 };
+    return (this.counts.get(`${key} ${caller}`) ?? 0) < rule.max
+      ? { ok: true }
+      : { ok: false, retryAfterSeconds: 42.2 };
   }
   start(): void {}
   stop(): Promise<void> {
@@ -51,7 +64,12 @@ endpoints:
     GetStudentSchool: { auth: basic, allow: ["10.0.0.0/8"] }
 `;
 
-function expectAsmxClientFault(res: { status: number; headers: Record<string, string> }, binding: Binding, body: string, message: string): void {
+function expectAsmxClientFault(
+  res: { status: number; headers: Record<string, string> },
+  binding: Binding,
+  body: string,
+  message: string,
+): void {
   expect(res.status).toBe(500);
   if (isSoap(binding)) {
     const v12 = binding === 'SOAP 1.2';
@@ -74,20 +92,34 @@ describe.each(BINDINGS)('%s', (binding) => {
   beforeEach(async () => {
     budgets = new CountingBudgets();
     audit = new ListAudit();
-    withPolicy = await startWithPolicy(POLICY, (logger) => ({ budgets, enumeration: createEnumerationGuard({ logger }), audit }));
+    withPolicy = await startWithPolicy(POLICY, (logger) => ({
+      budgets,
+      enumeration: createEnumerationGuard({ logger }),
+      audit,
+    }));
   });
   afterEach(async () => {
     await withPolicy.close();
   });
 
   test('past its limit a caller gets an ASMX client fault with Retry-After; another caller does not', async () => {
-    const token = (from: string) => callOp(withPolicy.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
+    const token = (from: string) =>
+      callOp(withPolicy.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
     for (let i = 0; i < 3; i++) expect((await token('203.0.113.5')).status).toBe(200);
     const refused = await token('203.0.113.5');
-    expectAsmxClientFault(refused, binding, bodyText(refused), 'Too many calls of GetTokenDevice: at most 3 per minute. Try again in 43 seconds.');
+    expectAsmxClientFault(
+      refused,
+      binding,
+      bodyText(refused),
+      'Too many calls of GetTokenDevice: at most 3 per minute. Try again in 43 seconds.',
+    );
     expect(refused.headers['retry-after']).toBe('43');
     expect((await token('203.0.113.6')).status).toBe(200);
-    expect(budgets.taken[0]).toEqual({ key: 'PushNotificationMobile.asmx/GetTokenDevice', caller: '203.0.113.5', rule: { max: 3, windowMs: 60_000 } });
+    expect(budgets.taken[0]).toEqual({
+      key: 'PushNotificationMobile.asmx/GetTokenDevice',
+      caller: '203.0.113.5',
+      rule: { max: 3, windowMs: 60_000 },
+    });
   });
 
   test('the budget of a Basic caller is counted by user, not by address', async () => {
@@ -101,12 +133,23 @@ describe.each(BINDINGS)('%s', (binding) => {
       { from: '10.1.1.1', authorization: auth },
     );
     expect(res.status).toBe(200);
-    expect(budgets.taken.at(-1)).toEqual({ key: 'NotificationNotes.asmx/GetStudentSchool', caller: 'sis-alnoor', rule: { max: 1000, windowMs: 60_000 } });
+    expect(budgets.taken.at(-1)).toEqual({
+      key: 'NotificationNotes.asmx/GetStudentSchool',
+      caller: 'sis-alnoor',
+      rule: { max: 1000, windowMs: 60_000 },
+    });
   });
 
   test('a caller walking through student ids is refused and logged at warn; rereading the same students is not', async () => {
     const absences = (id: string) =>
-      callOp(withPolicy.service.app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, { from: '198.51.100.9' });
+      callOp(
+        withPolicy.service.app,
+        binding,
+        'GetStudentsAbsence',
+        'GetStudentsAbcenceByID',
+        { STDid: id },
+        { from: '198.51.100.9' },
+      );
     for (const id of ['1001', '1002', '1001', '1002', '1001']) expect((await absences(id)).status).toBe(200);
     const before = Date.now();
     const refused = await absences('1003');
@@ -115,13 +158,23 @@ describe.each(BINDINGS)('%s', (binding) => {
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(Math.ceil((windowEnd - Date.now()) / 1000));
     expect(retryAfter).toBeLessThanOrEqual(Math.ceil((windowEnd - before) / 1000));
-    expectAsmxClientFault(refused, binding, bodyText(refused), `Too many different students read: at most 2 per hour. Try again in ${retryAfter} seconds.`);
+    expectAsmxClientFault(
+      refused,
+      binding,
+      bodyText(refused),
+      `Too many different students read: at most 2 per hour. Try again in ${retryAfter} seconds.`,
+    );
     expect((await absences('1004')).status).toBe(500);
     expect((await absences('1001')).status).toBe(200);
     // One warn line for the walker, however often it is refused, naming the caller and none of the ids.
     const warnings = withPolicy.logs.filter((l) => l.level === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ caller: '198.51.100.9', distinct: 2, max: 2, msg: expect.stringContaining('too many distinct subjects') });
+    expect(warnings[0]).toMatchObject({
+      caller: '198.51.100.9',
+      distinct: 2,
+      max: 2,
+      msg: expect.stringContaining('too many distinct subjects'),
+    });
     expect(JSON.stringify(warnings[0])).not.toMatch(/100[34]/);
   });
 
@@ -153,9 +206,30 @@ describe.each(BINDINGS)('%s', (binding) => {
       { from: '11.1.1.1', authorization: auth },
     );
     await callOp(app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-2001' }, { from: '192.0.2.1' });
-    await callOp(app, binding, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' }, { from: '192.0.2.1' });
-    await callOp(app, binding, 'ReadNoteFromApp', 'UpdateNoteState', { STDid: '1002', note_type: 'audit' }, { from: '192.0.2.1' });
-    await callOp(app, binding, 'GetStudentsAudit', 'GetStudentsAudtiNote', { SubjectID: 'MATH', Class_id: '7A' }, { from: '192.0.2.1' });
+    await callOp(
+      app,
+      binding,
+      'GetStudentsAbsence',
+      'GetStudentsAbcenceByID',
+      { STDid: '1001' },
+      { from: '192.0.2.1' },
+    );
+    await callOp(
+      app,
+      binding,
+      'ReadNoteFromApp',
+      'UpdateNoteState',
+      { STDid: '1002', note_type: 'audit' },
+      { from: '192.0.2.1' },
+    );
+    await callOp(
+      app,
+      binding,
+      'GetStudentsAudit',
+      'GetStudentsAudtiNote',
+      { SubjectID: 'MATH', Class_id: '7A' },
+      { from: '192.0.2.1' },
+    );
     await callOp(
       app,
       binding,
@@ -164,7 +238,14 @@ describe.each(BINDINGS)('%s', (binding) => {
       { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' },
       { from: '192.0.2.1' },
     );
-    await callOp(app, binding, 'AuthCodeSending', 'AuthCode', { code: '1234', phone: '0944123456' }, { from: '192.0.2.1' });
+    await callOp(
+      app,
+      binding,
+      'AuthCodeSending',
+      'AuthCode',
+      { code: '1234', phone: '0944123456' },
+      { from: '192.0.2.1' },
+    );
 
     const entries = audit.entries.map(({ at, ...rest }) => {
       expect(at).toBeInstanceOf(Date);
@@ -189,7 +270,15 @@ describe.each(BINDINGS)('%s', (binding) => {
       reason,
     });
     expect(entries).toEqual([
-      entry('NotificationNotes', 'GetStudentSchool', 'school', 'https://school-a.example', '10.1.1.1', 'sis-alnoor', null),
+      entry(
+        'NotificationNotes',
+        'GetStudentSchool',
+        'school',
+        'https://school-a.example',
+        '10.1.1.1',
+        'sis-alnoor',
+        null,
+      ),
       // Refused for the network or the credentials before the parameters are read: no subject.
       entry('NotificationNotes', 'GetStudentSchool', 'school', null, '10.1.1.1', null, 'auth'),
       entry('NotificationNotes', 'GetStudentSchool', 'school', null, '11.1.1.1', null, 'network'),
@@ -220,8 +309,17 @@ ${OPEN_PERSONAL_READS(['NotificationNotes', 'PushNotificationMobile', 'GetStuden
     await withPolicy.close();
   });
   const from = { from: '198.51.100.20' };
-  const absences = (id: string) => callOp(withPolicy.service.app, 'HTTP GET', 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, from);
-  const markRead = (id: string) => callOp(withPolicy.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, from);
+  const absences = (id: string) =>
+    callOp(withPolicy.service.app, 'HTTP GET', 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: id }, from);
+  const markRead = (id: string) =>
+    callOp(
+      withPolicy.service.app,
+      'HTTP GET',
+      'ReadNoteFromApp',
+      'UpdateNoteState',
+      { STDid: id, note_type: 'audit' },
+      from,
+    );
 
   test('reading absences does not spend the budget of marking notes read', async () => {
     for (const id of ['1001', '1002']) expect((await absences(id)).status).toBe(200);
@@ -242,7 +340,14 @@ ${OPEN_PERSONAL_READS(['NotificationNotes', 'PushNotificationMobile', 'GetStuden
 
   test('addresses of one IPv6 /64 are one caller: rotating through them gains no allowance', async () => {
     const markReadFrom = (id: string, address: string) =>
-      callOp(withPolicy.service.app, 'HTTP GET', 'ReadNoteFromApp', 'UpdateNoteState', { STDid: id, note_type: 'audit' }, { from: address });
+      callOp(
+        withPolicy.service.app,
+        'HTTP GET',
+        'ReadNoteFromApp',
+        'UpdateNoteState',
+        { STDid: id, note_type: 'audit' },
+        { from: address },
+      );
     expect((await markReadFrom('1001', '2001:db8:1:2::a')).status).toBe(200);
     expect((await markReadFrom('1002', '2001:db8:1:2::b')).status).toBe(200);
     expect((await markReadFrom('1003', '2001:db8:1:2:ffff::c')).status).toBe(500);

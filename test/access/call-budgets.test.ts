@@ -25,7 +25,10 @@ describe('the COUNT/DURATION budgets (parseRate)', () => {
   });
 
   it('is the syntax of the AuthCode limits too', () => {
-    expect(parseLimits('X', 'caller', '120/1m')).toEqual({ ok: true, limits: [{ scope: 'caller', max: 120, windowSeconds: 60 }] });
+    expect(parseLimits('X', 'caller', '120/1m')).toEqual({
+      ok: true,
+      limits: [{ scope: 'caller', max: 120, windowSeconds: 60 }],
+    });
     expect(parseLimits('X', 'caller', '1/31d').ok).toBe(false);
   });
 });
@@ -58,9 +61,15 @@ describe('call budgets on one node', () => {
 
   it('uses fixed windows: a burst at the end of one and the start of the next gets twice max (documented)', () => {
     const { budgets: b } = budgets();
-    const admitted = [T0 + MINUTE - 3, T0 + MINUTE - 2, T0 + MINUTE - 1, T0 + MINUTE, T0 + MINUTE + 1, T0 + MINUTE + 2, T0 + MINUTE + 3].filter(
-      (at) => b.take('E/Op', 'a', rule, at).ok,
-    );
+    const admitted = [
+      T0 + MINUTE - 3,
+      T0 + MINUTE - 2,
+      T0 + MINUTE - 1,
+      T0 + MINUTE,
+      T0 + MINUTE + 1,
+      T0 + MINUTE + 2,
+      T0 + MINUTE + 3,
+    ].filter((at) => b.take('E/Op', 'a', rule, at).ok);
     expect(admitted).toHaveLength(6);
   });
 
@@ -122,7 +131,12 @@ describe('call budgets on one node', () => {
         },
         pruneAccessCounters: async () => 0,
       };
-      const b = createCallBudgets({ store: counting, logger: capturingLogger().logger, syncIntervalMs: 10, now: () => T0 });
+      const b = createCallBudgets({
+        store: counting,
+        logger: capturingLogger().logger,
+        syncIntervalMs: 10,
+        now: () => T0,
+      });
       b.start();
       await jest.advanceTimersByTimeAsync(1000);
       expect(calls).toBe(0);
@@ -169,7 +183,11 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
   const node = (i: number, extra: { store?: BudgetStore } = {}) => {
     const { counts, observer } = countingObserver();
     const { lines, logger } = capturingLogger();
-    return { counts, lines, budgets: createCallBudgets({ store: stores[i], logger, observer, now: () => clock, ...extra }) };
+    return {
+      counts,
+      lines,
+      budgets: createCallBudgets({ store: stores[i], logger, observer, now: () => clock, ...extra }),
+    };
   };
   const rule = { max: 100, windowMs: MINUTE };
   const takeMany = (b: ReturnType<typeof node>['budgets'], n: number, caller = 'a') => {
@@ -217,7 +235,10 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(fc.record({ take: fc.nat(2), n: fc.integer({ min: 1, max: 15 }) }), fc.record({ sync: fc.nat(2) })), { maxLength: 25 }),
+        fc.array(
+          fc.oneof(fc.record({ take: fc.nat(2), n: fc.integer({ min: 1, max: 15 }) }), fc.record({ sync: fc.nat(2) })),
+          { maxLength: 25 },
+        ),
         async (steps) => {
           const caller = `run-${run++}`;
           const nodes = [0, 1, 2].map((i) => node(i).budgets);
@@ -262,7 +283,8 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
     let down = true;
     const flaky: BudgetStore = {
       dialect: 'postgres',
-      mergeAccessCounters: (merge) => (down ? Promise.reject(new Error('connection refused')) : stores[0].mergeAccessCounters(merge)),
+      mergeAccessCounters: (merge) =>
+        down ? Promise.reject(new Error('connection refused')) : stores[0].mergeAccessCounters(merge),
       pruneAccessCounters: (before) => stores[0].pruneAccessCounters(before),
     };
     const a = node(0, { store: flaky });
@@ -286,7 +308,12 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
     takeMany(a, 7);
     await a.stop();
     expect(await ctx.query('select count from access_counters')).toEqual([{ count: 7 }]);
-    const started = createCallBudgets({ store: stores[1], logger: capturingLogger().logger, now: () => clock, syncIntervalMs: 20 });
+    const started = createCallBudgets({
+      store: stores[1],
+      logger: capturingLogger().logger,
+      now: () => clock,
+      syncIntervalMs: 20,
+    });
     started.start();
     started.take('E/Op', 'a', rule, clock);
     try {
@@ -311,8 +338,10 @@ describeOnPostgres('call budgets on several nodes merged through PostgreSQL', ()
     const later = node(1).budgets;
     later.take('E/Op', 'b', rule, clock);
     await later.sync();
-    expect((await ctx.query<{ window_start: string }>('select window_start from access_counters order by window_start')).map((r) => r.window_start)).toEqual([
-      '2030-01-01T00:03:00.000Z',
-    ]);
+    expect(
+      (await ctx.query<{ window_start: string }>('select window_start from access_counters order by window_start')).map(
+        (r) => r.window_start,
+      ),
+    ).toEqual(['2030-01-01T00:03:00.000Z']);
   });
 });

@@ -18,7 +18,9 @@ describe('callerKey', () => {
   });
 
   it('gives one key to every address of a /64 and different keys to neighbouring /64s', () => {
-    const keys = new Set(Array.from({ length: 1000 }, (_, i) => callerKey(`2001:db8:aa:bb:${i.toString(16)}:${(i * 7).toString(16)}::1`)));
+    const keys = new Set(
+      Array.from({ length: 1000 }, (_, i) => callerKey(`2001:db8:aa:bb:${i.toString(16)}:${(i * 7).toString(16)}::1`)),
+    );
     expect([...keys]).toEqual(['2001:db8:aa:bb::/64']);
     expect(callerKey('2001:db8:aa:bc::1')).not.toBe(callerKey('2001:db8:aa:bb::1'));
   });

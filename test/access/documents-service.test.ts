@@ -6,7 +6,17 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 import { bodyText, call } from '../support/wire';
-import { OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, policyFile, startWithPolicy, usersYaml, type ServiceWithPolicy, type PolicyFixture } from './support';
+import {
+  OPEN_PERSONAL_READS,
+  PASSWORDS,
+  basic,
+  callOp,
+  policyFile,
+  startWithPolicy,
+  usersYaml,
+  type ServiceWithPolicy,
+  type PolicyFixture,
+} from './support';
 
 const CHALLENGE = 'Basic realm="Schools", charset="UTF-8"';
 const LOCKED = `${usersYaml()}realm: Schools
@@ -28,19 +38,21 @@ describe('documents follow their endpoint default rule', () => {
     return authorization === undefined ? test : test.set('Authorization', authorization);
   };
 
-  test.each(['/NotificationNotes.asmx?wsdl', '/NotificationNotes.asmx?disco', '/NotificationNotes.asmx', '/NotificationNotes.asmx?op=GetStudentSchool'])(
-    '%s',
-    async (url) => {
-      const missing = await get(url, '10.0.0.1');
-      expect(missing.status).toBe(401);
-      expect(missing.headers['www-authenticate']).toBe(CHALLENGE);
-      expect((await get(url, '10.0.0.1', basic('sis-alnoor', 'wrong'))).status).toBe(401);
-      const outside = await get(url, '192.0.2.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']));
-      expect(outside.status).toBe(403);
-      expect(bodyText(outside)).toBe('Forbidden: this service description may not be read from this address.\r\n');
-      expect((await get(url, '10.0.0.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']))).status).toBe(200);
-    },
-  );
+  test.each([
+    '/NotificationNotes.asmx?wsdl',
+    '/NotificationNotes.asmx?disco',
+    '/NotificationNotes.asmx',
+    '/NotificationNotes.asmx?op=GetStudentSchool',
+  ])('%s', async (url) => {
+    const missing = await get(url, '10.0.0.1');
+    expect(missing.status).toBe(401);
+    expect(missing.headers['www-authenticate']).toBe(CHALLENGE);
+    expect((await get(url, '10.0.0.1', basic('sis-alnoor', 'wrong'))).status).toBe(401);
+    const outside = await get(url, '192.0.2.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']));
+    expect(outside.status).toBe(403);
+    expect(bodyText(outside)).toBe('Forbidden: this service description may not be read from this address.\r\n');
+    expect((await get(url, '10.0.0.1', basic('sis-alnoor', PASSWORDS['sis-alnoor']))).status).toBe(200);
+  });
 
   test('another endpoint, and the list of endpoints, follow their own (open) defaults', async () => {
     expect((await get('/PushNotificationMobile.asmx?wsdl', '192.0.2.1')).status).toBe(200);
@@ -63,7 +75,11 @@ describe('documents follow their endpoint default rule', () => {
 test('documents: open serves documents to anyone while the calls stay locked', async () => {
   const withPolicy = await startWithPolicy(`documents: open\n${LOCKED}`);
   try {
-    for (const url of ['/NotificationNotes.asmx?wsdl', '/NotificationNotes.asmx?disco', '/NotificationNotes.asmx?op=GetStudentSchool']) {
+    for (const url of [
+      '/NotificationNotes.asmx?wsdl',
+      '/NotificationNotes.asmx?disco',
+      '/NotificationNotes.asmx?op=GetStudentSchool',
+    ]) {
       expect((await call(withPolicy.service.app).get(url).set('X-Forwarded-For', '192.0.2.1')).status).toBe(200);
     }
     const res = await callOp(
@@ -87,10 +103,16 @@ describe('PUBLIC_BASE_URL', () => {
   test('the WSDL, disco and help pages name it whatever Host the caller sent', async () => {
     const withPolicy = await startWithPolicy(BUDGETED, {}, { publicBaseUrl: 'https://sns.example.org/api' });
     try {
-      const get = (url: string) => call(withPolicy.service.app).get(url).set('Host', 'attacker.example').set('X-Forwarded-Host', 'attacker.example');
+      const get = (url: string) =>
+        call(withPolicy.service.app)
+          .get(url)
+          .set('Host', 'attacker.example')
+          .set('X-Forwarded-Host', 'attacker.example');
       const wsdl = bodyText(await get('/NotificationNotes.asmx?wsdl'));
       // The four ports' addresses (http:operation locations are relative).
-      expect(wsdl.match(/location="[^"/][^"]*"/g)).toEqual(Array(4).fill('location="https://sns.example.org/api/NotificationNotes.asmx"'));
+      expect(wsdl.match(/location="[^"/][^"]*"/g)).toEqual(
+        Array(4).fill('location="https://sns.example.org/api/NotificationNotes.asmx"'),
+      );
       expect(wsdl).not.toContain('attacker');
       const disco = bodyText(await get('/NotificationNotes.asmx?disco'));
       expect(disco).toContain('ref="https://sns.example.org/api/NotificationNotes.asmx?wsdl"');
@@ -107,7 +129,9 @@ describe('PUBLIC_BASE_URL', () => {
   test("without it the caller's Host is used, as before", async () => {
     const withPolicy = await startWithPolicy(BUDGETED);
     try {
-      const wsdl = bodyText(await call(withPolicy.service.app).get('/NotificationNotes.asmx?wsdl').set('Host', 'sis.school-a.example:8080'));
+      const wsdl = bodyText(
+        await call(withPolicy.service.app).get('/NotificationNotes.asmx?wsdl').set('Host', 'sis.school-a.example:8080'),
+      );
       expect(wsdl).toContain('location="http://sis.school-a.example:8080/NotificationNotes.asmx"');
     } finally {
       await withPolicy.close();
@@ -145,17 +169,29 @@ describe('the service with ACCESS_POLICY', () => {
   });
 
   test('health, readiness and metrics are never gated; calls, documents and help pages are', async () => {
-    for (const url of ['/healthz', '/readyz', '/metrics']) expect((await call(service.app).get(url).set('X-Forwarded-For', '192.0.2.1')).status).toBe(200);
-    for (const url of ['/', '/PushNotificationMobile.asmx?wsdl', '/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001']) {
+    for (const url of ['/healthz', '/readyz', '/metrics'])
+      expect((await call(service.app).get(url).set('X-Forwarded-For', '192.0.2.1')).status).toBe(200);
+    for (const url of [
+      '/',
+      '/PushNotificationMobile.asmx?wsdl',
+      '/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001',
+    ]) {
       expect((await call(service.app).get(url).set('X-Forwarded-For', '192.0.2.1')).status).toBe(403);
     }
-    expect((await call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001').set('X-Forwarded-For', '10.9.9.9')).status).toBe(200);
+    expect(
+      (
+        await call(service.app)
+          .get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')
+          .set('X-Forwarded-For', '10.9.9.9')
+      ).status,
+    ).toBe(200);
     expect(service.logs.some((l) => l.msg === 'access policy in force')).toBe(true);
     expect(service.logs.some((l) => String(l.msg).startsWith('ACCESS_POLICY is not set'))).toBe(false);
   });
 
   test('reload: a new policy applies to the next calls, a bad file is logged and the old one kept, calls under way finish', async () => {
-    const token = (from: string) => call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001').set('X-Forwarded-For', from);
+    const token = (from: string) =>
+      call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001').set('X-Forwarded-For', from);
     expect((await token('192.0.2.1')).status).toBe(403);
 
     policy.write(`${usersYaml()}default:\n  allow: ["192.0.2.0/24"]\n`);
@@ -170,14 +206,18 @@ describe('the service with ACCESS_POLICY', () => {
     expect(service.access?.reload()).toBe(false);
     expect((await token('192.0.2.1')).status).toBe(200);
     const error = service.logs.find((l) => l.level === 50 && String(l.msg).includes('not reloaded'));
-    expect(String(error?.problems)).toContain('default.allow[0]: "nowhere" is neither a CIDR range nor a name under networks');
+    expect(String(error?.problems)).toContain(
+      'default.allow[0]: "nowhere" is neither a CIDR range nor a name under networks',
+    );
   });
 });
 
 test('without ACCESS_POLICY: one warning that every operation is open, and calls as before', async () => {
   const service = await startOperatedService(storeVariants()[0]);
   try {
-    const warnings = service.logs.filter((l) => l.level === 40 && String(l.msg).startsWith('ACCESS_POLICY is not set: every operation is open'));
+    const warnings = service.logs.filter(
+      (l) => l.level === 40 && String(l.msg).startsWith('ACCESS_POLICY is not set: every operation is open'),
+    );
     expect(warnings).toHaveLength(1);
     expect(service.access).toBeNull();
     expect((await call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')).status).toBe(200);
@@ -192,7 +232,9 @@ test('a bad ACCESS_POLICY stops the start with the problems', async () => {
     await expect(startOperatedService(storeVariants()[0], { ACCESS_POLICY: policy.file })).rejects.toThrow(
       /default: auth is basic but the policy has no users/,
     );
-    await expect(startOperatedService(storeVariants()[0], { ACCESS_POLICY: `${policy.file}.missing` })).rejects.toThrow(/cannot read .*ENOENT/);
+    await expect(startOperatedService(storeVariants()[0], { ACCESS_POLICY: `${policy.file}.missing` })).rejects.toThrow(
+      /cannot read .*ENOENT/,
+    );
   } finally {
     policy.cleanup();
   }
@@ -206,11 +248,19 @@ test('with a policy, createService wires the real limits: budgets enforced, read
     expect((await token()).status).toBe(200);
     const refused = await token();
     expect(refused.status).toBe(500);
-    expect(bodyText(refused)).toMatch(/^Too many calls of GetTokenDevice: at most 1 per hour\. Try again in \d+ seconds\.\r\n$/);
+    expect(bodyText(refused)).toMatch(
+      /^Too many calls of GetTokenDevice: at most 1 per hour\. Try again in \d+ seconds\.\r\n$/,
+    );
     // close() stops the limits before the store goes: the buffered entries are written.
     await service.close();
     const { items } = await service.testStore.store.admin.listAuditEntries({ limit: 10, offset: 0 });
-    const entries = items.map(({ operation, subjectKind, subject, outcome, reason }) => ({ operation, subjectKind, subject, outcome, reason }));
+    const entries = items.map(({ operation, subjectKind, subject, outcome, reason }) => ({
+      operation,
+      subjectKind,
+      subject,
+      outcome,
+      reason,
+    }));
     // Two calls may fall in one millisecond: compared in a fixed order.
     expect(entries.sort((a, b) => a.outcome.localeCompare(b.outcome)).reverse()).toEqual([
       { operation: 'GetTokenDevice', subjectKind: 'device', subject: 'dev-1001', outcome: 'refused', reason: 'limit' },

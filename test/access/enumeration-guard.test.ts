@@ -103,7 +103,8 @@ describe('enumeration guard', () => {
     const absences = 'GetStudentsAbsence.asmx/GetStudentsAbcenceByID';
     const notes = 'ReadNoteFromApp.asmx/UpdateNoteState';
     const small = { max: 2, windowMs: HOUR };
-    for (let i = 1; i <= 5; i++) expect(g.note(absences, 'caller', `${1000 + i}`, { max: 50, windowMs: HOUR }, T0).ok).toBe(true);
+    for (let i = 1; i <= 5; i++)
+      expect(g.note(absences, 'caller', `${1000 + i}`, { max: 50, windowMs: HOUR }, T0).ok).toBe(true);
     // Same window length, other operation: a fresh budget, and ids read by the other operation are new here.
     expect(g.note(notes, 'caller', '1001', small, T0).ok).toBe(true);
     expect(g.note(notes, 'caller', '1002', small, T0).ok).toBe(true);
@@ -119,7 +120,8 @@ describe('enumeration guard', () => {
     const wide = { max: 1000, windowMs: HOUR };
     gc();
     const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < 200; i++) expect(g.note(OP, `10.0.0.${i % 30}`, `${i}`.padEnd(1_000_000, 'x'), wide, T0).ok).toBe(true);
+    for (let i = 0; i < 200; i++)
+      expect(g.note(OP, `10.0.0.${i % 30}`, `${i}`.padEnd(1_000_000, 'x'), wide, T0).ok).toBe(true);
     gc();
     const grown = process.memoryUsage().heapUsed - before;
     // 200 MB if the ids were kept; a few kilobytes of digests and walks otherwise.

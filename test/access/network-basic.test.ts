@@ -2,7 +2,16 @@
 // one-line reason outside `allow`, 401 with the exact Basic challenge for
 // missing, wrong or unlisted credentials, the call itself once both pass.
 import { bodyText } from '../support/wire';
-import { BINDINGS, OPEN_PERSONAL_READS, PASSWORDS, basic, callOp, startWithPolicy, usersYaml, type ServiceWithPolicy } from './support';
+import {
+  BINDINGS,
+  OPEN_PERSONAL_READS,
+  PASSWORDS,
+  basic,
+  callOp,
+  startWithPolicy,
+  usersYaml,
+  type ServiceWithPolicy,
+} from './support';
 
 const CHALLENGE = 'Basic realm="Student Notification Service", charset="UTF-8"';
 const SCHOOL = { school_base_url: 'https://school-a.example', show_active: '1' };
@@ -40,11 +49,18 @@ describe.each(BINDINGS)('%s', (binding) => {
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe(CHALLENGE);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(bodyText(res)).toBe('Unauthorized: this operation needs a user name and password (HTTP Basic authentication).\r\n');
+    expect(bodyText(res)).toBe(
+      'Unauthorized: this operation needs a user name and password (HTTP Basic authentication).\r\n',
+    );
   });
 
   test('a wrong password, an unknown user or a malformed header: 401', async () => {
-    for (const authorization of [basic('sis-alnoor', 'wrong'), basic('nobody', PASSWORDS['sis-alnoor']), 'Basic !!!', 'Bearer abc']) {
+    for (const authorization of [
+      basic('sis-alnoor', 'wrong'),
+      basic('nobody', PASSWORDS['sis-alnoor']),
+      'Basic !!!',
+      'Bearer abc',
+    ]) {
       const res = await school({ from: '10.20.3.4', authorization });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe(CHALLENGE);
@@ -90,7 +106,8 @@ describe.each(BINDINGS)('%s', (binding) => {
   });
 
   test('an open rule asks for nothing, and an IPv6 caller outside an IPv4-only allow list is refused', async () => {
-    const token = (from: string) => callOp(withPolicy.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
+    const token = (from: string) =>
+      callOp(withPolicy.service.app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, { from });
     expect((await token('203.0.113.5')).status).toBe(200);
     expect((await token('2001:db8::5')).status).toBe(403);
   });

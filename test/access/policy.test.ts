@@ -21,7 +21,9 @@ describe('policy validation', () => {
     ['a file of comments', '# to do: write the rules\n   # later\n'],
     ['an empty mapping', '{}'],
   ])('%s is refused, naming the file', (_, text) => {
-    expect(problems(text, '/etc/sns/policy.yaml')).toMatch(/^ACCESS_POLICY: \/etc\/sns\/policy\.yaml sets nothing \(it is empty or holds only comments\)/);
+    expect(problems(text, '/etc/sns/policy.yaml')).toMatch(
+      /^ACCESS_POLICY: \/etc\/sns\/policy\.yaml sets nothing \(it is empty or holds only comments\)/,
+    );
     expect(problems(text, 'p.json')).toMatch(/^ACCESS_POLICY: p\.json (sets nothing|is not valid JSON)/);
   });
 
@@ -60,7 +62,9 @@ endpoints:
     expect(message).toContain('\n  networks.office[0]: "10.0.0.0/33" is not an IPv4 or IPv6 address or CIDR range');
     expect(message).toContain('\n  default.allow[1]: "300.1.1.1" is neither a CIDR range nor a name under networks');
     expect(message).toContain('\n  default.allow[2]: "nowhere" is neither a CIDR range nor a name under networks');
-    expect(message).toContain('\n  endpoints.NotificationNotes.asmx.GetStudentSchool.allow[0]: "2001:db8::/129" is neither');
+    expect(message).toContain(
+      '\n  endpoints.NotificationNotes.asmx.GetStudentSchool.allow[0]: "2001:db8::/129" is neither',
+    );
     expect(message).not.toMatch(/allow\[0\]: "office"|192\.0\.2\.0/);
   });
 
@@ -75,7 +79,12 @@ endpoints:
   GetStudentsAbsence.asmx:
     GetStudentsAbcenceByID: { allow: ["0.0.0.0/0", "::/0"], enumeration: 50/1h }
 `);
-    expect(policy.operationRule('ReadNoteFromApp', 'UpdateNoteState')).toMatchObject({ allow: null, auth: 'none', limit: null, enumeration: null });
+    expect(policy.operationRule('ReadNoteFromApp', 'UpdateNoteState')).toMatchObject({
+      allow: null,
+      auth: 'none',
+      limit: null,
+      enumeration: null,
+    });
     expect(policy.exposure).toEqual({
       open: ['UpdateNoteState'],
       budgetedOnly: [
@@ -93,12 +102,20 @@ endpoints:
     AuthCode: { open: true }
 `);
     expect(message).toContain('\n  default.open: open is said of one operation at a time');
-    expect(message).toContain('\n  endpoints.NotificationNotes.asmx.default.open: open is said of one operation at a time');
-    expect(message).toContain('\n  endpoints.NotificationNotes.asmx.AuthCode: NotificationNotes.asmx has no operation AuthCode');
+    expect(message).toContain(
+      '\n  endpoints.NotificationNotes.asmx.default.open: open is said of one operation at a time',
+    );
+    expect(message).toContain(
+      '\n  endpoints.NotificationNotes.asmx.AuthCode: NotificationNotes.asmx has no operation AuthCode',
+    );
   });
 
   test('open on an operation that reads no personal data is refused', () => {
-    expect(problems('default: { allow: ["10.0.0.0/8"] }\nendpoints:\n  AuthCodeSending.asmx:\n    AuthCode: { open: true }\n')).toContain(
+    expect(
+      problems(
+        'default: { allow: ["10.0.0.0/8"] }\nendpoints:\n  AuthCodeSending.asmx:\n    AuthCode: { open: true }\n',
+      ),
+    ).toContain(
       'endpoints.AuthCodeSending.asmx.AuthCode.open: AuthCode reads no personal data; open is only for those that do',
     );
   });
@@ -128,11 +145,21 @@ endpoints:
     GetStudentSchool: { allow: [teachers], users: [mallory] }
 `);
     expect(message).toContain('ACCESS_POLICY: p.yaml is not a valid policy:');
-    for (const key of ['realm', 'documents', 'users.alice', 'users.bad name', 'default.auth', 'default.limit', 'default']) {
+    for (const key of [
+      'realm',
+      'documents',
+      'users.alice',
+      'users.bad name',
+      'default.auth',
+      'default.limit',
+      'default',
+    ]) {
       expect(message).toContain(`\n  ${key}: `);
     }
     expect(message).toContain('Unrecognized key: "surprise"');
-    expect(message).toContain('\n  default.limit: "10 per minute" is not a budget; write COUNT/DURATION such as 120/1m (units s, m, h, d; at most 30d)');
+    expect(message).toContain(
+      '\n  default.limit: "10 per minute" is not a budget; write COUNT/DURATION such as 120/1m (units s, m, h, d; at most 30d)',
+    );
   });
 
   test('references are checked once the shape is right: endpoints, operations, networks, users, CIDRs', () => {
@@ -146,8 +173,12 @@ endpoints:
 `);
     expect(message).toContain('networks.schools[0]: "10.0.0.0/33" is not an IPv4 or IPv6 address or CIDR range');
     expect(message).toContain('endpoints.NoSuch.asmx: no such endpoint');
-    expect(message).toContain('endpoints.NotificationNotes.asmx.getstudentschool: NotificationNotes.asmx has no operation getstudentschool');
-    expect(message).toContain('endpoints.NotificationNotes.asmx.GetStudentSchool.allow[0]: "teachers" is neither a CIDR range nor a name under networks');
+    expect(message).toContain(
+      'endpoints.NotificationNotes.asmx.getstudentschool: NotificationNotes.asmx has no operation getstudentschool',
+    );
+    expect(message).toContain(
+      'endpoints.NotificationNotes.asmx.GetStudentSchool.allow[0]: "teachers" is neither a CIDR range nor a name under networks',
+    );
     expect(message).toContain('endpoints.NotificationNotes.asmx.GetStudentSchool.allow[1]: "300.1.1.1"');
     expect(message).toContain('endpoints.NotificationNotes.asmx.GetStudentSchool.users: no user mallory under users');
   });
@@ -162,7 +193,10 @@ endpoints:
   });
 
   test('JSON is read as well', () => {
-    const policy = parsePolicy(JSON.stringify({ realm: 'Schools', users: { a: HASHES['sis-alnoor'] }, default: { auth: 'basic' } }), 'p.json');
+    const policy = parsePolicy(
+      JSON.stringify({ realm: 'Schools', users: { a: HASHES['sis-alnoor'] }, default: { auth: 'basic' } }),
+      'p.json',
+    );
     expect(policy.realm).toBe('Schools');
     expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')?.auth).toBe('basic');
   });
@@ -182,8 +216,15 @@ endpoints:
     expect(school?.allow?.check('10.1.2.3', 'ipv4')).toBe(true);
     expect(school?.allow?.check('11.1.2.3', 'ipv4')).toBe(false);
     const send = policy.operationRule('NotificationNotes', 'SendNotificationType');
-    expect(send).toMatchObject({ auth: 'basic', limit: { max: 5, windowMs: 1000 }, enumeration: { max: 200, windowMs: 3_600_000 } });
-    expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')).toMatchObject({ auth: 'none', limit: { max: 600 } });
+    expect(send).toMatchObject({
+      auth: 'basic',
+      limit: { max: 5, windowMs: 1000 },
+      enumeration: { max: 200, windowMs: 3_600_000 },
+    });
+    expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')).toMatchObject({
+      auth: 'none',
+      limit: { max: 600 },
+    });
     expect(policy.endpointRule('NOTIFICATIONNOTES')?.auth).toBe('basic');
   });
 
@@ -201,11 +242,21 @@ test('the recommended policy of docs/security.md is valid once its first user is
   const block = /## Recommended policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(text)?.[1];
   expect(block).toBeDefined();
   expect(() => parsePolicy(block as string)).toThrow(/auth is basic but the policy has no users/);
-  const policy = parsePolicy((block as string).replace('users: {}', `users: { sis-alnoor: "${HASHES['sis-alnoor']}" }`));
+  const policy = parsePolicy(
+    (block as string).replace('users: {}', `users: { sis-alnoor: "${HASHES['sis-alnoor']}" }`),
+  );
   expect(policy.operationRule('NotificationNotes', 'GetStudentSchool')).toMatchObject({ auth: 'basic' });
   expect(policy.operationRule('GetStudentsAudit', 'GetStudentsAudtiNote')).toMatchObject({ auth: 'basic' });
-  expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')).toMatchObject({ auth: 'none', limit: { max: 120 }, enumeration: { max: 50 } });
+  expect(policy.operationRule('PushNotificationMobile', 'GetTokenDevice')).toMatchObject({
+    auth: 'none',
+    limit: { max: 120 },
+    enumeration: { max: 50 },
+  });
   expect(policy.endpointRule('NotificationNotes')?.allow?.check('10.20.1.1', 'ipv4')).toBe(true);
   expect(policy.exposure.open).toEqual([]);
-  expect(policy.exposure.budgetedOnly.map((b) => b.operation)).toEqual(['UpdateNoteState', 'GetStudentsAbcenceByID', 'GetTokenDevice']);
+  expect(policy.exposure.budgetedOnly.map((b) => b.operation)).toEqual([
+    'UpdateNoteState',
+    'GetStudentsAbcenceByID',
+    'GetTokenDevice',
+  ]);
 });

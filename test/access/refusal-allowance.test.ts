@@ -64,7 +64,8 @@ describe('refusal allowance', () => {
 
 describe('audit bounds', () => {
   it('are the longest ids the collections accept, for each kind of subject', () => {
-    const accepts = (schema: { safeParse(v: unknown): { success: boolean } }, length: number) => schema.safeParse('9'.repeat(length)).success;
+    const accepts = (schema: { safeParse(v: unknown): { success: boolean } }, length: number) =>
+      schema.safeParse('9'.repeat(length)).success;
     const fields = {
       school: COLLECTION_OF.schools.fields.baseUrl.schema,
       device: COLLECTION_OF.devices.fields.id.schema,

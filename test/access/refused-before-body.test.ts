@@ -55,12 +55,18 @@ function sendStart(path: string, headers: Record<string, string>, start: string,
       const end = received.indexOf('\r\n\r\n');
       if (end < 0) return;
       const [statusLine, ...lines] = received.subarray(0, end).toString('latin1').split('\r\n');
-      const parsed = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const parsed = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       const length = Number(parsed['content-length'] ?? 0);
       if (received.length < end + 4 + length) return;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ status: Number(statusLine.split(' ')[1]), headers: parsed, body: received.subarray(end + 4, end + 4 + length).toString('utf8') });
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers: parsed,
+        body: received.subarray(end + 4, end + 4 + length).toString('utf8'),
+      });
     });
     const head = Object.entries({ Host: 'localhost', 'Content-Length': String(DECLARED), ...headers })
       .map(([name, value]) => `${name}: ${value}`)
@@ -119,7 +125,11 @@ describe('refused for its network: 403 before the body', () => {
   });
 
   test('an endpoint no operation of which lets the caller in, whatever the body says', async () => {
-    const answer = await sendStart('/NotificationNotes.asmx', { ...outside, 'Content-Type': 'application/soap+xml; charset=utf-8' }, '<<<not xml');
+    const answer = await sendStart(
+      '/NotificationNotes.asmx',
+      { ...outside, 'Content-Type': 'application/soap+xml; charset=utf-8' },
+      '<<<not xml',
+    );
     expect(answer.status).toBe(403);
     expect(answer.body).toBe('Forbidden: NotificationNotes.asmx may not be called from this address.\r\n');
   });
@@ -139,7 +149,11 @@ describe('refused for its credentials: 401 before the body', () => {
   test('a wrong password', async () => {
     const answer = await sendStart(
       '/NotificationNotes.asmx/GetStudentSchool',
-      { ...inside, 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic('sis-alnoor', 'not the password') },
+      {
+        ...inside,
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: basic('sis-alnoor', 'not the password'),
+      },
       `school_base_url=${'x'.repeat(10_000)}`,
     );
     expect(answer.status).toBe(401);
@@ -154,7 +168,11 @@ describe('refused for its credentials: 401 before the body', () => {
       '<a:To s:mustUnderstand="1">http://localhost/NotificationNotes.asmx</a:To></s:Header><s:Body/></s:Envelope>';
     const answer = await sendStart(
       '/NotificationNotes.asmx',
-      { ...inside, 'Content-Type': 'application/soap+xml; charset=utf-8; action="http://schemas.xmlsoap.org/ws/2004/09/transfer/Get"' },
+      {
+        ...inside,
+        'Content-Type':
+          'application/soap+xml; charset=utf-8; action="http://schemas.xmlsoap.org/ws/2004/09/transfer/Get"',
+      },
       mex,
     );
     expect(answer.status).toBe(401);

@@ -24,20 +24,24 @@ afterEach(async () => {
 test('SIGHUP reloads ACCESS_POLICY without a restart', async () => {
   policy = policyFile('default:\n  allow: ["127.0.0.0/8", "::1/128"]\n');
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-sighup-'));
-  const server = spawn(process.execPath, ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      WORKER: 'false',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-      ACCESS_POLICY: policy.file,
+  const server = spawn(
+    process.execPath,
+    ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        WORKER: 'false',
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+        ACCESS_POLICY: policy.file,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   child = server;
   let output = '';
   const waiters: { text: string; resolve: () => void }[] = [];
@@ -56,7 +60,8 @@ test('SIGHUP reloads ACCESS_POLICY without a restart', async () => {
 
   await logged('"msg":"listening on');
   const port = Number(/"port":(\d+)/.exec(output)?.[1]);
-  const token = () => fetch(`http://127.0.0.1:${port}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001`).then((res) => res.status);
+  const token = () =>
+    fetch(`http://127.0.0.1:${port}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001`).then((res) => res.status);
   expect(await token()).toBe(200);
 
   policy.write('default:\n  allow: ["10.0.0.0/8"]\n');
@@ -92,11 +97,23 @@ describe('at start', () => {
   const start = (policyText: string) => {
     policy = policyFile(policyText);
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-policy-start-'));
-    const server = spawn(process.execPath, ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKER: 'false', LOG_FORMAT: 'json', ACCESS_POLICY: policy.file },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const server = spawn(
+      process.execPath,
+      ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DATA_DIR: dataDir,
+          WORKER: 'false',
+          LOG_FORMAT: 'json',
+          ACCESS_POLICY: policy.file,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = server;
     let output = '';
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -107,7 +124,9 @@ describe('at start', () => {
       });
       server.once('exit', (code) => reject(Object.assign(new Error(output), { code })));
     });
-    const exited = new Promise<{ code: number | null; output: string }>((resolve) => server.once('exit', (code) => resolve({ code, output })));
+    const exited = new Promise<{ code: number | null; output: string }>((resolve) =>
+      server.once('exit', (code) => resolve({ code, output })),
+    );
     return { listening, exited };
   };
 

@@ -18,7 +18,14 @@ describe.each(storeVariants())('access limits in the shutdown sequence on $name'
       shutdown.register('access limits', () => limits.stop());
 
       const now = Date.now();
-      expect(limits.budgets.take('NotificationNotes.asmx/GetStudentSchool', '10.0.0.1', { max: 10, windowMs: 3_600_000 }, now).ok).toBe(true);
+      expect(
+        limits.budgets.take(
+          'NotificationNotes.asmx/GetStudentSchool',
+          '10.0.0.1',
+          { max: 10, windowMs: 3_600_000 },
+          now,
+        ).ok,
+      ).toBe(true);
       expect(limits.enumeration.note('E/Op', '10.0.0.1', '1001', { max: 10, windowMs: 3_600_000 }, now).ok).toBe(true);
       limits.audit.record({
         at: new Date(now),

@@ -50,7 +50,11 @@ export function policyFile(text: string, name = 'policy.yaml'): PolicyFixture {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-policy-'));
   const file = path.join(dir, name);
   writeFileSync(file, text);
-  return { file, write: (next) => writeFileSync(file, next), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    file,
+    write: (next) => writeFileSync(file, next),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export function usersYaml(): string {
@@ -75,8 +79,14 @@ export async function startWithPolicy(
 ): Promise<ServiceWithPolicy> {
   const policy = policyFile(policyText);
   const logs: Record<string, unknown>[] = [];
-  const logger = extra.logger ?? pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const access = createAccessControl({ policyFile: policy.file, logger, ...(typeof deps === 'function' ? deps(logger) : deps) });
+  const logger =
+    extra.logger ??
+    pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const access = createAccessControl({
+    policyFile: policy.file,
+    logger,
+    ...(typeof deps === 'function' ? deps(logger) : deps),
+  });
   const service = await startTestService({ access, trustProxy: true, publicBaseUrl: extra.publicBaseUrl });
   return {
     service,
@@ -97,8 +107,17 @@ export interface CallOptions {
 }
 
 /** Calls an operation over a binding; the one char parameter (show_active) goes as its code in SOAP. */
-export function callOp(app: App, binding: Binding, endpoint: string, op: string, params: Params, options: CallOptions = {}): Promise<Response> {
-  const soapParams = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, k === 'show_active' ? String(v.charCodeAt(0)) : v]));
+export function callOp(
+  app: App,
+  binding: Binding,
+  endpoint: string,
+  op: string,
+  params: Params,
+  options: CallOptions = {},
+): Promise<Response> {
+  const soapParams = Object.fromEntries(
+    Object.entries(params).map(([k, v]) => [k, k === 'show_active' ? String(v.charCodeAt(0)) : v]),
+  );
   let test;
   switch (binding) {
     case 'SOAP 1.1':

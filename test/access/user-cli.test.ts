@@ -14,7 +14,16 @@ const ROOT = path.resolve(__dirname, '../..');
 function io(password: string, env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, io: { env, readPassword: () => Promise.resolve(password), out: (l: string) => out.push(l), err: (l: string) => err.push(l) } };
+  return {
+    out,
+    err,
+    io: {
+      env,
+      readPassword: () => Promise.resolve(password),
+      out: (l: string) => out.push(l),
+      err: (l: string) => err.push(l),
+    },
+  };
 }
 
 let fixture: PolicyFixture;
@@ -93,7 +102,13 @@ test('as a command, the password comes from stdin when it is not a terminal', as
   fixture = policyFile('# policy\n');
   const child = spawn(
     process.execPath,
-    ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/cli/user.ts'), 'add', 'sis-alnoor'],
+    [
+      '-r',
+      path.join(ROOT, 'test/delivery/support/register-ts.js'),
+      path.join(ROOT, 'src/cli/user.ts'),
+      'add',
+      'sis-alnoor',
+    ],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ACCESS_POLICY: fixture.file },

@@ -33,12 +33,16 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       const res = await request(service.app).post(`${BASE}/devices`).send({ id: 'dev-x', token: 't' });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="admin"');
-      expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('Authorization: Bearer') } });
+      expect(res.body).toEqual({
+        error: { code: 'unauthorized', message: expect.stringContaining('Authorization: Bearer') },
+      });
       expect(await service.store.admin.getRecord('devices', 'dev-x')).toBeNull();
     });
 
     it('answers 401 to a wrong token, changes nothing, and logs the attempt without the token', async () => {
-      const res = await request(service.app).delete(`${BASE}/devices/dev-1001`).set('Authorization', `Bearer ${ADMIN_TOKEN}x`);
+      const res = await request(service.app)
+        .delete(`${BASE}/devices/dev-1001`)
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}x`);
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="admin", error="invalid_token"');
       expect(res.body.error.code).toBe('invalid_token');
@@ -48,7 +52,9 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     });
 
     it('accepts the scheme in any letter case', async () => {
-      expect((await request(service.app).get(`${BASE}/schools`).set('Authorization', `bearer ${ADMIN_TOKEN}`)).status).toBe(200);
+      expect(
+        (await request(service.app).get(`${BASE}/schools`).set('Authorization', `bearer ${ADMIN_TOKEN}`)).status,
+      ).toBe(200);
     });
   });
 
@@ -63,7 +69,14 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       {
         collection: 'students',
         path: '/students/3001',
-        record: { id: '3001', school: 'https://school-a.example', fullName: 'Sara Nasser', deviceId: 'dev-1001', active: '1', classId: '6A' },
+        record: {
+          id: '3001',
+          school: 'https://school-a.example',
+          fullName: 'Sara Nasser',
+          deviceId: 'dev-1001',
+          active: '1',
+          classId: '6A',
+        },
         patch: { active: '0', classId: null },
       },
       {
@@ -94,39 +107,49 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
         record: { id: 'a-new', studentId: '1001', date: '2026-11-02', type: 'late', reason: null, seen: false },
         patch: { reason: 'Bus', seen: true },
       },
-    ] as const satisfies readonly { collection: DataSetCollection; path: string; record: Record<string, unknown>; patch: Record<string, unknown> }[];
+    ] as const satisfies readonly {
+      collection: DataSetCollection;
+      path: string;
+      record: Record<string, unknown>;
+      patch: Record<string, unknown>;
+    }[];
 
-    it.each(cases)('creates, reads, refuses a duplicate, changes, replaces and deletes $collection', async ({ collection, path, record, patch }) => {
-      const created = await api().post(`/${collection}`, record);
-      expect(created.status).toBe(201);
-      expect(created.headers.location).toBe(`${BASE}${path}`);
-      expect(created.body).toEqual(asStored(collection, record));
-      expect((await api().get(path)).body).toEqual(asStored(collection, record));
+    it.each(cases)(
+      'creates, reads, refuses a duplicate, changes, replaces and deletes $collection',
+      async ({ collection, path, record, patch }) => {
+        const created = await api().post(`/${collection}`, record);
+        expect(created.status).toBe(201);
+        expect(created.headers.location).toBe(`${BASE}${path}`);
+        expect(created.body).toEqual(asStored(collection, record));
+        expect((await api().get(path)).body).toEqual(asStored(collection, record));
 
-      const again = await api().post(`/${collection}`, record);
-      expect(again.status).toBe(409);
-      expect(again.body.error.code).toBe('conflict');
+        const again = await api().post(`/${collection}`, record);
+        expect(again.status).toBe(409);
+        expect(again.body.error.code).toBe('conflict');
 
-      const changed = await api().patch(path, patch);
-      expect(changed.status).toBe(200);
-      expect(changed.body).toEqual(asStored(collection, { ...record, ...patch }));
+        const changed = await api().patch(path, patch);
+        expect(changed.status).toBe(200);
+        expect(changed.body).toEqual(asStored(collection, { ...record, ...patch }));
 
-      const replaced = await api().put(path, record);
-      expect(replaced.status).toBe(200);
-      expect(replaced.body).toEqual(asStored(collection, record));
+        const replaced = await api().put(path, record);
+        expect(replaced.status).toBe(200);
+        expect(replaced.body).toEqual(asStored(collection, record));
 
-      expect((await api().delete(path)).status).toBe(204);
-      expect((await api().get(path)).status).toBe(404);
-      expect((await api().patch(path, patch)).status).toBe(404);
-      expect((await api().delete(path)).status).toBe(404);
-      expect((await api().put(path, record)).status).toBe(201);
-    });
+        expect((await api().delete(path)).status).toBe(204);
+        expect((await api().get(path)).status).toBe(404);
+        expect((await api().patch(path, patch)).status).toBe(404);
+        expect((await api().delete(path)).status).toBe(404);
+        expect((await api().put(path, record)).status).toBe(201);
+      },
+    );
 
     it('registers or replaces a push token, which GetTokenDevice then answers', async () => {
       const res = await api().put('/devices/dev-1001', { token: 'fcm:replaced', platform: 'ios' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: 'dev-1001', token: 'fcm:replaced', platform: 'ios' });
-      expect(bodyText(await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }))).toContain('fcm:replaced');
+      expect(
+        bodyText(await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' })),
+      ).toContain('fcm:replaced');
       expect((await api().put('/devices/dev-9', { token: 'fcm:9' })).status).toBe(201);
     });
 
@@ -168,10 +191,14 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
         expect(Buffer.byteLength(res.text)).toBeLessThan(1024 * 1024 + 9000);
         expect(res.body.items.length).toBeLessThan(300);
         seen.push(...res.body.items.map((n: { id: string }) => n.id));
-        expect(res.body.nextOffset).toBe(offset + res.body.items.length < res.body.total ? offset + res.body.items.length : null);
+        expect(res.body.nextOffset).toBe(
+          offset + res.body.items.length < res.body.total ? offset + res.body.items.length : null,
+        );
         offset = res.body.nextOffset;
       }
-      expect(seen.filter((id) => id.startsWith('big-'))).toEqual(Array.from({ length: 300 }, (_, i) => `big-${String(i).padStart(3, '0')}`));
+      expect(seen.filter((id) => id.startsWith('big-'))).toEqual(
+        Array.from({ length: 300 }, (_, i) => `big-${String(i).padStart(3, '0')}`),
+      );
     });
 
     it('refuses to delete a school that still has students, and deletes a student with its notes and absences', async () => {
@@ -185,7 +212,12 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
 
   describe('validation', () => {
     it('names every problem of a body, with its path', async () => {
-      const res = await api().post('/students', { id: '', school: 'https://school-a.example', fullname: 'typo', active: 'yes' });
+      const res = await api().post('/students', {
+        id: '',
+        school: 'https://school-a.example',
+        fullname: 'typo',
+        active: 'yes',
+      });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_request');
       const paths = res.body.error.details.map((d: { path: string }) => d.path);
@@ -200,7 +232,13 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
         code: 'invalid_record',
         details: [{ path: 'body.school', message: expect.stringContaining('neither stored') }],
       });
-      const date = await api().post('/notes', { id: 'n9', studentId: '1001', type: 'general', text: 'x', date: '2026-02-30T10:00:00Z' });
+      const date = await api().post('/notes', {
+        id: 'n9',
+        studentId: '1001',
+        type: 'general',
+        text: 'x',
+        date: '2026-02-30T10:00:00Z',
+      });
       expect(date.status).toBe(422);
       expect(date.body.error.details).toEqual([{ path: 'body.date', message: 'is not a calendar date.' }]);
     });
@@ -246,10 +284,18 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(list.status).toBe(200);
       expect(list.body.total).toBe(1);
       const [message] = list.body.items;
-      expect(message).toMatchObject({ studentId: '1001', deviceId: 'dev-1001', type: 'absence', status: 'queued', attempts: 0 });
+      expect(message).toMatchObject({
+        studentId: '1001',
+        deviceId: 'dev-1001',
+        type: 'absence',
+        status: 'queued',
+        attempts: 0,
+      });
 
       expect((await api().post(`/outbox/push/${message.id}/resend`)).status).toBe(409);
-      await service.testStore.query("update push_notifications set status = 'dead', attempts = 5 where id = ?", [message.id]);
+      await service.testStore.query("update push_notifications set status = 'dead', attempts = 5 where id = ?", [
+        message.id,
+      ]);
       expect((await api().get('/outbox/push?status=dead')).body.total).toBe(1);
       const resent = await api().post(`/outbox/push/${message.id}/resend`);
       expect(resent.status).toBe(200);
@@ -267,24 +313,37 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' });
       const [push] = (await api().get('/outbox/push')).body.items;
       const [sms] = (await api().get('/outbox/sms')).body.items;
-      await service.testStore.query("update push_notifications set status = 'dead', attempts = 3, last_error = 'UNREGISTERED' where id = ?", [push.id]);
+      await service.testStore.query(
+        "update push_notifications set status = 'dead', attempts = 3, last_error = 'UNREGISTERED' where id = ?",
+        [push.id],
+      );
 
       const one = await api().get(`/outbox/push/${push.id}`);
       expect(one.status).toBe(200);
-      expect(one.body).toEqual({ ...push, status: 'dead', attempts: 3, lastError: 'UNREGISTERED', updatedAt: push.updatedAt });
+      expect(one.body).toEqual({
+        ...push,
+        status: 'dead',
+        attempts: 3,
+        lastError: 'UNREGISTERED',
+        updatedAt: push.updatedAt,
+      });
       const code = await api().get(`/outbox/sms/${sms.id}`);
       expect(code.body).toEqual(sms);
       expect(code.body).toMatchObject({ phone: '+*********456', hasCode: true });
       expect(JSON.stringify(code.body)).not.toContain('482913');
 
       expect((await api().get(`/outbox/sms/${push.id}`)).status).toBe(404);
-      expect((await api().get('/outbox/push/nope')).body).toMatchObject({ error: { code: 'not_found', message: 'No push message nope.' } });
+      expect((await api().get('/outbox/push/nope')).body).toMatchObject({
+        error: { code: 'not_found', message: 'No push message nope.' },
+      });
     });
 
     it('shows auth codes with the phone masked and never the code', async () => {
       await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' });
       const list = await api().get('/outbox/sms');
-      expect(list.body.items).toEqual([expect.objectContaining({ phone: '+*********456', hasCode: true, status: 'queued' })]);
+      expect(list.body.items).toEqual([
+        expect.objectContaining({ phone: '+*********456', hasCode: true, status: 'queued' }),
+      ]);
       expect(JSON.stringify(list.body)).not.toContain('482913');
       expect(JSON.stringify(list.body)).not.toContain('944123456');
       expect((await api().get('/outbox/sms?studentId=1')).status).toBe(400);
@@ -297,7 +356,10 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
         TypeNotfication: 'absence',
       });
       await service.testStore.query("update push_notifications set status = 'dead'");
-      expect((await api().get('/outbox/stats')).body.channels[0]).toMatchObject({ channel: 'push', counts: { dead: 1 } });
+      expect((await api().get('/outbox/stats')).body.channels[0]).toMatchObject({
+        channel: 'push',
+        counts: { dead: 1 },
+      });
       expect((await api().post('/outbox/push/resend-dead')).body).toEqual({ channel: 'push', requeued: 1 });
     });
   });
@@ -311,16 +373,31 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       const res = await request(service.app).get(`${BASE}/openapi.json`);
       expect(res.status).toBe(200);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
-      const doc = res.body as { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+      const doc = res.body as {
+        openapi: string;
+        paths: Record<string, Record<string, Operation>>;
+        components: { schemas: Record<string, unknown> };
+      };
       expect(doc.openapi).toBe('3.1.0');
       expect(Object.keys(doc.components.schemas)).toEqual(
-        expect.arrayContaining(['School', 'Student', 'Device', 'Note', 'Absence', 'Error', 'PushMessage', 'SmsMessage']),
+        expect.arrayContaining([
+          'School',
+          'Student',
+          'Device',
+          'Note',
+          'Absence',
+          'Error',
+          'PushMessage',
+          'SmsMessage',
+        ]),
       );
       for (const [, name] of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) {
         expect(doc.components.schemas).toHaveProperty(name);
       }
 
-      const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+      const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+      );
       // Five collections of six routes, five outbox routes and the audit listing.
       expect(operations).toHaveLength(36);
       const calls = api() as unknown as Record<string, (path: string, body?: unknown) => request.Test>;
@@ -344,9 +421,14 @@ describe('admin API turned off', () => {
   it('answers 404 in JSON, saying how to turn it on', async () => {
     const service = await startOperatedService(storeVariants()[0], { ADMIN_TOKEN: '' });
     try {
-      const res = await request(service.app).get(`${BASE}/students`).set('Authorization', 'Bearer anything-at-all-here');
+      const res = await request(service.app)
+        .get(`${BASE}/students`)
+        .set('Authorization', 'Bearer anything-at-all-here');
       expect(res.status).toBe(404);
-      expect(res.body.error).toEqual({ code: 'admin_api_off', message: 'The admin API is off: set ADMIN_TOKEN to turn it on.' });
+      expect(res.body.error).toEqual({
+        code: 'admin_api_off',
+        message: 'The admin API is off: set ADMIN_TOKEN to turn it on.',
+      });
     } finally {
       await service.stop();
     }

@@ -8,7 +8,8 @@ import { storeVariants } from '../support/stores';
 
 const BASE = '/admin/api/v1';
 
-const row = (hour: number, overrides: Partial<NewAuditRow> = {}): NewAuditRow => auditRow(`2030-01-01T${String(hour).padStart(2, '0')}:00:00.000Z`, overrides);
+const row = (hour: number, overrides: Partial<NewAuditRow> = {}): NewAuditRow =>
+  auditRow(`2030-01-01T${String(hour).padStart(2, '0')}:00:00.000Z`, overrides);
 
 describe.each(storeVariants())('admin audit listing on $name', (variant) => {
   let service: OperatedService;
@@ -17,21 +18,30 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
     await service.store.access.insertAuditEntries([
       row(1),
       row(2, { subject: '1002', address: '10.0.0.2' }),
-      row(3, { user: 'sis-alnoor', endpoint: 'PushNotificationMobile', operation: 'GetStudentSchool', subjectKind: 'school', subject: 'https://a.example' }),
+      row(3, {
+        user: 'sis-alnoor',
+        endpoint: 'PushNotificationMobile',
+        operation: 'GetStudentSchool',
+        subjectKind: 'school',
+        subject: 'https://a.example',
+      }),
       row(4, { outcome: 'refused', reason: 'enumeration', address: '10.0.0.2', subject: '1003' }),
       row(5, { outcome: 'refused', reason: 'auth', address: '10.0.0.9' }),
     ]);
   });
   afterEach(() => service.stop());
 
-  const get = (query: string) => request(service.app).get(`${BASE}/audit${query}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  const get = (query: string) =>
+    request(service.app).get(`${BASE}/audit${query}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   const hours = (body: { items: { at: string }[] }) => body.items.map((item) => Number(item.at.slice(11, 13)));
 
   it('needs the admin token', async () => {
     const res = await request(service.app).get(`${BASE}/audit`);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('unauthorized');
-    expect((await request(service.app).get(`${BASE}/audit`).set('Authorization', `Bearer ${ADMIN_TOKEN}x`)).status).toBe(401);
+    expect(
+      (await request(service.app).get(`${BASE}/audit`).set('Authorization', `Bearer ${ADMIN_TOKEN}x`)).status,
+    ).toBe(401);
   });
 
   it('lists newest first, paged with limit and offset like the other listings', async () => {
@@ -64,7 +74,10 @@ describe.each(storeVariants())('admin audit listing on $name', (variant) => {
     const long = (i: number) => `${String(i).padStart(4, '0')}${'9'.repeat(5000)}`;
     await service.store.access.insertAuditEntries(
       Array.from({ length: 500 }, (_, i) =>
-        row(6, { subject: long(i), at: `2030-01-01T06:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z` }),
+        row(6, {
+          subject: long(i),
+          at: `2030-01-01T06:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z`,
+        }),
       ),
     );
     const first = await get('?limit=500');

@@ -16,7 +16,14 @@ type Sent = Readonly<{ [field: string]: unknown }>;
 
 const BASE: { readonly [C in DataSetCollection]: (key: string) => Sent } = {
   schools: (key) => ({ baseUrl: `https://${key}.example`, name: 'A school' }),
-  students: (key) => ({ id: key, school: 'https://school-a.example', fullName: 'A student', deviceId: 'dev-1001', active: '1', classId: '7A' }),
+  students: (key) => ({
+    id: key,
+    school: 'https://school-a.example',
+    fullName: 'A student',
+    deviceId: 'dev-1001',
+    active: '1',
+    classId: '7A',
+  }),
   devices: (key) => ({ id: key, token: 'fcm:t', platform: 'android' }),
   notes: (key) => ({
     id: key,
@@ -108,7 +115,10 @@ describe.each(storeVariants())('import and admin API agree on $name', (variant) 
 
   /** The admin API's verdict on creating the same record: null when created, else `field problem`. */
   async function created(collection: DataSetCollection, record: Sent): Promise<string | null> {
-    const res = await request(service.app).post(`/admin/api/v1/${collection}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send(record);
+    const res = await request(service.app)
+      .post(`/admin/api/v1/${collection}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send(record);
     if (res.status === 201) return null;
     expect([400, 422]).toContain(res.status);
     const [detail] = res.body.error.details as { path: string; message: string }[];

@@ -32,7 +32,14 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     headless: true,
     viewport: DESKTOP,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -61,7 +68,11 @@ async function openOperation(page: Page, endpoint: string, operation: string, sh
 }
 
 /** Fills the test form by its labels and clicks Invoke; the answer opens in a new window. */
-async function invoke(page: Page, values: Record<string, string>, shot: string): Promise<{ response: Response; body: string }> {
+async function invoke(
+  page: Page,
+  values: Record<string, string>,
+  shot: string,
+): Promise<{ response: Response; body: string }> {
   for (const [name, value] of Object.entries(values)) await page.getByLabel(`${name}:`).fill(value);
   const answer = page.context().waitForEvent('response', (r) => r.request().method() === 'POST');
   const popup = page.waitForEvent('popup');
@@ -81,17 +92,23 @@ test('GetStudentSchool: from / to the operation, Invoke answers the ArrayOfStude
   const page = await context.newPage();
   await openOperation(page, 'NotificationNotes', 'GetStudentSchool', true);
   const school = 'https://alnoor.school.example';
-  const { response, body } = await invoke(page, { school_base_url: school, show_active: '1' }, '4-GetStudentSchool-answer');
+  const { response, body } = await invoke(
+    page,
+    { school_base_url: school, show_active: '1' },
+    '4-GetStudentSchool-answer',
+  );
 
   expect(response.status()).toBe(200);
   expect(response.headers()['content-type']).toBe('text/xml; charset=utf-8');
-  expect(body).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\r\n<ArrayOfStudentInfo [^>]*xmlns="http:\/\/tempuri.org\/">/);
+  expect(body).toMatch(
+    /^<\?xml version="1.0" encoding="utf-8"\?>\r\n<ArrayOfStudentInfo [^>]*xmlns="http:\/\/tempuri.org\/">/,
+  );
   const expected = (DEMO_DATA.students ?? [])
     .filter((s) => s.school === school && s.active === '1')
     .sort((a, b) => ordinal(a.fullName, b.fullName) || ordinal(a.id, b.id));
-  expect([...body.matchAll(/<id_student>([^<]*)<\/id_student>\r\n {4}<fullName>([^<]*)</g)].map((m) => [m[1], m[2]])).toEqual(
-    expected.map((s) => [s.id, s.fullName]),
-  );
+  expect(
+    [...body.matchAll(/<id_student>([^<]*)<\/id_student>\r\n {4}<fullName>([^<]*)</g)].map((m) => [m[1], m[2]]),
+  ).toEqual(expected.map((s) => [s.id, s.fullName]));
   await page.close();
 });
 
@@ -102,7 +119,9 @@ test('GetTokenDevice: Invoke answers the device token as a string element', asyn
   const device = (DEMO_DATA.devices ?? []).find((d) => d.token !== null);
   const { response, body } = await invoke(page, { id: device?.id ?? '' }, '4-GetTokenDevice-answer');
   expect(response.status()).toBe(200);
-  expect(body).toBe(`<?xml version="1.0" encoding="utf-8"?>\r\n<string xmlns="http://tempuri.org/">${device?.token}</string>`);
+  expect(body).toBe(
+    `<?xml version="1.0" encoding="utf-8"?>\r\n<string xmlns="http://tempuri.org/">${device?.token}</string>`,
+  );
   await page.close();
 });
 
@@ -118,7 +137,9 @@ test('SendNotificationType (void): Invoke answers 200 with an empty body and the
   expect(response.status()).toBe(200);
   expect(body).toBe('');
   expect(response.headers()['content-type']).toBeUndefined();
-  expect((await service.store.admin.listPushNotifications()).map((n) => [n.studentId, n.type, n.status])).toEqual([['1001', 'absence', 'queued']]);
+  expect((await service.store.admin.listPushNotifications()).map((n) => [n.studentId, n.type, n.status])).toEqual([
+    ['1001', 'absence', 'queued'],
+  ]);
   await page.close();
 });
 
@@ -139,19 +160,22 @@ describe.each([
   ['desktop', DESKTOP],
   ['phone', PHONE],
 ] as const)('on a %s screen', (screen, viewport) => {
-  test.each(PAGES)('the %s page passes axe (WCAG 2.1 AA and best practice) and does not scroll sideways', async (name, url) => {
-    const page = await context.newPage();
-    await page.setViewportSize(viewport);
-    await page.goto(base + url);
-    if (screen === 'phone') await shoot(page, `phone-${name}`);
-    // Strings, not functions: this project compiles without the DOM's types.
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate<Violation[]>(
-      `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
+  test.each(PAGES)(
+    'the %s page passes axe (WCAG 2.1 AA and best practice) and does not scroll sideways',
+    async (name, url) => {
+      const page = await context.newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(base + url);
+      if (screen === 'phone') await shoot(page, `phone-${name}`);
+      // Strings, not functions: this project compiles without the DOM's types.
+      await page.evaluate(AXE_SOURCE);
+      const violations = await page.evaluate<Violation[]>(
+        `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
         .then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
-    );
-    expect(violations).toEqual([]);
-    expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
-    await page.close();
-  });
+      );
+      expect(violations).toEqual([]);
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      await page.close();
+    },
+  );
 });

@@ -34,7 +34,12 @@ let service: ServiceProcess;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sns-chaos-bcrypt-'));
   writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
-  service = await startService({ DATA_DIR: dir, WORKER: 'false', ACCESS_POLICY: path.join(dir, 'policy.yaml'), LOG_LEVEL: 'info' });
+  service = await startService({
+    DATA_DIR: dir,
+    WORKER: 'false',
+    ACCESS_POLICY: path.join(dir, 'policy.yaml'),
+    LOG_LEVEL: 'info',
+  });
 });
 afterAll(async () => {
   await service.stop();
@@ -44,11 +49,14 @@ afterAll(async () => {
 /** One GET on its own connection from `localAddress`; resolves with the status, or 0 when it failed without one. */
 function wrongLogin(port: number, localAddress: string, authorization: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: CALL, agent: false, localAddress, headers: { Authorization: authorization } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: CALL, agent: false, localAddress, headers: { Authorization: authorization } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.setTimeout(15_000, () => req.destroy());
     req.on('error', () => resolve(0));
     req.end();
@@ -70,7 +78,11 @@ async function flood(attempt: (client: number, n: number) => { from: string; aut
   const until = Date.now() + FLOOD_MS;
   const health = probeHealth(service.port, { intervalMs: 50 });
   // The valid user calls from 127.0.0.1, an address the flood never uses.
-  const valid = probeHealth(service.port, { intervalMs: 50, path: CALL, headers: { Authorization: basic(USER, PASSWORD) } });
+  const valid = probeHealth(service.port, {
+    intervalMs: 50,
+    path: CALL,
+    headers: { Authorization: basic(USER, PASSWORD) },
+  });
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, client) => {
       for (let n = 0; Date.now() < until; n++) {
@@ -117,7 +129,14 @@ test('wrong passwords for a real user from one address do not hold /healthz or t
 
 test('wrong logins from thousands of addresses do not hold /healthz or the valid user', async () => {
   // Client c rotates over 127.2.c.1-250: 8,000 addresses, each under the throttle's allowance.
-  const result = await flood((client, n) => ({ from: `127.2.${client}.${(n % 250) + 1}`, authorization: basic(`user-${random()}`, random()) }));
-  report('bcrypt flood, many addresses', `${CLIENTS} clients from 8,000 loopback addresses, random user names and passwords`, result);
+  const result = await flood((client, n) => ({
+    from: `127.2.${client}.${(n % 250) + 1}`,
+    authorization: basic(`user-${random()}`, random()),
+  }));
+  report(
+    'bcrypt flood, many addresses',
+    `${CLIENTS} clients from 8,000 loopback addresses, random user names and passwords`,
+    result,
+  );
   expectHeld(result);
 });

@@ -11,7 +11,15 @@
 import fc from 'fast-check';
 import os from 'node:os';
 import { FIXTURES } from '../support/fixtures';
-import { BODY_LIMIT, LONGEST_TARGET, REFUSED_DEPTH, fuzzCase, requestBytes, targetLength, type FuzzCase } from './support/cases';
+import {
+  BODY_LIMIT,
+  LONGEST_TARGET,
+  REFUSED_DEPTH,
+  fuzzCase,
+  requestBytes,
+  targetLength,
+  type FuzzCase,
+} from './support/cases';
 import { RawClient, rawRequest, type Answered, type Outcome } from './support/raw-client';
 import { REPO_ROOT, startService, type ServiceProcess } from './support/service-process';
 import { classify, leakIn, type Classified } from './support/shapes';
@@ -45,22 +53,31 @@ function limitBroken(c: FuzzCase, bytes: Buffer, answer: Answered, classified: C
   const target = targetLength(bytes);
   if (c.type === 'framing') return null;
   if (target > LONGEST_TARGET) {
-    return answer.status === 414 && classified.shape === 'text-error' ? null : `a ${target}-byte request target must get a plain-text 414`;
+    return answer.status === 414 && classified.shape === 'text-error'
+      ? null
+      : `a ${target}-byte request target must get a plain-text 414`;
   }
   if (c.type !== 'call') return null;
-  if (c.hostility.kind === 'raw-url-bytes' && classified.shape === 'parser-refusal') return 'raw bytes in the URL must get an ASMX answer, not a bare refusal';
+  if (c.hostility.kind === 'raw-url-bytes' && classified.shape === 'parser-refusal')
+    return 'raw bytes in the URL must get an ASMX answer, not a bare refusal';
   const body = bodyLength(bytes);
   // An unknown endpoint is a 404 whatever the body; a known one reads the body first.
   if (c.binding !== 'get' && c.endpoint !== 'Nope' && body > BODY_LIMIT) {
-    return answer.status === 413 && classified.shape === 'text-error' ? null : `a ${body}-byte body must get a plain-text 413`;
+    return answer.status === 413 && classified.shape === 'text-error'
+      ? null
+      : `a ${body}-byte body must get a plain-text 413`;
   }
-  const soapReady = (c.binding === 'soap11' || c.binding === 'soap12') && c.contentType === null && c.endpoint !== 'Nope';
+  const soapReady =
+    (c.binding === 'soap11' || c.binding === 'soap12') && c.contentType === null && c.endpoint !== 'Nope';
   const refusedAsClient =
-    answer.status === 400 && classified.shape === 'soap-fault' && (classified.faultCode === 'Client' || classified.faultCode === 'Sender');
+    answer.status === 400 &&
+    classified.shape === 'soap-fault' &&
+    (classified.faultCode === 'Client' || classified.faultCode === 'Sender');
   if (soapReady && c.hostility.kind === 'deep' && c.hostility.depth >= REFUSED_DEPTH && !refusedAsClient) {
     return `XML nested ${c.hostility.depth} deep must get a 400 soap:Client fault`;
   }
-  if (soapReady && c.hostility.kind === 'doctype' && !refusedAsClient) return 'a DOCTYPE must get a 400 soap:Client fault';
+  if (soapReady && c.hostility.kind === 'doctype' && !refusedAsClient)
+    return 'a DOCTYPE must get a 400 soap:Client fault';
   return null;
 }
 
@@ -88,7 +105,8 @@ function judge(c: FuzzCase, bytes: Buffer, outcome: Outcome, unhandled: number, 
     if (c.type === 'framing' && outcome.kind === 'closed') return null;
     // An oversized body is refused (413) as soon as its Content-Length is read, and the connection
     // closed: a client still writing the rest may see the reset before it reads the answer.
-    if (c.type === 'call' && c.binding !== 'get' && bodyLength(bytes) > BODY_LIMIT && outcome.kind === 'closed') return null;
+    if (c.type === 'call' && c.binding !== 'get' && bodyLength(bytes) > BODY_LIMIT && outcome.kind === 'closed')
+      return null;
     return `no answer (${outcome.kind} after ${outcome.ms.toFixed(0)} ms)`;
   }
   figures.byStatus.set(String(outcome.status), (figures.byStatus.get(String(outcome.status)) ?? 0) + 1);
@@ -98,20 +116,28 @@ function judge(c: FuzzCase, bytes: Buffer, outcome: Outcome, unhandled: number, 
   // Node's parser counts the start line and the headers together against its 16 KB: a head near
   // that size with a target under LONGEST_TARGET may get its bare 431.
   const head = bytes.indexOf('\r\n\r\n');
-  if (classified.shape === 'parser-refusal' && c.type === 'call' && head < LONGEST_TARGET - 1024 && c.hostility.kind !== 'raw-url-bytes') {
+  if (
+    classified.shape === 'parser-refusal' &&
+    c.type === 'call' &&
+    head < LONGEST_TARGET - 1024 &&
+    c.hostility.kind !== 'raw-url-bytes'
+  ) {
     return `a well-formed request got a bare ${outcome.status} from the HTTP parser`;
   }
   const leak = leakIn(outcome, [REPO_ROOT, os.tmpdir() + '/sns-', store.dataDir]);
   if (leak !== null) return `the answer shows ${leak}`;
-  if (/An unexpected error occurred/.test(outcome.body.toString('utf8'))) return 'an unexpected error inside the service';
+  if (/An unexpected error occurred/.test(outcome.body.toString('utf8')))
+    return 'an unexpected error inside the service';
   // The last resort's text fits the text-error shape, but it means a handler threw.
-  if (/^Internal server error\./.test(outcome.body.toString('utf8'))) return 'the last-resort 500: an exception no handler caught';
+  if (/^Internal server error\./.test(outcome.body.toString('utf8')))
+    return 'the last-resort 500: an exception no handler caught';
   if (outcome.ms > SLOWEST_MS) return `answered in ${outcome.ms.toFixed(0)} ms`;
   return limitBroken(c, bytes, outcome, classified);
 }
 
 function summary(c: FuzzCase): string {
-  if (c.type === 'call') return `${c.binding} ${c.endpoint}.${c.operation} ${c.hostility.kind}${c.hostility.kind === 'deep' ? ` ${c.hostility.depth}` : ''}`;
+  if (c.type === 'call')
+    return `${c.binding} ${c.endpoint}.${c.operation} ${c.hostility.kind}${c.hostility.kind === 'deep' ? ` ${c.hostility.depth}` : ''}`;
   return c.type === 'document' ? `${c.method} ${c.target}` : `framing ${JSON.stringify(c.head.slice(0, 40))}`;
 }
 
@@ -122,7 +148,8 @@ function printable(bytes: Buffer): string {
     if (byte === 0x0d) out += '\\r';
     else if (byte === 0x0a) out += '\\n';
     else if (byte === 0x25) out += '%%';
-    else if (byte === 0x27 || byte === 0x5c || byte < 0x20 || byte > 0x7e) out += `\\x${byte.toString(16).padStart(2, '0')}`;
+    else if (byte === 0x27 || byte === 0x5c || byte < 0x20 || byte > 0x7e)
+      out += `\\x${byte.toString(16).padStart(2, '0')}`;
     else out += String.fromCharCode(byte);
   }
   return `'${out}'`;
@@ -154,7 +181,13 @@ function report(figures: Figures, elapsedMs: number): void {
 it(`${CASES} generated requests get documented answers within ${SLOWEST_MS} ms and the process lives`, async () => {
   const client = new RawClient(service.port);
   const probe = new RawClient(service.port);
-  const figures: Figures = { cases: 0, byStatus: new Map(), byShape: new Map(), latencies: [], slowest: { ms: 0, what: '' } };
+  const figures: Figures = {
+    cases: 0,
+    byStatus: new Map(),
+    byShape: new Map(),
+    latencies: [],
+    slowest: { ms: 0, what: '' },
+  };
   const started = Date.now();
   let lastFailure: { bytes: Buffer; problem: string } | null = null;
   const property = fc.asyncProperty(fuzzCase, async (c) => {
@@ -167,7 +200,8 @@ it(`${CASES} generated requests get documented answers within ${SLOWEST_MS} ms a
     if (outcome.ms > SLOWEST_MS) await probe.send(rawRequest('GET', '/healthz', []), { timeoutMs: 600_000 });
     if (figures.cases % PROBE_EVERY === 0) {
       const health = await probe.send(rawRequest('GET', '/healthz', []));
-      if (health.kind !== 'answer' || health.status !== 200) throw new Error(`/healthz did not answer 200 after ${figures.cases} cases (${health.kind})`);
+      if (health.kind !== 'answer' || health.status !== 200)
+        throw new Error(`/healthz did not answer 200 after ${figures.cases} cases (${health.kind})`);
     }
     if (!service.alive()) throw new Error(`the service process died:\n${service.log()}`);
     if (problem !== null) {
@@ -175,8 +209,14 @@ it(`${CASES} generated requests get documented answers within ${SLOWEST_MS} ms a
       throw new Error(problem);
     }
   });
-  const seed = process.env.CHAOS_SEED === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(process.env.CHAOS_SEED);
-  const result = await fc.check(property, { numRuns: CASES, seed, path: process.env.CHAOS_PATH, endOnFailure: process.env.CHAOS_SHRINK === 'false' });
+  const seed =
+    process.env.CHAOS_SEED === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(process.env.CHAOS_SEED);
+  const result = await fc.check(property, {
+    numRuns: CASES,
+    seed,
+    path: process.env.CHAOS_PATH,
+    endOnFailure: process.env.CHAOS_SHRINK === 'false',
+  });
   report(figures, Date.now() - started);
   client.close();
   probe.close();

@@ -106,14 +106,20 @@ const scenarios: Scenario[] = [
     name: 'PostgreSQL, in-process worker',
     workers: 0,
     async store(prefix) {
-      return { env: { DATABASE_URL: await seededPostgres(`chaos_${prefix}`), DATA_DIR: os.tmpdir() }, cleanup: () => undefined };
+      return {
+        env: { DATABASE_URL: await seededPostgres(`chaos_${prefix}`), DATA_DIR: os.tmpdir() },
+        cleanup: () => undefined,
+      };
     },
   },
   {
     name: 'PostgreSQL, two worker processes',
     workers: 2,
     async store(prefix) {
-      return { env: { DATABASE_URL: await seededPostgres(`chaos_${prefix}`), DATA_DIR: os.tmpdir() }, cleanup: () => undefined };
+      return {
+        env: { DATABASE_URL: await seededPostgres(`chaos_${prefix}`), DATA_DIR: os.tmpdir() },
+        cleanup: () => undefined,
+      };
     },
   },
 ];
@@ -124,7 +130,12 @@ describe.each(scenarios.map((s, i) => ({ ...s, prefix: `k${i}_` })))('kill -9 un
   it(`every acknowledged push and SMS is delivered after ${KILLS} kills`, async () => {
     const fakes: FakeProviders = await startFakeProviders();
     const storeEnv = await scenario.store(scenario.prefix);
-    const env = { ...SERVICE_ENV, ...fakes.environment(keyDir), ...storeEnv.env, WORKER: scenario.workers === 0 ? 'true' : 'false' };
+    const env = {
+      ...SERVICE_ENV,
+      ...fakes.environment(keyDir),
+      ...storeEnv.env,
+      WORKER: scenario.workers === 0 ? 'true' : 'false',
+    };
     let service: ServiceProcess = await startService(env);
     const workers: WorkerChild[] = Array.from({ length: scenario.workers }, () => spawnWorker(env));
     const load = startWriteLoad(() => service.port, { clients: CLIENTS, students: STUDENTS, prefix: scenario.prefix });

@@ -151,7 +151,10 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
   const startedDuring = (s: Sample) => s.at >= downAt + 1000 && s.at < startAskedAt;
   const endedDuring = (s: Sample) => startedDuring(s) && s.at + s.ms <= startAskedAt;
   const pollers = { 'SOAP read': reads, 'HTTP GET read': getReads, '/readyz': ready };
-  const outageSamples = Object.entries(pollers).map(([name, poller]) => ({ name, samples: poller.samples.filter(startedDuring) }));
+  const outageSamples = Object.entries(pollers).map(([name, poller]) => ({
+    name,
+    samples: poller.samples.filter(startedDuring),
+  }));
   const slowDuring = outageSamples.flatMap(({ name, samples }) =>
     samples.filter((s) => !(s.ms < FAIL_FAST_MS)).map((s) => `${name}: ${s.status} after ${s.ms.toFixed(0)} ms`),
   );
@@ -162,7 +165,9 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
     if (s.status === 200) return false;
     if (s.answer === null) return true;
     const c = classify(s.answer);
-    const asmx = (c.shape === 'soap-fault' && (c.faultCode === 'Server' || c.faultCode === 'Receiver')) || c.shape === 'text-error';
+    const asmx =
+      (c.shape === 'soap-fault' && (c.faultCode === 'Server' || c.faultCode === 'Receiver')) ||
+      c.shape === 'text-error';
     return !asmx || s.answer.status !== 500 || leakIn(s.answer, [REPO_ROOT, os.tmpdir()]) !== null;
   });
   const slowest = Math.max(0, ...outageSamples.flatMap(({ samples }) => samples.map((s) => s.ms)));
@@ -172,7 +177,11 @@ it(`the service lives through a ${OUTAGE_SECONDS} s PostgreSQL outage and recove
   const firstReady = ready.samples.find((s) => s.at >= upAt && s.status === 200);
   const recovered = (s: Sample | undefined) => (s === undefined ? Infinity : s.at + s.ms - upAt);
   const lost = missing();
-  const bodies = [...new Set(failedDuring.slice(0, 200).map((s) => s.answer?.body.toString('utf8').slice(0, 160) ?? String(s.status)))];
+  const bodies = [
+    ...new Set(
+      failedDuring.slice(0, 200).map((s) => s.answer?.body.toString('utf8').slice(0, 160) ?? String(s.status)),
+    ),
+  ];
   process.stdout.write(
     [
       `outage: PostgreSQL down ${((upAt - stoppedAt) / 1000).toFixed(1)} s (stop took ${downAt - stoppedAt} ms); process alive throughout: ${aliveThroughout}`,

@@ -35,7 +35,12 @@ let service: ServiceProcess;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sns-chaos-refused-audit-'));
   writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
-  service = await startService({ DATA_DIR: dir, WORKER: 'false', ACCESS_POLICY: path.join(dir, 'policy.yaml'), ADMIN_TOKEN });
+  service = await startService({
+    DATA_DIR: dir,
+    WORKER: 'false',
+    ACCESS_POLICY: path.join(dir, 'policy.yaml'),
+    ADMIN_TOKEN,
+  });
 });
 afterAll(async () => {
   await service.stop();
@@ -103,19 +108,32 @@ function auditTable(): AuditTable {
   const file = path.join(dir, 'service.sqlite');
   const db = new Database(file, { readonly: true });
   try {
-    const size = (name: string) => Number((db.prepare('select coalesce(sum(pgsize), 0) as n from dbstat where name = ?').get(name) as { n: number }).n);
-    const indexes = db.prepare("select name from sqlite_master where type = 'index' and tbl_name = 'access_audit'").all() as { name: string }[];
+    const size = (name: string) =>
+      Number(
+        (db.prepare('select coalesce(sum(pgsize), 0) as n from dbstat where name = ?').get(name) as { n: number }).n,
+      );
+    const indexes = db
+      .prepare("select name from sqlite_master where type = 'index' and tbl_name = 'access_audit'")
+      .all() as { name: string }[];
     const bytes = size('access_audit') + indexes.reduce((sum, index) => sum + size(index.name), 0);
-    const columns = new Set((db.prepare('pragma table_info(access_audit)').all() as { name: string }[]).map((c) => c.name));
-    const count = (where: string) => Number((db.prepare(`select count(*) as n from access_audit where ${where}`).get() as { n: number }).n);
+    const columns = new Set(
+      (db.prepare('pragma table_info(access_audit)').all() as { name: string }[]).map((c) => c.name),
+    );
+    const count = (where: string) =>
+      Number((db.prepare(`select count(*) as n from access_audit where ${where}`).get() as { n: number }).n);
     const hasOmitted = columns.has('omitted');
     return {
       bytes,
       entries: count('1 = 1'),
       refusedKept: count(hasOmitted ? "outcome = 'refused' and omitted is null" : "outcome = 'refused'"),
       summaries: hasOmitted ? count('omitted is not null') : 0,
-      omitted: hasOmitted ? Number((db.prepare('select coalesce(sum(omitted), 0) as n from access_audit').get() as { n: number }).n) : 0,
-      fileBytes: ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0),
+      omitted: hasOmitted
+        ? Number((db.prepare('select coalesce(sum(omitted), 0) as n from access_audit').get() as { n: number }).n)
+        : 0,
+      fileBytes: ['', '-wal'].reduce(
+        (sum, suffix) => sum + (statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0),
+        0,
+      ),
     };
   } finally {
     db.close();
@@ -155,7 +173,11 @@ test('refused calls with megabyte ids leave a bounded audit trail', async () => 
   // Every page of the listing after the attack, followed by nextOffset.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const pagesAfter: AuditPage[] = [];
-  for (let offset: number | null = 0; offset !== null && pagesAfter.length < 50; offset = pagesAfter.at(-1)?.nextOffset ?? null) {
+  for (
+    let offset: number | null = 0;
+    offset !== null && pagesAfter.length < 50;
+    offset = pagesAfter.at(-1)?.nextOffset ?? null
+  ) {
     pagesAfter.push(await listAudit(offset));
   }
   const listed = pagesAfter.reduce((sum, page) => sum + page.items.length, 0);

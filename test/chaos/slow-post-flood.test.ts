@@ -33,7 +33,12 @@ let dir: string;
 let service: ServiceProcess;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sns-chaos-slow-post-'));
-  service = await startService({ DATA_DIR: dir, WORKER: 'false', LOG_LEVEL: 'info', ADMIN_TOKEN: 'chaos-admin-token-0123456789' });
+  service = await startService({
+    DATA_DIR: dir,
+    WORKER: 'false',
+    LOG_LEVEL: 'info',
+    ADMIN_TOKEN: 'chaos-admin-token-0123456789',
+  });
 });
 afterAll(async () => {
   await service.stop();

@@ -37,12 +37,16 @@ describe('the generated contract', () => {
   it('refuses a parameter type the contract has no reader for', async () => {
     edit('PushNotificationMobile.wsdl', 'name="id" type="s:string"', 'name="id" type="s:int"');
     await expect(renderContract(dir)).rejects.toThrow(
-      new ContractSourceError('PushNotificationMobile.wsdl, operation GetTokenDevice: parameter id has the type s:int, which the contract does not use'),
+      new ContractSourceError(
+        'PushNotificationMobile.wsdl, operation GetTokenDevice: parameter id has the type s:int, which the contract does not use',
+      ),
     );
   });
 
   it('refuses a WSDL whose service is not named after its file', async () => {
     cpSync(path.join(dir, 'PushNotificationMobile.wsdl'), path.join(dir, 'Other.wsdl'));
-    await expect(renderContract(dir)).rejects.toThrow('Other.wsdl: the service is named PushNotificationMobile, not after its file');
+    await expect(renderContract(dir)).rejects.toThrow(
+      'Other.wsdl: the service is named PushNotificationMobile, not after its file',
+    );
   });
 });

@@ -4,7 +4,12 @@ import { AdaptiveLimit } from '../../src/delivery/concurrency';
 
 function limitWithClock(options: { floor?: number; ceiling?: number; initial?: number } = {}) {
   let now = 0;
-  const limit = new AdaptiveLimit({ floor: options.floor ?? 4, ceiling: options.ceiling ?? 512, initial: options.initial, now: () => now });
+  const limit = new AdaptiveLimit({
+    floor: options.floor ?? 4,
+    ceiling: options.ceiling ?? 512,
+    initial: options.initial,
+    now: () => now,
+  });
   return {
     limit,
     advance: (ms: number) => {

@@ -12,9 +12,17 @@ describe('delivery configuration', () => {
     writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
     return target;
   };
-  const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const pem = generateKeyPairSync('rsa', { modulusLength: 1024 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
   const key = (fields: Record<string, unknown> = {}) =>
-    file('key.json', { type: 'service_account', project_id: 'proj-1', client_email: 'a@b.iam.example', private_key: pem, ...fields });
+    file('key.json', {
+      type: 'service_account',
+      project_id: 'proj-1',
+      client_email: 'a@b.iam.example',
+      private_key: pem,
+      ...fields,
+    });
 
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'sns-config-'));
@@ -51,7 +59,12 @@ describe('delivery configuration', () => {
     const credentials = key();
     expect(loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: credentials }).delivery.push).toEqual({
       provider: 'fcm',
-      account: { clientEmail: 'a@b.iam.example', privateKey: pem, projectId: 'proj-1', tokenUri: 'https://oauth2.googleapis.com/token' },
+      account: {
+        clientEmail: 'a@b.iam.example',
+        privateKey: pem,
+        projectId: 'proj-1',
+        tokenUri: 'https://oauth2.googleapis.com/token',
+      },
       projectId: 'proj-1',
       baseUrl: 'https://fcm.googleapis.com',
       tokenUrl: null,
@@ -69,13 +82,24 @@ describe('delivery configuration', () => {
   });
 
   it('webhook, http and twilio settings', () => {
-    expect(loadConfig({ PUSH_PROVIDER: 'webhook', PUSH_WEBHOOK_URL: 'https://gorush.example/api/push', PUSH_WEBHOOK_TOKEN: 't' }).delivery.push).toEqual({
+    expect(
+      loadConfig({
+        PUSH_PROVIDER: 'webhook',
+        PUSH_WEBHOOK_URL: 'https://gorush.example/api/push',
+        PUSH_WEBHOOK_TOKEN: 't',
+      }).delivery.push,
+    ).toEqual({
       provider: 'webhook',
       url: 'https://gorush.example/api/push',
       token: 't',
     });
     expect(
-      loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send', SMS_HTTP_METHOD: 'get', SMS_HTTP_HEADERS: '{"X-Key":"k"}' }).delivery.sms,
+      loadConfig({
+        SMS_PROVIDER: 'http',
+        SMS_HTTP_URL: 'https://sms.example/send',
+        SMS_HTTP_METHOD: 'get',
+        SMS_HTTP_HEADERS: '{"X-Key":"k"}',
+      }).delivery.sms,
     ).toEqual({
       provider: 'http',
       url: 'https://sms.example/send',
@@ -86,12 +110,22 @@ describe('delivery configuration', () => {
       idempotencyHeader: null,
     });
     expect(
-      loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send', SMS_HTTP_IDEMPOTENCY_HEADER: 'Idempotency-Key' }).delivery.sms,
+      loadConfig({
+        SMS_PROVIDER: 'http',
+        SMS_HTTP_URL: 'https://sms.example/send',
+        SMS_HTTP_IDEMPOTENCY_HEADER: 'Idempotency-Key',
+      }).delivery.sms,
     ).toMatchObject({ idempotencyHeader: 'idempotency-key' });
-    expect(loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send', SMS_HTTP_FORMAT: 'json' }).delivery.sms).toMatchObject({
+    expect(
+      loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send', SMS_HTTP_FORMAT: 'json' }).delivery
+        .sms,
+    ).toMatchObject({
       bodyTemplate: '{"to":"{phone}","text":"{text}"}',
     });
-    expect(loadConfig({ SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'x', TWILIO_FROM: '+1555' }).delivery.sms).toEqual({
+    expect(
+      loadConfig({ SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'x', TWILIO_FROM: '+1555' })
+        .delivery.sms,
+    ).toEqual({
       provider: 'twilio',
       accountSid: 'AC1',
       authToken: 'x',
@@ -127,28 +161,54 @@ describe('delivery configuration', () => {
   it.each([
     [{ PUSH_PROVIDER: 'apns' }, /PUSH_PROVIDER must be log, fcm or webhook/],
     [{ PUSH_PROVIDER: 'fcm' }, /FCM_CREDENTIALS: required with PUSH_PROVIDER=fcm/],
-    [{ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: '/nonexistent/key.json' }, /FCM_CREDENTIALS: cannot read \/nonexistent\/key.json \(ENOENT\)/],
+    [
+      { PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: '/nonexistent/key.json' },
+      /FCM_CREDENTIALS: cannot read \/nonexistent\/key.json \(ENOENT\)/,
+    ],
     [{ PUSH_PROVIDER: 'webhook' }, /PUSH_WEBHOOK_URL: required with PUSH_PROVIDER=webhook/],
     [{ PUSH_WEBHOOK_URL: 'gorush:8088' }, /PUSH_WEBHOOK_URL must be an http:\/\/ or https:\/\/ URL/],
     [{ SMS_PROVIDER: 'http' }, /SMS_HTTP_URL: required with SMS_PROVIDER=http/],
-    [{ SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1' }, /TWILIO_AUTH_TOKEN, TWILIO_FROM: required with SMS_PROVIDER=twilio/],
-    [{ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_BODY: 'to={phone}' }, /SMS_HTTP_BODY: the template must contain \{text\}/],
     [
-      { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_FORMAT: 'json', SMS_HTTP_BODY: 'to={phone}&t={text}' },
+      { SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1' },
+      /TWILIO_AUTH_TOKEN, TWILIO_FROM: required with SMS_PROVIDER=twilio/,
+    ],
+    [
+      { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_BODY: 'to={phone}' },
+      /SMS_HTTP_BODY: the template must contain \{text\}/,
+    ],
+    [
+      {
+        SMS_PROVIDER: 'http',
+        SMS_HTTP_URL: 'https://s.example',
+        SMS_HTTP_FORMAT: 'json',
+        SMS_HTTP_BODY: 'to={phone}&t={text}',
+      },
       /SMS_HTTP_BODY: with SMS_HTTP_FORMAT=json/,
     ],
     [
       { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_METHOD: 'GET', SMS_HTTP_FORMAT: 'json' },
       /SMS_HTTP_FORMAT: json needs SMS_HTTP_METHOD=POST/,
     ],
-    [{ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_HEADERS: '["x"]' }, /SMS_HTTP_HEADERS: must be a JSON object/],
+    [
+      { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example', SMS_HTTP_HEADERS: '["x"]' },
+      /SMS_HTTP_HEADERS: must be a JSON object/,
+    ],
     [{ SMS_HTTP_METHOD: 'PUT' }, /SMS_HTTP_METHOD must be POST or GET/],
     [{ AUTH_CODE_LIMIT_PER_PHONE: '1 per minute' }, /AUTH_CODE_LIMIT_PER_PHONE: "1 per minute" is not a limit/],
     [{ AUTH_CODE_LIMIT_GLOBAL: '0/1h' }, /AUTH_CODE_LIMIT_GLOBAL: "0\/1h" is not a limit/],
-    [{ DELIVERY_LEASE_SECONDS: '10' }, /DELIVERY_LEASE_SECONDS: must be at least twice DELIVERY_TIMEOUT_MS \(10000 ms\)/],
-    [{ DELIVERY_RETRY_BASE_SECONDS: '60', DELIVERY_RETRY_MAX_SECONDS: '30' }, /DELIVERY_RETRY_MAX_SECONDS: must not be less than/],
+    [
+      { DELIVERY_LEASE_SECONDS: '10' },
+      /DELIVERY_LEASE_SECONDS: must be at least twice DELIVERY_TIMEOUT_MS \(10000 ms\)/,
+    ],
+    [
+      { DELIVERY_RETRY_BASE_SECONDS: '60', DELIVERY_RETRY_MAX_SECONDS: '30' },
+      /DELIVERY_RETRY_MAX_SECONDS: must not be less than/,
+    ],
     [{ DELIVERY_CONCURRENCY: '0' }, /DELIVERY_CONCURRENCY must be between 1 and 4096/],
-    [{ DELIVERY_CONCURRENCY: '8', DELIVERY_CONCURRENCY_MIN: '16' }, /DELIVERY_CONCURRENCY_MIN: must not be more than DELIVERY_CONCURRENCY/],
+    [
+      { DELIVERY_CONCURRENCY: '8', DELIVERY_CONCURRENCY_MIN: '16' },
+      /DELIVERY_CONCURRENCY_MIN: must not be more than DELIVERY_CONCURRENCY/,
+    ],
     [{ SMS_HTTP_IDEMPOTENCY_HEADER: 'Idempotency Key' }, /SMS_HTTP_IDEMPOTENCY_HEADER must be an HTTP header name/],
     [{ SMS_LANGUAGE: 'de' }, /SMS_LANGUAGE: no SMS template for "de" \(have ar, en/],
     [{ WORKER: 'sometimes' }, /WORKER must be true or false/],
@@ -158,8 +218,12 @@ describe('delivery configuration', () => {
   });
 
   it('explains a key file that is not a service-account key, without showing it', () => {
-    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: file('k.json', 'not json') })).toThrow(/FCM_CREDENTIALS: .*k\.json is not JSON/);
-    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ private_key: undefined }) })).toThrow(/has no private_key/);
+    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: file('k.json', 'not json') })).toThrow(
+      /FCM_CREDENTIALS: .*k\.json is not JSON/,
+    );
+    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ private_key: undefined }) })).toThrow(
+      /has no private_key/,
+    );
     expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ type: 'authorized_user' }) })).toThrow(
       /is a "authorized_user" key, not a service_account key/,
     );
@@ -174,25 +238,33 @@ describe('delivery configuration', () => {
   });
 
   it('refuses template files that do not fit, naming the file and the place', () => {
-    expect(() => loadConfig({ SMS_TEMPLATES: file('s.json', { ar: 'no code here' }) })).toThrow(/SMS_TEMPLATES: .*s\.json at ar: a template without \{code\}/);
+    expect(() => loadConfig({ SMS_TEMPLATES: file('s.json', { ar: 'no code here' }) })).toThrow(
+      /SMS_TEMPLATES: .*s\.json at ar: a template without \{code\}/,
+    );
     expect(() => loadConfig({ NOTIFICATION_TEMPLATES: file('n.json', { absence: { ar: { title: 'x' } } }) })).toThrow(
       /NOTIFICATION_TEMPLATES: .*n\.json at absence\.ar\.body/,
     );
   });
 
   it('names every bad variable at once, with the rest of the configuration', () => {
-    expect(() => loadConfig({ PORT: 'x', PUSH_PROVIDER: 'fcm', SMS_PROVIDER: 'http' })).toThrow(/PORT[\s\S]*FCM_CREDENTIALS[\s\S]*SMS_HTTP_URL/);
+    expect(() => loadConfig({ PORT: 'x', PUSH_PROVIDER: 'fcm', SMS_PROVIDER: 'http' })).toThrow(
+      /PORT[\s\S]*FCM_CREDENTIALS[\s\S]*SMS_HTTP_URL/,
+    );
   });
 
   it('OUTBOX_RETENTION_DAYS: days, or off; never shorter than the longest AuthCode limit window', () => {
     expect(loadConfig({ OUTBOX_RETENTION_DAYS: '7' }).delivery.outboxRetentionDays).toBe(7);
     expect(loadConfig({ OUTBOX_RETENTION_DAYS: 'OFF' }).delivery.outboxRetentionDays).toBeNull();
     for (const bad of ['0', '-1', '2.5', 'week', '3651']) {
-      expect(() => loadConfig({ OUTBOX_RETENTION_DAYS: bad })).toThrow(/OUTBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off/);
+      expect(() => loadConfig({ OUTBOX_RETENTION_DAYS: bad })).toThrow(
+        /OUTBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off/,
+      );
     }
     expect(() => loadConfig({ OUTBOX_RETENTION_DAYS: '1', AUTH_CODE_LIMIT_PER_PHONE: '20/7d' })).toThrow(
       'OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (604800 s), whose codes the limits count',
     );
-    expect(loadConfig({ OUTBOX_RETENTION_DAYS: '7', AUTH_CODE_LIMIT_PER_PHONE: '20/7d' }).delivery.outboxRetentionDays).toBe(7);
+    expect(
+      loadConfig({ OUTBOX_RETENTION_DAYS: '7', AUTH_CODE_LIMIT_PER_PHONE: '20/7d' }).delivery.outboxRetentionDays,
+    ).toBe(7);
   });
 });

@@ -39,14 +39,25 @@ describe.each(storeVariants())('a worker killed mid-batch on $name', (variant) =
     for (let i = 0; i < MESSAGES; i++) {
       const studentId = String(1001 + i);
       ids.push(
-        await ctx.store.outbox.enqueuePushNotification({ deviceId: `dev-${studentId}`, studentId, type: 'note', title: 't', body: 'b', data: { studentId } }),
+        await ctx.store.outbox.enqueuePushNotification({
+          deviceId: `dev-${studentId}`,
+          studentId,
+          type: 'note',
+          title: 't',
+          body: 'b',
+          data: { studentId },
+        }),
       );
     }
     // The first answers come back at once; after them the provider goes silent,
     // so the worker has sends under way when it dies.
-    fcm.server.script(...Array.from({ length: ANSWERED }, () => ({ status: 200, body: { name: 'projects/p/messages/1' } })));
+    fcm.server.script(
+      ...Array.from({ length: ANSWERED }, () => ({ status: 200, body: { name: 'projects/p/messages/1' } })),
+    );
     fcm.server.answerByDefault('hang');
-    const enough = new Promise<void>((resolve) => fcm.server.onRequest(() => fcm.server.requests.length >= KILL_AT && resolve()));
+    const enough = new Promise<void>((resolve) =>
+      fcm.server.onRequest(() => fcm.server.requests.length >= KILL_AT && resolve()),
+    );
 
     const first = spawnWorker({
       ...storeEnvironment(ctx),
@@ -57,12 +68,17 @@ describe.each(storeVariants())('a worker killed mid-batch on $name', (variant) =
       DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
       DELIVERY_TIMEOUT_MS: '15000',
     });
-    await Promise.race([enough, first.exited.then(() => Promise.reject(new Error(`the worker exited early:\n${first.output()}`)))]);
+    await Promise.race([
+      enough,
+      first.exited.then(() => Promise.reject(new Error(`the worker exited early:\n${first.output()}`))),
+    ]);
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
 
     const started = new Set(notificationIds());
-    const statuses = await ctx.query<{ status: string; n: number }>('select status, count(*) as n from push_notifications group by status');
+    const statuses = await ctx.query<{ status: string; n: number }>(
+      'select status, count(*) as n from push_notifications group by status',
+    );
     expect(statuses.find((s) => s.status === 'sending')).toBeDefined();
 
     // The second worker runs once the dead worker's leases have ended.

@@ -14,10 +14,18 @@ const TLS = selfSignedCertificate();
 const OK: H2Answer = { status: 200, body: { name: `projects/${PROJECT}/messages/1` } };
 
 function message(n: number): PushMessage {
-  return { id: `msg-${n}`, token: `token-${n}`, platform: 'android', title: 'Title', body: 'Body', data: { type: 'absence' } };
+  return {
+    id: `msg-${n}`,
+    token: `token-${n}`,
+    platform: 'android',
+    title: 'Title',
+    body: 'Body',
+    data: { type: 'absence' },
+  };
 }
 
-const notificationId = (body: string) => (JSON.parse(body) as { message: { data: { notificationId: string } } }).message.data.notificationId;
+const notificationId = (body: string) =>
+  (JSON.parse(body) as { message: { data: { notificationId: string } } }).message.data.notificationId;
 
 describe('FCM over HTTP/2', () => {
   let server: FakeH2Server;
@@ -69,8 +77,12 @@ describe('FCM over HTTP/2', () => {
     provider = fcm(3);
     const results = await Promise.all(Array.from({ length: 100 }, (_, n) => provider.send(message(n))));
     expect(results.every((r) => r.ok)).toBe(true);
-    expect(server.received.map((r) => notificationId(r.body)).sort()).toEqual(Array.from({ length: 100 }, (_, n) => `msg-${n}`).sort());
-    expect(server.received.every((r) => r.path === SEND_PATH && r.headers.authorization === 'Bearer access-1')).toBe(true);
+    expect(server.received.map((r) => notificationId(r.body)).sort()).toEqual(
+      Array.from({ length: 100 }, (_, n) => `msg-${n}`).sort(),
+    );
+    expect(server.received.every((r) => r.path === SEND_PATH && r.headers.authorization === 'Bearer access-1')).toBe(
+      true,
+    );
     expect(server.sessions.size).toBeLessThanOrEqual(3);
     expect(server.sessions.size).toBeGreaterThanOrEqual(2);
     expect(server.maxConcurrentPerSession).toBeLessThanOrEqual(10);
@@ -132,8 +144,20 @@ describe('FCM over HTTP/2', () => {
     provider = fcm(1);
     const results: SendResult[] = [];
     for (let n = 0; n < 3; n++) results.push(await provider.send(message(n)));
-    expect(results[0]).toMatchObject({ ok: false, code: 'QUOTA_EXCEEDED', retryable: true, rateLimited: true, retryAfterMs: 120_000 });
-    expect(results[1]).toMatchObject({ ok: false, code: 'http_503', retryable: true, rateLimited: false, retryAfterMs: 7000 });
+    expect(results[0]).toMatchObject({
+      ok: false,
+      code: 'QUOTA_EXCEEDED',
+      retryable: true,
+      rateLimited: true,
+      retryAfterMs: 120_000,
+    });
+    expect(results[1]).toMatchObject({
+      ok: false,
+      code: 'http_503',
+      retryable: true,
+      rateLimited: false,
+      retryAfterMs: 7000,
+    });
     expect(results[2]).toMatchObject({ ok: false, code: 'UNREGISTERED', retryable: false, tokenInvalid: true });
   });
 
@@ -149,12 +173,16 @@ describe('FCM over HTTP/2', () => {
     const pool = new H2Pool({ origin: server.origin, maxSessions: 1, ca: TLS.cert });
     try {
       // Only the hanging request has a short limit: the next one must not depend on the machine's speed.
-      expect(await pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 300 })).toMatchObject({
-        ok: false,
-        code: 'timeout',
-        retryable: true,
-      });
-      expect(await pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 30_000 })).toMatchObject({ ok: true, status: 200 });
+      expect(await pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 300 })).toMatchObject(
+        {
+          ok: false,
+          code: 'timeout',
+          retryable: true,
+        },
+      );
+      expect(
+        await pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 30_000 }),
+      ).toMatchObject({ ok: true, status: 200 });
       expect(server.sessions.size).toBe(1);
     } finally {
       pool.close();
@@ -166,7 +194,9 @@ describe('FCM over HTTP/2', () => {
     try {
       server.handle(() => new Promise((resolve) => setTimeout(() => resolve(OK), 5)));
       const answers = await Promise.all(
-        Array.from({ length: 35 }, () => pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 5000 })),
+        Array.from({ length: 35 }, () =>
+          pool.request({ path: '/x', method: 'POST', headers: {}, body: '{}', timeoutMs: 5000 }),
+        ),
       );
       expect(answers.every((a) => a.ok && 'status' in a && a.status === 200)).toBe(true);
       expect(server.sessions.size).toBe(1);
@@ -186,7 +216,14 @@ describe('FCM over HTTP/2', () => {
         for (let n = 0; n < 30; n++) {
           const studentId = String(1001 + (n % 3));
           ids.push(
-            await ctx.store.outbox.enqueuePushNotification({ deviceId: `dev-${studentId}`, studentId, type: 'absence', title: 't', body: 'b', data: {} }),
+            await ctx.store.outbox.enqueuePushNotification({
+              deviceId: `dev-${studentId}`,
+              studentId,
+              type: 'absence',
+              title: 't',
+              body: 'b',
+              data: {},
+            }),
           );
         }
         let seen = 0;
@@ -194,7 +231,8 @@ describe('FCM over HTTP/2', () => {
           seen++;
           if (seen === 10) request.session.goaway();
           const body = JSON.parse(request.body) as { message: { token: string } };
-          if (body.message.token === 'token-1003') return fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.');
+          if (body.message.token === 'token-1003')
+            return fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.');
           return new Promise((resolve) => setTimeout(() => resolve(OK), 5));
         });
         const worker = pushWorker(ctx.store.outbox, fcm(2));

@@ -55,7 +55,8 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
   afterEach(() => ctx.cleanup());
 
   const authCode = (phone: string, code = '482913') => httpPost(app, 'AuthCodeSending', 'AuthCode', { code, phone });
-  const PHONE_REFUSAL = 'Too many login codes for this phone number: at most 1 per minute. Try again in 40 seconds (after 2030-01-01T00:01:00.000Z).';
+  const PHONE_REFUSAL =
+    'Too many login codes for this phone number: at most 1 per minute. Try again in 40 seconds (after 2030-01-01T00:01:00.000Z).';
 
   describe('abuse limits', () => {
     beforeEach(async () => {
@@ -75,7 +76,10 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       const res12 = await soap12(app, 'AuthCodeSending', 'AuthCode', { code: '111111', phone: '+963944123456' });
       expect(bodyText(res12)).toContain('<soap:Value>soap:Sender</soap:Value>');
       expect(bodyText(res12)).toContain(PHONE_REFUSAL);
-      for (const res of [await httpGet(app, 'AuthCodeSending', 'AuthCode', { code: '111111', phone: '0944123456' }), await authCode('0944 123 456')]) {
+      for (const res of [
+        await httpGet(app, 'AuthCodeSending', 'AuthCode', { code: '111111', phone: '0944123456' }),
+        await authCode('0944 123 456'),
+      ]) {
         expect(res.status).toBe(500);
         expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
         expect(bodyText(res)).toBe(`${PHONE_REFUSAL}\r\n`);
@@ -103,7 +107,10 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
 
       await ctx.store.outbox.admitAuthCode({ phone: '+963944000005', code: '1', callerAddress: '198.51.100.7' }, []);
       await ctx.store.outbox.admitAuthCode({ phone: '+963944000006', code: '1', callerAddress: '198.51.100.8' }, []);
-      const budget = await ctx.store.outbox.admitAuthCode({ phone: '+963944000007', code: '1', callerAddress: '198.51.100.9' }, LIMITS);
+      const budget = await ctx.store.outbox.admitAuthCode(
+        { phone: '+963944000007', code: '1', callerAddress: '198.51.100.9' },
+        LIMITS,
+      );
       expect(budget).toMatchObject({ admitted: false, limit: { scope: 'global', max: 6 } });
     });
   });
@@ -139,9 +146,16 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
 
   describe('notification templates', () => {
     const send = (type: string) =>
-      httpPost(app, 'NotificationNotes', 'SendNotificationType', { id: '1001', baseUrlSchool: 'https://school.example', TypeNotfication: type });
+      httpPost(app, 'NotificationNotes', 'SendNotificationType', {
+        id: '1001',
+        baseUrlSchool: 'https://school.example',
+        TypeNotfication: type,
+      });
     const custom: Record<string, NotificationTemplate> = {
-      absence: { ar: { title: 'غياب اليوم', body: '{name} غائب' }, en: { title: 'Absent today', body: '{name} is absent' } },
+      absence: {
+        ar: { title: 'غياب اليوم', body: '{name} غائب' },
+        en: { title: 'Absent today', body: '{name} is absent' },
+      },
       '*': { ar: { title: 'تنبيه', body: 'تنبيه عن {name}' }, en: { title: 'Notice', body: 'Notice about {name}' } },
     };
 
@@ -149,7 +163,12 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       expect((await send('Trip')).status).toBe(200);
       const [row] = await ctx.store.admin.listPushNotifications();
       expect(row).toMatchObject({ type: 'Trip', title: 'إشعار جديد | New notification' });
-      expect(row.data).toMatchObject({ type: 'Trip', studentId: '1001', school: 'https://school.example', title_en: 'New notification' });
+      expect(row.data).toMatchObject({
+        type: 'Trip',
+        studentId: '1001',
+        school: 'https://school.example',
+        title_en: 'New notification',
+      });
       expect(queued).toEqual(['push']);
     });
 

@@ -16,7 +16,14 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
   const { clock } = fresh;
 
   const push = (title: string, deviceId = 'd1') =>
-    fresh.ctx.store.outbox.enqueuePushNotification({ deviceId, studentId: '1', type: 'note', title, body: 'b', data: { type: 'note' } });
+    fresh.ctx.store.outbox.enqueuePushNotification({
+      deviceId,
+      studentId: '1',
+      type: 'note',
+      title,
+      body: 'b',
+      data: { type: 'note' },
+    });
   const at = (iso: string) => clock.set(iso);
 
   it('claims due messages oldest first, with the device token, leased and counted', async () => {
@@ -32,7 +39,12 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     expect(claimed[0].data).toEqual({ type: 'note' });
     expect(claimed[0].claimToken).toMatch(/^[0-9a-f-]{36}$/);
     const [row] = await fresh.ctx.store.admin.listPushNotifications({ limit: 1 });
-    expect(row).toMatchObject({ status: 'sending', attempts: 1, lockedUntil: '2030-01-01T00:01:02.000Z', nextAttemptAt: '2030-01-01T00:01:02.000Z' });
+    expect(row).toMatchObject({
+      status: 'sending',
+      attempts: 1,
+      lockedUntil: '2030-01-01T00:01:02.000Z',
+      nextAttemptAt: '2030-01-01T00:01:02.000Z',
+    });
   });
 
   it('claims at most the limit and never a message under a live lease', async () => {
@@ -60,12 +72,29 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     const [stale] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
     at('2030-01-01T00:02:00.000Z');
     const [current] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
-    expect(await completeOne(fresh.ctx.store, 'push', id, current.claimToken, { status: 'sent', providerMessageId: 'projects/p/messages/1' })).toBe(true);
-    expect(await completeOne(fresh.ctx.store, 'push', id, stale.claimToken, { status: 'dead', error: 'late' })).toBe(false);
-    expect(await completeOne(fresh.ctx.store, 'push', id, current.claimToken, { status: 'dead', error: 'twice' })).toBe(false);
+    expect(
+      await completeOne(fresh.ctx.store, 'push', id, current.claimToken, {
+        status: 'sent',
+        providerMessageId: 'projects/p/messages/1',
+      }),
+    ).toBe(true);
+    expect(await completeOne(fresh.ctx.store, 'push', id, stale.claimToken, { status: 'dead', error: 'late' })).toBe(
+      false,
+    );
+    expect(await completeOne(fresh.ctx.store, 'push', id, current.claimToken, { status: 'dead', error: 'twice' })).toBe(
+      false,
+    );
     const [row] = await fresh.ctx.store.admin.listPushNotifications();
-    expect(row).toMatchObject({ status: 'sent', sentAt: '2030-01-01T00:02:00.000Z', lastError: null, lockedUntil: null, attempts: 2 });
-    const [raw] = await fresh.ctx.query<{ provider_message_id: string }>('select provider_message_id from push_notifications');
+    expect(row).toMatchObject({
+      status: 'sent',
+      sentAt: '2030-01-01T00:02:00.000Z',
+      lastError: null,
+      lockedUntil: null,
+      attempts: 2,
+    });
+    const [raw] = await fresh.ctx.query<{ provider_message_id: string }>(
+      'select provider_message_id from push_notifications',
+    );
     expect(raw.provider_message_id).toBe('projects/p/messages/1');
   });
 
@@ -84,11 +113,36 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     const stale = first.id;
     const [withId, withoutId, failed] = ids.filter((id) => id !== stale);
     const current = await fresh.ctx.store.outbox.completeDeliveries([
-      { channel: 'push', id: stale, claimToken: token(stale), completion: { status: 'sent', providerMessageId: 'projects/p/messages/stale' } },
-      { channel: 'push', id: withId, claimToken: token(withId), completion: { status: 'sent', providerMessageId: 'projects/p/messages/1' } },
-      { channel: 'push', id: withoutId, claimToken: token(withoutId), completion: { status: 'sent', providerMessageId: null } },
-      { channel: 'push', id: failed, claimToken: token(failed), completion: { status: 'failed', retryAt: '2030-01-01T00:03:00.000Z', error: 'UNAVAILABLE' } },
-      { channel: 'sms', id: code, claimToken: sms.claimToken, completion: { status: 'sent', providerMessageId: 'SM1' } },
+      {
+        channel: 'push',
+        id: stale,
+        claimToken: token(stale),
+        completion: { status: 'sent', providerMessageId: 'projects/p/messages/stale' },
+      },
+      {
+        channel: 'push',
+        id: withId,
+        claimToken: token(withId),
+        completion: { status: 'sent', providerMessageId: 'projects/p/messages/1' },
+      },
+      {
+        channel: 'push',
+        id: withoutId,
+        claimToken: token(withoutId),
+        completion: { status: 'sent', providerMessageId: null },
+      },
+      {
+        channel: 'push',
+        id: failed,
+        claimToken: token(failed),
+        completion: { status: 'failed', retryAt: '2030-01-01T00:03:00.000Z', error: 'UNAVAILABLE' },
+      },
+      {
+        channel: 'sms',
+        id: code,
+        claimToken: sms.claimToken,
+        completion: { status: 'sent', providerMessageId: 'SM1' },
+      },
     ]);
     expect(current).toEqual([false, true, true, true, true]);
     const rows = await fresh.ctx.query<{ id: string; status: string; provider_message_id: string | null }>(
@@ -100,16 +154,22 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
       [withoutId]: ['sent', null],
       [failed]: ['failed', null],
     });
-    const [codeRow] = await fresh.ctx.query<{ status: string; code: string | null; provider_message_id: string | null }>(
-      'select status, code, provider_message_id from auth_code_messages',
-    );
+    const [codeRow] = await fresh.ctx.query<{
+      status: string;
+      code: string | null;
+      provider_message_id: string | null;
+    }>('select status, code, provider_message_id from auth_code_messages');
     expect(codeRow).toEqual({ status: 'sent', code: null, provider_message_id: 'SM1' });
   });
 
   it('a failed attempt waits for its retry time, then is claimed again', async () => {
     const id = await push('a');
     const [claim] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
-    await completeOne(fresh.ctx.store, 'push', id, claim.claimToken, { status: 'failed', retryAt: '2030-01-01T00:00:30.000Z', error: 'UNAVAILABLE' });
+    await completeOne(fresh.ctx.store, 'push', id, claim.claimToken, {
+      status: 'failed',
+      retryAt: '2030-01-01T00:00:30.000Z',
+      error: 'UNAVAILABLE',
+    });
     expect((await fresh.ctx.store.admin.listPushNotifications())[0]).toMatchObject({
       status: 'failed',
       nextAttemptAt: '2030-01-01T00:00:30.000Z',
@@ -124,15 +184,25 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
 
   it('erases the code of an auth-code message once it is sent or dead, not while it may be retried', async () => {
     const sent = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
-    const retried = await queueAuthCode(fresh.ctx.store, { phone: '+963944123457', code: '111111', callerAddress: null });
+    const retried = await queueAuthCode(fresh.ctx.store, {
+      phone: '+963944123457',
+      code: '111111',
+      callerAddress: null,
+    });
     const dead = await queueAuthCode(fresh.ctx.store, { phone: '+963944123458', code: '222222', callerAddress: null });
     const claims = await fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60);
     expect(claims.map((c) => c.code).sort()).toEqual(['111111', '222222', '482913']);
     const token = (id: string) => claims.find((c) => c.id === id)!.claimToken;
     await completeOne(fresh.ctx.store, 'sms', sent, token(sent), { status: 'sent', providerMessageId: 'SM1' });
-    await completeOne(fresh.ctx.store, 'sms', retried, token(retried), { status: 'failed', retryAt: '2030-01-01T00:01:00.000Z', error: 'http_503' });
+    await completeOne(fresh.ctx.store, 'sms', retried, token(retried), {
+      status: 'failed',
+      retryAt: '2030-01-01T00:01:00.000Z',
+      error: 'http_503',
+    });
     await completeOne(fresh.ctx.store, 'sms', dead, token(dead), { status: 'dead', error: 'http_400' });
-    const rows = await fresh.ctx.query<{ id: string; status: string; code: string | null }>('select id, status, code from auth_code_messages');
+    const rows = await fresh.ctx.query<{ id: string; status: string; code: string | null }>(
+      'select id, status, code from auth_code_messages',
+    );
     const byId = Object.fromEntries(rows.map((r) => [r.id, [r.status, r.code]]));
     expect(byId).toEqual({ [sent]: ['sent', null], [retried]: ['failed', '111111'], [dead]: ['dead', null] });
   });

@@ -24,11 +24,25 @@ describe('npm run outbox', () => {
     const code = await cli.exited;
     return { code, output: cli.output() };
   };
-  const push = () => ctx.store.outbox.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'exam', title: 't', body: 'b', data: {} });
+  const push = () =>
+    ctx.store.outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: '1001',
+      type: 'exam',
+      title: 't',
+      body: 'b',
+      data: {},
+    });
   const kill = async (id: string, table = 'push_notifications') => {
-    const [claim] = table === 'push_notifications' ? await ctx.store.outbox.claimPushNotifications(1, 60) : await ctx.store.outbox.claimAuthCodeMessages(1, 60);
+    const [claim] =
+      table === 'push_notifications'
+        ? await ctx.store.outbox.claimPushNotifications(1, 60)
+        : await ctx.store.outbox.claimAuthCodeMessages(1, 60);
     expect(claim.id).toBe(id);
-    await completeOne(ctx.store, table === 'push_notifications' ? 'push' : 'sms', id, claim.claimToken, { status: 'dead', error: 'UNREGISTERED: gone' });
+    await completeOne(ctx.store, table === 'push_notifications' ? 'push' : 'sms', id, claim.claimToken, {
+      status: 'dead',
+      error: 'UNREGISTERED: gone',
+    });
   };
 
   it('lists the counts and the dead messages, without codes and with masked numbers', async () => {
@@ -54,11 +68,25 @@ describe('npm run outbox', () => {
     await kill(sms, 'auth_code_messages');
 
     expect(await run('resend', a)).toMatchObject({ code: 0, output: expect.stringContaining(`${a} is queued again`) });
-    expect((await ctx.store.admin.listPushNotifications()).find((r) => r.id === a)).toMatchObject({ status: 'queued', attempts: 0 });
-    expect(await run('resend', sms)).toMatchObject({ code: 1, output: expect.stringContaining('whose code has been erased') });
-    expect(await run('resend', 'no-such-id')).toMatchObject({ code: 1, output: expect.stringContaining('No outbox message no-such-id.') });
-    expect(await run('resend-dead')).toMatchObject({ code: 0, output: expect.stringContaining('Queued again: 1 push notification(s), 0 login code(s).') });
-    expect((await ctx.store.admin.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual([a, b].sort());
+    expect((await ctx.store.admin.listPushNotifications()).find((r) => r.id === a)).toMatchObject({
+      status: 'queued',
+      attempts: 0,
+    });
+    expect(await run('resend', sms)).toMatchObject({
+      code: 1,
+      output: expect.stringContaining('whose code has been erased'),
+    });
+    expect(await run('resend', 'no-such-id')).toMatchObject({
+      code: 1,
+      output: expect.stringContaining('No outbox message no-such-id.'),
+    });
+    expect(await run('resend-dead')).toMatchObject({
+      code: 0,
+      output: expect.stringContaining('Queued again: 1 push notification(s), 0 login code(s).'),
+    });
+    expect((await ctx.store.admin.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual(
+      [a, b].sort(),
+    );
   });
 
   it('prune deletes sent and dead messages older than OUTBOX_RETENTION_DAYS (or --days), never pending ones', async () => {
@@ -74,10 +102,17 @@ describe('npm run outbox', () => {
 
     expect(await run('prune')).toMatchObject({
       code: 0,
-      output: expect.stringContaining('Deleted 1 push notification(s) and 1 login code(s) sent or dead more than 30 day(s) ago.'),
+      output: expect.stringContaining(
+        'Deleted 1 push notification(s) and 1 login code(s) sent or dead more than 30 day(s) ago.',
+      ),
     });
-    expect((await ctx.store.admin.listPushNotifications()).map((r) => r.id).sort()).toEqual([recentSent, oldQueued].sort());
-    expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune')).toMatchObject({ code: 2, output: expect.stringContaining('give --days N') });
+    expect((await ctx.store.admin.listPushNotifications()).map((r) => r.id).sort()).toEqual(
+      [recentSent, oldQueued].sort(),
+    );
+    expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune')).toMatchObject({
+      code: 2,
+      output: expect.stringContaining('give --days N'),
+    });
     expect(await runWith({ OUTBOX_RETENTION_DAYS: 'off' }, 'prune', '--days', '7')).toMatchObject({
       code: 0,
       output: expect.stringContaining('Deleted 1 push notification(s)'),
@@ -88,6 +123,9 @@ describe('npm run outbox', () => {
   });
 
   it('explains its usage', async () => {
-    expect(await run('frobnicate')).toMatchObject({ code: 2, output: expect.stringContaining('usage: npm run outbox -- list') });
+    expect(await run('frobnicate')).toMatchObject({
+      code: 2,
+      output: expect.stringContaining('usage: npm run outbox -- list'),
+    });
   });
 });

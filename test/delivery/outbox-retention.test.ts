@@ -28,7 +28,13 @@ describe('outbox retention', () => {
     const { lines, logger } = capturingLogger('info');
     expect(await pruneOutboxOnce(store, 30, NOW, logger)).toEqual({ push: 2, sms: 1 });
     expect(store.cutoffs).toEqual(['2030-03-01T12:00:00.000Z']);
-    expect(lines).toEqual([expect.objectContaining({ msg: 'outbox pruned', deleted: { push: 2, sms: 1 }, before: '2030-03-01T12:00:00.000Z' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'outbox pruned',
+        deleted: { push: 2, sms: 1 },
+        before: '2030-03-01T12:00:00.000Z',
+      }),
+    ]);
   });
 
   it('runs a first pass after the delay, then one per interval, until stopped', async () => {
@@ -73,7 +79,10 @@ describe('outbox retention', () => {
         return { push: 0, sms: 0 };
       },
     };
-    const stop = startOutboxPruning(store, 30, capturingLogger('info').logger, () => NOW, { firstDelayMs: 1, intervalMs: 1000 });
+    const stop = startOutboxPruning(store, 30, capturingLogger('info').logger, () => NOW, {
+      firstDelayMs: 1,
+      intervalMs: 1000,
+    });
     await until(() => seen !== undefined);
     expect(seen?.aborted).toBe(false);
     const stopped = stop();

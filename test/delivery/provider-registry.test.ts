@@ -52,9 +52,14 @@ describe('provider registry', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     const keyFile = () => {
-      const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      const pem = generateKeyPairSync('rsa', { modulusLength: 1024 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
       const file = path.join(dir, 'key.json');
-      writeFileSync(file, JSON.stringify({ type: 'service_account', project_id: 'p', client_email: 'a@b.iam.example', private_key: pem }));
+      writeFileSync(
+        file,
+        JSON.stringify({ type: 'service_account', project_id: 'p', client_email: 'a@b.iam.example', private_key: pem }),
+      );
       return file;
     };
 
@@ -73,7 +78,13 @@ describe('provider registry', () => {
         'twilio',
       ],
       [
-        { PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: 'KEY', FCM_BASE_URL: 'http://127.0.0.1:9', SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://s.example/send' },
+        {
+          PUSH_PROVIDER: 'fcm',
+          FCM_CREDENTIALS: 'KEY',
+          FCM_BASE_URL: 'http://127.0.0.1:9',
+          SMS_PROVIDER: 'http',
+          SMS_HTTP_URL: 'https://s.example/send',
+        },
         'fcm',
         'http',
       ],

@@ -35,16 +35,25 @@ describe('providers against a fake server', () => {
       });
 
     it('POSTs a form with the values encoded', async () => {
-      expect(await gateway({ headers: { Authorization: 'Key abc' } }).send(SMS)).toEqual({ ok: true, providerMessageId: null });
+      expect(await gateway({ headers: { Authorization: 'Key abc' } }).send(SMS)).toEqual({
+        ok: true,
+        providerMessageId: null,
+      });
       const [request] = server.requests;
       expect(request.method).toBe('POST');
       expect(request.headers.authorization).toBe('Key abc');
       expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');
-      expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ to: '+963944123456', text: 'رمزك 4829 & "more"' });
+      expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
+        to: '+963944123456',
+        text: 'رمزك 4829 & "more"',
+      });
     });
 
     it('POSTs JSON with the values escaped inside the template’s strings', async () => {
-      await gateway({ format: 'json', bodyTemplate: '{"msisdn":"{phone_digits}","message":"{text}","ref":"{id}"}' }).send(SMS);
+      await gateway({
+        format: 'json',
+        bodyTemplate: '{"msisdn":"{phone_digits}","message":"{text}","ref":"{id}"}',
+      }).send(SMS);
       const [request] = server.requests;
       expect(request.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(JSON.parse(request.body)).toEqual({ msisdn: '963944123456', message: 'رمزك 4829 & "more"', ref: 'm-1' });
@@ -72,7 +81,8 @@ describe('providers against a fake server', () => {
   });
 
   describe('twilio', () => {
-    const twilio = (from = '+15005550006') => createTwilioProvider({ accountSid: 'AC123', authToken: 'secret', from, baseUrl: server.url, timeoutMs: 2000 });
+    const twilio = (from = '+15005550006') =>
+      createTwilioProvider({ accountSid: 'AC123', authToken: 'secret', from, baseUrl: server.url, timeoutMs: 2000 });
 
     it('posts to the Messages API with basic auth and keeps the SID', async () => {
       server.script({ status: 201, body: { sid: 'SM42', status: 'queued' } });
@@ -80,12 +90,18 @@ describe('providers against a fake server', () => {
       const [request] = server.requests;
       expect(request.url).toBe('/2010-04-01/Accounts/AC123/Messages.json');
       expect(request.headers.authorization).toBe(`Basic ${Buffer.from('AC123:secret').toString('base64')}`);
-      expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ To: '+963944123456', Body: SMS.text, From: '+15005550006' });
+      expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
+        To: '+963944123456',
+        Body: SMS.text,
+        From: '+15005550006',
+      });
     });
 
     it('sends through a Messaging Service when TWILIO_FROM is one', async () => {
       await twilio('MG0123456789abcdef0123456789abcdef').send(SMS);
-      expect(new URLSearchParams(server.requests[0].body).get('MessagingServiceSid')).toBe('MG0123456789abcdef0123456789abcdef');
+      expect(new URLSearchParams(server.requests[0].body).get('MessagingServiceSid')).toBe(
+        'MG0123456789abcdef0123456789abcdef',
+      );
     });
 
     it('names Twilio’s error code; an invalid number fails at once, 429 is retried', async () => {
@@ -99,7 +115,12 @@ describe('providers against a fake server', () => {
         retryable: false,
         message: "HTTP 400: The 'To' number is not a valid phone number.",
       });
-      expect(await twilio().send(SMS)).toMatchObject({ ok: false, code: 'twilio_20429', retryable: true, rateLimited: true });
+      expect(await twilio().send(SMS)).toMatchObject({
+        ok: false,
+        code: 'twilio_20429',
+        retryable: true,
+        rateLimited: true,
+      });
     });
   });
 
@@ -124,8 +145,18 @@ describe('providers against a fake server', () => {
     it('410 means the token is dead; 404 is only a failure', async () => {
       const provider = createWebhookProvider({ url: `${server.url}/push`, token: null, timeoutMs: 2000 });
       server.script({ status: 410 }, { status: 404 });
-      expect(await provider.send(PUSH)).toMatchObject({ ok: false, code: 'http_410', retryable: false, tokenInvalid: true });
-      expect(await provider.send(PUSH)).toMatchObject({ ok: false, code: 'http_404', retryable: false, tokenInvalid: false });
+      expect(await provider.send(PUSH)).toMatchObject({
+        ok: false,
+        code: 'http_410',
+        retryable: false,
+        tokenInvalid: true,
+      });
+      expect(await provider.send(PUSH)).toMatchObject({
+        ok: false,
+        code: 'http_404',
+        retryable: false,
+        tokenInvalid: false,
+      });
       expect(server.requests[0].headers.authorization).toBeUndefined();
     });
   });

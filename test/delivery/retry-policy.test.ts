@@ -7,7 +7,9 @@ const plain = { rateLimited: false, retryAfterMs: null };
 
 describe('retry policy', () => {
   it('doubles from the base delay per attempt, plus up to as much again at random, capped', () => {
-    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(plain, attempt, POLICY, () => 0))).toEqual([10_000, 20_000, 40_000, 80_000]);
+    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(plain, attempt, POLICY, () => 0))).toEqual([
+      10_000, 20_000, 40_000, 80_000,
+    ]);
     expect(retryDelayMs(plain, 1, POLICY, () => 0.999)).toBe(19_990);
     expect(retryDelayMs(plain, 12, POLICY, () => 0.5)).toBe(3_600_000);
   });
@@ -26,7 +28,10 @@ describe('retry policy', () => {
   });
 
   it('turns a result into what the outbox records', () => {
-    expect(completionFor(sent('projects/p/messages/9'), 1, POLICY, NOW, () => 0)).toEqual({ status: 'sent', providerMessageId: 'projects/p/messages/9' });
+    expect(completionFor(sent('projects/p/messages/9'), 1, POLICY, NOW, () => 0)).toEqual({
+      status: 'sent',
+      providerMessageId: 'projects/p/messages/9',
+    });
     expect(completionFor(failure('UNREGISTERED', 'gone', { tokenInvalid: true }), 1, POLICY, NOW, () => 0)).toEqual({
       status: 'dead',
       error: 'UNREGISTERED: gone',

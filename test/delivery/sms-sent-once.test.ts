@@ -57,7 +57,15 @@ function smsWorker(store: TestStore['store'], sms: SmsProvider, attempts: Delive
 }
 
 const gatewayOptions = (url: string, idempotencyHeader: string | null) =>
-  ({ url, method: 'POST', format: 'form', headers: {}, bodyTemplate: 'to={phone}&text={text}', idempotencyHeader, timeoutMs: 2000 }) as const;
+  ({
+    url,
+    method: 'POST',
+    format: 'form',
+    headers: {},
+    bodyTemplate: 'to={phone}&text={text}',
+    idempotencyHeader,
+    timeoutMs: 2000,
+  }) as const;
 
 describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
   let ctx: TestStore;
@@ -74,13 +82,18 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
     await ctx.cleanup();
   });
 
-  const queueCode = () => queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
+  const queueCode = () =>
+    queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
   const row = async (id: string) => (await ctx.store.admin.listAuthCodeMessages()).find((r) => r.id === id)!;
 
   it('a gateway without an idempotency key that accepts and never answers: uncertain, the code erased, never sent again', async () => {
     gateway.answerByDefault('hang');
     const id = await queueCode();
-    const worker = smsWorker(ctx.store, createHttpGatewayProvider(gatewayOptions(`${gateway.url}/send`, null)), attempts);
+    const worker = smsWorker(
+      ctx.store,
+      createHttpGatewayProvider(gatewayOptions(`${gateway.url}/send`, null)),
+      attempts,
+    );
     await worker.drain();
     expect(await row(id)).toMatchObject({ status: 'uncertain', code: null, attempts: 1 });
     expect((await row(id)).lastError).toMatch(/^timeout: .*it may have been accepted; not sent again/);
@@ -105,7 +118,11 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
     gateway.script('hang');
     gateway.answerByDefault({ status: 200 });
     const id = await queueCode();
-    const worker = smsWorker(ctx.store, createHttpGatewayProvider(gatewayOptions(`${gateway.url}/send`, 'idempotency-key')), attempts);
+    const worker = smsWorker(
+      ctx.store,
+      createHttpGatewayProvider(gatewayOptions(`${gateway.url}/send`, 'idempotency-key')),
+      attempts,
+    );
     await worker.runOnce();
     expect(await row(id)).toMatchObject({ status: 'failed', attempts: 1 });
     expect(attempts.map((a) => a.outcome)).toEqual(['retry']);
@@ -130,10 +147,18 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
 describe('idempotency by provider', () => {
   it('Twilio has no idempotency key: its uncertain sends are not sent again', () => {
     expect(
-      createTwilioProvider({ accountSid: 'AC1', authToken: 't', from: '+1555', baseUrl: 'https://api.twilio.example', timeoutMs: 1000 }).retriesUncertain,
+      createTwilioProvider({
+        accountSid: 'AC1',
+        authToken: 't',
+        from: '+1555',
+        baseUrl: 'https://api.twilio.example',
+        timeoutMs: 1000,
+      }).retriesUncertain,
     ).toBe(false);
     expect(createHttpGatewayProvider(gatewayOptions('https://sms.example/send', null)).retriesUncertain).toBe(false);
-    expect(createHttpGatewayProvider(gatewayOptions('https://sms.example/send', 'x-request-id')).retriesUncertain).toBe(true);
+    expect(createHttpGatewayProvider(gatewayOptions('https://sms.example/send', 'x-request-id')).retriesUncertain).toBe(
+      true,
+    );
   });
 
   it('the push webhook sends the message id as Idempotency-Key', async () => {

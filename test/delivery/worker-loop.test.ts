@@ -14,7 +14,8 @@ describe('the worker loop', () => {
   afterEach(() => h.close());
 
   const nextRequest = () => new Promise<void>((resolve) => h.fcm.server.onRequest(() => resolve()));
-  const statusOf = async (id: string) => (await h.ctx.store.admin.listPushNotifications()).find((row) => row.id === id)?.status;
+  const statusOf = async (id: string) =>
+    (await h.ctx.store.admin.listPushNotifications()).find((row) => row.id === id)?.status;
 
   it('sends what was queued before it started, then sleeps until notified', async () => {
     const first = await queuePush(h);
@@ -67,7 +68,11 @@ describe('the worker loop', () => {
     await h.close();
     // One send at a time per channel, so that one hanging push fills its channel.
     // The push hangs far beyond the test's time limit: only the SMS channel's own room can make this pass.
-    h = await startHarness(sqlite, { pollMs: 3_600_000, timeoutMs: 120_000, limits: createDeliveryLimits({ floor: 1, ceiling: 1 }) });
+    h = await startHarness(sqlite, {
+      pollMs: 3_600_000,
+      timeoutMs: 120_000,
+      limits: createDeliveryLimits({ floor: 1, ceiling: 1 }),
+    });
     h.fcm.server.answerByDefault('hang');
     const arrived = nextRequest();
     await queuePush(h);
@@ -85,13 +90,19 @@ describe('the worker loop', () => {
   it('a busy channel claims again once a quarter of its limit is free, not only half', async () => {
     await h.close();
     // Eight sends at once; every answer waits until the test gives it (no send times out meanwhile).
-    h = await startHarness(sqlite, { pollMs: 3_600_000, timeoutMs: 120_000, limits: createDeliveryLimits({ floor: 8, ceiling: 8 }) });
+    h = await startHarness(sqlite, {
+      pollMs: 3_600_000,
+      timeoutMs: 120_000,
+      limits: createDeliveryLimits({ floor: 8, ceiling: 8 }),
+    });
     const answers: Array<() => void> = [];
     h.fcm.server.script(
       ...Array.from(
         { length: 20 },
         () =>
-          new Promise<{ status: number; body: unknown }>((resolve) => answers.push(() => resolve({ status: 200, body: { name: 'projects/p/messages/1' } }))),
+          new Promise<{ status: number; body: unknown }>((resolve) =>
+            answers.push(() => resolve({ status: 200, body: { name: 'projects/p/messages/1' } })),
+          ),
       ),
     );
     for (let i = 0; i < 20; i++) await queuePush(h, '1001', `type-${i}`);

@@ -22,8 +22,21 @@ describe('a worker process with METRICS_PORT', () => {
   });
 
   it('serves /metrics on that port, counting its deliveries, and stops with the worker', async () => {
-    await ctx.store.outbox.enqueuePushNotification({ deviceId: 'dev-1001', studentId: '1001', type: 'exam', title: 't', body: 'b', data: {} });
-    worker = spawnWorker({ ...storeEnvironment(ctx), METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DELIVERY_POLL_MS: '50' });
+    await ctx.store.outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: '1001',
+      type: 'exam',
+      title: 't',
+      body: 'b',
+      data: {},
+    });
+    worker = spawnWorker({
+      ...storeEnvironment(ctx),
+      METRICS_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DELIVERY_POLL_MS: '50',
+    });
     await worker.ready;
     const port = Number(/"metricsPort":(\d+)/.exec(worker.output())?.[1]);
     expect(port).toBeGreaterThan(0);

@@ -20,7 +20,8 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
 
   const pushRow = async (id: string) => (await h.ctx.store.admin.listPushNotifications()).find((row) => row.id === id)!;
   const smsRow = async (id: string) => (await h.ctx.store.admin.listAuthCodeMessages()).find((row) => row.id === id)!;
-  const queueCode = (code = '482913', phone = '+963944123456') => queueAuthCode(h.ctx.store, { phone, code, callerAddress: '203.0.113.9' });
+  const queueCode = (code = '482913', phone = '+963944123456') =>
+    queueAuthCode(h.ctx.store, { phone, code, callerAddress: '203.0.113.9' });
 
   describe('push through FCM', () => {
     it('sends exactly the expected request once and records the message as sent', async () => {
@@ -46,15 +47,25 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
           aud: `${h.fcm.server.url}/token`,
         }),
       ]);
-      expect(await pushRow(id)).toMatchObject({ status: 'sent', attempts: 1, sentAt: T0, lastError: null, lockedUntil: null });
-      expect(h.attempts).toEqual([{ channel: 'push', provider: 'fcm', outcome: 'sent', errorCode: null, durationMs: expect.any(Number) }]);
+      expect(await pushRow(id)).toMatchObject({
+        status: 'sent',
+        attempts: 1,
+        sentAt: T0,
+        lastError: null,
+        lockedUntil: null,
+      });
+      expect(h.attempts).toEqual([
+        { channel: 'push', provider: 'fcm', outcome: 'sent', errorCode: null, durationMs: expect.any(Number) },
+      ]);
       expect(await h.worker.runOnce()).toBe(0);
       expect(h.fcm.server.requests).toHaveLength(1);
     });
 
     it('429 QUOTA_EXCEEDED with Retry-After: waits at least that long, then sends', async () => {
       const id = await queuePush(h);
-      h.fcm.server.script(fcmError(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED', 'Quota exceeded', { 'retry-after': '120' }));
+      h.fcm.server.script(
+        fcmError(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED', 'Quota exceeded', { 'retry-after': '120' }),
+      );
       await h.worker.runOnce();
       expect(await pushRow(id)).toMatchObject({
         status: 'failed',
@@ -77,7 +88,11 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       h.fcm.server.script({ status: 429, body: 'slow down' });
       h.randoms.push(0.5);
       await h.worker.runOnce();
-      expect(await pushRow(id)).toMatchObject({ status: 'failed', nextAttemptAt: later(90), lastError: 'http_429: HTTP 429: slow down' });
+      expect(await pushRow(id)).toMatchObject({
+        status: 'failed',
+        nextAttemptAt: later(90),
+        lastError: 'http_429: HTTP 429: slow down',
+      });
     });
 
     it('503 UNAVAILABLE: exponential backoff from the base delay, then sent', async () => {
@@ -119,31 +134,58 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       const first = await queuePush(h);
       h.fcm.server.script(fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.'));
       await h.worker.runOnce();
-      expect(await pushRow(first)).toMatchObject({ status: 'dead', attempts: 1, lastError: 'UNREGISTERED: Requested entity was not found. (HTTP 404)' });
+      expect(await pushRow(first)).toMatchObject({
+        status: 'dead',
+        attempts: 1,
+        lastError: 'UNREGISTERED: Requested entity was not found. (HTTP 404)',
+      });
       expect(await h.ctx.store.records.getDeviceToken('dev-1001')).toBeNull();
       expect(h.logs.some((line) => line.includes('push token removed'))).toBe(true);
 
       const second = await queuePush(h);
       await h.worker.runOnce();
-      expect(await pushRow(second)).toMatchObject({ status: 'dead', lastError: 'no_token: The device has no push token.' });
+      expect(await pushRow(second)).toMatchObject({
+        status: 'dead',
+        lastError: 'no_token: The device has no push token.',
+      });
       expect(h.fcm.server.requests).toHaveLength(1);
     });
 
     it.each([
-      ['an invalid token', fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'The registration token is not a valid FCM registration token'), null],
-      ['a bad payload', fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'Invalid JSON payload received.'), 'token-1001'],
-      ['SENDER_ID_MISMATCH', fcmError(403, 'PERMISSION_DENIED', 'SENDER_ID_MISMATCH', 'SenderId mismatch'), 'token-1001'],
+      [
+        'an invalid token',
+        fcmError(
+          400,
+          'INVALID_ARGUMENT',
+          'INVALID_ARGUMENT',
+          'The registration token is not a valid FCM registration token',
+        ),
+        null,
+      ],
+      [
+        'a bad payload',
+        fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'Invalid JSON payload received.'),
+        'token-1001',
+      ],
+      [
+        'SENDER_ID_MISMATCH',
+        fcmError(403, 'PERMISSION_DENIED', 'SENDER_ID_MISMATCH', 'SenderId mismatch'),
+        'token-1001',
+      ],
       ['a plain 400', { status: 400, body: 'bad request' }, 'token-1001'],
-    ])('%s fails at once (dead, one request); the token is removed only when it is the problem', async (_name, answer, tokenAfter) => {
-      const id = await queuePush(h);
-      h.fcm.server.script(answer);
-      await h.worker.runOnce();
-      expect(await pushRow(id)).toMatchObject({ status: 'dead', attempts: 1 });
-      expect(await h.ctx.store.records.getDeviceToken('dev-1001')).toBe(tokenAfter);
-      h.clock.set(later(86400));
-      expect(await h.worker.runOnce()).toBe(0);
-      expect(h.fcm.server.requests).toHaveLength(1);
-    });
+    ])(
+      '%s fails at once (dead, one request); the token is removed only when it is the problem',
+      async (_name, answer, tokenAfter) => {
+        const id = await queuePush(h);
+        h.fcm.server.script(answer);
+        await h.worker.runOnce();
+        expect(await pushRow(id)).toMatchObject({ status: 'dead', attempts: 1 });
+        expect(await h.ctx.store.records.getDeviceToken('dev-1001')).toBe(tokenAfter);
+        h.clock.set(later(86400));
+        expect(await h.worker.runOnce()).toBe(0);
+        expect(h.fcm.server.requests).toHaveLength(1);
+      },
+    );
 
     it('a provider that does not answer in time: retried', async () => {
       await h.close();
@@ -163,17 +205,23 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       await h.fcm.server.close();
       await h.worker.runOnce();
       expect(await pushRow(id)).toMatchObject({ status: 'failed', attempts: 1 });
-      expect((await pushRow(id)).lastError).toMatch(/^connection: Could not reach 127\.0\.0\.1:\d+: (ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET)\.$/);
+      expect((await pushRow(id)).lastError).toMatch(
+        /^connection: Could not reach 127\.0\.0\.1:\d+: (ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET)\.$/,
+      );
     });
 
     it('a message whose earlier sends never finished (worker died each time) is given up, not sent again', async () => {
       const id = await queuePush(h);
-      await h.ctx.query("update push_notifications set status = 'sending', attempts = 5, next_attempt_at = ?, locked_until = ? where id = ?", [T0, T0, id]);
+      await h.ctx.query(
+        "update push_notifications set status = 'sending', attempts = 5, next_attempt_at = ?, locked_until = ? where id = ?",
+        [T0, T0, id],
+      );
       await h.worker.runOnce();
       expect(await pushRow(id)).toMatchObject({
         status: 'dead',
         attempts: 6,
-        lastError: 'attempts_exhausted: gave up after 5 attempts, the last of which never finished (its worker stopped mid-send)',
+        lastError:
+          'attempts_exhausted: gave up after 5 attempts, the last of which never finished (its worker stopped mid-send)',
       });
       expect(h.fcm.server.requests).toHaveLength(0);
     });
@@ -194,7 +242,12 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       await slow;
       expect(await pushRow(id)).toMatchObject({ status: 'sending', attempts: 2, lastError: null });
       expect(h.logs.some((line) => line.includes('delivery result dropped: the lease ran out'))).toBe(true);
-      expect(await completeOne(h.ctx.store, 'push', id, takeover.claimToken, { status: 'sent', providerMessageId: 'second' })).toBe(true);
+      expect(
+        await completeOne(h.ctx.store, 'push', id, takeover.claimToken, {
+          status: 'sent',
+          providerMessageId: 'second',
+        }),
+      ).toBe(true);
       expect(await pushRow(id)).toMatchObject({ status: 'sent', attempts: 2 });
     });
 
@@ -213,7 +266,10 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       const id = await queuePush(h, '1001');
       h.fcm.server.script(fcmError(401, 'UNAUTHENTICATED', null, 'Request had invalid authentication credentials.'));
       await h.worker.runOnce();
-      expect(await pushRow(id)).toMatchObject({ status: 'failed', lastError: 'UNAUTHENTICATED: Request had invalid authentication credentials. (HTTP 401)' });
+      expect(await pushRow(id)).toMatchObject({
+        status: 'failed',
+        lastError: 'UNAUTHENTICATED: Request had invalid authentication credentials. (HTTP 401)',
+      });
       h.clock.set(later(57 * 60));
       await h.worker.runOnce();
       expect(await pushRow(id)).toMatchObject({ status: 'sent' });
@@ -221,7 +277,10 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
     });
 
     it('sends a payload within 4,096 bytes even when the request, token included, is larger', async () => {
-      const payloadBesidesBody = JSON.stringify({ notification: { title: 't', body: '' }, data: { notificationId: randomUUID() } }).length;
+      const payloadBesidesBody = JSON.stringify({
+        notification: { title: 't', body: '' },
+        data: { notificationId: randomUUID() },
+      }).length;
       const id = await h.ctx.store.outbox.enqueuePushNotification({
         deviceId: 'dev-1001',
         studentId: '1001',
@@ -266,9 +325,14 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       expect(request.url).toBe('/send');
       expect(request.headers['x-api-key']).toBe('secret-key');
       expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');
-      expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ to: '+963944123456', text: 'Your code is 482913' });
+      expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
+        to: '+963944123456',
+        text: 'Your code is 482913',
+      });
       expect(await smsRow(id)).toMatchObject({ status: 'sent', attempts: 1, code: null, sentAt: T0 });
-      expect(h.attempts).toEqual([{ channel: 'sms', provider: 'http', outcome: 'sent', errorCode: null, durationMs: expect.any(Number) }]);
+      expect(h.attempts).toEqual([
+        { channel: 'sms', provider: 'http', outcome: 'sent', errorCode: null, durationMs: expect.any(Number) },
+      ]);
       expect(h.logs.join('\n')).not.toContain('482913');
     });
 
@@ -276,10 +340,20 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       const id = await queueCode();
       h.gateway.script({ status: 503, body: 'busy' }, { status: 400, body: 'rejected: Your code is 482913' });
       await h.worker.runOnce();
-      expect(await smsRow(id)).toMatchObject({ status: 'failed', code: '482913', nextAttemptAt: later(10), lastError: 'http_503: HTTP 503: busy' });
+      expect(await smsRow(id)).toMatchObject({
+        status: 'failed',
+        code: '482913',
+        nextAttemptAt: later(10),
+        lastError: 'http_503: HTTP 503: busy',
+      });
       h.clock.set(later(10));
       await h.worker.runOnce();
-      expect(await smsRow(id)).toMatchObject({ status: 'dead', attempts: 2, code: null, lastError: 'http_400: HTTP 400: rejected: Your code is [code]' });
+      expect(await smsRow(id)).toMatchObject({
+        status: 'dead',
+        attempts: 2,
+        code: null,
+        lastError: 'http_400: HTTP 400: rejected: Your code is [code]',
+      });
       expect(h.logs.join('\n')).not.toContain('482913');
       const raw = await h.ctx.query<Record<string, unknown>>('select * from auth_code_messages');
       expect(JSON.stringify(raw)).not.toContain('482913');
@@ -288,7 +362,12 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
     it('a gateway echoing the request: no form of the phone number reaches the store, the log or the admin API', async () => {
       // Every way a gateway may write the number back: form-encoded, E.164, digits only, national, spaced.
       h.gateway.route((req) =>
-        req.url === '/send' ? { status: 400, body: `bad request ${req.body} | to +963944123456 / 963944123456 / 0944123456 / +963 944 123 456` } : undefined,
+        req.url === '/send'
+          ? {
+              status: 400,
+              body: `bad request ${req.body} | to +963944123456 / 963944123456 / 0944123456 / +963 944 123 456`,
+            }
+          : undefined,
       );
       const id = await queueCode();
       await h.worker.runOnce();
@@ -298,12 +377,22 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
         'http_400: HTTP 400: bad request to=%2B*********456&text=Your%20code%20is%20[code] | to +*********456 / *********456 / *******456 / +*** *** *** 456',
       );
 
-      const admin = express().use(createAdminApi({ store: h.ctx.store.admin, token: 'admin-token-0123456789', logger: pino({ level: 'silent' }) }));
-      const listed = await request(admin).get('/admin/api/v1/outbox/sms').set('Authorization', 'Bearer admin-token-0123456789');
+      const admin = express().use(
+        createAdminApi({
+          store: h.ctx.store.admin,
+          token: 'admin-token-0123456789',
+          logger: pino({ level: 'silent' }),
+        }),
+      );
+      const listed = await request(admin)
+        .get('/admin/api/v1/outbox/sms')
+        .set('Authorization', 'Bearer admin-token-0123456789');
       expect(listed.status).toBe(200);
       expect(listed.text).toContain('to=%2B*********456');
       // The phone column keeps the number (it is where the message goes); the error text must not.
-      const stored = JSON.stringify(await h.ctx.query<Record<string, unknown>>('select last_error from auth_code_messages'));
+      const stored = JSON.stringify(
+        await h.ctx.query<Record<string, unknown>>('select last_error from auth_code_messages'),
+      );
       const dead = h.logs.filter((line) => line.includes('message is dead'));
       expect(dead).toHaveLength(1);
       for (const text of [listed.text, stored, h.logs.join('\n')]) {
@@ -315,7 +404,11 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       const id = await queueCode();
       h.clock.set(later(600));
       await h.worker.runOnce();
-      expect(await smsRow(id)).toMatchObject({ status: 'dead', code: null, lastError: 'expired: The code was not sent within 600 s of the request.' });
+      expect(await smsRow(id)).toMatchObject({
+        status: 'dead',
+        code: null,
+        lastError: 'expired: The code was not sent within 600 s of the request.',
+      });
       expect(h.gateway.requests).toHaveLength(0);
     });
 
@@ -324,7 +417,11 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
       h.clock.set(later(595));
       h.gateway.script({ status: 503 });
       await h.worker.runOnce();
-      expect(await smsRow(id)).toMatchObject({ status: 'dead', code: null, lastError: 'http_503: HTTP 503; a retry would come after the code expires' });
+      expect(await smsRow(id)).toMatchObject({
+        status: 'dead',
+        code: null,
+        lastError: 'http_503: HTTP 503; a retry would come after the code expires',
+      });
     });
 
     it('claims login codes before push notifications', async () => {

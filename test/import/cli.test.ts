@@ -59,7 +59,9 @@ describe('import and export commands', () => {
     expect(output).toContain('Exported 1 schools, 0 devices, 0 students, 0 notes, 0 absences');
     const store = await openStore({ dataDir: path.join(dir, 'data') });
     try {
-      expect(await store.dataSet.readDataSet()).toMatchObject({ schools: [{ baseUrl: 'https://hilltop.school.example', name: 'Hilltop' }] });
+      expect(await store.dataSet.readDataSet()).toMatchObject({
+        schools: [{ baseUrl: 'https://hilltop.school.example', name: 'Hilltop' }],
+      });
     } finally {
       await store.lifecycle.close();
     }

@@ -27,7 +27,9 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     return full;
   };
   const counts = (report: ImportReport) =>
-    Object.fromEntries(report.files.flatMap((f) => f.collections.map((c) => [c.collection, [c.inserted, c.updated, c.rejected]])));
+    Object.fromEntries(
+      report.files.flatMap((f) => f.collections.map((c) => [c.collection, [c.inserted, c.updated, c.rejected]])),
+    );
 
   it('loads a school from CSV, then updates it on a second run (upsert by key)', async () => {
     const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
@@ -55,11 +57,18 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     );
     expect(await ctx.store.records.getDeviceToken('dev-5001')).toBe('fcm:5001');
 
-    file('students.csv', 'id,school,fullName\n5001,https://hilltop.school.example,Nour Salem Haddad\n5003,https://hilltop.school.example,New One\n');
+    file(
+      'students.csv',
+      'id,school,fullName\n5001,https://hilltop.school.example,Nour Salem Haddad\n5003,https://hilltop.school.example,New One\n',
+    );
     const second = await importFiles(ctx.store.dataSet, [students]);
     expect(counts(second)).toEqual({ students: [1, 1, 0] });
     // Columns left out keep what is stored.
-    expect(await ctx.store.admin.getRecord('students', '5001')).toMatchObject({ fullName: 'Nour Salem Haddad', deviceId: 'dev-5001', classId: '3A' });
+    expect(await ctx.store.admin.getRecord('students', '5001')).toMatchObject({
+      fullName: 'Nour Salem Haddad',
+      deviceId: 'dev-5001',
+      classId: '3A',
+    });
     expect(formatImportReport(second)).toContain('students: 1 inserted, 1 updated, 0 rejected');
   });
 
@@ -85,12 +94,18 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     expect(only?.rejected).toEqual([
       { collection: 'students', line: 3, reason: 'active must be "1" or "0".' },
       { collection: 'students', line: 5, reason: 'id is required.' },
-      { collection: 'students', line: 6, reason: 'school names a school that is neither stored nor in this import (https://unknown.example).' },
+      {
+        collection: 'students',
+        line: 6,
+        reason: 'school names a school that is neither stored nor in this import (https://unknown.example).',
+      },
       { collection: 'students', line: 7, reason: 'has 3 fields; the header has 6.' },
     ]);
     expect(counts(report)).toEqual({ students: [2, 0, 4] });
     expect(only?.notes).toEqual([`${students}: columns ignored (not fields of students): colour`]);
-    expect((await ctx.store.admin.listRecords('students', {}, { limit: 10, offset: 0 })).items.map((s) => s.id)).toEqual(['1', '6']);
+    expect(
+      (await ctx.store.admin.listRecords('students', {}, { limit: 10, offset: 0 })).items.map((s) => s.id),
+    ).toEqual(['1', '6']);
     const text = formatImportReport(report);
     expect(text).toContain('line 6 (students): school names a school');
     expect(text).toContain('Total: 2 inserted, 0 updated, 4 rejected.');
@@ -98,7 +113,10 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
 
   it('with --strict writes nothing, not even the good files, when one row is bad', async () => {
     const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
-    const students = file('students.csv', 'id,school,fullName,active\n1,https://hilltop.school.example,A,1\n2,https://hilltop.school.example,B,2\n');
+    const students = file(
+      'students.csv',
+      'id,school,fullName,active\n1,https://hilltop.school.example,A,1\n2,https://hilltop.school.example,B,2\n',
+    );
     const report = await importFiles(ctx.store.dataSet, [schools, students], { strict: true });
     expect(report).toMatchObject({ refused: true, complete: false });
     expect(report.files.map((f) => f.status)).toEqual(['not_written', 'not_written']);
@@ -113,7 +131,10 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
   it('checks without writing in a dry run', async () => {
     const schools = file('schools.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
     const report = await importFiles(ctx.store.dataSet, [schools], { dryRun: true });
-    expect(report.files[0]).toMatchObject({ status: 'checked', collections: [{ collection: 'schools', accepted: 1, inserted: null }] });
+    expect(report.files[0]).toMatchObject({
+      status: 'checked',
+      collections: [{ collection: 'schools', accepted: 1, inserted: null }],
+    });
     expect(await ctx.store.dataSet.isEmpty()).toBe(true);
   });
 
@@ -129,7 +150,18 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
             { id: 1, school: 'https://hilltop.school.example', fullName: 'A', deviceId: 'dev-1' },
             { id: 2, school: 'https://hilltop.school.example', fullName: 'B', active: true },
           ],
-          notes: [{ id: 'n1', studentId: '1', type: 'audit', subjectId: 'MATH', classId: '3A', text: 'ok', date: '2026-11-01T08:00:00+02:00', badge: 2 }],
+          notes: [
+            {
+              id: 'n1',
+              studentId: '1',
+              type: 'audit',
+              subjectId: 'MATH',
+              classId: '3A',
+              text: 'ok',
+              date: '2026-11-01T08:00:00+02:00',
+              badge: 2,
+            },
+          ],
           absences: [{ id: 'a1', studentId: '9', date: '2026-11-02', type: 'late' }, 'not a record'],
         },
         null,
@@ -137,7 +169,13 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
       ),
     );
     const report = await importFiles(ctx.store.dataSet, [document]);
-    expect(counts(report)).toEqual({ schools: [1, 0, 0], devices: [1, 0, 0], students: [1, 0, 1], notes: [1, 0, 0], absences: [0, 0, 2] });
+    expect(counts(report)).toEqual({
+      schools: [1, 0, 0],
+      devices: [1, 0, 0],
+      students: [1, 0, 1],
+      notes: [1, 0, 0],
+      absences: [0, 0, 2],
+    });
     const rejected = report.files[0]?.rejected ?? [];
     expect(rejected.map((r) => [r.collection, r.reason])).toEqual([
       ['students', 'active must be "1" or "0".'],
@@ -147,7 +185,10 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     // Line numbers point at the record in the pretty-printed document.
     expect(rejected.map((r) => r.line)).toEqual([23, 43, 49]);
     expect(report.files[0]?.notes).toEqual([`${document}: top-level keys ignored: exportedBy`]);
-    expect(await ctx.store.admin.getRecord('notes', 'n1')).toMatchObject({ date: '2026-11-01T06:00:00.000Z', badge: '2' });
+    expect(await ctx.store.admin.getRecord('notes', 'n1')).toMatchObject({
+      date: '2026-11-01T06:00:00.000Z',
+      badge: '2',
+    });
   });
 
   it('names the file and the place when a whole file cannot be read', async () => {
@@ -175,7 +216,9 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     const out = path.join(dir, 'export');
     const { files, counts: exported } = await exportDataSet(ctx.store.dataSet, out, format);
     expect(exported).toEqual({ schools: 2, devices: 5, students: 6, notes: 3, absences: 2 });
-    expect(readdirSync(out).sort()).toEqual(format === 'csv' ? ['absences.csv', 'devices.csv', 'notes.csv', 'schools.csv', 'students.csv'] : ['data.json']);
+    expect(readdirSync(out).sort()).toEqual(
+      format === 'csv' ? ['absences.csv', 'devices.csv', 'notes.csv', 'schools.csv', 'students.csv'] : ['data.json'],
+    );
 
     const copy = await variant.create();
     try {

@@ -31,8 +31,10 @@ export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes, refus
   if (expected.kind === 'unauthorized') {
     if (line.ok) return fail(`expected ${types.unauthorized} for HTTP 401, the call succeeded`);
     if (line.error === undefined) return fail('the driver reported a failure without an error');
-    if (line.error.type !== types.unauthorized) return fail(`expected ${types.unauthorized} for HTTP 401, got ${describe(line)}`);
-    if (refusal === undefined || refusal === null) return fail(`the relay saw no request for this call without credentials (${describe(line)})`);
+    if (line.error.type !== types.unauthorized)
+      return fail(`expected ${types.unauthorized} for HTTP 401, got ${describe(line)}`);
+    if (refusal === undefined || refusal === null)
+      return fail(`the relay saw no request for this call without credentials (${describe(line)})`);
     if (refusal.status !== 401 || !/^Basic\b/i.test(refusal.challenge ?? '')) {
       return fail(
         `the call was answered ${refusal.status}${refusal.challenge === undefined ? ' without a challenge' : ` (WWW-Authenticate: ${refusal.challenge})`}, not 401 with a Basic challenge (${describe(line)})`,
@@ -54,7 +56,8 @@ export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes, refus
     const error = line.error;
     if (error === undefined) return fail('the driver reported a failure without an error');
     if (error.type !== faultType) return fail(`expected ${faultType}, got ${describe(line)}`);
-    if (!error.message.includes(expected.message)) return fail(`${error.type} without our message "${expected.message}": ${error.message}`);
+    if (!error.message.includes(expected.message))
+      return fail(`${error.type} without our message "${expected.message}": ${error.message}`);
     return pass(line);
   }
   if (!line.ok) return fail(describe(line));
@@ -63,7 +66,9 @@ export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes, refus
     case 'void':
       return pass(line);
     case 'string':
-      return line.value === expected.value ? pass(line) : fail(`expected ${JSON.stringify(expected.value)}, got ${JSON.stringify(line.value)}`);
+      return line.value === expected.value
+        ? pass(line)
+        : fail(`expected ${JSON.stringify(expected.value)}, got ${JSON.stringify(line.value)}`);
     case 'no-records':
       return line.value === null || (Array.isArray(line.value) && line.value.length === 0)
         ? pass(line)
@@ -76,13 +81,15 @@ export function judge(call: CallSpec, line: DriverLine, types: ErrorTypes, refus
 /** Field by field, so that a failure names the record and field that differ. */
 function compareRecords(expected: readonly StudentRecord[], actual: unknown): Verdict | null {
   if (!Array.isArray(actual)) return fail(`expected ${expected.length} students, got ${JSON.stringify(actual)}`);
-  if (actual.length !== expected.length) return fail(`expected ${expected.length} students, got ${actual.length}: ${JSON.stringify(actual)}`);
+  if (actual.length !== expected.length)
+    return fail(`expected ${expected.length} students, got ${actual.length}: ${JSON.stringify(actual)}`);
   for (let i = 0; i < expected.length; i++) {
     const want = expected[i];
     const got: unknown = actual[i];
     for (const field of Object.keys(want) as (keyof StudentRecord)[]) {
       const value = typeof got === 'object' && got !== null ? (got as Record<string, unknown>)[field] : undefined;
-      if (value !== want[field]) return fail(`student ${i + 1} ${field}: expected ${JSON.stringify(want[field])}, got ${JSON.stringify(value)}`);
+      if (value !== want[field])
+        return fail(`student ${i + 1} ${field}: expected ${JSON.stringify(want[field])}, got ${JSON.stringify(value)}`);
     }
   }
   return null;

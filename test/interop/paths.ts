@@ -29,7 +29,9 @@ export function driverFile(client: string, file: string): string {
 
 /** Whether an executable of that name is on PATH (or that path, when absolute). */
 export function isExecutable(name: string): boolean {
-  const candidates = path.isAbsolute(name) ? [name] : (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, name));
+  const candidates = path.isAbsolute(name)
+    ? [name]
+    : (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, name));
   return candidates.some((file) => {
     try {
       accessSync(file, constants.X_OK);

@@ -8,14 +8,20 @@ import { MINUTE, failureOf, run } from './process';
 /** Per client: null when ready, else why it cannot run. */
 export type Readiness = ReadonlyMap<string, string | null>;
 
-export async function ensureInstalled(clients: readonly InteropClient[], install: boolean, log: (line: string) => void): Promise<Readiness> {
+export async function ensureInstalled(
+  clients: readonly InteropClient[],
+  install: boolean,
+  log: (line: string) => void,
+): Promise<Readiness> {
   const readiness = new Map<string, string | null>();
   let updated: string | null | undefined;
   for (const client of clients) {
     let missing = await client.missing();
     let installProblem = '';
     if (missing.length > 0 && install) {
-      log(`${client.name}: missing ${missing.join(', ')}; installing ${client.packages.join(' ')} with apt-get (takes minutes the first time)`);
+      log(
+        `${client.name}: missing ${missing.join(', ')}; installing ${client.packages.join(' ')} with apt-get (takes minutes the first time)`,
+      );
       updated ??= await aptGet(['update']);
       const problem = updated ?? (await aptGet(['install', '-y', ...client.packages]));
       if (problem !== null) installProblem = `; ${problem}`;
@@ -23,7 +29,9 @@ export async function ensureInstalled(clients: readonly InteropClient[], install
     }
     readiness.set(
       client.name,
-      missing.length === 0 ? null : `not installed: ${missing.join(', ')} (Debian: apt-get install ${client.packages.join(' ')})${installProblem}`,
+      missing.length === 0
+        ? null
+        : `not installed: ${missing.join(', ')} (Debian: apt-get install ${client.packages.join(' ')})${installProblem}`,
     );
   }
   return readiness;

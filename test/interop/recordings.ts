@@ -63,7 +63,8 @@ export function compareWithFixtures(recordings: readonly Recording[], fixturesDi
     const request = readOptional(path.join(fixturesDir, `${recording.name}.http`));
     const response = readOptional(path.join(fixturesDir, `${recording.name}.response.http`));
     if (request === null || response === null) added.push(recording.name);
-    else if (sameRequest(request, recording.request) && response.equals(recording.response)) unchanged.push(recording.name);
+    else if (sameRequest(request, recording.request) && response.equals(recording.response))
+      unchanged.push(recording.name);
     else changed.push(recording.name);
   }
   return { unchanged, changed, added };
@@ -74,11 +75,16 @@ export function compareWithFixtures(recordings: readonly Recording[], fixturesDi
  * is no difference, so unchanged files keep their bytes); a client's fixtures
  * it no longer produced are removed. Returns how many were written.
  */
-export function writeFixtures(recordings: readonly Recording[], clients: readonly string[], fixturesDir: string): number {
+export function writeFixtures(
+  recordings: readonly Recording[],
+  clients: readonly string[],
+  fixturesDir: string,
+): number {
   mkdirSync(fixturesDir, { recursive: true });
   const kept = new Set(recordings.flatMap((each) => [`${each.name}.http`, `${each.name}.response.http`]));
   for (const file of readdirSync(fixturesDir)) {
-    if (clients.some((client) => file.startsWith(`${client}-`)) && !kept.has(file)) rmSync(path.join(fixturesDir, file));
+    if (clients.some((client) => file.startsWith(`${client}-`)) && !kept.has(file))
+      rmSync(path.join(fixturesDir, file));
   }
   const { changed, added } = compareWithFixtures(recordings, fixturesDir);
   const stale = new Set([...changed, ...added]);

@@ -22,7 +22,11 @@ export function printCheck(result: CheckResult): void {
   process.stdout.write(`  ${result.passed ? 'PASS' : 'FAIL'}  ${checkName(result)}${detail}\n`);
 }
 
-export function printSummary(results: readonly CheckResult[], clients: readonly InteropClient[], elapsedMs: number): void {
+export function printSummary(
+  results: readonly CheckResult[],
+  clients: readonly InteropClient[],
+  elapsedMs: number,
+): void {
   for (const run of RUNS) {
     const ofRun = results.filter((r) => r.run === run);
     if (ofRun.length === 0) continue;

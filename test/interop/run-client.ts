@@ -40,7 +40,8 @@ export async function runClient(
     onResult(result);
   };
   const failAll = (binding: Binding, detail: string) => {
-    for (const call of calls) report({ run: which, client: client.name, binding, call: call.name, passed: false, detail });
+    for (const call of calls)
+      report({ run: which, client: client.name, binding, call: call.name, passed: false, detail });
   };
 
   if (notReady !== null) {
@@ -55,7 +56,8 @@ export async function runClient(
   try {
     prepared = await client.prepare({ baseUrl, workDir, credentials });
   } catch (err) {
-    for (const binding of client.bindings) failAll(binding, `generating the client failed: ${err instanceof Error ? err.message : String(err)}`);
+    for (const binding of client.bindings)
+      failAll(binding, `generating the client failed: ${err instanceof Error ? err.message : String(err)}`);
     return results;
   }
 
@@ -69,7 +71,10 @@ export async function runClient(
     const driver =
       credentials === undefined
         ? ready.driver
-        : { ...ready.driver, env: { ...ready.driver.env, INTEROP_USER: credentials.user, INTEROP_PASSWORD: credentials.password } };
+        : {
+            ...ready.driver,
+            env: { ...ready.driver.env, INTEROP_USER: credentials.user, INTEROP_PASSWORD: credentials.password },
+          };
     const before = exchanges().length;
     const completed = await run(driver, DRIVER_TIMEOUT_MS);
     const refusal = refusalOnWire(exchanges().slice(before), REFUSED_CALL.operation);
@@ -95,9 +100,12 @@ export async function runClient(
 function refusalOnWire(exchanges: readonly Exchange[], operation: string): RefusalOnWire | null {
   const names = new RegExp(`\\b${operation}\\b`);
   const mine = exchanges.filter(({ request }) =>
-    names.test(`${request.head.startLine}\n${request.head.headers.map(([n, v]) => `${n}: ${v}`).join('\n')}\n${request.body.toString('utf8')}`),
+    names.test(
+      `${request.head.startLine}\n${request.head.headers.map(([n, v]) => `${n}: ${v}`).join('\n')}\n${request.body.toString('utf8')}`,
+    ),
   );
   const last = mine.at(-1);
-  if (last === undefined || last.response === null || headerValue(last.request.head, 'authorization') !== undefined) return null;
+  if (last === undefined || last.response === null || headerValue(last.request.head, 'authorization') !== undefined)
+    return null;
   return { status: statusOf(last.response.head), challenge: headerValue(last.response.head, 'www-authenticate') };
 }

@@ -13,7 +13,14 @@ import { CLIENTS, type InteropClient } from './clients';
 import type { Credentials } from './clients/client';
 import { newCredentials, policyNotEnforced, writePolicy } from './policy';
 import { ensureInstalled, type Readiness } from './prerequisites';
-import { compareWithFixtures, exchangeLog, pickRecordings, writeFixtures, writeRecordings, type Recording } from './recordings';
+import {
+  compareWithFixtures,
+  exchangeLog,
+  pickRecordings,
+  writeFixtures,
+  writeRecordings,
+  type Recording,
+} from './recordings';
 import { startRelay, type Exchange } from './relay';
 import { printCheck, printSummary, type CheckResult } from './report';
 import { runClient } from './run-client';
@@ -40,8 +47,10 @@ function parseOptions(args: readonly string[]): Options {
     else throw new Error(`unknown option ${arg}`);
   }
   const unknown = clients.filter((name) => !CLIENTS.some((client) => client.name === name));
-  if (unknown.length > 0) throw new Error(`unknown client ${unknown.join(', ')}; known: ${CLIENTS.map((c) => c.name).join(', ')}`);
-  if (updateFixtures && runs.length > 0 && !runs.includes('plain')) throw new Error("--update-fixtures keeps the plain run's requests: add --run=plain");
+  if (unknown.length > 0)
+    throw new Error(`unknown client ${unknown.join(', ')}; known: ${CLIENTS.map((c) => c.name).join(', ')}`);
+  if (updateFixtures && runs.length > 0 && !runs.includes('plain'))
+    throw new Error("--update-fixtures keeps the plain run's requests: add --run=plain");
   return { clients, runs: runs.length === 0 ? RUNS : runs, install, updateFixtures };
 }
 
@@ -83,14 +92,20 @@ async function main(): Promise<void> {
 }
 
 /** The auth run; it throws (the suite fails) when the service does not enforce the policy. */
-async function authRun(clients: readonly InteropClient[], readiness: Readiness, results: CheckResult[], log: (line: string) => void): Promise<void> {
+async function authRun(
+  clients: readonly InteropClient[],
+  readiness: Readiness,
+  results: CheckResult[],
+  log: (line: string) => void,
+): Promise<void> {
   log('\n== Auth run: every operation and ?wsdl require HTTP Basic');
   const credentials = newCredentials();
   const service = await startSeededService({ accessPolicy: writePolicy(GENERATED_DIR, credentials) });
   try {
     const notEnforced = await policyNotEnforced(service.port);
     if (notEnforced !== null) throw new Error(`the access policy is not enforced: ${notEnforced}`);
-    for (const client of clients) await runOneClient(client, readiness, { run: 'auth', port: service.port, credentials }, results, log);
+    for (const client of clients)
+      await runOneClient(client, readiness, { run: 'auth', port: service.port, credentials }, results, log);
   } finally {
     await service.close();
   }
@@ -123,18 +138,27 @@ async function runOneClient(
   writeFileSync(path.join(GENERATED_DIR, `${client.name}${suffix}-exchanges.log`), exchangeLog(exchanges));
   if (target.run === 'auth') {
     // How the client met Basic: a client that waits for the challenge shows as many 401s as calls.
-    const challenged = exchanges.filter((exchange) => /^HTTP\/1\.[01] 401\b/.test(exchange.response?.head.startLine ?? '')).length;
+    const challenged = exchanges.filter((exchange) =>
+      /^HTTP\/1\.[01] 401\b/.test(exchange.response?.head.startLine ?? ''),
+    ).length;
     log(`  ${exchanges.length} requests, ${challenged} answered 401 (challenges answered and the refused calls)`);
   }
   return exchanges;
 }
 
-function reportFixtures(recordings: readonly Recording[], clients: readonly string[], update: boolean, log: (line: string) => void): void {
+function reportFixtures(
+  recordings: readonly Recording[],
+  clients: readonly string[],
+  update: boolean,
+  log: (line: string) => void,
+): void {
   const recordedDir = path.join(GENERATED_DIR, 'recorded');
   writeRecordings(recordings, recordedDir);
   if (update) {
     const written = writeFixtures(recordings, clients, FIXTURES_DIR);
-    log(`\nFixtures: ${written} of ${recordings.length} recorded requests were new or changed; written to ${path.relative(process.cwd(), FIXTURES_DIR)}`);
+    log(
+      `\nFixtures: ${written} of ${recordings.length} recorded requests were new or changed; written to ${path.relative(process.cwd(), FIXTURES_DIR)}`,
+    );
     return;
   }
   const { unchanged, changed, added } = compareWithFixtures(recordings, FIXTURES_DIR);
@@ -142,11 +166,15 @@ function reportFixtures(recordings: readonly Recording[], clients: readonly stri
     `\nFixtures: ${unchanged.length} recorded requests as committed, ${changed.length} differ, ${added.length} new (this run's are in ${path.relative(process.cwd(), recordedDir)})`,
   );
   for (const name of [...changed, ...added])
-    log(`  ${changed.includes(name) ? 'differs' : 'new'}: ${name} (npm run test:interop -- --update-fixtures to keep it)`);
+    log(
+      `  ${changed.includes(name) ? 'differs' : 'new'}: ${name} (npm run test:interop -- --update-fixtures to keep it)`,
+    );
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`The interop suite could not run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `The interop suite could not run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   process.stdout.write('0 passed, 1 failed\n');
   process.exitCode = 1;
 });

@@ -2,7 +2,13 @@ import { ConfigError, loadConfig } from '../../src/config';
 
 describe('configuration of the operator surface', () => {
   it('has safe defaults: admin API off, JSON bodies off, metrics on PORT', () => {
-    expect(loadConfig({})).toMatchObject({ adminToken: null, jsonBodies: false, metricsPort: null, shutdownTimeoutMs: 10000, logFormat: 'auto' });
+    expect(loadConfig({})).toMatchObject({
+      adminToken: null,
+      jsonBodies: false,
+      metricsPort: null,
+      shutdownTimeoutMs: 10000,
+      logFormat: 'auto',
+    });
   });
 
   it('reads every new variable', () => {
@@ -13,7 +19,13 @@ describe('configuration of the operator surface', () => {
       SHUTDOWN_TIMEOUT_MS: '25000',
       LOG_FORMAT: 'json',
     });
-    expect(config).toMatchObject({ adminToken: '0123456789abcdef0123', jsonBodies: true, metricsPort: 9464, shutdownTimeoutMs: 25000, logFormat: 'json' });
+    expect(config).toMatchObject({
+      adminToken: '0123456789abcdef0123',
+      jsonBodies: true,
+      metricsPort: 9464,
+      shutdownTimeoutMs: 25000,
+      logFormat: 'json',
+    });
   });
 
   it.each([

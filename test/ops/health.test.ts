@@ -28,7 +28,10 @@ describe.each(storeVariants())('health on $name', (variant) => {
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({
       status: 'pass',
-      checks: { store: { status: 'pass' }, migrations: { status: 'pass', output: `applied: ${MIGRATIONS.join(', ')}` } },
+      checks: {
+        store: { status: 'pass' },
+        migrations: { status: 'pass', output: `applied: ${MIGRATIONS.join(', ')}` },
+      },
     });
   });
 
@@ -47,14 +50,20 @@ describe.each(storeVariants())('health on $name', (variant) => {
     await service.testStore.query('delete from kysely_migration');
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body.checks.migrations).toEqual({ status: 'fail', output: `pending migrations: ${MIGRATIONS.join(', ')}` });
+    expect(ready.body.checks.migrations).toEqual({
+      status: 'fail',
+      output: `pending migrations: ${MIGRATIONS.join(', ')}`,
+    });
   });
 
   it('is not ready from the moment shutdown begins', async () => {
     await service.shutdown.run('test');
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({ status: 'fail', checks: { shutdown: { status: 'fail', output: 'The service is shutting down.' } } });
+    expect(ready.body).toEqual({
+      status: 'fail',
+      checks: { shutdown: { status: 'fail', output: 'The service is shutting down.' } },
+    });
   });
 });
 
@@ -70,21 +79,33 @@ describe('readiness', () => {
     const app = appWith({ ping: async () => up, migrationStatus: async () => CURRENT });
     expect((await request(app).get('/readyz')).status).toBe(200);
     up = false;
-    expect((await request(app).get('/readyz')).body.checks.store).toEqual({ status: 'fail', output: 'The data store does not answer.' });
+    expect((await request(app).get('/readyz')).body.checks.store).toEqual({
+      status: 'fail',
+      output: 'The data store does not answer.',
+    });
     up = true;
     expect((await request(app).get('/readyz')).status).toBe(200);
   });
 
   it('fails a check that does not answer in time instead of hanging', async () => {
-    const app = appWith({ ping: () => new Promise<boolean>(() => undefined), migrationStatus: async () => CURRENT }, 50);
+    const app = appWith(
+      { ping: () => new Promise<boolean>(() => undefined), migrationStatus: async () => CURRENT },
+      50,
+    );
     const ready = await request(app).get('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.store).toEqual({ status: 'fail', output: 'No answer within 50 ms.' });
   });
 
   it('never shows the text of an unexpected error', async () => {
-    const app = appWith({ ping: async () => true, migrationStatus: async () => Promise.reject(new Error('relation "x" at /srv/db.js:3')) });
-    expect((await request(app).get('/readyz')).body.checks.migrations).toEqual({ status: 'fail', output: 'The check failed.' });
+    const app = appWith({
+      ping: async () => true,
+      migrationStatus: async () => Promise.reject(new Error('relation "x" at /srv/db.js:3')),
+    });
+    expect((await request(app).get('/readyz')).body.checks.migrations).toEqual({
+      status: 'fail',
+      output: 'The check failed.',
+    });
   });
 });
 
@@ -105,12 +126,17 @@ describe('readiness of the in-process delivery worker', () => {
       now: () => NOW,
     };
     const app = express();
-    app.use(healthRoutes({ store: { ping: async () => true, migrationStatus: async () => CURRENT }, timeoutMs: 200, worker }));
+    app.use(
+      healthRoutes({ store: { ping: async () => true, migrationStatus: async () => CURRENT }, timeoutMs: 200, worker }),
+    );
     return { app, asked };
   }
 
   it('passes while the worker claims, without asking the store', async () => {
-    const { app, asked } = appWith({ running: true, startedAt: ago(600_000), lastClaimAt: ago(1_000) }, '2030-01-01T11:00:00.000Z');
+    const { app, asked } = appWith(
+      { running: true, startedAt: ago(600_000), lastClaimAt: ago(1_000) },
+      '2030-01-01T11:00:00.000Z',
+    );
     const ready = await request(app).get('/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.checks.worker).toEqual({ status: 'pass' });
@@ -123,27 +149,41 @@ describe('readiness of the in-process delivery worker', () => {
   });
 
   it('fails when the worker has claimed nothing for longer than the stall time while work is due', async () => {
-    const { app } = appWith({ running: true, startedAt: ago(600_000), lastClaimAt: ago(90_000) }, '2030-01-01T11:59:00.000Z');
+    const { app } = appWith(
+      { running: true, startedAt: ago(600_000), lastClaimAt: ago(90_000) },
+      '2030-01-01T11:59:00.000Z',
+    );
     const ready = await request(app).get('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.worker).toEqual({
       status: 'fail',
-      output: 'The delivery worker has claimed nothing for 90 s while messages are due (the oldest since 2030-01-01T11:59:00.000Z).',
+      output:
+        'The delivery worker has claimed nothing for 90 s while messages are due (the oldest since 2030-01-01T11:59:00.000Z).',
     });
     expect(ready.body.checks.store).toEqual({ status: 'pass' });
   });
 
   it('counts from the start when the worker never claimed', async () => {
-    expect((await request(appWith({ running: true, startedAt: ago(30_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(
-      200,
-    );
-    expect((await request(appWith({ running: true, startedAt: ago(61_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app).get('/readyz')).status).toBe(
-      503,
-    );
+    expect(
+      (
+        await request(
+          appWith({ running: true, startedAt: ago(30_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app,
+        ).get('/readyz')
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await request(
+          appWith({ running: true, startedAt: ago(61_000), lastClaimAt: null }, '2030-01-01T11:59:00.000Z').app,
+        ).get('/readyz')
+      ).status,
+    ).toBe(503);
   });
 
   it('fails when the worker has stopped', async () => {
-    const ready = await request(appWith({ running: false, startedAt: ago(600_000), lastClaimAt: ago(1_000) }, null).app).get('/readyz');
+    const ready = await request(
+      appWith({ running: false, startedAt: ago(600_000), lastClaimAt: ago(1_000) }, null).app,
+    ).get('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.worker).toEqual({ status: 'fail', output: 'The delivery worker has stopped.' });
   });

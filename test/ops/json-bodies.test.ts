@@ -33,39 +33,67 @@ describe.each(storeVariants())('JSON bodies on $name', (variant) => {
     it.each([
       ['GET', httpGet],
       ['POST', httpPost],
-    ])('GetStudentsAbcenceByID over HTTP %s answers the absences array, newest first, null as ""', async (_binding, call) => {
-      const res = await call(service.app, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' });
-      expect(res.status).toBe(200);
-      const items = parsedArray(res);
-      expectShape(items, ABSENCE_FIELDS);
-      expect(items).toEqual([
-        { srid: '1001', absence_date: '2026-10-07', absence_type: 'late', reason: '' },
-        { srid: '1001', absence_date: '2026-10-05', absence_type: 'full-day', reason: 'مريض' },
-      ]);
-    });
+    ])(
+      'GetStudentsAbcenceByID over HTTP %s answers the absences array, newest first, null as ""',
+      async (_binding, call) => {
+        const res = await call(service.app, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' });
+        expect(res.status).toBe(200);
+        const items = parsedArray(res);
+        expectShape(items, ABSENCE_FIELDS);
+        expect(items).toEqual([
+          { srid: '1001', absence_date: '2026-10-07', absence_type: 'late', reason: '' },
+          { srid: '1001', absence_date: '2026-10-05', absence_type: 'full-day', reason: 'مريض' },
+        ]);
+      },
+    );
 
     it.each([
       ['GET', httpGet],
       ['POST', httpPost],
-    ])('UpdateNoteState over HTTP %s answers the notes array; id and IDNote are the note id', async (_binding, call) => {
-      const res = await call(service.app, 'ReadNoteFromApp', 'UpdateNoteState', { STDid: '1001', note_type: 'behaviour' });
-      expect(res.status).toBe(200);
-      const items = parsedArray(res);
-      expectShape(items, NOTE_FIELDS);
-      expect(items).toEqual([
-        { srid: '1001', note_date: '2026-10-02T09:00:00.000Z', note: 'Talked in class', note_type: 'behaviour', badge: '', id: 'n3', IDNote: 'n3' },
-      ]);
-    });
+    ])(
+      'UpdateNoteState over HTTP %s answers the notes array; id and IDNote are the note id',
+      async (_binding, call) => {
+        const res = await call(service.app, 'ReadNoteFromApp', 'UpdateNoteState', {
+          STDid: '1001',
+          note_type: 'behaviour',
+        });
+        expect(res.status).toBe(200);
+        const items = parsedArray(res);
+        expectShape(items, NOTE_FIELDS);
+        expect(items).toEqual([
+          {
+            srid: '1001',
+            note_date: '2026-10-02T09:00:00.000Z',
+            note: 'Talked in class',
+            note_type: 'behaviour',
+            badge: '',
+            id: 'n3',
+            IDNote: 'n3',
+          },
+        ]);
+      },
+    );
 
     it.each([
       ['GET', httpGet],
       ['POST', httpPost],
     ])('GetStudentsAudtiNote over HTTP %s answers the class notes array', async (_binding, call) => {
-      const res = await call(service.app, 'GetStudentsAudit', 'GetStudentsAudtiNote', { SubjectID: 'MATH', Class_id: '7A' });
+      const res = await call(service.app, 'GetStudentsAudit', 'GetStudentsAudtiNote', {
+        SubjectID: 'MATH',
+        Class_id: '7A',
+      });
       const items = parsedArray(res);
       expectShape(items, NOTE_FIELDS);
       expect(items.map((n) => n.id)).toEqual(['n2', 'n1']);
-      expect(items[0]).toEqual({ srid: '1002', note_date: '2026-10-03T08:00:00.000Z', note: 'ممتاز', note_type: 'audit', badge: '2', id: 'n2', IDNote: 'n2' });
+      expect(items[0]).toEqual({
+        srid: '1002',
+        note_date: '2026-10-03T08:00:00.000Z',
+        note: 'ممتاز',
+        note_type: 'audit',
+        badge: '2',
+        id: 'n2',
+        IDNote: 'n2',
+      });
     });
 
     it('answers an empty array when nothing matches', async () => {

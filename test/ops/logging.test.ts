@@ -18,7 +18,10 @@ describe('access log', () => {
   const requestLines = () => service.logs.filter((line) => line.msg === 'request');
 
   it('writes one line per request with the id, endpoint, operation, binding, status and duration', async () => {
-    const res = await soap12(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set('X-Request-Id', 'lb-7f3a.42');
+    const res = await soap12(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set(
+      'X-Request-Id',
+      'lb-7f3a.42',
+    );
     expect(res.headers['x-request-id']).toBe('lb-7f3a.42');
     const [line] = requestLines();
     expect(line).toMatchObject({
@@ -36,7 +39,10 @@ describe('access log', () => {
   });
 
   it("makes up an id when the incoming one is missing or unfit, and echoes only a caller's own", async () => {
-    const res = await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set('X-Request-Id', 'has spaces; and <markup>');
+    const res = await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set(
+      'X-Request-Id',
+      'has spaces; and <markup>',
+    );
     expect(res.headers['x-request-id']).toBeUndefined();
     await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' });
     const [first, second] = requestLines();
@@ -51,15 +57,27 @@ describe('access log', () => {
     const text = JSON.stringify(service.logs);
     expect(text).not.toContain('482913');
     expect(text).not.toContain('944123456');
-    expect(requestLines().map((l) => l.path)).toEqual(['/AuthCodeSending.asmx/AuthCode', '/AuthCodeSending.asmx/AuthCode']);
+    expect(requestLines().map((l) => l.path)).toEqual([
+      '/AuthCodeSending.asmx/AuthCode',
+      '/AuthCodeSending.asmx/AuthCode',
+    ]);
   });
 
   it('logs a failure of ours at warn, with the same request id as the operation error', async () => {
     await service.testStore.store.lifecycle.close();
-    await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set('X-Request-Id', 'req-1');
+    await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }).set(
+      'X-Request-Id',
+      'req-1',
+    );
     const failed = service.logs.find((l) => l.msg === 'operation failed');
     expect(failed).toMatchObject({ requestId: 'req-1', operation: 'GetTokenDevice' });
-    expect(requestLines()[0]).toMatchObject({ level: 40, requestId: 'req-1', outcome: 'server_fault', fault: 'store_unavailable', status: 500 });
+    expect(requestLines()[0]).toMatchObject({
+      level: 40,
+      requestId: 'req-1',
+      outcome: 'server_fault',
+      fault: 'store_unavailable',
+      status: 500,
+    });
   });
 });
 

@@ -53,10 +53,34 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
     });
     await httpGet(service.app, 'AuthCodeSending', 'AuthCode', { code: '1234' });
     const samples = await scrape(service);
-    expect(sampleValue(samples, 'notify_faults_total', { operation: 'AuthCode', binding: 'http_post', code: 'code_invalid' })).toBe(1);
-    expect(sampleValue(samples, 'notify_faults_total', { operation: 'SendNotificationType', binding: 'soap11', code: 'student_unknown' })).toBe(1);
-    expect(sampleValue(samples, 'notify_requests_total', { operation: 'AuthCode', binding: 'http_get', outcome: 'client_fault' })).toBe(1);
-    expect(sampleValue(samples, 'notify_faults_total', { endpoint: 'AuthCodeSending', binding: 'http_get', code: 'http_500' })).toBe(1);
+    expect(
+      sampleValue(samples, 'notify_faults_total', {
+        operation: 'AuthCode',
+        binding: 'http_post',
+        code: 'code_invalid',
+      }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'notify_faults_total', {
+        operation: 'SendNotificationType',
+        binding: 'soap11',
+        code: 'student_unknown',
+      }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'notify_requests_total', {
+        operation: 'AuthCode',
+        binding: 'http_get',
+        outcome: 'client_fault',
+      }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'notify_faults_total', {
+        endpoint: 'AuthCodeSending',
+        binding: 'http_get',
+        code: 'http_500',
+      }),
+    ).toBe(1);
   });
 
   it('counts a store failure as a server fault', async () => {
@@ -64,8 +88,12 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
     await httpGet(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' });
     const res = await request(service.app).get('/metrics');
     const samples = parseMetrics(res.text);
-    expect(sampleValue(samples, 'notify_requests_total', { operation: 'GetTokenDevice', outcome: 'server_fault' })).toBe(1);
-    expect(sampleValue(samples, 'notify_faults_total', { operation: 'GetTokenDevice', code: 'store_unavailable' })).toBe(1);
+    expect(
+      sampleValue(samples, 'notify_requests_total', { operation: 'GetTokenDevice', outcome: 'server_fault' }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'notify_faults_total', { operation: 'GetTokenDevice', code: 'store_unavailable' }),
+    ).toBe(1);
     // The outbox gauges could not be read: counted, and the scrape still answers.
     expect(sampleValue(samples, 'notify_outbox_stats_errors_total')).toBeGreaterThan(0);
   });
@@ -81,12 +109,26 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
     expect(sampleValue(samples, 'notify_outbox_pending', { channel: 'push' })).toBe(1);
     expect(sampleValue(samples, 'notify_outbox_messages', { channel: 'sms', status: 'queued' })).toBe(1);
     expect(sampleValue(samples, 'notify_outbox_messages', { channel: 'push', status: 'dead' })).toBe(0);
-    expect(sampleValue(samples, 'notify_outbox_oldest_pending_age_seconds', { channel: 'push' })).toBeGreaterThanOrEqual(0);
+    expect(
+      sampleValue(samples, 'notify_outbox_oldest_pending_age_seconds', { channel: 'push' }),
+    ).toBeGreaterThanOrEqual(0);
   });
 
   it('counts deliveries the worker reports through the observer', async () => {
-    service.metrics.delivery.attempted({ channel: 'push', provider: 'fcm', outcome: 'sent', errorCode: null, durationMs: 120 });
-    service.metrics.delivery.attempted({ channel: 'push', provider: 'fcm', outcome: 'retry', errorCode: 'UNAVAILABLE', durationMs: 80 });
+    service.metrics.delivery.attempted({
+      channel: 'push',
+      provider: 'fcm',
+      outcome: 'sent',
+      errorCode: null,
+      durationMs: 120,
+    });
+    service.metrics.delivery.attempted({
+      channel: 'push',
+      provider: 'fcm',
+      outcome: 'retry',
+      errorCode: 'UNAVAILABLE',
+      durationMs: 80,
+    });
     service.metrics.delivery.attempted({
       channel: 'sms',
       provider: 'http',
@@ -95,11 +137,19 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
       durationMs: 30,
     });
     const samples = await scrape(service);
-    expect(sampleValue(samples, 'notify_deliveries_total', { channel: 'push', provider: 'fcm', outcome: 'sent' })).toBe(1);
-    expect(sampleValue(samples, 'notify_delivery_errors_total', { channel: 'push', provider: 'fcm', code: 'UNAVAILABLE' })).toBe(1);
+    expect(sampleValue(samples, 'notify_deliveries_total', { channel: 'push', provider: 'fcm', outcome: 'sent' })).toBe(
+      1,
+    );
+    expect(
+      sampleValue(samples, 'notify_delivery_errors_total', { channel: 'push', provider: 'fcm', code: 'UNAVAILABLE' }),
+    ).toBe(1);
     // An error "code" that is really a sentence (with a phone number in it) is folded away.
-    expect(sampleValue(samples, 'notify_delivery_errors_total', { channel: 'sms', provider: 'http', code: 'other' })).toBe(1);
-    expect(sampleValue(samples, 'notify_delivery_duration_seconds_count', { channel: 'push', provider: 'fcm' })).toBe(2);
+    expect(
+      sampleValue(samples, 'notify_delivery_errors_total', { channel: 'sms', provider: 'http', code: 'other' }),
+    ).toBe(1);
+    expect(sampleValue(samples, 'notify_delivery_duration_seconds_count', { channel: 'push', provider: 'fcm' })).toBe(
+      2,
+    );
   });
 
   it('never labels a series with a phone number, a token or a student id', async () => {
@@ -109,7 +159,15 @@ describe.each(storeVariants())('metrics on $name', (variant) => {
     await httpGet(service.app, 'GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' });
     await httpGet(service.app, 'NoSuch', 'Thing', { x: '1001' });
     const values = (await scrape(service)).flatMap((s) => Object.values(s.labels));
-    for (const secret of ['0944123456', '+963944123456', '482913', 'fcm:AAAA-1001', 'dev-1001', '1001', 'not-a-phone-0944']) {
+    for (const secret of [
+      '0944123456',
+      '+963944123456',
+      '482913',
+      'fcm:AAAA-1001',
+      'dev-1001',
+      '1001',
+      'not-a-phone-0944',
+    ]) {
       expect(values.filter((v) => v.includes(secret))).toEqual([]);
     }
   });
@@ -133,7 +191,9 @@ describe('metrics on their own port', () => {
       const { port } = server.address() as AddressInfo;
       const res = await fetch(`http://127.0.0.1:${port}/metrics`);
       const samples = parseMetrics(await res.text());
-      expect(sampleValue(samples, 'notify_requests_total', { operation: 'GetTokenDevice', binding: 'http_get' })).toBe(1);
+      expect(sampleValue(samples, 'notify_requests_total', { operation: 'GetTokenDevice', binding: 'http_get' })).toBe(
+        1,
+      );
     } finally {
       await new Promise((resolve) => server.close(resolve));
       await service.stop();

@@ -41,22 +41,26 @@ afterEach(async () => {
 
 /** Starts `src/main.ts`, stdout a pipe read until the service listens. */
 async function start(env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DEMO_DATA: 'false',
-      WORKER: 'false',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      ...env,
+  const child = spawn(
+    process.execPath,
+    ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DEMO_DATA: 'false',
+        WORKER: 'false',
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
     },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -82,7 +86,10 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
 async function stopTime(service: Running): Promise<{ ms: number; code: number | null }> {
   const started = Date.now();
   service.child.kill('SIGTERM');
-  const outcome = await Promise.race([service.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), HUNG_MS))]);
+  const outcome = await Promise.race([
+    service.exited,
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), HUNG_MS)),
+  ]);
   return { ms: outcome === null ? Infinity : Date.now() - started, code: outcome?.code ?? null };
 }
 
@@ -142,7 +149,9 @@ test('a second signal during the shutdown exits at once, with code 1', async () 
   const socket = net.connect(service.port, '127.0.0.1');
   socket.on('error', () => undefined);
   await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write('POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 1000\r\n\r\n<');
+  socket.write(
+    'POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 1000\r\n\r\n<',
+  );
   await new Promise((resolve) => setTimeout(resolve, 200));
   service.child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 500));

@@ -43,7 +43,9 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
     it('filters by time range (from inclusive, to exclusive) and by each field', async () => {
       await seed();
       const ats = async (query: object) =>
-        (await fresh.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, ...query })).items.map((e) => e.at.slice(11, 13));
+        (await fresh.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, ...query })).items.map((e) =>
+          e.at.slice(11, 13),
+        );
       expect(await ats({ from: '2030-01-01T11:00:00.000Z', to: '2030-01-01T13:00:00.000Z' })).toEqual(['12', '11']);
       expect(await ats({ address: '10.0.0.2' })).toEqual(['13', '11']);
       expect(await ats({ user: 'sis-alnoor' })).toEqual(['12']);
@@ -69,7 +71,9 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
     });
 
     it('stops pruning between batches once aborted', async () => {
-      await fresh.ctx.store.access.insertAuditEntries(Array.from({ length: 10 }, (_, i) => entry(`2029-01-01T00:00:0${i}.000Z`)));
+      await fresh.ctx.store.access.insertAuditEntries(
+        Array.from({ length: 10 }, (_, i) => entry(`2029-01-01T00:00:0${i}.000Z`)),
+      );
       const stopped = new AbortController();
       stopped.abort();
       expect(await fresh.ctx.store.access.pruneAuditEntries('2030-01-01T00:00:00.000Z', stopped.signal)).toBe(0);
@@ -92,7 +96,12 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
         none: full('none', 700),
       };
       await ctx.store.access.insertAuditEntries([
-        entry('2030-01-01T10:00:00.000Z', { subjectKind: 'device', subject: 'a'.repeat(128), address: '1'.repeat(100), user: 'u'.repeat(70) }),
+        entry('2030-01-01T10:00:00.000Z', {
+          subjectKind: 'device',
+          subject: 'a'.repeat(128),
+          address: '1'.repeat(100),
+          user: 'u'.repeat(70),
+        }),
       ]);
       await ctx.store.lifecycle.close();
       // The schema as it was before 0006, with entries written whole.
@@ -152,7 +161,10 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
     const end = '2030-01-01T00:01:00.000Z';
 
     it('adds each merge to the window total and reads back the windows asked for', async () => {
-      const first = await fresh.ctx.store.access.mergeAccessCounters({ deltas: [{ ...w1, windowEnd: end, delta: 3 }], reads: [w2] });
+      const first = await fresh.ctx.store.access.mergeAccessCounters({
+        deltas: [{ ...w1, windowEnd: end, delta: 3 }],
+        reads: [w2],
+      });
       expect(first.get(counterTotalKey(w1))).toBe(3);
       expect(first.has(counterTotalKey(w2))).toBe(false);
       const second = await fresh.ctx.store.access.mergeAccessCounters({
@@ -166,13 +178,21 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
       expect(second.get(counterTotalKey(w2))).toBe(2);
       // Another window of the same counter is its own total.
       const next = { counter: w1.counter, windowStart: end };
-      const third = await fresh.ctx.store.access.mergeAccessCounters({ deltas: [{ ...next, windowEnd: '2030-01-01T00:02:00.000Z', delta: 1 }], reads: [w1] });
+      const third = await fresh.ctx.store.access.mergeAccessCounters({
+        deltas: [{ ...next, windowEnd: '2030-01-01T00:02:00.000Z', delta: 1 }],
+        reads: [w1],
+      });
       expect(third.get(counterTotalKey(next))).toBe(1);
       expect(third.get(counterTotalKey(w1))).toBe(7);
     });
 
     it('merges many counters at once', async () => {
-      const deltas = Array.from({ length: 1300 }, (_, i) => ({ counter: `60000|E/Op|caller-${i}`, windowStart: w1.windowStart, windowEnd: end, delta: i + 1 }));
+      const deltas = Array.from({ length: 1300 }, (_, i) => ({
+        counter: `60000|E/Op|caller-${i}`,
+        windowStart: w1.windowStart,
+        windowEnd: end,
+        delta: i + 1,
+      }));
       await fresh.ctx.store.access.mergeAccessCounters({ deltas, reads: [] });
       const totals = await fresh.ctx.store.access.mergeAccessCounters({ deltas: [], reads: deltas });
       expect(totals.size).toBe(1300);
@@ -192,7 +212,12 @@ describe.each(storeVariants())('access tables on $name', (variant) => {
     });
 
     it('prunes every expired row, not just one batch of them', async () => {
-      const deltas = Array.from({ length: 1300 }, (_, i) => ({ counter: `60000|E/Op|caller-${i}`, windowStart: w1.windowStart, windowEnd: end, delta: 1 }));
+      const deltas = Array.from({ length: 1300 }, (_, i) => ({
+        counter: `60000|E/Op|caller-${i}`,
+        windowStart: w1.windowStart,
+        windowEnd: end,
+        delta: 1,
+      }));
       await fresh.ctx.store.access.mergeAccessCounters({ deltas, reads: [] });
       expect(await fresh.ctx.store.access.pruneAccessCounters('2030-01-01T00:01:30.000Z')).toBe(1300);
       expect(Number((await fresh.ctx.query<{ n: unknown }>('select count(*) as n from access_counters'))[0].n)).toBe(0);

@@ -31,7 +31,9 @@ describe('stored collections', () => {
       const checked: Record<string, unknown> = fieldsSchema.parse(record);
       const back = fromRow(toRow(checked, '2030-01-01T00:00:00.000Z').row);
       // A note's date comes back as the UTC timestamp the store keeps; the fixtures' students name schools by their key already.
-      expect(back).toMatchObject(collection === 'notes' ? { ...checked, date: new Date(String(checked.date)).toISOString() } : checked);
+      expect(back).toMatchObject(
+        collection === 'notes' ? { ...checked, date: new Date(String(checked.date)).toISOString() } : checked,
+      );
     }
   });
 });

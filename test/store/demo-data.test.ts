@@ -11,7 +11,9 @@ describe('DEMO_DATA', () => {
       { baseUrl: 'https://alnoor.school.example', name: 'مدرسة النور' },
       { baseUrl: 'https://riverside.school.example', name: 'Riverside Academy' },
     ]);
-    expect(students.map((s) => s.fullName)).toEqual(expect.arrayContaining(['أحمد علي', 'فاطمة حسن', `O'Brien & <Sons> "Q"`]));
+    expect(students.map((s) => s.fullName)).toEqual(
+      expect.arrayContaining(['أحمد علي', 'فاطمة حسن', `O'Brien & <Sons> "Q"`]),
+    );
     expect(new Set(students.map((s) => s.active))).toEqual(new Set(['1', '0']));
     expect(devices.filter((d) => d.token === null)).toHaveLength(1);
     const sharedDevices = students.map((s) => s.deviceId).filter((id, i, all) => id != null && all.indexOf(id) !== i);
@@ -42,7 +44,14 @@ describe.each(storeVariants())('loadDemoData on $name', (variant) => {
     expect(active.map((s) => s.fullName)).toEqual(['Omar Saeed', 'أحمد علي', 'فاطمة حسن', 'يوسف حسن']);
     expect(await ctx.store.records.getDeviceToken('dev-1001')).toBe('demo-fcm-token-1001');
     expect(await ctx.store.records.getDeviceToken('dev-1005')).toBeNull();
-    expect((await ctx.store.records.listAuditNotes('MATH', '7A')).map((n) => n.id)).toEqual(['note-2', 'note-3', 'note-1']);
-    expect(await ctx.store.records.findStudent('2001')).toMatchObject({ fullName: `O'Brien & <Sons> "Q"`, pushToken: 'demo-apns-token-2001' });
+    expect((await ctx.store.records.listAuditNotes('MATH', '7A')).map((n) => n.id)).toEqual([
+      'note-2',
+      'note-3',
+      'note-1',
+    ]);
+    expect(await ctx.store.records.findStudent('2001')).toMatchObject({
+      fullName: `O'Brien & <Sons> "Q"`,
+      pushToken: 'demo-apns-token-2001',
+    });
   });
 });

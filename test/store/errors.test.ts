@@ -36,8 +36,14 @@ describe('toStoreError', () => {
 
   it.each([
     ['ECONNREFUSED', withCode('ECONNREFUSED')],
-    ['a refused dual-stack connect', Object.assign(new AggregateError([withCode('ECONNREFUSED')]), { code: 'ECONNREFUSED' })],
-    ['an AggregateError without its own code', new AggregateError([withCode('ECONNREFUSED'), withCode('EADDRNOTAVAIL')])],
+    [
+      'a refused dual-stack connect',
+      Object.assign(new AggregateError([withCode('ECONNREFUSED')]), { code: 'ECONNREFUSED' }),
+    ],
+    [
+      'an AggregateError without its own code',
+      new AggregateError([withCode('ECONNREFUSED'), withCode('EADDRNOTAVAIL')]),
+    ],
     ['an ended pg pool', new Error('Cannot use a pool after calling end on the pool')],
     ['a lost connection', new Error('Connection terminated unexpectedly')],
     ['an admin shutdown', withCode('57P01')],

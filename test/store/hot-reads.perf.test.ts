@@ -20,7 +20,11 @@ async function perCall(calls: number, work: () => Promise<unknown>): Promise<num
     ctx = await variant.create();
     const data: DataSet = {
       schools: [{ baseUrl: SCHOOL, name: 'Big' }],
-      devices: Array.from({ length: 5_000 }, (_, i) => ({ id: `dev-${i}`, token: `token-${i}`, platform: 'android' as const })),
+      devices: Array.from({ length: 5_000 }, (_, i) => ({
+        id: `dev-${i}`,
+        token: `token-${i}`,
+        platform: 'android' as const,
+      })),
       students: Array.from({ length: 5_000 }, (_, i) => ({
         id: String(100_000 + i),
         school: SCHOOL,

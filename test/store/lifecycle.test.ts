@@ -5,7 +5,14 @@ import { openStore, StoreError, type OpenedStore } from '../../src/store';
 import { MIGRATION_NAMES, storeVariants, type TestStore } from '../support/stores';
 import { SCHOOL_A, STORE_FIXTURE } from './store-fixture';
 
-const RELEASED_MIGRATIONS = ['0001_initial', '0002_delivery', '0003_delivery_scale', '0004_access', '0005_outbox_indexes', '0006_audit_bounds'];
+const RELEASED_MIGRATIONS = [
+  '0001_initial',
+  '0002_delivery',
+  '0003_delivery_scale',
+  '0004_access',
+  '0005_outbox_indexes',
+  '0006_audit_bounds',
+];
 
 describe.each(storeVariants())('store lifecycle on $name', (variant) => {
   let ctx: TestStore;
@@ -30,7 +37,9 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
     const third = await ctx.reopen();
     expect(await again.records.getDeviceToken('dev-1')).toBe('tok-1');
     expect(await third.records.listAuditNotes('MATH', '7A')).toHaveLength(4);
-    const applied = (await ctx.query<{ name: string }>('select name from kysely_migration order by name')).map((row) => row.name);
+    const applied = (await ctx.query<{ name: string }>('select name from kysely_migration order by name')).map(
+      (row) => row.name,
+    );
     expect(applied).toEqual(MIGRATION_NAMES);
     // A released migration keeps its name and place: deployed databases know it by them.
     expect(applied.slice(0, RELEASED_MIGRATIONS.length)).toEqual(RELEASED_MIGRATIONS);
@@ -66,7 +75,14 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
         closed.records.markNotesRead('1002', 'audit'),
         closed.records.listAbsencesMarkSeen('1002'),
         closed.records.findStudent('1002'),
-        closed.outbox.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: '', body: '', data: {} }),
+        closed.outbox.enqueuePushNotification({
+          deviceId: 'd',
+          studentId: 's',
+          type: 't',
+          title: '',
+          body: '',
+          data: {},
+        }),
         closed.outbox.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, []),
         closed.dataSet.writeDataSet(STORE_FIXTURE),
         closed.admin.listPushNotifications(),
@@ -137,6 +153,8 @@ describe('openStore', () => {
   });
 
   it('refuses a schema name that would need quoting', async () => {
-    await expect(openStore({ dataDir: dir, databaseUrl: 'postgres://x@127.0.0.1:1/x', schema: 'Bad-Name' })).rejects.toThrow(/Invalid PostgreSQL schema name/);
+    await expect(
+      openStore({ dataDir: dir, databaseUrl: 'postgres://x@127.0.0.1:1/x', schema: 'Bad-Name' }),
+    ).rejects.toThrow(/Invalid PostgreSQL schema name/);
   });
 });

@@ -16,15 +16,22 @@ describe('migrating while other schemas are dropped', () => {
     let calls = 0;
     await runRetryingVanishedSchemas(async () => {
       calls++;
-      if (calls < 2) throw Object.assign(new Error('relation "store_test_other.push_notifications" does not exist'), { code: '42P01' });
+      if (calls < 2)
+        throw Object.assign(new Error('relation "store_test_other.push_notifications" does not exist'), {
+          code: '42P01',
+        });
     }, 'store_test_ours');
     expect(calls).toBe(2);
-    const ours = Object.assign(new Error('relation "store_test_ours.push_notifications" does not exist'), { code: '42P01' });
+    const ours = Object.assign(new Error('relation "store_test_ours.push_notifications" does not exist'), {
+      code: '42P01',
+    });
     await expect(runRetryingVanishedSchemas(() => Promise.reject(ours), 'store_test_ours')).rejects.toBe(ours);
   });
 
   it('gives up when our own schema is missing, or on any other error', async () => {
-    await expect(runRetryingVanishedSchemas(() => Promise.reject(vanished('store_test_ours')), 'store_test_ours')).rejects.toThrow('store_test_ours');
+    await expect(
+      runRetryingVanishedSchemas(() => Promise.reject(vanished('store_test_ours')), 'store_test_ours'),
+    ).rejects.toThrow('store_test_ours');
     const other = Object.assign(new Error('boom'), { code: '42P01' });
     await expect(runRetryingVanishedSchemas(() => Promise.reject(other), 'x')).rejects.toBe(other);
   });

@@ -29,7 +29,11 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
         baseUrl: 'https://Riverside.School.Example/',
         name: 'Riverside Academy',
       });
-      expect(await fresh.ctx.store.admin.getRecord('notes', 'n-9')).toMatchObject({ date: '2025-10-06T07:00:00.000Z', badge: null, state: 'unread' });
+      expect(await fresh.ctx.store.admin.getRecord('notes', 'n-9')).toMatchObject({
+        date: '2025-10-06T07:00:00.000Z',
+        badge: null,
+        state: 'unread',
+      });
       expect(await fresh.ctx.store.admin.getRecord('absences', 'a-3')).toMatchObject({ seen: true, reason: 'Dentist' });
       expect(await fresh.ctx.store.admin.getRecord('devices', 'nope')).toBeNull();
     });
@@ -41,30 +45,49 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
       const last = await fresh.ctx.store.admin.listRecords('students', {}, { limit: 3, offset: 6 });
       expect(last.items.map((s) => s.id)).toEqual(['1010', '2001']);
 
-      const riverside = await fresh.ctx.store.admin.listRecords('students', { school: 'https://RIVERSIDE.school.example/' }, { limit: 10, offset: 0 });
+      const riverside = await fresh.ctx.store.admin.listRecords(
+        'students',
+        { school: 'https://RIVERSIDE.school.example/' },
+        { limit: 10, offset: 0 },
+      );
       expect(riverside).toEqual({ total: 1, items: [expect.objectContaining({ id: '2001' })] });
       const seen = await fresh.ctx.store.admin.listRecords('absences', { seen: true }, { limit: 10, offset: 0 });
       expect(seen.items.map((a) => a.id)).toEqual(['a-3']);
-      const read = await fresh.ctx.store.admin.listRecords('notes', { studentId: '1002', state: 'read' }, { limit: 10, offset: 0 });
+      const read = await fresh.ctx.store.admin.listRecords(
+        'notes',
+        { studentId: '1002', state: 'read' },
+        { limit: 10, offset: 0 },
+      );
       expect(read.items.map((n) => n.id)).toEqual(['n-7']);
     });
 
     it('creates, refuses a duplicate, updates and reports which', async () => {
       const create = (current: unknown) =>
-        current === null ? { write: { id: 'dev-new', token: 't', platform: 'web' as const } } : { refuse: 'exists' as const };
+        current === null
+          ? { write: { id: 'dev-new', token: 't', platform: 'web' as const } }
+          : { refuse: 'exists' as const };
       expect(await fresh.ctx.store.admin.changeRecord('devices', 'dev-new', create)).toEqual({
         status: 'created',
         record: { id: 'dev-new', token: 't', platform: 'web' },
       });
-      expect(await fresh.ctx.store.admin.changeRecord('devices', 'dev-new', create)).toEqual({ status: 'refused', reason: 'exists' });
-      const update = await fresh.ctx.store.admin.changeRecord('devices', 'dev-new', (current) => ({ write: { ...current!, token: 't2' } }));
+      expect(await fresh.ctx.store.admin.changeRecord('devices', 'dev-new', create)).toEqual({
+        status: 'refused',
+        reason: 'exists',
+      });
+      const update = await fresh.ctx.store.admin.changeRecord('devices', 'dev-new', (current) => ({
+        write: { ...current!, token: 't2' },
+      }));
       expect(update).toEqual({ status: 'updated', record: { id: 'dev-new', token: 't2', platform: 'web' } });
     });
 
     it('refuses a record whose key is not the one named, and a dangling school, writing nothing', async () => {
-      await expect(fresh.ctx.store.admin.changeRecord('devices', 'dev-a', () => ({ write: { id: 'dev-b' } }))).rejects.toThrow(InvalidDataSetError);
       await expect(
-        fresh.ctx.store.admin.changeRecord('students', '9', () => ({ write: { id: '9', school: 'https://unknown.example', fullName: 'X' } })),
+        fresh.ctx.store.admin.changeRecord('devices', 'dev-a', () => ({ write: { id: 'dev-b' } })),
+      ).rejects.toThrow(InvalidDataSetError);
+      await expect(
+        fresh.ctx.store.admin.changeRecord('students', '9', () => ({
+          write: { id: '9', school: 'https://unknown.example', fullName: 'X' },
+        })),
       ).rejects.toThrow(/school that is neither stored nor in the data set/);
       expect(await fresh.ctx.store.admin.getRecord('devices', 'dev-b')).toBeNull();
       expect(await fresh.ctx.store.admin.getRecord('students', '9')).toBeNull();
@@ -75,13 +98,19 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
       expect(await fresh.ctx.store.admin.deleteRecord('students', '2001')).toBe('deleted');
       expect(await fresh.ctx.store.admin.deleteRecord('schools', 'https://riverside.school.example')).toBe('deleted');
       expect(await fresh.ctx.store.admin.deleteRecord('students', '1002')).toBe('deleted');
-      expect(await fresh.ctx.store.admin.listRecords('notes', { studentId: '1002' }, { limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
-      expect(await fresh.ctx.store.admin.listRecords('absences', { studentId: '1002' }, { limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
+      expect(await fresh.ctx.store.admin.listRecords('notes', { studentId: '1002' }, { limit: 10, offset: 0 })).toEqual(
+        { items: [], total: 0 },
+      );
+      expect(
+        await fresh.ctx.store.admin.listRecords('absences', { studentId: '1002' }, { limit: 10, offset: 0 }),
+      ).toEqual({ items: [], total: 0 });
       expect(await fresh.ctx.store.admin.deleteRecord('students', '1002')).toBe('not_found');
     });
 
     it('says which keys are stored', async () => {
-      expect(await fresh.ctx.store.dataSet.existingKeys('students', ['1002', 'x', '2001', '1002'])).toEqual(new Set(['1002', '2001']));
+      expect(await fresh.ctx.store.dataSet.existingKeys('students', ['1002', 'x', '2001', '1002'])).toEqual(
+        new Set(['1002', '2001']),
+      );
     });
   });
 
@@ -108,16 +137,24 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
     });
 
     it('checks one record by the data set rules', () => {
-      expect(checkRecord('students', { id: '1', school: 'HTTPS://A.example/', fullName: 'A' }, clock.now().toISOString())).toEqual({
+      expect(
+        checkRecord('students', { id: '1', school: 'HTTPS://A.example/', fullName: 'A' }, clock.now().toISOString()),
+      ).toEqual({
         key: '1',
         references: [{ field: 'school', collection: 'schools', key: 'https://a.example' }],
       });
-      expect(checkRecord('notes', { id: 'n', studentId: ' 7 ', type: 'audit', text: '', date: '2025-10-01' }, '')).toEqual({
+      expect(
+        checkRecord('notes', { id: 'n', studentId: ' 7 ', type: 'audit', text: '', date: '2025-10-01' }, ''),
+      ).toEqual({
         key: 'n',
         references: [{ field: 'studentId', collection: 'students', key: '7' }],
       });
-      expect(checkRecord('students', { id: '1', school: 'x', fullName: 'A', active: 'yes' }, '')).toEqual({ problem: 'active must be "1" or "0".' });
-      expect(checkRecord('absences', { id: '1', studentId: 's', type: 't', date: '2025-02-30' }, '')).toEqual({ problem: 'date is not a calendar date.' });
+      expect(checkRecord('students', { id: '1', school: 'x', fullName: 'A', active: 'yes' }, '')).toEqual({
+        problem: 'active must be "1" or "0".',
+      });
+      expect(checkRecord('absences', { id: '1', studentId: 's', type: 't', date: '2025-02-30' }, '')).toEqual({
+        problem: 'date is not a calendar date.',
+      });
     });
   });
 
@@ -126,12 +163,25 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
       const ids: string[] = [];
       for (const minute of ['01', '02', '03']) {
         clock.set(`2030-01-01T00:${minute}:00.000Z`);
-        ids.push(await fresh.ctx.store.outbox.enqueuePushNotification({ deviceId: `d${minute}`, studentId: 's', type: 't', title: 'x', body: 'y', data: {} }));
+        ids.push(
+          await fresh.ctx.store.outbox.enqueuePushNotification({
+            deviceId: `d${minute}`,
+            studentId: 's',
+            type: 't',
+            title: 'x',
+            body: 'y',
+            data: {},
+          }),
+        );
       }
       const page = await fresh.ctx.store.admin.listOutbox('push', { limit: 2, offset: 0 });
       expect(page.total).toBe(3);
       expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
-      expect((await fresh.ctx.store.admin.listOutbox('push', { deviceId: 'd01', limit: 5, offset: 0 })).items.map((m) => m.id)).toEqual([ids[0]]);
+      expect(
+        (await fresh.ctx.store.admin.listOutbox('push', { deviceId: 'd01', limit: 5, offset: 0 })).items.map(
+          (m) => m.id,
+        ),
+      ).toEqual([ids[0]]);
       expect((await fresh.ctx.store.admin.listOutbox('push', { status: 'dead', limit: 5, offset: 0 })).total).toBe(0);
       expect((await fresh.ctx.store.admin.listOutbox('sms', { limit: 5, offset: 0 })).total).toBe(0);
     });

@@ -5,7 +5,15 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
   const fresh = freshStorePerTest(variant);
   const { clock } = fresh;
 
-  const push = () => fresh.ctx.store.outbox.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: 'x', body: 'y', data: {} });
+  const push = () =>
+    fresh.ctx.store.outbox.enqueuePushNotification({
+      deviceId: 'd',
+      studentId: 's',
+      type: 't',
+      title: 'x',
+      body: 'y',
+      data: {},
+    });
   const setStatus = (table: string, id: string, status: string, extra = '') =>
     fresh.ctx.query(`update ${table} set status = ?, attempts = 7${extra} where id = ?`, [status, id]);
 
@@ -15,7 +23,12 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
     clock.set('2030-01-02T00:00:00.000Z');
     expect(await fresh.ctx.store.admin.requeueOutboxMessage('push', id)).toBe('requeued');
     const [row] = await fresh.ctx.store.admin.listPushNotifications();
-    expect(row).toMatchObject({ status: 'queued', attempts: 0, nextAttemptAt: '2030-01-02T00:00:00.000Z', lockedUntil: null });
+    expect(row).toMatchObject({
+      status: 'queued',
+      attempts: 0,
+      nextAttemptAt: '2030-01-02T00:00:00.000Z',
+      lockedUntil: null,
+    });
   });
 
   it('refuses to re-queue what is not dead, unknown, or an erased code', async () => {
@@ -33,7 +46,9 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
     await setStatus('push_notifications', b, 'dead');
     await setStatus('push_notifications', c, 'sent');
     expect(await fresh.ctx.store.admin.requeueDeadOutboxMessages('push')).toBe(2);
-    expect((await fresh.ctx.store.admin.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual([a, b].sort());
+    expect((await fresh.ctx.store.admin.listPushNotifications({ status: 'queued' })).map((r) => r.id).sort()).toEqual(
+      [a, b].sort(),
+    );
   });
 
   it('counts messages by status and finds the oldest pending one', async () => {
@@ -47,14 +62,23 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
       counts: { queued: 1, sending: 0, sent: 1, failed: 0, dead: 0, uncertain: 0 },
       oldestPendingAt: '2030-01-01T01:00:00.000Z',
     });
-    expect(smsStats).toEqual({ channel: 'sms', counts: { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0, uncertain: 0 }, oldestPendingAt: null });
+    expect(smsStats).toEqual({
+      channel: 'sms',
+      counts: { queued: 0, sending: 0, sent: 0, failed: 0, dead: 0, uncertain: 0 },
+      oldestPendingAt: null,
+    });
   });
 
   describe('pruning finished messages', () => {
     const touched = (table: string, id: string, status: string, updatedAt: string) =>
       fresh.ctx.query(`update ${table} set status = ?, updated_at = ? where id = ?`, [status, updatedAt, id]);
     const ids = async (table: 'push' | 'sms') =>
-      (table === 'push' ? await fresh.ctx.store.admin.listPushNotifications() : await fresh.ctx.store.admin.listAuthCodeMessages()).map((r) => r.id).sort();
+      (table === 'push'
+        ? await fresh.ctx.store.admin.listPushNotifications()
+        : await fresh.ctx.store.admin.listAuthCodeMessages()
+      )
+        .map((r) => r.id)
+        .sort();
 
     it('deletes sent and dead messages last changed before the cut-off, and nothing pending however old', async () => {
       const [oldSent, oldDead, oldQueued, oldFailed, oldSending, newSent] = [
@@ -71,8 +95,16 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
       await touched('push_notifications', oldFailed, 'failed', '2029-01-01T00:00:00.000Z');
       await touched('push_notifications', oldSending, 'sending', '2029-01-01T00:00:00.000Z');
       await touched('push_notifications', newSent, 'sent', '2030-01-10T00:00:00.000Z');
-      const oldCode = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '1234', callerAddress: null });
-      const newCode = await queueAuthCode(fresh.ctx.store, { phone: '+963944123457', code: '1235', callerAddress: null });
+      const oldCode = await queueAuthCode(fresh.ctx.store, {
+        phone: '+963944123456',
+        code: '1234',
+        callerAddress: null,
+      });
+      const newCode = await queueAuthCode(fresh.ctx.store, {
+        phone: '+963944123457',
+        code: '1235',
+        callerAddress: null,
+      });
       await touched('auth_code_messages', oldCode, 'sent', '2030-01-02T00:00:00.000Z');
       await touched('auth_code_messages', newCode, 'dead', '2030-01-11T00:00:00.000Z');
 
@@ -87,7 +119,10 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
       await touched('push_notifications', id, 'sent', '2030-01-01T00:00:00.000Z');
       const stopped = new AbortController();
       stopped.abort();
-      expect(await fresh.ctx.store.outbox.pruneOutbox('2030-02-01T00:00:00.000Z', stopped.signal)).toEqual({ push: 0, sms: 0 });
+      expect(await fresh.ctx.store.outbox.pruneOutbox('2030-02-01T00:00:00.000Z', stopped.signal)).toEqual({
+        push: 0,
+        sms: 0,
+      });
       expect(await ids('push')).toEqual([id]);
     });
 
@@ -100,7 +135,10 @@ describe.each(storeVariants())('outbox administration on $name', (variant) => {
         await operator.connect();
         try {
           await operator.query('begin');
-          await operator.query("update push_notifications set status = 'queued', updated_at = '2030-02-01T00:00:00.000Z' where id = $1", [id]);
+          await operator.query(
+            "update push_notifications set status = 'queued', updated_at = '2030-02-01T00:00:00.000Z' where id = $1",
+            [id],
+          );
           const pruning = fresh.ctx.store.outbox.pruneOutbox('2030-01-10T00:00:00.000Z');
           // The delete has found the row as dead and now waits for its lock.
           await new Promise((resolve) => setTimeout(resolve, 200));

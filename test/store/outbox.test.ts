@@ -42,12 +42,24 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
       const ids: string[] = [];
       for (const minute of ['03', '01', '02']) {
         clock.set(`2030-01-01T00:${minute}:00.000Z`);
-        ids.push(await fresh.ctx.store.outbox.enqueuePushNotification({ deviceId: 'd', studentId: 's', type: 't', title: minute, body: '', data: {} }));
+        ids.push(
+          await fresh.ctx.store.outbox.enqueuePushNotification({
+            deviceId: 'd',
+            studentId: 's',
+            type: 't',
+            title: minute,
+            body: '',
+            data: {},
+          }),
+        );
       }
       const listed = await fresh.ctx.store.admin.listPushNotifications();
       expect(listed.map((row) => row.title)).toEqual(['01', '02', '03']);
       expect(new Set(ids).size).toBe(3);
-      expect((await fresh.ctx.store.admin.listPushNotifications({ limit: 2 })).map((row) => row.title)).toEqual(['01', '02']);
+      expect((await fresh.ctx.store.admin.listPushNotifications({ limit: 2 })).map((row) => row.title)).toEqual([
+        '01',
+        '02',
+      ]);
       expect(await fresh.ctx.store.admin.listPushNotifications({ status: 'sent' })).toEqual([]);
       expect(await fresh.ctx.store.admin.listPushNotifications({ status: 'queued' })).toHaveLength(3);
     });
@@ -55,7 +67,11 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
 
   describe('queueing a login code (admitAuthCode with no limits)', () => {
     it('writes a queued message with the code and caller and returns its id', async () => {
-      const id = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '123456', callerAddress: '203.0.113.9' });
+      const id = await queueAuthCode(fresh.ctx.store, {
+        phone: '+963944123456',
+        code: '123456',
+        callerAddress: '203.0.113.9',
+      });
       const other = await queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '0042', callerAddress: null });
       expect(id).toMatch(UUID);
       expect(other).not.toBe(id);

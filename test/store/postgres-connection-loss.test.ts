@@ -12,7 +12,10 @@ const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
   it('fails the holder, reports the error, and the pool serves the next query', async () => {
     const reported: Error[] = [];
     const db = new Kysely<Record<string, never>>({
-      dialect: createPostgresDialect({ databaseUrl: databaseUrl as string, onBackgroundError: (e) => reported.push(e) }),
+      dialect: createPostgresDialect({
+        databaseUrl: databaseUrl as string,
+        onBackgroundError: (e) => reported.push(e),
+      }),
     });
     const admin = new Client({ connectionString: databaseUrl });
     await admin.connect();
@@ -24,7 +27,8 @@ const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
           // Between two statements the client is idle but checked out: the server ends the session now.
           await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
           const deadline = Date.now() + 5000;
-          while (reported.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+          while (reported.length === 0 && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 20));
           await sql`select 1`.execute(trx);
         })
         .then(

@@ -26,6 +26,8 @@ describe('prepareQuery', () => {
   });
 
   it('refuses a parameter the query does not use', () => {
-    expect(() => prepareQuery(['a', 'unused'], (p) => db.selectFrom('t').select('c').where('a', '=', p.a))).toThrow(/unused/);
+    expect(() => prepareQuery(['a', 'unused'], (p) => db.selectFrom('t').select('c').where('a', '=', p.a))).toThrow(
+      /unused/,
+    );
   });
 });

@@ -42,41 +42,70 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
   it.each([
     ['push', 'push_notifications'],
     ['sms', 'auth_code_messages'],
-  ] as const)('the prune of %s messages reads %s through the (status, updated_at) index', async (channel: OutboxChannel, table) => {
-    const { sql, parameters } = finishedBefore(compiler(variant.name === 'sqlite' ? 'sqlite' : 'postgres'), channel, '2026-01-01T00:00:00.000Z', 500).compile();
-    let plan: string;
-    if (variant.name === 'sqlite') {
-      plan = (await ctx.query<{ detail: string }>(`explain query plan ${sql}`, parameters)).map((row) => row.detail).join('\n');
-    } else {
-      // An empty table is cheapest to scan: forbid scans (on the test's own
-      // connection) and see whether an index is there to use.
-      await ctx.query('set enable_seqscan = off');
-      plan = (await ctx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, parameters)).map((row) => row['QUERY PLAN']).join('\n');
-    }
-    expect(plan).toContain(`${table}_status_updated_idx`);
-  });
+  ] as const)(
+    'the prune of %s messages reads %s through the (status, updated_at) index',
+    async (channel: OutboxChannel, table) => {
+      const { sql, parameters } = finishedBefore(
+        compiler(variant.name === 'sqlite' ? 'sqlite' : 'postgres'),
+        channel,
+        '2026-01-01T00:00:00.000Z',
+        500,
+      ).compile();
+      let plan: string;
+      if (variant.name === 'sqlite') {
+        plan = (await ctx.query<{ detail: string }>(`explain query plan ${sql}`, parameters))
+          .map((row) => row.detail)
+          .join('\n');
+      } else {
+        // An empty table is cheapest to scan: forbid scans (on the test's own
+        // connection) and see whether an index is there to use.
+        await ctx.query('set enable_seqscan = off');
+        plan = (await ctx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, parameters))
+          .map((row) => row['QUERY PLAN'])
+          .join('\n');
+      }
+      expect(plan).toContain(`${table}_status_updated_idx`);
+    },
+  );
 
   it.each(['push_notifications', 'auth_code_messages'])('%s keeps only the indexes something reads', async (table) => {
     const names =
       variant.name === 'sqlite'
-        ? (await ctx.query<{ name: string }>("select name from sqlite_master where type = 'index' and tbl_name = ? and sql is not null", [table])).map(
-            (row) => row.name,
+        ? (
+            await ctx.query<{ name: string }>(
+              "select name from sqlite_master where type = 'index' and tbl_name = ? and sql is not null",
+              [table],
+            )
+          ).map((row) => row.name)
+        : (
+            await ctx.query<{ indexname: string }>(
+              'select indexname from pg_indexes where schemaname = current_schema() and tablename = ?',
+              [table],
+            )
           )
-        : (await ctx.query<{ indexname: string }>('select indexname from pg_indexes where schemaname = current_schema() and tablename = ?', [table]))
             .map((row) => row.indexname)
             .filter((name) => name !== `${table}_pkey`);
     const expected = [`${table}_due_idx`, `${table}_status_updated_idx`];
     // The AuthCode limits count by phone, by caller and in all (auth-code-admission.ts).
     if (table === 'auth_code_messages')
-      expected.push('auth_code_messages_caller_created_idx', 'auth_code_messages_phone_created_idx', 'auth_code_messages_created_idx');
+      expected.push(
+        'auth_code_messages_caller_created_idx',
+        'auth_code_messages_phone_created_idx',
+        'auth_code_messages_created_idx',
+      );
     expect(names.sort()).toEqual(expected.sort());
   });
 
-  it.each(['push_notifications', 'auth_code_messages'] as const)('readiness finds the oldest due %s through the due index, without sorting', async (table) => {
-    if (variant.name !== 'sqlite') return;
-    const { sql, parameters } = oldestDueOnSqlite(table, '2026-01-01T00:00:00.000Z').compile(compiler('sqlite'));
-    const plan = (await ctx.query<{ detail: string }>(`explain query plan ${sql}`, parameters)).map((row) => row.detail).join('\n');
-    expect(plan).toContain(`${table}_due_idx`);
-    expect(plan).not.toContain('TEMP B-TREE');
-  });
+  it.each(['push_notifications', 'auth_code_messages'] as const)(
+    'readiness finds the oldest due %s through the due index, without sorting',
+    async (table) => {
+      if (variant.name !== 'sqlite') return;
+      const { sql, parameters } = oldestDueOnSqlite(table, '2026-01-01T00:00:00.000Z').compile(compiler('sqlite'));
+      const plan = (await ctx.query<{ detail: string }>(`explain query plan ${sql}`, parameters))
+        .map((row) => row.detail)
+        .join('\n');
+      expect(plan).toContain(`${table}_due_idx`);
+      expect(plan).not.toContain('TEMP B-TREE');
+    },
+  );
 });

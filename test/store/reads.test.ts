@@ -28,11 +28,15 @@ describe.each(storeVariants())('reads on $name', (variant) => {
 
     it('matches the school case-insensitively with a trailing slash ignored', async () => {
       const expected = await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_A), '1');
-      expect(await ctx.store.records.listStudentsOfSchool(schoolKey('HTTPS://ALNOOR.SCHOOL.EXAMPLE/'), '1')).toEqual(expected);
+      expect(await ctx.store.records.listStudentsOfSchool(schoolKey('HTTPS://ALNOOR.SCHOOL.EXAMPLE/'), '1')).toEqual(
+        expected,
+      );
       // The store normalises again, so a raw base URL works too.
       expect(await ctx.store.records.listStudentsOfSchool('https://AlNoor.school.example//', '1')).toEqual(expected);
       // School B was imported as https://Riverside.School.Example/.
-      expect((await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_B), '1')).map((s) => s.studentId)).toEqual(['2001']);
+      expect((await ctx.store.records.listStudentsOfSchool(schoolKey(SCHOOL_B), '1')).map((s) => s.studentId)).toEqual([
+        '2001',
+      ]);
     });
 
     it('answers an empty list for an unknown school or flag', async () => {

@@ -26,7 +26,14 @@ export const STORE_FIXTURE: DataSet = {
     { id: '1005', school: SCHOOL_A, fullName: 'adam lower', deviceId: null, active: '1', classId: null },
     { id: '1006', school: SCHOOL_A, fullName: 'Zed Upper', deviceId: 'dev-9', active: '1', classId: '7A' },
     { id: '1007', school: SCHOOL_A, fullName: 'Inactive One', deviceId: 'dev-1', active: '0', classId: '7A' },
-    { id: '2001', school: 'HTTPS://RIVERSIDE.school.example', fullName: 'Emma Clarke', deviceId: null, active: '1', classId: '9C' },
+    {
+      id: '2001',
+      school: 'HTTPS://RIVERSIDE.school.example',
+      fullName: 'Emma Clarke',
+      deviceId: null,
+      active: '1',
+      classId: '9C',
+    },
   ],
   notes: [
     {
@@ -40,7 +47,17 @@ export const STORE_FIXTURE: DataSet = {
       badge: '1',
       state: 'unread',
     },
-    { id: 'n-2', studentId: '1003', type: 'audit', subjectId: 'MATH', classId: '7A', text: 'ممتاز', date: '2025-10-08T09:30:00Z', badge: '3', state: 'read' },
+    {
+      id: 'n-2',
+      studentId: '1003',
+      type: 'audit',
+      subjectId: 'MATH',
+      classId: '7A',
+      text: 'ممتاز',
+      date: '2025-10-08T09:30:00Z',
+      badge: '3',
+      state: 'read',
+    },
     {
       id: 'n-3',
       studentId: '1004',

@@ -21,7 +21,8 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
   });
   const { clock } = fresh;
 
-  const noteMarks = (studentId: string) => fresh.ctx.query<NoteMark>('select id, state, read_at from notes where student_id = ? order by id', [studentId]);
+  const noteMarks = (studentId: string) =>
+    fresh.ctx.query<NoteMark>('select id, state, read_at from notes where student_id = ? order by id', [studentId]);
   const absenceMarks = () => fresh.ctx.query<AbsenceMark>('select id, seen, seen_at from absences order by id');
 
   describe('markNotesRead', () => {
@@ -31,7 +32,13 @@ describe.each(storeVariants())('transactions on $name', (variant) => {
         ['n-6', 'read'],
         ['n-7', 'read'],
       ]);
-      expect(notes[0]).toMatchObject({ studentId: '1002', type: 'behaviour', subjectId: 'MATH', classId: '7A', badge: null });
+      expect(notes[0]).toMatchObject({
+        studentId: '1002',
+        type: 'behaviour',
+        subjectId: 'MATH',
+        classId: '7A',
+        badge: null,
+      });
     });
 
     it('persists the read state and time for the unread notes only', async () => {

@@ -36,7 +36,9 @@ export async function seededStore(data: DataSet, prefix: string, databaseUrl?: s
 export function listeningPort(line: string): number | null {
   try {
     const entry = JSON.parse(line) as { port?: unknown; msg?: unknown };
-    return typeof entry.port === 'number' && typeof entry.msg === 'string' && entry.msg.startsWith('listening') ? entry.port : null;
+    return typeof entry.port === 'number' && typeof entry.msg === 'string' && entry.msg.startsWith('listening')
+      ? entry.port
+      : null;
   } catch {
     return null;
   }
@@ -47,9 +49,15 @@ export function listeningPort(line: string): number | null {
  * writes) and resolves with the port of its `listening` line. Rejects when the
  * child exits first or after `timeoutMs`; `explain()` is added to the message.
  */
-export function portWhenListening(child: ChildProcess, options: { timeoutMs: number; onLine(line: string): void; explain(): string }): Promise<number> {
+export function portWhenListening(
+  child: ChildProcess,
+  options: { timeoutMs: number; onLine(line: string): void; explain(): string },
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start within ${options.timeoutMs / 1000} s${options.explain()}`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the service did not start within ${options.timeoutMs / 1000} s${options.explain()}`)),
+      options.timeoutMs,
+    );
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`the service exited (${code ?? signal ?? 'unknown'}) at start${options.explain()}`));

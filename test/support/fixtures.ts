@@ -14,12 +14,54 @@ export const FIXTURES: DataSet = {
     { id: 'جهاز-3001', token: 'fcm:CCCC-3001', platform: 'ios' },
   ],
   students: [
-    { id: '1001', school: 'https://school-a.example', fullName: 'Ahmad Ali', deviceId: 'dev-1001', active: '1', classId: '7A' },
-    { id: '1002', school: 'https://school-a.example', fullName: 'أحمد علي', deviceId: 'dev-1002', active: '1', classId: '7A' },
-    { id: '1003', school: 'https://school-a.example', fullName: `O'Brien & <Sons> "Q"`, deviceId: 'dev-1003', active: '1', classId: '7B' },
-    { id: '1004', school: 'https://school-a.example', fullName: 'Zaid Ali', deviceId: 'dev-1001', active: '0', classId: '5A' },
-    { id: '1005', school: 'https://school-a.example', fullName: 'Ahmad Ali', deviceId: null, active: '1', classId: '7A' },
-    { id: '2001', school: 'https://school-b.example', fullName: 'Maya Haddad', deviceId: 'dev-2001', active: '1', classId: '9C' },
+    {
+      id: '1001',
+      school: 'https://school-a.example',
+      fullName: 'Ahmad Ali',
+      deviceId: 'dev-1001',
+      active: '1',
+      classId: '7A',
+    },
+    {
+      id: '1002',
+      school: 'https://school-a.example',
+      fullName: 'أحمد علي',
+      deviceId: 'dev-1002',
+      active: '1',
+      classId: '7A',
+    },
+    {
+      id: '1003',
+      school: 'https://school-a.example',
+      fullName: `O'Brien & <Sons> "Q"`,
+      deviceId: 'dev-1003',
+      active: '1',
+      classId: '7B',
+    },
+    {
+      id: '1004',
+      school: 'https://school-a.example',
+      fullName: 'Zaid Ali',
+      deviceId: 'dev-1001',
+      active: '0',
+      classId: '5A',
+    },
+    {
+      id: '1005',
+      school: 'https://school-a.example',
+      fullName: 'Ahmad Ali',
+      deviceId: null,
+      active: '1',
+      classId: '7A',
+    },
+    {
+      id: '2001',
+      school: 'https://school-b.example',
+      fullName: 'Maya Haddad',
+      deviceId: 'dev-2001',
+      active: '1',
+      classId: '9C',
+    },
   ],
   notes: [
     {
@@ -33,7 +75,17 @@ export const FIXTURES: DataSet = {
       badge: '1',
       state: 'unread',
     },
-    { id: 'n2', studentId: '1002', type: 'audit', subjectId: 'MATH', classId: '7A', text: 'ممتاز', date: '2026-10-03T08:00:00Z', badge: '2', state: 'unread' },
+    {
+      id: 'n2',
+      studentId: '1002',
+      type: 'audit',
+      subjectId: 'MATH',
+      classId: '7A',
+      text: 'ممتاز',
+      date: '2026-10-03T08:00:00Z',
+      badge: '2',
+      state: 'unread',
+    },
     {
       id: 'n3',
       studentId: '1001',
@@ -76,9 +128,17 @@ export function auditRow(at: string, overrides: Partial<NewAuditRow> = {}): NewA
  * record stores (null for optional text, the default of a choice), so that a
  * test names only the fields it sets and a field added later does not change it.
  */
-export function asStored(collection: DataSetCollection, record: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const fields = COLLECTION_OF[collection].fields as Readonly<Record<string, { fromColumn(value: unknown): unknown; default: unknown }>>;
+export function asStored(
+  collection: DataSetCollection,
+  record: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const fields = COLLECTION_OF[collection].fields as Readonly<
+    Record<string, { fromColumn(value: unknown): unknown; default: unknown }>
+  >;
   return Object.fromEntries(
-    COLLECTION_OF[collection].fieldNames.map((name) => [name, Object.hasOwn(record, name) ? record[name] : fields[name].fromColumn(fields[name].default)]),
+    COLLECTION_OF[collection].fieldNames.map((name) => [
+      name,
+      Object.hasOwn(record, name) ? record[name] : fields[name].fromColumn(fields[name].default),
+    ]),
   );
 }

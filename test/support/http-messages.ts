@@ -39,7 +39,10 @@ export function parseHead(bytes: Buffer): HttpHead {
   return { startLine: lines[0], headers };
 }
 
-type Framing = { readonly kind: 'length'; readonly length: number } | { readonly kind: 'chunked' } | { readonly kind: 'until-close' };
+type Framing =
+  | { readonly kind: 'length'; readonly length: number }
+  | { readonly kind: 'chunked' }
+  | { readonly kind: 'until-close' };
 
 function framingOf(kind: MessageKind, head: HttpHead): Framing {
   if (kind === 'response') {

@@ -31,9 +31,18 @@ export async function startOperatedService(
   try {
     await testStore.store.dataSet.writeDataSet(data);
     // No in-process delivery worker unless a test asks for one: it would drain the outbox the tests look at.
-    const config = loadConfig({ DATA_DIR: dataDir, DEMO_DATA: 'false', WORKER: 'false', ADMIN_TOKEN, OPERATION_TIMEOUT_MS: '5000', ...env });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      DEMO_DATA: 'false',
+      WORKER: 'false',
+      ADMIN_TOKEN,
+      OPERATION_TIMEOUT_MS: '5000',
+      ...env,
+    });
     const logs: Record<string, unknown>[] = [];
-    const logger = createLogger('info', { destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } });
+    const logger = createLogger('info', {
+      destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+    });
     const service = await createService(config, logger, { ...parts, store: testStore.store });
     return {
       ...service,

@@ -74,7 +74,8 @@ export async function listenOnLoopback(app: App, limits?: Partial<ConnectionLimi
   return {
     port,
     base: `http://127.0.0.1:${port}`,
-    connections: () => new Promise((resolve, reject) => server.getConnections((err, count) => (err ? reject(err) : resolve(count)))),
+    connections: () =>
+      new Promise((resolve, reject) => server.getConnections((err, count) => (err ? reject(err) : resolve(count)))),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -6,7 +6,14 @@ import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import { Client, Pool } from 'pg';
 import { migrationsFor } from '../../src/store/migrations';
-import { openStore, type DeliveryCompletion, type NewAuthCodeMessage, type OpenStoreOptions, type OpenedStore, type Outbox } from '../../src/store';
+import {
+  openStore,
+  type DeliveryCompletion,
+  type NewAuthCodeMessage,
+  type OpenStoreOptions,
+  type OpenedStore,
+  type Outbox,
+} from '../../src/store';
 
 export type StoreVariantName = 'sqlite' | 'postgres';
 
@@ -50,7 +57,8 @@ export interface StoreVariant {
 export function storeVariants(): StoreVariant[] {
   const variants: StoreVariant[] = [{ name: 'sqlite', create: createSqliteStore }];
   const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
-  if (databaseUrl) variants.push({ name: 'postgres', create: (overrides) => createPostgresStore(databaseUrl, overrides) });
+  if (databaseUrl)
+    variants.push({ name: 'postgres', create: (overrides) => createPostgresStore(databaseUrl, overrides) });
   return variants;
 }
 
@@ -67,7 +75,8 @@ async function createSqliteStore(overrides: Partial<OpenStoreOptions> = {}): Pro
         statement.run(...parameters);
         return Promise.resolve([]);
       },
-      kysely: () => new Kysely({ dialect: new SqliteDialect({ database: new Database(path.join(dataDir, 'service.sqlite')) }) }),
+      kysely: () =>
+        new Kysely({ dialect: new SqliteDialect({ database: new Database(path.join(dataDir, 'service.sqlite')) }) }),
       remove: () => {
         raw?.close();
         rmSync(dataDir, { recursive: true, force: true });
@@ -96,7 +105,11 @@ async function createPostgresStore(databaseUrl: string, overrides: Partial<OpenS
         return (await (await connect()).query(numbered, [...parameters])).rows as never[];
       },
       kysely: () =>
-        new Kysely({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}`, max: 1 }) }) }),
+        new Kysely({
+          dialect: new PostgresDialect({
+            pool: new Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}`, max: 1 }),
+          }),
+        }),
       remove: async () => {
         const admin = await connect();
         try {
@@ -141,7 +154,11 @@ async function track(options: OpenStoreOptions, location: Location): Promise<Tes
       const db = location.kysely();
       const dialect = options.databaseUrl === undefined ? 'sqlite' : 'postgres';
       try {
-        const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrationsFor(dialect)) }, migrationTableSchema: options.schema });
+        const migrator = new Migrator({
+          db,
+          provider: { getMigrations: () => Promise.resolve(migrationsFor(dialect)) },
+          migrationTableSchema: options.schema,
+        });
         const { error } = await migrator.migrateTo(name);
         if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
       } finally {
@@ -205,7 +222,10 @@ export function freshStorePerTest(
 }
 
 /** Queues a login-code SMS the one way the store offers (an admission, here with no limits) and returns its id. */
-export async function queueAuthCode(store: { readonly outbox: Pick<Outbox, 'admitAuthCode'> }, message: NewAuthCodeMessage): Promise<string> {
+export async function queueAuthCode(
+  store: { readonly outbox: Pick<Outbox, 'admitAuthCode'> },
+  message: NewAuthCodeMessage,
+): Promise<string> {
   const admission = await store.outbox.admitAuthCode(message, []);
   if (!admission.admitted) throw new Error('A login code was refused with no limits set.');
   return admission.id;

@@ -68,7 +68,10 @@ export function httpGet(app: App, endpoint: string, op: string, params: Params) 
 }
 
 export function httpPost(app: App, endpoint: string, op: string, params: Params) {
-  return call(app).post(`/${endpoint}.asmx/${op}`).set('Content-Type', 'application/x-www-form-urlencoded').send(new URLSearchParams(params).toString());
+  return call(app)
+    .post(`/${endpoint}.asmx/${op}`)
+    .set('Content-Type', 'application/x-www-form-urlencoded')
+    .send(new URLSearchParams(params).toString());
 }
 
 /** The response body as exact text (supertest only buffers text for some types). */

@@ -55,7 +55,10 @@ export function answerOf<K extends WireOperationName>(operation: OperationModel<
   if (outcome.ok) createResultWriter(operation, ns)(outcome.value);
 }
 
-export function answerOfAnother<K extends WireOperationName, L extends WireOperationName>(operation: OperationModel<K>, outcome: Outcome<L>): void {
+export function answerOfAnother<K extends WireOperationName, L extends WireOperationName>(
+  operation: OperationModel<K>,
+  outcome: Outcome<L>,
+): void {
   // @ts-expect-error the outcome of one operation is not the answer another's writer takes.
   if (outcome.ok) createResultWriter(operation, ns)(outcome.value);
 }

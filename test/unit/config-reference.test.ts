@@ -17,12 +17,25 @@ describe('docs/configuration.md', () => {
   it('describes every setting the configuration reads, each once', () => {
     const names = settingEntries().map((entry) => entry.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(expect.arrayContaining(['PORT', 'DATABASE_URL', 'PUSH_PROVIDER', 'SMS_PROVIDER', 'FCM_CREDENTIALS', 'TWILIO_FROM']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'PORT',
+        'DATABASE_URL',
+        'PUSH_PROVIDER',
+        'SMS_PROVIDER',
+        'FCM_CREDENTIALS',
+        'TWILIO_FROM',
+      ]),
+    );
   });
 
   it('has every variable README names', () => {
     const reference = read('docs/configuration.md');
-    const named = new Set([...read('README.md').matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PORT|HOST|WORKER)(?:=[^`]*)?`/g)].map((match) => match[1]));
+    const named = new Set(
+      [...read('README.md').matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PORT|HOST|WORKER)(?:=[^`]*)?`/g)].map(
+        (match) => match[1],
+      ),
+    );
     expect(named.size).toBeGreaterThan(5);
     expect([...named].filter((name) => !reference.includes(`\`${name}\``))).toEqual([]);
   });

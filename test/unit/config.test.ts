@@ -51,7 +51,13 @@ describe('configuration', () => {
   it('has the limits of a request and of connections (docs/operating.md)', () => {
     expect(loadConfig({})).toMatchObject({
       xmlMaxDepth: 64,
-      connections: { headersTimeoutMs: 10000, requestTimeoutMs: 30000, keepAliveTimeoutMs: 5000, maxConnections: 4096, maxConnectionsPerAddress: 0 },
+      connections: {
+        headersTimeoutMs: 10000,
+        requestTimeoutMs: 30000,
+        keepAliveTimeoutMs: 5000,
+        maxConnections: 4096,
+        maxConnectionsPerAddress: 0,
+      },
     });
     const config = loadConfig({
       XML_MAX_DEPTH: '16',
@@ -63,32 +69,58 @@ describe('configuration', () => {
     });
     expect(config).toMatchObject({
       xmlMaxDepth: 16,
-      connections: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, keepAliveTimeoutMs: 65000, maxConnections: 500, maxConnectionsPerAddress: 50 },
+      connections: {
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 5000,
+        keepAliveTimeoutMs: 65000,
+        maxConnections: 500,
+        maxConnectionsPerAddress: 50,
+      },
     });
     expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'off' }).connections.maxConnectionsPerAddress).toBe(0);
     expect(loadConfig({}).connections.bodyMinRate).toBe(1024);
     expect(loadConfig({ BODY_MIN_RATE: '100' }).connections.bodyMinRate).toBe(100);
     expect(loadConfig({ BODY_MIN_RATE: 'off' }).connections.bodyMinRate).toBe(0);
-    expect(() => loadConfig({ BODY_MIN_RATE: '0' })).toThrow(/BODY_MIN_RATE must be a whole number of bytes a second from 1 to 1073741824, or off/);
-    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HEADERS_TIMEOUT_MS \(40000\) must not be longer than REQUEST_TIMEOUT_MS \(30000\)/);
+    expect(() => loadConfig({ BODY_MIN_RATE: '0' })).toThrow(
+      /BODY_MIN_RATE must be a whole number of bytes a second from 1 to 1073741824, or off/,
+    );
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(
+      /HEADERS_TIMEOUT_MS \(40000\) must not be longer than REQUEST_TIMEOUT_MS \(30000\)/,
+    );
     expect(() => loadConfig({ XML_MAX_DEPTH: '4' })).toThrow(/XML_MAX_DEPTH must be between 8 and 1024/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS must be between 1 and 1000000/);
-    expect(() => loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off/);
+    expect(() => loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toThrow(
+      /MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off/,
+    );
   });
 
   it('reads the values that are a whole number or off', () => {
-    expect(loadConfig({})).toMatchObject({ groupCommitMs: DEFAULT_GROUP_COMMIT_MS, auditRetentionDays: 90, connections: { maxConnectionsPerAddress: 0 } });
-    expect(loadConfig({ STORE_GROUP_COMMIT_MS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1', AUDIT_RETENTION_DAYS: '1' })).toMatchObject({
+    expect(loadConfig({})).toMatchObject({
+      groupCommitMs: DEFAULT_GROUP_COMMIT_MS,
+      auditRetentionDays: 90,
+      connections: { maxConnectionsPerAddress: 0 },
+    });
+    expect(
+      loadConfig({ STORE_GROUP_COMMIT_MS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1', AUDIT_RETENTION_DAYS: '1' }),
+    ).toMatchObject({
       groupCommitMs: 0,
       auditRetentionDays: 1,
       connections: { maxConnectionsPerAddress: 1 },
     });
-    expect(loadConfig({ STORE_GROUP_COMMIT_MS: ' 100 ', MAX_CONNECTIONS_PER_ADDRESS: '1000000', AUDIT_RETENTION_DAYS: '3650' })).toMatchObject({
+    expect(
+      loadConfig({
+        STORE_GROUP_COMMIT_MS: ' 100 ',
+        MAX_CONNECTIONS_PER_ADDRESS: '1000000',
+        AUDIT_RETENTION_DAYS: '3650',
+      }),
+    ).toMatchObject({
       groupCommitMs: 100,
       auditRetentionDays: 3650,
       connections: { maxConnectionsPerAddress: 1000000 },
     });
-    expect(loadConfig({ STORE_GROUP_COMMIT_MS: 'Off', MAX_CONNECTIONS_PER_ADDRESS: 'OFF', AUDIT_RETENTION_DAYS: 'off' })).toMatchObject({
+    expect(
+      loadConfig({ STORE_GROUP_COMMIT_MS: 'Off', MAX_CONNECTIONS_PER_ADDRESS: 'OFF', AUDIT_RETENTION_DAYS: 'off' }),
+    ).toMatchObject({
       groupCommitMs: null,
       auditRetentionDays: null,
       connections: { maxConnectionsPerAddress: 0 },
@@ -96,13 +128,34 @@ describe('configuration', () => {
   });
 
   it.each([
-    [{ STORE_GROUP_COMMIT_MS: '101' }, 'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off'],
-    [{ STORE_GROUP_COMMIT_MS: '-1' }, 'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off'],
-    [{ STORE_GROUP_COMMIT_MS: '5ms' }, 'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off'],
-    [{ MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'MAX_CONNECTIONS_PER_ADDRESS: MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off'],
-    [{ MAX_CONNECTIONS_PER_ADDRESS: '1000001' }, 'MAX_CONNECTIONS_PER_ADDRESS: MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off'],
-    [{ AUDIT_RETENTION_DAYS: '3651' }, 'AUDIT_RETENTION_DAYS: AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off'],
-    [{ AUDIT_RETENTION_DAYS: '1.5' }, 'AUDIT_RETENTION_DAYS: AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off'],
+    [
+      { STORE_GROUP_COMMIT_MS: '101' },
+      'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off',
+    ],
+    [
+      { STORE_GROUP_COMMIT_MS: '-1' },
+      'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off',
+    ],
+    [
+      { STORE_GROUP_COMMIT_MS: '5ms' },
+      'STORE_GROUP_COMMIT_MS: STORE_GROUP_COMMIT_MS must be a whole number of milliseconds from 0 to 100, or off',
+    ],
+    [
+      { MAX_CONNECTIONS_PER_ADDRESS: '0' },
+      'MAX_CONNECTIONS_PER_ADDRESS: MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off',
+    ],
+    [
+      { MAX_CONNECTIONS_PER_ADDRESS: '1000001' },
+      'MAX_CONNECTIONS_PER_ADDRESS: MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to 1000000, or off',
+    ],
+    [
+      { AUDIT_RETENTION_DAYS: '3651' },
+      'AUDIT_RETENTION_DAYS: AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off',
+    ],
+    [
+      { AUDIT_RETENTION_DAYS: '1.5' },
+      'AUDIT_RETENTION_DAYS: AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off',
+    ],
   ])('refuses %p, saying what it takes', (env, message) => {
     expect(() => loadConfig(env)).toThrow(`Invalid configuration:\n  ${message}`);
   });

@@ -48,7 +48,11 @@ describe('the dispatcher', () => {
     const { dispatcher, logged } = dispatcherWith(async () => {
       throw new ClientError('x', 'No such thing.');
     });
-    await expect(dispatcher.invoke(operation, ['a'], call)).resolves.toEqual({ ok: false, kind: 'client', message: 'No such thing.' });
+    await expect(dispatcher.invoke(operation, ['a'], call)).resolves.toEqual({
+      ok: false,
+      kind: 'client',
+      message: 'No such thing.',
+    });
     expect(logged).toHaveLength(0);
   });
 
@@ -57,15 +61,24 @@ describe('the dispatcher', () => {
       throw new Error('SELECT * FROM secrets failed at /srv/app.js:12');
     });
     const outcome = await dispatcher.invoke(operation, ['a'], call);
-    expect(outcome).toEqual({ ok: false, kind: 'server', message: 'An unexpected error occurred; it has been logged.' });
-    expect(logged).toEqual([expect.objectContaining({ requestId: 'r1', operation: 'GetTokenDevice', msg: 'operation failed' })]);
+    expect(outcome).toEqual({
+      ok: false,
+      kind: 'server',
+      message: 'An unexpected error occurred; it has been logged.',
+    });
+    expect(logged).toEqual([
+      expect.objectContaining({ requestId: 'r1', operation: 'GetTokenDevice', msg: 'operation failed' }),
+    ]);
   });
 
   it('shows the store’s own safe message', async () => {
     const { dispatcher } = dispatcherWith(async () => {
       throw new StoreError('unavailable', new Error('ECONNREFUSED'));
     });
-    await expect(dispatcher.invoke(operation, ['a'], call)).resolves.toMatchObject({ kind: 'server', message: 'The data store is unavailable.' });
+    await expect(dispatcher.invoke(operation, ['a'], call)).resolves.toMatchObject({
+      kind: 'server',
+      message: 'The data store is unavailable.',
+    });
   });
 
   it('gives up on an operation that does not finish in time', async () => {

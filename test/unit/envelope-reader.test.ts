@@ -26,8 +26,19 @@ describe('readSoapRequest, read after read', () => {
   it.each([
     ['malformed XML, stopped inside an element', `${TOKEN.slice(0, 150)}<`, XmlReadError],
     ['a DOCTYPE', `<!DOCTYPE x [<!ENTITY a "b">]>${TOKEN.slice(TOKEN.indexOf('<soap:'))}`, XmlReadError],
-    ['a root that is no envelope', '<Envelope xmlns="urn:other"><Body><x:GetTokenDevice xmlns:x="urn:y"/></Body></Envelope>', EnvelopeVersionError],
-    ['an unclosed body', call(ENV11, '<GetTokenDevice xmlns="http://tempuri.org/"><id>dev-1</id>').replace('</soap:Body></soap:Envelope>', ''), XmlReadError],
+    [
+      'a root that is no envelope',
+      '<Envelope xmlns="urn:other"><Body><x:GetTokenDevice xmlns:x="urn:y"/></Body></Envelope>',
+      EnvelopeVersionError,
+    ],
+    [
+      'an unclosed body',
+      call(ENV11, '<GetTokenDevice xmlns="http://tempuri.org/"><id>dev-1</id>').replace(
+        '</soap:Body></soap:Envelope>',
+        '',
+      ),
+      XmlReadError,
+    ],
   ])('after %s, the next read starts clean', (_name, bad, error) => {
     expect(() => readSoapRequest(bad)).toThrow(error);
     expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
@@ -40,15 +51,21 @@ describe('readSoapRequest, read after read', () => {
       '<soap:Header><Auth soap:mustUnderstand="1" xmlns="urn:a"/></soap:Header>',
     );
     const first = readSoapRequest(withHeader);
-    expect(first).toMatchObject({ version: '1.2', mustUnderstand: ['Auth'], children: [{ localName: 'a' }, { localName: 'b', nil: true }] });
+    expect(first).toMatchObject({
+      version: '1.2',
+      mustUnderstand: ['Auth'],
+      children: [{ localName: 'a' }, { localName: 'b', nil: true }],
+    });
     expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
   });
 
   it('names the position of an error in the document, counted from the start of each read', () => {
     readSoapRequest(TOKEN);
-    expect(() => readSoapRequest('<?xml version="1.0"?>\n<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">\n<a></b>')).toThrow(
-      /^There is an error in XML document \(3, 7\)\. ---> Unexpected close tag\./,
-    );
+    expect(() =>
+      readSoapRequest(
+        '<?xml version="1.0"?>\n<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">\n<a></b>',
+      ),
+    ).toThrow(/^There is an error in XML document \(3, 7\)\. ---> Unexpected close tag\./);
   });
 });
 
@@ -57,10 +74,19 @@ describe('readSoapRequest, nesting depth', () => {
 
   it.each([
     ['the Body', call(ENV11, `<GetTokenDevice xmlns="http://tempuri.org/"><id>${nested(200)}</id></GetTokenDevice>`)],
-    ['a Header', call(ENV12, '<GetTokenDevice xmlns="http://tempuri.org/"><id>dev-1</id></GetTokenDevice>', `<soap:Header>${nested(200)}</soap:Header>`)],
+    [
+      'a Header',
+      call(
+        ENV12,
+        '<GetTokenDevice xmlns="http://tempuri.org/"><id>dev-1</id></GetTokenDevice>',
+        `<soap:Header>${nested(200)}</soap:Header>`,
+      ),
+    ],
   ])('refuses elements nested past the limit in %s, and the next read starts clean', (_where, xml) => {
     expect(() => readSoapRequest(xml)).toThrow(XmlReadError);
-    expect(() => readSoapRequest(xml)).toThrow(/^There is an error in XML document \(\d+, \d+\)\. ---> Elements are nested deeper than 64 levels\.$/);
+    expect(() => readSoapRequest(xml)).toThrow(
+      /^There is an error in XML document \(\d+, \d+\)\. ---> Elements are nested deeper than 64 levels\.$/,
+    );
     expect(readSoapRequest(TOKEN)).toEqual(TOKEN_READ);
   });
 

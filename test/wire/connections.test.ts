@@ -71,7 +71,9 @@ async function get(port: number, path: string, localAddress?: string): Promise<s
 async function busy(port: number, localAddress?: string): Promise<net.Socket> {
   const socket = await connect(port, localAddress);
   const continued = new Promise((resolve) => socket.once('data', resolve));
-  socket.write('POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+  socket.write(
+    'POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n',
+  );
   await continued;
   return socket;
 }
@@ -90,7 +92,9 @@ describe('slow requests', () => {
     const { port } = await serve(SHORT);
     const socket = await connect(port);
     const answer = untilClosed(socket);
-    socket.write('POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n');
+    socket.write(
+      'POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n',
+    );
     trickle(socket, '<soap:Envelope/>', 50);
     expect(await answer).toMatch(TIMED_OUT);
   }, 10_000);
@@ -111,7 +115,10 @@ const TOO_SLOW =
 describe('a minimum rate for bodies (BODY_MIN_RATE)', () => {
   // A body sent slower than the minimum, well within the request timeout: every reader of a body alike.
   it.each([
-    ['a SOAP call', 'POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n'],
+    [
+      'a SOAP call',
+      'POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n',
+    ],
     [
       'an HTTP POST call',
       'POST /PushNotificationMobile.asmx/GetTokenDevice HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000\r\n\r\n',
@@ -171,7 +178,9 @@ describe('a minimum rate for bodies (BODY_MIN_RATE)', () => {
     const { port } = await serve({ bodyMinRate: 0, headersTimeoutMs: 1000, requestTimeoutMs: 2500 });
     const socket = await connect(port);
     const answer = untilClosed(socket);
-    socket.write('POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n');
+    socket.write(
+      'POST /PushNotificationMobile.asmx HTTP/1.1\r\nHost: test\r\nContent-Type: text/xml\r\nContent-Length: 10000\r\n\r\n',
+    );
     trickle(socket, 'x', 100);
     expect(await answer).toMatch(TIMED_OUT);
   }, 10_000);
@@ -201,8 +210,12 @@ describe('the connection cap', () => {
       /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Retry-After: 1\r\n[\s\S]*\r\n\r\nToo many connections\.\r\n$/,
     );
     // The requests under way were left alone: each still gets its answer.
-    const body = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
-    const answers = calls.map((socket) => new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')))));
+    const body =
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
+    const answers = calls.map(
+      (socket) =>
+        new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')))),
+    );
     for (const socket of calls) socket.write(body);
     for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 500 /);
   });
@@ -216,8 +229,12 @@ describe('the connection cap', () => {
 
     expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
     await idleClosed;
-    const body = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
-    const answers = calls.map((socket) => new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')))));
+    const body =
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
+    const answers = calls.map(
+      (socket) =>
+        new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')))),
+    );
     for (const socket of calls) socket.write(body);
     for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 500 /);
   });
@@ -225,7 +242,9 @@ describe('the connection cap', () => {
   it('caps the connections of one address, and others still get in', async () => {
     const server = await serve({ maxConnectionsPerAddress: 2, bodyMinRate: 0 });
     for (let i = 0; i < 2; i++) await busy(server.port, '127.0.0.1');
-    expect(await get(server.port, '/healthz', '127.0.0.1')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/);
+    expect(await get(server.port, '/healthz', '127.0.0.1')).toMatch(
+      /^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/,
+    );
     expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass"\}/);
   });
 
@@ -243,6 +262,8 @@ describe('the connection cap', () => {
     while ((await server.connections()) > 2) await new Promise((resolve) => setTimeout(resolve, 10));
     await busy(server.port, '127.0.0.2');
     // 127.0.0.2 now has two requests under way: its limit, with room left in all.
-    expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/);
+    expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(
+      /^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/,
+    );
   });
 });

@@ -101,15 +101,24 @@ describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s.asmx?wsdl', (name,
     ]);
     const service = kids.find((c) => c.local === 'service') as Element;
     expect(service.attributes.name).toBe(name);
-    expect(service.children.map((p) => p.attributes.name)).toEqual([`${name}Soap`, `${name}Soap12`, `${name}HttpGet`, `${name}HttpPost`]);
+    expect(service.children.map((p) => p.attributes.name)).toEqual([
+      `${name}Soap`,
+      `${name}Soap12`,
+      `${name}HttpGet`,
+      `${name}HttpPost`,
+    ]);
   });
 
   it('types the HTTP messages’ parts as s:string, the char too, and the SOAP char as s1:char', async () => {
     const root = parse(bodyText(await fetchWsdl(name)));
     for (const op of spec.operations) {
       for (const proto of ['HttpGet', 'HttpPost']) {
-        const message = root.children.find((c) => c.local === 'message' && c.attributes.name === `${op.wireName}${proto}In`) as Element;
-        expect(message.children.map((p) => [p.attributes.name, p.attributes.type])).toEqual(op.parameters.map((p) => [p.wireName, 's:string']));
+        const message = root.children.find(
+          (c) => c.local === 'message' && c.attributes.name === `${op.wireName}${proto}In`,
+        ) as Element;
+        expect(message.children.map((p) => [p.attributes.name, p.attributes.type])).toEqual(
+          op.parameters.map((p) => [p.wireName, 's:string']),
+        );
       }
     }
     const text = bodyText(await fetchWsdl(name));
@@ -124,9 +133,13 @@ describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s.asmx?wsdl', (name,
     const [schema] = types.children;
     expect(schema.attributes).toEqual({ elementFormDefault: 'qualified', targetNamespace: 'http://tempuri.org/' });
     const elements = schema.children.filter((c) => c.local === 'element').map((c) => c.attributes.name);
-    const roots = [...new Set(spec.operations.map((op) => ({ void: null, string: 'string', ArrayOfStudentInfo: 'ArrayOfStudentInfo' })[op.result]))].filter(
-      (r): r is string => r !== null,
-    );
+    const roots = [
+      ...new Set(
+        spec.operations.map(
+          (op) => ({ void: null, string: 'string', ArrayOfStudentInfo: 'ArrayOfStudentInfo' })[op.result],
+        ),
+      ),
+    ].filter((r): r is string => r !== null);
     expect(elements).toEqual([...spec.operations.flatMap((op) => [op.wireName, `${op.wireName}Response`]), ...roots]);
     for (const rootName of roots) {
       const el = schema.children.find((c) => c.local === 'element' && c.attributes.name === rootName) as Element;
@@ -145,7 +158,10 @@ describe.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s.asmx?wsdl', (name,
       expect(transport.local).toBe('binding');
       expect(transport.attributes).toEqual({ transport: 'http://schemas.xmlsoap.org/soap/http' });
       for (const [i, op] of operations.entries()) {
-        expect(op.children[0].attributes).toEqual({ soapAction: `http://tempuri.org/${spec.operations[i].wireName}`, style: 'document' });
+        expect(op.children[0].attributes).toEqual({
+          soapAction: `http://tempuri.org/${spec.operations[i].wireName}`,
+          style: 'document',
+        });
         expect(op.children.slice(1).map((io) => [io.local, io.children[0].attributes.use])).toEqual([
           ['input', 'literal'],
           ['output', 'literal'],
@@ -218,7 +234,8 @@ describe('rule 5: ArrayOfStudentInfo and StudentInfo', () => {
 });
 
 describe('addresses', () => {
-  const locations = (xml: string) => [...xml.matchAll(/location="([^"]*)"/g)].map((m) => m[1]).filter((l) => l.startsWith('http'));
+  const locations = (xml: string) =>
+    [...xml.matchAll(/location="([^"]*)"/g)].map((m) => m[1]).filter((l) => l.startsWith('http'));
 
   it('point at the host, port and path the client used', async () => {
     const res = await call(service.app).get('/notificationnotes.asmx?wsdl').set('Host', 'school.example:8443');
@@ -268,7 +285,9 @@ describe('another SOAP_NAMESPACE', () => {
         .send(
           '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetTokenDevice xmlns="urn:school:notify"><id>dev-1001</id></GetTokenDevice></soap:Body></soap:Envelope>',
         );
-      expect(bodyText(res)).toContain('<GetTokenDeviceResponse xmlns="urn:school:notify"><GetTokenDeviceResult>fcm:AAAA-1001</GetTokenDeviceResult>');
+      expect(bodyText(res)).toContain(
+        '<GetTokenDeviceResponse xmlns="urn:school:notify"><GetTokenDeviceResult>fcm:AAAA-1001</GetTokenDeviceResult>',
+      );
     } finally {
       await other.close();
     }
@@ -298,12 +317,15 @@ describe('?disco', () => {
     expect(bodyText(res)).toBe('XML Web service description was not found.\r\n');
   });
 
-  it.each([['schema0'], [''], ['anything']])('answers ?schema=%p with Schema not found., as ASMX does (it imports no schema)', async (value) => {
-    const res = await call(service.app).get(`/NotificationNotes.asmx?schema=${value}`);
-    expect(res.status).toBe(500);
-    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(bodyText(res)).toBe('Schema not found.\r\n');
-    // The cache policy of a document, not of a routing error: the one header ASMX answered differently (docs/design.md).
-    expect(res.headers['cache-control']).toBe('private, max-age=0');
-  });
+  it.each([['schema0'], [''], ['anything']])(
+    'answers ?schema=%p with Schema not found., as ASMX does (it imports no schema)',
+    async (value) => {
+      const res = await call(service.app).get(`/NotificationNotes.asmx?schema=${value}`);
+      expect(res.status).toBe(500);
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(bodyText(res)).toBe('Schema not found.\r\n');
+      // The cache policy of a document, not of a routing error: the one header ASMX answered differently (docs/design.md).
+      expect(res.headers['cache-control']).toBe('private, max-age=0');
+    },
+  );
 });

@@ -20,7 +20,10 @@ describe('the caller address an operation sees', () => {
 
   it('is the socket address when no proxy is trusted, whatever X-Forwarded-For says', async () => {
     service = await startTestService({ trustProxy: false });
-    const res = await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' }).set('X-Forwarded-For', FORWARDED);
+    const res = await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123456' }).set(
+      'X-Forwarded-For',
+      FORWARDED,
+    );
     expect(res.status).toBe(200);
     expect(await callerOfLastCode()).toEqual([expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/)]);
   });
@@ -34,10 +37,10 @@ describe('the caller address an operation sees', () => {
       .set('X-Forwarded-For', FORWARDED)
       .send(envelope('1.1', 'AuthCode', { code: '482913', phone: '0944123456' }));
     expect(soap.status).toBe(200);
-    const post = await httpPost(service.app, 'AuthCodeSending', 'AuthCode', { code: '482914', phone: '0944123457' }).set(
-      'X-Forwarded-For',
-      `203.0.113.1, ${FORWARDED}`,
-    );
+    const post = await httpPost(service.app, 'AuthCodeSending', 'AuthCode', {
+      code: '482914',
+      phone: '0944123457',
+    }).set('X-Forwarded-For', `203.0.113.1, ${FORWARDED}`);
     expect(post.status).toBe(200);
     expect(await callerOfLastCode()).toEqual([FORWARDED, FORWARDED]);
   });
@@ -85,7 +88,9 @@ describe('which half answers', () => {
     await call(app).get('/PushNotificationMobile.asmx?wsdl').expect(200);
     await call(app).get('/nowhere').expect(404);
 
-    expect(prototypes.get('GET /PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')).toBe(IncomingMessage.prototype);
+    expect(prototypes.get('GET /PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')).toBe(
+      IncomingMessage.prototype,
+    );
     expect(prototypes.get('POST /PushNotificationMobile.asmx/GetTokenDevice')).toBe(IncomingMessage.prototype);
     expect(prototypes.get('POST /PushNotificationMobile.asmx')).toBe(IncomingMessage.prototype);
     expect(prototypes.get('GET /PushNotificationMobile.asmx?wsdl')).not.toBe(IncomingMessage.prototype);

@@ -15,7 +15,9 @@ afterAll(async () => {
   await service.close();
 });
 
-const VERSION = (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 const ordinal = (names: string[]) => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 const operationNames = (spec: EndpointSpec) => spec.operations.map((op) => op.wireName);
 
@@ -30,7 +32,8 @@ async function page(url: string, host = 'help.example:8080'): Promise<{ html: st
 }
 
 const links = (root: PageElement) => findAll(root, byName('a')).map((a) => [a.attributes.href, textOf(a)]);
-const headings = (root: PageElement) => findAll(root, byName('h1', 'h2', 'h3', 'h4')).map((h) => Number(h.name.slice(1)));
+const headings = (root: PageElement) =>
+  findAll(root, byName('h1', 'h2', 'h3', 'h4')).map((h) => Number(h.name.slice(1)));
 const titleOf = (root: PageElement) => textOf(findOne(root, byName('title')));
 
 /** Headings start at h1 and never skip a level going down. */
@@ -112,52 +115,62 @@ describe('the advisory', () => {
   });
 });
 
-describe.each(ENDPOINTS.flatMap((e) => e.operations.map((op) => [e.name, op.wireName, op] as const)))('GET /%s.asmx?op=%s', (name, opName, op) => {
-  it('links back, names the operation and has a test form posting one text input per parameter to the HTTP POST binding', async () => {
-    const { html, root } = await page(`/${name}.asmx?op=${opName}`);
-    expect(html).toContain(`<p>Click <a href="${name}.asmx">here</a> for a complete list of operations.</p>`);
-    expect(textOf(findOne(root, byName('h2')))).toBe(opName);
-    expect(html).toContain("<p>To test the operation using the HTTP POST protocol, click the 'Invoke' button.</p>");
-    const form = findOne(root, byName('form'));
-    expect(form.attributes).toMatchObject({ action: `${name}.asmx/${opName}`, method: 'POST', target: '_blank' });
-    const inputs = findAll(form, byName('input'));
-    const fields = inputs.filter((i) => i.attributes.type === 'text');
-    expect(fields.map((i) => i.attributes.name)).toEqual(op.parameters.map((p) => p.wireName));
-    const labels = new Map(findAll(form, byName('label')).map((l) => [l.attributes.for, textOf(l)]));
-    for (const field of fields) expect(labels.get(field.attributes.id)).toBe(`${field.attributes.name}:`);
-    expect(inputs.filter((i) => i.attributes.type === 'submit').map((i) => i.attributes.value)).toEqual(['Invoke']);
-    expectHeadingsInOrder(root);
-  });
+describe.each(ENDPOINTS.flatMap((e) => e.operations.map((op) => [e.name, op.wireName, op] as const)))(
+  'GET /%s.asmx?op=%s',
+  (name, opName, op) => {
+    it('links back, names the operation and has a test form posting one text input per parameter to the HTTP POST binding', async () => {
+      const { html, root } = await page(`/${name}.asmx?op=${opName}`);
+      expect(html).toContain(`<p>Click <a href="${name}.asmx">here</a> for a complete list of operations.</p>`);
+      expect(textOf(findOne(root, byName('h2')))).toBe(opName);
+      expect(html).toContain("<p>To test the operation using the HTTP POST protocol, click the 'Invoke' button.</p>");
+      const form = findOne(root, byName('form'));
+      expect(form.attributes).toMatchObject({ action: `${name}.asmx/${opName}`, method: 'POST', target: '_blank' });
+      const inputs = findAll(form, byName('input'));
+      const fields = inputs.filter((i) => i.attributes.type === 'text');
+      expect(fields.map((i) => i.attributes.name)).toEqual(op.parameters.map((p) => p.wireName));
+      const labels = new Map(findAll(form, byName('label')).map((l) => [l.attributes.for, textOf(l)]));
+      for (const field of fields) expect(labels.get(field.attributes.id)).toBe(`${field.attributes.name}:`);
+      expect(inputs.filter((i) => i.attributes.type === 'submit').map((i) => i.attributes.value)).toEqual(['Invoke']);
+      expectHeadingsInOrder(root);
+    });
 
-  it('has the four sample blocks in ASMX order, each a request and a response with placeholders', async () => {
-    const { html, root } = await page(`/${name}.asmx?op=${opName}`);
-    const blocks = findAll(root, byName('section'));
-    expect(blocks.map((b) => textOf(findOne(b, byName('h3'))))).toEqual(['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST']);
-    for (const binding of ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST']) {
-      expect(html).toContain(
-        `<p>The following is a sample ${binding} request and response.  The <var>placeholders</var> shown need to be replaced with actual values.</p>`,
-      );
-    }
-    for (const block of blocks) {
-      const [request, response] = findAll(block, byName('pre')).map(textOf);
-      expect(request).toMatch(/^(POST|GET) \//);
-      expect(response).toMatch(/^HTTP\/1\.1 200 OK/);
-      const words = findAll(block, byName('var')).map(textOf);
-      if (op.parameters.length > 0) expect(words).toContain('string');
-    }
-  });
+    it('has the four sample blocks in ASMX order, each a request and a response with placeholders', async () => {
+      const { html, root } = await page(`/${name}.asmx?op=${opName}`);
+      const blocks = findAll(root, byName('section'));
+      expect(blocks.map((b) => textOf(findOne(b, byName('h3'))))).toEqual([
+        'SOAP 1.1',
+        'SOAP 1.2',
+        'HTTP GET',
+        'HTTP POST',
+      ]);
+      for (const binding of ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST']) {
+        expect(html).toContain(
+          `<p>The following is a sample ${binding} request and response.  The <var>placeholders</var> shown need to be replaced with actual values.</p>`,
+        );
+      }
+      for (const block of blocks) {
+        const [request, response] = findAll(block, byName('pre')).map(textOf);
+        expect(request).toMatch(/^(POST|GET) \//);
+        expect(response).toMatch(/^HTTP\/1\.1 200 OK/);
+        const words = findAll(block, byName('var')).map(textOf);
+        if (op.parameters.length > 0) expect(words).toContain('string');
+      }
+    });
 
-  it('answers ?OP= too: the key is read in any letter case', async () => {
-    expect((await page(`/${name}.asmx?OP=${opName}`)).html).toBe((await page(`/${name}.asmx?op=${opName}`)).html);
-  });
-});
+    it('answers ?OP= too: the key is read in any letter case', async () => {
+      expect((await page(`/${name}.asmx?OP=${opName}`)).html).toBe((await page(`/${name}.asmx?op=${opName}`)).html);
+    });
+  },
+);
 
 describe('an unknown operation', () => {
   it.each([['Nope'], ['getstudentschool'], ['']])('?op=%s is the Method Not Found page', async (op) => {
     const { root } = await page(`/NotificationNotes.asmx?op=${op}`);
     expect(links(root)).toContainEqual(['NotificationNotes.asmx', 'here']);
     expect(textOf(findOne(root, byName('h2')))).toBe('Method Not Found');
-    expect(findAll(root, byName('p')).map(textOf)).toContain(`Method '${op}' was not found in service NotificationNotes.`);
+    expect(findAll(root, byName('p')).map(textOf)).toContain(
+      `Method '${op}' was not found in service NotificationNotes.`,
+    );
     expect(findAll(root, byName('form'))).toEqual([]);
   });
 });
@@ -169,7 +182,9 @@ describe('escaping', () => {
   it('an operation name in the query cannot inject markup', async () => {
     const { root } = await page(`/NotificationNotes.asmx?op=${encodeURIComponent(SCRIPT)}`);
     expect(scripts(root)).toEqual([]);
-    expect(findAll(root, byName('p')).map(textOf)).toContain(`Method '${SCRIPT}' was not found in service NotificationNotes.`);
+    expect(findAll(root, byName('p')).map(textOf)).toContain(
+      `Method '${SCRIPT}' was not found in service NotificationNotes.`,
+    );
   });
 
   it('the address the samples show (Host header) cannot inject markup', async () => {
@@ -202,15 +217,16 @@ describe('HELP_PAGES=false', () => {
     await quiet.close();
   });
 
-  it.each([['/NotificationNotes.asmx'], ['/NotificationNotes.asmx?op=GetStudentSchool'], ['/NotificationNotes.asmx?foo']])(
-    'GET %s answers as ASMX without the Documentation protocol',
-    async (url) => {
-      const res = await call(quiet.app).get(url);
-      expect(res.status).toBe(500);
-      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-      expect(bodyText(res)).toBe('Request format is unrecognized.\r\n');
-    },
-  );
+  it.each([
+    ['/NotificationNotes.asmx'],
+    ['/NotificationNotes.asmx?op=GetStudentSchool'],
+    ['/NotificationNotes.asmx?foo'],
+  ])('GET %s answers as ASMX without the Documentation protocol', async (url) => {
+    const res = await call(quiet.app).get(url);
+    expect(res.status).toBe(500);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(bodyText(res)).toBe('Request format is unrecognized.\r\n');
+  });
 
   it('has no root page', async () => {
     const res = await call(quiet.app).get('/');

@@ -16,12 +16,21 @@ const DATA: DataSet = {
   ...FIXTURES,
   students: [
     ...(FIXTURES.students ?? []),
-    { id: '2002', school: 'https://school-b.example', fullName: 'Nadia & <Haddad>', deviceId: 'dev-2001', active: '1', classId: '9C' },
+    {
+      id: '2002',
+      school: 'https://school-b.example',
+      fullName: 'Nadia & <Haddad>',
+      deviceId: 'dev-2001',
+      active: '1',
+      classId: '9C',
+    },
   ],
 };
 
 /** Real values for every operation, and the values its answer holds, in document order. */
-const CALLS: Readonly<Record<string, { readonly values: Readonly<Record<string, string>>; readonly results: readonly string[] }>> = {
+const CALLS: Readonly<
+  Record<string, { readonly values: Readonly<Record<string, string>>; readonly results: readonly string[] }>
+> = {
   AuthCode: { values: { code: '482913', phone: '0944123456' }, results: [] },
   GetStudentsAudtiNote: { values: { SubjectID: 'MATH', Class_id: '7A' }, results: [] },
   UpdateNoteState: { values: { STDid: '1001', note_type: 'behaviour' }, results: [] },
@@ -30,7 +39,10 @@ const CALLS: Readonly<Record<string, { readonly values: Readonly<Record<string, 
     values: { school_base_url: 'https://school-b.example', show_active: '1' },
     results: ['2001', 'Maya Haddad', 'dev-2001', '1', '2002', 'Nadia & <Haddad>', 'dev-2001', '1'],
   },
-  SendNotificationType: { values: { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' }, results: [] },
+  SendNotificationType: {
+    values: { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'absence' },
+    results: [],
+  },
   GetTokenDevice: { values: { id: 'dev-1001' }, results: ['fcm:AAAA-1001'] },
 };
 
@@ -58,7 +70,9 @@ function samplesOf(endpoint: string, operation: string): { op: OperationModel; s
 
 /** The sample as the page shows it: every placeholder as its word. */
 function words(tokens: SampleText): string {
-  return tokens.map((t) => (t.kind === 'text' ? t.text : t.kind === 'key' ? t.name : t.kind === 'length' ? 'length' : t.word)).join('');
+  return tokens
+    .map((t) => (t.kind === 'text' ? t.text : t.kind === 'key' ? t.name : t.kind === 'length' ? 'length' : t.word))
+    .join('');
 }
 
 /** The sample with real values: XML-escaped in SOAP (a char as its UTF-16 code), URL-encoded in a query or form. */
@@ -101,7 +115,8 @@ describe('every operation has replay values', () => {
   it('for each of its parameters and no other', () => {
     expect(Object.keys(CALLS).sort()).toEqual(cases.map(([, op]) => op).sort());
     for (const spec of ENDPOINTS) {
-      for (const op of spec.operations) expect(Object.keys(CALLS[op.wireName].values)).toEqual(op.parameters.map((p) => p.wireName));
+      for (const op of spec.operations)
+        expect(Object.keys(CALLS[op.wireName].values)).toEqual(op.parameters.map((p) => p.wireName));
     }
   });
 });
@@ -125,28 +140,34 @@ describe.each(cases)('%s.asmx?op=%s samples', (endpoint, operation) => {
     }
   });
 
-  it.each(['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'])('replayed over %s with real values, get the answer the sample shows', async (binding) => {
-    const { op, samples } = samplesOf(endpoint, operation);
-    const sample = samples.find((s) => s.binding === binding) as Sample;
+  it.each(['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'])(
+    'replayed over %s with real values, get the answer the sample shows',
+    async (binding) => {
+      const { op, samples } = samplesOf(endpoint, operation);
+      const sample = samples.find((s) => s.binding === binding) as Sample;
 
-    const request = message(filled(sample.request, sample, op));
-    const [method, url, version] = request.lines[0].split(' ');
-    expect(version).toBe('HTTP/1.1');
-    const req = method === 'GET' ? call(service.app).get(url) : call(service.app).post(url);
-    for (const line of request.lines.slice(1)) {
-      const colon = line.indexOf(': ');
-      req.set(line.slice(0, colon), line.slice(colon + 2));
-    }
-    const res = await (request.body === '' ? req : req.send(request.body));
+      const request = message(filled(sample.request, sample, op));
+      const [method, url, version] = request.lines[0].split(' ');
+      expect(version).toBe('HTTP/1.1');
+      const req = method === 'GET' ? call(service.app).get(url) : call(service.app).post(url);
+      for (const line of request.lines.slice(1)) {
+        const colon = line.indexOf(': ');
+        req.set(line.slice(0, colon), line.slice(colon + 2));
+      }
+      const res = await (request.body === '' ? req : req.send(request.body));
 
-    const expected = message(filled(sample.response, sample, op));
-    // The service writes SOAP on one line and the HTTP bodies with CRLF; the samples are indented for reading.
-    const body = binding.startsWith('SOAP') ? expected.body.replace(/>\s+</g, '><') : expected.body.replace(/\n/g, '\r\n');
-    expect(expected.lines[0]).toBe('HTTP/1.1 200 OK');
-    expect([res.status, bodyText(res)]).toEqual([200, body]);
-    const headers = Object.fromEntries(expected.lines.slice(1).map((line) => line.split(': ')));
-    if ('Content-Length' in headers) headers['Content-Length'] = String(Buffer.byteLength(body));
-    for (const [name, value] of Object.entries(headers)) expect([name, res.headers[name.toLowerCase()]]).toEqual([name, value]);
-    if (body === '') expect(res.headers['content-type']).toBeUndefined();
-  });
+      const expected = message(filled(sample.response, sample, op));
+      // The service writes SOAP on one line and the HTTP bodies with CRLF; the samples are indented for reading.
+      const body = binding.startsWith('SOAP')
+        ? expected.body.replace(/>\s+</g, '><')
+        : expected.body.replace(/\n/g, '\r\n');
+      expect(expected.lines[0]).toBe('HTTP/1.1 200 OK');
+      expect([res.status, bodyText(res)]).toEqual([200, body]);
+      const headers = Object.fromEntries(expected.lines.slice(1).map((line) => line.split(': ')));
+      if ('Content-Length' in headers) headers['Content-Length'] = String(Buffer.byteLength(body));
+      for (const [name, value] of Object.entries(headers))
+        expect([name, res.headers[name.toLowerCase()]]).toEqual([name, value]);
+      if (body === '') expect(res.headers['content-type']).toBeUndefined();
+    },
+  );
 });

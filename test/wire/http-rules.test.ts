@@ -14,7 +14,11 @@ afterAll(async () => {
 const TOKEN = `${XML_DECL}\r\n<string xmlns="http://tempuri.org/">fcm:AAAA-1001</string>`;
 const NIL = `${XML_DECL}\r\n<string xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true" xmlns="http://tempuri.org/" />`;
 
-function expectError(res: { status: number; headers: Record<string, string>; body: unknown }, text: string, cache = 'private'): void {
+function expectError(
+  res: { status: number; headers: Record<string, string>; body: unknown },
+  text: string,
+  cache = 'private',
+): void {
   expect(res.status).toBe(500);
   expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
   expect(res.headers['cache-control']).toBe(cache);
@@ -61,10 +65,17 @@ describe('rule 19: parameters', () => {
   });
 
   it('reads a %u escape as one character, and leaves a malformed one as it is', async () => {
-    const one = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=https://school-b.example&show_active=%u0031');
+    const one = await call(service.app).get(
+      '/NotificationNotes.asmx/GetStudentSchool?school_base_url=https://school-b.example&show_active=%u0031',
+    );
     expect(bodyText(one)).toContain('<id_student>2001</id_student>');
-    const malformed = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=%u31');
-    expectError(malformed, 'Cannot convert %u31 to System.Char.\r\nParameter name: type ---> String must be exactly one character long.');
+    const malformed = await call(service.app).get(
+      '/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=%u31',
+    );
+    expectError(
+      malformed,
+      'Cannot convert %u31 to System.Char.\r\nParameter name: type ---> String must be exactly one character long.',
+    );
   });
 
   // A long run of escapes overflowed the stack when the decoder spread it into one call (125,000 and more).
@@ -119,7 +130,10 @@ describe('rule 22: errors', () => {
     ['text/xml; charset=utf-8', 'text/xml; charset=utf-8'],
     ['multipart/form-data; boundary=x', 'multipart/form-data; boundary=x'],
   ])('refuses a POST body of type %s', async (type, shown) => {
-    const res = await call(service.app).post('/PushNotificationMobile.asmx/GetTokenDevice').set('Content-Type', type).send('id=dev-1001');
+    const res = await call(service.app)
+      .post('/PushNotificationMobile.asmx/GetTokenDevice')
+      .set('Content-Type', type)
+      .send('id=dev-1001');
     expectError(res, `Request format is invalid: ${shown}.`);
   });
 
@@ -134,7 +148,9 @@ describe('rule 22: errors', () => {
   });
 
   it('names a method of another endpoint as unknown', async () => {
-    const res = await call(service.app).get('/PushNotificationMobile.asmx/GetStudentSchool?school_base_url=x&show_active=1');
+    const res = await call(service.app).get(
+      '/PushNotificationMobile.asmx/GetStudentSchool?school_base_url=x&show_active=1',
+    );
     expectError(res, 'GetStudentSchool Web Service method name is not valid.');
   });
 
@@ -147,19 +163,34 @@ describe('rule 22: errors', () => {
   });
 
   it.each([['49'], [''], ['10']])('refuses show_active=%p, which is not one character', async (value) => {
-    const res = await call(service.app).get(`/NotificationNotes.asmx/GetStudentSchool?school_base_url=https://school-a.example&show_active=${value}`);
-    expectError(res, `Cannot convert ${value} to System.Char.\r\nParameter name: type ---> String must be exactly one character long.`);
+    const res = await call(service.app).get(
+      `/NotificationNotes.asmx/GetStudentSchool?school_base_url=https://school-a.example&show_active=${value}`,
+    );
+    expectError(
+      res,
+      `Cannot convert ${value} to System.Char.\r\nParameter name: type ---> String must be exactly one character long.`,
+    );
   });
 
   it('HTML-encodes what the caller sent', async () => {
-    const res = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=%3Cb%3E');
-    expectError(res, 'Cannot convert &lt;b&gt; to System.Char.\r\nParameter name: type ---> String must be exactly one character long.');
+    const res = await call(service.app).get(
+      '/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=%3Cb%3E',
+    );
+    expectError(
+      res,
+      'Cannot convert &lt;b&gt; to System.Char.\r\nParameter name: type ---> String must be exactly one character long.',
+    );
   });
 
   // ASMX encodes each message of the exception chain, never the ` ---> ` that joins them.
   it('HTML-encodes a joiner the caller sent, but not the one between messages', async () => {
-    const res = await call(service.app).get('/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=a%20---%3E%20b');
-    expectError(res, 'Cannot convert a ---&gt; b to System.Char.\r\nParameter name: type ---> String must be exactly one character long.');
+    const res = await call(service.app).get(
+      '/NotificationNotes.asmx/GetStudentSchool?school_base_url=x&show_active=a%20---%3E%20b',
+    );
+    expectError(
+      res,
+      'Cannot convert a ---&gt; b to System.Char.\r\nParameter name: type ---> String must be exactly one character long.',
+    );
   });
 
   it('answers an operation’s own refusal with private, max-age=0 like any invoked method', async () => {
@@ -169,10 +200,13 @@ describe('rule 22: errors', () => {
 });
 
 describe('rule 23: verbs', () => {
-  it.each([['put'], ['delete']] as const)('answers %s on an operation with the unrecognized-URL error', async (verb) => {
-    const res = await call(service.app)[verb]('/PushNotificationMobile.asmx/GetTokenDevice');
-    expectError(res, 'Request format is unrecognized for URL unexpectedly ending in &#39;/GetTokenDevice&#39;.');
-  });
+  it.each([['put'], ['delete']] as const)(
+    'answers %s on an operation with the unrecognized-URL error',
+    async (verb) => {
+      const res = await call(service.app)[verb]('/PushNotificationMobile.asmx/GetTokenDevice');
+      expectError(res, 'Request format is unrecognized for URL unexpectedly ending in &#39;/GetTokenDevice&#39;.');
+    },
+  );
 
   it('answers an empty operation with the unrecognized-URL error', async () => {
     const res = await call(service.app).get('/PushNotificationMobile.asmx/');

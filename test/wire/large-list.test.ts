@@ -7,10 +7,19 @@ import { bodyText, httpGet, soap11 } from '../support/wire';
 
 const SCHOOL = 'https://big.school.example';
 const COUNT = 3000;
-const names = Array.from({ length: COUNT }, (_, i) => (i % 2 === 0 ? `طالب ${String(i).padStart(4, '0')}` : `O'Neil & <${String(i).padStart(4, '0')}>`));
+const names = Array.from({ length: COUNT }, (_, i) =>
+  i % 2 === 0 ? `طالب ${String(i).padStart(4, '0')}` : `O'Neil & <${String(i).padStart(4, '0')}>`,
+);
 const DATA: DataSet = {
   schools: [{ baseUrl: SCHOOL, name: 'Big' }],
-  students: names.map((fullName, i) => ({ id: String(100000 + i), school: SCHOOL, fullName, deviceId: null, active: '1', classId: null })),
+  students: names.map((fullName, i) => ({
+    id: String(100000 + i),
+    school: SCHOOL,
+    fullName,
+    deviceId: null,
+    active: '1',
+    classId: null,
+  })),
 };
 
 let service: TestService;
@@ -41,8 +50,14 @@ function fullNamesIn(xml: string): string[] {
 const expected = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
 it.each([
-  ['SOAP 1.1', () => soap11(service.app, 'NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '49' })],
-  ['HTTP GET', () => httpGet(service.app, 'NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' })],
+  [
+    'SOAP 1.1',
+    () => soap11(service.app, 'NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '49' }),
+  ],
+  [
+    'HTTP GET',
+    () => httpGet(service.app, 'NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }),
+  ],
 ])('answers %s with every student, whole and well-formed', async (_binding, call) => {
   const res = await call();
   expect(res.status).toBe(200);

@@ -41,19 +41,33 @@ describe.each([
 
   it('GetStudentSchool: the records field by field, char sent as its code', async () => {
     const client = await clientFor('NotificationNotes', soap12);
-    const [result] = await method(client, 'GetStudentSchool')({ school_base_url: 'https://school-a.example', show_active: 49 });
-    const students = (result as { GetStudentSchoolResult: { StudentInfo: Record<string, string>[] } }).GetStudentSchoolResult.StudentInfo;
+    const [result] = await method(
+      client,
+      'GetStudentSchool',
+    )({ school_base_url: 'https://school-a.example', show_active: 49 });
+    const students = (result as { GetStudentSchoolResult: { StudentInfo: Record<string, string>[] } })
+      .GetStudentSchoolResult.StudentInfo;
     expect(students.map((s) => s.id_student)).toEqual(['1001', '1005', '1003', '1002']);
-    expect(students[2]).toEqual({ id_student: '1003', fullName: `O'Brien & <Sons> "Q"`, id_device: 'dev-1003', ShowActive: '1' });
+    expect(students[2]).toEqual({
+      id_student: '1003',
+      fullName: `O'Brien & <Sons> "Q"`,
+      id_device: 'dev-1003',
+      ShowActive: '1',
+    });
     expect(students[3].fullName).toBe('أحمد علي');
   });
 
   it('SendNotificationType and AuthCode: void answers, rows queued', async () => {
     const notes = await clientFor('NotificationNotes', soap12);
-    await method(notes, 'SendNotificationType')({ id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'note' });
+    await method(
+      notes,
+      'SendNotificationType',
+    )({ id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'note' });
     const auth = await clientFor('AuthCodeSending', soap12);
     await method(auth, 'AuthCode')({ code: '1234', phone: '+963944123456' });
-    expect((await service.store.admin.listPushNotifications()).some((n) => n.studentId === '1001' && n.type === 'note')).toBe(true);
+    expect(
+      (await service.store.admin.listPushNotifications()).some((n) => n.studentId === '1001' && n.type === 'note'),
+    ).toBe(true);
     expect((await service.store.admin.listAuthCodeMessages()).some((m) => m.phone === '+963944123456')).toBe(true);
   });
 
@@ -75,6 +89,8 @@ describe.each([
     await expect(method(auth, 'AuthCode')({ code: '1234', phone: '12' })).rejects.toMatchObject({
       root: { Envelope: { Body: { Fault: expect.anything() } } },
     });
-    await expect(method(auth, 'AuthCode')({ code: '1234', phone: '12' })).rejects.toThrow(/The phone number 12 is not a valid number/);
+    await expect(method(auth, 'AuthCode')({ code: '1234', phone: '12' })).rejects.toThrow(
+      /The phone number 12 is not a valid number/,
+    );
   });
 });

@@ -33,16 +33,33 @@ const answers: ReadonlyArray<readonly [string, number, Exchange]> = [
   ['/metrics', 200, (app) => request(app).get('/metrics')],
   ['/healthz', 200, (app) => request(app).get('/healthz')],
   ['/readyz', 200, (app) => request(app).get('/readyz')],
-  ['the admin API', 200, (app) => request(app).get('/admin/api/v1/outbox/stats').set('Authorization', `Bearer ${ADMIN_TOKEN}`)],
+  [
+    'the admin API',
+    200,
+    (app) => request(app).get('/admin/api/v1/outbox/stats').set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+  ],
   ['the admin API without its token', 401, (app) => request(app).get('/admin/api/v1/outbox/stats')],
   ['a SOAP 1.1 result', 200, soap(envelope('1.1', 'GetTokenDevice', { id: 'dev-1001' }))],
-  ['a SOAP 1.2 result', 200, soap(envelope('1.2', 'GetTokenDevice', { id: 'dev-1001' }), 'application/soap+xml; charset=utf-8')],
+  [
+    'a SOAP 1.2 result',
+    200,
+    soap(envelope('1.2', 'GetTokenDevice', { id: 'dev-1001' }), 'application/soap+xml; charset=utf-8'),
+  ],
   ['a SOAP fault for malformed XML', 400, soap('<soap:Envelope')],
-  ['a SOAP fault from routing', 500, soap(envelope('1.1', 'GetTokenDevice', { id: 'dev-1001' }), 'text/xml', '"urn:no-such-action"')],
+  [
+    'a SOAP fault from routing',
+    500,
+    soap(envelope('1.1', 'GetTokenDevice', { id: 'dev-1001' }), 'text/xml', '"urn:no-such-action"'),
+  ],
   ['a content type that is not SOAP', 415, soap(envelope('1.1', 'GetTokenDevice', { id: 'dev-1001' }), 'text/plain')],
   ['an HTTP GET result', 200, (app) => request(app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')],
   ['an HTTP GET error', 500, (app) => request(app).get('/PushNotificationMobile.asmx/GetTokenDevice')],
-  ['an HTTP POST void result', 200, (app) => request(app).post('/ReadNoteFromApp.asmx/UpdateNoteState').type('form').send('STDid=1001&note_type=behaviour')],
+  [
+    'an HTTP POST void result',
+    200,
+    (app) =>
+      request(app).post('/ReadNoteFromApp.asmx/UpdateNoteState').type('form').send('STDid=1001&note_type=behaviour'),
+  ],
 ];
 
 describe('X-Content-Type-Options: nosniff', () => {

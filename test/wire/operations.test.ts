@@ -17,7 +17,13 @@ const BINDINGS: Binding[] = ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'];
 const XSD_XSI = 'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
 
 /** Calls an operation; `soapParams` differ from `httpParams` only for the char (its code in SOAP). */
-function callOp(binding: Binding, endpoint: string, op: string, httpParams: Params, soapParams: Params = httpParams): Promise<Response> {
+function callOp(
+  binding: Binding,
+  endpoint: string,
+  op: string,
+  httpParams: Params,
+  soapParams: Params = httpParams,
+): Promise<Response> {
   switch (binding) {
     case 'SOAP 1.1':
       return soap11(service.app, endpoint, op, soapParams);
@@ -36,7 +42,9 @@ function isSoap(binding: Binding): binding is 'SOAP 1.1' | 'SOAP 1.2' {
 
 function expectSoapAnswer(res: Response, binding: 'SOAP 1.1' | 'SOAP 1.2', payload: string): void {
   expect(res.status).toBe(200);
-  expect(res.headers['content-type']).toBe(binding === 'SOAP 1.1' ? 'text/xml; charset=utf-8' : 'application/soap+xml; charset=utf-8');
+  expect(res.headers['content-type']).toBe(
+    binding === 'SOAP 1.1' ? 'text/xml; charset=utf-8' : 'application/soap+xml; charset=utf-8',
+  );
   expect(res.headers['cache-control']).toBe('private, max-age=0');
   const expected = answer(binding === 'SOAP 1.1' ? '1.1' : '1.2', payload);
   expect(bodyText(res)).toBe(expected);
@@ -143,7 +151,10 @@ describe.each(BINDINGS)('%s', (binding) => {
               `\r\n  <StudentInfo>\r\n    <id_student>${id}</id_student>\r\n    <fullName>${name}</fullName>${device ? `\r\n    <id_device>${device}</id_device>` : ''}\r\n    <ShowActive>1</ShowActive>\r\n  </StudentInfo>`,
           )
           .join('');
-        expectXmlAnswer(res, `${XML_DECL}\r\n<ArrayOfStudentInfo ${XSD_XSI} xmlns="http://tempuri.org/">${items}\r\n</ArrayOfStudentInfo>`);
+        expectXmlAnswer(
+          res,
+          `${XML_DECL}\r\n<ArrayOfStudentInfo ${XSD_XSI} xmlns="http://tempuri.org/">${items}\r\n</ArrayOfStudentInfo>`,
+        );
       }
     });
 
@@ -156,7 +167,11 @@ describe.each(BINDINGS)('%s', (binding) => {
     it('answers an empty list for an unknown school', async () => {
       const res = await list('https://nowhere.example', '1');
       if (isSoap(binding)) {
-        expectSoapAnswer(res, binding, '<GetStudentSchoolResponse xmlns="http://tempuri.org/"><GetStudentSchoolResult /></GetStudentSchoolResponse>');
+        expectSoapAnswer(
+          res,
+          binding,
+          '<GetStudentSchoolResponse xmlns="http://tempuri.org/"><GetStudentSchoolResult /></GetStudentSchoolResponse>',
+        );
       } else {
         expectXmlAnswer(res, `${XML_DECL}\r\n<ArrayOfStudentInfo ${XSD_XSI} xmlns="http://tempuri.org/" />`);
       }
@@ -176,7 +191,9 @@ describe.each(BINDINGS)('%s', (binding) => {
       const res = await callOp(binding, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '12' });
       expect(res.status).toBe(500);
       if (isSoap(binding)) {
-        expect(bodyText(res)).toContain(binding === 'SOAP 1.1' ? '<faultcode>soap:Client</faultcode>' : '<soap:Value>soap:Sender</soap:Value>');
+        expect(bodyText(res)).toContain(
+          binding === 'SOAP 1.1' ? '<faultcode>soap:Client</faultcode>' : '<soap:Value>soap:Sender</soap:Value>',
+        );
         expect(bodyText(res)).toContain('The phone number 12 is not a valid number.');
       } else {
         expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -214,7 +231,10 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   describe('GetStudentsAudtiNote', () => {
     it('answers void', async () => {
-      const res = await callOp(binding, 'GetStudentsAudit', 'GetStudentsAudtiNote', { SubjectID: 'MATH', Class_id: '7A' });
+      const res = await callOp(binding, 'GetStudentsAudit', 'GetStudentsAudtiNote', {
+        SubjectID: 'MATH',
+        Class_id: '7A',
+      });
       expectVoid(res, binding, 'GetStudentsAudtiNote');
     });
   });

@@ -34,7 +34,8 @@ afterAll(async () => {
 it('has recordings of every client for GetStudentSchool and GetTokenDevice', () => {
   const clients = new Set(names.map((name) => name.split('-')[0]));
   expect([...clients].sort()).toEqual(['dotnet', 'java', 'php', 'python']);
-  for (const name of names) expect(name).toMatch(/^[a-z]+-(soap11|soap12|httpget|httppost)-(GetStudentSchool|GetTokenDevice)$/);
+  for (const name of names)
+    expect(name).toMatch(/^[a-z]+-(soap11|soap12|httpget|httppost)-(GetStudentSchool|GetTokenDevice)$/);
 });
 
 describe.each(names)('%s', (name) => {
@@ -49,7 +50,9 @@ describe.each(names)('%s', (name) => {
 // The relay that records fixtures and this replay frame messages with the same reader.
 describe('reading recorded messages', () => {
   it('frames a chunked request as one message and keeps its bytes', () => {
-    const raw = Buffer.from('POST /X.asmx HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n<a>\r\n4\r\n</a>\r\n0\r\n\r\n');
+    const raw = Buffer.from(
+      'POST /X.asmx HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n<a>\r\n4\r\n</a>\r\n0\r\n\r\n',
+    );
     const message = parseMessage('request', raw);
     expect(message.body.toString()).toBe('<a></a>');
     expect(message.raw.equals(raw)).toBe(true);
@@ -58,7 +61,8 @@ describe('reading recorded messages', () => {
   it('skips an interim 100 Continue and splits answers arriving in pieces', () => {
     const answers: HttpMessage[] = [];
     const splitter = new HttpMessageSplitter('response', (message) => answers.push(message));
-    const stream = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n';
+    const stream =
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n';
     for (const piece of stream.match(/[\s\S]{1,7}/g) ?? []) splitter.push(Buffer.from(piece));
     expect(answers.map((a) => [a.head.startLine, a.body.toString()])).toEqual([
       ['HTTP/1.1 200 OK', 'ok'],

@@ -13,7 +13,8 @@ afterEach(async () => {
   await service.close();
 });
 
-const TOKEN_1001 = '<GetTokenDeviceResponse xmlns="http://tempuri.org/"><GetTokenDeviceResult>fcm:AAAA-1001</GetTokenDeviceResult></GetTokenDeviceResponse>';
+const TOKEN_1001 =
+  '<GetTokenDeviceResponse xmlns="http://tempuri.org/"><GetTokenDeviceResult>fcm:AAAA-1001</GetTokenDeviceResult></GetTokenDeviceResponse>';
 const NULL_TOKEN = '<GetTokenDeviceResponse xmlns="http://tempuri.org/" />';
 const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"';
 
@@ -24,7 +25,10 @@ function post(body: string, headers: Record<string, string>, path = '/PushNotifi
 }
 
 const fault11 = (code: string, text: string, detail = '<detail />') =>
-  answer('1.1', `<soap:Fault><faultcode>soap:${code}</faultcode><faultstring>${text}</faultstring>${detail}</soap:Fault>`);
+  answer(
+    '1.1',
+    `<soap:Fault><faultcode>soap:${code}</faultcode><faultstring>${text}</faultstring>${detail}</soap:Fault>`,
+  );
 const fault12 = (code: string, text: string, detail = '<soap:Detail />') =>
   answer(
     '1.2',
@@ -51,7 +55,10 @@ describe('rule 10: the version', () => {
   });
 
   it('answers an envelope of no SOAP version with a VersionMismatch fault', async () => {
-    const res = await post(`${XML_DECL}<Envelope xmlns="urn:other"><Body/></Envelope>`, { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
+    const res = await post(`${XML_DECL}<Envelope xmlns="urn:other"><Body/></Envelope>`, {
+      'Content-Type': 'text/xml',
+      SOAPAction: `"${NS}GetTokenDevice"`,
+    });
     expect(res.status).toBe(500);
     expect(bodyText(res)).toContain(
       '<faultcode>soap:VersionMismatch</faultcode><faultstring>Possible SOAP version mismatch: Envelope namespace urn:other was unexpected. Expecting http://schemas.xmlsoap.org/soap/envelope/.</faultstring>',
@@ -82,7 +89,9 @@ describe('rule 11: SOAP 1.1 is routed by SOAPAction', () => {
     expect(res.status).toBe(500);
     expect(res.headers['content-type']).toBe('text/xml; charset=utf-8');
     expect(res.headers['cache-control']).toBe('private');
-    expect(bodyText(res)).toBe(fault11('Client', `Server did not recognize the value of HTTP Header SOAPAction: ${shown}.`));
+    expect(bodyText(res)).toBe(
+      fault11('Client', `Server did not recognize the value of HTTP Header SOAPAction: ${shown}.`),
+    );
   });
 
   // The action routes; the body element is not checked, but XmlSerializer
@@ -108,11 +117,14 @@ describe('rule 11: SOAP 1.1 is routed by SOAPAction', () => {
       { 'Content-Type': `application/soap+xml; action="${NS}GetTokenDevice"` },
       '1.2',
     ],
-  ] as const)('reads no parameters from an element that matches the operation only when case is ignored (%s)', async (_how, body, headers, version) => {
-    const res = await post(body, headers);
-    expect(res.status).toBe(200);
-    expect(bodyText(res)).toBe(answer(version, NULL_TOKEN));
-  });
+  ] as const)(
+    'reads no parameters from an element that matches the operation only when case is ignored (%s)',
+    async (_how, body, headers, version) => {
+      const res = await post(body, headers);
+      expect(res.status).toBe(200);
+      expect(bodyText(res)).toBe(answer(version, NULL_TOKEN));
+    },
+  );
 
   it('routes a request without SOAPAction by its body element and answers SOAP 1.1', async () => {
     const res = await post(tokenRequest11(), { 'Content-Type': 'text/xml; charset=utf-8' });
@@ -122,9 +134,16 @@ describe('rule 11: SOAP 1.1 is routed by SOAPAction', () => {
   });
 
   it('faults a request without SOAPAction whose body element is unknown', async () => {
-    const res = await post(tokenRequest11().replace(/GetTokenDevice/g, 'Nope'), { 'Content-Type': 'text/xml; charset=utf-8' });
+    const res = await post(tokenRequest11().replace(/GetTokenDevice/g, 'Nope'), {
+      'Content-Type': 'text/xml; charset=utf-8',
+    });
     expect(res.status).toBe(500);
-    expect(bodyText(res)).toBe(fault11('Client', 'Unable to handle request without a valid action parameter. Please supply a valid soap action.'));
+    expect(bodyText(res)).toBe(
+      fault11(
+        'Client',
+        'Unable to handle request without a valid action parameter. Please supply a valid soap action.',
+      ),
+    );
   });
 });
 
@@ -135,7 +154,9 @@ describe('rule 12: SOAP 1.2 is routed by the action parameter, else the body ele
   });
 
   it('falls back to the body element when the action is unknown', async () => {
-    const res = await post(tokenRequest12(), { 'Content-Type': `application/soap+xml; charset=utf-8; action="${NS}Nope"` });
+    const res = await post(tokenRequest12(), {
+      'Content-Type': `application/soap+xml; charset=utf-8; action="${NS}Nope"`,
+    });
     expect(res.status).toBe(200);
     expect(bodyText(res)).toBe(answer('1.2', TOKEN_1001));
   });
@@ -146,25 +167,39 @@ describe('rule 12: SOAP 1.2 is routed by the action parameter, else the body ele
   });
 
   it('faults when neither the action nor the body element is known', async () => {
-    const res = await post(tokenRequest12().replace(/GetTokenDevice/g, 'Nope'), { 'Content-Type': 'application/soap+xml; charset=utf-8' });
+    const res = await post(tokenRequest12().replace(/GetTokenDevice/g, 'Nope'), {
+      'Content-Type': 'application/soap+xml; charset=utf-8',
+    });
     expect(res.status).toBe(500);
     expect(res.headers['content-type']).toBe('application/soap+xml; charset=utf-8');
-    expect(bodyText(res)).toBe(fault12('Sender', 'Unable to handle request without a valid action parameter. Please supply a valid soap action.'));
+    expect(bodyText(res)).toBe(
+      fault12(
+        'Sender',
+        'Unable to handle request without a valid action parameter. Please supply a valid soap action.',
+      ),
+    );
   });
 
   it('names an unknown action when the body element is unknown too', async () => {
-    const res = await post(tokenRequest12().replace(/GetTokenDevice/g, 'Nope'), { 'Content-Type': `application/soap+xml; action="${NS}Nope"` });
-    expect(bodyText(res)).toBe(fault12('Sender', `Unable to handle request. The action '${NS}Nope' was not recognized.`));
+    const res = await post(tokenRequest12().replace(/GetTokenDevice/g, 'Nope'), {
+      'Content-Type': `application/soap+xml; action="${NS}Nope"`,
+    });
+    expect(bodyText(res)).toBe(
+      fault12('Sender', `Unable to handle request. The action '${NS}Nope' was not recognized.`),
+    );
   });
 
   it('does not route a body element of another namespace', async () => {
-    const res = await post(tokenRequest12().replace(`xmlns="${NS}"`, 'xmlns="urn:other"'), { 'Content-Type': 'application/soap+xml' });
+    const res = await post(tokenRequest12().replace(`xmlns="${NS}"`, 'xmlns="urn:other"'), {
+      'Content-Type': 'application/soap+xml',
+    });
     expect(res.status).toBe(500);
   });
 });
 
 describe('rule 13: parameters', () => {
-  const token = async (params: string) => bodyText(await post(tokenRequest11(params), { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` }));
+  const token = async (params: string) =>
+    bodyText(await post(tokenRequest11(params), { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` }));
 
   it('ignores unknown elements and takes the first of duplicates', async () => {
     expect(await token('<other>x</other><id>dev-1001</id><id>dev-1002</id>')).toBe(answer('1.1', TOKEN_1001));
@@ -175,7 +210,9 @@ describe('rule 13: parameters', () => {
   });
 
   it('reads xsi:nil as null', async () => {
-    expect(await token(`<id xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true">dev-1001</id>`)).toBe(answer('1.1', NULL_TOKEN));
+    expect(await token(`<id xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true">dev-1001</id>`)).toBe(
+      answer('1.1', NULL_TOKEN),
+    );
   });
 
   it('keeps whitespace inside strings', async () => {
@@ -204,7 +241,12 @@ describe('rule 13: parameters', () => {
 
   it('reads a missing char as U+0000, which matches no student', async () => {
     const res = await students('');
-    expect(bodyText(res)).toBe(answer('1.1', '<GetStudentSchoolResponse xmlns="http://tempuri.org/"><GetStudentSchoolResult /></GetStudentSchoolResponse>'));
+    expect(bodyText(res)).toBe(
+      answer(
+        '1.1',
+        '<GetStudentSchoolResponse xmlns="http://tempuri.org/"><GetStudentSchoolResult /></GetStudentSchoolResponse>',
+      ),
+    );
   });
 
   it('reads the literal 1 as U+0001, not as the character 1', async () => {
@@ -234,11 +276,16 @@ describe('rule 14: requests that are not SOAP', () => {
     const res = await post(body, { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}GetTokenDevice"` });
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('text/xml; charset=utf-8');
-    expect(bodyText(res)).toBe(fault11('Client', 'Server was unable to read request. ---&gt; DTD is prohibited in this XML document.'));
+    expect(bodyText(res)).toBe(
+      fault11('Client', 'Server was unable to read request. ---&gt; DTD is prohibited in this XML document.'),
+    );
   });
 
   it('refuses malformed XML with 400', async () => {
-    const res = await post(tokenRequest11().replace('</GetTokenDevice>', ''), { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
+    const res = await post(tokenRequest11().replace('</GetTokenDevice>', ''), {
+      'Content-Type': 'text/xml',
+      SOAPAction: `"${NS}GetTokenDevice"`,
+    });
     expect(res.status).toBe(400);
     expect(bodyText(res)).toMatch(
       /<faultcode>soap:Client<\/faultcode><faultstring>Server was unable to read request\. ---&gt; There is an error in XML document \(1, \d+\)\. ---&gt; .+<\/faultstring>/,
@@ -248,20 +295,28 @@ describe('rule 14: requests that are not SOAP', () => {
   it('refuses an empty body with 400, in the version of the content type', async () => {
     const res = await post('', { 'Content-Type': 'application/soap+xml; charset=utf-8' });
     expect(res.status).toBe(400);
-    expect(bodyText(res)).toBe(fault12('Sender', 'Server was unable to read request. ---&gt; Root element is missing.'));
+    expect(bodyText(res)).toBe(
+      fault12('Sender', 'Server was unable to read request. ---&gt; Root element is missing.'),
+    );
   });
 
   it('refuses an undeclared entity', async () => {
-    const res = await post(tokenRequest11('<id>&nbsp;</id>'), { 'Content-Type': 'text/xml', SOAPAction: `"${NS}GetTokenDevice"` });
+    const res = await post(tokenRequest11('<id>&nbsp;</id>'), {
+      'Content-Type': 'text/xml',
+      SOAPAction: `"${NS}GetTokenDevice"`,
+    });
     expect(res.status).toBe(400);
   });
 
-  it.each([['text/plain'], ['application/json'], ['application/xml']])('refuses Content-Type %s with 415 and one line of text', async (type) => {
-    const res = await post(tokenRequest11(), { 'Content-Type': type, SOAPAction: `"${NS}GetTokenDevice"` });
-    expect(res.status).toBe(415);
-    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(bodyText(res)).toMatch(/^Unsupported Media Type: [^\r\n]+\r\n$/);
-  });
+  it.each([['text/plain'], ['application/json'], ['application/xml']])(
+    'refuses Content-Type %s with 415 and one line of text',
+    async (type) => {
+      const res = await post(tokenRequest11(), { 'Content-Type': type, SOAPAction: `"${NS}GetTokenDevice"` });
+      expect(res.status).toBe(415);
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(bodyText(res)).toMatch(/^Unsupported Media Type: [^\r\n]+\r\n$/);
+    },
+  );
 
   it('refuses a body over the limit with 413', async () => {
     const big = tokenRequest11(`<id>${'x'.repeat(1048576)}</id>`);
@@ -308,19 +363,29 @@ describe('rule 14: requests that are not SOAP', () => {
     });
     expect(bodyText(res)).toBe(answer('1.1', TOKEN_1001));
     const bomb = gzipSync(tokenRequest11(`<id>${'x'.repeat(2 * 1048576)}</id>`));
-    const refused = await post(bomb as unknown as string, { 'Content-Type': 'text/xml', 'Content-Encoding': 'gzip', SOAPAction: `"${NS}GetTokenDevice"` });
+    const refused = await post(bomb as unknown as string, {
+      'Content-Type': 'text/xml',
+      'Content-Encoding': 'gzip',
+      SOAPAction: `"${NS}GetTokenDevice"`,
+    });
     expect(refused.status).toBe(413);
   });
 
   it('reads a body in the charset the Content-Type names', async () => {
     const utf16 = Buffer.from('\uFEFF' + tokenRequest11(), 'utf16le');
-    const res = await post(utf16 as unknown as string, { 'Content-Type': 'text/xml; charset=utf-16', SOAPAction: `"${NS}GetTokenDevice"` });
+    const res = await post(utf16 as unknown as string, {
+      'Content-Type': 'text/xml; charset=utf-16',
+      SOAPAction: `"${NS}GetTokenDevice"`,
+    });
     expect(res.status).toBe(200);
     expect(bodyText(res)).toBe(answer('1.1', TOKEN_1001));
   });
 
   it('refuses a charset it cannot read with 415', async () => {
-    const res = await post(tokenRequest11(), { 'Content-Type': 'text/xml; charset=x-unknown', SOAPAction: `"${NS}GetTokenDevice"` });
+    const res = await post(tokenRequest11(), {
+      'Content-Type': 'text/xml; charset=x-unknown',
+      SOAPAction: `"${NS}GetTokenDevice"`,
+    });
     expect(res.status).toBe(415);
   });
 
@@ -339,12 +404,16 @@ describe('rule 17: failures inside an operation', () => {
     await service.store.lifecycle.close();
     const res = await soap11(service.app, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' });
     expect(res.status).toBe(500);
-    expect(bodyText(res)).toBe(fault11('Server', 'Server was unable to process request. ---&gt; The data store is unavailable.'));
+    expect(bodyText(res)).toBe(
+      fault11('Server', 'Server was unable to process request. ---&gt; The data store is unavailable.'),
+    );
     const res12 = await call(service.app)
       .post('/PushNotificationMobile.asmx')
       .set('Content-Type', 'application/soap+xml; charset=utf-8')
       .send(envelope('1.2', 'GetTokenDevice', { id: 'dev-1001' }));
-    expect(bodyText(res12)).toBe(fault12('Receiver', 'Server was unable to process request. ---&gt; The data store is unavailable.'));
+    expect(bodyText(res12)).toBe(
+      fault12('Receiver', 'Server was unable to process request. ---&gt; The data store is unavailable.'),
+    );
     const wsdl = await call(service.app).get('/PushNotificationMobile.asmx?wsdl');
     expect(wsdl.status).toBe(200);
   });

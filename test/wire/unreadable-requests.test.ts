@@ -23,7 +23,11 @@ afterAll(async () => {
 });
 
 const request = (target: string | Buffer, headers = 'Host: test\r\n') =>
-  Buffer.concat([Buffer.from('GET '), Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'), Buffer.from(` HTTP/1.1\r\n${headers}\r\n`)]);
+  Buffer.concat([
+    Buffer.from('GET '),
+    Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'),
+    Buffer.from(` HTTP/1.1\r\n${headers}\r\n`),
+  ]);
 
 async function answerTo(raw: Buffer) {
   const answer = await sendRaw(server.port, raw);
@@ -68,34 +72,61 @@ describe('requests that cannot be read', () => {
     ['a 1 MB query string', 1_000_000],
   ])('answers %s with 414 text/plain', async (_name, size) => {
     const answer = await answerTo(request(`/PushNotificationMobile.asmx/GetTokenDevice?id=${'a'.repeat(size)}`));
-    expect(answer).toEqual({ status: 414, contentType: 'text/plain; charset=utf-8', nosniff: 'nosniff', body: 'The request URL is too long.\r\n' });
+    expect(answer).toEqual({
+      status: 414,
+      contentType: 'text/plain; charset=utf-8',
+      nosniff: 'nosniff',
+      body: 'The request URL is too long.\r\n',
+    });
   });
 
   it('answers an oversized query string sent in pieces with 414 before the client has finished, without a reset', async () => {
-    const text = await sendSlowly(request(`/PushNotificationMobile.asmx/GetTokenDevice?id=${'%41'.repeat(100_000)}`), 16 * 1024);
+    const text = await sendSlowly(
+      request(`/PushNotificationMobile.asmx/GetTokenDevice?id=${'%41'.repeat(100_000)}`),
+      16 * 1024,
+    );
     expect(text).toMatch(/^HTTP\/1\.1 414 URI Too Long\r\n[\s\S]*\r\n\r\nThe request URL is too long\.\r\n$/);
   });
 
   it('answers headers over the limit with 431 text/plain', async () => {
     const answer = await answerTo(request('/healthz', `Host: test\r\nX-Big: ${'b'.repeat(20_000)}\r\n`));
-    expect(answer).toEqual({ status: 431, contentType: 'text/plain; charset=utf-8', nosniff: 'nosniff', body: 'The request headers are too large.\r\n' });
+    expect(answer).toEqual({
+      status: 431,
+      contentType: 'text/plain; charset=utf-8',
+      nosniff: 'nosniff',
+      body: 'The request headers are too large.\r\n',
+    });
   });
 
   it.each([
     [
       'bytes that are not UTF-8 in the query',
-      Buffer.concat([Buffer.from('/PushNotificationMobile.asmx/GetTokenDevice?id='), Buffer.from([0xff, 0xfe, 0xc3, 0x28])]),
+      Buffer.concat([
+        Buffer.from('/PushNotificationMobile.asmx/GetTokenDevice?id='),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+      ]),
     ],
-    ['bytes that are not UTF-8 in the path', Buffer.concat([Buffer.from('/PushNotificationMobile.asmx/'), Buffer.from([0xc3, 0x28])])],
+    [
+      'bytes that are not UTF-8 in the path',
+      Buffer.concat([Buffer.from('/PushNotificationMobile.asmx/'), Buffer.from([0xc3, 0x28])]),
+    ],
     ['a control character in the URL', Buffer.from('/PushNotificationMobile.asmx?\x01')],
     ['a space in the URL', Buffer.from('/Push Notification.asmx')],
   ])('answers %s with 400 text/plain', async (_name, target) => {
     const answer = await answerTo(request(target));
-    expect(answer).toEqual({ status: 400, contentType: 'text/plain; charset=utf-8', nosniff: 'nosniff', body: 'The request could not be read.\r\n' });
+    expect(answer).toEqual({
+      status: 400,
+      contentType: 'text/plain; charset=utf-8',
+      nosniff: 'nosniff',
+      body: 'The request could not be read.\r\n',
+    });
   });
 
   const ADMIN_UNDECODABLE = JSON.stringify({
-    error: { code: 'invalid_request', message: 'The request path could not be decoded: its percent-escapes are not UTF-8.' },
+    error: {
+      code: 'invalid_request',
+      message: 'The request path could not be decoded: its percent-escapes are not UTF-8.',
+    },
   });
   it.each([
     // Read as U+FFFD: an id no student has.
@@ -115,12 +146,27 @@ describe('requests that cannot be read', () => {
       'Get%FFToken Web Service method name is not valid.\r\n',
     ],
     ['an endpoint name', '/Push%C3%28.asmx?wsdl', 404, 'text/plain; charset=utf-8', 'Not Found.\r\n'],
-    ['a help page', '/PushNotificationMobile.asmx?op=%FF%C3%28', 200, 'text/html; charset=utf-8', expect.stringContaining('<h2>Method Not Found</h2>')],
+    [
+      'a help page',
+      '/PushNotificationMobile.asmx?op=%FF%C3%28',
+      200,
+      'text/html; charset=utf-8',
+      expect.stringContaining('<h2>Method Not Found</h2>'),
+    ],
     // The admin API's own error shape.
-    ['an admin API path', '/admin/api/v1/outbox/sms/%FF%C3%28', 400, 'application/json; charset=utf-8', ADMIN_UNDECODABLE],
+    [
+      'an admin API path',
+      '/admin/api/v1/outbox/sms/%FF%C3%28',
+      400,
+      'application/json; charset=utf-8',
+      ADMIN_UNDECODABLE,
+    ],
     ['an unknown path', '/%FF%C3%28/%E0%A4%A', 404, 'text/plain; charset=utf-8', 'Not Found.\r\n'],
-  ])('answers percent-escapes that are not UTF-8 in %s as any other value, never as a failure of ours', async (_name, target, status, contentType, body) => {
-    const answer = await answerTo(request(target, `Host: test\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n`));
-    expect(answer).toEqual({ status, contentType, nosniff: 'nosniff', body });
-  });
+  ])(
+    'answers percent-escapes that are not UTF-8 in %s as any other value, never as a failure of ours',
+    async (_name, target, status, contentType, body) => {
+      const answer = await answerTo(request(target, `Host: test\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n`));
+      expect(answer).toEqual({ status, contentType, nosniff: 'nosniff', body });
+    },
+  );
 });

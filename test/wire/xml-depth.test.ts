@@ -19,7 +19,13 @@ function exchange(options: http.RequestOptions, body?: string | Buffer, onSent?:
     const req = http.request({ host: '127.0.0.1', port: server.port, agent: false, ...options }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: res.headers['content-type'],
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     req.on('error', reject);
     if (onSent !== undefined) req.on('finish', onSent);
@@ -35,12 +41,23 @@ const inHeader = (env: string, levels: number) =>
 
 const soap11 = (xml: string | Buffer, onSent?: () => void) =>
   exchange(
-    { method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}GetTokenDevice"` } },
+    {
+      method: 'POST',
+      path: '/PushNotificationMobile.asmx',
+      headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}GetTokenDevice"` },
+    },
     xml,
     onSent,
   );
 const soap12 = (xml: string) =>
-  exchange({ method: 'POST', path: '/PushNotificationMobile.asmx', headers: { 'Content-Type': 'application/soap+xml; charset=utf-8' } }, xml);
+  exchange(
+    {
+      method: 'POST',
+      path: '/PushNotificationMobile.asmx',
+      headers: { 'Content-Type': 'application/soap+xml; charset=utf-8' },
+    },
+    xml,
+  );
 
 const DEPTH_REASON =
   /Server was unable to read request\. ---&gt; There is an error in XML document \(1, \d+\)\. ---&gt; Elements are nested deeper than 64 levels\./;
@@ -65,10 +82,12 @@ describe('deeply nested XML', () => {
     let other: Promise<{ answer: Answer; ms: number }> | undefined;
     const answer = await soap11(xml, () => {
       const started = process.hrtime.bigint();
-      other = exchange({ method: 'GET', path: '/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001' }).then((otherAnswer) => ({
-        answer: otherAnswer,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      }));
+      other = exchange({ method: 'GET', path: '/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001' }).then(
+        (otherAnswer) => ({
+          answer: otherAnswer,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        }),
+      );
     });
     const { answer: otherAnswer, ms } = await (other as Promise<{ answer: Answer; ms: number }>);
     return { answer, other: otherAnswer, otherMs: ms };
@@ -78,7 +97,9 @@ describe('deeply nested XML', () => {
     const xml = Buffer.from(inBody(SOAP11_ENV, 100_000));
     expect(xml.length).toBeGreaterThan(700_000);
     // The same bytes without the nesting: what reading 700 KB costs the other call anyway.
-    const flat = Buffer.from(inBody(SOAP11_ENV, 0).replace('<id></id>', `<id>${'x'.repeat(xml.length - inBody(SOAP11_ENV, 0).length)}</id>`));
+    const flat = Buffer.from(
+      inBody(SOAP11_ENV, 0).replace('<id></id>', `<id>${'x'.repeat(xml.length - inBody(SOAP11_ENV, 0).length)}</id>`),
+    );
     // Before the limit the other call waited minutes for the event loop the deep request held, on
     // every try. The suite shares two cores with other test files, so one try can lose a few hundred
     // milliseconds to them: the wait is measured against a baseline taken right before it, and the

@@ -97,8 +97,10 @@ export class AdaptiveLimit {
     }
     this.#sample(now, latencyMs);
     const smoothed = this.#smoothedMs ?? latencyMs;
-    if (smoothed > Math.max(this.#baselineMs * SLOW_RATIO, this.#baselineMs + SLOW_MARGIN_MS)) this.#cut(now, SLOW_FACTOR);
-    else if (inUse && this.#limit < Math.max(DEFAULT_INITIAL, TARGET_PER_MS * this.#baselineMs)) this.#limit = this.#clamp(this.#limit + 1);
+    if (smoothed > Math.max(this.#baselineMs * SLOW_RATIO, this.#baselineMs + SLOW_MARGIN_MS))
+      this.#cut(now, SLOW_FACTOR);
+    else if (inUse && this.#limit < Math.max(DEFAULT_INITIAL, TARGET_PER_MS * this.#baselineMs))
+      this.#limit = this.#clamp(this.#limit + 1);
   }
 
   // At most one cut per round trip: a burst of 429s answers one excess, not many.
@@ -109,7 +111,8 @@ export class AdaptiveLimit {
   }
 
   #sample(now: number, latencyMs: number): void {
-    this.#smoothedMs = this.#smoothedMs === null ? latencyMs : this.#smoothedMs + SMOOTHING * (latencyMs - this.#smoothedMs);
+    this.#smoothedMs =
+      this.#smoothedMs === null ? latencyMs : this.#smoothedMs + SMOOTHING * (latencyMs - this.#smoothedMs);
     this.#windowMinMs = Math.min(this.#windowMinMs, latencyMs);
     this.#baselineMs = Math.min(this.#baselineMs, latencyMs);
     if (now - this.#windowStart >= BASELINE_WINDOW_MS) {

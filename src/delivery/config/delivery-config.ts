@@ -43,11 +43,21 @@ export interface DeliveryConfig {
 }
 
 // PUSH_PROVIDER, SMS_PROVIDER and the variables of every provider the registry lists.
-const push = providerChoice('PUSH_PROVIDER', PUSH_PROVIDERS, setting('push', 'The push provider ([push providers](delivery.md#push-providers)).'));
-const sms = providerChoice('SMS_PROVIDER', SMS_PROVIDERS, setting('sms', 'The SMS provider ([SMS providers](delivery.md#sms-providers)).'));
+const push = providerChoice(
+  'PUSH_PROVIDER',
+  PUSH_PROVIDERS,
+  setting('push', 'The push provider ([push providers](delivery.md#push-providers)).'),
+);
+const sms = providerChoice(
+  'SMS_PROVIDER',
+  SMS_PROVIDERS,
+  setting('sms', 'The SMS provider ([SMS providers](delivery.md#sms-providers)).'),
+);
 
 const schema = z.object({
-  WORKER: bool('WORKER').default(true).meta(setting('delivery', 'Run the delivery worker inside the server process ([delivery](delivery.md)).')),
+  WORKER: bool('WORKER')
+    .default(true)
+    .meta(setting('delivery', 'Run the delivery worker inside the server process ([delivery](delivery.md)).')),
   ...push.env,
   ...sms.env,
   SMS_LANGUAGE: z
@@ -81,11 +91,19 @@ const schema = z.object({
     .meta(setting('delivery', 'Attempts before a message is `dead` ([retries](delivery.md#retries)).')),
   DELIVERY_LEASE_SECONDS: integer('DELIVERY_LEASE_SECONDS', 5, 3600)
     .default(60)
-    .meta(setting('delivery', 'How long a claimed message is held before another worker may take it over; at least twice `DELIVERY_TIMEOUT_MS`.')),
+    .meta(
+      setting(
+        'delivery',
+        'How long a claimed message is held before another worker may take it over; at least twice `DELIVERY_TIMEOUT_MS`.',
+      ),
+    ),
   DELIVERY_CONCURRENCY: integer('DELIVERY_CONCURRENCY', 1, 4096)
     .default(512)
     .meta(
-      setting('delivery', 'Ceiling of the sends in flight per worker; below it the number adapts to each provider ([concurrency](delivery.md#concurrency)).'),
+      setting(
+        'delivery',
+        'Ceiling of the sends in flight per worker; below it the number adapts to each provider ([concurrency](delivery.md#concurrency)).',
+      ),
     ),
   DELIVERY_CONCURRENCY_MIN: integer('DELIVERY_CONCURRENCY_MIN', 1, 4096)
     .default(4)
@@ -119,7 +137,12 @@ const schema = z.object({
     .meta(setting('delivery', 'Time limit of each provider call, in milliseconds.')),
   DELIVERY_RETRY_BASE_SECONDS: integer('DELIVERY_RETRY_BASE_SECONDS', 1, 3600)
     .default(10)
-    .meta(setting('delivery', 'First wait after a retryable failure, doubling with each attempt ([retries](delivery.md#retries)).')),
+    .meta(
+      setting(
+        'delivery',
+        'First wait after a retryable failure, doubling with each attempt ([retries](delivery.md#retries)).',
+      ),
+    ),
   DELIVERY_RETRY_MAX_SECONDS: integer('DELIVERY_RETRY_MAX_SECONDS', 1, 86400)
     .default(3600)
     .meta(setting('delivery', 'Longest wait between attempts; at least `DELIVERY_RETRY_BASE_SECONDS`.')),
@@ -142,7 +165,12 @@ const schema = z.object({
   AUTH_CODE_LIMIT_GLOBAL: z
     .string()
     .default('1000/1h')
-    .meta(setting('authCode', 'AuthCode limits for the whole service, written as `AUTH_CODE_LIMIT_PER_PHONE`: a budget against SMS pumping.')),
+    .meta(
+      setting(
+        'authCode',
+        'AuthCode limits for the whole service, written as `AUTH_CODE_LIMIT_PER_PHONE`: a budget against SMS pumping.',
+      ),
+    ),
   OUTBOX_RETENTION_DAYS: integerOrOff('OUTBOX_RETENTION_DAYS', 1, MAX_RETENTION_DAYS, 'days')
     .default(30)
     .meta(
@@ -163,7 +191,8 @@ export function parseDeliveryConfig(
   env: Readonly<Record<string, string | undefined>>,
 ): { ok: true; config: DeliveryConfig } | { ok: false; problems: string[] } {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
+  if (!parsed.success)
+    return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
   const raw = parsed.data;
   const problems: string[] = [];
   const pushSettings = push.settings(raw, problems);
@@ -179,7 +208,9 @@ export function parseDeliveryConfig(
   const outboxRetentionDays = raw.OUTBOX_RETENTION_DAYS;
   const uncovered = outboxRetentionDays === null ? null : uncoveredLimitWindow(outboxRetentionDays, authCodeLimits);
   if (uncovered !== null) {
-    problems.push(`OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (${uncovered} s), whose codes the limits count`);
+    problems.push(
+      `OUTBOX_RETENTION_DAYS: must cover the longest AuthCode limit window (${uncovered} s), whose codes the limits count`,
+    );
   }
   const longestQuietMs = Math.max(raw.DELIVERY_TIMEOUT_MS, raw.DELIVERY_POLL_MS, raw.DELIVERY_SAFETY_POLL_MS);
   if (raw.WORKER_STALL_SECONDS * 1000 < 2 * longestQuietMs) {
@@ -202,7 +233,11 @@ export function parseDeliveryConfig(
       sms: smsSettings,
       smsTemplate,
       notificationTemplates,
-      retry: { maxAttempts: raw.DELIVERY_MAX_ATTEMPTS, baseDelayMs: raw.DELIVERY_RETRY_BASE_SECONDS * 1000, maxDelayMs: raw.DELIVERY_RETRY_MAX_SECONDS * 1000 },
+      retry: {
+        maxAttempts: raw.DELIVERY_MAX_ATTEMPTS,
+        baseDelayMs: raw.DELIVERY_RETRY_BASE_SECONDS * 1000,
+        maxDelayMs: raw.DELIVERY_RETRY_MAX_SECONDS * 1000,
+      },
       leaseSeconds: raw.DELIVERY_LEASE_SECONDS,
       concurrency: raw.DELIVERY_CONCURRENCY,
       concurrencyFloor: raw.DELIVERY_CONCURRENCY_MIN,
@@ -226,7 +261,9 @@ function smsTemplateFor(raw: Raw, problems: string[]): string {
   }
   const template = templates[raw.SMS_LANGUAGE];
   if (template === undefined) {
-    problems.push(`SMS_LANGUAGE: no SMS template for "${raw.SMS_LANGUAGE}" (have ${Object.keys(templates).join(', ')}; SMS_TEMPLATES adds more)`);
+    problems.push(
+      `SMS_LANGUAGE: no SMS template for "${raw.SMS_LANGUAGE}" (have ${Object.keys(templates).join(', ')}; SMS_TEMPLATES adds more)`,
+    );
     return '';
   }
   return template;

@@ -27,7 +27,10 @@ function readJson<T>(name: string, file: string, schema: z.ZodType<T>, expected:
   const result = schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    return { ok: false, problem: `${name}: ${file} at ${issue.path.join('.') || 'the top'}: ${issue.message} (expected ${expected})` };
+    return {
+      ok: false,
+      problem: `${name}: ${file} at ${issue.path.join('.') || 'the top'}: ${issue.message} (expected ${expected})`,
+    };
   }
   return { ok: true, value: result.data };
 }
@@ -39,7 +42,12 @@ const notificationTemplates = z.record(z.string(), z.object({ ar: localised, en:
 export function readNotificationTemplates(name: string, file: string): Read<Record<string, NotificationTemplate>> {
   const read = readJson(name, file, notificationTemplates, 'an object of types, each with ar and en title and body');
   if (!read.ok) return read;
-  return { ok: true, value: Object.fromEntries(Object.entries(read.value).map(([type, template]) => [type.trim().toLowerCase(), template])) };
+  return {
+    ok: true,
+    value: Object.fromEntries(
+      Object.entries(read.value).map(([type, template]) => [type.trim().toLowerCase(), template]),
+    ),
+  };
 }
 
 const smsTemplates = z.record(

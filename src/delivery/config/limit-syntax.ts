@@ -3,7 +3,11 @@
 import { parseRateEntry } from '../../shared/rate-entry';
 import type { AuthCodeLimit, AuthCodeLimitScope } from '../../store';
 
-export function parseLimits(name: string, scope: AuthCodeLimitScope, text: string): { ok: true; limits: AuthCodeLimit[] } | { ok: false; problem: string } {
+export function parseLimits(
+  name: string,
+  scope: AuthCodeLimitScope,
+  text: string,
+): { ok: true; limits: AuthCodeLimit[] } | { ok: false; problem: string } {
   if (text.trim().toLowerCase() === 'off') return { ok: true, limits: [] };
   const limits: AuthCodeLimit[] = [];
   for (const entry of text.split(',').map((e) => e.trim())) {

@@ -16,7 +16,11 @@ export interface ProviderChoice<D> {
 
 type Descriptors = readonly [AnyProviderDescriptor<unknown>, ...AnyProviderDescriptor<unknown>[]];
 
-export function providerChoice<L extends Descriptors>(variable: string, descriptors: L, doc: SettingDoc): ProviderChoice<L[number]> {
+export function providerChoice<L extends Descriptors>(
+  variable: string,
+  descriptors: L,
+  doc: SettingDoc,
+): ProviderChoice<L[number]> {
   const names = descriptors.map((descriptor) => descriptor.name);
   const choice = z
     .enum(names, { error: `${variable} must be ${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}` })
@@ -30,7 +34,9 @@ export function providerChoice<L extends Descriptors>(variable: string, descript
       const descriptor = descriptors.find((candidate) => candidate.name === name) as L[number];
       const settings = descriptor.settings(values, problems, `${variable}=${descriptor.name}`);
       // Tagged with the name it was chosen by, which createPushProvider and createSmsProvider look up.
-      return settings === null ? null : ({ provider: descriptor.name, ...(settings as object) } as ChosenSettings<L[number]>);
+      return settings === null
+        ? null
+        : ({ provider: descriptor.name, ...(settings as object) } as ChosenSettings<L[number]>);
     },
   };
 }

@@ -54,7 +54,8 @@ interface Session {
 }
 
 /** Why a stream failed, so that the caller knows whether to try another session. */
-type StreamOutcome = HttpAnswer | { readonly ok: false; readonly sessionFailure: boolean; readonly failure: SendFailure };
+type StreamOutcome =
+  HttpAnswer | { readonly ok: false; readonly sessionFailure: boolean; readonly failure: SendFailure };
 
 export class H2Pool {
   readonly #origin: string;
@@ -117,7 +118,11 @@ export class H2Pool {
     for (;;) {
       if (this.#closed) return null;
       if (awaited !== null && awaited.closing && !awaited.settled) {
-        return { failure: failure('connection', `Could not reach ${this.#host}: ${reason(awaited.error)}.`, { retryable: true }) };
+        return {
+          failure: failure('connection', `Could not reach ${this.#host}: ${reason(awaited.error)}.`, {
+            retryable: true,
+          }),
+        };
       }
       let best: Session | null = null;
       let opening: Session | null = null;
@@ -220,7 +225,11 @@ export class H2Pool {
         resolve(outcome);
       };
       const lost = (error: unknown) =>
-        settle({ ok: false, sessionFailure: true, failure: failure('connection', `Could not reach ${this.#host}: ${reason(error)}.`, { retryable: true }) });
+        settle({
+          ok: false,
+          sessionFailure: true,
+          failure: failure('connection', `Could not reach ${this.#host}: ${reason(error)}.`, { retryable: true }),
+        });
       let stream: http2.ClientHttp2Stream;
       try {
         stream = session.http2.request({
@@ -242,7 +251,10 @@ export class H2Pool {
           settle({
             ok: false,
             sessionFailure: false,
-            failure: failure('timeout', `No answer from ${this.#host} within ${request.timeoutMs} ms.`, { retryable: true, uncertain: true }),
+            failure: failure('timeout', `No answer from ${this.#host} within ${request.timeoutMs} ms.`, {
+              retryable: true,
+              uncertain: true,
+            }),
           });
         },
         Math.max(0, deadline - Date.now()),
@@ -268,7 +280,9 @@ export class H2Pool {
         if (settled) return;
         if (answered && stream.rstCode === http2.constants.NGHTTP2_NO_ERROR) return;
         // REFUSED_STREAM (and a stream cut by GOAWAY) was never processed; any other reset before an answer is the session's failure too.
-        lost(new Error(stream.rstCode === NGHTTP2_REFUSED_STREAM ? 'stream refused' : `stream reset (${stream.rstCode})`));
+        lost(
+          new Error(stream.rstCode === NGHTTP2_REFUSED_STREAM ? 'stream refused' : `stream reset (${stream.rstCode})`),
+        );
       });
       stream.end(body);
     });

@@ -64,7 +64,12 @@ export function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure
         });
         response.on('end', () => {
           clearTimeout(timer);
-          resolve({ ok: true, status: response.statusCode ?? 0, headers: flatten(response.headers), body: Buffer.concat(chunks).toString('utf8') });
+          resolve({
+            ok: true,
+            status: response.statusCode ?? 0,
+            headers: flatten(response.headers),
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
         });
         response.on('error', (error) => settleFailure(error));
       },
@@ -77,10 +82,20 @@ export function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure
       clearTimeout(timer);
       // A kept-alive connection the server had just closed resets our request
       // before it was read: sending it again is safe (Node's documented case).
-      const staleConnection = outgoing.reusedSocket && (error as { code?: unknown } | null)?.code === 'ECONNRESET' && !timedOut;
+      const staleConnection =
+        outgoing.reusedSocket && (error as { code?: unknown } | null)?.code === 'ECONNRESET' && !timedOut;
       const uncertain = requestSent && !staleConnection;
-      if (timedOut) resolve(failure('timeout', `No answer from ${url.host} within ${request.timeoutMs} ms.`, { retryable: true, uncertain }));
-      else resolve(failure('connection', `Could not reach ${url.host}: ${reason(error)}.`, { retryable: true, uncertain }));
+      if (timedOut)
+        resolve(
+          failure('timeout', `No answer from ${url.host} within ${request.timeoutMs} ms.`, {
+            retryable: true,
+            uncertain,
+          }),
+        );
+      else
+        resolve(
+          failure('connection', `Could not reach ${url.host}: ${reason(error)}.`, { retryable: true, uncertain }),
+        );
     };
     outgoing.on('finish', () => {
       requestSent = true;
@@ -92,7 +107,8 @@ export function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure
 
 function flatten(headers: http.IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   return flat;
 }
 
@@ -100,7 +116,11 @@ function flatten(headers: http.IncomingHttpHeaders): Record<string, string> {
  * The usual reading of an HTTP error status: 429 means slow down, 408 and 5xx
  * are worth another try, any other 4xx will fail again the same way.
  */
-export function failureFromStatus(answer: HttpAnswer, code = `http_${answer.status}`, detail = answerDetail(answer.body)): SendFailure {
+export function failureFromStatus(
+  answer: HttpAnswer,
+  code = `http_${answer.status}`,
+  detail = answerDetail(answer.body),
+): SendFailure {
   const message = `HTTP ${answer.status}${detail === '' ? '' : `: ${detail}`}`;
   const retryAfterMs = parseRetryAfter(answer.headers['retry-after'] ?? null);
   if (answer.status === 429) return failure(code, message, { retryable: true, rateLimited: true, retryAfterMs });

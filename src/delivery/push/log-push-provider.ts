@@ -9,7 +9,13 @@ export function createLogPushProvider(logger: Logger): PushProvider {
     retriesUncertain: true,
     send(message: PushMessage): Promise<SendResult> {
       logger.info(
-        { notificationId: message.id, studentId: message.data.studentId, type: message.data.type, platform: message.platform, title: message.title },
+        {
+          notificationId: message.id,
+          studentId: message.data.studentId,
+          type: message.data.type,
+          platform: message.platform,
+          title: message.title,
+        },
         'push notification delivered to the log (PUSH_PROVIDER=log)',
       );
       return Promise.resolve(sent());

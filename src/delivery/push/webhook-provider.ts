@@ -36,7 +36,13 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
         body: message.body,
         data,
         notifications: [
-          { tokens: [message.token], platform: GORUSH_PLATFORM[message.platform ?? 'android'], title: message.title, message: message.body, data },
+          {
+            tokens: [message.token],
+            platform: GORUSH_PLATFORM[message.platform ?? 'android'],
+            title: message.title,
+            message: message.body,
+            data,
+          },
         ],
       };
       const answer = await httpCall({
@@ -50,7 +56,10 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
       if (isSuccess(answer)) return sent();
       // 410 Gone is the one answer a gateway can give to say "this token is dead";
       // a 404 may just be a wrong URL, and must not cost every device its token.
-      if (answer.status === 410) return failure('http_410', 'The gateway says the push token is no longer registered (HTTP 410).', { tokenInvalid: true });
+      if (answer.status === 410)
+        return failure('http_410', 'The gateway says the push token is no longer registered (HTTP 410).', {
+          tokenInvalid: true,
+        });
       return failureFromStatus(answer);
     },
   };

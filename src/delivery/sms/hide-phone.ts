@@ -17,7 +17,8 @@ export function hidePhoneIn(text: string, phone: string): string {
   const parsed = parsePhoneNumberFromString(phone);
   const national = parsed?.nationalNumber ?? phone.replace(/\D/g, '');
   if (national.length < 4) return text;
-  const country = parsed === undefined ? '' : `(?:(?:%2B|\\+|00)?${SEPARATOR}${spaced(parsed.countryCallingCode)}${SEPARATOR}|`;
+  const country =
+    parsed === undefined ? '' : `(?:(?:%2B|\\+|00)?${SEPARATOR}${spaced(parsed.countryCallingCode)}${SEPARATOR}|`;
   // The country code (with +, %2B or 00, or none) or a national 0, then the national number.
   const pattern = new RegExp(`${country === '' ? '(?:' : country}0${SEPARATOR})?${spaced(national)}`, 'gi');
   return text.replace(pattern, maskPhone);

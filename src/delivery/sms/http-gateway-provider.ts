@@ -32,7 +32,12 @@ const ESCAPE = {
 } as const;
 
 function fillTemplate(template: string, message: SmsMessage, escape: (value: string) => string): string {
-  const values: Record<string, string> = { phone: message.phone, phone_digits: message.phone.replace(/^\+/, ''), text: message.text, id: message.id };
+  const values: Record<string, string> = {
+    phone: message.phone,
+    phone_digits: message.phone.replace(/^\+/, ''),
+    text: message.text,
+    id: message.id,
+  };
   return template.replace(/\{(phone|phone_digits|text|id)\}/g, (_, name: string) => escape(values[name]));
 }
 
@@ -44,9 +49,12 @@ export function createHttpGatewayProvider(options: HttpGatewayOptions): SmsProvi
     async send(message: SmsMessage): Promise<SendResult> {
       const filled = fillTemplate(options.bodyTemplate, message, ESCAPE[options.format]);
       // A GET carries the filled template as its query string.
-      const url = options.method === 'GET' ? `${options.url}${options.url.includes('?') ? '&' : '?'}${filled}` : options.url;
+      const url =
+        options.method === 'GET' ? `${options.url}${options.url.includes('?') ? '&' : '?'}${filled}` : options.url;
       const headers: Record<string, string> =
-        options.method === 'GET' ? { ...options.headers } : { 'content-type': CONTENT_TYPE[options.format], ...options.headers };
+        options.method === 'GET'
+          ? { ...options.headers }
+          : { 'content-type': CONTENT_TYPE[options.format], ...options.headers };
       if (idempotencyHeader !== null) headers[idempotencyHeader] = message.id;
       const answer = await httpCall({
         url,
@@ -89,7 +97,12 @@ export const httpGateway = smsProvider({
       .toLowerCase()
       .pipe(z.enum(['form', 'json'], { error: 'SMS_HTTP_FORMAT must be form or json' }))
       .default('form')
-      .meta(setting('sms', '`http`: `form` or `json`: how values are escaped into the template, and the Content-Type of a POST.')),
+      .meta(
+        setting(
+          'sms',
+          '`http`: `form` or `json`: how values are escaped into the template, and the Content-Type of a POST.',
+        ),
+      ),
     SMS_HTTP_HEADERS: z
       .string()
       .optional()
@@ -108,7 +121,10 @@ export const httpGateway = smsProvider({
       .string()
       .trim()
       .toLowerCase()
-      .regex(/^[!#$%&'*+.^_`|~0-9a-z-]+$/, 'SMS_HTTP_IDEMPOTENCY_HEADER must be an HTTP header name, such as Idempotency-Key')
+      .regex(
+        /^[!#$%&'*+.^_`|~0-9a-z-]+$/,
+        'SMS_HTTP_IDEMPOTENCY_HEADER must be an HTTP header name, such as Idempotency-Key',
+      )
       .optional()
       .meta(
         setting(
@@ -127,7 +143,9 @@ export const httpGateway = smsProvider({
     if (!bodyTemplate.includes('{text}') || !/\{phone(_digits)?\}/.test(bodyTemplate)) {
       problems.push('SMS_HTTP_BODY: the template must contain {text} and {phone} (or {phone_digits})');
     } else if (format === 'json' && !isJsonTemplate(bodyTemplate)) {
-      problems.push(`SMS_HTTP_BODY: with SMS_HTTP_FORMAT=json the template must be a JSON document once filled, such as ${DEFAULT_JSON_BODY}`);
+      problems.push(
+        `SMS_HTTP_BODY: with SMS_HTTP_FORMAT=json the template must be a JSON document once filled, such as ${DEFAULT_JSON_BODY}`,
+      );
     }
     const headers = parseHeaders(values.SMS_HTTP_HEADERS, problems);
     if (problems.length > before || headers === null) return null;

@@ -9,7 +9,10 @@ export function createLogSmsProvider(logger: Logger): SmsProvider {
     name: logSms.name,
     retriesUncertain: true,
     send(message: SmsMessage): Promise<SendResult> {
-      logger.info({ messageId: message.id, to: maskPhone(message.phone) }, 'SMS delivered to the log (SMS_PROVIDER=log; text not logged)');
+      logger.info(
+        { messageId: message.id, to: maskPhone(message.phone) },
+        'SMS delivered to the log (SMS_PROVIDER=log; text not logged)',
+      );
       return Promise.resolve(sent());
     },
   };

@@ -19,7 +19,9 @@ export interface TwilioOptions {
 export function createTwilioProvider(options: TwilioOptions): SmsProvider {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`;
-  const sender: Record<string, string> = /^MG[0-9a-f]{32}$/i.test(options.from) ? { MessagingServiceSid: options.from } : { From: options.from };
+  const sender: Record<string, string> = /^MG[0-9a-f]{32}$/i.test(options.from)
+    ? { MessagingServiceSid: options.from }
+    : { From: options.from };
   return {
     name: twilio.name,
     // Twilio's Messages API takes no idempotency key: a send that timed out may
@@ -61,13 +63,21 @@ export const twilio = smsProvider({
       .string()
       .trim()
       .optional()
-      .meta(setting('sms', '`twilio`: the sender: a number (E.164), an alphanumeric id, or a Messaging Service SID (`MG…`).', 'required with `twilio`')),
+      .meta(
+        setting(
+          'sms',
+          '`twilio`: the sender: a number (E.164), an alphanumeric id, or a Messaging Service SID (`MG…`).',
+          'required with `twilio`',
+        ),
+      ),
     TWILIO_BASE_URL: url('TWILIO_BASE_URL').default(TWILIO_BASE_URL).meta(setting('sms', '`twilio`: the API base.')),
   },
   settings(values, problems, chosenBy): Omit<TwilioOptions, 'timeoutMs'> | null {
     const { TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: authToken, TWILIO_FROM: from } = values;
     if (accountSid === undefined || authToken === undefined || from === undefined) {
-      const absent = (['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const).filter((name) => values[name] === undefined);
+      const absent = (['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const).filter(
+        (name) => values[name] === undefined,
+      );
       return required(problems, absent.join(', '), chosenBy);
     }
     return { accountSid, authToken, from, baseUrl: values.TWILIO_BASE_URL };

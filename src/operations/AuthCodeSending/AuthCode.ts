@@ -14,9 +14,13 @@ const CODE_PATTERN = /^[0-9]{4,10}$/;
 export const AuthCode =
   ({ store, rules }: OperationDeps) =>
   async ({ code, phone }: AuthCodeArgs, context: CallContext): Promise<void> => {
-    if (code === null || !CODE_PATTERN.test(code)) throw new ClientError('code_invalid', 'The code must be 4 to 10 digits.');
+    if (code === null || !CODE_PATTERN.test(code))
+      throw new ClientError('code_invalid', 'The code must be 4 to 10 digits.');
     const e164 = normalisePhone(phone, rules.phone);
-    const admission = await store.outbox.admitAuthCode({ phone: e164, code, callerAddress: context.callerAddress }, rules.authCodeLimits ?? []);
+    const admission = await store.outbox.admitAuthCode(
+      { phone: e164, code, callerAddress: context.callerAddress },
+      rules.authCodeLimits ?? [],
+    );
     if (!admission.admitted) throw refusalError(admission);
     rules.onQueued?.('sms');
   };

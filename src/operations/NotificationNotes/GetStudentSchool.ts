@@ -7,9 +7,17 @@ import type { OperationDeps } from '../define';
 
 export const GetStudentSchool =
   ({ store }: OperationDeps) =>
-  async ({ school_base_url: schoolBaseUrl, show_active: showActive }: GetStudentSchoolArgs): Promise<GetStudentSchoolResult> => {
+  async ({
+    school_base_url: schoolBaseUrl,
+    show_active: showActive,
+  }: GetStudentSchoolArgs): Promise<GetStudentSchoolResult> => {
     // A missing argument matches nothing.
     if (schoolBaseUrl === null || showActive === null) return [];
     const students = await store.records.listStudentsOfSchool(schoolKey(schoolBaseUrl), showActive);
-    return students.map((s) => ({ studentId: s.studentId, fullName: s.fullName, deviceId: s.deviceId, showActive: s.active }));
+    return students.map((s) => ({
+      studentId: s.studentId,
+      fullName: s.fullName,
+      deviceId: s.deviceId,
+      showActive: s.active,
+    }));
   };

@@ -10,7 +10,8 @@ import { ClientError } from '../errors';
 const MAX_TYPE_LENGTH = 64;
 
 function required(value: string | null, wireName: string): string {
-  if (value === null || value.trim() === '') throw new ClientError('missing_value', `A value for ${wireName} is required.`);
+  if (value === null || value.trim() === '')
+    throw new ClientError('missing_value', `A value for ${wireName} is required.`);
   return value.trim();
 }
 
@@ -20,7 +21,8 @@ export const SendNotificationType =
     const id = required(studentId, 'id');
     const school = required(baseUrlSchool, 'baseUrlSchool');
     const kind = required(type, 'TypeNotfication');
-    if (kind.length > MAX_TYPE_LENGTH) throw new ClientError('type_too_long', `TypeNotfication must be at most ${MAX_TYPE_LENGTH} characters.`);
+    if (kind.length > MAX_TYPE_LENGTH)
+      throw new ClientError('type_too_long', `TypeNotfication must be at most ${MAX_TYPE_LENGTH} characters.`);
 
     const student = await store.records.findStudent(id);
     if (student === null) throw new ClientError('student_unknown', `No student with id ${id}.`);

@@ -103,12 +103,23 @@ export async function listAuditRows(db: Kysely<StoreDatabase>, query: AuditQuery
   if (query.user !== undefined) base = base.where('user', '=', query.user);
   if (query.subject !== undefined) base = base.where('subject', '=', query.subject);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  const rows = await base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+  const rows = await base
+    .selectAll()
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
   return { items: rows.map(toAuditRow), total: Number(total?.n ?? 0) };
 }
 
 /** Deletes entries older than `before` in batches (deleteInBatches); stops once `signal` is aborted. */
-export function pruneAuditRows(db: Kysely<StoreDatabase>, before: string, signal?: AbortSignal, batch = PRUNE_BATCH): Promise<number> {
+export function pruneAuditRows(
+  db: Kysely<StoreDatabase>,
+  before: string,
+  signal?: AbortSignal,
+  batch = PRUNE_BATCH,
+): Promise<number> {
   return deleteInBatches(
     () =>
       db

@@ -55,12 +55,20 @@ export async function mergeCounters(db: Kysely<StoreDatabase>, merge: CounterMer
   const totals = new Map<string, number>();
   // In one order on every node, so that two merges under way at once wait
   // for each other's row locks instead of deadlocking (PostgreSQL).
-  const deltas = [...merge.deltas].sort((a, b) => (a.counter < b.counter ? -1 : a.counter > b.counter ? 1 : a.windowStart < b.windowStart ? -1 : 1));
+  const deltas = [...merge.deltas].sort((a, b) =>
+    a.counter < b.counter ? -1 : a.counter > b.counter ? 1 : a.windowStart < b.windowStart ? -1 : 1,
+  );
   for (const part of chunks(deltas)) {
     const rows = await db
       .insertInto('access_counters')
-      .values(part.map((d) => ({ counter: d.counter, window_start: d.windowStart, window_end: d.windowEnd, count: d.delta })))
-      .onConflict((oc) => oc.columns(['counter', 'window_start']).doUpdateSet((eb) => ({ count: eb('access_counters.count', '+', eb.ref('excluded.count')) })))
+      .values(
+        part.map((d) => ({ counter: d.counter, window_start: d.windowStart, window_end: d.windowEnd, count: d.delta })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['counter', 'window_start'])
+          .doUpdateSet((eb) => ({ count: eb('access_counters.count', '+', eb.ref('excluded.count')) })),
+      )
       .returning(['counter', 'window_start', 'count'])
       .execute();
     for (const row of rows) totals.set(windowKey(row.counter, row.window_start), Number(row.count));
@@ -100,7 +108,13 @@ export function pruneCounters(db: Kysely<StoreDatabase>, before: string, batch =
     () =>
       db
         .deleteFrom('access_counters')
-        .where('counter', 'in', (eb) => eb.selectFrom('access_counters as old').select('old.counter').where('old.window_end', '<', before).limit(batch))
+        .where('counter', 'in', (eb) =>
+          eb
+            .selectFrom('access_counters as old')
+            .select('old.counter')
+            .where('old.window_end', '<', before)
+            .limit(batch),
+        )
         .where('window_end', '<', before)
         .executeTakeFirst(),
     batch,

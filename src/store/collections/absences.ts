@@ -19,5 +19,8 @@ export const absences = defineCollection({
     seen: flag('seen', 'Whether the parents app has shown it; false for a new absence.', { filter: true }),
   },
   references: { studentId: { collection: 'students', onDelete: 'cascade' } },
-  derived: (record, now) => ({ row: { seen_at: record.seen === true ? now : null }, given: record.seen === undefined ? [] : ['seen_at'] }),
+  derived: (record, now) => ({
+    row: { seen_at: record.seen === true ? now : null },
+    given: record.seen === undefined ? [] : ['seen_at'],
+  }),
 });

@@ -8,7 +8,9 @@ import { z } from 'zod';
 import type { StoreDatabase } from '../database';
 import { FieldProblem, type Field } from './fields';
 
-type Fields<T extends keyof StoreDatabase = keyof StoreDatabase> = Readonly<Record<string, Field<z.ZodType, keyof StoreDatabase[T] & string>>>;
+type Fields<T extends keyof StoreDatabase = keyof StoreDatabase> = Readonly<
+  Record<string, Field<z.ZodType, keyof StoreDatabase[T] & string>>
+>;
 type Shape<F extends Readonly<Record<string, Field>>> = { -readonly [K in keyof F]: F[K]['schema'] };
 
 export type Row = Record<string, unknown>;
@@ -101,7 +103,9 @@ export class RowProblem extends Error {
 
 // A field's column must be one of its table's (database.ts): a field added
 // without its column, or with a misspelt one, does not compile.
-export function defineCollection<T extends keyof StoreDatabase, F extends Fields<T>>(spec: CollectionSpec<T, F>): Collection<T, F> {
+export function defineCollection<T extends keyof StoreDatabase, F extends Fields<T>>(
+  spec: CollectionSpec<T, F>,
+): Collection<T, F> {
   const entries = Object.entries(spec.fields) as [keyof F & string, Field][];
   const shape = Object.fromEntries(entries.map(([name, f]) => [name, f.schema])) as Shape<F>;
   const schema = z.strictObject(shape).meta({ id: spec.title });
@@ -113,7 +117,9 @@ export function defineCollection<T extends keyof StoreDatabase, F extends Fields
     requiredFields: entries.filter(([, f]) => f.required).map(([name]) => name),
     requiredColumns: entries.filter(([, f]) => f.required && f.column !== spec.keyColumn).map(([, f]) => f.column),
     columns: Object.fromEntries(entries.map(([name, f]) => [name, f.column])),
-    filters: z.strictObject(Object.fromEntries(entries.flatMap(([name, f]) => (f.filter === null ? [] : [[name, f.filter]])))),
+    filters: z.strictObject(
+      Object.fromEntries(entries.flatMap(([name, f]) => (f.filter === null ? [] : [[name, f.filter]]))),
+    ),
     links: entries.flatMap(([name, f]) => {
       const reference = spec.references?.[name];
       return reference === undefined ? [] : [{ ...reference, field: name, column: f.column }];
@@ -138,10 +144,14 @@ export function defineCollection<T extends keyof StoreDatabase, F extends Fields
         if (!f.required && value !== undefined) given.push(f.column);
       }
       const derived = spec.derived?.(record, now);
-      return derived === undefined ? { row, given } : { row: { ...row, ...derived.row }, given: [...given, ...derived.given] };
+      return derived === undefined
+        ? { row, given }
+        : { row: { ...row, ...derived.row }, given: [...given, ...derived.given] };
     },
     fromRow(row) {
-      return Object.fromEntries(entries.map(([name, f]) => [name, f.fromColumn(row[f.column])])) as z.output<z.ZodObject<Shape<F>>>;
+      return Object.fromEntries(entries.map(([name, f]) => [name, f.fromColumn(row[f.column])])) as z.output<
+        z.ZodObject<Shape<F>>
+      >;
     },
   };
 }

@@ -49,10 +49,12 @@ const trueOrFalse = () => z.enum(['true', 'false']).transform((value) => value =
 // the admin API gives the same ones by path.
 const REQUIRED = 'is required.';
 const tooLong = (max: number) => `must be at most ${max} characters.`;
-const textError = (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? REQUIRED : 'must be a string.');
+const textError = (issue: { input?: unknown }) =>
+  issue.input === undefined || issue.input === null ? REQUIRED : 'must be a string.';
 
 // Hand-written JSON has numbers for ids and badges; CSV has text only.
-const numberAsText = (value: unknown): unknown => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value);
+const numberAsText = (value: unknown): unknown =>
+  typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
 const same = (value: unknown): unknown => value;
 const text = (value: unknown): string => String(value);
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
@@ -90,8 +92,19 @@ export function presentText<K extends string>(column: K, max: number, descriptio
 }
 
 /** Optional text, trimmed, at most `max` characters; null or empty clears it (a CSV cell cannot say null). */
-export function optionalText<K extends string>(column: K, max: number, description: string, options: FilterOptions = {}) {
-  const schema = z.string({ error: 'must be a string.' }).trim().max(max, tooLong(max)).nullable().optional().describe(`${description}; null clears it.`);
+export function optionalText<K extends string>(
+  column: K,
+  max: number,
+  description: string,
+  options: FilterOptions = {},
+) {
+  const schema = z
+    .string({ error: 'must be a string.' })
+    .trim()
+    .max(max, tooLong(max))
+    .nullable()
+    .optional()
+    .describe(`${description}; null clears it.`);
   return field(schema, {
     column,
     required: false,
@@ -115,7 +128,11 @@ interface ChoiceOptions<T extends string> extends FilterOptions {
 }
 
 /** One of a few words, optional. */
-export function choice<K extends string, const T extends readonly [string, ...string[]]>(column: K, choices: T, options: ChoiceOptions<T[number]> = {}) {
+export function choice<K extends string, const T extends readonly [string, ...string[]]>(
+  column: K,
+  choices: T,
+  options: ChoiceOptions<T[number]> = {},
+) {
   const schema = z.enum(choices, { error: options.message ?? `must be one of ${choices.join(', ')}.` }).optional();
   return field(options.description === undefined ? schema : schema.describe(options.description), {
     column,
@@ -187,13 +204,18 @@ const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)
 function calendarDate(date: string): string {
   const [, year, month, day] = DATE.exec(date) as unknown as [string, string, string, string];
   const utc = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (Number.isNaN(utc.getTime()) || utc.toISOString().slice(0, 10) !== date) throw new FieldProblem('is not a calendar date.');
+  if (Number.isNaN(utc.getTime()) || utc.toISOString().slice(0, 10) !== date)
+    throw new FieldProblem('is not a calendar date.');
   return date;
 }
 
 /** A date as written (the day the school recorded), YYYY-MM-DD. Whether the day exists is the store's check (a 422 in the admin API). */
 export function isoDate<K extends string>(column: K, description?: string) {
-  const schema = z.string({ error: textError }).trim().min(1, { error: REQUIRED, abort: true }).regex(DATE, 'must be an ISO 8601 date (YYYY-MM-DD).');
+  const schema = z
+    .string({ error: textError })
+    .trim()
+    .min(1, { error: REQUIRED, abort: true })
+    .regex(DATE, 'must be an ISO 8601 date (YYYY-MM-DD).');
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
@@ -209,13 +231,22 @@ export function isoDate<K extends string>(column: K, description?: string) {
  * as UTC rather than in the server's zone.
  */
 export function isoTimestamp<K extends string>(column: K, description?: string) {
-  const schema = z.string({ error: textError }).trim().min(1, { error: REQUIRED, abort: true }).regex(TIMESTAMP, 'must be an ISO 8601 timestamp.');
+  const schema = z
+    .string({ error: textError })
+    .trim()
+    .min(1, { error: REQUIRED, abort: true })
+    .regex(TIMESTAMP, 'must be an ISO 8601 timestamp.');
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
     fromFile: numberAsText,
     toColumn: (value) => {
-      const [, day, time, offset] = TIMESTAMP.exec(value as string) as unknown as [string, string, string | undefined, string | undefined];
+      const [, day, time, offset] = TIMESTAMP.exec(value as string) as unknown as [
+        string,
+        string,
+        string | undefined,
+        string | undefined,
+      ];
       const date = calendarDate(day);
       const zone = offset ?? 'Z';
       const normalisedZone = /^[+-]\d{4}$/.test(zone) ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;

@@ -30,5 +30,8 @@ export const notes = defineCollection({
   },
   references: { studentId: { collection: 'students', onDelete: 'cascade' } },
   // read_at is given with state; the upsert keeps the stored time while the state stays (write-data-set.ts).
-  derived: (record, now) => ({ row: { read_at: record.state === 'read' ? now : null }, given: record.state === undefined ? [] : ['read_at'] }),
+  derived: (record, now) => ({
+    row: { read_at: record.state === 'read' ? now : null },
+    given: record.state === undefined ? [] : ['read_at'],
+  }),
 });

@@ -30,5 +30,8 @@ export const students = defineCollection({
     classId: optionalText('class_id', 64, 'Class id', { filter: true }),
   },
   // A student may name a device not registered yet; deleting a device leaves the id (registering it again restores the notifications).
-  references: { school: { collection: 'schools', onDelete: 'refuse' }, deviceId: { collection: 'devices', onDelete: 'keep' } },
+  references: {
+    school: { collection: 'schools', onDelete: 'refuse' },
+    deviceId: { collection: 'devices', onDelete: 'keep' },
+  },
 });

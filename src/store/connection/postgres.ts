@@ -49,7 +49,10 @@ export function createPostgresDialect(options: PostgresDialectOptions): Postgres
  * lives in: Kysely would otherwise take any schema's migration table (a test
  * schema, say) for ours.
  */
-export async function preparePostgresSchema<DB>(db: Kysely<DB>, schema: string | undefined): Promise<string | undefined> {
+export async function preparePostgresSchema<DB>(
+  db: Kysely<DB>,
+  schema: string | undefined,
+): Promise<string | undefined> {
   if (schema === undefined) {
     const { rows } = await sql<{ name: string | null }>`select current_schema() as name`.execute(db);
     return rows[0]?.name ?? undefined;

@@ -7,7 +7,9 @@ const MARKER = '\u0000store-parameter:';
 
 export type ParameterValue = string | number | null;
 
-export type BoundQuery<Names extends string, Row> = (values: Readonly<Record<Names, ParameterValue>>) => CompiledQuery<Row>;
+export type BoundQuery<Names extends string, Row> = (
+  values: Readonly<Record<Names, ParameterValue>>,
+) => CompiledQuery<Row>;
 
 /**
  * Compiles `build` once. `build` receives one marker per name and must use

@@ -13,7 +13,11 @@ const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
 /** Runs `work` on one connection inside a read-write transaction. */
-export function inWriteTransaction<DB, T>(db: Kysely<DB>, dialect: StoreDialect, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+export function inWriteTransaction<DB, T>(
+  db: Kysely<DB>,
+  dialect: StoreDialect,
+  work: (trx: Kysely<DB>) => Promise<T>,
+): Promise<T> {
   return db.connection().execute(async (connection) => {
     await connection.executeQuery(BEGIN[dialect]);
     let result: T;

@@ -42,7 +42,9 @@ export function createDataSetStore(core: StoreCore, queries: StoreQueries): Data
 
     readDataSet: () =>
       run(async () => {
-        const [schools, devices, students, notes, absences] = await Promise.all(COLLECTIONS.map((c) => readAllRecords(db, c)));
+        const [schools, devices, students, notes, absences] = await Promise.all(
+          COLLECTIONS.map((c) => readAllRecords(db, c)),
+        );
         return { schools, devices, students, notes, absences } as Required<DataSet>;
       }),
 

@@ -16,8 +16,15 @@ export interface ImportCounts {
 }
 
 /** Call inside a write transaction. */
-export async function importNormalisedDataSet(db: Kysely<StoreDatabase>, data: NormalisedDataSet, options: WriteDataSetOptions = {}): Promise<ImportCounts> {
-  const updated = { schools: 0, students: 0, devices: 0, notes: 0, absences: 0 } satisfies Record<DataSetCollection, number>;
+export async function importNormalisedDataSet(
+  db: Kysely<StoreDatabase>,
+  data: NormalisedDataSet,
+  options: WriteDataSetOptions = {},
+): Promise<ImportCounts> {
+  const updated = { schools: 0, students: 0, devices: 0, notes: 0, absences: 0 } satisfies Record<
+    DataSetCollection,
+    number
+  >;
   for (const collection of COLLECTIONS) {
     const keys = data[collection].map((record) => ('key' in record.row ? record.row.key : record.row.id));
     if (keys.length > 0) updated[collection] = (await existingKeys(db, collection, keys)).size;

@@ -35,7 +35,11 @@ export function normaliseDataSet(dataSet: DataSet, now: string): NormalisedDataS
 
 // Later records replace earlier ones with the same key: PostgreSQL refuses
 // to update one row twice in a single INSERT … ON CONFLICT.
-function collect(dataSet: DataSet, collection: DataSetCollection, now: string): UpsertRecord<Record<string, unknown>>[] {
+function collect(
+  dataSet: DataSet,
+  collection: DataSetCollection,
+  now: string,
+): UpsertRecord<Record<string, unknown>>[] {
   const items: unknown = dataSet[collection];
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) throw new InvalidDataSetError(collection, 'must be a list.');
@@ -47,7 +51,10 @@ function collect(dataSet: DataSet, collection: DataSetCollection, now: string): 
     const parsed = fieldsSchema.safeParse(fromFile(item as Record<string, unknown>));
     if (!parsed.success) {
       const [issue] = parsed.error.issues;
-      throw new InvalidDataSetError([path, ...(issue?.path ?? []).map(String)].join('.'), issue?.message ?? 'is not valid.');
+      throw new InvalidDataSetError(
+        [path, ...(issue?.path ?? []).map(String)].join('.'),
+        issue?.message ?? 'is not valid.',
+      );
     }
     try {
       const { row, given } = toRow(parsed.data, now);

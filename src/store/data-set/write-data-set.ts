@@ -14,8 +14,13 @@ const BATCH_ROWS = 500;
  * An update sets the required columns (collections/) and the optional ones
  * the records gave.
  */
-export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: NormalisedDataSet, options: WriteDataSetOptions = {}): Promise<DataSetCounts> {
-  const progress = (collection: DataSetCollection, total: number) => (written: number) => options.onProgress?.(collection, written, total);
+export async function writeNormalisedDataSet(
+  db: Kysely<StoreDatabase>,
+  data: NormalisedDataSet,
+  options: WriteDataSetOptions = {},
+): Promise<DataSetCounts> {
+  const progress = (collection: DataSetCollection, total: number) => (written: number) =>
+    options.onProgress?.(collection, written, total);
   for (const link of LINKS) if (link.onDelete === 'refuse') await assertLinkKnown(db, data, link);
 
   await upsertInBatches(data.schools, progress('schools', data.schools.length), async (rows) => {
@@ -46,7 +51,9 @@ export async function writeNormalisedDataSet(db: Kysely<StoreDatabase>, data: No
     await db
       .insertInto('students')
       .values(rows)
-      .onConflict((oc) => oc.column('id').doUpdateSet(fromExcluded([...COLLECTION_OF.students.requiredColumns, ...given])))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet(fromExcluded([...COLLECTION_OF.students.requiredColumns, ...given])),
+      )
       .execute();
   });
 
@@ -90,7 +97,11 @@ type LooseRow = Record<string, unknown>;
 // A `refuse` link (collections/): the named record must be stored or in the
 // data set. The foreign key would refuse the same rows, but only with the
 // driver's words; the importer wants to point at the record.
-async function assertLinkKnown(db: Kysely<StoreDatabase>, data: NormalisedDataSet, link: CollectionLink): Promise<void> {
+async function assertLinkKnown(
+  db: Kysely<StoreDatabase>,
+  data: NormalisedDataSet,
+  link: CollectionLink,
+): Promise<void> {
   const { table, keyColumn } = COLLECTION_OF[link.to];
   const rowsOf = (collection: DataSetCollection) => data[collection] as unknown as readonly UpsertRecord<LooseRow>[];
   const inDataSet = new Set(rowsOf(link.to).map((record) => record.row[keyColumn]));
@@ -111,7 +122,10 @@ async function assertLinkKnown(db: Kysely<StoreDatabase>, data: NormalisedDataSe
   const [missing] = firstUse;
   if (missing !== undefined) {
     const [key, path] = missing;
-    throw new InvalidDataSetError(`${path}.${link.field}`, `names a ${COLLECTION_OF[link.to].noun} that is neither stored nor in the data set (${key}).`);
+    throw new InvalidDataSetError(
+      `${path}.${link.field}`,
+      `names a ${COLLECTION_OF[link.to].noun} that is neither stored nor in the data set (${key}).`,
+    );
   }
 }
 
@@ -152,7 +166,9 @@ function fromExcluded(columns: readonly string[]): Record<string, RawBuilder<nev
 }
 
 function anyChanged(table: string, columns: readonly string[]): RawBuilder<boolean> {
-  const tests = columns.map((column) => sql`${sql.ref(`${table}.${column}`)} is distinct from ${sql.ref(`excluded.${column}`)}`);
+  const tests = columns.map(
+    (column) => sql`${sql.ref(`${table}.${column}`)} is distinct from ${sql.ref(`excluded.${column}`)}`,
+  );
   return sql<boolean>`(${sql.join(tests, sql` or `)})`;
 }
 

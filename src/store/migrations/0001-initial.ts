@@ -23,7 +23,11 @@ async function createDomainTables(db: Kysely<unknown>, dialect: StoreDialect): P
     .addColumn('active', 'char(1)', (c) => c.notNull())
     .addColumn('class_id', text)
     .execute();
-  await db.schema.createIndex('students_school_active_name_idx').on('students').columns(['school_key', 'active', 'full_name', 'id']).execute();
+  await db.schema
+    .createIndex('students_school_active_name_idx')
+    .on('students')
+    .columns(['school_key', 'active', 'full_name', 'id'])
+    .execute();
 
   await db.schema
     .createTable('devices')
@@ -46,7 +50,11 @@ async function createDomainTables(db: Kysely<unknown>, dialect: StoreDialect): P
     .addColumn('state', text, (c) => c.notNull())
     .addColumn('read_at', text)
     .execute();
-  await db.schema.createIndex('notes_type_subject_class_date_idx').on('notes').columns(['type', 'subject_id', 'class_id', 'note_date']).execute();
+  await db.schema
+    .createIndex('notes_type_subject_class_date_idx')
+    .on('notes')
+    .columns(['type', 'subject_id', 'class_id', 'note_date'])
+    .execute();
   await db.schema.createIndex('notes_student_type_idx').on('notes').columns(['student_id', 'type']).execute();
 
   await db.schema
@@ -59,7 +67,11 @@ async function createDomainTables(db: Kysely<unknown>, dialect: StoreDialect): P
     .addColumn('seen', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('seen_at', text)
     .execute();
-  await db.schema.createIndex('absences_student_date_idx').on('absences').columns(['student_id', 'absence_date']).execute();
+  await db.schema
+    .createIndex('absences_student_date_idx')
+    .on('absences')
+    .columns(['student_id', 'absence_date'])
+    .execute();
 }
 
 async function createOutboxTables(db: Kysely<unknown>, dialect: StoreDialect): Promise<void> {
@@ -83,7 +95,11 @@ async function createOutboxTables(db: Kysely<unknown>, dialect: StoreDialect): P
     .addColumn('updated_at', text, (c) => c.notNull())
     .addColumn('sent_at', text)
     .execute();
-  await db.schema.createIndex('push_notifications_status_next_idx').on('push_notifications').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('push_notifications_status_next_idx')
+    .on('push_notifications')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
 
   await db.schema
     .createTable('auth_code_messages')
@@ -100,10 +116,22 @@ async function createOutboxTables(db: Kysely<unknown>, dialect: StoreDialect): P
     .addColumn('updated_at', text, (c) => c.notNull())
     .addColumn('sent_at', text)
     .execute();
-  await db.schema.createIndex('auth_code_messages_status_next_idx').on('auth_code_messages').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('auth_code_messages_status_next_idx')
+    .on('auth_code_messages')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
   // The rate limits count recent messages per phone and per caller address.
-  await db.schema.createIndex('auth_code_messages_phone_created_idx').on('auth_code_messages').columns(['phone', 'created_at']).execute();
-  await db.schema.createIndex('auth_code_messages_caller_created_idx').on('auth_code_messages').columns(['caller_address', 'created_at']).execute();
+  await db.schema
+    .createIndex('auth_code_messages_phone_created_idx')
+    .on('auth_code_messages')
+    .columns(['phone', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('auth_code_messages_caller_created_idx')
+    .on('auth_code_messages')
+    .columns(['caller_address', 'created_at'])
+    .execute();
 }
 
 export const initialMigration: StoreMigration = {
@@ -113,7 +141,15 @@ export const initialMigration: StoreMigration = {
   },
   async down(db) {
     // Children before parents: students reference schools.
-    for (const table of ['auth_code_messages', 'push_notifications', 'absences', 'notes', 'devices', 'students', 'schools']) {
+    for (const table of [
+      'auth_code_messages',
+      'push_notifications',
+      'absences',
+      'notes',
+      'devices',
+      'students',
+      'schools',
+    ]) {
       await db.schema.dropTable(table).ifExists().execute();
     }
   },

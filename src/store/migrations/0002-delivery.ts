@@ -26,7 +26,11 @@ export const deliveryMigration: StoreMigration = {
         .where(sql<boolean>`status in ('queued', 'failed', 'sending')`)
         .execute();
     }
-    await db.schema.createIndex('auth_code_messages_created_idx').on('auth_code_messages').column('created_at').execute();
+    await db.schema
+      .createIndex('auth_code_messages_created_idx')
+      .on('auth_code_messages')
+      .column('created_at')
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropIndex('auth_code_messages_created_idx').ifExists().execute();

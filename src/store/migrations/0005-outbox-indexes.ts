@@ -16,7 +16,12 @@ export const outboxIndexesMigration: StoreMigration = {
   },
   async down(db: Kysely<unknown>) {
     for (const table of OUTBOX_TABLES) {
-      await db.schema.createIndex(`${table}_status_next_idx`).ifNotExists().on(table).columns(['status', 'next_attempt_at']).execute();
+      await db.schema
+        .createIndex(`${table}_status_next_idx`)
+        .ifNotExists()
+        .on(table)
+        .columns(['status', 'next_attempt_at'])
+        .execute();
     }
   },
 };

@@ -27,7 +27,9 @@ export const auditBoundsMigration: StoreMigration = {
     await db.schema.alterTable('access_audit').addColumn('omitted', 'integer').execute();
     await cutLongSubjects(db);
     // Addresses and users are never long in practice; cutting them needs no hash.
-    await sql`update access_audit set address = substr(address, 1, ${ADDRESS_MAX}) where length(address) > ${ADDRESS_MAX}`.execute(db);
+    await sql`update access_audit set address = substr(address, 1, ${ADDRESS_MAX}) where length(address) > ${ADDRESS_MAX}`.execute(
+      db,
+    );
     await sql`update access_audit set ${sql.ref('user')} = substr(${sql.ref('user')}, 1, ${USER_MAX}) where length(${sql.ref('user')}) > ${USER_MAX}`.execute(
       db,
     );
@@ -45,17 +47,28 @@ interface LongSubject {
 }
 
 async function cutLongSubjects(db: Kysely<unknown>): Promise<void> {
-  const kinds = [...Object.entries(SUBJECT_MAX).map(([kind, max]) => ({ kind, max })), { kind: null, max: SUBJECT_MAX_ANY }];
+  const kinds = [
+    ...Object.entries(SUBJECT_MAX).map(([kind, max]) => ({ kind, max })),
+    { kind: null, max: SUBJECT_MAX_ANY },
+  ];
   for (const { kind, max } of kinds) {
-    const ofKind = kind === null ? sql`(subject_kind is null or subject_kind not in (${sql.join(Object.keys(SUBJECT_MAX))}))` : sql`subject_kind = ${kind}`;
+    const ofKind =
+      kind === null
+        ? sql`(subject_kind is null or subject_kind not in (${sql.join(Object.keys(SUBJECT_MAX))}))`
+        : sql`subject_kind = ${kind}`;
     for (;;) {
       // A row cut no longer matches, so each pass reads the next ones.
-      const { rows } = await sql<LongSubject>`select id, subject from access_audit where ${ofKind} and length(subject) > ${max} limit ${BATCH}`.execute(db);
+      const { rows } =
+        await sql<LongSubject>`select id, subject from access_audit where ${ofKind} and length(subject) > ${max} limit ${BATCH}`.execute(
+          db,
+        );
       if (rows.length === 0) break;
       for (const row of rows) {
         const kept = cut(row.subject, max);
         const hash = createHash('sha256').update(row.subject, 'utf8').digest('hex');
-        await sql`update access_audit set subject = ${kept}, subject_length = ${row.subject.length}, subject_sha256 = ${hash} where id = ${row.id}`.execute(db);
+        await sql`update access_audit set subject = ${kept}, subject_length = ${row.subject.length}, subject_sha256 = ${hash} where id = ${row.id}`.execute(
+          db,
+        );
       }
     }
   }

@@ -3,20 +3,29 @@ import { migrationsFor, type StoreDialect } from './index';
 import { inWriteTransaction } from '../connection/transaction';
 
 /** Brings the schema up to date; safe to run on every start. */
-export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: StoreDialect, migrationTableSchema: string | undefined): Promise<void> {
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  dialect: StoreDialect,
+  migrationTableSchema: string | undefined,
+): Promise<void> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(dialect)) };
 
   if (dialect === 'postgres') {
     // Kysely serialises concurrent migrators with an advisory lock and runs
     // them in a transaction. The explicit schema keeps it from mistaking
     // another schema's migration table for ours.
-    await runRetryingVanishedSchemas(() => run(new Migrator({ db, provider, migrationTableSchema })), migrationTableSchema);
+    await runRetryingVanishedSchemas(
+      () => run(new Migrator({ db, provider, migrationTableSchema })),
+      migrationTableSchema,
+    );
     return;
   }
   // Kysely's SQLite lock is in-process only. One immediate transaction around
   // the whole run makes a second process (server and worker starting
   // together) wait and then find the work done.
-  await inWriteTransaction(db, dialect, (connection) => run(new Migrator({ db: connection, provider, disableTransactions: true })));
+  await inWriteTransaction(db, dialect, (connection) =>
+    run(new Migrator({ db: connection, provider, disableTransactions: true })),
+  );
 }
 
 // Kysely's migrator looks for its table by introspecting every schema of the
@@ -46,7 +55,12 @@ export async function runRetryingVanishedSchemas(work: () => Promise<void>, ours
 function aboutAnotherSchema(error: unknown, ours: string | undefined): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof message !== 'string') return false;
-  const schema = code === '3F000' ? /schema "([^"]+)"/.exec(message)?.[1] : code === '42P01' ? /relation "([^".]+)\./.exec(message)?.[1] : undefined;
+  const schema =
+    code === '3F000'
+      ? /schema "([^"]+)"/.exec(message)?.[1]
+      : code === '42P01'
+        ? /relation "([^".]+)\./.exec(message)?.[1]
+        : undefined;
   return schema !== undefined && schema !== ours;
 }
 

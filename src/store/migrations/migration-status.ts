@@ -15,7 +15,9 @@ export interface MigrationStatus {
 }
 
 export async function readMigrationStatus<DB>(db: Kysely<DB>, dialect: StoreDialect): Promise<MigrationStatus> {
-  const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
+  const { rows } = await sql<{
+    name: string;
+  }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
   const applied = rows.map((row) => row.name);
   const known = Object.keys(migrationsFor(dialect)).sort();
   const pending = known.filter((name) => !applied.includes(name));

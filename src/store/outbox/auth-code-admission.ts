@@ -32,7 +32,11 @@ export type AuthCodeAdmission =
       readonly retryAfterSeconds: number;
     };
 
-async function insertAuthCodeMessage(db: Kysely<StoreDatabase>, message: NewAuthCodeMessage, now: string): Promise<string> {
+async function insertAuthCodeMessage(
+  db: Kysely<StoreDatabase>,
+  message: NewAuthCodeMessage,
+  now: string,
+): Promise<string> {
   const id = randomUUID();
   await db
     .insertInto('auth_code_messages')
@@ -79,7 +83,12 @@ async function lockLimits(trx: Kysely<StoreDatabase>): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.auth_code_limits'))`.execute(trx);
 }
 
-async function admitOne(trx: Kysely<StoreDatabase>, message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[], now: Date): Promise<AuthCodeAdmission> {
+async function admitOne(
+  trx: Kysely<StoreDatabase>,
+  message: NewAuthCodeMessage,
+  limits: readonly AuthCodeLimit[],
+  now: Date,
+): Promise<AuthCodeAdmission> {
   let worst: { limit: AuthCodeLimit; retryAt: Date } | null = null;
   for (const limit of limits) {
     const retryAt = await reachedUntil(trx, message, limit, now);
@@ -100,7 +109,12 @@ async function admitOne(trx: Kysely<StoreDatabase>, message: NewAuthCodeMessage,
  * Null when one more message fits in the limit's window; otherwise the time
  * at which the window's max-th newest message leaves it, freeing a place.
  */
-async function reachedUntil(trx: Kysely<StoreDatabase>, message: NewAuthCodeMessage, limit: AuthCodeLimit, now: Date): Promise<Date | null> {
+async function reachedUntil(
+  trx: Kysely<StoreDatabase>,
+  message: NewAuthCodeMessage,
+  limit: AuthCodeLimit,
+  now: Date,
+): Promise<Date | null> {
   if (limit.scope === 'caller' && message.callerAddress === null) return null;
   const windowMs = limit.windowSeconds * 1000;
   let query = trx
@@ -108,7 +122,8 @@ async function reachedUntil(trx: Kysely<StoreDatabase>, message: NewAuthCodeMess
     .select('created_at')
     .where('created_at', '>', new Date(now.getTime() - windowMs).toISOString());
   if (limit.scope === 'phone') query = query.where('phone', '=', message.phone);
-  if (limit.scope === 'caller' && message.callerAddress !== null) query = query.where('caller_address', '=', message.callerAddress);
+  if (limit.scope === 'caller' && message.callerAddress !== null)
+    query = query.where('caller_address', '=', message.callerAddress);
   const row = await query
     .orderBy('created_at', 'desc')
     .limit(1)

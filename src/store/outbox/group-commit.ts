@@ -38,7 +38,8 @@ export class GroupCommit<Item, Result> {
   #immediate: NodeJS.Immediate | null = null;
 
   constructor(options: GroupCommitOptions<Item, Result>) {
-    if (options.maxBatch < 1 || options.maxInFlight < 1) throw new RangeError('maxBatch and maxInFlight must be at least 1');
+    if (options.maxBatch < 1 || options.maxInFlight < 1)
+      throw new RangeError('maxBatch and maxInFlight must be at least 1');
     this.#options = options;
   }
 

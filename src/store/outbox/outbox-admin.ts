@@ -24,7 +24,12 @@ const PENDING: OutboxStatus[] = ['queued', 'sending', 'failed'];
  * attempts reset. An auth code whose code was erased cannot be sent again:
  * the caller must ask for a new code.
  */
-export async function requeueMessage(db: Kysely<StoreDatabase>, channel: OutboxChannel, id: string, now: string): Promise<RequeueResult> {
+export async function requeueMessage(
+  db: Kysely<StoreDatabase>,
+  channel: OutboxChannel,
+  id: string,
+  now: string,
+): Promise<RequeueResult> {
   const table = TABLE[channel];
   const row = await db.selectFrom(table).select(['status']).where('id', '=', id).executeTakeFirst();
   if (row === undefined) return 'not_found';
@@ -43,7 +48,11 @@ export async function requeueMessage(db: Kysely<StoreDatabase>, channel: OutboxC
 }
 
 /** Re-queues every dead message of a channel that can still be sent; returns how many. */
-export async function requeueDeadMessages(db: Kysely<StoreDatabase>, channel: OutboxChannel, now: string): Promise<number> {
+export async function requeueDeadMessages(
+  db: Kysely<StoreDatabase>,
+  channel: OutboxChannel,
+  now: string,
+): Promise<number> {
   const base = db
     .updateTable(TABLE[channel])
     .set({ status: 'queued', attempts: 0, next_attempt_at: now, locked_until: null, updated_at: now })
@@ -75,7 +84,12 @@ const FINISHED: OutboxStatus[] = ['sent', 'dead', 'uncertain'];
 /** The ids of up to `batch` finished messages last changed before `before`: what the prune deletes, read through the (status, updated_at) index of migration 0003. */
 export function finishedBefore(db: Kysely<StoreDatabase>, channel: OutboxChannel, before: string, batch: number) {
   const table = TABLE[channel];
-  return db.selectFrom(table).select('id').where('status', 'in', FINISHED).where('updated_at', '<', before).limit(batch);
+  return db
+    .selectFrom(table)
+    .select('id')
+    .where('status', 'in', FINISHED)
+    .where('updated_at', '<', before)
+    .limit(batch);
 }
 
 /**

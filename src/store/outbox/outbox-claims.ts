@@ -68,7 +68,12 @@ type OutboxTable = 'push_notifications' | 'auth_code_messages';
 const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
 
 /** The claim of up to `limit` due rows of one table, as an UPDATE … RETURNING. */
-function claimStatement<T extends OutboxTable>(db: Kysely<StoreDatabase>, dialect: StoreDialect, table: T, request: ClaimRequest) {
+function claimStatement<T extends OutboxTable>(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  table: T,
+  request: ClaimRequest,
+) {
   // Kysely cannot follow a table name that is a type parameter; both tables
   // share these columns (migration 0001), so one typed spelling serves both.
   const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
@@ -124,7 +129,11 @@ function byCreation(a: { created_at: string; id: string }, b: { created_at: stri
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-export async function claimPushNotifications(db: Kysely<StoreDatabase>, dialect: StoreDialect, request: ClaimRequest): Promise<ClaimedPushNotification[]> {
+export async function claimPushNotifications(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  request: ClaimRequest,
+): Promise<ClaimedPushNotification[]> {
   if (dialect === 'postgres') {
     // One round trip: the claim and the devices' current tokens in one statement.
     const rows = await db
@@ -132,20 +141,38 @@ export async function claimPushNotifications(db: Kysely<StoreDatabase>, dialect:
       .selectFrom('claimed')
       .leftJoin('devices', 'devices.id', 'claimed.device_id')
       .selectAll('claimed')
-      .select(['devices.id as device_found', 'devices.push_token as device_push_token', 'devices.platform as device_platform'])
+      .select([
+        'devices.id as device_found',
+        'devices.push_token as device_push_token',
+        'devices.platform as device_platform',
+      ])
       .execute();
     rows.sort(byCreation);
-    return rows.map((row) => toClaimedPush(row, row.device_found === null ? undefined : { push_token: row.device_push_token, platform: row.device_platform }));
+    return rows.map((row) =>
+      toClaimedPush(
+        row,
+        row.device_found === null ? undefined : { push_token: row.device_push_token, platform: row.device_platform },
+      ),
+    );
   }
   const rows = await claimRows(db, dialect, 'push_notifications', request);
   if (rows.length === 0) return [];
   const deviceIds = [...new Set(rows.map((row) => row.device_id))];
-  const devices = await db.selectFrom('devices').select(['id', 'push_token', 'platform']).where('id', 'in', deviceIds).execute();
+  const devices = await db
+    .selectFrom('devices')
+    .select(['id', 'push_token', 'platform'])
+    .where('id', 'in', deviceIds)
+    .execute();
   const byId = new Map(devices.map((device) => [device.id, device]));
   return rows.map((row) => toClaimedPush(row, byId.get(row.device_id)));
 }
 
-function claimedFields(row: { id: string; claim_token: string | null; attempts: number; created_at: string }): ClaimedMessage {
+function claimedFields(row: {
+  id: string;
+  claim_token: string | null;
+  attempts: number;
+  created_at: string;
+}): ClaimedMessage {
   return { id: row.id, claimToken: row.claim_token ?? '', attempts: Number(row.attempts), createdAt: row.created_at };
 }
 
@@ -166,7 +193,11 @@ function toClaimedPush(
   };
 }
 
-export async function claimAuthCodeMessages(db: Kysely<StoreDatabase>, dialect: StoreDialect, request: ClaimRequest): Promise<ClaimedAuthCodeMessage[]> {
+export async function claimAuthCodeMessages(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  request: ClaimRequest,
+): Promise<ClaimedAuthCodeMessage[]> {
   const rows = await claimRows(db, dialect, 'auth_code_messages', request);
   return rows.map((row: Selectable<AuthCodeMessagesTable>) => ({
     ...claimedFields(row),
@@ -181,7 +212,11 @@ export async function claimAuthCodeMessages(db: Kysely<StoreDatabase>, dialect: 
  * when nothing is due. Reads the due index of migration 0002 (on SQLite by
  * name, as the claim does: its planner would rather sort every due row).
  */
-export async function oldestDueAt(db: Kysely<StoreDatabase>, dialect: StoreDialect, now: string): Promise<string | null> {
+export async function oldestDueAt(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  now: string,
+): Promise<string | null> {
   let oldest: string | null = null;
   for (const table of ['push_notifications', 'auth_code_messages'] as const) {
     const row =
@@ -252,7 +287,11 @@ export async function completeSent(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
   table: OutboxTable,
-  entries: ReadonlyArray<{ readonly id: string; readonly claimToken: string; readonly providerMessageId: string | null }>,
+  entries: ReadonlyArray<{
+    readonly id: string;
+    readonly claimToken: string;
+    readonly providerMessageId: string | null;
+  }>,
   now: string,
 ): Promise<Set<string>> {
   if (entries.length === 0) return new Set();
@@ -279,7 +318,12 @@ export async function completeSent(
  * Forgets a device's push token, unless the app registered a new one since
  * (then the new token is kept). Returns whether a token was removed.
  */
-export async function removeDeviceToken(db: Kysely<StoreDatabase>, deviceId: string, token: string, now: string): Promise<boolean> {
+export async function removeDeviceToken(
+  db: Kysely<StoreDatabase>,
+  deviceId: string,
+  token: string,
+  now: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('devices')
     .set({ push_token: null, updated_at: now })

@@ -2,7 +2,12 @@
 // message just queued is on the first page, with a total for the pager.
 import type { Kysely } from 'kysely';
 import type { OutboxStatus, StoreDatabase } from '../database';
-import { toAuthCodeMessageRow, toPushNotificationRow, type AuthCodeMessageRow, type PushNotificationRow } from './outbox';
+import {
+  toAuthCodeMessageRow,
+  toPushNotificationRow,
+  type AuthCodeMessageRow,
+  type PushNotificationRow,
+} from './outbox';
 import type { OutboxChannel } from './outbox-admin';
 
 export interface OutboxQuery {
@@ -19,27 +24,49 @@ export type OutboxPage =
   | { readonly channel: 'push'; readonly items: PushNotificationRow[]; readonly total: number }
   | { readonly channel: 'sms'; readonly items: AuthCodeMessageRow[]; readonly total: number };
 
-export async function listOutbox(db: Kysely<StoreDatabase>, channel: OutboxChannel, query: OutboxQuery): Promise<OutboxPage> {
+export async function listOutbox(
+  db: Kysely<StoreDatabase>,
+  channel: OutboxChannel,
+  query: OutboxQuery,
+): Promise<OutboxPage> {
   if (channel === 'push') {
     let base = db.selectFrom('push_notifications');
     if (query.status !== undefined) base = base.where('status', '=', query.status);
     if (query.studentId !== undefined) base = base.where('student_id', '=', query.studentId);
     if (query.deviceId !== undefined) base = base.where('device_id', '=', query.deviceId);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-    const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+    const rows = await base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute();
     return { channel, items: rows.map(toPushNotificationRow), total: Number(total?.n ?? 0) };
   }
   let base = db.selectFrom('auth_code_messages');
   if (query.status !== undefined) base = base.where('status', '=', query.status);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
   return { channel, items: rows.map(toAuthCodeMessageRow), total: Number(total?.n ?? 0) };
 }
 
-export type OutboxMessage = { readonly channel: 'push'; readonly item: PushNotificationRow } | { readonly channel: 'sms'; readonly item: AuthCodeMessageRow };
+export type OutboxMessage =
+  | { readonly channel: 'push'; readonly item: PushNotificationRow }
+  | { readonly channel: 'sms'; readonly item: AuthCodeMessageRow };
 
 /** One message of a channel by id, or null. */
-export async function findOutboxMessage(db: Kysely<StoreDatabase>, channel: OutboxChannel, id: string): Promise<OutboxMessage | null> {
+export async function findOutboxMessage(
+  db: Kysely<StoreDatabase>,
+  channel: OutboxChannel,
+  id: string,
+): Promise<OutboxMessage | null> {
   if (channel === 'push') {
     const row = await db.selectFrom('push_notifications').selectAll().where('id', '=', id).executeTakeFirst();
     return row === undefined ? null : { channel, item: toPushNotificationRow(row) };

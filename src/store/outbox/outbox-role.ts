@@ -107,7 +107,12 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
 
   const claimRequest = (limit: number, leaseSeconds: number): ClaimRequest => {
     const now = core.now();
-    return { limit, now: now.toISOString(), leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(), claimToken: randomUUID() };
+    return {
+      limit,
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+      claimToken: randomUUID(),
+    };
   };
 
   // The worker's writes are single statements whose atomicity each message
@@ -115,7 +120,8 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   // add two round trips per claim); SQLite takes the write lock up front so
   // that a claim cannot fail on a stale read (see transaction.ts), and one
   // commit covers a batch of results.
-  const deliveryWrite = <T>(work: (q: typeof db) => Promise<T>): Promise<T> => (dialect === 'postgres' ? work(db) : core.writeTransaction(work));
+  const deliveryWrite = <T>(work: (q: typeof db) => Promise<T>): Promise<T> =>
+    dialect === 'postgres' ? work(db) : core.writeTransaction(work);
 
   return {
     // On PostgreSQL with its NOTIFY, in a group commit with concurrent calls.
@@ -129,7 +135,8 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
     // Checked and written in one serialised transaction.
     admitAuthCode: (message, limits) =>
       run(() => {
-        if (dialect === 'sqlite') return core.writeTransaction((trx) => admitAuthCode(trx, message, limits, core.now()));
+        if (dialect === 'sqlite')
+          return core.writeTransaction((trx) => admitAuthCode(trx, message, limits, core.now()));
         if (admissionBatches !== null) return admissionBatches.submit({ message, limits });
         return admitInOneTransaction([{ message, limits }]).then((admissions) => admissions[0]);
       }),
@@ -140,9 +147,11 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       return options.listen(onNotification);
     },
 
-    claimPushNotifications: (limit, leaseSeconds) => run(() => deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds)))),
+    claimPushNotifications: (limit, leaseSeconds) =>
+      run(() => deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds)))),
 
-    claimAuthCodeMessages: (limit, leaseSeconds) => run(() => deliveryWrite((q) => claimAuthCodeMessages(q, dialect, claimRequest(limit, leaseSeconds)))),
+    claimAuthCodeMessages: (limit, leaseSeconds) =>
+      run(() => deliveryWrite((q) => claimAuthCodeMessages(q, dialect, claimRequest(limit, leaseSeconds)))),
 
     completeDeliveries: (completions) =>
       run(() =>
@@ -151,13 +160,17 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
           const current = new Set<string>();
           for (const channel of ['push', 'sms'] as const) {
             const sent = completions.flatMap((e) =>
-              e.channel === channel && e.completion.status === 'sent' ? [{ ...e, providerMessageId: e.completion.providerMessageId }] : [],
+              e.channel === channel && e.completion.status === 'sent'
+                ? [{ ...e, providerMessageId: e.completion.providerMessageId }]
+                : [],
             );
-            for (const id of await completeSent(trx, dialect, OUTBOX_TABLE[channel], sent, now)) current.add(`${channel}:${id}`);
+            for (const id of await completeSent(trx, dialect, OUTBOX_TABLE[channel], sent, now))
+              current.add(`${channel}:${id}`);
           }
           for (const e of completions) {
             if (e.completion.status === 'sent') continue;
-            if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now)) current.add(`${e.channel}:${e.id}`);
+            if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now))
+              current.add(`${e.channel}:${e.id}`);
           }
           return completions.map((e) => current.has(`${e.channel}:${e.id}`));
         }),

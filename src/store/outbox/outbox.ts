@@ -31,13 +31,27 @@ export interface AuthCodeMessageRow extends OutboxRow {
 }
 
 /** The delivery columns of a message just queued: due now, never tried. */
-export function queuedColumns(now: string): { status: OutboxStatus; attempts: number; next_attempt_at: string; created_at: string; updated_at: string } {
+export function queuedColumns(now: string): {
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: string;
+  created_at: string;
+  updated_at: string;
+} {
   return { status: 'queued', attempts: 0, next_attempt_at: now, created_at: now, updated_at: now };
 }
 
 type DeliveryColumns = Pick<
   Selectable<PushNotificationsTable>,
-  'id' | 'status' | 'attempts' | 'next_attempt_at' | 'locked_until' | 'last_error' | 'created_at' | 'updated_at' | 'sent_at'
+  | 'id'
+  | 'status'
+  | 'attempts'
+  | 'next_attempt_at'
+  | 'locked_until'
+  | 'last_error'
+  | 'created_at'
+  | 'updated_at'
+  | 'sent_at'
 >;
 
 /** The delivery columns both outbox tables share. */

@@ -19,7 +19,11 @@ export interface RecordReference {
 }
 
 /** The record's stored key and references, or the problem as `field problem` (`active must be "1" or "0".`). */
-export function checkRecord(collection: DataSetCollection, record: unknown, now: string): RecordCheck | { readonly problem: string } {
+export function checkRecord(
+  collection: DataSetCollection,
+  record: unknown,
+  now: string,
+): RecordCheck | { readonly problem: string } {
   try {
     const data = normaliseDataSet({ [collection]: [record] }, now);
     const [checked] = data[collection];
@@ -35,6 +39,10 @@ export function checkRecord(collection: DataSetCollection, record: unknown, now:
   } catch (error) {
     if (!(error instanceof InvalidDataSetError)) throw error;
     const prefix = `${collection}[0]`;
-    return { problem: error.message.startsWith(`${prefix}.`) ? error.message.slice(prefix.length + 1) : error.message.replace(prefix, 'the record') };
+    return {
+      problem: error.message.startsWith(`${prefix}.`)
+        ? error.message.slice(prefix.length + 1)
+        : error.message.replace(prefix, 'the record'),
+    };
   }
 }

@@ -7,7 +7,17 @@ import { prepareQuery } from '../connection/prepared';
 // Newest first is the date descending; the id breaks ties so that a page
 // shows the same order on every call and on both dialects.
 export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect) {
-  const noteColumns = ['id', 'student_id', 'type', 'subject_id', 'class_id', 'text', 'note_date', 'badge', 'state'] as const;
+  const noteColumns = [
+    'id',
+    'student_id',
+    'type',
+    'subject_id',
+    'class_id',
+    'text',
+    'note_date',
+    'badge',
+    'state',
+  ] as const;
 
   return {
     ping: prepareQuery([], () => db.selectNoFrom((eb) => eb.lit(1).as('ok'))),
@@ -26,7 +36,9 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
         .orderBy('id'),
     ),
 
-    deviceToken: prepareQuery(['deviceId'], (p) => db.selectFrom('devices').select('push_token').where('id', '=', p.deviceId)),
+    deviceToken: prepareQuery(['deviceId'], (p) =>
+      db.selectFrom('devices').select('push_token').where('id', '=', p.deviceId),
+    ),
 
     auditNotes: prepareQuery(['subjectId', 'classId'], (p) =>
       db
@@ -49,7 +61,13 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
     ),
 
     notesOfStudent: prepareQuery(['studentId', 'type'], (p) =>
-      db.selectFrom('notes').select(noteColumns).where('student_id', '=', p.studentId).where('type', '=', p.type).orderBy('note_date', 'desc').orderBy('id'),
+      db
+        .selectFrom('notes')
+        .select(noteColumns)
+        .where('student_id', '=', p.studentId)
+        .where('type', '=', p.type)
+        .orderBy('note_date', 'desc')
+        .orderBy('id'),
     ),
 
     absencesOfStudent: prepareQuery(['studentId'], (p) =>
@@ -66,14 +84,24 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
     ),
 
     markAbsencesSeen: prepareQuery(['studentId', 'now'], (p) =>
-      db.updateTable('absences').set({ seen: 1, seen_at: p.now }).where('student_id', '=', p.studentId).where('seen', '=', 0),
+      db
+        .updateTable('absences')
+        .set({ seen: 1, seen_at: p.now })
+        .where('student_id', '=', p.studentId)
+        .where('seen', '=', 0),
     ),
 
     student: prepareQuery(['studentId'], (p) =>
       db
         .selectFrom('students')
         .leftJoin('devices', 'devices.id', 'students.device_id')
-        .select(['students.id', 'students.full_name', 'students.school_key', 'students.device_id', 'devices.push_token'])
+        .select([
+          'students.id',
+          'students.full_name',
+          'students.school_key',
+          'students.device_id',
+          'devices.push_token',
+        ])
         .where('students.id', '=', p.studentId),
     ),
   };

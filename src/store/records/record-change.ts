@@ -10,10 +10,12 @@ import { findRecord, recordKey, type RecordOf } from './records';
 import { writeNormalisedDataSet } from '../data-set/write-data-set';
 
 /** What to do given the stored record (null: none): write this record, or refuse with a reason. */
-export type RecordDecision<C extends DataSetCollection> = { readonly write: RecordOf<C> } | { readonly refuse: 'exists' | 'not_found' };
+export type RecordDecision<C extends DataSetCollection> =
+  { readonly write: RecordOf<C> } | { readonly refuse: 'exists' | 'not_found' };
 
 export type RecordChangeResult<C extends DataSetCollection> =
-  { readonly status: 'created' | 'updated'; readonly record: RecordOf<C> } | { readonly status: 'refused'; readonly reason: 'exists' | 'not_found' };
+  | { readonly status: 'created' | 'updated'; readonly record: RecordOf<C> }
+  | { readonly status: 'refused'; readonly reason: 'exists' | 'not_found' };
 
 /** Call inside a write transaction. Throws InvalidDataSetError for a bad record or one whose key is not `key`. */
 export async function changeRecord<C extends DataSetCollection>(
@@ -32,7 +34,10 @@ export async function changeRecord<C extends DataSetCollection>(
   const [written] = data[collection];
   const writtenKey = written === undefined ? undefined : 'key' in written.row ? written.row.key : written.row.id;
   if (writtenKey !== recordKey(collection, key)) {
-    throw new InvalidDataSetError(`${collection}[0].${COLLECTION_OF[collection].key}`, `must name the record being written (${key}).`);
+    throw new InvalidDataSetError(
+      `${collection}[0].${COLLECTION_OF[collection].key}`,
+      `must name the record being written (${key}).`,
+    );
   }
   await writeNormalisedDataSet(db, data);
   const stored = await findRecord(db, collection, key);

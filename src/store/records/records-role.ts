@@ -7,8 +7,20 @@ import type { Records, StudentPlacement } from '../types';
 import type { StoreQueries } from './queries';
 import { toAbsenceRecord, toNoteRecord } from './rows';
 
-function toStudentPlacement(row: { id: string; full_name: string; school_key: string; device_id: string | null; push_token: string | null }): StudentPlacement {
-  return { studentId: row.id, fullName: row.full_name, schoolKey: row.school_key, deviceId: row.device_id, pushToken: row.push_token ?? null };
+function toStudentPlacement(row: {
+  id: string;
+  full_name: string;
+  school_key: string;
+  device_id: string | null;
+  push_token: string | null;
+}): StudentPlacement {
+  return {
+    studentId: row.id,
+    fullName: row.full_name,
+    schoolKey: row.school_key,
+    deviceId: row.device_id,
+    pushToken: row.push_token ?? null,
+  };
 }
 
 /** `batching`: on PostgreSQL, how concurrent student look-ups share one query; null reads each on its own. */

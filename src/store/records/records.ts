@@ -28,7 +28,8 @@ type Row = Record<string, unknown>;
 // speaks to Kysely with string names and maps rows itself (collections/).
 type LooseDb = Kysely<Record<string, Row>>;
 
-const fromRow = <C extends DataSetCollection>(collection: C, row: Row): RecordOf<C> => COLLECTION_OF[collection].fromRow(row) as RecordOf<C>;
+const fromRow = <C extends DataSetCollection>(collection: C, row: Row): RecordOf<C> =>
+  COLLECTION_OF[collection].fromRow(row) as RecordOf<C>;
 
 /** The stored key a record or a path names: a school's normalised base URL, anything else's id. */
 export function recordKey(collection: DataSetCollection, key: string): string {
@@ -36,16 +37,30 @@ export function recordKey(collection: DataSetCollection, key: string): string {
 }
 
 // A filter's value as stored: a school's key for a base URL, 1 or 0 for a flag.
-function filterCondition(collection: DataSetCollection, field: string, value: string | boolean): { column: string; value: unknown } | null {
+function filterCondition(
+  collection: DataSetCollection,
+  field: string,
+  value: string | boolean,
+): { column: string; value: unknown } | null {
   const { fields, filters } = COLLECTION_OF[collection];
   if (!Object.hasOwn(filters.shape, field)) return null;
-  const { column, toColumn } = (fields as Readonly<Record<string, { column: string; toColumn: (value: unknown) => unknown }>>)[field];
+  const { column, toColumn } = (
+    fields as Readonly<Record<string, { column: string; toColumn: (value: unknown) => unknown }>>
+  )[field];
   return { column, value: toColumn(value) };
 }
 
-export async function findRecord<C extends DataSetCollection>(db: Kysely<StoreDatabase>, collection: C, key: string): Promise<RecordOf<C> | null> {
+export async function findRecord<C extends DataSetCollection>(
+  db: Kysely<StoreDatabase>,
+  collection: C,
+  key: string,
+): Promise<RecordOf<C> | null> {
   const { table, keyColumn } = COLLECTION_OF[collection];
-  const row = await (db as unknown as LooseDb).selectFrom(table).selectAll().where(keyColumn, '=', recordKey(collection, key)).executeTakeFirst();
+  const row = await (db as unknown as LooseDb)
+    .selectFrom(table)
+    .selectAll()
+    .where(keyColumn, '=', recordKey(collection, key))
+    .executeTakeFirst();
   return row === undefined ? null : fromRow(collection, row);
 }
 
@@ -68,7 +83,10 @@ export async function listRecords<C extends DataSetCollection>(
 }
 
 /** Every record of a collection, in key order (the export). */
-export async function readAllRecords<C extends DataSetCollection>(db: Kysely<StoreDatabase>, collection: C): Promise<RecordOf<C>[]> {
+export async function readAllRecords<C extends DataSetCollection>(
+  db: Kysely<StoreDatabase>,
+  collection: C,
+): Promise<RecordOf<C>[]> {
   const { table, keyColumn: key } = COLLECTION_OF[collection];
   const rows = await (db as unknown as LooseDb).selectFrom(table).selectAll().orderBy(key).execute();
   return rows.map((row) => fromRow(collection, row));
@@ -78,7 +96,11 @@ export async function readAllRecords<C extends DataSetCollection>(db: Kysely<Sto
 const LOOKUP_BATCH = 500;
 
 /** Which of `keys` are stored (keys in stored form, see recordKey). */
-export async function existingKeys(db: Kysely<StoreDatabase>, collection: DataSetCollection, keys: readonly string[]): Promise<Set<string>> {
+export async function existingKeys(
+  db: Kysely<StoreDatabase>,
+  collection: DataSetCollection,
+  keys: readonly string[],
+): Promise<Set<string>> {
   const { table, keyColumn: key } = COLLECTION_OF[collection];
   const found = new Set<string>();
   const unique = [...new Set(keys)];
@@ -100,13 +122,22 @@ export async function existingKeys(db: Kysely<StoreDatabase>, collection: DataSe
  * go with it (a student's notes and absences, which mean nothing without
  * it); the others keep the name. Outbox history stays.
  */
-export async function deleteRecord(db: Kysely<StoreDatabase>, collection: DataSetCollection, key: string): Promise<DeleteResult> {
+export async function deleteRecord(
+  db: Kysely<StoreDatabase>,
+  collection: DataSetCollection,
+  key: string,
+): Promise<DeleteResult> {
   const stored = recordKey(collection, key);
   const loose = db as unknown as LooseDb;
   const links = linksTo(collection);
   for (const link of links.filter((l) => l.onDelete === 'refuse')) {
     const { table } = COLLECTION_OF[link.from];
-    const naming = await loose.selectFrom(table).select(link.column).where(link.column, '=', stored).limit(1).executeTakeFirst();
+    const naming = await loose
+      .selectFrom(table)
+      .select(link.column)
+      .where(link.column, '=', stored)
+      .limit(1)
+      .executeTakeFirst();
     if (naming !== undefined) return 'in_use';
   }
   for (const link of links.filter((l) => l.onDelete === 'cascade')) {

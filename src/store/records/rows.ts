@@ -1,7 +1,10 @@
 import type { AbsencesTable, NotesTable } from '../database';
 import type { AbsenceRecord, NoteRecord } from '../types';
 
-type NoteRow = Pick<NotesTable, 'id' | 'student_id' | 'type' | 'subject_id' | 'class_id' | 'text' | 'note_date' | 'badge' | 'state'>;
+type NoteRow = Pick<
+  NotesTable,
+  'id' | 'student_id' | 'type' | 'subject_id' | 'class_id' | 'text' | 'note_date' | 'badge' | 'state'
+>;
 type AbsenceRow = Pick<AbsencesTable, 'id' | 'student_id' | 'absence_date' | 'type' | 'reason' | 'seen'>;
 
 export function toNoteRecord(row: NoteRow): NoteRecord {

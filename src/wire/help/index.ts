@@ -3,4 +3,11 @@ export { renderOperationList } from './operation-list';
 export { renderOperationPage } from './operation-page';
 export { renderServiceList } from './service-list';
 export { sendHelpPage } from './send-page';
-export { operationSamples, type Binding, type Sample, type SampleTarget, type SampleText, type SampleToken } from './samples';
+export {
+  operationSamples,
+  type Binding,
+  type Sample,
+  type SampleTarget,
+  type SampleText,
+  type SampleToken,
+} from './samples';

@@ -52,7 +52,10 @@ section.note { margin-top: 2rem; }
 const STYLE_SHEET = new Html(STYLE);
 
 export function renderPage(options: PageOptions): string {
-  const disco = options.discoHref === undefined ? null : html`<link rel="alternate" type="text/xml" href="${options.discoHref}" />\n`;
+  const disco =
+    options.discoHref === undefined
+      ? null
+      : html`<link rel="alternate" type="text/xml" href="${options.discoHref}" />\n`;
   return html`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -73,6 +76,10 @@ ${options.content}
 }
 
 /** A page of one endpoint: its name as the heading and, as ASMX does, its discovery document announced. */
-export function renderEndpointPage(endpoint: EndpointModel, content: Html, title = `${endpoint.name} Web Service`): string {
+export function renderEndpointPage(
+  endpoint: EndpointModel,
+  content: Html,
+  title = `${endpoint.name} Web Service`,
+): string {
   return renderPage({ title, heading: endpoint.name, discoHref: discoHref(endpoint.name), content });
 }

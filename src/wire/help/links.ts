@@ -6,9 +6,11 @@
 export const endpointHref = (endpoint: string): string => `${encodeURIComponent(endpoint)}.asmx`;
 export const wsdlHref = (endpoint: string): string => `${endpointHref(endpoint)}?WSDL`;
 export const discoHref = (endpoint: string): string => `${endpointHref(endpoint)}?disco`;
-export const operationHref = (endpoint: string, operation: string): string => `${endpointHref(endpoint)}?op=${encodeURIComponent(operation)}`;
+export const operationHref = (endpoint: string, operation: string): string =>
+  `${endpointHref(endpoint)}?op=${encodeURIComponent(operation)}`;
 /** Where the test form posts: the HTTP POST binding. */
-export const invokeHref = (endpoint: string, operation: string): string => `${endpointHref(endpoint)}/${encodeURIComponent(operation)}`;
+export const invokeHref = (endpoint: string, operation: string): string =>
+  `${endpointHref(endpoint)}/${encodeURIComponent(operation)}`;
 
 /** .NET's StringComparer.Ordinal, the order ASMX lists operations in: UTF-16 code units. */
 export function compareOrdinal(a: string, b: string): number {

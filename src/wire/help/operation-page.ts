@@ -50,7 +50,8 @@ ${fields}<p><input type="submit" value="Invoke" class="button" /></p>
 
 function resultNote(operation: OperationModel): Html {
   const root = RESULT_TYPES[operation.result].httpRoot;
-  if (root === null) return html`${operation.wireName} returns nothing: a successful call answers HTTP 200 with an empty body, so the new window stays blank.`;
+  if (root === null)
+    return html`${operation.wireName} returns nothing: a successful call answers HTTP 200 with an empty body, so the new window stays blank.`;
   return html`The answer opens in a new window as the HTTP POST binding returns it: XML whose root element is <code>${root}</code>.`;
 }
 

@@ -55,7 +55,11 @@ const text = (value: string): SampleToken => ({ kind: 'text', text: value });
 const LENGTH: SampleToken = { kind: 'length' };
 const RESULT: SampleToken = { kind: 'result', word: RESULT_WORD };
 
-export function operationSamples<K extends WireOperationName>(operation: OperationModel<K>, namespace: string, target: SampleTarget): readonly Sample[] {
+export function operationSamples<K extends WireOperationName>(
+  operation: OperationModel<K>,
+  namespace: string,
+  target: SampleTarget,
+): readonly Sample[] {
   const sampleValue = resultSampleValue(operation);
   const soap = (version: SoapVersion, binding: Binding): Sample => ({
     binding,
@@ -64,7 +68,10 @@ export function operationSamples<K extends WireOperationName>(operation: Operati
       text(`HTTP/1.1 200 OK\nContent-Type: ${CONTENT_TYPE[version]}\nContent-Length: `),
       LENGTH,
       text('\n\n'),
-      ...fillSlots(indentXml(answerText(createResponseWriter(operation, namespace).write(version, sampleValue))), () => RESULT),
+      ...fillSlots(
+        indentXml(answerText(createResponseWriter(operation, namespace).write(version, sampleValue))),
+        () => RESULT,
+      ),
     ],
   });
   const httpAnswer = createResultWriter(operation, namespace)(sampleValue);
@@ -86,13 +93,19 @@ export function operationSamples<K extends WireOperationName>(operation: Operati
     soap('1.2', 'SOAP 1.2'),
     {
       binding: 'HTTP GET',
-      request: [text(`GET ${operationPath}${pairs.length > 0 ? '?' : ''}`), ...pairs, text(` HTTP/1.1\nHost: ${target.host}`)],
+      request: [
+        text(`GET ${operationPath}${pairs.length > 0 ? '?' : ''}`),
+        ...pairs,
+        text(` HTTP/1.1\nHost: ${target.host}`),
+      ],
       response: httpResponse,
     },
     {
       binding: 'HTTP POST',
       request: [
-        text(`POST ${operationPath} HTTP/1.1\nHost: ${target.host}\nContent-Type: ${FORM_CONTENT_TYPE}\nContent-Length: `),
+        text(
+          `POST ${operationPath} HTTP/1.1\nHost: ${target.host}\nContent-Type: ${FORM_CONTENT_TYPE}\nContent-Length: `,
+        ),
         LENGTH,
         text('\n\n'),
         ...pairs,
@@ -108,7 +121,12 @@ export function operationSamples<K extends WireOperationName>(operation: Operati
  * `SOAPAction` quoted for SOAP 1.1. The char travels as its UTF-16 code, but
  * its placeholder is its type name, `char`, as in the WSDL.
  */
-function soapRequest(version: SoapVersion, operation: OperationModel, namespace: string, target: SampleTarget): SampleText {
+function soapRequest(
+  version: SoapVersion,
+  operation: OperationModel,
+  namespace: string,
+  target: SampleTarget,
+): SampleText {
   const prefix = version === '1.1' ? 'soap' : 'soap12';
   const parameters = operation.parameters.map((p) => `<${p.wireName}>${SLOT}</${p.wireName}>`).join('');
   const payload =
@@ -122,7 +140,9 @@ function soapRequest(version: SoapVersion, operation: OperationModel, namespace:
   const action = version === '1.1' ? `\nSOAPAction: "${operation.soapAction}"` : '';
   let next = 0;
   return [
-    text(`POST ${target.path} HTTP/1.1\nHost: ${target.host}\nContent-Type: ${CONTENT_TYPE[version]}\nContent-Length: `),
+    text(
+      `POST ${target.path} HTTP/1.1\nHost: ${target.host}\nContent-Type: ${CONTENT_TYPE[version]}\nContent-Length: `,
+    ),
     LENGTH,
     text(`${action}\n\n`),
     ...fillSlots(indentXml(envelope), () => {

@@ -4,7 +4,8 @@
 import type { ServerResponse } from 'node:http';
 import { CACHE_ERROR, send } from '../respond';
 
-const POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export function sendHelpPage(res: ServerResponse, page: string): void {
   res.setHeader('Content-Security-Policy', POLICY);

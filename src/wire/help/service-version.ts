@@ -5,7 +5,8 @@ import path from 'node:path';
 
 function readVersion(): string {
   const manifest: unknown = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
-  const version = typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
+  const version =
+    typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
   if (typeof version !== 'string') throw new Error('package.json has no version');
   return version;
 }

@@ -14,7 +14,9 @@ export type AppJsonWriter<K extends WireOperationName> = (value: OperationResult
 const text = (value: string | null | undefined): string => value ?? '';
 
 function absences(records: readonly AbsenceRecord[]): string {
-  return JSON.stringify(records.map((a) => ({ srid: a.studentId, absence_date: a.date, absence_type: a.type, reason: text(a.reason) })));
+  return JSON.stringify(
+    records.map((a) => ({ srid: a.studentId, absence_date: a.date, absence_type: a.type, reason: text(a.reason) })),
+  );
 }
 
 // `id` and `IDNote` both carry the note's id: the apps send one of them back

@@ -34,7 +34,12 @@ interface HttpOperation {
 }
 
 /** The call of one operation with its writers (its result type's, or the apps' JSON one): all typed by the operation, so its answer reaches them as it is. */
-function httpOperation<K extends WireOperationName>(model: OperationModel<K>, namespace: string, dispatcher: Dispatcher, jsonBodies: boolean): HttpOperation {
+function httpOperation<K extends WireOperationName>(
+  model: OperationModel<K>,
+  namespace: string,
+  dispatcher: Dispatcher,
+  jsonBodies: boolean,
+): HttpOperation {
   const json = jsonBodies ? appJsonWriter(model) : null;
   const xml = createResultWriter(model, namespace);
   return {
@@ -44,7 +49,9 @@ function httpOperation<K extends WireOperationName>(model: OperationModel<K>, na
       if (!outcome.ok) return outcome;
       if (json !== null) return { ok: true, contentType: APP_JSON_CONTENT_TYPE, body: json(outcome.value) };
       const text = xml(outcome.value);
-      return text === null ? { ok: true, contentType: null, body: '' } : { ok: true, contentType: 'text/xml; charset=utf-8', body: text };
+      return text === null
+        ? { ok: true, contentType: null, body: '' }
+        : { ok: true, contentType: 'text/xml; charset=utf-8', body: text };
     },
   };
 }
@@ -64,7 +71,11 @@ export interface HttpBindingOptions {
   readonly jsonBodies?: boolean;
 }
 
-export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: Dispatcher, options: HttpBindingOptions = {}): HttpOperationHandler {
+export function createHttpOperationHandler(
+  endpoint: EndpointModel,
+  dispatcher: Dispatcher,
+  options: HttpBindingOptions = {},
+): HttpOperationHandler {
   const jsonBodies = options.jsonBodies === true;
   const operations = new Map<string, HttpOperation>(
     endpoint.operations.map((op) => [op.wireName, httpOperation(op, endpoint.namespace, dispatcher, jsonBodies)]),
@@ -126,7 +137,10 @@ export function createHttpOperationHandler(endpoint: EndpointModel, dispatcher: 
  * `,`, extra ones are ignored. Returns the values in contract order, or the
  * error's exception chain.
  */
-function readValues(operation: OperationModel, pairs: URLSearchParams): string[] | { readonly error: readonly string[] } {
+function readValues(
+  operation: OperationModel,
+  pairs: URLSearchParams,
+): string[] | { readonly error: readonly string[] } {
   const byName = new Map<string, string[]>();
   for (const [key, value] of pairs) {
     const name = key.toLowerCase();
@@ -140,7 +154,12 @@ function readValues(operation: OperationModel, pairs: URLSearchParams): string[]
     if (found === undefined) return { error: [`Missing parameter: ${param.wireName}.`] };
     const value = found.join(',');
     if (param.type === 'char' && value.length !== 1) {
-      return { error: [`Cannot convert ${value} to System.Char.\r\nParameter name: type`, 'String must be exactly one character long.'] };
+      return {
+        error: [
+          `Cannot convert ${value} to System.Char.\r\nParameter name: type`,
+          'String must be exactly one character long.',
+        ],
+      };
     }
     values.push(value);
   }

@@ -10,6 +10,9 @@ import { escapeAttribute } from '../xml-text';
 export type ResultWriter<K extends WireOperationName> = HttpValueWriter<ResultTypeOf[K]>;
 
 /** The writer of the operation's result type, found in the registry keyed by result type. */
-export function createResultWriter<K extends WireOperationName>(operation: OperationModel<K>, namespace: string): ResultWriter<K> {
+export function createResultWriter<K extends WireOperationName>(
+  operation: OperationModel<K>,
+  namespace: string,
+): ResultWriter<K> {
   return RESULT_TYPES[operation.result].httpWriter(`xmlns="${escapeAttribute(namespace)}"`);
 }

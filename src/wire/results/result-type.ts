@@ -16,7 +16,11 @@ export interface SoapParts {
 }
 
 /** Writes the Body's content between `head` (up to and with `<soap:Body>`) and `tail`. */
-export type SoapValueWriter<T extends ResultType> = (head: string, value: ResultValues[T], tail: string) => string | Chunks;
+export type SoapValueWriter<T extends ResultType> = (
+  head: string,
+  value: ResultValues[T],
+  tail: string,
+) => string | Chunks;
 
 /** An HTTP GET/POST answer body, or null for no body (200 with no Content-Type). */
 export type HttpValueWriter<T extends ResultType> = (value: ResultValues[T]) => string | Chunks | null;
@@ -35,4 +39,5 @@ export interface ResultTypeModule<T extends ResultType> {
 }
 
 export const XML_DECLARATION_CRLF = '<?xml version="1.0" encoding="utf-8"?>\r\n';
-export const XSD_XSI = 'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+export const XSD_XSI =
+  'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';

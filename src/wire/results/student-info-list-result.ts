@@ -20,7 +20,11 @@ interface ItemLayout {
 }
 
 const SOAP_LAYOUT: ItemLayout = { itemOpen: '<StudentInfo>', fieldPrefix: '', itemClose: '</StudentInfo>' };
-const HTTP_LAYOUT: ItemLayout = { itemOpen: '\r\n  <StudentInfo>', fieldPrefix: '\r\n    ', itemClose: '\r\n  </StudentInfo>' };
+const HTTP_LAYOUT: ItemLayout = {
+  itemOpen: '\r\n  <StudentInfo>',
+  fieldPrefix: '\r\n    ',
+  itemClose: '\r\n  </StudentInfo>',
+};
 
 export const STUDENT_INFO_LIST_RESULT: ResultTypeModule<'ArrayOfStudentInfo'> = {
   type: 'ArrayOfStudentInfo',
@@ -29,7 +33,8 @@ export const STUDENT_INFO_LIST_RESULT: ResultTypeModule<'ArrayOfStudentInfo'> = 
     const empty = `${open}><${resultElement} />${close}`;
     const start = `${open}><${resultElement}>`;
     const end = `</${resultElement}>${close}`;
-    return (head, items, tail) => (items.length === 0 ? head + empty + tail : writeItems(head + start, items, SOAP_LAYOUT, end + tail));
+    return (head, items, tail) =>
+      items.length === 0 ? head + empty + tail : writeItems(head + start, items, SOAP_LAYOUT, end + tail);
   },
   httpWriter(ns) {
     const empty = `${XML_DECLARATION_CRLF}<${ROOT} ${XSD_XSI} ${ns} />`;
@@ -68,7 +73,9 @@ function appendItem(parts: string[], item: StudentInfo, layout: ItemLayout): num
     const value = item[field.key];
     if (value === null) continue;
     const text =
-      value === '' ? `${layout.fieldPrefix}<${field.wireName} />` : `${layout.fieldPrefix}<${field.wireName}>${escapeText(value)}</${field.wireName}>`;
+      value === ''
+        ? `${layout.fieldPrefix}<${field.wireName} />`
+        : `${layout.fieldPrefix}<${field.wireName}>${escapeText(value)}</${field.wireName}>`;
     parts.push(text);
     chars += text.length;
   }

@@ -46,7 +46,9 @@ export class XmlReadError extends Error {
 export class EnvelopeVersionError extends Error {
   override readonly name = 'EnvelopeVersionError';
   constructor(readonly namespace: string) {
-    super(`Possible SOAP version mismatch: Envelope namespace ${namespace} was unexpected. Expecting ${ENVELOPE_NS['1.1']}.`);
+    super(
+      `Possible SOAP version mismatch: Envelope namespace ${namespace} was unexpected. Expecting ${ENVELOPE_NS['1.1']}.`,
+    );
   }
 }
 
@@ -125,7 +127,14 @@ function createReader(): Reader {
       return;
     }
     if (s.depth === 4 && s.inFirstBodyElement) {
-      s.current = { namespace, localName: tag.local, nil: isNil(tag), line: parser.line, column: parser.column + 1, text: [] };
+      s.current = {
+        namespace,
+        localName: tag.local,
+        nil: isNil(tag),
+        line: parser.line,
+        column: parser.column + 1,
+        text: [],
+      };
     }
   });
 
@@ -182,7 +191,13 @@ export function readSoapRequest(xml: string, maxDepth = DEFAULT_MAX_XML_DEPTH): 
   reader.state = IDLE_STATE;
   idle = reader;
   if (state.version === null) throw new XmlReadError('Root element is missing.');
-  return { version: state.version, mustUnderstand: state.mustUnderstand, hasBody: state.hasBody, bodyElement: state.bodyElement, children: state.children };
+  return {
+    version: state.version,
+    mustUnderstand: state.mustUnderstand,
+    hasBody: state.hasBody,
+    bodyElement: state.bodyElement,
+    children: state.children,
+  };
 }
 
 function isMustUnderstand(tag: SaxesTagNS, envelopeNs: string): boolean {

@@ -27,7 +27,10 @@ export interface ResponseWriter<K extends WireOperationName> {
 }
 
 /** Built on the writer of the operation's result type, found in the registry keyed by result type. */
-export function createResponseWriter<K extends WireOperationName>(operation: OperationModel<K>, namespace: string): ResponseWriter<K> {
+export function createResponseWriter<K extends WireOperationName>(
+  operation: OperationModel<K>,
+  namespace: string,
+): ResponseWriter<K> {
   const writeValue = RESULT_TYPES[operation.result].soapWriter({
     open: `<${operation.responseElement} xmlns="${escapeAttribute(namespace)}"`,
     close: `</${operation.responseElement}>`,

@@ -27,7 +27,11 @@ type SoapCall = (
 ) => Promise<{ readonly ok: true; readonly envelope: string | Chunks } | Failed>;
 
 /** The call of one operation with the writer of its result type: both typed by the operation, so its answer reaches the writer as it is. */
-function soapCall<K extends WireOperationName>(operation: OperationModel<K>, namespace: string, dispatcher: Dispatcher): SoapCall {
+function soapCall<K extends WireOperationName>(
+  operation: OperationModel<K>,
+  namespace: string,
+  dispatcher: Dispatcher,
+): SoapCall {
   const writer = createResponseWriter(operation, namespace);
   return async (values, call, version) => {
     const outcome = await dispatcher.invoke(operation, values, call);
@@ -37,7 +41,9 @@ function soapCall<K extends WireOperationName>(operation: OperationModel<K>, nam
 
 export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatcher, maxXmlDepth: number): SoapHandler {
   const router = createSoapRouter(endpoint);
-  const calls = new Map<string, SoapCall>(endpoint.operations.map((op) => [op.wireName, soapCall(op, endpoint.namespace, dispatcher)]));
+  const calls = new Map<string, SoapCall>(
+    endpoint.operations.map((op) => [op.wireName, soapCall(op, endpoint.namespace, dispatcher)]),
+  );
 
   const fault = (res: ServerResponse, version: SoapVersion, f: SoapFault, cache = CACHE_ERROR) =>
     send(res, f.status, CONTENT_TYPE[version], writeFault(version, f), cache);
@@ -55,7 +61,11 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
     }
     const xml = decodeBody(body, media);
     if (xml === null) {
-      sendText(res, 415, `Unsupported Media Type: the charset '${media.parameters.get('charset') ?? ''}' cannot be read.`);
+      sendText(
+        res,
+        415,
+        `Unsupported Media Type: the charset '${media.parameters.get('charset') ?? ''}' cannot be read.`,
+      );
       return;
     }
 
@@ -82,7 +92,12 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       fault(
         res,
         version,
-        { code: 'MustUnderstand', message: `SOAP header ${request.mustUnderstand[0]} was not understood.`, status: 500, detail: false },
+        {
+          code: 'MustUnderstand',
+          message: `SOAP header ${request.mustUnderstand[0]} was not understood.`,
+          status: 500,
+          detail: false,
+        },
         CACHE_RESULT,
       );
       return;
@@ -111,7 +126,8 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
     }
 
     const callOperation = calls.get(operation.wireName);
-    if (callOperation === undefined) throw new Error(`unreachable: ${operation.wireName} is not an operation of ${endpoint.name}`);
+    if (callOperation === undefined)
+      throw new Error(`unreachable: ${operation.wireName} is not an operation of ${endpoint.name}`);
     const outcome = await callOperation(values, call, version);
     if (outcome.ok) {
       send(res, 200, CONTENT_TYPE[version], outcome.envelope);

@@ -38,7 +38,8 @@ export function createSoapRouter(endpoint: EndpointModel): SoapRouter {
 
   return {
     byHeaders(declared, input) {
-      if (input.soapActionHeader !== undefined && declared === '1.1') return byAction.get(decodeAction(stripQuotes(input.soapActionHeader)));
+      if (input.soapActionHeader !== undefined && declared === '1.1')
+        return byAction.get(decodeAction(stripQuotes(input.soapActionHeader)));
       if (input.actionParameter === undefined) return undefined;
       return byAction.get(decodeAction(stripQuotes(input.actionParameter.trim())));
     },
@@ -54,13 +55,18 @@ export function createSoapRouter(endpoint: EndpointModel): SoapRouter {
         return { fault: clientFault(`Server did not recognize the value of HTTP Header SOAPAction: ${action}.`) };
       }
       // SOAP 1.2, or SOAP 1.1 without SOAPAction: the action parameter, else the body element.
-      const action = input.actionParameter === undefined ? undefined : decodeAction(stripQuotes(input.actionParameter.trim()));
+      const action =
+        input.actionParameter === undefined ? undefined : decodeAction(stripQuotes(input.actionParameter.trim()));
       const operation = (action !== undefined ? byAction.get(action) : undefined) ?? byBodyElement(request);
       if (operation) return { operation };
       if (action !== undefined && action !== '') {
         return { fault: clientFault(`Unable to handle request. The action '${action}' was not recognized.`) };
       }
-      return { fault: clientFault('Unable to handle request without a valid action parameter. Please supply a valid soap action.') };
+      return {
+        fault: clientFault(
+          'Unable to handle request without a valid action parameter. Please supply a valid soap action.',
+        ),
+      };
     },
   };
 }
@@ -109,7 +115,9 @@ export function readParameters(
     }
     const decoded = decodeChar(child.text);
     if (typeof decoded !== 'string') {
-      return clientFault(`Server was unable to read request. ---> There is an error in XML document (${child.line}, ${child.column}). ---> ${decoded.reason}`);
+      return clientFault(
+        `Server was unable to read request. ---> There is an error in XML document (${child.line}, ${child.column}). ---> ${decoded.reason}`,
+      );
     }
     values.push(decoded);
   }

@@ -71,7 +71,9 @@ export interface FramingCase {
 
 export type FuzzCase = CallCase | DocumentCase | FramingCase;
 
-const OPERATIONS = ENDPOINTS.flatMap((endpoint) => endpoint.operations.map((operation) => ({ endpoint: endpoint.name, operation })));
+const OPERATIONS = ENDPOINTS.flatMap((endpoint) =>
+  endpoint.operations.map((operation) => ({ endpoint: endpoint.name, operation })),
+);
 
 /** Values the fixtures know (test/support/fixtures.ts), so that some calls succeed and reach the store. */
 const KNOWN_VALUES: Record<string, string[]> = {
@@ -92,17 +94,38 @@ const text = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 1, arbitrary: fc.constantFrom('<', '&', ']]>', '<![CDATA[x]]>', '&amp;', '&#0;', '&#xD800;', '\u0000', '\uFFFE', '%00', '%uD800', '+', ' ') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '<',
+      '&',
+      ']]>',
+      '<![CDATA[x]]>',
+      '&amp;',
+      '&#0;',
+      '&#xD800;',
+      '\u0000',
+      '\uFFFE',
+      '%00',
+      '%uD800',
+      '+',
+      ' ',
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 8000 }).map((n) => 'x'.repeat(n)) },
 );
 
 function value(name: string): fc.Arbitrary<string> {
   const known = KNOWN_VALUES[name];
-  return known === undefined ? text : fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: text });
+  return known === undefined
+    ? text
+    : fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: text });
 }
 
 function paramsFor(operation: OperationSpec): fc.Arbitrary<Array<[string, string]>> {
-  const exact = fc.tuple(...operation.parameters.map((p) => value(p.wireName).map((v): [string, string] => [p.wireName, v])));
+  const exact = fc.tuple(
+    ...operation.parameters.map((p) => value(p.wireName).map((v): [string, string] => [p.wireName, v])),
+  );
   return fc.oneof(
     { weight: 6, arbitrary: exact },
     // Missing, repeated, unknown, reordered, or the name in another letter case.
@@ -110,7 +133,9 @@ function paramsFor(operation: OperationSpec): fc.Arbitrary<Array<[string, string
     { weight: 1, arbitrary: exact.chain((ps) => fc.shuffledSubarray([...ps, ...ps], { minLength: 1 })) },
     {
       weight: 1,
-      arbitrary: fc.tuple(exact, fc.constantFrom('extra', 'ID', 'Phone', 'a b', 'x[]'), text).map(([ps, k, v]) => [...ps, [k, v] as [string, string]]),
+      arbitrary: fc
+        .tuple(exact, fc.constantFrom('extra', 'ID', 'Phone', 'a b', 'x[]'), text)
+        .map(([ps, k, v]) => [...ps, [k, v] as [string, string]]),
     },
   );
 }
@@ -177,11 +202,29 @@ const hostility: fc.Arbitrary<Hostility> = fc.oneof(
       where: fc.constantFrom('header' as const, 'body' as const, 'parameter' as const),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('attributes' as const), count: fc.integer({ min: 10, max: 20_000 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('doctype' as const), entities: fc.integer({ min: 0, max: 10 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('attributes' as const), count: fc.integer({ min: 10, max: 20_000 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('doctype' as const), entities: fc.integer({ min: 0, max: 10 }) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('binary' as const), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), bytes: fc.integer({ min: BODY_LIMIT - 1024, max: BODY_LIMIT * 3 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('binary' as const),
+      bytes: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('huge' as const),
+      bytes: fc.integer({ min: BODY_LIMIT - 1024, max: BODY_LIMIT * 3 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('bad-utf8' as const), at: fc.nat() }) },
   {
     weight: 2,
@@ -201,10 +244,26 @@ const hostility: fc.Arbitrary<Hostility> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('bad-escapes' as const),
-      escapes: fc.array(fc.constantFrom('%', '%%', '%zz', '%C3%28', '%FF', '%ED%A0%80', '%u', '%uZZZZ', '%uD800', '%00', '%2', '%E2%82'), {
-        minLength: 1,
-        maxLength: 4,
-      }),
+      escapes: fc.array(
+        fc.constantFrom(
+          '%',
+          '%%',
+          '%zz',
+          '%C3%28',
+          '%FF',
+          '%ED%A0%80',
+          '%u',
+          '%uZZZZ',
+          '%uD800',
+          '%00',
+          '%2',
+          '%E2%82',
+        ),
+        {
+          minLength: 1,
+          maxLength: 4,
+        },
+      ),
     }),
   },
 );
@@ -216,9 +275,18 @@ const callCase: fc.Arbitrary<CallCase> = fc
       type: fc.constant('call' as const),
       binding: fc.constant(binding),
       endpoint: fc.constantFrom(endpoint, endpoint, endpoint, endpoint.toLowerCase(), 'Nope'),
-      operation: fc.constantFrom(operation.wireName, operation.wireName, operation.wireName, 'Nope', operation.wireName.toLowerCase()),
+      operation: fc.constantFrom(
+        operation.wireName,
+        operation.wireName,
+        operation.wireName,
+        'Nope',
+        operation.wireName.toLowerCase(),
+      ),
       params: paramsFor(operation),
-      contentType: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: contentTypes[binding] }),
+      contentType: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: contentTypes[binding] },
+      ),
       soapAction: binding === 'soap11' ? soapActions(operation.wireName) : fc.constant(undefined),
       hostility,
     }),
@@ -267,7 +335,11 @@ const framingCase: fc.Arbitrary<FramingCase> = fc.oneof(
       'POST /AuthCodeSending.asmx/AuthCode HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 90\r\n',
       'POST /NotificationNotes.asmx HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n',
     ),
-    body: fc.constantFrom('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Bo', 'code=1234&pho', '5\r\n<soap'),
+    body: fc.constantFrom(
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Bo',
+      'code=1234&pho',
+      '5\r\n<soap',
+    ),
     abandon: fc.constant(true),
   }),
   fc.record({
@@ -369,7 +441,10 @@ export function requestBytes(c: FuzzCase): Buffer {
     const action = c.soapAction === undefined ? `"${NS}${c.operation}"` : c.soapAction;
     if (action !== null) headers.push(['SOAPAction', action]);
   } else {
-    headers.push(['Content-Type', c.contentType ?? `application/soap+xml; charset=utf-8; action="${NS}${c.operation}"`]);
+    headers.push([
+      'Content-Type',
+      c.contentType ?? `application/soap+xml; charset=utf-8; action="${NS}${c.operation}"`,
+    ]);
   }
   headers.push(['Content-Length', String(body.length)]);
   const h = c.hostility;

@@ -70,7 +70,13 @@ export async function startFakeProviders(): Promise<FakeProviders> {
           token_uri: `${url}/token`,
         }),
       );
-      return { PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: keyFile, FCM_BASE_URL: url, SMS_PROVIDER: 'http', SMS_HTTP_URL: `${url}/sms` };
+      return {
+        PUSH_PROVIDER: 'fcm',
+        FCM_CREDENTIALS: keyFile,
+        FCM_BASE_URL: url,
+        SMS_PROVIDER: 'http',
+        SMS_HTTP_URL: `${url}/sms`,
+      };
     },
     async close() {
       server.closeAllConnections();

@@ -106,7 +106,11 @@ export function rawRequest(
   const hasHost = headers.some(([name]) => name.toLowerCase() === 'host');
   if (!hasHost) parts.push(Buffer.from('Host: 127.0.0.1\r\n', 'latin1'));
   for (const [name, value] of headers)
-    parts.push(Buffer.from(`${name}: `, 'latin1'), Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1'), Buffer.from('\r\n', 'latin1'));
+    parts.push(
+      Buffer.from(`${name}: `, 'latin1'),
+      Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1'),
+      Buffer.from('\r\n', 'latin1'),
+    );
   parts.push(Buffer.from('\r\n', 'latin1'));
   if (body !== undefined) parts.push(Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
   return Buffer.concat(parts);

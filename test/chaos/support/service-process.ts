@@ -35,7 +35,15 @@ export interface ServiceProcess {
 export async function startService(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...nodeFlags, MAIN], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DEMO_DATA: 'false', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEMO_DATA: 'false',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -45,9 +53,15 @@ export async function startService(env: Record<string, string>, nodeFlags: strin
     if (lines.length > KEPT_LOG_LINES) lines.shift();
     if (/"level":(50|60)\b/.test(line)) errors.push(line);
   };
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', keep);
-  const port = await portWhenListening(child, { timeoutMs: START_TIMEOUT_MS, onLine: keep, explain: () => `:\n${lines.join('\n')}` });
+  const port = await portWhenListening(child, {
+    timeoutMs: START_TIMEOUT_MS,
+    onLine: keep,
+    explain: () => `:\n${lines.join('\n')}`,
+  });
   let running = true;
   void exited.then(() => (running = false));
   const kill = async () => {

@@ -50,7 +50,8 @@ export function classify(answer: Answered): Classified {
   if (SOAP_TYPES.has(type)) {
     if (body.startsWith(`${XML_DECL}\r\n`)) {
       if (answer.status !== 200) return { shape: null, problem: `XML document with status ${answer.status}` };
-      if (/^<\?xml[^>]*>\r\n<(string|ArrayOfStudentInfo) [^>]*(\/>|>.*<\/\1>)$/s.test(body)) return { shape: 'http-result' };
+      if (/^<\?xml[^>]*>\r\n<(string|ArrayOfStudentInfo) [^>]*(\/>|>.*<\/\1>)$/s.test(body))
+        return { shape: 'http-result' };
       if (/^<\?xml[^>]*>\r\n<wsdl:definitions .*<\/wsdl:definitions>\s*$/s.test(body)) return { shape: 'wsdl' };
       if (/^<\?xml[^>]*>\r\n<discovery .*<\/discovery>\s*$/s.test(body)) return { shape: 'disco' };
       return { shape: null, problem: 'an XML document of no known kind' };
@@ -58,11 +59,13 @@ export function classify(answer: Answered): Classified {
     const envelope = ENVELOPE.exec(body);
     if (envelope === null) return { shape: null, problem: 'not a SOAP envelope' };
     const soap12 = envelope[1].includes('2003/05');
-    if (soap12 !== type.startsWith('application/soap+xml')) return { shape: null, problem: 'envelope version and content type disagree' };
+    if (soap12 !== type.startsWith('application/soap+xml'))
+      return { shape: null, problem: 'envelope version and content type disagree' };
     if (envelope[2].startsWith('<soap:Fault>')) {
       const code = FAULT_CODE.exec(envelope[2]);
       if (code === null) return { shape: null, problem: 'a fault without a known code' };
-      if (answer.status !== 500 && answer.status !== 400) return { shape: null, problem: `fault with status ${answer.status}` };
+      if (answer.status !== 500 && answer.status !== 400)
+        return { shape: null, problem: `fault with status ${answer.status}` };
       return { shape: 'soap-fault', faultCode: code[1] ?? code[2] };
     }
     if (answer.status !== 200) return { shape: null, problem: `SOAP answer with status ${answer.status}` };
@@ -70,7 +73,8 @@ export function classify(answer: Answered): Classified {
       ? { shape: 'soap-answer' }
       : { shape: null, problem: 'a SOAP body of no known kind' };
   }
-  if (type === 'text/plain' && answer.status === 200 && header(answer, 'allow') === body && /^[A-Z, ]+$/.test(body)) return { shape: 'options' };
+  if (type === 'text/plain' && answer.status === 200 && header(answer, 'allow') === body && /^[A-Z, ]+$/.test(body))
+    return { shape: 'options' };
   if (type === 'application/health+json; charset=utf-8') {
     return (answer.status === 200 || answer.status === 503) && /^\{"status":"(pass|fail)"/.test(body)
       ? { shape: 'health' }

@@ -47,7 +47,12 @@ function runAs(): { uid: number; gid: number } | null {
   return { uid, gid };
 }
 
-function run(file: string, args: string[], user: { uid: number; gid: number } | null, env: Record<string, string> = {}): Promise<void> {
+function run(
+  file: string,
+  args: string[],
+  user: { uid: number; gid: number } | null,
+  env: Record<string, string> = {},
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       ...(user ?? {}),
@@ -58,13 +63,20 @@ function run(file: string, args: string[], user: { uid: number; gid: number } | 
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} ${args.join(' ')} exited with ${code}:\n${output}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${path.basename(file)} ${args.join(' ')} exited with ${code}:\n${output}`)),
+    );
   });
 }
 
 export async function startTempPostgres(): Promise<TempPostgres> {
   const bin = postgresBin();
-  if (bin === null) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; apt-get install postgresql, or set PG_BIN)');
+  if (bin === null)
+    throw new Error(
+      'PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; apt-get install postgresql, or set PG_BIN)',
+    );
   const user = runAs();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-chaos-pg-'));
   if (user !== null) chownSync(dir, user.uid, user.gid);

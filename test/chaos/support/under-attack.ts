@@ -51,7 +51,15 @@ export function probeHealth(
       await loop;
       const sorted = [...latencies].sort((a, b) => a - b);
       const failures = Object.values(failedAs).reduce((a, b) => a + b, 0);
-      return { tries, failures, latencies: sorted, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? NaN, failedAs };
+      return {
+        tries,
+        failures,
+        latencies: sorted,
+        p50: quantile(sorted, 0.5),
+        p99: quantile(sorted, 0.99),
+        max: sorted.at(-1) ?? NaN,
+        failedAs,
+      };
     },
   };
 }
@@ -59,7 +67,12 @@ export function probeHealth(
 type GetOutcome = { ok: true; status: 200; ms: number } | { ok: false; status: number; ms: number; failure: string };
 
 /** One GET on its own connection: its status and time, or how it failed. */
-export function timedGet(port: number, path: string, timeoutMs: number, headers: Record<string, string> = {}): Promise<GetOutcome> {
+export function timedGet(
+  port: number,
+  path: string,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<GetOutcome> {
   const started = performance.now();
   return new Promise((resolve) => {
     let done = false;
@@ -72,15 +85,23 @@ export function timedGet(port: number, path: string, timeoutMs: number, headers:
       res.resume();
       res.on('end', () => {
         const ms = performance.now() - started;
-        finish(res.statusCode === 200 ? { ok: true, status: 200, ms } : { ok: false, status: res.statusCode ?? 0, ms, failure: String(res.statusCode) });
+        finish(
+          res.statusCode === 200
+            ? { ok: true, status: 200, ms }
+            : { ok: false, status: res.statusCode ?? 0, ms, failure: String(res.statusCode) },
+        );
       });
-      res.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, status: 0, ms: performance.now() - started, failure: err.code ?? err.message }));
+      res.on('error', (err: NodeJS.ErrnoException) =>
+        finish({ ok: false, status: 0, ms: performance.now() - started, failure: err.code ?? err.message }),
+      );
     });
     req.setTimeout(timeoutMs, () => {
       finish({ ok: false, status: 0, ms: performance.now() - started, failure: 'timeout' });
       req.destroy();
     });
-    req.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, status: 0, ms: performance.now() - started, failure: err.code ?? err.message }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      finish({ ok: false, status: 0, ms: performance.now() - started, failure: err.code ?? err.message }),
+    );
     req.end();
   });
 }
@@ -100,7 +121,13 @@ export function rssMb(pid: number): number {
 }
 
 /** One line a flood suite prints: what ran, /healthz during it, and the memory before and after. */
-export function floodLine(name: string, attack: string, health: ProbeFigures, rssBefore: number, rssAfter: number): string {
+export function floodLine(
+  name: string,
+  attack: string,
+  health: ProbeFigures,
+  rssBefore: number,
+  rssAfter: number,
+): string {
   const failed =
     health.failures === 0
       ? 'none failed'

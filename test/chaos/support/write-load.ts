@@ -14,7 +14,14 @@ export function loadDataSet(students: number): DataSet {
   return {
     schools: [{ baseUrl: SCHOOL, name: 'Chaos School' }],
     devices: ids.map((id) => ({ id: `dev-${id}`, token: `token-${id}`, platform: 'android' as const })),
-    students: ids.map((id) => ({ id, school: SCHOOL, fullName: `Student ${id}`, deviceId: `dev-${id}`, active: '1', classId: '7A' })),
+    students: ids.map((id) => ({
+      id,
+      school: SCHOOL,
+      fullName: `Student ${id}`,
+      deviceId: `dev-${id}`,
+      active: '1',
+      classId: '7A',
+    })),
   };
 }
 
@@ -69,7 +76,10 @@ function callBytes(endpoint: string, operation: string, params: Record<string, s
  * call: a restarted service listens elsewhere). `students` as in loadDataSet.
  * `prefix` keeps the calls of one run apart from another's.
  */
-export function startWriteLoad(port: () => number, options: { clients: number; students: number; prefix: string }): WriteLoad {
+export function startWriteLoad(
+  port: () => number,
+  options: { clients: number; students: number; prefix: string },
+): WriteLoad {
   const ackedPushes = new Set<string>();
   const ackedSms = new Set<string>();
   const outcomes = new Map<string, number>();
@@ -99,13 +109,21 @@ export function startWriteLoad(port: () => number, options: { clients: number; s
         const student = String(5001 + (n % options.students));
         outcome = await sendSafely(
           client,
-          callBytes('NotificationNotes', 'SendNotificationType', { id: student, baseUrlSchool: SCHOOL, TypeNotfication: key }, asSoap),
+          callBytes(
+            'NotificationNotes',
+            'SendNotificationType',
+            { id: student, baseUrlSchool: SCHOOL, TypeNotfication: key },
+            asSoap,
+          ),
         );
       } else {
         // Syrian mobile numbers, one per call: 094 and seven digits, +96394... once normalised.
         const local = String(n).padStart(7, '0').slice(-7);
         acked = ackedSms;
-        outcome = await sendSafely(client, callBytes('AuthCodeSending', 'AuthCode', { code: '123456', phone: `094${local}` }, asSoap));
+        outcome = await sendSafely(
+          client,
+          callBytes('AuthCodeSending', 'AuthCode', { code: '123456', phone: `094${local}` }, asSoap),
+        );
         key = `+96394${local}`;
       }
       note(outcome.kind === 'answer' ? String(outcome.status) : outcome.kind);
@@ -130,7 +148,9 @@ export function startWriteLoad(port: () => number, options: { clients: number; s
         const timer = setTimeout(
           () =>
             reject(
-              new Error(`${count} calls not acknowledged within ${timeoutMs} ms; outcomes so far: ${[...outcomes].map(([k, n]) => `${k}: ${n}`).join(', ')}`),
+              new Error(
+                `${count} calls not acknowledged within ${timeoutMs} ms; outcomes so far: ${[...outcomes].map(([k, n]) => `${k}: ${n}`).join(', ')}`,
+              ),
             ),
           timeoutMs,
         );

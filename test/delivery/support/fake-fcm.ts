@@ -36,16 +36,26 @@ export async function startFakeFcm(): Promise<FakeFcm> {
       .update(`${header}.${claims}`)
       .verify(keys.publicKey, signature ?? '', 'base64url');
     if (!valid) return { status: 400, body: { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' } };
-    tokenRequests.push(JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as FakeFcm['tokenRequests'][number]);
+    tokenRequests.push(
+      JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as FakeFcm['tokenRequests'][number],
+    );
     return { status: 200, body: { access_token: `access-${++issued}`, expires_in: 3600, token_type: 'Bearer' } };
   });
   server.answerByDefault({ status: 200, body: { name: `projects/${PROJECT}/messages/1` } });
-  const account: ServiceAccount = { clientEmail: 'notify@test.iam.example', privateKey: PRIVATE_PEM, projectId: PROJECT, tokenUri: `${server.url}/token` };
+  const account: ServiceAccount = {
+    clientEmail: 'notify@test.iam.example',
+    privateKey: PRIVATE_PEM,
+    projectId: PROJECT,
+    tokenUri: `${server.url}/token`,
+  };
   return {
     server,
     account,
     tokenRequests,
-    messages: () => server.requests.map((r: RecordedRequest) => (JSON.parse(r.body) as { message: ReturnType<FakeFcm['messages']>[number] }).message),
+    messages: () =>
+      server.requests.map(
+        (r: RecordedRequest) => (JSON.parse(r.body) as { message: ReturnType<FakeFcm['messages']>[number] }).message,
+      ),
     writeKeyFile(dir) {
       const file = path.join(dir, 'service-account.json');
       writeFileSync(
@@ -64,7 +74,14 @@ export async function startFakeFcm(): Promise<FakeFcm> {
 }
 
 /** An FCM error answer as Google writes it. */
-export function fcmError(httpStatus: number, status: string, fcmCode: string | null, message = 'error', headers: Record<string, string> = {}): Answer {
-  const details = fcmCode === null ? [] : [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: fcmCode }];
+export function fcmError(
+  httpStatus: number,
+  status: string,
+  fcmCode: string | null,
+  message = 'error',
+  headers: Record<string, string> = {},
+): Answer {
+  const details =
+    fcmCode === null ? [] : [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: fcmCode }];
   return { status: httpStatus, headers, body: { error: { code: httpStatus, message, status, details } } };
 }

@@ -53,7 +53,10 @@ export function selfSignedCertificate(): { key: string; cert: string } {
       ],
       { stdio: 'ignore' },
     );
-    return { key: readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+    return {
+      key: readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+      cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -90,18 +93,31 @@ export class FakeH2Server {
       stream.on('end', () => {
         // A stream cut short by its session going away is no request.
         if (session.destroyed || stream.destroyed) return;
-        const request: H2Received = { path: String(headers[':path']), headers, body: Buffer.concat(chunks).toString('utf8'), session };
+        const request: H2Received = {
+          path: String(headers[':path']),
+          headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          session,
+        };
         this.received.push(request);
         void Promise.resolve(this.#handler(request)).then((answer) => {
           if (answer === 'hang' || stream.closed || stream.destroyed) return;
           stream.respond({ ':status': answer.status, 'content-type': 'application/json', ...answer.headers });
-          stream.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+          stream.end(
+            answer.body === undefined
+              ? ''
+              : typeof answer.body === 'string'
+                ? answer.body
+                : JSON.stringify(answer.body),
+          );
         });
       });
     });
   }
 
-  static async start(options: { maxConcurrentStreams?: number; tls?: { key: string; cert: string } } = {}): Promise<FakeH2Server> {
+  static async start(
+    options: { maxConcurrentStreams?: number; tls?: { key: string; cert: string } } = {},
+  ): Promise<FakeH2Server> {
     const fake = new FakeH2Server(options.tls ?? selfSignedCertificate(), options.maxConcurrentStreams ?? 100);
     await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
     return fake;

@@ -12,7 +12,8 @@ export interface RecordedRequest {
   readonly receivedAt: number;
 }
 
-export type Answer = { readonly status: number; readonly headers?: Record<string, string>; readonly body?: unknown } | 'hang';
+export type Answer =
+  { readonly status: number; readonly headers?: Record<string, string>; readonly body?: unknown } | 'hang';
 /** An answer the test gives later (a slow provider). */
 export type LaterAnswer = Promise<Answer>;
 export type Route = (request: RecordedRequest) => Answer | undefined;
@@ -49,7 +50,12 @@ export class FakeHttpServer {
         }
         void Promise.resolve(answer).then((settled) => {
           if (settled === 'hang') return;
-          const body = settled.body === undefined ? '' : typeof settled.body === 'string' ? settled.body : JSON.stringify(settled.body);
+          const body =
+            settled.body === undefined
+              ? ''
+              : typeof settled.body === 'string'
+                ? settled.body
+                : JSON.stringify(settled.body);
           res.writeHead(settled.status, { 'content-type': 'application/json', ...settled.headers });
           res.end(body);
         });

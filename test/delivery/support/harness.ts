@@ -2,7 +2,13 @@
 // clock and a random source the test controls and a log it can read.
 import type { DeliveryLimits } from '../../../src/delivery/concurrency';
 import pino from 'pino';
-import { DeliveryWorker, type DeliveryAttempt, type DeliveryStore, type PushProvider, type RetryPolicy } from '../../../src/delivery';
+import {
+  DeliveryWorker,
+  type DeliveryAttempt,
+  type DeliveryStore,
+  type PushProvider,
+  type RetryPolicy,
+} from '../../../src/delivery';
 import { AccessTokenSource } from '../../../src/delivery/push/fcm/access-token';
 import { createFcmProvider } from '../../../src/delivery/push/fcm/fcm-provider';
 import { createHttpGatewayProvider } from '../../../src/delivery/sms/http-gateway-provider';
@@ -46,7 +52,14 @@ export function dataSet(devices: number): DataSet {
   return {
     schools: [{ baseUrl: SCHOOL, name: 'School' }],
     devices: ids.map((id) => ({ id: `dev-${id}`, token: `token-${id}`, platform: 'android' as const })),
-    students: ids.map((id) => ({ id, school: SCHOOL, fullName: `Student ${id}`, deviceId: `dev-${id}`, active: '1', classId: '7A' })),
+    students: ids.map((id) => ({
+      id,
+      school: SCHOOL,
+      fullName: `Student ${id}`,
+      deviceId: `dev-${id}`,
+      active: '1',
+      classId: '7A',
+    })),
   };
 }
 
@@ -102,7 +115,11 @@ export async function startHarness(variant: StoreVariant, options: HarnessOption
 }
 
 /** A worker for push only, logging nowhere. */
-export function pushWorker(store: DeliveryStore, push: PushProvider, options: { now?: () => Date; concurrency?: number } = {}): DeliveryWorker {
+export function pushWorker(
+  store: DeliveryStore,
+  push: PushProvider,
+  options: { now?: () => Date; concurrency?: number } = {},
+): DeliveryWorker {
   const logger = pino({ level: 'silent' });
   return new DeliveryWorker({
     store,

@@ -13,7 +13,10 @@ let ts = null;
 
 require.extensions['.ts'] = (module, filename) => {
   const source = fs.readFileSync(filename, 'utf8');
-  const cached = path.join(cacheDir, crypto.createHash('sha1').update(filename).update('\0').update(source).digest('hex') + '.js');
+  const cached = path.join(
+    cacheDir,
+    crypto.createHash('sha1').update(filename).update('\0').update(source).digest('hex') + '.js',
+  );
   let output;
   try {
     output = fs.readFileSync(cached, 'utf8');
@@ -21,7 +24,12 @@ require.extensions['.ts'] = (module, filename) => {
     ts ??= require('typescript');
     output = ts.transpileModule(source, {
       fileName: filename,
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false },
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+        sourceMap: false,
+      },
     }).outputText;
     const temporary = `${cached}.${process.pid}`;
     fs.writeFileSync(temporary, output);

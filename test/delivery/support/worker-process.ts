@@ -20,7 +20,10 @@ export function storeEnvironment(ctx: TestStore): Record<string, string> {
   const { databaseUrl, schema, dataDir } = ctx.options;
   if (databaseUrl === undefined) return { DATA_DIR: dataDir, DATABASE_URL: '' };
   const separator = databaseUrl.includes('?') ? '&' : '?';
-  return { DATABASE_URL: `${databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema ?? 'public'}`)}`, DATA_DIR: dataDir };
+  return {
+    DATABASE_URL: `${databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema ?? 'public'}`)}`,
+    DATA_DIR: dataDir,
+  };
 }
 
 export function spawnWorker(env: Record<string, string>): WorkerProcess {
@@ -29,11 +32,15 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
 
 /** A command of src/cli (`worker`, `outbox`) with its arguments. */
 export function spawnCli(command: string, args: string[], env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['-r', path.join(__dirname, 'register-ts.js'), path.join(ROOT, `src/cli/${command}.ts`), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', path.join(__dirname, 'register-ts.js'), path.join(ROOT, `src/cli/${command}.ts`), ...args],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -43,7 +50,10 @@ export function spawnCli(command: string, args: string[], env: Record<string, st
   });
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const readyOrExited = Promise.race([ready, exited.then(() => Promise.reject(new Error(`the process exited before it ran:\n${output}`)))]);
+  const readyOrExited = Promise.race([
+    ready,
+    exited.then(() => Promise.reject(new Error(`the process exited before it ran:\n${output}`))),
+  ]);
   // Only worker tests wait for readiness; a command that just exits is no error.
   readyOrExited.catch(() => undefined);
   return { child, exited, ready: readyOrExited, output: () => output };

@@ -22,7 +22,8 @@ export interface ClientContext {
 }
 
 /** Per binding: the driver to run, or why there is none (the generator's or compiler's own message). */
-export type Prepared = { readonly ok: true; readonly driver: Command } | { readonly ok: false; readonly message: string };
+export type Prepared =
+  { readonly ok: true; readonly driver: Command } | { readonly ok: false; readonly message: string };
 
 export interface InteropClient {
   /** Short name used in check names and fixture file names: `dotnet`. */
@@ -48,7 +49,10 @@ export function forAll(bindings: readonly Binding[], prepared: Prepared): Readon
 }
 
 /** A driver per binding, for clients that have nothing to build or built it once for all. */
-export function drivers(bindings: readonly Binding[], driver: (binding: Binding) => Command): ReadonlyMap<Binding, Prepared> {
+export function drivers(
+  bindings: readonly Binding[],
+  driver: (binding: Binding) => Command,
+): ReadonlyMap<Binding, Prepared> {
   return new Map(bindings.map((binding): [Binding, Prepared] => [binding, { ok: true, driver: driver(binding) }]));
 }
 
@@ -63,7 +67,10 @@ export function wsdlUrl(baseUrl: string, endpoint: string): string {
  * caller bundles with its client when a tool cannot send credentials (svcutil) or when
  * fetching the WSDL at run time would need credentials the calls must not reuse (docs/interop.md).
  */
-export async function saveWsdls(context: ClientContext & { readonly credentials: Credentials }, extension = '.wsdl'): Promise<string> {
+export async function saveWsdls(
+  context: ClientContext & { readonly credentials: Credentials },
+  extension = '.wsdl',
+): Promise<string> {
   const dir = path.join(context.workDir, 'wsdl');
   mkdirSync(dir, { recursive: true });
   const { user, password } = context.credentials;

@@ -9,7 +9,12 @@ import { driverFile, isExecutable, isFile } from '../paths';
 import { MINUTE, failureOf, mapLimit, run } from '../process';
 import { wsdlUrl, type ClientContext, type InteropClient, type Prepared } from './client';
 
-const PROTOCOL: Readonly<Record<Binding, string>> = { soap11: 'SOAP', soap12: 'SOAP12', httpget: 'HttpGet', httppost: 'HttpPost' };
+const PROTOCOL: Readonly<Record<Binding, string>> = {
+  soap11: 'SOAP',
+  soap12: 'SOAP12',
+  httpget: 'HttpGet',
+  httppost: 'HttpPost',
+};
 const REFERENCES = ['System.Web.Services', 'System.EnterpriseServices', 'System.Xml'];
 
 export const dotnet: InteropClient = {
@@ -18,7 +23,8 @@ export const dotnet: InteropClient = {
   packages: ['mono-complete'],
   bindings: ALL_BINDINGS,
 
-  faultType: (binding) => (binding.startsWith('soap') ? 'System.Web.Services.Protocols.SoapException' : 'System.Net.WebException'),
+  faultType: (binding) =>
+    binding.startsWith('soap') ? 'System.Web.Services.Protocols.SoapException' : 'System.Net.WebException',
   unauthorizedType: () => 'System.Net.WebException',
 
   missing() {
@@ -47,12 +53,15 @@ async function prepareBinding(context: ClientContext, binding: Binding): Promise
         '-namespace:Proxies',
         `-out:${out}`,
         // The auth run's WSDL needs Basic: wsdl answers the 401 challenge with these.
-        ...(context.credentials === undefined ? [] : [`-username:${context.credentials.user}`, `-password:${context.credentials.password}`]),
+        ...(context.credentials === undefined
+          ? []
+          : [`-username:${context.credentials.user}`, `-password:${context.credentials.password}`]),
         wsdlUrl(context.baseUrl, endpoint.name),
       ],
     };
     const failure = failureOf(generate, await run(generate, 2 * MINUTE));
-    if (failure !== null) return { ok: false, message: `wsdl -protocol:${PROTOCOL[binding]} ${endpoint.name}: ${failure}` };
+    if (failure !== null)
+      return { ok: false, message: `wsdl -protocol:${PROTOCOL[binding]} ${endpoint.name}: ${failure}` };
     sources.push(out);
   }
   const exe = path.join(dir, 'driver.exe');

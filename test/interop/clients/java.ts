@@ -63,15 +63,29 @@ export const java: InteropClient = {
 
     const compile = {
       file: 'javac',
-      args: ['-encoding', 'UTF-8', '-nowarn', '-cp', RUNTIME_JAR, '-d', classes, driverFile('java', 'Driver.java'), ...javaFiles(generated)],
+      args: [
+        '-encoding',
+        'UTF-8',
+        '-nowarn',
+        '-cp',
+        RUNTIME_JAR,
+        '-d',
+        classes,
+        driverFile('java', 'Driver.java'),
+        ...javaFiles(generated),
+      ],
     };
     const compileFailure = failureOf(compile, await run(compile, 3 * MINUTE));
     if (compileFailure !== null) return forAll(BINDINGS, { ok: false, message: compileFailure });
 
     // The auth run: the proxies read the WSDLs from local copies (see Driver.java for why).
     let wsdlDir: string[] = [];
-    if (context.credentials !== undefined) wsdlDir = [await saveWsdls({ ...context, credentials: context.credentials })];
-    return drivers(BINDINGS, (binding) => ({ file: 'java', args: ['-cp', `${classes}:${RUNTIME_JAR}`, 'Driver', binding, ...wsdlDir] }));
+    if (context.credentials !== undefined)
+      wsdlDir = [await saveWsdls({ ...context, credentials: context.credentials })];
+    return drivers(BINDINGS, (binding) => ({
+      file: 'java',
+      args: ['-cp', `${classes}:${RUNTIME_JAR}`, 'Driver', binding, ...wsdlDir],
+    }));
   },
 };
 

@@ -26,7 +26,11 @@ export const php: InteropClient = {
   async prepare(context) {
     // The auth run's refused call needs a SoapClient without login: it loads the WSDL from a local copy.
     let wsdlDir: string[] = [];
-    if (context.credentials !== undefined) wsdlDir = [await saveWsdls({ ...context, credentials: context.credentials })];
-    return drivers(BINDINGS, (binding) => ({ file: 'php', args: [driverFile('php', 'driver.php'), binding, context.baseUrl, ...wsdlDir] }));
+    if (context.credentials !== undefined)
+      wsdlDir = [await saveWsdls({ ...context, credentials: context.credentials })];
+    return drivers(BINDINGS, (binding) => ({
+      file: 'php',
+      args: [driverFile('php', 'driver.php'), binding, context.baseUrl, ...wsdlDir],
+    }));
   },
 };

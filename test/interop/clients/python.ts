@@ -18,7 +18,8 @@ export const python: InteropClient = {
   faultType: () => 'zeep.exceptions.Fault',
   // Over SOAP, zeep's error for an answer that is neither a 200 nor a fault, with its status_code; over
   // GET/POST its Fault again, with the answer's text as the message (the status code is not kept).
-  unauthorizedType: (binding) => (binding.startsWith('soap') ? 'zeep.exceptions.TransportError' : 'zeep.exceptions.Fault'),
+  unauthorizedType: (binding) =>
+    binding.startsWith('soap') ? 'zeep.exceptions.TransportError' : 'zeep.exceptions.Fault',
 
   async missing() {
     if (!isExecutable(PYTHON)) return [PYTHON];
@@ -27,6 +28,11 @@ export const python: InteropClient = {
   },
 
   prepare(context) {
-    return Promise.resolve(drivers(ALL_BINDINGS, (binding) => ({ file: PYTHON, args: ['-B', driverFile('python', 'driver.py'), binding, context.baseUrl] })));
+    return Promise.resolve(
+      drivers(ALL_BINDINGS, (binding) => ({
+        file: PYTHON,
+        args: ['-B', driverFile('python', 'driver.py'), binding, context.baseUrl],
+      })),
+    );
   },
 };

@@ -46,7 +46,11 @@ export const wcf: InteropClient = {
     const sources = ENDPOINTS.map((endpoint) => path.join(context.workDir, `${endpoint.name}.cs`));
     const failures = await mapLimit(ENDPOINTS, 2, async (endpoint) => {
       const out = path.join(context.workDir, `${endpoint.name}.cs`);
-      const generate = { file: 'mono', args: [SVCUTIL, '--noLogo', '--noConfig', `--out=${out}`, metadata(endpoint.name)], cwd: context.workDir };
+      const generate = {
+        file: 'mono',
+        args: [SVCUTIL, '--noLogo', '--noConfig', `--out=${out}`, metadata(endpoint.name)],
+        cwd: context.workDir,
+      };
       const failure = failureOf(generate, await run(generate, 2 * MINUTE));
       if (failure !== null) return `svcutil ${endpoint.name}: ${failure}`;
       fixActions(out);
@@ -56,7 +60,16 @@ export const wcf: InteropClient = {
     if (failure) return forAll(BINDINGS, { ok: false, message: failure });
 
     const exe = path.join(context.workDir, 'driver.exe');
-    const compile = { file: 'mcs', args: ['-nologo', ...REFERENCES.map((name) => `-r:${name}`), `-out:${exe}`, driverFile('wcf', 'Driver.cs'), ...sources] };
+    const compile = {
+      file: 'mcs',
+      args: [
+        '-nologo',
+        ...REFERENCES.map((name) => `-r:${name}`),
+        `-out:${exe}`,
+        driverFile('wcf', 'Driver.cs'),
+        ...sources,
+      ],
+    };
     const compileFailure = failureOf(compile, await run(compile, 2 * MINUTE));
     if (compileFailure !== null) return forAll(BINDINGS, { ok: false, message: compileFailure });
     return drivers(BINDINGS, (binding) => ({ file: 'mono', args: [exe, binding, context.baseUrl] }));
@@ -72,6 +85,7 @@ export const wcf: InteropClient = {
 function fixActions(file: string): void {
   const source = readFileSync(file, 'utf8');
   const fixed = source.replace(/Action="\*", ReplyAction="([^"]+)"/g, 'Action="$1", ReplyAction="$1Response"');
-  if (fixed === source) throw new Error(`svcutil's ${path.basename(file)} has no Action="*" to fix: has svcutil changed?`);
+  if (fixed === source)
+    throw new Error(`svcutil's ${path.basename(file)} has no Action="*" to fix: has svcutil changed?`);
   writeFileSync(file, fixed);
 }

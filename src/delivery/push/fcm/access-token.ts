@@ -34,7 +34,8 @@ export class AccessTokenSource {
   }
 
   get(): Promise<AccessTokenResult> {
-    if (this.#cached !== null && this.#now() < this.#cached.renewAt) return Promise.resolve({ ok: true, token: this.#cached.token });
+    if (this.#cached !== null && this.#now() < this.#cached.renewAt)
+      return Promise.resolve({ ok: true, token: this.#cached.token });
     this.#pending ??= this.#exchange().finally(() => {
       this.#pending = null;
     });
@@ -52,17 +53,27 @@ export class AccessTokenSource {
       url,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: this.#assertion(url) }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion: this.#assertion(url),
+      }).toString(),
       timeoutMs: this.#options.timeoutMs,
     });
     // Not the message's fault: whatever went wrong, the message waits and is tried again.
     if (!answer.ok) return failure('oauth_unavailable', `FCM access token: ${answer.message}`, { retryable: true });
     const body = jsonBody(answer) as { access_token?: unknown; expires_in?: unknown } | undefined;
     if (!isSuccess(answer) || typeof body?.access_token !== 'string') {
-      return failure('oauth_refused', `FCM access token refused (HTTP ${answer.status}): ${answerDetail(answer.body)}`, { retryable: true });
+      return failure(
+        'oauth_refused',
+        `FCM access token refused (HTTP ${answer.status}): ${answerDetail(answer.body)}`,
+        { retryable: true },
+      );
     }
     const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : ASSERTION_LIFETIME_S) * 1000;
-    this.#cached = { token: body.access_token, renewAt: this.#now() + Math.max(lifetimeMs - RENEW_BEFORE_MS, lifetimeMs / 2) };
+    this.#cached = {
+      token: body.access_token,
+      renewAt: this.#now() + Math.max(lifetimeMs - RENEW_BEFORE_MS, lifetimeMs / 2),
+    };
     return { ok: true, token: body.access_token };
   }
 
@@ -70,9 +81,17 @@ export class AccessTokenSource {
     const issuedAt = Math.floor(this.#now() / 1000);
     const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
     const claims = base64url(
-      JSON.stringify({ iss: this.#options.account.clientEmail, scope: SCOPE, aud: audience, iat: issuedAt, exp: issuedAt + ASSERTION_LIFETIME_S }),
+      JSON.stringify({
+        iss: this.#options.account.clientEmail,
+        scope: SCOPE,
+        aud: audience,
+        iat: issuedAt,
+        exp: issuedAt + ASSERTION_LIFETIME_S,
+      }),
     );
-    const signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(this.#options.account.privateKey, 'base64url');
+    const signature = createSign('RSA-SHA256')
+      .update(`${header}.${claims}`)
+      .sign(this.#options.account.privateKey, 'base64url');
     return `${header}.${claims}.${signature}`;
   }
 }

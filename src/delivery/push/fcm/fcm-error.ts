@@ -25,12 +25,14 @@ export function fcmFailure(answer: HttpAnswer): SendFailure {
   if (error === undefined) return failureFromStatus(answer);
   const details = Array.isArray(error.details) ? error.details : [];
   const fcmCode = details.find((d) => typeof d['@type'] === 'string' && d['@type'].endsWith('FcmError'))?.errorCode;
-  const code = typeof fcmCode === 'string' ? fcmCode : typeof error.status === 'string' ? error.status : `http_${answer.status}`;
+  const code =
+    typeof fcmCode === 'string' ? fcmCode : typeof error.status === 'string' ? error.status : `http_${answer.status}`;
   const message = `${typeof error.message === 'string' ? error.message : 'FCM error'} (HTTP ${answer.status})`;
   const retryAfterMs = parseRetryAfter(answer.headers['retry-after'] ?? null);
 
   if (TOKEN_GONE.has(code)) return failure(code, message, { tokenInvalid: true });
-  if (code === 'INVALID_ARGUMENT') return failure(code, message, { tokenInvalid: isAboutToken(error.message, details) });
+  if (code === 'INVALID_ARGUMENT')
+    return failure(code, message, { tokenInvalid: isAboutToken(error.message, details) });
   if (SLOW_DOWN.has(code)) return failure(code, message, { retryable: true, rateLimited: true, retryAfterMs });
   if (RETRY.has(code)) return failure(code, message, { retryable: true, retryAfterMs });
   // Our access token expired or was revoked: not the message's fault (the provider mints a new one).
@@ -42,7 +44,10 @@ export function fcmFailure(answer: HttpAnswer): SendFailure {
 
 // INVALID_ARGUMENT covers a bad token and a bad payload alike; only the
 // former may cost the device its token.
-function isAboutToken(message: unknown, details: NonNullable<NonNullable<GoogleErrorBody['error']>['details']>): boolean {
+function isAboutToken(
+  message: unknown,
+  details: NonNullable<NonNullable<GoogleErrorBody['error']>['details']>,
+): boolean {
   const fields = details.flatMap((d) => (Array.isArray(d.fieldViolations) ? d.fieldViolations : []));
   if (fields.some((f) => f.field === 'message.token')) return true;
   return typeof message === 'string' && /registration token/i.test(message);

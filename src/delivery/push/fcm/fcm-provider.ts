@@ -32,7 +32,10 @@ export interface FcmProviderOptions {
 export function createFcmProvider(options: FcmProviderOptions): PushProvider {
   const base = new URL(options.baseUrl);
   const path = `${base.pathname.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(options.projectId)}/messages:send`;
-  const pool = base.protocol === 'https:' ? new H2Pool({ origin: base.origin, maxSessions: options.http2Sessions, ca: options.ca }) : null;
+  const pool =
+    base.protocol === 'https:'
+      ? new H2Pool({ origin: base.origin, maxSessions: options.http2Sessions, ca: options.ca })
+      : null;
   const post = (headers: Record<string, string>, body: string) =>
     pool === null
       ? httpCall({ url: `${base.origin}${path}`, method: 'POST', headers, body, timeoutMs: options.timeoutMs })
@@ -51,11 +54,18 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
       // A request within the limit has a payload within it too: only a large one is measured on its own.
       if (Buffer.byteLength(body, 'utf8') > FCM_PAYLOAD_LIMIT) {
         const size = Buffer.byteLength(JSON.stringify(payload), 'utf8');
-        if (size > FCM_PAYLOAD_LIMIT) return failure('payload_too_large', `The message is ${size} bytes; FCM accepts at most ${FCM_PAYLOAD_LIMIT}.`);
+        if (size > FCM_PAYLOAD_LIMIT)
+          return failure(
+            'payload_too_large',
+            `The message is ${size} bytes; FCM accepts at most ${FCM_PAYLOAD_LIMIT}.`,
+          );
       }
       const access = await options.tokens.get();
       if (!access.ok) return access;
-      const answer: HttpAnswer | SendResult = await post({ authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' }, body);
+      const answer: HttpAnswer | SendResult = await post(
+        { authorization: `Bearer ${access.token}`, 'content-type': 'application/json; charset=utf-8' },
+        body,
+      );
       if (!answer.ok) return answer;
       if (isSuccess(answer)) {
         const name = (jsonBody(answer) as { name?: unknown } | undefined)?.name;
@@ -85,22 +95,36 @@ export const fcm = pushProvider({
       .string()
       .trim()
       .optional()
-      .meta(setting('push', '`fcm`: path of the service-account key file (JSON from the Firebase console).', 'required with `fcm`')),
+      .meta(
+        setting(
+          'push',
+          '`fcm`: path of the service-account key file (JSON from the Firebase console).',
+          'required with `fcm`',
+        ),
+      ),
     FCM_PROJECT_ID: z
       .string()
       .trim()
       .optional()
       .meta(setting('push', '`fcm`: the Firebase project.', "the key file's `project_id`")),
-    FCM_BASE_URL: url('FCM_BASE_URL').default(FCM_BASE_URL).meta(setting('push', '`fcm`: the API base (a proxy, a test double).')),
+    FCM_BASE_URL: url('FCM_BASE_URL')
+      .default(FCM_BASE_URL)
+      .meta(setting('push', '`fcm`: the API base (a proxy, a test double).')),
     FCM_TOKEN_URL: url('FCM_TOKEN_URL')
       .optional()
       .meta(setting('push', '`fcm`: the OAuth2 token endpoint.', "the key file's `token_uri`")),
     FCM_HTTP2_SESSIONS: integer('FCM_HTTP2_SESSIONS', 1, 64)
       .default(4)
-      .meta(setting('push', '`fcm` over `https://`: HTTP/2 sessions at most ([FCM over HTTP/2](delivery.md#fcm-over-http2)).')),
+      .meta(
+        setting(
+          'push',
+          '`fcm` over `https://`: HTTP/2 sessions at most ([FCM over HTTP/2](delivery.md#fcm-over-http2)).',
+        ),
+      ),
   },
   settings(values, problems, chosenBy): FcmSettings | null {
-    if (values.FCM_CREDENTIALS === undefined) return required(problems, 'FCM_CREDENTIALS', chosenBy, ' (the path of a service-account key file)');
+    if (values.FCM_CREDENTIALS === undefined)
+      return required(problems, 'FCM_CREDENTIALS', chosenBy, ' (the path of a service-account key file)');
     const text = readTextFile('FCM_CREDENTIALS', values.FCM_CREDENTIALS);
     if (!text.ok) {
       problems.push(text.problem);
@@ -122,7 +146,17 @@ export const fcm = pushProvider({
     };
   },
   create(settings, timeoutMs) {
-    const tokens = new AccessTokenSource({ account: settings.account, tokenUrl: settings.tokenUrl ?? undefined, timeoutMs });
-    return createFcmProvider({ projectId: settings.projectId, baseUrl: settings.baseUrl, tokens, timeoutMs, http2Sessions: settings.http2Sessions });
+    const tokens = new AccessTokenSource({
+      account: settings.account,
+      tokenUrl: settings.tokenUrl ?? undefined,
+      timeoutMs,
+    });
+    return createFcmProvider({
+      projectId: settings.projectId,
+      baseUrl: settings.baseUrl,
+      tokens,
+      timeoutMs,
+      http2Sessions: settings.http2Sessions,
+    });
   },
 });
