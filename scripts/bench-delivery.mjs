@@ -206,8 +206,8 @@ async function seed(options) {
       classId: `C${i % 30}`,
     });
   }
-  await store.writeDataSet({ schools: [{ baseUrl: SCHOOL, name: 'Bench School' }], devices, students });
-  await store.close();
+  await store.dataSet.writeDataSet({ schools: [{ baseUrl: SCHOOL, name: 'Bench School' }], devices, students });
+  await store.lifecycle.close();
 }
 
 async function startChild(script, env, readyPattern) {
@@ -288,14 +288,14 @@ async function waitForArrivals(fcm, count = MESSAGES, timeoutMs = 300_000) {
 async function latencies(options, fcm, count = MESSAGES) {
   const store = await openStore(options);
   try {
-    const rows = await store.listPushNotifications();
+    const rows = await store.admin.listPushNotifications();
     const unsent = rows.filter((row) => row.status !== 'sent').length;
     if (rows.length !== count || unsent > 0) throw new Error(`${rows.length} rows, ${unsent} not sent`);
     const values = rows.map((row) => fcm.arrivals.get(row.id) - Date.parse(row.createdAt)).sort((a, b) => a - b);
     const at = (q) => values[Math.min(values.length - 1, Math.floor(q * values.length))];
     return { p50: at(0.5), p99: at(0.99) };
   } finally {
-    await store.close();
+    await store.lifecycle.close();
   }
 }
 
@@ -384,11 +384,11 @@ async function drainCase(kind, databaseUrl, fakes) {
     const atLatency = await drainOnce(env, fakes.fcm, FCM_LATENCY_MS);
     const store = await openStore(location.options);
     try {
-      const rows = await store.listPushNotifications();
+      const rows = await store.admin.listPushNotifications();
       const unsent = rows.filter((row) => row.status !== 'sent').length;
       if (rows.length !== 2 * MESSAGES || unsent > 0) throw new Error(`${rows.length} rows, ${unsent} not sent`);
     } finally {
-      await store.close();
+      await store.lifecycle.close();
     }
     return { ingestion, atZero, atLatency };
   } finally {

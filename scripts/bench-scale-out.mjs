@@ -137,7 +137,7 @@ async function main() {
   try {
     const store = await openStore({ databaseUrl: DATABASE_URL, schema, dataDir: os.tmpdir() });
     const ids = Array.from({ length: STUDENTS }, (_, i) => String(100000 + i));
-    await store.writeDataSet({
+    await store.dataSet.writeDataSet({
       schools: [{ baseUrl: SCHOOL, name: 'Bench School' }],
       devices: ids.map((id) => ({ id: `dev-${id}`, token: `fcm-token-${id}`, platform: 'android' })),
       students: ids.map((id) => ({
@@ -148,7 +148,7 @@ async function main() {
         active: '1',
       })),
     });
-    await store.close();
+    await store.lifecycle.close();
 
     const workerEnv = {
       ...storeEnv,

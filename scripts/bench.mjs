@@ -47,8 +47,8 @@ async function seed(dataDir) {
     devices.push({ id: `dev-${id}`, token: `fcm:${id}`, platform: 'ios' });
     students.push({ id, school: SCHOOL, fullName: name, deviceId: `dev-${id}`, active: '1', classId: `C${i % 30}` });
   }
-  await store.writeDataSet({ schools: [{ baseUrl: SCHOOL, name: 'Bench School' }], devices, students });
-  await store.close();
+  await store.dataSet.writeDataSet({ schools: [{ baseUrl: SCHOOL, name: 'Bench School' }], devices, students });
+  await store.lifecycle.close();
 }
 
 async function fetchAnswer(port, req) {

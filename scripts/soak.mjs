@@ -23,7 +23,7 @@ const SCHOOL = 'https://soak.school.example';
 async function seed(dataDir) {
   const store = await openStore({ dataDir });
   const ids = Array.from({ length: STUDENTS }, (_, i) => String(7001 + i));
-  await store.writeDataSet({
+  await store.dataSet.writeDataSet({
     schools: [{ baseUrl: SCHOOL, name: 'Soak School' }],
     devices: ids.map((id) => ({ id: `dev-${id}`, token: `fcm:soak-${id}`, platform: i(id) % 2 ? 'ios' : 'android' })),
     students: ids.map((id) => ({
@@ -67,7 +67,7 @@ async function seed(dataDir) {
       seen: false,
     })),
   });
-  await store.close();
+  await store.lifecycle.close();
 }
 
 function i(id) {

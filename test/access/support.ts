@@ -75,7 +75,7 @@ export interface ServiceWithPolicy {
 export async function startWithPolicy(
   policyText: string,
   deps: AccessDependencies | ((logger: Logger) => AccessDependencies) = {},
-  extra: { publicBaseUrl?: string; logger?: Logger } = {},
+  extra: { publicBaseUrl?: string; logger?: Logger; now?: () => number } = {},
 ): Promise<ServiceWithPolicy> {
   const policy = policyFile(policyText);
   const logs: Record<string, unknown>[] = [];
@@ -85,6 +85,7 @@ export async function startWithPolicy(
   const access = createAccessControl({
     policyFile: policy.file,
     logger,
+    now: extra.now,
     ...(typeof deps === 'function' ? deps(logger) : deps),
   });
   const service = await startTestService({ access, trustProxy: true, publicBaseUrl: extra.publicBaseUrl });
