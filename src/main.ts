@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { PolicyError } from './access';
+import { wantsHelp } from './cli/args';
 import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './log';
 import { serveMetrics } from './server';
@@ -25,7 +26,20 @@ function flushLogs(logger: Logger, ms: number): Promise<void> {
   });
 }
 
+const USAGE = `Usage: npm start   (node dist/main.js)
+
+Runs the service: the ASMX endpoints, the admin API, /metrics, /healthz and
+the delivery worker, against the store of DATABASE_URL or DATA_DIR. Settings
+come from the environment (docs/configuration.md); operating it:
+docs/operating.md. SIGTERM or SIGINT shuts it down gracefully; SIGHUP reloads
+ACCESS_POLICY.
+`;
+
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(USAGE);
+    return;
+  }
   let config;
   try {
     config = loadConfig();

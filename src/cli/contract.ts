@@ -6,8 +6,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GENERATED_FILE, renderContract } from '../contract/generate';
+import { wantsHelp } from './args';
+
+const USAGE = `Usage: npm run contract
+
+Writes src/contract/generated.ts from wsdl/*.wsdl; run it after changing a WSDL file.
+`;
 
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const text = await renderContract();
   let before: string | null;
   try {

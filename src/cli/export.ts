@@ -1,5 +1,6 @@
 // npm run export -- [--format csv|json] DIR
 import { exportDataSet, type ExportFormat } from '../import';
+import { fromInvocation, wantsHelp } from './args';
 import { runCommand, storeFromConfig } from './store-from-config';
 
 const USAGE = `Usage: npm run export -- [--format csv|json] DIR
@@ -10,6 +11,10 @@ collection (the default), or one JSON document (data.json).
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   const rest = [...args];
   let format: ExportFormat = 'csv';
   const at = rest.indexOf('--format');
@@ -22,17 +27,13 @@ export async function main(args: readonly string[]): Promise<number> {
     format = value;
     rest.splice(at, 2);
   }
-  if (rest.includes('--help')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
   if (rest.length !== 1 || rest[0]?.startsWith('--') === true) {
     process.stderr.write(USAGE);
     return 2;
   }
   const store = await storeFromConfig();
   try {
-    const { files, counts } = await exportDataSet(store.dataSet, rest[0], format);
+    const { files, counts } = await exportDataSet(store.dataSet, fromInvocation(rest[0]), format);
     const summary = Object.entries(counts)
       .map(([c, n]) => `${n.toLocaleString('en-US')} ${c}`)
       .join(', ');

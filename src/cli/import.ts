@@ -1,5 +1,6 @@
 // npm run import -- [--strict] [--dry-run] FILE...
 import { formatImportReport, importFiles, terminalProgress } from '../import';
+import { fromInvocation, wantsHelp } from './args';
 import { runCommand, storeFromConfig } from './store-from-config';
 
 const USAGE = `Usage: npm run import -- [--strict] [--dry-run] FILE...
@@ -15,13 +16,13 @@ Exit code: 0 all rows imported; 1 some rows or files were not; 2 usage or config
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  const flags = new Set(args.filter((a) => a.startsWith('--')));
-  const files = args.filter((a) => !a.startsWith('--'));
-  const unknown = [...flags].filter((f) => !['--strict', '--dry-run', '--help'].includes(f));
-  if (flags.has('--help')) {
+  if (wantsHelp(args)) {
     process.stdout.write(USAGE);
     return 0;
   }
+  const flags = new Set(args.filter((a) => a.startsWith('--')));
+  const files = args.filter((a) => !a.startsWith('--')).map((file) => fromInvocation(file));
+  const unknown = [...flags].filter((f) => !['--strict', '--dry-run'].includes(f));
   if (files.length === 0 || unknown.length > 0) {
     process.stderr.write(
       `${unknown.length > 0 ? `Unknown option ${unknown.join(', ')}.\n` : 'Name at least one file.\n'}\n${USAGE}`,

@@ -11,6 +11,7 @@ import {
 import { createLogger, maskPhone } from '../log';
 import { openStore, type AdminStore, type OutboxStatus } from '../store';
 import type { Config } from '../config';
+import { wantsHelp } from './args';
 import { loadConfigOrExit } from './load-config';
 
 const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|uncertain|sent] [--limit N]
@@ -30,6 +31,10 @@ type OutboxCommandStore = Pick<
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'uncertain', 'sent'];
 
 async function main(args: string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    console.log(USAGE);
+    return 0;
+  }
   const [command, ...rest] = args;
   if (command !== 'list' && command !== 'resend' && command !== 'resend-dead' && command !== 'prune') return usage();
   const config = loadConfigOrExit();

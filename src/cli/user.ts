@@ -9,16 +9,19 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSyn
 import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
 import { PolicyError, USER_NAME, parsePolicy } from '../access';
+import { fromInvocation, wantsHelp } from './args';
 
 const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
        npm run user -- remove NAME [--policy FILE]
-FILE defaults to ACCESS_POLICY.`;
+FILE defaults to ACCESS_POLICY; a relative FILE is taken from the folder the command was run from.`;
 
 /** bcrypt's cost: about 0.1 s of CPU a check, paid once a minute per client thanks to the service's cache. */
 export const BCRYPT_COST = 10;
 
 export interface UserCliIo {
   readonly env: NodeJS.ProcessEnv;
+  /** The working directory, for a relative --policy FILE when not run through npm (src/cli/args.ts). */
+  readonly cwd?: string;
   /** Reads the password: hidden from a terminal, one line from anything else. */
   readPassword(prompt: string): Promise<string>;
   out(line: string): void;
@@ -26,9 +29,13 @@ export interface UserCliIo {
 }
 
 export async function runUserCli(args: readonly string[], io: UserCliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.out(USAGE);
+    return 0;
+  }
   const [command, name, ...rest] = args;
   let file = io.env.ACCESS_POLICY?.trim() || undefined;
-  if (rest.length === 2 && rest[0] === '--policy') file = rest[1];
+  if (rest.length === 2 && rest[0] === '--policy') file = fromInvocation(rest[1], io.env, io.cwd ?? process.cwd());
   else if (rest.length !== 0) return usage(io);
   if ((command !== 'add' && command !== 'remove') || name === undefined) return usage(io);
   if (file === undefined) {

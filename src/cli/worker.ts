@@ -9,9 +9,22 @@ import { createLogger } from '../log';
 import { createMetrics } from '../metrics';
 import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
+import { wantsHelp } from './args';
 import { loadConfigOrExit } from './load-config';
 
+const USAGE = `Usage: npm run worker
+
+Runs the delivery worker without the HTTP server, against the store of
+DATABASE_URL or DATA_DIR (docs/delivery.md); METRICS_PORT serves its /metrics.
+SIGTERM or SIGINT stops it cleanly. Settings come from the environment
+(docs/configuration.md).
+`;
+
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const store = await openStore({

@@ -1,0 +1,28 @@
+// What every command shares about its command line (docs/operating.md#commands):
+// `--help` or `-h` prints the usage on stdout and exits 0, and relative paths
+// resolve against the folder the command was run from.
+import path from 'node:path';
+
+/** Whether the arguments ask for the usage (`--help` or `-h`, anywhere). */
+export function wantsHelp(args: readonly string[]): boolean {
+  return args.includes('--help') || args.includes('-h');
+}
+
+/**
+ * The folder the command was run from: `npm run` starts scripts in the
+ * package folder and says where it was run in INIT_CWD; run directly with
+ * node, the working directory.
+ */
+export function invocationDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+  const init = env.npm_lifecycle_event === undefined ? undefined : env.INIT_CWD;
+  return init !== undefined && init !== '' ? init : cwd;
+}
+
+/** `file` as given on the command line, resolved against the folder the command was run from. */
+export function fromInvocation(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): string {
+  return path.resolve(invocationDir(env, cwd), file);
+}
