@@ -225,6 +225,23 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(res.body.error.details.find((d: { path: string }) => d.path === 'body').message).toMatch(/fullname/);
     });
 
+    it('takes a student\'s active flag as "1"/"0" or as the number 1/0, and shows it as "1"/"0"', async () => {
+      const res = await api().post('/students', {
+        id: '9',
+        school: 'https://school-a.example',
+        fullName: 'X',
+        active: 0,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.active).toBe('0');
+      expect((await api().patch('/students/9', { active: 1 })).body.active).toBe('1');
+      expect((await api().patch('/students/9', { active: '0' })).body.active).toBe('0');
+      const refused = await api().patch('/students/9', { active: 2 });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details).toEqual([{ path: 'body.active', message: 'must be "1" or "0".' }]);
+      expect((await api().get('/students?active=0')).body.items.map((s: { id: string }) => s.id)).toContain('9');
+    });
+
     it('refuses with 422 what only the store can tell: an unknown school, a date that does not exist', async () => {
       const school = await api().post('/students', { id: '9', school: 'https://nowhere.example', fullName: 'X' });
       expect(school.status).toBe(422);

@@ -127,13 +127,26 @@ interface ChoiceOptions<T extends string> extends FilterOptions {
   readonly empty?: T;
 }
 
-/** One of a few words, optional. */
+/**
+ * One of a few words, optional. Choices that are digits (a student's `active`,
+ * "1" or "0") may be written as JSON numbers too (`1`, `0`): the same value for
+ * the admin API, the importer and the store (test/admin/admin-api.test.ts, test/admin/same-rules.test.ts).
+ */
 export function choice<K extends string, const T extends readonly [string, ...string[]]>(
   column: K,
   choices: T,
   options: ChoiceOptions<T[number]> = {},
 ) {
-  const schema = z.enum(choices, { error: options.message ?? `must be one of ${choices.join(', ')}.` }).optional();
+  const error = options.message ?? `must be one of ${choices.join(', ')}.`;
+  const words = z.enum(choices, { error });
+  const numbers = choices.filter((c) => /^(0|[1-9][0-9]*)$/.test(c)).map(Number);
+  const schema = (
+    numbers.length === 0
+      ? words
+      : z
+          .union([words, z.literal(numbers as [number, ...number[]])], { error })
+          .transform((value) => String(value) as T[number])
+  ).optional();
   return field(options.description === undefined ? schema : schema.describe(options.description), {
     column,
     required: false,
