@@ -1,16 +1,21 @@
-// npm run import -- [--strict] [--dry-run] FILE...
-import { formatImportReport, importFiles, terminalProgress } from '../import';
+// npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
+import { formatImportReport, importFiles, terminalProgress, type ImportFile } from '../import';
+import { COLLECTIONS, type DataSetCollection } from '../store';
 import { fromInvocation, wantsHelp } from './args';
 import { runCommand, storeFromConfig } from './store-from-config';
 
-const USAGE = `Usage: npm run import -- [--strict] [--dry-run] FILE...
+const USAGE = `Usage: npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
 
 Imports schools, students, devices, notes and absences (upsert by key) from
-CSV files named after their collection (schools.csv, students.csv, ...) or
-from JSON documents, into the store of DATABASE_URL or DATA_DIR.
+CSV files or from JSON documents, into the store of DATABASE_URL or DATA_DIR.
+A CSV file holds one collection: the one --collection names, else the one its
+name says (schools.csv, Students.CSV, ...), else the one its header row names.
+Relative paths are taken from the folder the command was run from.
 
-  --strict   refuse the whole import, writing nothing, if any row or file is bad
-  --dry-run  check every row and report, writing nothing
+  --strict           refuse the whole import, writing nothing, if any row or file is bad
+  --dry-run          check every row and report, writing nothing
+  --collection NAME  the CSV files after it (up to the next --collection) hold NAME:
+                     ${COLLECTIONS.join(', ')}
 
 Exit code: 0 all rows imported; 1 some rows or files were not; 2 usage or configuration.
 `;
@@ -20,9 +25,23 @@ export async function main(args: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const flags = new Set(args.filter((a) => a.startsWith('--')));
-  const files = args.filter((a) => !a.startsWith('--')).map((file) => fromInvocation(file));
-  const unknown = [...flags].filter((f) => !['--strict', '--dry-run'].includes(f));
+  const flags = new Set<string>();
+  const files: ImportFile[] = [];
+  const unknown: string[] = [];
+  let collection: DataSetCollection | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--collection' || arg.startsWith('--collection=')) {
+      const name = arg === '--collection' ? args[++i] : arg.slice('--collection='.length);
+      if (name === undefined || !(COLLECTIONS as readonly string[]).includes(name)) {
+        process.stderr.write(`--collection takes one of ${COLLECTIONS.join(', ')}.\n\n${USAGE}`);
+        return 2;
+      }
+      collection = name as DataSetCollection;
+    } else if (arg === '--strict' || arg === '--dry-run') flags.add(arg);
+    else if (arg.startsWith('--')) unknown.push(arg);
+    else files.push({ file: fromInvocation(arg), collection });
+  }
   if (files.length === 0 || unknown.length > 0) {
     process.stderr.write(
       `${unknown.length > 0 ? `Unknown option ${unknown.join(', ')}.\n` : 'Name at least one file.\n'}\n${USAGE}`,

@@ -1,6 +1,7 @@
 // The import format (docs/design.md#import-format) as files: one CSV file per
-// collection, named after it, with these fields as its header row, or one
-// JSON document holding the collections as arrays.
+// collection, with these fields as its header row (named after the collection,
+// or told by --collection or by its header: docs/operating.md#import-and-export),
+// or one JSON document holding the collections as arrays.
 import { COLLECTION_OF, COLLECTIONS, type Collection, type DataSetCollection } from '../store';
 
 /** Every field of a collection, in header order (from its schema, src/store/collections/). */
@@ -15,6 +16,25 @@ function fieldLists(list: (collection: Collection) => readonly string[]): Record
   return Object.fromEntries(
     COLLECTIONS.map((name) => [name, list(COLLECTION_OF[name] as unknown as Collection)]),
   ) as Record<DataSetCollection, readonly string[]>;
+}
+
+/**
+ * The collection a CSV header row names (docs/operating.md#import-and-export):
+ * the one whose required fields are all there and which knows every column;
+ * failing that, the only one whose required fields are all there. Null when
+ * none or several fit, or when the header names nothing but `id`, the key of
+ * most collections (test/import/import.test.ts).
+ */
+export function collectionOfHeader(header: readonly string[]): DataSetCollection | null {
+  const columns = header.map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  if (columns.every((name) => name === 'id')) return null;
+  const fieldsOf = (c: DataSetCollection) => FIELDS[c].map((f) => f.toLowerCase());
+  const complete = (Object.keys(FIELDS) as DataSetCollection[]).filter((c) =>
+    REQUIRED_FIELDS[c].every((f) => columns.includes(f.toLowerCase())),
+  );
+  const exact = complete.filter((c) => columns.every((name) => fieldsOf(c).includes(name)));
+  if (exact.length === 1) return exact[0] ?? null;
+  return complete.length === 1 ? (complete[0] ?? null) : null;
 }
 
 /** The collection a CSV file holds, from its name (`students.csv`, `Students.CSV`); null if none. */

@@ -7,6 +7,12 @@ import { silentProgress, type Progress } from './progress';
 import { readSource } from './read-source';
 import { SourceError, type Source } from './source';
 
+/** A file to import, and the collection of a CSV file when its name and header do not say it. */
+export interface ImportFile {
+  readonly file: string;
+  readonly collection?: DataSetCollection;
+}
+
 export interface ImportOptions {
   /** Refuse the whole import if any row or file is bad. */
   readonly strict?: boolean;
@@ -51,16 +57,18 @@ const rank = (source: Source): number =>
 
 export async function importFiles(
   store: ImportStore,
-  files: readonly string[],
+  given: readonly (string | ImportFile)[],
   options: ImportOptions = {},
 ): Promise<ImportReport> {
+  const inputs = given.map((item) => (typeof item === 'string' ? { file: item } : item));
+  const files = inputs.map((input) => input.file);
   const progress = options.progress ?? silentProgress;
   const now = (options.now ?? (() => new Date()))().toISOString();
   const failed: FileReport[] = [];
   const sources: Source[] = [];
-  for (const file of files) {
+  for (const { file, collection } of inputs) {
     try {
-      sources.push(await readSource(file));
+      sources.push(await readSource(file, collection));
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
       failed.push(failure(file, error.message));

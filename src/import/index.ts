@@ -1,4 +1,11 @@
-export { importFiles, type CollectionReport, type FileReport, type ImportOptions, type ImportReport } from './importer';
+export {
+  importFiles,
+  type CollectionReport,
+  type FileReport,
+  type ImportFile,
+  type ImportOptions,
+  type ImportReport,
+} from './importer';
 export { formatImportReport } from './report-text';
 export { exportDataSet, JSON_EXPORT_FILE, type ExportFormat } from './export-data-set';
 export { terminalProgress, silentProgress, type Progress } from './progress';

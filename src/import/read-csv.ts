@@ -11,6 +11,16 @@ interface ParsedRecord {
   readonly info: { readonly lines: number };
 }
 
+/** The header row's cells; null when the text is empty or no valid CSV (readCsv then says why). */
+export function csvHeader(text: string): string[] | null {
+  try {
+    const rows: string[][] = parse(text, { bom: true, to: 1, relax_column_count: true, skip_empty_lines: true });
+    return rows[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export function readCsv(file: string, text: string, collection: DataSetCollection): Source {
   let parsed: ParsedRecord[];
   try {

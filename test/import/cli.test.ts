@@ -67,4 +67,34 @@ describe('import and export commands', () => {
     }
     expect(await exportMain(['--format', 'xml', 'x'])).toBe(2);
   });
+
+  it('takes the collection of a CSV file from --collection, else its name, else its header row', async () => {
+    const schools = file('schools-2026.csv', 'baseUrl,name\nhttps://hilltop.school.example,Hilltop\n');
+    // The header names the fields of schools only.
+    expect(await importMain([schools])).toBe(0);
+    expect(output).toContain('schools: 1 inserted');
+
+    // A header of an id alone says nothing; --collection says it for the files after it, not before.
+    const pupils = file('pupils-2026.csv', 'id,school,fullName,remark\n7,https://hilltop.school.example,A,x\n');
+    const more = file('export (2).csv', 'id,school\n8,https://hilltop.school.example\n');
+    const ids = file('ids.csv', 'id\n9\n');
+    output = '';
+    expect(await importMain(['--dry-run', ids])).toBe(1);
+    expect(output).toContain('cannot tell which collection this CSV file holds');
+    output = '';
+    expect(await importMain([schools, '--collection', 'students', pupils, more])).toBe(1);
+    expect(output).toContain('schools: 0 inserted, 1 updated');
+    expect(output).toContain('students: 1 inserted');
+    expect(output).toContain('the header row lacks fullName');
+    output = '';
+    expect(await importMain(['--collection=students', pupils])).toBe(0);
+    expect(output).toContain('students: 0 inserted, 1 updated');
+
+    expect(await importMain(['--collection', 'pupils', pupils])).toBe(2);
+    expect(await importMain(['--collection'])).toBe(2);
+    expect(output).toContain('--collection takes one of schools, devices, students, notes, absences.');
+    output = '';
+    expect(await importMain(['--collection', 'schools', file('data.json', '{"schools": []}')])).toBe(1);
+    expect(output).toContain('--collection is for CSV files');
+  });
 });

@@ -200,7 +200,7 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
       path.join(dir, 'absent', 'notes.csv'),
     ]);
     expect(report.files.map((f) => [f.status, f.error])).toEqual([
-      ['failed', expect.stringContaining('a CSV file must be named after its collection')],
+      ['failed', expect.stringContaining('cannot tell which collection this CSV file holds')],
       ['failed', expect.stringContaining('the header row lacks school')],
       ['failed', expect.stringMatching(/is not valid JSON: .*\(near line 3\)/)],
       ['failed', expect.stringContaining('is not valid CSV: Quote Not Closed')],
