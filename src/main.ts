@@ -1,6 +1,7 @@
+import { SERVICE_VERSION } from './shared/version';
 import type { AddressInfo } from 'node:net';
 import { PolicyError } from './access';
-import { wantsHelp } from './cli/args';
+import { wantsHelp, wantsVersion } from './cli/args';
 import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './log';
 import { serveMetrics } from './server';
@@ -38,6 +39,10 @@ ACCESS_POLICY.
 async function main(): Promise<void> {
   if (wantsHelp(process.argv.slice(2))) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (wantsVersion(process.argv.slice(2))) {
+    process.stdout.write(`${SERVICE_VERSION}\n`);
     return;
   }
   let config;

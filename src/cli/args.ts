@@ -3,6 +3,11 @@
 // resolve against the folder the command was run from.
 import path from 'node:path';
 
+/** Whether the arguments ask for the release's version (`--version`, anywhere). */
+export function wantsVersion(args: readonly string[]): boolean {
+  return args.includes('--version');
+}
+
 /** Whether the arguments ask for the usage (`--help` or `-h`, anywhere). */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');

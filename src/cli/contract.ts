@@ -3,10 +3,11 @@
 // compiles only this file and what it imports, never generated.ts: a WSDL
 // with a new operation makes the rest of src/ fail to compile (the operation
 // has no module yet) until the file is regenerated.
+import { SERVICE_VERSION } from '../shared/version';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GENERATED_FILE, renderContract } from '../contract/generate';
-import { wantsHelp } from './args';
+import { wantsHelp, wantsVersion } from './args';
 
 const USAGE = `Usage: npm run contract
 
@@ -16,6 +17,10 @@ Writes src/contract/generated.ts from wsdl/*.wsdl; run it after changing a WSDL 
 async function main(): Promise<void> {
   if (wantsHelp(process.argv.slice(2))) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (wantsVersion(process.argv.slice(2))) {
+    process.stdout.write(`${SERVICE_VERSION}\n`);
     return;
   }
   const text = await renderContract();

@@ -1,6 +1,7 @@
 // npm run export -- [--format csv|json] DIR
+import { SERVICE_VERSION } from '../shared/version';
 import { exportDataSet, type ExportFormat } from '../import';
-import { fromInvocation, wantsHelp } from './args';
+import { fromInvocation, wantsHelp, wantsVersion } from './args';
 import { runCommand, storeFromConfig } from './store-from-config';
 
 const USAGE = `Usage: npm run export -- [--format csv|json] DIR
@@ -13,6 +14,10 @@ collection (the default), or one JSON document (data.json).
 export async function main(args: readonly string[]): Promise<number> {
   if (wantsHelp(args)) {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (wantsVersion(args)) {
+    process.stdout.write(`${SERVICE_VERSION}\n`);
     return 0;
   }
   const rest = [...args];

@@ -1,7 +1,8 @@
 // npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
+import { SERVICE_VERSION } from '../shared/version';
 import { formatImportReport, importFiles, terminalProgress, type ImportFile } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
-import { fromInvocation, wantsHelp } from './args';
+import { fromInvocation, wantsHelp, wantsVersion } from './args';
 import { runCommand, storeFromConfig } from './store-from-config';
 
 const USAGE = `Usage: npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
@@ -23,6 +24,10 @@ Exit code: 0 all rows imported; 1 some rows or files were not; 2 usage or config
 export async function main(args: readonly string[]): Promise<number> {
   if (wantsHelp(args)) {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (wantsVersion(args)) {
+    process.stdout.write(`${SERVICE_VERSION}\n`);
     return 0;
   }
   const flags = new Set<string>();

@@ -2,6 +2,7 @@
 // What an operator does with messages that gave up: see them, and put them
 // back in the queue once the cause is fixed; and deleting finished ones now
 // rather than at the workers' next hourly pass.
+import { SERVICE_VERSION } from '../shared/version';
 import {
   parseRetentionDays,
   pruneOutboxOnce,
@@ -11,7 +12,7 @@ import {
 import { createLogger, maskPhone } from '../log';
 import { openStore, type AdminStore, type OutboxStatus } from '../store';
 import type { Config } from '../config';
-import { wantsHelp } from './args';
+import { wantsHelp, wantsVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 
 const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|uncertain|sent] [--limit N]
@@ -33,6 +34,10 @@ const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead'
 async function main(args: string[]): Promise<number> {
   if (wantsHelp(args)) {
     console.log(USAGE);
+    return 0;
+  }
+  if (wantsVersion(args)) {
+    console.log(SERVICE_VERSION);
     return 0;
   }
   const [command, ...rest] = args;

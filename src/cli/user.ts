@@ -5,11 +5,12 @@
 // order; JSON rewritten with two-space indentation. The result must still be
 // a valid policy, or nothing is written. The running service reads it on
 // SIGHUP.
+import { SERVICE_VERSION } from '../shared/version';
 import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
 import { PolicyError, USER_NAME, parsePolicy } from '../access';
-import { fromInvocation, wantsHelp } from './args';
+import { fromInvocation, wantsHelp, wantsVersion } from './args';
 
 const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
        npm run user -- remove NAME [--policy FILE]
@@ -31,6 +32,10 @@ export interface UserCliIo {
 export async function runUserCli(args: readonly string[], io: UserCliIo): Promise<number> {
   if (wantsHelp(args)) {
     io.out(USAGE);
+    return 0;
+  }
+  if (wantsVersion(args)) {
+    io.out(SERVICE_VERSION);
     return 0;
   }
   const [command, name, ...rest] = args;

@@ -2,6 +2,7 @@
 // wanted against PostgreSQL (or beside the server on SQLite); each claims its
 // own messages. SIGTERM/SIGINT stop it cleanly. With METRICS_PORT set it
 // serves its own /metrics there (deliveries, outbox depth, the process).
+import { SERVICE_VERSION } from '../shared/version';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DELIVERY_STOP_MS, startDelivery } from '../delivery';
@@ -9,7 +10,7 @@ import { createLogger } from '../log';
 import { createMetrics } from '../metrics';
 import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
-import { wantsHelp } from './args';
+import { wantsHelp, wantsVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 
 const USAGE = `Usage: npm run worker
@@ -23,6 +24,10 @@ SIGTERM or SIGINT stops it cleanly. Settings come from the environment
 async function main(): Promise<void> {
   if (wantsHelp(process.argv.slice(2))) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (wantsVersion(process.argv.slice(2))) {
+    process.stdout.write(`${SERVICE_VERSION}\n`);
     return;
   }
   const config = loadConfigOrExit();

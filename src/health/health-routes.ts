@@ -1,3 +1,4 @@
+import { SERVICE_VERSION } from '../shared/version';
 import { Router, type RequestHandler, type Response } from 'express';
 import { callRecordOf, NOSNIFF } from '../wire';
 import { checkReadiness, type ReadinessOptions } from './readiness';
@@ -23,7 +24,7 @@ export function healthRoutes(options: ReadinessOptions): RequestHandler {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     Object.assign(callRecordOf(res), { endpoint: 'health', operation: 'healthz' });
-    answer(res, 200, { status: 'pass' });
+    answer(res, 200, { status: 'pass', version: SERVICE_VERSION });
   });
   router.get('/readyz', async (_req, res) => {
     Object.assign(callRecordOf(res), { endpoint: 'health', operation: 'readyz' });

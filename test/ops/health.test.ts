@@ -1,5 +1,7 @@
 // /healthz says the process is up; /readyz says whether to send it traffic:
 // the store answers, its migrations are current, it is not shutting down.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import express from 'express';
 import request from 'supertest';
 import { healthRoutes, type ReadinessSource, type WorkerReadinessSource } from '../../src/health';
@@ -8,6 +10,10 @@ import { migrationsFor } from '../../src/store/migrations';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
 
+// The release's version, which /healthz names so that an operator sees what runs.
+const { version: VERSION } = JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as {
+  version: string;
+};
 // Every migration of this release, in order.
 const MIGRATIONS = Object.keys(migrationsFor('sqlite'));
 const CURRENT: MigrationStatus = { current: true, applied: MIGRATIONS, pending: [], unknown: [] };
@@ -23,7 +29,7 @@ describe.each(storeVariants())('health on $name', (variant) => {
     const live = await request(service.app).get('/healthz');
     expect(live.status).toBe(200);
     expect(live.headers['content-type']).toBe('application/health+json; charset=utf-8');
-    expect(live.body).toEqual({ status: 'pass' });
+    expect(live.body).toEqual({ status: 'pass', version: VERSION });
     const ready = await request(service.app).get('/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({

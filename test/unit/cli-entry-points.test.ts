@@ -28,7 +28,14 @@ function run(
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  // An entry point that ignored the flag and started would hold the suite: it is killed after 20 s.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }
 
 describe('--help and -h', () => {
@@ -47,6 +54,11 @@ describe('--help and -h', () => {
       const result = await run(entry, [flag]);
       expect({ flag, ...result }).toMatchObject({ flag, code: 0, stdout: expect.stringContaining(usage), stderr: '' });
     }
+  });
+
+  it.each(entries)('%s --version prints the version of package.json and exits 0', async (entry) => {
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await run(entry, ['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 });
 

@@ -4,7 +4,7 @@
 import type { EndpointModel } from '../../contract';
 import { Html, html } from './html';
 import { discoHref } from './links';
-import { SERVICE_VERSION } from './service-version';
+import { SERVICE_VERSION } from '../../shared/version';
 
 export const SERVICE_TITLE = 'Student Notification Service';
 
