@@ -157,8 +157,8 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     refusal: AccessVerdict,
     subject: Subject | null,
   ) => {
-    if (refusal !== null && refusal.kind !== 'throttled' && refusalReason(refusal) !== 'limit')
-      options.onRefused?.(refusal.kind === 'forbidden' ? 'network' : 'auth');
+    const reason = refusal === null ? null : refusalReason(refusal);
+    if (reason === 'network' || reason === 'auth') options.onRefused?.(reason);
     if (audit === undefined || subject === null) return;
     audit.record({
       at: new Date(now()),
@@ -169,7 +169,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       subjectKind: subject.kind,
       subject: subject.value,
       outcome: refusal === null ? 'allowed' : 'refused',
-      reason: refusal === null ? null : refusalReason(refusal),
+      reason,
     });
   };
 

@@ -1,12 +1,11 @@
 // A real SIGHUP to a real server process: the policy file is read again, the
 // process keeps serving, and a bad file leaves the policy in force.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { policyFile, type PolicyFixture } from './support';
-
-const ROOT = path.resolve(__dirname, '../..');
+import { spawnSourceService } from '../support/source-service';
 
 let child: ChildProcess | null = null;
 let policy: PolicyFixture;
@@ -24,24 +23,7 @@ afterEach(async () => {
 test('SIGHUP reloads ACCESS_POLICY without a restart', async () => {
   policy = policyFile('default:\n  allow: ["127.0.0.0/8", "::1/128"]\n');
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-sighup-'));
-  const server = spawn(
-    process.execPath,
-    ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        WORKER: 'false',
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: 'info',
-        ACCESS_POLICY: policy.file,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const server = spawnSourceService({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ACCESS_POLICY: policy.file });
   child = server;
   let output = '';
   const waiters: { text: string; resolve: () => void }[] = [];
@@ -97,23 +79,7 @@ describe('at start', () => {
   const start = (policyText: string) => {
     policy = policyFile(policyText);
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-policy-start-'));
-    const server = spawn(
-      process.execPath,
-      ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          PORT: '0',
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          WORKER: 'false',
-          LOG_FORMAT: 'json',
-          ACCESS_POLICY: policy.file,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const server = spawnSourceService({ DATA_DIR: dataDir, ACCESS_POLICY: policy.file });
     child = server;
     let output = '';
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

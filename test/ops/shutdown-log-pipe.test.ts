@@ -3,13 +3,13 @@
 // still exits within SHUTDOWN_TIMEOUT_MS (docs/operating.md#graceful-shutdown).
 // pino's own destination once held the process for ever at exit, retrying
 // the write in a synchronous loop that no further signal could interrupt.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSourceService } from '../support/source-service';
 
-const ROOT = path.resolve(__dirname, '../..');
 const SHUTDOWN_TIMEOUT_MS = 2000;
 /** What the process may take past SHUTDOWN_TIMEOUT_MS at most (main.ts: HARD_EXIT_MARGIN_MS). */
 const HARD_EXIT_MARGIN_MS = 2000;
@@ -41,26 +41,15 @@ afterEach(async () => {
 
 /** Starts `src/main.ts`, stdout a pipe read until the service listens. */
 async function start(env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(
-    process.execPath,
-    ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        DEMO_DATA: 'false',
-        WORKER: 'false',
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: 'info',
-        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
+  const child = spawnSourceService({
+    DATA_DIR: dataDir,
+    DEMO_DATA: 'false',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    ...env,
+  });
+  // The service's errors go to stderr; nothing here reads them, so they are drained.
+  child.stderr.resume();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
