@@ -33,8 +33,8 @@ export function send(
 }
 
 /** A one-line plain-text answer for requests that are not SOAP or GET/POST calls at all. */
-export function sendText(res: ServerResponse, status: number, message: string): void {
-  send(res, status, 'text/plain; charset=utf-8', `${message}\r\n`, CACHE_ERROR);
+export function sendText(res: ServerResponse, status: number, message: string, cacheControl = CACHE_ERROR): void {
+  send(res, status, 'text/plain; charset=utf-8', `${message}\r\n`, cacheControl);
 }
 
 /**

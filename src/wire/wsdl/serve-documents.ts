@@ -59,7 +59,7 @@ function serveDocument(req: Request, res: Response, model: EndpointModel, docume
     // The WSDL imports no schema, so ASMX finds none whatever the id; it
     // answers with a document's cache policy, not an error's (docs/design.md).
     if (name === 'schema') {
-      send(res, 500, 'text/plain; charset=utf-8', 'Schema not found.\r\n', CACHE_RESULT);
+      sendText(res, 500, 'Schema not found.', CACHE_RESULT);
       return;
     }
   }
