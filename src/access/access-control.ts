@@ -450,28 +450,25 @@ function unauthorized(
   }
 }
 
-function retry(
-  realm: string,
-  message: string,
-  retryAfterSeconds: number,
-): Extract<AccessRefusal, { kind: 'unauthorized' }> {
+/** A refusal's message and the whole seconds, at least one, sent as `Retry-After`. */
+function tryAgain(message: string, retryAfterSeconds: number): { message: string; retryAfterSeconds: number } {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
   return {
-    kind: 'unauthorized',
-    realm,
     message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
     retryAfterSeconds: seconds,
   };
 }
 
+function retry(
+  realm: string,
+  message: string,
+  retryAfterSeconds: number,
+): Extract<AccessRefusal, { kind: 'unauthorized' }> {
+  return { kind: 'unauthorized', realm, ...tryAgain(message, retryAfterSeconds) };
+}
+
 function throttled(reason: 'limit' | 'enumeration', message: string, retryAfterSeconds: number): AccessRefusal {
-  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return {
-    kind: 'throttled',
-    reason,
-    message: `${message} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
-    retryAfterSeconds: seconds,
-  };
+  return { kind: 'throttled', reason, ...tryAgain(message, retryAfterSeconds) };
 }
 
 /** Why a call was refused, as the audit trail, the metrics and the access log name it. */

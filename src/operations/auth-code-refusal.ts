@@ -18,7 +18,7 @@ export function refusalError(refusal: Refusal): ClientError {
   return new ClientError(
     `auth_code_limit_${scope}`,
     `${LIMIT_REACHED[scope]}: at most ${max} per ${duration(windowSeconds)}. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'} (after ${refusal.retryAt}).`,
-    { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) },
+    { retryAfterSeconds: seconds },
   );
 }
 
