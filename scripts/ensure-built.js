@@ -68,6 +68,11 @@ function tsc(root) {
 module.exports = { STAMP, ensureBuilt, isStale, newestSourceTime, writeStamp };
 
 if (require.main === module) {
+  const unsupported = require('./check-node.js').unsupportedMessage(process.version);
+  if (unsupported) {
+    console.error(unsupported);
+    process.exit(1);
+  }
   const root = path.resolve(__dirname, '..');
   // `--force`: the explicit full build (`npm run build`), which writes the stamp too.
   if (process.argv.includes('--force')) {
