@@ -96,7 +96,7 @@ export function createBcryptPool(options: BcryptPoolOptions = {}): BcryptPool {
       if (thread.waiting.size === 0) worker.unref();
       entry.resolve(m.ok === true);
     });
-    worker.on('error', (err) => drop(thread, err));
+    worker.on('error', (err: Error) => drop(thread, err));
     worker.on('exit', (code) => drop(thread, new Error(`bcrypt thread exited (code ${code})`)));
     threads.push(thread);
     return thread;
