@@ -11,9 +11,14 @@ import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The service runs with the Node flags `npm start` gives it (package.json).
-export const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
-  .scripts.start.split(/\s+/)
-  .filter((arg) => arg.startsWith('--'));
+// BENCH_NODE_FLAGS replaces them (space-separated; `none` for Node's defaults) to measure a flag's worth
+// (docs/architecture.md#the-node-flag).
+export const NODE_FLAGS =
+  process.env.BENCH_NODE_FLAGS === undefined
+    ? JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+        .scripts.start.split(/\s+/)
+        .filter((arg) => arg.startsWith('--'))
+    : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((arg) => arg.startsWith('--'));
 export const NS = 'http://tempuri.org/';
 export const BINDINGS = ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'];
 

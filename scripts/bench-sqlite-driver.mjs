@@ -1,0 +1,83 @@
+// Which SQLite driver: better-sqlite3 (what the store uses) or Node's built-in
+// node:sqlite, on the statements the service runs most, in one process, on
+// the same file settings as src/store/connection/sqlite.ts (WAL, synchronous
+// NORMAL). Each case runs both drivers in alternating rounds; read the ratio
+// (node:sqlite time / better-sqlite3 time). docs/architecture.md#sqlite-driver.
+// Run: node scripts/bench-sqlite-driver.mjs (Node 24 or newer).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+const require = createRequire(import.meta.url);
+const Database = require('better-sqlite3');
+
+const STUDENTS = Number(process.env.BENCH_SQLITE_STUDENTS ?? 5000);
+const ROUNDS = Number(process.env.BENCH_SQLITE_ROUNDS ?? 5);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'sqlite-driver-'));
+
+function open(kind, file) {
+  const db = kind === 'better-sqlite3' ? new Database(file) : new DatabaseSync(file);
+  for (const pragma of ['journal_mode = WAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'synchronous = NORMAL'])
+    db.exec(`PRAGMA ${pragma}`);
+  db.exec(`CREATE TABLE IF NOT EXISTS students (id TEXT PRIMARY KEY, school TEXT NOT NULL, full_name TEXT NOT NULL,
+             device_id TEXT, active INTEGER NOT NULL);
+           CREATE INDEX IF NOT EXISTS students_school ON students (school, id);
+           CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, channel TEXT NOT NULL, payload TEXT NOT NULL,
+             status TEXT NOT NULL, due_at INTEGER NOT NULL);`);
+  return db;
+}
+
+function seed(db) {
+  const insert = db.prepare('INSERT OR REPLACE INTO students VALUES (?, ?, ?, ?, 1)');
+  db.exec('BEGIN');
+  for (let i = 0; i < STUDENTS; i++)
+    insert.run(String(100000 + i), 'https://bench.school.example', `طالب رقم ${i}`, `dev-${i}`);
+  db.exec('COMMIT');
+}
+
+const cases = {
+  'point read (GetTokenDevice-like), 20,000': (db) => {
+    const s = db.prepare('SELECT id, full_name, device_id FROM students WHERE id = ?');
+    for (let i = 0; i < 20_000; i++) s.get(String(100000 + (i % STUDENTS)));
+  },
+  [`list of ${STUDENTS} (GetStudentSchool-like), 20`]: (db) => {
+    const s = db.prepare('SELECT id, full_name, device_id, active FROM students WHERE school = ? ORDER BY id');
+    for (let i = 0; i < 20; i++) s.all('https://bench.school.example');
+  },
+  'outbox insert, 100 a transaction, 20,000': (db) => {
+    const s = db.prepare('INSERT INTO outbox (channel, payload, status, due_at) VALUES (?, ?, ?, ?)');
+    for (let t = 0; t < 200; t++) {
+      db.exec('BEGIN');
+      for (let i = 0; i < 100; i++) s.run('push', '{"token":"x","title":"t"}', 'queued', Date.now());
+      db.exec('COMMIT');
+    }
+  },
+};
+
+const dbs = {};
+for (const kind of ['better-sqlite3', 'node:sqlite']) {
+  dbs[kind] = open(kind, path.join(dir, `${kind.replace(':', '-')}.sqlite`));
+  seed(dbs[kind]);
+}
+console.log(`SQLite drivers on Node ${process.version}, ${STUDENTS} students, ${ROUNDS} rounds (ms per round, CPU)`);
+console.log('| case | better-sqlite3 ms | node:sqlite ms | ratio node:sqlite / better-sqlite3 |');
+console.log('|---|---|---|---|');
+for (const [name, run] of Object.entries(cases)) {
+  const times = { 'better-sqlite3': [], 'node:sqlite': [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const kind of r % 2 === 0 ? ['better-sqlite3', 'node:sqlite'] : ['node:sqlite', 'better-sqlite3']) {
+      const before = process.cpuUsage();
+      run(dbs[kind]);
+      const used = process.cpuUsage(before);
+      times[kind].push((used.user + used.system) / 1000);
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const b = median(times['better-sqlite3']);
+  const n = median(times['node:sqlite']);
+  console.log(`| ${name} | ${b.toFixed(1)} | ${n.toFixed(1)} | ${(n / b).toFixed(2)} |`);
+}
+for (const db of Object.values(dbs)) db.close();
+rmSync(dir, { recursive: true, force: true });
