@@ -63,11 +63,12 @@ describeWithTools(
       expect(status).toBe(0);
     });
 
+    // A day and more of series at one sample a minute (the refusals' daily rate): seconds of work.
     it('pass their unit tests', () => {
       const { status, output } = run(['test', 'rules', TEST_FILE]);
       if (status !== 0) throw new Error(`promtool test rules failed:\n${output}`);
       expect(output).toMatch(/SUCCESS/);
-    });
+    }, 120_000);
   },
 );
 
