@@ -6,7 +6,7 @@ import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
 import { loadServiceModel } from './contract';
 import { DELIVERY_STOP_MS, startDelivery, type RunningDelivery } from './delivery';
-import { healthRoutes } from './health';
+import { checkReadiness, healthRoutes, type Readiness } from './health';
 import { createShutdown, type Shutdown } from './lifecycle';
 import type { Logger } from './log';
 import { createMetrics, type Metrics } from './metrics';
@@ -55,7 +55,13 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       logger.info({ counts }, 'empty embedded store: demo data loaded (DEMO_DATA=false turns this off)');
     }
     const endpoints = await loadServiceModel(config.soapNamespace);
-    const metrics = createMetrics({ outbox: store.outbox });
+    // Readiness is known once the routes below are; the gauge asks through this.
+    let readiness: (() => Promise<Readiness>) | null = null;
+    const metrics = createMetrics({
+      outbox: store.outbox,
+      readiness: () => (readiness === null ? Promise.reject(new Error('not yet')) : readiness()),
+      authCodes: { source: store.outbox, limits: config.delivery.authCodeLimits },
+    });
     // With a policy: the gate, and the budgets, the enumeration guard and the
     // audit trail it consults (docs/access-limits.md). Without one there is no
     // gate at all and calls cost what they always did: the audit trail's
@@ -118,12 +124,14 @@ export async function createService(config: Config, logger: Logger, parts: Servi
           stallMs: config.delivery.stallSeconds * 1000,
         }
       : undefined;
-    const health = healthRoutes({
+    const readinessOptions = {
       store: store.lifecycle,
       timeoutMs: READINESS_TIMEOUT_MS,
       draining: () => shutdown.draining,
       worker,
-    });
+    };
+    readiness = () => checkReadiness(readinessOptions);
+    const health = healthRoutes(readinessOptions);
     const routes: OperatorRoute[] = [
       { path: '/healthz', handler: health },
       { path: '/readyz', handler: health },

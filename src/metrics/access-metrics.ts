@@ -2,8 +2,10 @@
 // reads, refusals by reason, audit entries the store could not take, and
 // failed merges of the call budgets.
 import { Counter, type Registry } from 'prom-client';
-import type { AccessObserver } from '../access/observer';
+import type { AccessObserver, RefusalReason } from '../access/observer';
 import { boundedCode, childCache } from './labels';
+
+const REFUSAL_REASONS: readonly RefusalReason[] = ['network', 'auth', 'limit', 'enumeration'];
 
 export function createAccessMetrics(registry: Registry): AccessObserver {
   const audited = new Counter({
@@ -44,6 +46,10 @@ export function createAccessMetrics(registry: Registry): AccessObserver {
   const operation = boundedCode(50);
   const auditedChild = childCache((v) => audited.labels(v[0] ?? '', v[1] ?? '', v[2] ?? ''));
   const reason = boundedCode(10);
+  // Every reason from 0, so that the first refusal of a process is an
+  // increase Prometheus sees (a series born at 1 has no increase), and an
+  // alert on it fires (deploy/prometheus/rules/alerts.yml).
+  for (const known of REFUSAL_REASONS) refusals.labels(reason(known)).inc(0);
 
   return {
     audited(entry) {

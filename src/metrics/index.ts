@@ -1,18 +1,24 @@
 // Prometheus metrics (prom-client): requests, faults and latency from the
 // request observer, outbox depth and age from the store, deliveries from the
-// delivery worker's observer, and Node's process metrics.
+// delivery worker's observer, readiness and the AuthCode global limits worked
+// out at each scrape, and Node's process metrics.
 import type { RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { AccessObserver } from '../access/observer';
 import type { DeliveryObserver } from '../delivery/observer';
 import { createAccessMetrics } from './access-metrics';
+import { registerAuthCodeMetrics, type AuthCodeCountSource } from './auth-code-metrics';
 import { createDeliveryMetrics } from './delivery-metrics';
 import { metricsRoute } from './metrics-route';
 import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics';
+import { registerReadinessMetrics, type ReadinessProbe } from './readiness-metrics';
 import { createRequestMetrics, type RequestMetrics } from './request-metrics';
+import type { AuthCodeLimit } from '../store';
 
 export type { RequestMetrics, RequestObservation } from './request-metrics';
 export type { OutboxStatsSource } from './outbox-metrics';
+export type { ReadinessProbe, ReadinessReport } from './readiness-metrics';
+export type { AuthCodeCountSource } from './auth-code-metrics';
 export { createDeliveryMetrics } from './delivery-metrics';
 export { createAccessMetrics } from './access-metrics';
 
@@ -31,6 +37,10 @@ export interface Metrics {
 export interface MetricsOptions {
   /** Where the outbox gauges read from; left out, there are none (a process without a store). */
   readonly outbox?: OutboxStatsSource;
+  /** The readiness checks of `/readyz`, run at each scrape (`notify_ready`); left out, no such gauges (a worker alone). */
+  readonly readiness?: ReadinessProbe;
+  /** Where the service-wide AuthCode limits are counted, and the limits; left out, no such gauges. */
+  readonly authCodes?: { readonly source: AuthCodeCountSource; readonly limits: readonly AuthCodeLimit[] };
   /** Node's process metrics (CPU, memory, event loop, GC); on unless false. */
   readonly processMetrics?: boolean;
 }
@@ -40,6 +50,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   if (options.outbox !== undefined) registerOutboxMetrics(registry, options.outbox);
+  if (options.readiness !== undefined) registerReadinessMetrics(registry, options.readiness);
+  if (options.authCodes !== undefined)
+    registerAuthCodeMetrics(registry, options.authCodes.source, options.authCodes.limits);
   return {
     registry,
     requests: createRequestMetrics(registry),

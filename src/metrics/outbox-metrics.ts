@@ -2,14 +2,17 @@
 // outbox is shared by every process on the store, so the numbers are the
 // store's, not this process's.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { OutboxChannelStats, OutboxStatus } from '../store';
+import type { OutboxChannel, OutboxChannelStats, OutboxStatus } from '../store';
 
 export interface OutboxStatsSource {
   outboxStats(): Promise<OutboxChannelStats[]>;
+  /** When the channel's longest-waiting due message came due (ISO time), or null. */
+  oldestDueAt(channel: OutboxChannel): Promise<string | null>;
 }
 
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed', 'dead', 'uncertain'];
 const PENDING: readonly OutboxStatus[] = ['queued', 'sending', 'failed'];
+const CHANNELS: readonly OutboxChannel[] = ['push', 'sms'];
 // Gauges are collected one after another in a scrape; they share one read.
 const FRESH_MS = 1000;
 
@@ -74,6 +77,26 @@ export function registerOutboxMetrics(
       g.labels(stats.channel).set(oldest === null ? 0 : Math.max(0, (now() - oldest) / 1000));
     },
   );
+  // Pending counts a failed message waiting for its retry; due does not: a
+  // due message is one a worker should be sending now (its time has come, or
+  // its lease ran out), so its age is how far delivery is behind.
+  new Gauge({
+    name: 'notify_outbox_oldest_due_age_seconds',
+    help: 'How long the longest-waiting due message (queued, or its retry or lease time come) has been due, by channel; 0 when none is due.',
+    labelNames: ['channel'],
+    registers: [registry],
+    async collect() {
+      // A store that cannot answer fails the statistics' read of the same
+      // scrape too, which is what notify_outbox_stats_errors_total counts;
+      // the gauge keeps its last value, as the others do.
+      const dues = await Promise.all(CHANNELS.map((channel) => source.oldestDueAt(channel).catch(() => undefined)));
+      CHANNELS.forEach((channel, i) => {
+        const due = dues[i];
+        if (due !== undefined)
+          this.labels(channel).set(due === null ? 0 : Math.max(0, (now() - Date.parse(due)) / 1000));
+      });
+    },
+  });
   errors = new Counter({
     name: 'notify_outbox_stats_errors_total',
     help: 'Scrapes in which the outbox statistics could not be read from the store (the gauges then keep their last values).',

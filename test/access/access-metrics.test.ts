@@ -90,6 +90,18 @@ describe('access metrics', () => {
     expect(sampleValue(samples, 'access_budget_sync_failures_total')).toBe(1);
   });
 
+  it('shows every refusal reason at 0 before the first refusal, so that the first one is an increase', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const samples = parseMetrics(await metrics.registry.metrics());
+    const reasons = samples.filter((s) => s.name === 'access_refusals_total');
+    expect(reasons.map((s) => [s.labels.reason, s.value]).sort()).toEqual([
+      ['auth', 0],
+      ['enumeration', 0],
+      ['limit', 0],
+      ['network', 0],
+    ]);
+  });
+
   it('folds label values that are not shaped like names into other', () => {
     const metrics = createMetrics({ processMetrics: false });
     metrics.access.audited({

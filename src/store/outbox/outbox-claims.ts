@@ -207,7 +207,7 @@ export async function claimAuthCodeMessages(
 }
 
 /**
- * When the longest-waiting due message of either table came due (queued or
+ * When the longest-waiting due message of the tables (both unless told) came due (queued or
  * failed and its time has come, or sending with its lease run out); null
  * when nothing is due. Reads the due index of migration 0002 (on SQLite by
  * name, as the claim does: its planner would rather sort every due row).
@@ -216,9 +216,10 @@ export async function oldestDueAt(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
   now: string,
+  tables: readonly OutboxTable[] = ['push_notifications', 'auth_code_messages'],
 ): Promise<string | null> {
   let oldest: string | null = null;
-  for (const table of ['push_notifications', 'auth_code_messages'] as const) {
+  for (const table of tables) {
     const row =
       dialect === 'sqlite'
         ? (await oldestDueOnSqlite(table, now).execute(db)).rows[0]

@@ -44,8 +44,13 @@ export interface Outbox extends OutboxQueue {
   removeDeviceToken(deviceId: string, token: string): Promise<boolean>;
   /** Counts by status and the oldest pending message, per channel. */
   outboxStats(): Promise<OutboxChannelStats[]>;
-  /** When the longest-waiting due message came due, or null (readiness: is a worker keeping up?). */
-  oldestDueAt(): Promise<string | null>;
+  /**
+   * When the longest-waiting due message came due, of one channel or of both,
+   * or null (readiness: is a worker keeping up? the metrics: how late is it?).
+   */
+  oldestDueAt(channel?: OutboxChannel): Promise<string | null>;
+  /** AuthCode messages queued after `since` (an ISO time): how much of a global limit's window is spent. */
+  countAuthCodesSince(since: string): Promise<number>;
   /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. Stops between batches once `signal` is aborted. */
   pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
 }
@@ -180,7 +185,21 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
 
     outboxStats: () => run(() => Promise.all([outboxStats(db, 'push'), outboxStats(db, 'sms')])),
 
-    oldestDueAt: () => run(() => oldestDueAt(db, dialect, core.timestamp())),
+    oldestDueAt: (channel) =>
+      run(() =>
+        oldestDueAt(db, dialect, core.timestamp(), channel === undefined ? undefined : [OUTBOX_TABLE[channel]]),
+      ),
+
+    // The index on created_at (migration 0002) keeps this a range count of at most a window's messages.
+    countAuthCodesSince: (since) =>
+      run(async () => {
+        const row = await db
+          .selectFrom('auth_code_messages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('created_at', '>', since)
+          .executeTakeFirst();
+        return Number(row?.n ?? 0);
+      }),
 
     pruneOutbox: (before, signal) =>
       run(async () => ({
