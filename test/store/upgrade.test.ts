@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Kysely, sql } from 'kysely';
-import { openStore, type OpenStoreOptions, type OpenedStore } from '../../src/store';
+import { openStore, StoreError, type OpenStoreOptions, type OpenedStore } from '../../src/store';
 import { openSqliteDialect } from '../../src/store/connection/sqlite';
 import { createPostgresDialect, preparePostgresSchema } from '../../src/store/connection/postgres';
 import { migrateUpTo } from '../../src/store/migrations/migrate';
@@ -391,6 +391,29 @@ describe.each(variants)('upgrading on $name', ({ location: create }) => {
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((store) => store.lifecycle.close()));
     await location.remove();
+  });
+
+  it('is refused by a release older than the schema: it does not start on it', async () => {
+    const { db, migrationSchema } = await location.raw();
+    try {
+      await migrateUpTo(db, location.dialect, migrationSchema, MIGRATION_NAMES[MIGRATION_NAMES.length - 1]);
+      // What a newer release leaves behind: a migration this one does not know.
+      const table = migrationSchema === undefined ? 'kysely_migration' : `${migrationSchema}.kysely_migration`;
+      await sql`insert into ${sql.table(table)} (name, timestamp) values ('9999_newer', ${new Date().toISOString()})`.execute(
+        db,
+      );
+    } finally {
+      await db.destroy();
+    }
+    const refusal = await openStore(location.options).then(
+      (store) => {
+        opened.push(store);
+        return null;
+      },
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(StoreError);
+    expect(String((refusal as StoreError).cause)).toContain('previously executed migration 9999_newer is missing');
   });
 
   it.each(MIGRATION_NAMES.map((name, index) => ({ name, index })))(
