@@ -14,6 +14,13 @@ export type {
   StoreLifecycle,
 } from './roles';
 export { StoreError, type StoreErrorKind } from './errors';
+export {
+  backupSqliteStore,
+  SqliteBackupError,
+  sqliteStoreFile,
+  type SqliteBackupOptions,
+  type SqliteBackupResult,
+} from './connection/sqlite-backup';
 export { InvalidDataSetError } from './data-set/data-set-values';
 export { checkRecord, type RecordCheck, type RecordReference } from './records/check-record';
 export { DEMO_DATA, loadDemoData } from './data-set/demo-data';

@@ -3,10 +3,34 @@ import { migrationsFor, type StoreDialect } from './index';
 import { inWriteTransaction } from '../connection/transaction';
 
 /** Brings the schema up to date; safe to run on every start. */
-export async function migrateToLatest<DB>(
+export function migrateToLatest<DB>(
   db: Kysely<DB>,
   dialect: StoreDialect,
   migrationTableSchema: string | undefined,
+): Promise<void> {
+  return migrate(db, dialect, migrationTableSchema, null);
+}
+
+/**
+ * Applies the migrations up to and including `last` and no further, as the
+ * release that ended with it left the schema. Not for the service: the
+ * upgrade tests build every earlier schema with it (test/store/upgrade.test.ts).
+ */
+export function migrateUpTo<DB>(
+  db: Kysely<DB>,
+  dialect: StoreDialect,
+  migrationTableSchema: string | undefined,
+  last: string,
+): Promise<void> {
+  if (!Object.hasOwn(migrationsFor(dialect), last)) return Promise.reject(new Error(`No migration ${last}.`));
+  return migrate(db, dialect, migrationTableSchema, last);
+}
+
+async function migrate<DB>(
+  db: Kysely<DB>,
+  dialect: StoreDialect,
+  migrationTableSchema: string | undefined,
+  last: string | null,
 ): Promise<void> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(dialect)) };
 
@@ -15,7 +39,7 @@ export async function migrateToLatest<DB>(
     // them in a transaction. The explicit schema keeps it from mistaking
     // another schema's migration table for ours.
     await runRetryingVanishedSchemas(
-      () => run(new Migrator({ db, provider, migrationTableSchema })),
+      () => run(new Migrator({ db, provider, migrationTableSchema }), last),
       migrationTableSchema,
     );
     return;
@@ -24,7 +48,7 @@ export async function migrateToLatest<DB>(
   // the whole run makes a second process (server and worker starting
   // together) wait and then find the work done.
   await inWriteTransaction(db, dialect, (connection) =>
-    run(new Migrator({ db: connection, provider, disableTransactions: true })),
+    run(new Migrator({ db: connection, provider, disableTransactions: true }), last),
   );
 }
 
@@ -64,8 +88,8 @@ function aboutAnotherSchema(error: unknown, ours: string | undefined): boolean {
   return schema !== undefined && schema !== ours;
 }
 
-async function run(migrator: Migrator): Promise<void> {
-  const { error } = await migrator.migrateToLatest();
+async function run(migrator: Migrator, last: string | null): Promise<void> {
+  const { error } = await (last === null ? migrator.migrateToLatest() : migrator.migrateTo(last));
   // Kysely passes on whatever the migration threw, which is an Error from both drivers.
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
 }

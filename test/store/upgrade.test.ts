@@ -1,0 +1,488 @@
+// Upgrades (docs/operating.md#backups-and-upgrades): for every schema a
+// release may have left (after each migration in turn), a store at that
+// schema, filled with rows in every table and a value in every column it
+// has, is opened by this release: every migration after it runs, every row
+// keeps every value, and the store's own functions read the data. On SQLite,
+// and on PostgreSQL when TEST_DATABASE_URL is set.
+//
+// A new migration needs an entry in FILLS: the rows its schema makes
+// possible, and how this release reads them back.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Kysely, sql } from 'kysely';
+import { openStore, StoreError, type OpenStoreOptions, type OpenedStore } from '../../src/store';
+import { openSqliteDialect } from '../../src/store/connection/sqlite';
+import { createPostgresDialect, preparePostgresSchema } from '../../src/store/connection/postgres';
+import { migrateUpTo } from '../../src/store/migrations/migrate';
+import type { StoreDialect } from '../../src/store/migrations';
+import { MIGRATION_NAMES } from '../support/stores';
+
+type Value = string | number | null;
+type Row = Record<string, Value>;
+
+interface Fill {
+  /** Rows written on the schema as it stood right after this migration (raw SQL: the store's code is newer). */
+  fill(insert: (table: string, row: Row) => Promise<void>): Promise<void>;
+  /** How this release reads them, once upgraded. */
+  check(store: OpenedStore): Promise<void>;
+}
+
+const T0 = '2026-03-01T08:00:00.000Z';
+const LATER = '2026-03-01T09:00:00.000Z';
+
+const FILLS: Readonly<Record<string, Fill>> = {
+  '0001_initial': {
+    async fill(insert) {
+      await insert('schools', { key: 'https://v1.school.example', base_url: 'https://v1.school.example', name: 'V1' });
+      await insert('devices', { id: 'v1-dev', push_token: 'v1-token', platform: 'android', updated_at: T0 });
+      await insert('students', {
+        id: 'v1-student',
+        school_key: 'https://v1.school.example',
+        full_name: 'سلمى الأولى',
+        device_id: 'v1-dev',
+        active: '1',
+        class_id: '7A',
+      });
+      await insert('notes', {
+        id: 'v1-note',
+        student_id: 'v1-student',
+        type: 'audit',
+        subject_id: 'MATH',
+        class_id: '7A',
+        text: 'Homework missing',
+        note_date: T0,
+        badge: '2',
+        state: 'read',
+        read_at: LATER,
+      });
+      await insert('absences', {
+        id: 'v1-absence',
+        student_id: 'v1-student',
+        absence_date: '2026-02-27',
+        type: 'sick',
+        reason: 'flu',
+        seen: 1,
+        seen_at: LATER,
+      });
+      const push = { device_id: 'v1-dev', student_id: 'v1-student', type: 'absence', title: 'غياب', body: 'Absent' };
+      await insert('push_notifications', {
+        ...push,
+        id: 'v1-push-sending',
+        data: '{"studentId":"v1-student"}',
+        status: 'sending',
+        attempts: 1,
+        next_attempt_at: T0,
+        locked_until: LATER,
+        last_error: 'HTTP 503 from the provider',
+        created_at: T0,
+        updated_at: T0,
+        sent_at: null,
+      });
+      await insert('push_notifications', {
+        ...push,
+        id: 'v1-push-sent',
+        data: '{}',
+        status: 'sent',
+        attempts: 1,
+        next_attempt_at: T0,
+        locked_until: null,
+        last_error: null,
+        created_at: T0,
+        updated_at: LATER,
+        sent_at: LATER,
+      });
+      await insert('auth_code_messages', {
+        id: 'v1-sms-queued',
+        phone: '+963944123456',
+        code: '4321',
+        status: 'queued',
+        attempts: 0,
+        next_attempt_at: T0,
+        locked_until: null,
+        last_error: null,
+        caller_address: '10.0.0.1',
+        created_at: T0,
+        updated_at: T0,
+        sent_at: null,
+      });
+      await insert('auth_code_messages', {
+        id: 'v1-sms-sent',
+        phone: '+963944123457',
+        code: null,
+        status: 'sent',
+        attempts: 2,
+        next_attempt_at: T0,
+        locked_until: LATER,
+        last_error: 'timeout',
+        caller_address: null,
+        created_at: T0,
+        updated_at: LATER,
+        sent_at: LATER,
+      });
+    },
+    async check(store) {
+      expect(await store.records.getDeviceToken('v1-dev')).toBe('v1-token');
+      expect(await store.records.findStudent('v1-student')).toMatchObject({
+        schoolKey: 'https://v1.school.example',
+        deviceId: 'v1-dev',
+      });
+      expect(await store.records.listStudentsOfSchool('https://v1.school.example', '1')).toEqual([
+        expect.objectContaining({ studentId: 'v1-student', fullName: 'سلمى الأولى', deviceId: 'v1-dev' }),
+      ]);
+      expect(await store.records.listAuditNotes('MATH', '7A')).toEqual([
+        expect.objectContaining({ id: 'v1-note', text: 'Homework missing', state: 'read' }),
+      ]);
+      const data = await store.dataSet.readDataSet();
+      expect(data.absences).toContainEqual(
+        expect.objectContaining({ id: 'v1-absence', date: '2026-02-27', reason: 'flu', seen: true }),
+      );
+      expect(await store.admin.getOutboxMessage('push', 'v1-push-sending')).toMatchObject({
+        item: {
+          status: 'sending',
+          attempts: 1,
+          lastError: 'HTTP 503 from the provider',
+          data: { studentId: 'v1-student' },
+        },
+      });
+      expect(await store.admin.getOutboxMessage('sms', 'v1-sms-queued')).toMatchObject({
+        item: { status: 'queued', code: '4321', phone: '+963944123456', callerAddress: '10.0.0.1' },
+      });
+      expect(await store.admin.getOutboxMessage('sms', 'v1-sms-sent')).toMatchObject({
+        item: { status: 'sent', code: null, sentAt: LATER },
+      });
+    },
+  },
+  '0002_delivery': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v2-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'note',
+        title: 'ملاحظة',
+        body: 'Note',
+        data: '{}',
+        status: 'sent',
+        attempts: 1,
+        next_attempt_at: T0,
+        claim_token: 'v2-claim',
+        provider_message_id: 'projects/p/messages/0:v2',
+        created_at: T0,
+        updated_at: LATER,
+        sent_at: LATER,
+      });
+      await insert('auth_code_messages', {
+        id: 'v2-sms',
+        phone: '+963944123458',
+        code: '98765',
+        status: 'sending',
+        attempts: 1,
+        next_attempt_at: T0,
+        locked_until: LATER,
+        claim_token: 'v2-sms-claim',
+        provider_message_id: 'SM0002',
+        created_at: T0,
+        updated_at: T0,
+      });
+    },
+    async check(store) {
+      expect(await store.admin.getOutboxMessage('push', 'v2-push')).toMatchObject({
+        item: { status: 'sent', sentAt: LATER },
+      });
+      expect(await store.admin.getOutboxMessage('sms', 'v2-sms')).toMatchObject({
+        item: { status: 'sending', code: '98765', lockedUntil: LATER },
+      });
+    },
+  },
+  // Indexes for the prune of old sent and dead messages: such messages.
+  '0003_delivery_scale': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v3-push-dead',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'absence',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'dead',
+        attempts: 8,
+        next_attempt_at: T0,
+        last_error: 'token unregistered',
+        created_at: '2025-01-01T00:00:00.000Z',
+        updated_at: '2025-01-02T00:00:00.000Z',
+      });
+    },
+    async check(store) {
+      expect((await store.admin.listPushNotifications({ status: 'dead' })).map((row) => row.id)).toContain(
+        'v3-push-dead',
+      );
+    },
+  },
+  '0004_access': {
+    async fill(insert) {
+      await insert('access_audit', {
+        id: 'v4-audit',
+        at: T0,
+        address: '10.0.0.7',
+        user: 'school-gateway',
+        endpoint: 'NotificationNotes.asmx',
+        operation: 'GetStudentSchool',
+        subject_kind: 'school',
+        subject: 'https://v1.school.example',
+        outcome: 'refused',
+        reason: 'limit',
+      });
+      await insert('access_counters', {
+        counter: '60000|school-reads|10.0.0.7',
+        window_start: T0,
+        window_end: '2026-03-01T08:01:00.000Z',
+        count: 17,
+      });
+    },
+    async check(store) {
+      const page = await store.admin.listAuditEntries({ subject: 'https://v1.school.example', limit: 10, offset: 0 });
+      expect(page.items).toContainEqual(
+        expect.objectContaining({ id: 'v4-audit', user: 'school-gateway', outcome: 'refused', reason: 'limit' }),
+      );
+      const totals = await store.access.mergeAccessCounters({
+        deltas: [],
+        reads: [{ counter: '60000|school-reads|10.0.0.7', windowStart: T0 }],
+      });
+      expect([...totals.values()]).toEqual([17]);
+    },
+  },
+  // Drops an index of the outbox: messages waiting for a retry, which it served.
+  '0005_outbox_indexes': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v5-push-failed',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'absence',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'failed',
+        attempts: 3,
+        next_attempt_at: '2026-03-01T10:00:00.000Z',
+        last_error: 'HTTP 500',
+        created_at: T0,
+        updated_at: LATER,
+      });
+    },
+    async check(store) {
+      expect(await store.admin.getOutboxMessage('push', 'v5-push-failed')).toMatchObject({
+        item: { status: 'failed', attempts: 3, nextAttemptAt: '2026-03-01T10:00:00.000Z' },
+      });
+    },
+  },
+  '0006_audit_bounds': {
+    async fill(insert) {
+      await insert('access_audit', {
+        id: 'v6-summary',
+        at: LATER,
+        address: '10.0.0.8',
+        user: null,
+        endpoint: 'PushNotificationMobile.asmx',
+        operation: 'GetTokenDevice',
+        subject_kind: 'device',
+        subject: 'd'.repeat(128),
+        subject_length: 5000,
+        subject_sha256: 'ab'.repeat(32),
+        outcome: 'refused',
+        reason: 'summary',
+        omitted: 12,
+      });
+    },
+    async check(store) {
+      const page = await store.admin.listAuditEntries({ address: '10.0.0.8', limit: 10, offset: 0 });
+      expect(page.items).toEqual([
+        expect.objectContaining({ id: 'v6-summary', subjectLength: 5000, subjectSha256: 'ab'.repeat(32), omitted: 12 }),
+      ]);
+    },
+  },
+};
+
+test('every migration has a fill, and every fill a migration', () => {
+  const missing = MIGRATION_NAMES.filter((name) => !Object.hasOwn(FILLS, name));
+  expect(missing.map((name) => `add a fill for migration ${name} to FILLS in test/store/upgrade.test.ts`)).toEqual([]);
+  expect(Object.keys(FILLS).filter((name) => !MIGRATION_NAMES.includes(name))).toEqual([]);
+});
+
+/** A database of its own, at a chosen schema, and the store options that reach it. */
+interface Location {
+  readonly dialect: StoreDialect;
+  readonly options: OpenStoreOptions;
+  /** A Kysely of its own, and the schema of its migration table, as the service would open it. */
+  raw(): Promise<{ db: Kysely<unknown>; migrationSchema: string | undefined }>;
+  /** The tables of our schema (not the migrator's own). */
+  tables(db: Kysely<unknown>): Promise<Array<{ name: string; columns: string[] }>>;
+  remove(): Promise<void>;
+}
+
+function sqliteLocation(): Location {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-upgrade-'));
+  return {
+    dialect: 'sqlite',
+    options: { dataDir },
+    raw: () =>
+      Promise.resolve({ db: new Kysely<unknown>({ dialect: openSqliteDialect(dataDir) }), migrationSchema: undefined }),
+    tables: (db) => ourTables(db, undefined),
+    remove: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
+  };
+}
+
+function postgresLocation(databaseUrl: string): Location {
+  const schema = `upgrade_test_${randomBytes(6).toString('hex')}`;
+  const dataDir = os.tmpdir();
+  const raw = async () => {
+    const db = new Kysely<unknown>({ dialect: createPostgresDialect({ databaseUrl, schema }) });
+    return { db, migrationSchema: await preparePostgresSchema(db, schema) };
+  };
+  return {
+    dialect: 'postgres',
+    options: { databaseUrl, schema, dataDir },
+    raw,
+    tables: (db) => ourTables(db, schema),
+    async remove() {
+      const { db } = await raw();
+      try {
+        await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+      } finally {
+        await db.destroy();
+      }
+    },
+  };
+}
+
+async function ourTables(
+  db: Kysely<unknown>,
+  schema: string | undefined,
+): Promise<Array<{ name: string; columns: string[] }>> {
+  const tables = await db.introspection.getTables();
+  return tables
+    .filter((table) => table.schema === schema && !table.name.startsWith('kysely_'))
+    .map((table) => ({ name: table.name, columns: table.columns.map((column) => column.name) }))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** Every row of `table`, `columns` only, in a stable order. */
+async function rowsOf(db: Kysely<unknown>, table: string, columns: readonly string[]): Promise<string[]> {
+  const { rows } =
+    await sql<Row>`select ${sql.join(columns.map((column) => sql.ref(column)))} from ${sql.table(table)}`.execute(db);
+  return rows.map((row) => JSON.stringify(columns.map((column) => row[column]))).sort();
+}
+
+const variants: Array<{ name: StoreDialect; location: () => Location }> = [
+  { name: 'sqlite', location: sqliteLocation },
+];
+const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
+if (databaseUrl) variants.push({ name: 'postgres', location: () => postgresLocation(databaseUrl) });
+
+describe.each(variants)('upgrading on $name', ({ location: create }) => {
+  let location: Location;
+  const opened: OpenedStore[] = [];
+  beforeEach(() => {
+    location = create();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.lifecycle.close()));
+    await location.remove();
+  });
+
+  it('is refused by a release older than the schema: it does not start on it', async () => {
+    const { db, migrationSchema } = await location.raw();
+    try {
+      await migrateUpTo(db, location.dialect, migrationSchema, MIGRATION_NAMES[MIGRATION_NAMES.length - 1]);
+      // What a newer release leaves behind: a migration this one does not know.
+      const table = migrationSchema === undefined ? 'kysely_migration' : `${migrationSchema}.kysely_migration`;
+      await sql`insert into ${sql.table(table)} (name, timestamp) values ('9999_newer', ${new Date().toISOString()})`.execute(
+        db,
+      );
+    } finally {
+      await db.destroy();
+    }
+    const refusal = await openStore(location.options).then(
+      (store) => {
+        opened.push(store);
+        return null;
+      },
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(StoreError);
+    expect(String((refusal as StoreError).cause)).toContain('previously executed migration 9999_newer is missing');
+  });
+
+  it.each(MIGRATION_NAMES.map((name, index) => ({ name, index })))(
+    'from the schema of $name to this release, with every row and value kept',
+    async ({ name, index }) => {
+      const applied = MIGRATION_NAMES.slice(0, index + 1);
+      for (const each of applied) {
+        if (!Object.hasOwn(FILLS, each))
+          throw new Error(`add a fill for migration ${each} to FILLS in test/store/upgrade.test.ts`);
+      }
+
+      // The store as the release that ended with `name` left it, filled.
+      const at = await location.raw();
+      const migrationSchema = at.migrationSchema;
+      let db = at.db;
+      let before: Map<string, { columns: string[]; rows: string[] }>;
+      try {
+        await migrateUpTo(db, location.dialect, migrationSchema, name);
+        const { rows } = await sql<{
+          name: string;
+        }>`select name from ${sql.table(migrationSchema === undefined ? 'kysely_migration' : `${migrationSchema}.kysely_migration`)} order by name`.execute(
+          db,
+        );
+        expect(rows.map((row) => row.name)).toEqual(applied);
+        const insert = async (table: string, row: Row) => {
+          const columns = Object.keys(row);
+          await sql`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))}) values (${sql.join(columns.map((column) => row[column]))})`.execute(
+            db,
+          );
+        };
+        for (const each of applied) await FILLS[each].fill(insert);
+
+        // Representative: a row in every table and a value in every column this schema has.
+        const tables = await location.tables(db);
+        expect(tables.length).toBeGreaterThan(0);
+        const empty: string[] = [];
+        before = new Map();
+        for (const table of tables) {
+          for (const column of table.columns) {
+            const { rows: found } = await sql<{
+              n: number | string;
+            }>`select count(*) as n from ${sql.table(table.name)} where ${sql.ref(column)} is not null`.execute(db);
+            if (Number(found[0].n) === 0) empty.push(`${table.name}.${column}`);
+          }
+          before.set(table.name, { columns: table.columns, rows: await rowsOf(db, table.name, table.columns) });
+        }
+        expect({ name, empty }).toEqual({ name, empty: [] });
+      } finally {
+        await db.destroy();
+      }
+
+      // This release opens it: the migrations after `name` run.
+      const store = await openStore(location.options);
+      opened.push(store);
+      expect(await store.lifecycle.migrationStatus()).toMatchObject({
+        current: true,
+        applied: MIGRATION_NAMES,
+        unknown: [],
+      });
+      for (const each of applied) await FILLS[each].check(store);
+
+      ({ db } = await location.raw());
+      try {
+        for (const [table, { columns, rows }] of before) {
+          expect({ table, rows: await rowsOf(db, table, columns) }).toEqual({ table, rows });
+        }
+      } finally {
+        await db.destroy();
+      }
+    },
+  );
+});
