@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/test/interop/', '/test/browser/', '/test/chaos/'],
+  testPathIgnorePatterns: ['/node_modules/', '/test/interop/', '/test/browser/', '/test/chaos/', '/test/container/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
