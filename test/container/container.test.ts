@@ -168,6 +168,31 @@ function sendNotification(port: number, id: string, school: string): Promise<Ans
   });
 }
 
+/**
+ * The environment compose.yaml gives `service` with .env.example's values, or
+ * nothing when docker-compose is not installed (the compose checks say so).
+ */
+async function composeEnvironment(service: string): Promise<Record<string, string>> {
+  if (composeMissing !== null) return {};
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-compose-env-'));
+  try {
+    const envFile = path.join(dir, 'env');
+    copyFileSync(path.join(ROOT, '.env.example'), envFile);
+    const result = await run('docker-compose', [
+      '-f',
+      path.join(ROOT, 'compose.yaml'),
+      '--env-file',
+      envFile,
+      'config',
+    ]);
+    if (result.code !== 0) throw new Error(`docker-compose config failed:\n${result.stderr}`);
+    const config = parseYaml(result.stdout) as { services: Record<string, { environment?: Record<string, string> }> };
+    return config.services[service]?.environment ?? {};
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describeImage('the container image', () => {
   const volume = `sns-ct-${RUN_ID}-data`;
   const web = `sns-ct-${RUN_ID}-web`;
@@ -205,9 +230,11 @@ describeImage('the container image', () => {
   });
 
   test('the image carries its labels, health check, user, port, volume and the Node flag of npm start', async () => {
-    const inspect = async (field: string): Promise<unknown> =>
-      JSON.parse(await podmanOk(['image', 'inspect', '--format', `{{json .${field}}}`, IMAGE]));
-    const config = (await inspect('Config')) as {
+    const [image] = JSON.parse(await podmanOk(['image', 'inspect', IMAGE])) as {
+      Config: unknown;
+      Healthcheck: unknown;
+    }[];
+    const config = image.Config as {
       Labels: Record<string, string>;
       User: string;
       ExposedPorts: Record<string, unknown>;
@@ -220,7 +247,7 @@ describeImage('the container image', () => {
     expect(config.Labels['org.opencontainers.image.licenses']).toBe('UNLICENSED');
     expect(Object.keys(config.Labels)).toContain('org.opencontainers.image.source');
     // podman reports the docker format's HEALTHCHECK beside Config.
-    expect(await inspect('Healthcheck')).toMatchObject({ Test: ['CMD', 'node', 'scripts/healthcheck.js'] });
+    expect(image.Healthcheck).toMatchObject({ Test: ['CMD', 'node', 'scripts/healthcheck.js'] });
     expect(config.StopSignal).toBe('SIGTERM');
     expect(config.User).toBe('sns');
     expect(Object.keys(config.ExposedPorts)).toEqual(['8080/tcp']);
@@ -455,14 +482,28 @@ describeImage('the container image', () => {
       const databaseUrl = `${DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
       const pgWeb = `sns-ct-${RUN_ID}-pg-web`;
       const pgWorker = `sns-ct-${RUN_ID}-pg-worker`;
-      const port = await freePort();
+      const [port, metricsPort, workerMetricsPort] = [await freePort(), await freePort(), await freePort()];
+      // Each container gets the environment compose.yaml gives its service (from .env.example), with the
+      // addresses of this machine: so the stack's settings are checked by the service itself.
       await startContainer(pgWeb, [
         '--network',
         'host',
-        ...envArgs({ DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', WORKER: 'false', ADMIN_TOKEN }),
+        ...envArgs({
+          ...(await composeEnvironment('service')),
+          DATABASE_URL: databaseUrl,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          METRICS_PORT: String(metricsPort),
+          WORKER: 'false',
+          ADMIN_TOKEN,
+        }),
       ]);
       await healthy(pgWeb, port);
       expect((await answer(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      // Where compose.yaml's Prometheus scrapes the replicas.
+      const metrics = await answer(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.body.toString('utf8')).toContain('notify_outbox_pending');
 
       const school = 'https://container.school.example';
       expect((await admin(port, 'POST', 'schools', { baseUrl: school, name: 'Container School' })).status).toBe(201);
@@ -490,8 +531,17 @@ describeImage('the container image', () => {
         [
           '--network',
           'host',
-          '--no-healthcheck',
-          ...envArgs({ DATABASE_URL: databaseUrl, PUSH_PROVIDER: 'webhook', PUSH_WEBHOOK_URL: hook.url }),
+          // compose.yaml's health check of the worker: its /metrics.
+          '--health-cmd',
+          'node scripts/healthcheck.js /metrics',
+          ...envArgs({
+            ...(await composeEnvironment('worker')),
+            DATABASE_URL: databaseUrl,
+            METRICS_PORT: String(workerMetricsPort),
+            HEALTHCHECK_PORT: String(workerMetricsPort),
+            PUSH_PROVIDER: 'webhook',
+            PUSH_WEBHOOK_URL: hook.url,
+          }),
         ],
         ['node', 'dist/cli/worker.js'],
       );
@@ -502,6 +552,8 @@ describeImage('the container image', () => {
         async () => (await podman(['logs', pgWorker])).stdout.slice(-4000),
       );
       expect(push.body.token).toBe(`pg-token-${RUN_ID}`);
+      expect((await podman(['healthcheck', 'run', pgWorker])).code).toBe(0);
+      expect((await containerState(pgWorker)).health).toBe('healthy');
 
       for (const name of [pgWorker, pgWeb]) {
         const { exitCode } = await stopContainer(name);
