@@ -384,7 +384,7 @@ describeImage('the container image', () => {
       expect.objectContaining({ reason: 'SIGTERM' }),
     ]);
     expect(logLines(log, 'shutdown complete')).toEqual([expect.objectContaining({ clean: true })]);
-    await podmanOk(['rm', web]);
+    await podmanOk(['rm', '-v', web]);
 
     // The same volume under a new container, now without its in-process worker (for the worker test below).
     await startContainer(web, [
@@ -590,6 +590,7 @@ describeCompose('the compose stack', () => {
     environment?: Record<string, string>;
     volumes?: (string | { type: string; source: string })[];
     deploy?: { replicas?: number };
+    networks?: Record<string, { ipv4_address?: string } | null>;
   }
   interface ComposeConfig {
     services: Record<string, ComposeService>;
@@ -616,10 +617,11 @@ describeCompose('the compose stack', () => {
     expect(service.build?.context).toBe(ROOT);
     expect(service.environment?.DATABASE_URL).toMatch(/^postgres:\/\/sns:[^@]+@postgres:5432\/sns$/);
     expect(worker.environment?.DATABASE_URL).toBe(service.environment?.DATABASE_URL);
-    // Caddy's fixed address is the one proxy the replicas trust.
-    expect(service.environment?.TRUST_PROXY).toBe(
-      /^CADDY_ADDRESS=(.*)$/m.exec(readFileSync(path.join(ROOT, '.env.example'), 'utf8'))?.[1],
-    );
+    // Caddy's fixed address is the one proxy the replicas trust, and the only address it reaches them from.
+    const caddyAddress = /^CADDY_ADDRESS=(.*)$/m.exec(readFileSync(path.join(ROOT, '.env.example'), 'utf8'))?.[1];
+    expect(service.environment?.TRUST_PROXY).toBe(caddyAddress);
+    expect(services.caddy.networks).toEqual({ edge: { ipv4_address: caddyAddress } });
+    expect(Object.keys(service.networks ?? {}).sort()).toEqual(['default', 'edge']);
   });
 
   test('every file compose mounts exists in the repository', async () => {

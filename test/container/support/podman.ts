@@ -69,7 +69,7 @@ export async function podmanOk(args: readonly string[], timeoutMs?: number): Pro
 export async function removeLabelled(): Promise<void> {
   const containers = (await podman(['ps', '-a', '-q', '--filter', `label=${SUITE_LABEL}`])).stdout.split('\n');
   const ids = containers.map((id) => id.trim()).filter((id) => id !== '');
-  if (ids.length > 0) await podman(['rm', '-f', '-t', '0', ...ids]);
+  if (ids.length > 0) await podman(['rm', '-f', '-v', '-t', '0', ...ids]);
   const volumes = (await podman(['volume', 'ls', '-q', '--filter', `label=${SUITE_LABEL}`])).stdout.split('\n');
   const names = volumes.map((name) => name.trim()).filter((name) => name !== '');
   if (names.length > 0) await podman(['volume', 'rm', '-f', ...names]);
