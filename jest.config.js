@@ -3,7 +3,14 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/test/interop/', '/test/browser/', '/test/chaos/', '/test/prometheus/'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '/test/interop/',
+    '/test/browser/',
+    '/test/chaos/',
+    '/test/prometheus/',
+    '/test/container/',
+  ],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },

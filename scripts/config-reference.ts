@@ -119,6 +119,8 @@ const OUTRO = [
   "- `npm_config_nodedir`: where node-gyp finds the Node headers when `npm install` builds `better-sqlite3` (`/usr` with Debian's Node, as `.ci/run` sets it).",
   '- `TEST_DATABASE_URL`: a PostgreSQL database the store tests also run against ([tests](testing.md)).',
   '- `CHROMIUM_PATH`: the Chromium that `npm run test:browser` drives, instead of `/usr/bin/chromium` ([tests](testing.md#the-help-pages-in-a-browser)).',
+  "- `HEALTHCHECK_PORT`, `HEALTHCHECK_TIMEOUT_MS`: the container image's health check script (`scripts/healthcheck.js`): the port it asks instead of `PORT` (the worker's `METRICS_PORT`), and how long it waits, 3000 ms by default ([deployment](operating.md#container-image)).",
+  '- `CONTAINER_TEST_REQUIRED`, `CONTAINER_BUILD_NPMRC`, `CONTAINER_BASE_IMAGE`: `npm run test:container` fails instead of skipping without podman; an npmrc the image build mounts; the base image ([tests](testing.md#the-container-image)).',
   '',
 ];
 

@@ -1,0 +1,659 @@
+// `npm run test:container` (docs/testing.md#the-container-image): builds the
+// image from the Dockerfile with podman and checks the running container
+// against what docs/operating.md#deployment promises: probes, the same bytes
+// as the service outside a container, a user other than root, a clean stop on
+// SIGTERM, data that outlives the container, PostgreSQL, a worker container
+// that delivers, the HEALTHCHECK; and compose.yaml against docker-compose.
+// Without podman (or the base image) it says why and skips; with
+// CONTAINER_TEST_REQUIRED=true (.ci/run) that is a failure instead.
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { parse as parseYaml } from 'yaml';
+import { startService, type ServiceProcess } from '../chaos/support/service-process';
+import { envelope } from '../support/wire';
+import { startFakeWebhook, type FakeWebhook } from './support/fake-webhook';
+import {
+  SUITE_LABEL,
+  composeUnavailable,
+  containerState,
+  podman,
+  podmanOk,
+  podmanUnavailable,
+  publishedPort,
+  removeLabelled,
+  run,
+} from './support/podman';
+
+const ROOT = path.resolve(__dirname, '../..');
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const BASE_IMAGE = process.env.CONTAINER_BASE_IMAGE?.trim() || 'docker.io/library/node:24-bookworm-slim';
+const IMAGE = 'localhost/student-notification-service:container-test';
+const REQUIRED = process.env.CONTAINER_TEST_REQUIRED === 'true';
+/** An npmrc for npm inside the build (a registry behind a TLS proxy): mounted with the host's CA certificates. */
+const BUILD_NPMRC = process.env.CONTAINER_BUILD_NPMRC?.trim() ?? '';
+const DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
+const BUILD_TIMEOUT_MS = 15 * 60_000;
+/** How long a container gets to answer /healthz, or a push to arrive: bounds, not measurements. */
+const START_BOUND_MS = 90_000;
+const DELIVERY_BOUND_MS = 60_000;
+const ADMIN_TOKEN = randomBytes(16).toString('hex');
+const RUN_ID = randomBytes(4).toString('hex');
+
+const podmanMissing = podmanUnavailable(BASE_IMAGE);
+const composeMissing = composeUnavailable();
+
+function skipOrFail(reason: string | null, what: string): boolean {
+  if (reason === null) return false;
+  if (REQUIRED) throw new Error(`${what} cannot run and CONTAINER_TEST_REQUIRED=true: ${reason}`);
+  process.stdout.write(`\ntest:container SKIPPED ${what}: ${reason}\n\n`);
+  return true;
+}
+
+const describeImage = skipOrFail(podmanMissing, 'the container image tests') ? describe.skip : describe;
+const describeCompose = skipOrFail(composeMissing, 'the compose file checks') ? describe.skip : describe;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns a value (not undefined), or rejects after `boundMs` with `what` and `explain()`. */
+async function waitFor<T>(
+  what: string,
+  boundMs: number,
+  probe: () => Promise<T | undefined>,
+  explain: () => Promise<string> = () => Promise.resolve(''),
+): Promise<T> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${boundMs / 1000} s\n${await explain()}`);
+    await sleep(250);
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly body: Buffer;
+}
+
+async function answer(url: string, init?: RequestInit): Promise<Answer> {
+  const res = await fetch(url, init);
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: Buffer.from(await res.arrayBuffer()),
+  };
+}
+
+/** `podman build` of this repository's Dockerfile; `--format docker` keeps the HEALTHCHECK (OCI has none). */
+function buildArgs(version: string, tag: string): string[] {
+  const args = ['build', '--pull=never', '--format', 'docker', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`];
+  if (BUILD_NPMRC !== '') args.push('-v', '/etc/ssl/certs:/etc/ssl/certs:ro', '-v', `${BUILD_NPMRC}:/root/.npmrc:ro`);
+  return [...args, '--build-arg', `VERSION=${version}`, '-t', tag, ROOT];
+}
+
+function envArgs(env: Record<string, string>): string[] {
+  return Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+}
+
+/** `podman run -d` of the image, labelled for clean-up; `args` go before the image, `command` after it. */
+async function startContainer(name: string, args: string[], command: string[] = []): Promise<void> {
+  await podmanOk([
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--label',
+    SUITE_LABEL,
+    '--stop-timeout',
+    '20',
+    ...args,
+    IMAGE,
+    ...command,
+  ]);
+}
+
+/** Resolves once the container's /healthz answers 200 on `port`; rejects with its log when it does not. */
+async function healthy(name: string, port: number): Promise<void> {
+  await waitFor(
+    `${name} answering /healthz`,
+    START_BOUND_MS,
+    async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200 ? true : undefined),
+    async () => (await podman(['logs', name])).stdout.slice(-4000),
+  );
+}
+
+/** Stops the container the way an orchestrator does (SIGTERM) and returns its exit code and log. */
+async function stopContainer(name: string): Promise<{ exitCode: number; log: string }> {
+  await podmanOk(['stop', '-t', '20', name]);
+  const { exitCode } = await containerState(name);
+  const logs = await podman(['logs', name]);
+  return { exitCode, log: logs.stdout + logs.stderr };
+}
+
+/** The JSON log lines of a container's log with the given `msg`. */
+function logLines(log: string, msg: string): Record<string, unknown>[] {
+  return log
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry.msg === msg);
+}
+
+async function admin(port: number, method: string, route: string, body?: unknown): Promise<Answer> {
+  return answer(`http://127.0.0.1:${port}/admin/api/v1/${route}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+function sendNotification(port: number, id: string, school: string): Promise<Answer> {
+  return answer(`http://127.0.0.1:${port}/NotificationNotes.asmx/SendNotificationType`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ id, baseUrlSchool: school, TypeNotfication: 'absence' }).toString(),
+  });
+}
+
+/**
+ * The environment compose.yaml gives `service` with .env.example's values, or
+ * nothing when docker-compose is not installed (the compose checks say so).
+ */
+async function composeEnvironment(service: string): Promise<Record<string, string>> {
+  if (composeMissing !== null) return {};
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-compose-env-'));
+  try {
+    const envFile = path.join(dir, 'env');
+    copyFileSync(path.join(ROOT, '.env.example'), envFile);
+    const result = await run('docker-compose', [
+      '-f',
+      path.join(ROOT, 'compose.yaml'),
+      '--env-file',
+      envFile,
+      'config',
+    ]);
+    if (result.code !== 0) throw new Error(`docker-compose config failed:\n${result.stderr}`);
+    const config = parseYaml(result.stdout) as { services: Record<string, { environment?: Record<string, string> }> };
+    return config.services[service]?.environment ?? {};
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describeImage('the container image', () => {
+  const volume = `sns-ct-${RUN_ID}-data`;
+  const web = `sns-ct-${RUN_ID}-web`;
+  let webPort = 0;
+  let host: ServiceProcess | null = null;
+  let hostDataDir = '';
+  let webhook: FakeWebhook | null = null;
+
+  beforeAll(async () => {
+    await removeLabelled();
+    const started = Date.now();
+    await podmanOk(buildArgs(VERSION, IMAGE), BUILD_TIMEOUT_MS);
+    const seconds = (Date.now() - started) / 1000;
+    const size = Number(await podmanOk(['image', 'inspect', '--format', '{{.Size}}', IMAGE]));
+    const baseSize = Number(await podmanOk(['image', 'inspect', '--format', '{{.Size}}', BASE_IMAGE]));
+    process.stdout.write(
+      `\ntest:container: image built in ${seconds.toFixed(1)} s; ${(size / 1e6).toFixed(1)} MB, ` +
+        `of which the base image ${BASE_IMAGE} ${(baseSize / 1e6).toFixed(1)} MB and this service's layers ${((size - baseSize) / 1e6).toFixed(1)} MB\n\n`,
+    );
+
+    await podmanOk(['volume', 'create', '--label', SUITE_LABEL, volume]);
+    await startContainer(web, ['-p', '127.0.0.1::8080', '-v', `${volume}:/data`, '-e', `ADMIN_TOKEN=${ADMIN_TOKEN}`]);
+    webPort = await publishedPort(web);
+    hostDataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-container-host-'));
+    host = await startService({ DEMO_DATA: 'true', DATA_DIR: hostDataDir });
+    webhook = await startFakeWebhook();
+    await healthy(web, webPort);
+  }, BUILD_TIMEOUT_MS + START_BOUND_MS);
+
+  afterAll(async () => {
+    await removeLabelled();
+    await host?.stop();
+    await webhook?.close();
+    if (hostDataDir !== '') rmSync(hostDataDir, { recursive: true, force: true });
+  });
+
+  test('the image carries its labels, health check, user, port, volume and the Node flag of npm start', async () => {
+    const [image] = JSON.parse(await podmanOk(['image', 'inspect', IMAGE])) as {
+      Config: unknown;
+      Healthcheck: unknown;
+    }[];
+    const config = image.Config as {
+      Labels: Record<string, string>;
+      User: string;
+      ExposedPorts: Record<string, unknown>;
+      Volumes: Record<string, unknown>;
+      Env: string[];
+      Cmd: string[];
+      StopSignal: string;
+    };
+    expect(config.Labels['org.opencontainers.image.version']).toBe(VERSION);
+    expect(config.Labels['org.opencontainers.image.licenses']).toBe('UNLICENSED');
+    expect(Object.keys(config.Labels)).toContain('org.opencontainers.image.source');
+    // podman reports the docker format's HEALTHCHECK beside Config.
+    expect(image.Healthcheck).toMatchObject({ Test: ['CMD', 'node', 'scripts/healthcheck.js'] });
+    expect(config.StopSignal).toBe('SIGTERM');
+    expect(config.User).toBe('sns');
+    expect(Object.keys(config.ExposedPorts)).toEqual(['8080/tcp']);
+    expect(Object.keys(config.Volumes)).toEqual(['/data']);
+    expect(config.Env).toEqual(expect.arrayContaining(['NODE_ENV=production', 'DATA_DIR=/data']));
+    expect(config.Cmd).toEqual(['node', '--max-semi-space-size=32', 'dist/main.js']);
+  });
+
+  test('the build refuses a VERSION other than package.json', async () => {
+    const result = await podman(buildArgs('0.0.0-not-this', `${IMAGE}-refused`), BUILD_TIMEOUT_MS);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(`VERSION 0.0.0-not-this is not package.json's ${VERSION}`);
+  });
+
+  test('no compiler in the image; better-sqlite3 keeps only the binding it loads', async () => {
+    const script =
+      'for tool in gcc cc g++ make python3; do command -v $tool; done; ' +
+      'ls node_modules/better-sqlite3/prebuilds; ls node_modules/better-sqlite3; ' +
+      "node -p \"new (require('better-sqlite3'))(':memory:').prepare('select sqlite_version() v').get().v\"";
+    const out = await podmanOk(['run', '--rm', '--label', SUITE_LABEL, '--entrypoint', 'sh', IMAGE, '-c', script]);
+    const lines = out.trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('/'))).toEqual([]);
+    expect(lines[0]).toBe('linux-x64.node');
+    expect(lines).not.toContain('build');
+    expect(lines).not.toContain('deps');
+    expect(lines[lines.length - 1]).toMatch(/^3\.\d+\.\d+$/);
+  });
+
+  test('/healthz and /readyz answer', async () => {
+    const live = await answer(`http://127.0.0.1:${webPort}/healthz`);
+    expect(live.status).toBe(200);
+    expect(JSON.parse(live.body.toString('utf8'))).toEqual({ status: 'pass', version: VERSION });
+    const ready = await answer(`http://127.0.0.1:${webPort}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body.toString('utf8'))).toMatchObject({ status: 'pass' });
+  });
+
+  test('SOAP 1.1 and HTTP GET answer byte for byte as the service outside a container', async () => {
+    const calls: [string, RequestInit | undefined][] = [
+      ['/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001', undefined],
+      ['/PushNotificationMobile.asmx/GetTokenDevice?id=no-such-device', undefined],
+      ['/GetStudentsAudit.asmx/GetStudentSchool?id=2001', undefined],
+      ...['dev-1001', 'no-such-device'].map((id): [string, RequestInit] => [
+        '/PushNotificationMobile.asmx',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '"http://tempuri.org/GetTokenDevice"' },
+          body: envelope('1.1', 'GetTokenDevice', { id }),
+        },
+      ]),
+    ];
+    for (const [route, init] of calls) {
+      const outside = await answer(`http://127.0.0.1:${host?.port ?? 0}${route}`, init);
+      const inside = await answer(`http://127.0.0.1:${webPort}${route}`, init);
+      expect({ route, status: inside.status, contentType: inside.contentType }).toEqual({
+        route,
+        status: outside.status,
+        contentType: outside.contentType,
+      });
+      expect(inside.body.toString('utf8')).toBe(outside.body.toString('utf8'));
+      expect(inside.body.equals(outside.body)).toBe(true);
+    }
+    const token = await answer(`http://127.0.0.1:${webPort}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001`);
+    expect(token.body.toString('utf8')).toContain('>demo-fcm-token-1001</string>');
+  });
+
+  test('the process in the container is not root', async () => {
+    const uid = (await podmanOk(['exec', web, 'id', '-u'])).trim();
+    expect(uid).toMatch(/^\d+$/);
+    expect(uid).not.toBe('0');
+    const status = await podmanOk(['exec', web, 'cat', '/proc/1/status']);
+    const realUid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+    expect(realUid).toBe(uid);
+    const command = await podmanOk(['exec', web, 'cat', '/proc/1/cmdline']);
+    expect(command.split('\0').filter((part) => part !== '')).toEqual([
+      'node',
+      '--max-semi-space-size=32',
+      'dist/main.js',
+    ]);
+  });
+
+  test('the HEALTHCHECK turns healthy, and its script fails when nothing answers', async () => {
+    const check = await podman(['healthcheck', 'run', web]);
+    expect({ code: check.code, stderr: check.stderr.includes('unhealthy') }).toEqual({ code: 0, stderr: false });
+    expect((await containerState(web)).health).toBe('healthy');
+    const failing = await podman(['exec', '-e', 'PORT=1', web, 'node', 'scripts/healthcheck.js']);
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toContain('unhealthy: /healthz on port 1 failed');
+  });
+
+  test('the commands run from the same image with another command', async () => {
+    for (const command of [
+      'dist/main.js',
+      'dist/cli/worker.js',
+      ...['import', 'export', 'user', 'outbox'].map((c) => `dist/cli/${c}.js`),
+    ]) {
+      const out = await podmanOk([
+        'run',
+        '--rm',
+        '--label',
+        SUITE_LABEL,
+        '--no-healthcheck',
+        IMAGE,
+        'node',
+        command,
+        '--version',
+      ]);
+      expect({ command, out: out.trim() }).toEqual({ command, out: VERSION });
+    }
+    const usage = await podmanOk([
+      'run',
+      '--rm',
+      '--label',
+      SUITE_LABEL,
+      '--no-healthcheck',
+      IMAGE,
+      'node',
+      'dist/cli/export.js',
+      '--help',
+    ]);
+    expect(usage).toContain('Usage');
+  });
+
+  test('podman stop ends it cleanly, and the SQLite data outlives the container on its volume', async () => {
+    const put = await admin(webPort, 'PUT', 'devices/dev-container', {
+      token: `container-token-${RUN_ID}`,
+      platform: 'android',
+    });
+    expect(put.status).toBe(201);
+
+    const { exitCode, log } = await stopContainer(web);
+    expect(exitCode).toBe(0);
+    expect(logLines(log, 'shutting down: no new connections; finishing requests in flight')).toEqual([
+      expect.objectContaining({ reason: 'SIGTERM' }),
+    ]);
+    expect(logLines(log, 'shutdown complete')).toEqual([expect.objectContaining({ clean: true })]);
+    await podmanOk(['rm', '-v', web]);
+
+    // The same volume under a new container, now without its in-process worker (for the worker test below).
+    await startContainer(web, [
+      '-p',
+      '127.0.0.1::8080',
+      '-v',
+      `${volume}:/data`,
+      '-e',
+      `ADMIN_TOKEN=${ADMIN_TOKEN}`,
+      '-e',
+      'WORKER=false',
+    ]);
+    webPort = await publishedPort(web);
+    await healthy(web, webPort);
+    const token = await answer(
+      `http://127.0.0.1:${webPort}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-container`,
+    );
+    expect(token.body.toString('utf8')).toContain(`>container-token-${RUN_ID}</string>`);
+  });
+
+  test('a worker container on the same volume delivers a queued push to a webhook, and stops cleanly', async () => {
+    const hook = webhook as FakeWebhook;
+    const worker = `sns-ct-${RUN_ID}-worker`;
+    const queued = await sendNotification(webPort, '1001', 'https://alnoor.school.example');
+    expect(queued.status).toBe(200);
+    await startContainer(
+      worker,
+      [
+        '--network',
+        'host',
+        '--no-healthcheck',
+        '-v',
+        `${volume}:/data`,
+        ...envArgs({
+          PUSH_PROVIDER: 'webhook',
+          PUSH_WEBHOOK_URL: hook.url,
+          PUSH_WEBHOOK_TOKEN: `hook-${RUN_ID}`,
+          DELIVERY_POLL_MS: '200',
+        }),
+      ],
+      ['node', 'dist/cli/worker.js'],
+    );
+    const push = await waitFor(
+      'the push at the webhook',
+      DELIVERY_BOUND_MS,
+      () => Promise.resolve(hook.received.find((each) => each.body.data?.studentId === '1001')),
+      async () => (await podman(['logs', worker])).stdout.slice(-4000),
+    );
+    expect(push.body.token).toBe('demo-fcm-token-1001');
+    expect(push.authorization).toBe(`Bearer hook-${RUN_ID}`);
+    const sent = await waitFor('the message marked sent', DELIVERY_BOUND_MS, async () => {
+      const list = await admin(webPort, 'GET', 'outbox/push?studentId=1001');
+      const items = (JSON.parse(list.body.toString('utf8')) as { items: { status: string }[] }).items;
+      return items.some((item) => item.status === 'sent') ? items : undefined;
+    });
+    expect(sent.length).toBeGreaterThan(0);
+
+    const { exitCode, log } = await stopContainer(worker);
+    expect(exitCode).toBe(0);
+    expect(logLines(log, 'worker shutting down')).toEqual([expect.objectContaining({ signal: 'SIGTERM' })]);
+  });
+
+  describe('on PostgreSQL (DATABASE_URL)', () => {
+    const schema = `container_test_${RUN_ID}`;
+    let pgMissing: string | null = null;
+
+    beforeAll(async () => {
+      const client = new Client({ connectionString: DATABASE_URL });
+      try {
+        await client.connect();
+        await client.query(`create schema ${schema}`);
+      } catch (error) {
+        pgMissing = `PostgreSQL at ${DATABASE_URL} does not answer (${error instanceof Error ? error.message : String(error)})`;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    });
+
+    afterAll(async () => {
+      if (pgMissing !== null) return;
+      await removeLabelled();
+      const client = new Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+    });
+
+    test('the service and a worker container share the database; a queued push is delivered', async () => {
+      if (skipOrFail(pgMissing, 'the PostgreSQL test')) return;
+      const hook = webhook as FakeWebhook;
+      const separator = DATABASE_URL.includes('?') ? '&' : '?';
+      const databaseUrl = `${DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+      const pgWeb = `sns-ct-${RUN_ID}-pg-web`;
+      const pgWorker = `sns-ct-${RUN_ID}-pg-worker`;
+      const [port, metricsPort, workerMetricsPort] = [await freePort(), await freePort(), await freePort()];
+      // Each container gets the environment compose.yaml gives its service (from .env.example), with the
+      // addresses of this machine: so the stack's settings are checked by the service itself.
+      await startContainer(pgWeb, [
+        '--network',
+        'host',
+        ...envArgs({
+          ...(await composeEnvironment('service')),
+          DATABASE_URL: databaseUrl,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          METRICS_PORT: String(metricsPort),
+          WORKER: 'false',
+          ADMIN_TOKEN,
+        }),
+      ]);
+      await healthy(pgWeb, port);
+      expect((await answer(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      // Where compose.yaml's Prometheus scrapes the replicas.
+      const metrics = await answer(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.body.toString('utf8')).toContain('notify_outbox_pending');
+
+      const school = 'https://container.school.example';
+      expect((await admin(port, 'POST', 'schools', { baseUrl: school, name: 'Container School' })).status).toBe(201);
+      expect(
+        (await admin(port, 'PUT', 'devices/dev-pg', { token: `pg-token-${RUN_ID}`, platform: 'ios' })).status,
+      ).toBe(201);
+      const student = { id: 'pg-1', school, fullName: 'Lina Haddad', deviceId: 'dev-pg', active: '1' };
+      expect((await admin(port, 'POST', 'students', student)).status).toBe(201);
+      const token = await answer(`http://127.0.0.1:${port}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-pg`);
+      expect(token.body.toString('utf8')).toContain(`>pg-token-${RUN_ID}</string>`);
+
+      // The rows are in the test's own schema, nowhere else.
+      const client = new Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      try {
+        const rows = await client.query(`select count(*)::int as n from ${schema}.students where id = 'pg-1'`);
+        expect(rows.rows).toEqual([{ n: 1 }]);
+      } finally {
+        await client.end();
+      }
+
+      expect((await sendNotification(port, 'pg-1', school)).status).toBe(200);
+      await startContainer(
+        pgWorker,
+        [
+          '--network',
+          'host',
+          // compose.yaml's health check of the worker: its /metrics.
+          '--health-cmd',
+          'node scripts/healthcheck.js /metrics',
+          ...envArgs({
+            ...(await composeEnvironment('worker')),
+            DATABASE_URL: databaseUrl,
+            METRICS_PORT: String(workerMetricsPort),
+            HEALTHCHECK_PORT: String(workerMetricsPort),
+            PUSH_PROVIDER: 'webhook',
+            PUSH_WEBHOOK_URL: hook.url,
+          }),
+        ],
+        ['node', 'dist/cli/worker.js'],
+      );
+      const push = await waitFor(
+        'the push at the webhook',
+        DELIVERY_BOUND_MS,
+        () => Promise.resolve(hook.received.find((each) => each.body.data?.studentId === 'pg-1')),
+        async () => (await podman(['logs', pgWorker])).stdout.slice(-4000),
+      );
+      expect(push.body.token).toBe(`pg-token-${RUN_ID}`);
+      expect((await podman(['healthcheck', 'run', pgWorker])).code).toBe(0);
+      expect((await containerState(pgWorker)).health).toBe('healthy');
+
+      for (const name of [pgWorker, pgWeb]) {
+        const { exitCode } = await stopContainer(name);
+        expect({ name, exitCode }).toEqual({ name, exitCode: 0 });
+      }
+    });
+  });
+});
+
+describeCompose('the compose stack', () => {
+  let dir = '';
+  let envFile = '';
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sns-compose-'));
+    envFile = path.join(dir, 'env');
+    copyFileSync(path.join(ROOT, '.env.example'), envFile);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function config(profile: string | null): Promise<ComposeConfig> {
+    const args = ['-f', path.join(ROOT, 'compose.yaml'), '--env-file', envFile];
+    if (profile !== null) args.push('--profile', profile);
+    const result = await run('docker-compose', [...args, 'config']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    return parseYaml(result.stdout) as ComposeConfig;
+  }
+
+  interface ComposeService {
+    image?: string;
+    build?: { context: string };
+    command?: string[];
+    profiles?: string[];
+    environment?: Record<string, string>;
+    volumes?: (string | { type: string; source: string })[];
+    deploy?: { replicas?: number };
+    networks?: Record<string, { ipv4_address?: string } | null>;
+  }
+  interface ComposeConfig {
+    services: Record<string, ComposeService>;
+    secrets?: Record<string, { file?: string }>;
+  }
+
+  test('docker-compose accepts compose.yaml with .env.example, without and with the tls profile', async () => {
+    for (const profile of [null, 'tls']) {
+      const { services } = await config(profile);
+      expect(Object.keys(services).sort()).toEqual(['caddy', 'grafana', 'postgres', 'prometheus', 'service', 'worker']);
+      // Only Caddy is optional: it runs with `--profile tls`.
+      const optional = Object.entries(services).filter(([, service]) => service.profiles !== undefined);
+      expect(optional.map(([name, service]) => [name, service.profiles])).toEqual([['caddy', ['tls']]]);
+    }
+  });
+
+  test('two service replicas without their worker, one worker, one image built from this Dockerfile', async () => {
+    const { services } = await config(null);
+    const { service, worker } = services;
+    expect(service.deploy?.replicas).toBe(2);
+    expect(service.environment?.WORKER).toBe('false');
+    expect(worker.command).toEqual(['node', 'dist/cli/worker.js']);
+    expect(worker.image).toBe(service.image);
+    expect(service.build?.context).toBe(ROOT);
+    expect(service.environment?.DATABASE_URL).toMatch(/^postgres:\/\/sns:[^@]+@postgres:5432\/sns$/);
+    expect(worker.environment?.DATABASE_URL).toBe(service.environment?.DATABASE_URL);
+    // Caddy's fixed address is the one proxy the replicas trust, and the only address it reaches them from.
+    const caddyAddress = /^CADDY_ADDRESS=(.*)$/m.exec(readFileSync(path.join(ROOT, '.env.example'), 'utf8'))?.[1];
+    expect(service.environment?.TRUST_PROXY).toBe(caddyAddress);
+    expect(services.caddy.networks).toEqual({ edge: { ipv4_address: caddyAddress } });
+    expect(Object.keys(service.networks ?? {}).sort()).toEqual(['default', 'edge']);
+  });
+
+  test('every file compose mounts exists in the repository', async () => {
+    const { services, secrets } = await config('tls');
+    const sources = Object.values(services).flatMap((service) =>
+      (service.volumes ?? []).map((volume) => (typeof volume === 'string' ? volume.split(':')[0] : volume.source)),
+    );
+    const files = sources.filter((source) => source.startsWith('/'));
+    expect(files.map((file) => path.relative(ROOT, file)).sort()).toEqual([
+      'deploy/caddy/Caddyfile',
+      'deploy/grafana/dashboards',
+      'deploy/grafana/provisioning',
+      'deploy/prometheus/prometheus.yml',
+      'deploy/prometheus/rules',
+    ]);
+    for (const file of files) expect({ file, exists: existsSync(file) }).toEqual({ file, exists: true });
+    for (const file of [
+      'deploy/grafana/provisioning/datasources/prometheus.yml',
+      'deploy/grafana/provisioning/dashboards/dashboards.yml',
+    ])
+      expect({ file, exists: existsSync(path.join(ROOT, file)) }).toEqual({ file, exists: true });
+    for (const [name, secret] of Object.entries(secrets ?? {}))
+      expect({ name, exists: secret.file !== undefined && existsSync(secret.file) }).toEqual({ name, exists: true });
+  });
+
+  test('.env.example names every variable compose.yaml reads, and .env is not committed', () => {
+    const compose = readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8');
+    const read = new Set([...compose.matchAll(/\$\{([A-Z0-9_]+)/g)].map((match) => match[1]));
+    const example = readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+    const named = new Set([...example.matchAll(/^([A-Z0-9_]+)=/gm)].map((match) => match[1]));
+    expect([...read].filter((name) => !named.has(name))).toEqual([]);
+    expect([...named].filter((name) => !read.has(name))).toEqual([]);
+    expect(readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n')).toContain('.env');
+  });
+});
