@@ -124,7 +124,7 @@ async function fetchSchool(
   school: SchoolEntry,
   maxStudents: number,
 ): Promise<{ source: Source; count: number }> {
-  const [active, inactive] = await Promise.all([
+  const [active, inactive] = await settled([
     client.listStudents(school.baseUrl, '1'),
     client.listStudents(school.baseUrl, '0'),
   ]);
@@ -155,7 +155,7 @@ async function fetchSchool(
   });
   // An id too long to store is not asked for: the checks refuse its device and its student.
   const deviceIds = [...deviceRecord.keys()];
-  const tokens = await Promise.all(
+  const tokens = await settled(
     deviceIds.map((id) => (id.trim().length > 128 ? Promise.resolve(null) : client.readToken(id))),
   );
   const devices: SourceRow[] = deviceIds.map((id, i) => ({
@@ -171,10 +171,22 @@ async function fetchSchool(
       : [{ line: 0, record: { baseUrl: school.baseUrl, name: school.name ?? new URL(school.baseUrl).host } }];
 
   const notes = [
-    `${active.length} students listed with show_active 1 (records 1-${active.length}), ${inactive.length} with 0; ${deviceIds.length} device tokens read.`,
+    `GetStudentSchool listed ${active.length} students with show_active 1, then ${inactive.length} with 0 (record numbers count through both); ${deviceIds.length} device tokens read.`,
   ];
   return {
     source: { file: school.baseUrl, rows: { schools, devices, students }, unreadable: [], notes },
     count: listed.length,
   };
+}
+
+/**
+ * Like Promise.all, but waits for every call before failing with the first
+ * failure in order: a school's calls never outlive the school, and which
+ * failure is told does not depend on timing.
+ */
+async function settled<T>(calls: readonly Promise<T>[]): Promise<T[]> {
+  const outcomes = await Promise.allSettled(calls);
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
 }
