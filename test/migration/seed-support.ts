@@ -12,7 +12,7 @@ import type { FakeAsmxData } from '../support/fake-asmx';
 type Keyed = { readonly id: string };
 const byId = (a: Keyed, b: Keyed) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** Schools, students and devices, students and devices sorted by id. */
+/** Schools, students and devices, sorted by key. */
 export interface SeededRecords {
   readonly schools: readonly unknown[];
   readonly students: readonly Keyed[];
@@ -21,7 +21,7 @@ export interface SeededRecords {
 
 /** The data set the fake's data seeds, in the export's shape, sorted by key; schools named after their host. */
 export function expectedDataSet(data: FakeAsmxData): SeededRecords {
-  const schools = [...data.schools.keys()].map((url) => ({ baseUrl: url, name: new URL(url).host }));
+  const schools = [...data.schools.keys()].sort().map((url) => ({ baseUrl: url, name: new URL(url).host }));
   const students = [...data.schools.entries()].flatMap(([url, list]) =>
     list.map((s) => ({
       id: s.id as string,
@@ -40,7 +40,7 @@ export function expectedDataSet(data: FakeAsmxData): SeededRecords {
 /** The stored data set in the same order. */
 export function sorted(data: Required<DataSet>): SeededRecords {
   return {
-    schools: [...data.schools],
+    schools: [...data.schools].sort((a, b) => (a.baseUrl < b.baseUrl ? -1 : a.baseUrl > b.baseUrl ? 1 : 0)),
     students: [...data.students].sort(byId),
     devices: [...data.devices].sort(byId),
   };

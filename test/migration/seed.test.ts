@@ -15,6 +15,10 @@ import { expectedDataSet, seedOptions, sorted } from './seed-support';
 const NS = 'http://tempuri.org/';
 const READS = Object.keys(READ_OPERATIONS).map((op) => `${NS}${op}`);
 
+it('allows the two read operations and nothing else', () => {
+  expect(READ_OPERATIONS).toEqual({ GetStudentSchool: 'NotificationNotes', GetTokenDevice: 'PushNotificationMobile' });
+});
+
 let fakes: FakeAsmx[] = [];
 afterEach(async () => {
   await Promise.all(fakes.map((fake) => fake.close()));
