@@ -2,7 +2,7 @@
 // hostile (docs/migration.md#seed-from-the-legacy-service): bounded load on
 // it, bounded memory here, clear failures, and a resume that fetches only
 // what is missing.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { formatImportReport, LegacyServiceError, seedFromLegacy } from '../../src/import';
 import { readStudentList, readToken } from '../../src/import/legacy/read-answer';
 import { parseSchools } from '../../src/import/legacy/schools-file';
@@ -89,6 +89,18 @@ describe('seeding against a difficult legacy', () => {
     expect(second.report.files.map((f) => f.file)).toEqual([...data.schools.keys()]);
     expect(second.report.complete).toBe(true);
     expect(sorted(await fresh.ctx.store.dataSet.readDataSet())).toEqual(expectedDataSet(data));
+  });
+
+  it('writes neither the store nor the checkpoint in a dry run, and reports what it would', async () => {
+    const data = fakeData(2, 4);
+    const legacy = await fake(data);
+    const options = seedOptions(legacy.url, data, { dryRun: true });
+    const result = await seedFromLegacy(fresh.ctx.store.dataSet, options);
+    expect(formatImportReport(result.report)).toContain(
+      'https://school-1.legacy.example (checked only, --dry-run):\n  schools: 1 accepted, 0 rejected',
+    );
+    expect(await fresh.ctx.store.dataSet.readDataSet()).toMatchObject({ schools: [], students: [], devices: [] });
+    expect(existsSync(options.statePath)).toBe(false);
   });
 
   it('refuses a checkpoint of another legacy unless --refresh', async () => {
