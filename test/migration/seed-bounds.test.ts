@@ -229,24 +229,21 @@ describe('seeding against a difficult legacy', () => {
     const list = soapEnvelope(
       `<GetStudentSchoolResponse xmlns="${NS}"><GetStudentSchoolResult><StudentInfo><id_student>1</id_student><fullName>O'Brien &amp; &lt;Sons&gt; "Q"</fullName><ShowActive>1</ShowActive></StudentInfo><StudentInfo><id_student>2</id_student><fullName><![CDATA[أحمد]]> علي</fullName><id_device xsi:nil="true" /><ShowActive>0</ShowActive></StudentInfo></GetStudentSchoolResult></GetStudentSchoolResponse>`,
     );
-    const fields = ['id_student', 'fullName', 'id_device', 'ShowActive'];
-    expect(readStudentList(list, { namespace: NS, operation: 'GetStudentSchool', fields, maxStudents: 5 })).toEqual([
-      { id_student: '1', fullName: `O'Brien & <Sons> "Q"`, id_device: null, ShowActive: '1' },
-      { id_student: '2', fullName: 'أحمد علي', id_device: null, ShowActive: '0' },
+    expect(readStudentList(list, { namespace: NS, operation: 'GetStudentSchool', maxStudents: 5 })).toEqual([
+      { studentId: '1', fullName: `O'Brien & <Sons> "Q"`, deviceId: null, showActive: '1' },
+      { studentId: '2', fullName: 'أحمد علي', deviceId: null, showActive: '0' },
     ]);
     const empty = soapEnvelope(
       `<GetStudentSchoolResponse xmlns="${NS}"><GetStudentSchoolResult /></GetStudentSchoolResponse>`,
     );
-    expect(readStudentList(empty, { namespace: NS, operation: 'GetStudentSchool', fields, maxStudents: 5 })).toEqual(
-      [],
-    );
+    expect(readStudentList(empty, { namespace: NS, operation: 'GetStudentSchool', maxStudents: 5 })).toEqual([]);
     // Another namespace's elements are not this operation's answer.
     const foreign = soapEnvelope(
       '<GetStudentSchoolResponse xmlns="urn:other"><GetStudentSchoolResult /></GetStudentSchoolResponse>',
     );
-    expect(() =>
-      readStudentList(foreign, { namespace: NS, operation: 'GetStudentSchool', fields, maxStudents: 5 }),
-    ).toThrow(/no GetStudentSchoolResponse/);
+    expect(() => readStudentList(foreign, { namespace: NS, operation: 'GetStudentSchool', maxStudents: 5 })).toThrow(
+      /no GetStudentSchoolResponse/,
+    );
     const token = (inner: string) => readToken(soapEnvelope(inner), { namespace: NS, operation: 'GetTokenDevice' });
     expect(token(`<GetTokenDeviceResponse xmlns="${NS}" />`)).toBeNull();
     expect(

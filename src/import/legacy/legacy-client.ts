@@ -2,9 +2,9 @@
 // legacy's own WSDL (its target namespace, its SOAP actions, its parameter
 // types), and only ever for the two operations that read. Why envelopes are
 // built here rather than by node-soap's client: docs/migration.md#seed-from-the-legacy-service.
-import { parseWsdl, wsdlParameterType, type ParsedOperation } from '../../contract';
+import { ENDPOINTS, parseWsdl, wsdlParameterType, type ParsedOperation, type StudentInfo } from '../../contract';
 import type { CallGate } from './call-gate';
-import { LegacyAnswerError, readStudentList, readToken, type StudentInfoRecord } from './read-answer';
+import { LegacyAnswerError, readStudentList, readToken } from './read-answer';
 
 /**
  * The only operations the seeding may call, with the endpoint of each. Every
@@ -19,8 +19,6 @@ export const READ_OPERATIONS = {
 } as const;
 
 export type ReadOperation = keyof typeof READ_OPERATIONS;
-
-export const STUDENT_INFO_FIELDS = ['id_student', 'fullName', 'id_device', 'ShowActive'] as const;
 
 const SOAP11_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const MAX_WSDL_BYTES = 1024 * 1024;
@@ -50,7 +48,7 @@ export class LegacyServiceError extends Error {
 }
 
 export interface LegacyClient {
-  listStudents(schoolBaseUrl: string, showActive: '1' | '0'): Promise<StudentInfoRecord[]>;
+  listStudents(schoolBaseUrl: string, showActive: '1' | '0'): Promise<StudentInfo[]>;
   readToken(deviceId: string): Promise<string | null>;
 }
 
@@ -62,8 +60,13 @@ interface BoundOperation {
   readonly parameters: ReadonlyMap<string, string>;
 }
 
-const STUDENT_SCHOOL_PARAMETERS = ['school_base_url', 'show_active'];
-const TOKEN_PARAMETERS = ['id'];
+/** The operation's parameters as this service's contract has them: the legacy's WSDL must have each. */
+function contractParameters(operation: ReadOperation): string[] {
+  const endpoint = ENDPOINTS.find((spec) => spec.name === READ_OPERATIONS[operation]);
+  const spec = endpoint?.operations.find((op) => op.wireName === operation);
+  if (spec === undefined) throw new Error(`unreachable: ${operation} is not in the contract`);
+  return spec.parameters.map((parameter) => parameter.wireName);
+}
 
 /** Fetches and reads the two WSDLs; fails clearly when either lacks its operation or a parameter. */
 export async function connectLegacy(options: LegacyClientOptions): Promise<LegacyClient> {
@@ -87,7 +90,8 @@ export async function connectLegacy(options: LegacyClientOptions): Promise<Legac
     throw new LegacyServiceError(`${what}: ${lastProblem}`);
   };
 
-  const bind = async (operation: ReadOperation, parameters: readonly string[]): Promise<BoundOperation> => {
+  const bind = async (operation: ReadOperation): Promise<BoundOperation> => {
+    const parameters = contractParameters(operation);
     const endpoint = READ_OPERATIONS[operation];
     const address = `${base}/${endpoint}.asmx`;
     const wsdl = await get(`${address}?wsdl`, { method: 'GET', headers }, MAX_WSDL_BYTES, `${address}?wsdl`);
@@ -131,10 +135,7 @@ export async function connectLegacy(options: LegacyClientOptions): Promise<Legac
     );
   };
 
-  const [students, token] = [
-    await bind('GetStudentSchool', STUDENT_SCHOOL_PARAMETERS),
-    await bind('GetTokenDevice', TOKEN_PARAMETERS),
-  ];
+  const [students, token] = [await bind('GetStudentSchool'), await bind('GetTokenDevice')];
 
   return {
     async listStudents(school, showActive) {
@@ -146,7 +147,6 @@ export async function connectLegacy(options: LegacyClientOptions): Promise<Legac
         return readStudentList(xml, {
           namespace: students.namespace,
           operation: 'GetStudentSchool',
-          fields: STUDENT_INFO_FIELDS,
           maxStudents: options.maxStudents,
         });
       } catch (error) {

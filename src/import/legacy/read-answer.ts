@@ -3,6 +3,7 @@
 // an answer needs, and at most a set number of StudentInfo records. A broken
 // or hostile answer is an error, never a large allocation.
 import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { STUDENT_INFO_FIELDS, type StudentInfo } from '../../contract';
 
 const SOAP11_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -13,9 +14,6 @@ const MAX_DEPTH = 12;
 export class LegacyAnswerError extends Error {
   override readonly name = 'LegacyAnswerError';
 }
-
-/** One StudentInfo as sent: each field's text, null when the element is missing or nil. */
-export type StudentInfoRecord = Readonly<Record<string, string | null>>;
 
 interface Element {
   readonly namespace: string;
@@ -86,11 +84,10 @@ interface Expected {
   readonly operation: string;
 }
 
-/** GetStudentSchool's answer: the StudentInfo records of `fields`, at most `maxStudents` of them. */
-export function readStudentList(
-  xml: string,
-  expected: Expected & { readonly fields: readonly string[]; readonly maxStudents: number },
-): StudentInfoRecord[] {
+const KEY_OF_WIRE_FIELD: ReadonlyMap<string, string> = new Map(STUDENT_INFO_FIELDS.map((f) => [f.wireName, f.key]));
+
+/** GetStudentSchool's answer: at most `maxStudents` StudentInfo records, a field null when its element is missing or nil. */
+export function readStudentList(xml: string, expected: Expected & { readonly maxStudents: number }): StudentInfo[] {
   const { namespace, operation } = expected;
   const students: Record<string, string | null>[] = [];
   let response = false;
@@ -103,20 +100,21 @@ export function readStudentList(
       if (path.length === 5 && response && ours(path[3], `${operation}Result`) && ours(path[4], 'StudentInfo')) {
         if (students.length >= expected.maxStudents)
           throw new LegacyAnswerError(`the answer lists more than ${expected.maxStudents} students (--max-students).`);
-        current = Object.fromEntries(expected.fields.map((field) => [field, null]));
+        current = Object.fromEntries(STUDENT_INFO_FIELDS.map((field) => [field.key, null]));
         students.push(current);
       }
     },
     close(path, text) {
       const element = path[path.length - 1];
       if (path.length === 6 && current !== null && element !== undefined && element.namespace === namespace) {
-        if (Object.hasOwn(current, element.local) && !element.nil) current[element.local] = text;
+        const key = KEY_OF_WIRE_FIELD.get(element.local);
+        if (key !== undefined && !element.nil) current[key] = text;
       }
       if (path.length === 5) current = null;
     },
   });
   if (!response) throw new LegacyAnswerError(`the answer holds no ${operation}Response.`);
-  return students;
+  return students as unknown as StudentInfo[];
 }
 
 /** GetTokenDevice's answer: the token; null when the result is left out (ASMX's null string) or nil. */

@@ -3,12 +3,12 @@
 // with show_active 1 and 0, then the token of every device they name, checked
 // and written like a file of the import (same rules, same report), each
 // school in one transaction, then checkpointed.
+import type { StudentInfo } from '../../contract';
 import type { ImportStore } from '../../store';
 import { createSourceImporter, type FileReport, type ImportReport } from '../importer';
 import type { Source, SourceRow } from '../source';
 import { createCallGate } from './call-gate';
 import { connectLegacy, LegacyServiceError, type LegacyClient, type LegacyClientOptions } from './legacy-client';
-import type { StudentInfoRecord } from './read-answer';
 import type { SchoolEntry } from './schools-file';
 import { loadSeedState, saveSeedState } from './seed-state';
 
@@ -132,24 +132,24 @@ async function fetchSchool(
     throw new LegacyServiceError(`${school.baseUrl} has more than ${maxStudents} students (--max-students).`);
 
   // A record's number is its place in the answers, show_active 1 first.
-  const listed: { info: StudentInfoRecord; flag: '1' | '0'; record: number }[] = [
+  const listed: { info: StudentInfo; flag: '1' | '0'; record: number }[] = [
     ...active.map((info) => ({ info, flag: '1' as const })),
     ...inactive.map((info) => ({ info, flag: '0' as const })),
   ].map((entry, index) => ({ ...entry, record: index + 1 }));
 
   const deviceRecord = new Map<string, number>();
   const students: SourceRow[] = listed.map(({ info, flag, record }) => {
-    const device = info.id_device ?? null;
+    const device = info.deviceId;
     if (device !== null && device.trim() !== '' && !deviceRecord.has(device)) deviceRecord.set(device, record);
     return {
       line: record,
       record: {
-        id: info.id_student ?? null,
+        id: info.studentId,
         school: school.baseUrl,
-        fullName: info.fullName ?? null,
+        fullName: info.fullName,
         deviceId: device,
         // The list it came in says the flag when the record does not.
-        active: info.ShowActive ?? flag,
+        active: info.showActive ?? flag,
       },
     };
   });
