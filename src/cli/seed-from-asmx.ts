@@ -25,7 +25,7 @@ school's name), then GetTokenDevice for every device id found. Each school is
 written in one transaction, then checkpointed in the state file: a second run
 skips the schools written and fetches the rest.
 
-  --state FILE         the checkpoint (default: the schools file's path + .seed-state.json)
+  --state FILE         the checkpoint (default: the schools file's path + .seed-state.jsonl)
   --refresh            fetch every school again, even those the checkpoint has
   --dry-run            fetch and check every school, write nothing
   --concurrency N      calls in flight at most (default 4, at most 64)
@@ -102,7 +102,7 @@ export async function seedMain(args: readonly string[]): Promise<number> {
   }
   const number = (name: string) => numbers.get(name) ?? NUMBERS[name]?.fallback ?? 0;
   const schoolsPath = fromInvocation(schoolsFile);
-  const statePath = fromInvocation(texts.get('--state') ?? `${schoolsFile}.seed-state.json`);
+  const statePath = fromInvocation(texts.get('--state') ?? `${schoolsFile}.seed-state.jsonl`);
 
   let schools;
   try {

@@ -2,7 +2,7 @@
 // hostile (docs/migration.md#seed-from-the-legacy-service): bounded load on
 // it, bounded memory here, clear failures, and a resume that fetches only
 // what is missing.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { formatImportReport, LegacyServiceError, seedFromLegacy } from '../../src/import';
 import { readStudentList, readToken } from '../../src/import/legacy/read-answer';
 import { parseSchools } from '../../src/import/legacy/schools-file';
@@ -101,6 +101,31 @@ describe('seeding against a difficult legacy', () => {
     );
     expect(await fresh.ctx.store.dataSet.readDataSet()).toMatchObject({ schools: [], students: [], devices: [] });
     expect(existsSync(options.statePath)).toBe(false);
+  });
+
+  it('drops a checkpoint line torn by a crash, fetching that school again, and refuses one torn elsewhere', async () => {
+    const data = fakeData(3, 2);
+    const legacy = await fake(data);
+    const options = seedOptions(legacy.url, data, { concurrency: 1 });
+    await seedFromLegacy(fresh.ctx.store.dataSet, options);
+    const whole = readFileSync(options.statePath, 'utf8');
+    const lines = whole.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    // The last school's line cut half-way, as a crash during its append leaves it.
+    writeFileSync(options.statePath, whole.slice(0, whole.length - Math.floor((lines[3] ?? '').length / 2)));
+    const before = legacy.calls.length;
+    const again = await seedFromLegacy(fresh.ctx.store.dataSet, options);
+    expect(again).toMatchObject({ fetched: 1, skipped: 2, failed: 0 });
+    expect(schoolCalls({ ...legacy, calls: legacy.calls.slice(before) })).toEqual([
+      'https://school-2.legacy.example',
+      'https://school-2.legacy.example',
+    ]);
+    expect(readFileSync(options.statePath, 'utf8').trimEnd().split('\n')).toHaveLength(4);
+
+    writeFileSync(options.statePath, [lines[0], '{"key":', lines[2], ''].join('\n'));
+    await expect(seedFromLegacy(fresh.ctx.store.dataSet, options)).rejects.toThrow(
+      /is not a seeding checkpoint \(line 2 is no school\)/,
+    );
   });
 
   it('refuses a checkpoint of another legacy unless --refresh', async () => {

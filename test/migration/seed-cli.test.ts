@@ -73,7 +73,7 @@ describe('npm run import -- --from-asmx', () => {
     const calls = legacy.calls.length;
     expect(await importMain(args)).toBe(0);
     expect(legacy.calls.length).toBe(calls);
-    expect(output).toContain('12 schools already written (checkpoint schools.txt.seed-state.json)');
+    expect(output).toContain('12 schools already written (checkpoint schools.txt.seed-state.jsonl)');
     expect(output).toContain('https://school-0.legacy.example:\n  schools: 1 inserted');
 
     // A wrong password: the legacy's 401, exit 1, the password nowhere.

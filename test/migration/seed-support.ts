@@ -56,7 +56,7 @@ export function seedOptions(url: string, data: FakeAsmxData, overrides: Partial<
   return {
     baseUrl: url,
     schools: parseSchools('schools.txt', schoolsOf(data)),
-    statePath: path.join(dir, 'schools.txt.seed-state.json'),
+    statePath: path.join(dir, 'schools.txt.seed-state.jsonl'),
     concurrency: 4,
     rate: 0,
     timeoutMs: 5000,

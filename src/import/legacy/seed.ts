@@ -10,7 +10,7 @@ import type { Source, SourceRow } from '../source';
 import { createCallGate } from './call-gate';
 import { connectLegacy, LegacyServiceError, type LegacyClient, type LegacyClientOptions } from './legacy-client';
 import type { SchoolEntry } from './schools-file';
-import { loadSeedState, saveSeedState } from './seed-state';
+import { checkpointSchool, loadSeedState } from './seed-state';
 
 export interface SeedOptions extends Omit<LegacyClientOptions, 'gate'> {
   readonly schools: readonly SchoolEntry[];
@@ -73,10 +73,8 @@ export async function seedFromLegacy(store: ImportStore, options: SeedOptions): 
     const step = writing.then(async () => {
       const report = await importer.importSource(source, 'record');
       reports.set(school.key, report);
-      if (report.status === 'written') {
-        state.schools.set(school.key, report);
-        await saveSeedState(options.statePath, state);
-      } else if (report.status === 'failed') failed++;
+      if (report.status === 'written') await checkpointSchool(options.statePath, state, school.key, report);
+      else if (report.status === 'failed') failed++;
     });
     writing = step.catch(() => undefined);
     await step;
