@@ -1,8 +1,10 @@
 // npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
+// npm run import -- --from-asmx URL --schools FILE [options] (seed-from-asmx.ts)
 import { SERVICE_VERSION } from '../shared/version';
 import { formatImportReport, importFiles, terminalProgress, type ImportFile } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
 import { fromInvocation, wantsHelp, wantsVersion } from './args';
+import { SEED_USAGE, seedMain } from './seed-from-asmx';
 import { runCommand, storeFromConfig } from './store-from-config';
 
 const USAGE = `Usage: npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
@@ -19,7 +21,8 @@ Relative paths are taken from the folder the command was run from.
                      ${COLLECTIONS.join(', ')}
 
 Exit code: 0 all rows imported; 1 some rows or files were not; 2 usage or configuration.
-`;
+
+${SEED_USAGE}`;
 
 export async function main(args: readonly string[]): Promise<number> {
   if (wantsHelp(args)) {
@@ -30,6 +33,7 @@ export async function main(args: readonly string[]): Promise<number> {
     process.stdout.write(`${SERVICE_VERSION}\n`);
     return 0;
   }
+  if (args.some((arg) => arg === '--from-asmx' || arg.startsWith('--from-asmx='))) return seedMain(args);
   const flags = new Set<string>();
   const files: ImportFile[] = [];
   const unknown: string[] = [];

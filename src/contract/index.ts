@@ -25,3 +25,4 @@ export {
   type EndpointModel,
   type OperationModel,
 } from './wsdl-model';
+export { parseWsdl, wsdlParameterType, type ParsedOperation, type ParsedWsdl } from './wsdl-reader';

@@ -42,6 +42,8 @@ export interface FileReport {
   readonly collections: readonly CollectionReport[];
   readonly rejected: readonly Rejection[];
   readonly notes: readonly string[];
+  /** What a rejected row's number counts: a file's lines (the default), or the records of the legacy service's answers (legacy/). */
+  readonly position?: 'line' | 'record';
 }
 
 export interface ImportReport {
@@ -122,6 +124,31 @@ async function write(store: ImportStore, source: CheckedSource, progress: Progre
   } finally {
     progress.done();
   }
+}
+
+/**
+ * Imports sources one by one as they arrive, each in a transaction of its
+ * own, with the checks and the report of a file import; the seeding from the
+ * legacy service (legacy/) feeds it one school at a time. No --strict: the
+ * sources still to come are not known when one is written.
+ */
+export interface SourceImporter {
+  importSource(source: Source, position?: FileReport['position']): Promise<FileReport>;
+}
+
+export function createSourceImporter(
+  store: ImportStore,
+  options: Pick<ImportOptions, 'dryRun' | 'now'> = {},
+): SourceImporter {
+  const checker = createSourceChecker(store, (options.now ?? (() => new Date()))().toISOString());
+  return {
+    async importSource(source, position) {
+      const checked = await checker.check(source);
+      const done =
+        options.dryRun === true ? report(checked, 'checked', null) : await write(store, checked, silentProgress);
+      return position === undefined ? done : { ...done, position };
+    },
+  };
 }
 
 function report(

@@ -10,3 +10,15 @@ export { formatImportReport } from './report-text';
 export { exportDataSet, JSON_EXPORT_FILE, type ExportFormat } from './export-data-set';
 export { terminalProgress, silentProgress, type Progress } from './progress';
 export { FIELDS } from './format';
+export {
+  LegacyServiceError,
+  READ_OPERATIONS,
+  readSchoolsFile,
+  SchoolsFileError,
+  SeedStateError,
+  seedFromLegacy,
+  type SchoolEntry,
+  type SeedOptions,
+  type SeedProgress,
+  type SeedResult,
+} from './legacy';

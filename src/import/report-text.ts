@@ -29,7 +29,7 @@ function fileLines(file: FileReport): string[] {
   }
   if (file.error !== null) lines.push(`  ${file.error}`);
   for (const r of file.rejected.slice(0, LISTED_REJECTIONS))
-    lines.push(`  line ${r.line} (${r.collection}): ${r.reason}`);
+    lines.push(`  ${file.position ?? 'line'} ${r.line} (${r.collection}): ${r.reason}`);
   if (file.rejected.length > LISTED_REJECTIONS)
     lines.push(`  ... and ${n(file.rejected.length - LISTED_REJECTIONS)} more rejected rows`);
   for (const note of file.notes) lines.push(`  note: ${note}`);

@@ -1,0 +1,117 @@
+// The seeding benchmark (docs/migration.md#seed-from-the-legacy-service):
+// `npm run import -- --from-asmx` as an operator runs it (the built command,
+// a process of its own, embedded SQLite) against the tests' fake legacy
+// answering every call after a set latency, as a legacy on the other side of
+// a network would. Run after `npm run build`: `node scripts/bench-seed.mjs`.
+// BENCH_SEED_SCHOOLS, BENCH_SEED_STUDENTS (a school), BENCH_SEED_LATENCY_MS
+// change the case. The fake runs in this process, the seeding in another.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+// The fake is TypeScript, shared with the tests; the tests' loader transpiles it.
+require(path.join(root, 'test/delivery/support/register-ts.js'));
+const { fakeData, startFakeAsmx } = require(path.join(root, 'test/support/fake-asmx.ts'));
+
+const SCHOOLS = Number(process.env.BENCH_SEED_SCHOOLS ?? 40);
+const PER_SCHOOL = Number(process.env.BENCH_SEED_STUDENTS ?? 50);
+const LATENCY_MS = Number(process.env.BENCH_SEED_LATENCY_MS ?? 20);
+const CONCURRENCY = 4;
+
+function runSeed(args, dataDir) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [path.join(root, 'dist/cli/import.js'), ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (code === 0) resolve({ seconds, out });
+      else reject(new Error(`the seeding exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** Calls a second a bare client gets from the fake: CONCURRENCY loops of GetTokenDevice, nothing else done. */
+async function bareCallsPerSecond(url, seconds = 3) {
+  const body =
+    '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetTokenDevice xmlns="http://tempuri.org/"><id>dev-100000</id></GetTokenDevice></soap:Body></soap:Envelope>';
+  const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/GetTokenDevice"' };
+  const until = performance.now() + seconds * 1000;
+  const started = performance.now();
+  let calls = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        await (await fetch(`${url}/PushNotificationMobile.asmx`, { method: 'POST', headers, body })).text();
+        calls++;
+      }
+    }),
+  );
+  return calls / ((performance.now() - started) / 1000);
+}
+
+export async function benchSeed() {
+  const data = fakeData(SCHOOLS, PER_SCHOOL);
+  const students = SCHOOLS * PER_SCHOOL;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-seed-'));
+  const legacy = await startFakeAsmx(data, { latencyMs: LATENCY_MS });
+  try {
+    const schoolsFile = path.join(dir, 'schools.txt');
+    writeFileSync(schoolsFile, `${[...data.schools.keys()].join('\n')}\n`);
+    // What a client doing nothing but calls gets here at this concurrency (on a loaded machine, less than
+    // CONCURRENCY calls per latency): the seeding's rate is told as a share of it.
+    const ceiling = await bareCallsPerSecond(legacy.url);
+    console.log(
+      `\nSeeding ${students.toLocaleString('en-US')} students of ${SCHOOLS} schools from a legacy answering in ${LATENCY_MS} ms (concurrency ${CONCURRENCY}, SQLite, whole command)`,
+    );
+    console.log(
+      `A bare client of ${CONCURRENCY} call loops: ${ceiling.toFixed(0)} calls/s (at most ${(CONCURRENCY * 1000) / LATENCY_MS}).`,
+    );
+    console.log('| --rate | seconds | calls | students/s | calls/s | calls/s of the bare client (or the rate) |');
+    console.log('|---|---|---|---|---|---|');
+    for (const rate of ['0', '50']) {
+      const before = legacy.calls.length;
+      const { seconds } = await runSeed(
+        [
+          '--from-asmx',
+          legacy.url,
+          '--schools',
+          schoolsFile,
+          '--state',
+          path.join(dir, `state-${rate}.json`),
+          '--concurrency',
+          String(CONCURRENCY),
+          '--rate',
+          rate,
+        ],
+        path.join(dir, `data-${rate}`),
+      );
+      const calls = legacy.calls.length - before;
+      const perSecond = calls / seconds;
+      const limit = rate === '0' ? ceiling : Math.min(ceiling, Number(rate));
+      console.log(
+        `| ${rate === '0' ? '0 (none)' : rate} | ${seconds.toFixed(2)} | ${calls} | ${(students / seconds).toFixed(0)} | ${perSecond.toFixed(0)} | ${((100 * perSecond) / limit).toFixed(0)}% of ${limit.toFixed(0)} |`,
+      );
+    }
+    console.log(`Max calls in flight seen by the legacy: ${legacy.maxInFlight()} (bound ${CONCURRENCY}).`);
+  } finally {
+    await legacy.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  benchSeed().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

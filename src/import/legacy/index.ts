@@ -1,0 +1,4 @@
+export { seedFromLegacy, type SeedOptions, type SeedProgress, type SeedResult } from './seed';
+export { readSchoolsFile, SchoolsFileError, type SchoolEntry } from './schools-file';
+export { SeedStateError } from './seed-state';
+export { LegacyServiceError, READ_OPERATIONS, type ReadOperation } from './legacy-client';
