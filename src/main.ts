@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './log';
 import { serveMetrics } from './server';
 import { createService, listen } from './service';
+import { catchStopSignals } from './shared/stop-signals';
 
 // Past SHUTDOWN_TIMEOUT_MS and this margin the process exits whatever is
 // still running or writing (docs/operating.md#graceful-shutdown): room for the
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${SERVICE_VERSION}\n`);
     return;
   }
+  const onStopSignal = catchStopSignals();
   let config;
   try {
     config = loadConfig();
@@ -98,8 +100,7 @@ async function main(): Promise<void> {
     if (service.access === null) logger.warn('SIGHUP: no ACCESS_POLICY is set, nothing to reload');
     else service.access.reload();
   });
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  onStopSignal(stop);
 }
 
 /** The message and, when the store wrapped a driver error, that error too: an operator needs both. */

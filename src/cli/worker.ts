@@ -12,6 +12,7 @@ import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
 import { wantsHelp, wantsVersion } from './args';
 import { loadConfigOrExit } from './load-config';
+import { catchStopSignals } from '../shared/stop-signals';
 
 const USAGE = `Usage: npm run worker
 
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${SERVICE_VERSION}\n`);
     return;
   }
+  const onStopSignal = catchStopSignals();
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const store = await openStore({
@@ -60,8 +62,7 @@ async function main(): Promise<void> {
       .then(() => store.lifecycle.close())
       .finally(() => process.exit(0));
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  onStopSignal(stop);
 }
 
 main().catch((error: unknown) => {
