@@ -10,3 +10,5 @@ export { formatImportReport } from './report-text';
 export { exportDataSet, JSON_EXPORT_FILE, type ExportFormat } from './export-data-set';
 export { terminalProgress, silentProgress, type Progress } from './progress';
 export { FIELDS } from './format';
+export { readSource } from './read-source';
+export { SourceError, type Source } from './source';
