@@ -131,7 +131,7 @@ function kindOf(
   if (primary.status < 300 && candidate.status >= 500 && NOT_FOUND.test(candidate.body.toString('utf8')))
     return 'missing_data';
   if (left === null || right === null || primary.status !== candidate.status) return 'wire';
-  if (unexplained.some((d) => d.target !== 'body')) return 'wire';
+  if (unexplained.some((d) => d.target !== 'body' || (d.what !== 'text' && d.what !== 'children'))) return 'wire';
   const a = textLeaves(left).filter((leaf) => DATA_ELEMENTS.has(leaf.local));
   const b = textLeaves(right).filter((leaf) => DATA_ELEMENTS.has(leaf.local));
   // Everything the candidate holds, the primary holds too, and more: records missing.
@@ -144,16 +144,21 @@ function kindOf(
     });
     if (subset) return 'missing_data';
   }
-  // The same shape, only the stored values differ.
-  const shapeOf = (root: XmlElement) => textLeaves(root).map((leaf) => leaf.path);
-  const sameShape = JSON.stringify(shapeOf(left)) === JSON.stringify(shapeOf(right));
-  if (sameShape) {
-    const other = textLeaves(left).some((leaf, i) => {
-      const peer = textLeaves(right)[i];
-      return leaf.text !== peer.text && !DATA_ELEMENTS.has(leaf.local);
-    });
-    if (!other) return 'other_data';
-  }
+  // The same shape, and the first difference is the text of a stored value.
+  const step =
+    unexplained.length === 1 && unexplained[0].target === 'body' ? unexplained[0].path.split('/').at(-2) : undefined;
+  const field = step?.replace(/\[\d+\]$/, '');
+  const sameShape =
+    JSON.stringify(textLeaves(left).map((leaf) => leaf.path)) ===
+    JSON.stringify(textLeaves(right).map((leaf) => leaf.path));
+  if (
+    sameShape &&
+    unexplained[0].target === 'body' &&
+    unexplained[0].what === 'text' &&
+    field !== undefined &&
+    DATA_ELEMENTS.has(field)
+  )
+    return 'other_data';
   return 'wire';
 }
 
