@@ -144,20 +144,12 @@ function kindOf(
     });
     if (subset) return 'missing_data';
   }
-  // The same shape, and the first difference is the text of a stored value.
-  const step =
-    unexplained.length === 1 && unexplained[0].target === 'body' ? unexplained[0].path.split('/').at(-2) : undefined;
-  const field = step?.replace(/\[\d+\]$/, '');
+  // The same shape, and every text that differs is a stored value (a name, a token), wherever it sorts.
+  const leftLeaves = textLeaves(left);
+  const rightLeaves = textLeaves(right);
   const sameShape =
-    JSON.stringify(textLeaves(left).map((leaf) => leaf.path)) ===
-    JSON.stringify(textLeaves(right).map((leaf) => leaf.path));
-  if (
-    sameShape &&
-    unexplained[0].target === 'body' &&
-    unexplained[0].what === 'text' &&
-    field !== undefined &&
-    DATA_ELEMENTS.has(field)
-  )
+    leftLeaves.length === rightLeaves.length && leftLeaves.every((leaf, i) => leaf.path === rightLeaves[i].path);
+  if (sameShape && leftLeaves.every((leaf, i) => leaf.text === rightLeaves[i].text || DATA_ELEMENTS.has(leaf.local)))
     return 'other_data';
   return 'wire';
 }
