@@ -270,12 +270,22 @@ function replayedRequests(file: string, includeWrites: boolean, io: CompareIo): 
       endpoint: found.endpoint ?? '(none)',
       operation: found.operation,
       binding: found.binding,
-      case: 'replayed',
+      case: found.isCall ? 'replayed' : documentCase(request.path),
       request,
     });
   }
   if (skipped > 0) io.stderr(`${skipped} recorded writes left out (--include-writes sends them).\n`);
   return planned;
+}
+
+/** A replayed document's case, named as the generated ones are (wsdl, disco, help-operation, help), for the ignore rules. */
+function documentCase(requestPath: string): string {
+  const query = new URLSearchParams(requestPath.includes('?') ? requestPath.slice(requestPath.indexOf('?') + 1) : '');
+  const keys = [...query.keys()].map((key) => key.toLowerCase());
+  if (keys.includes('wsdl')) return 'wsdl';
+  if (keys.includes('disco')) return 'disco';
+  if (keys.includes('op')) return 'help-operation';
+  return keys.length === 0 ? 'help' : 'replayed';
 }
 
 /** The ids, devices and schools the data files name. */
