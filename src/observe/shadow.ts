@@ -122,23 +122,49 @@ export function createShadow(options: ShadowOptions): Shadow {
     });
   };
 
+  // Slots are taken when a call arrives, so that a call finding them all busy
+  // costs nothing but a count: no copy of its request or its answer.
+  let reserved = 0;
   const observe: RequestObserver = (req, res, next) => {
-    // Only the calls' paths, and only the sampled share: the rest pays for one comparison.
+    // Only the calls' paths, and only the sampled share.
     if (req.method !== 'GET' && req.method !== 'POST') return next();
     const url = req.url ?? '/';
     if (!/\.asmx/i.test(url) || random() >= options.sample) return next();
+    if (reserved >= options.concurrency) {
+      res.once('finish', () => {
+        const { operation, binding } = callRecordOf(res);
+        if (operation !== null && binding !== null && operationKind(operation) === 'read')
+          options.metrics.compared(operation, binding, 'dropped');
+      });
+      return next();
+    }
+    reserved++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      reserved--;
+    };
     const method = req.method;
     const headers = replayableHeaders(req.headers, { keepCredentials: true });
     // The body is sent as it was read, inflated: the legacy must not inflate it again.
     delete headers['content-encoding'];
     const answer = captureAnswer(res, options.maxAnswerBytes);
+    // A client that leaves before its answer frees the slot too.
+    res.once('close', () => {
+      if (!res.writableFinished) release();
+    });
     res.once('finish', () => {
       const record = callRecordOf(res);
       const operation = record.operation;
-      if (operation === null || record.binding === null || operationKind(operation) === 'write') return;
+      if (operation === null || record.binding === null || operationKind(operation) === 'write') {
+        release();
+        return;
+      }
       const scope: Scope = { operation, binding: record.binding, case: 'shadow' };
       const ours = answer();
-      if (ours === null || running.size >= options.concurrency) {
+      if (ours === null) {
+        release();
         options.metrics.compared(operation, record.binding, 'dropped');
         return;
       }
@@ -149,7 +175,10 @@ export function createShadow(options: ShadowOptions): Shadow {
       const call = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => shadowCall(request, ours, scope, requestId))
         .catch((err: unknown) => options.logger.error({ err }, 'shadow call failed'))
-        .finally(() => running.delete(call));
+        .finally(() => {
+          running.delete(call);
+          release();
+        });
       running.add(call);
     });
     next();
@@ -157,7 +186,7 @@ export function createShadow(options: ShadowOptions): Shadow {
 
   return {
     observe,
-    inFlight: () => running.size,
+    inFlight: () => reserved,
     async close() {
       await Promise.allSettled([...running]);
       agent.destroy();
