@@ -52,6 +52,8 @@ export interface ShadowOptions {
   readonly metrics: ShadowMetrics;
   /** For tests; Math.random otherwise. */
   readonly random?: () => number;
+  /** For tests; Date.now otherwise. */
+  readonly now?: () => number;
 }
 
 export interface Shadow {
@@ -62,11 +64,16 @@ export interface Shadow {
   close(): Promise<void>;
 }
 
+/** Failures in a row that pause the shadow calls; the longest pause. */
+const FAILURES_BEFORE_PAUSE = 5;
+const MAX_PAUSE_MS = 30_000;
+
 /** An unexplained difference is logged once per operation and binding in this period. */
 const LOG_EVERY_MS = 60_000;
 
 export function createShadow(options: ShadowOptions): Shadow {
   const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
   const base = options.url.replace(/\/+$/, '');
   const agent = base.startsWith('https:')
     ? new https.Agent({ keepAlive: true, maxSockets: options.concurrency })
@@ -87,8 +94,11 @@ export function createShadow(options: ShadowOptions): Shadow {
       comparison = compareAnswers(legacy, ours, scope, options.rules);
     } catch {
       options.metrics.compared(scope.operation, scope.binding, 'error');
+      failed();
       return;
     }
+    failures = 0;
+    pauses = 0;
     options.metrics.compared(scope.operation, scope.binding, comparison.outcome);
     if (comparison.outcome !== 'differs') return;
     const key = `${scope.operation}\u0000${scope.binding}`;
@@ -122,6 +132,19 @@ export function createShadow(options: ShadowOptions): Shadow {
     });
   };
 
+  // A legacy that keeps failing is left alone for a while (1 s, doubling up to
+  // 30 s, after every FAILURES_BEFORE_PAUSE failures in a row): calls meanwhile
+  // count as dropped and cost nothing, instead of a connection attempt each.
+  let failures = 0;
+  let pauses = 0;
+  let pausedUntil = 0;
+  const failed = () => {
+    failures++;
+    if (failures < FAILURES_BEFORE_PAUSE) return;
+    failures = 0;
+    pausedUntil = now() + Math.min(MAX_PAUSE_MS, 1000 * 2 ** pauses++);
+  };
+
   // Slots are taken when a call arrives, so that a call finding them all busy
   // costs nothing but a count: no copy of its request or its answer.
   let reserved = 0;
@@ -130,13 +153,17 @@ export function createShadow(options: ShadowOptions): Shadow {
     if (req.method !== 'GET' && req.method !== 'POST') return next();
     const url = req.url ?? '/';
     if (!/\.asmx/i.test(url) || random() >= options.sample) return next();
-    if (reserved >= options.concurrency) {
+    if (reserved >= options.concurrency || (pausedUntil !== 0 && now() < pausedUntil)) {
       res.once('finish', () => {
         const { operation, binding } = callRecordOf(res);
         if (operation !== null && binding !== null && operationKind(operation) === 'read')
           options.metrics.compared(operation, binding, 'dropped');
       });
       return next();
+    }
+    if (pausedUntil !== 0) {
+      // The pause is over: try again, and pause longer if it still fails.
+      pausedUntil = 0;
     }
     reserved++;
     let released = false;

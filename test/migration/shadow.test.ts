@@ -3,9 +3,13 @@
 // and compared; the answers never change, whatever the legacy does, and only
 // the counts in /metrics tell.
 import { readdirSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import pino from 'pino';
 import { sendRequest, type Answer, type RecordedRequest } from '../../src/migration';
+import { createShadow } from '../../src/observe';
+import { callRecordOf } from '../../src/wire';
 import type { DataSet } from '../../src/store';
 import { FIXTURES } from '../support/fixtures';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
@@ -227,5 +231,52 @@ describe('shadow calls', () => {
       });
       expect(await count(base, 'GetTokenDevice', 'http_get', 'error')).toBe(1);
     });
+  });
+});
+
+describe('a legacy that keeps failing', () => {
+  it('is left alone for a while after five failures in a row: the calls meanwhile count as dropped', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const counts: Record<string, number> = {};
+    let clock = 1_000_000;
+    const shadow = createShadow({
+      url: `http://127.0.0.1:${port}`,
+      sample: 1,
+      concurrency: 4,
+      timeoutMs: 5000,
+      rules: [],
+      keep: null,
+      maxAnswerBytes: 1 << 20,
+      logger: pino({ level: 'silent' }),
+      metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
+      now: () => clock,
+    });
+    const server = http.createServer((req, res) =>
+      shadow.observe(req, res, () => {
+        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get' });
+        res.end('answer');
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const total = () => (counts.error ?? 0) + (counts.dropped ?? 0);
+    try {
+      for (let i = 1; i <= 8; i++) {
+        await call(base, READS.http_get);
+        await eventually(async () => total() === i);
+      }
+      expect(counts).toEqual({ error: 5, dropped: 3 });
+      clock += 1001;
+      await call(base, READS.http_get);
+      await eventually(async () => total() === 9);
+      expect(counts).toEqual({ error: 6, dropped: 3 });
+    } finally {
+      await shadow.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
