@@ -76,6 +76,7 @@ async function main() {
     const variants = [
       ['off', {}],
       ['on, legacy answers', { SHADOW_URL: `http://127.0.0.1:${legacy.port}` }],
+      ['on, 10% sampled', { SHADOW_URL: `http://127.0.0.1:${legacy.port}`, SHADOW_SAMPLE: '0.1' }],
       ['on, legacy hangs', { SHADOW_URL: `http://127.0.0.1:${hanging.address().port}`, SHADOW_TIMEOUT_MS: '1000' }],
       ['on, legacy refuses', { SHADOW_URL: `http://127.0.0.1:${refusingPort}` }],
     ];
