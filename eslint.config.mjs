@@ -25,11 +25,15 @@ const MAY_IMPORT = {
   access: [...BOTTOM, 'store'],
   delivery: [...BOTTOM, 'store'],
   import: [...BOTTOM, 'store'],
+  // Comparing answers with the legacy service's (docs/migration.md): it reads
+  // only the contract, so that `npm run compare` and the service's shadow
+  // calls (observe) share one comparison without reaching the store or the wire.
+  migration: BOTTOM,
   wire: [...BOTTOM, 'operations', 'access'],
   admin: [...BOTTOM, 'store', 'wire'],
   health: [...BOTTOM, 'store', 'wire'],
   metrics: [...BOTTOM, 'store', 'access', 'delivery', 'wire'],
-  observe: [...BOTTOM, 'metrics', 'wire'],
+  observe: [...BOTTOM, 'metrics', 'wire', 'migration'],
   server: [...BOTTOM, 'operations', 'access', 'wire', 'observe', 'metrics'],
   config: null,
   service: null,

@@ -16,6 +16,7 @@ export const CONFIG_SECTIONS = {
   delivery: 'Delivery: the worker and the outbox',
   push: 'Push providers',
   sms: 'SMS providers',
+  migration: 'Moving off the legacy service',
 } as const;
 
 export type ConfigSection = keyof typeof CONFIG_SECTIONS;
@@ -66,6 +67,15 @@ export const integerOrOff = (name: string, min: number, max: number, unit?: stri
     )
     .transform((v) => (v === 'off' ? null : Number(v)))
     .meta(accepts(`a whole number${unit === undefined ? '' : ` of ${unit}`} from ${min} to ${max}, or \`off\``));
+
+/** A fraction from 0 to 1 (`0.25`). */
+export const fraction = (name: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^(0|1|0?\.[0-9]+|1\.0*)$/, `${name} must be a fraction from 0 to 1, e.g. 0.25`)
+    .transform(Number)
+    .meta(accepts('a fraction from 0 to 1, e.g. `0.25`'));
 
 export const country = (name: string) =>
   z

@@ -6,7 +6,7 @@ import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
 import { MAX_RETENTION_DAYS } from './delivery/outbox-retention';
-import { bool, country, integer, integerOrOff, setting } from './config-values';
+import { bool, country, fraction, integer, integerOrOff, setting, url } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract/contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
@@ -55,6 +55,26 @@ export interface Config {
   readonly accessSyncIntervalMs: number;
   /** Threads checking Basic passwords (BCRYPT_THREADS); null: one per core but one, at least one. */
   readonly bcryptThreads: number | null;
+  /** SHADOW_*: read calls also sent to the legacy service and compared (docs/migration.md#shadow); null: off. */
+  readonly shadow: ShadowConfig | null;
+  /** RECORD_REQUESTS*: read calls written for `npm run compare` (docs/migration.md#recording-requests); null: off. */
+  readonly recordRequests: RecordRequestsConfig | null;
+}
+
+export interface ShadowConfig {
+  readonly url: string;
+  readonly sample: number;
+  readonly concurrency: number;
+  readonly timeoutMs: number;
+  /** SHADOW_IGNORE, resolved; null: no rules. */
+  readonly ignoreFile: string | null;
+  readonly keep: { readonly dir: string; readonly maxFiles: number; readonly maxBytes: number } | null;
+}
+
+export interface RecordRequestsConfig {
+  readonly file: string;
+  readonly sample: number;
+  readonly maxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -333,6 +353,82 @@ const schema = z.object({
         'one per core but one, at least 1',
       ),
     ),
+  SHADOW_URL: url('SHADOW_URL')
+    .optional()
+    .meta(
+      setting(
+        'migration',
+        'The legacy service (`http://legacy.example`): each read call is answered here, then sent there and the two answers compared, counted in `notify_shadow_comparisons_total` ([shadow](migration.md#shadow)). Writes are never sent.',
+        'unset: no shadow calls',
+      ),
+    ),
+  SHADOW_SAMPLE: fraction('SHADOW_SAMPLE')
+    .default(1)
+    .meta(setting('migration', 'The fraction of read calls shadowed ([shadow](migration.md#shadow)).')),
+  SHADOW_CONCURRENCY: integer('SHADOW_CONCURRENCY', 1, 256)
+    .default(4)
+    .meta(
+      setting(
+        'migration',
+        'Shadow calls in flight at most; a read call finding them all busy is not shadowed and counts as `dropped`.',
+      ),
+    ),
+  SHADOW_TIMEOUT_MS: integer('SHADOW_TIMEOUT_MS', 100, 120000)
+    .default(5000)
+    .meta(setting('migration', 'Longest a shadow call may take, in milliseconds; past it the call counts as `error`.')),
+  SHADOW_IGNORE: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta(
+      setting(
+        'migration',
+        'An ignore file (YAML or JSON) of accepted differences, e.g. `docs/asmx-differences.yaml`: what it accepts counts as `explained` ([ignore rules](migration.md#ignore-rules)).',
+        'unset: every difference counts',
+      ),
+    ),
+  SHADOW_KEEP_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta(
+      setting(
+        'migration',
+        'A folder where each unexplained difference is kept as one JSON file (request without credentials, both answers), mode 0600, within `SHADOW_KEEP_MAX_FILES` and `SHADOW_KEEP_MAX_BYTES`, oldest removed first. It holds personal data: keep it private.',
+        'unset: nothing kept',
+      ),
+    ),
+  SHADOW_KEEP_MAX_FILES: integer('SHADOW_KEEP_MAX_FILES', 1, 100000)
+    .default(1000)
+    .meta(setting('migration', 'Most files kept in `SHADOW_KEEP_DIR`.')),
+  SHADOW_KEEP_MAX_BYTES: integer('SHADOW_KEEP_MAX_BYTES', 1024, 10737418240)
+    .default(104857600)
+    .meta(setting('migration', 'Most bytes kept in `SHADOW_KEEP_DIR` (default 100 MiB).')),
+  RECORD_REQUESTS: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta(
+      setting(
+        'migration',
+        'A file the read calls received are appended to, as JSON Lines of `{method, path, headers, body}` for `npm run compare -- --requests` ([recording requests](migration.md#recording-requests)); credentials removed, never a write or an AuthCode call, created with mode 0600.',
+        'unset: nothing recorded',
+      ),
+    ),
+  RECORD_REQUESTS_SAMPLE: fraction('RECORD_REQUESTS_SAMPLE')
+    .default(1)
+    .meta(setting('migration', 'The fraction of read calls recorded.')),
+  RECORD_REQUESTS_MAX_BYTES: integer('RECORD_REQUESTS_MAX_BYTES', 1024, 107374182400)
+    .default(1073741824)
+    .meta(
+      setting(
+        'migration',
+        'The recording stops adding to `RECORD_REQUESTS` once the file is this large (default 1 GiB); calls past it count as `full`.',
+      ),
+    ),
 });
 
 /** The service's settings as declared, for docs/configuration.md (npm run docs:config). */
@@ -415,6 +511,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: c.AUDIT_RETENTION_DAYS,
     accessSyncIntervalMs: c.ACCESS_SYNC_INTERVAL_MS,
     bcryptThreads: c.BCRYPT_THREADS ?? null,
+    shadow:
+      c.SHADOW_URL === undefined
+        ? null
+        : {
+            url: c.SHADOW_URL.replace(/\/+$/, ''),
+            sample: c.SHADOW_SAMPLE,
+            concurrency: c.SHADOW_CONCURRENCY,
+            timeoutMs: c.SHADOW_TIMEOUT_MS,
+            ignoreFile: c.SHADOW_IGNORE === undefined ? null : path.resolve(c.SHADOW_IGNORE),
+            keep:
+              c.SHADOW_KEEP_DIR === undefined
+                ? null
+                : {
+                    dir: path.resolve(c.SHADOW_KEEP_DIR),
+                    maxFiles: c.SHADOW_KEEP_MAX_FILES,
+                    maxBytes: c.SHADOW_KEEP_MAX_BYTES,
+                  },
+          },
+    recordRequests:
+      c.RECORD_REQUESTS === undefined
+        ? null
+        : {
+            file: path.resolve(c.RECORD_REQUESTS),
+            sample: c.RECORD_REQUESTS_SAMPLE,
+            maxBytes: c.RECORD_REQUESTS_MAX_BYTES,
+          },
   };
 }
 

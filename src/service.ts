@@ -10,10 +10,14 @@ import { checkReadiness, healthRoutes, type Readiness } from './health';
 import { createShutdown, type Shutdown } from './lifecycle';
 import type { Logger } from './log';
 import { createMetrics, type Metrics } from './metrics';
-import { observeRequests } from './observe';
+import { readIgnoreFile } from './migration';
+import { chainObservers, createShadow, observeRequests, recordRequests, type RequestObserver } from './observe';
 import { createOperations } from './operations';
 import { createApp, type App, type OperatorRoute } from './server';
 import { loadDemoData, openStore, type OpenedStore } from './store';
+
+// Longest answer a shadow call compares, ours or the legacy's: a list of thousands of students is a few MiB.
+const SHADOW_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 // Longest a readiness check waits for the store.
 const READINESS_TIMEOUT_MS = 2000;
@@ -143,6 +147,33 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     // With METRICS_PORT set, main.ts serves /metrics there and only there.
     if (config.metricsPort === null) routes.push({ path: '/metrics', handler: metrics.route });
 
+    // After the answer, beside the access log: the shadow calls and the request recording (docs/migration.md).
+    const observers: RequestObserver[] = [observeRequests({ logger, metrics: metrics.requests })];
+    const afterAnswer: (() => Promise<void>)[] = [];
+    if (config.shadow !== null) {
+      const shadow = createShadow({
+        ...config.shadow,
+        rules: config.shadow.ignoreFile === null ? [] : readIgnoreFile(config.shadow.ignoreFile),
+        maxAnswerBytes: SHADOW_MAX_ANSWER_BYTES,
+        logger,
+        metrics: metrics.shadow,
+      });
+      observers.push(shadow.observe);
+      shutdown.register('shadow calls', () => shadow.close());
+      afterAnswer.push(() => shadow.close());
+      logger.info(
+        { sample: config.shadow.sample, concurrency: config.shadow.concurrency },
+        'shadow calls to the legacy service on (SHADOW_URL)',
+      );
+    }
+    if (config.recordRequests !== null) {
+      const recorder = recordRequests({ ...config.recordRequests, logger, metrics: metrics.recording });
+      observers.push(recorder.observe);
+      shutdown.register('request recording', () => recorder.close());
+      afterAnswer.push(() => recorder.close());
+      logger.info({ sample: config.recordRequests.sample }, 'recording read calls (RECORD_REQUESTS)');
+    }
+
     const app = createApp({
       endpoints,
       operations,
@@ -153,7 +184,8 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       operationTimeoutMs: config.operationTimeoutMs,
       helpPages: config.helpPages,
       jsonBodies: config.jsonBodies,
-      observe: observeRequests({ logger, metrics: metrics.requests }),
+      observe: chainObservers(observers),
+      keepBodies: observers.length > 1,
       routes,
       access: access ?? undefined,
       publicBaseUrl: config.publicBaseUrl,
@@ -173,6 +205,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       delivery: running,
       access,
       async close() {
+        for (const stop of afterAnswer) await stop();
         await running?.stop(DELIVERY_STOP_MS);
         await runningLimits?.stop();
         await runningAccess?.close();

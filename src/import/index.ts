@@ -22,3 +22,5 @@ export {
   type SeedProgress,
   type SeedResult,
 } from './legacy';
+export { readSource } from './read-source';
+export { SourceError, type Source } from './source';

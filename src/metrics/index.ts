@@ -14,11 +14,18 @@ import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics'
 import { registerReadinessMetrics, type ReadinessProbe } from './readiness-metrics';
 import { createRequestMetrics, type RequestMetrics } from './request-metrics';
 import type { AuthCodeLimit } from '../store';
+import {
+  createRecordingMetrics,
+  createShadowMetrics,
+  type RecordingMetrics,
+  type ShadowMetrics,
+} from './migration-metrics';
 
 export type { RequestMetrics, RequestObservation } from './request-metrics';
 export type { OutboxStatsSource } from './outbox-metrics';
 export type { ReadinessProbe, ReadinessReport } from './readiness-metrics';
 export type { AuthCodeCountSource } from './auth-code-metrics';
+export type { RecordingMetrics, RecordingResult, ShadowMetrics, ShadowOutcome } from './migration-metrics';
 export { createDeliveryMetrics } from './delivery-metrics';
 export { createAccessMetrics } from './access-metrics';
 
@@ -30,6 +37,10 @@ export interface Metrics {
   readonly delivery: DeliveryObserver;
   /** Hand this to the call budgets, the enumeration guard, the audit trail and the gate. */
   readonly access: AccessObserver;
+  /** Fed by the shadow calls (SHADOW_URL). */
+  readonly shadow: ShadowMetrics;
+  /** Fed by the request recording (RECORD_REQUESTS). */
+  readonly recording: RecordingMetrics;
   /** `GET /metrics`, to mount on an app. */
   readonly route: RequestHandler;
 }
@@ -58,6 +69,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     requests: createRequestMetrics(registry),
     delivery: createDeliveryMetrics(registry),
     access: createAccessMetrics(registry),
+    shadow: createShadowMetrics(registry),
+    recording: createRecordingMetrics(registry),
     route: metricsRoute(registry),
   };
 }

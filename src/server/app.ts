@@ -51,6 +51,8 @@ export interface AppOptions {
   readonly access?: AccessControl;
   /** PUBLIC_BASE_URL: the service's address in ?wsdl, ?disco and help pages instead of the caller's Host. */
   readonly publicBaseUrl?: string | null;
+  /** Keep request bodies for what `observe` does after the answer: shadow calls, request recording (docs/migration.md). */
+  readonly keepBodies?: boolean;
 }
 
 /** A listener for `http.createServer`, or for supertest. */
@@ -102,6 +104,7 @@ export function createApp(options: AppOptions): App {
       callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
       passCredentials: options.access !== undefined,
       access: options.access,
+      keepBodies: options.keepBodies,
     }),
   );
 

@@ -18,7 +18,7 @@ import { createBodyReader, type BodyGate } from './read-body';
 import { createSoapHandler } from './soap/handler';
 import { createSoapRouter } from './soap/router';
 import { createDocumentServer, createServiceListServer, type DocumentOptions } from './wsdl/serve-documents';
-import { callRecordOf } from './call-record';
+import { callRecordOf, keepRequestBody } from './call-record';
 
 const ASMX_PATH = /^\/([^/]+)\.asmx(?:\/(.*))?$/i;
 
@@ -40,6 +40,8 @@ export interface AsmxCallOptions extends AsmxOptions {
   readonly passCredentials?: boolean;
   /** The access policy, to refuse a caller before its body is read (access-gate.ts); absent: no policy. */
   readonly access?: PreBodyAccess;
+  /** Keep each body read for the shadow calls or the request recording (requestBodyOf in call-record.ts). */
+  readonly keepBodies?: boolean;
 }
 
 export interface AsmxDocumentOptions extends AsmxOptions, DocumentOptions {
@@ -66,6 +68,7 @@ export function createAsmxCalls(
   const readBody = createBodyReader(options.bodyLimit);
   const credentials = options.passCredentials === true;
   const access = options.access;
+  const keepBodies = options.keepBodies === true;
 
   return async (req, res, next) => {
     const url = parseurl(req);
@@ -99,6 +102,7 @@ export function createAsmxCalls(
     if (req.method !== 'POST' && gate !== undefined && !(await gate.decide())) return;
     const body = req.method === 'POST' ? await readBody(req, res, gate) : undefined;
     if (body === null) return;
+    if (keepBodies && body !== undefined) keepRequestBody(res, body);
     if (operationPath !== undefined)
       await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call);
     else await found.handlers.soap(req, res, body as Buffer, call);

@@ -40,6 +40,21 @@ export function callRecordOf(res: ServerResponse): CallRecord {
   return record;
 }
 
+// The request bodies kept for the shadow calls and the request recording
+// (docs/migration.md), only when one of them is on; read within BODY_LIMIT,
+// so never larger than it.
+const bodies = new WeakMap<ServerResponse, Buffer>();
+
+/** Keeps the body read for this request, for whoever looks once the answer is sent. */
+export function keepRequestBody(res: ServerResponse, body: Buffer): void {
+  bodies.set(res, body);
+}
+
+/** The body read for this request (as inflated, when it came compressed), if it was kept. */
+export function requestBodyOf(res: ServerResponse): Buffer | undefined {
+  return bodies.get(res);
+}
+
 /** Notes a call the access policy refused before it ran (docs/security.md). */
 export function noteRefusal(record: CallRecord, operation: string, reason: string): void {
   record.operation = operation;

@@ -2,4 +2,4 @@ export { createAsmxCalls, createAsmxDocuments, type AsmxCallOptions, type AsmxDo
 export { createDispatcher, type Dispatcher, type Outcome } from './dispatch';
 export { NOSNIFF, sendText } from './respond';
 export { DEFAULT_MAX_XML_DEPTH } from './soap/envelope-reader';
-export { callRecordOf, type Binding, type CallOutcome, type CallRecord } from './call-record';
+export { callRecordOf, requestBodyOf, type Binding, type CallOutcome, type CallRecord } from './call-record';

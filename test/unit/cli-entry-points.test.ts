@@ -43,6 +43,7 @@ describe('--help and -h', () => {
     ['src/main.ts', 'Usage: npm start'],
     ['src/cli/import.ts', 'Usage: npm run import'],
     ['src/cli/export.ts', 'Usage: npm run export'],
+    ['src/cli/compare.ts', 'Usage: npm run compare'],
     ['src/cli/user.ts', 'usage: npm run user'],
     ['src/cli/outbox.ts', 'usage: npm run outbox'],
     ['src/cli/backup.ts', 'Usage: npm run backup'],

@@ -1,0 +1,142 @@
+// npm run bench:shadow: what shadow calls (SHADOW_URL, docs/migration.md#shadow)
+// cost the answers, measured in one run as ratios to the same service with
+// shadowing off. The service runs from dist/ on the demo data; the "legacy"
+// is another instance of it, then a legacy that accepts connections and never
+// answers, then an address that refuses them. Each is measured twice:
+// saturated (the most calls/s 10 connections get, everything on one machine:
+// the legacy's work competes for the same cores), and at a fixed rate well
+// below saturation, where the latency of the answers is what to read.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { request, root, startChild } from './bench-support.mjs';
+
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon');
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = 10;
+// Calls per second of the fixed-rate runs.
+const RATE = Number(process.env.BENCH_SHADOW_RATE ?? 500);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CASES = [
+  ['HTTP GET', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'HTTP GET')],
+  ['SOAP 1.1', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'SOAP 1.1')],
+];
+
+function load(port, req, rate) {
+  return new Promise((resolve, reject) =>
+    autocannon(
+      {
+        url: `http://127.0.0.1:${port}${req.path}`,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        connections: CONNECTIONS,
+        duration: DURATION,
+        ...(rate === undefined ? {} : { overallRate: rate }),
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    ),
+  );
+}
+
+async function shadowCounts(port) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const counts = {};
+  for (const match of text.matchAll(/^notify_shadow_comparisons_total\{[^}]*outcome="(\w+)"\} (\d+)/gm))
+    counts[match[1]] = (counts[match[1]] ?? 0) + Number(match[2]);
+  return counts;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main() {
+  const dirs = [];
+  const children = [];
+  const env = (extra) => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-shadow-'));
+    dirs.push(dataDir);
+    return { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', DATABASE_URL: '', ...extra };
+  };
+  const hanging = net.createServer((socket) => socket.on('error', () => undefined));
+  await new Promise((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const refusing = net.createServer();
+  await new Promise((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  const refusingPort = refusing.address().port;
+  await new Promise((resolve) => refusing.close(resolve));
+  try {
+    const legacy = await startChild(path.join(root, 'dist/main.js'), env({}));
+    children.push(legacy.child);
+    const variants = [
+      ['off', {}],
+      ['on, legacy answers', { SHADOW_URL: `http://127.0.0.1:${legacy.port}` }],
+      ['on, 10% sampled', { SHADOW_URL: `http://127.0.0.1:${legacy.port}`, SHADOW_SAMPLE: '0.1' }],
+      ['on, legacy hangs', { SHADOW_URL: `http://127.0.0.1:${hanging.address().port}`, SHADOW_TIMEOUT_MS: '1000' }],
+      ['on, legacy refuses', { SHADOW_URL: `http://127.0.0.1:${refusingPort}` }],
+    ];
+    const services = [];
+    for (const [name, extra] of variants) {
+      const service = await startChild(path.join(root, 'dist/main.js'), env(extra));
+      children.push(service.child);
+      services.push({ name, port: service.port });
+    }
+    console.log(
+      `GetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds (the variants one after the other in each); fixed rate ${RATE}/s`,
+    );
+    for (const [binding, req] of CASES) {
+      // Warm-up, so that the first measured variant is not the one paying for it.
+      for (const service of services) await load(service.port, req, RATE);
+      // Each round measures every variant once; ratios are taken within a round
+      // (so that a change in the machine's load between rounds cancels out), then the median.
+      const rounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const results = [];
+        for (const service of services) {
+          const saturated = await load(service.port, req);
+          const fixed = await load(service.port, req, RATE);
+          results.push({ saturated, fixed });
+        }
+        rounds.push(results);
+      }
+      console.log(`\n${binding}`);
+      console.log(
+        '| shadowing | calls/s saturated (median) | ratio to off, per round | median | p99 at fixed rate (median) | p99 ratio (median) | shadow outcomes |',
+      );
+      console.log('|---|---|---|---|---|---|---|');
+      for (const [i, service] of services.entries()) {
+        const rates = rounds.map((r) => r[i].saturated.requests.average);
+        const ratios = rounds.map((r) => r[i].saturated.requests.average / r[0].saturated.requests.average);
+        const p99 = rounds.map((r) => r[i].fixed.latency.p99);
+        const p99Ratios = rounds.map((r) => r[i].fixed.latency.p99 / Math.max(r[0].fixed.latency.p99, 0.01));
+        const counts = await shadowCounts(service.port);
+        const outcomes = Object.entries(counts)
+          .map(([k, v]) => `${k} ${fmt(v)}`)
+          .join(', ');
+        console.log(
+          `| ${service.name} | ${fmt(median(rates))} | ${ratios.map((r) => fmt(r, 2)).join(', ')} | ${fmt(median(ratios), 2)} | ` +
+            `${fmt(median(p99), 1)} ms | ${fmt(median(p99Ratios), 2)} | ${outcomes || '-'} |`,
+        );
+        const failed = rounds.reduce(
+          (n, r) => n + r[i].saturated.errors + r[i].saturated.non2xx + r[i].fixed.errors + r[i].fixed.non2xx,
+          0,
+        );
+        if (failed > 0) console.log(`  (${service.name}: ${failed} failed calls)`);
+      }
+    }
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    hanging.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,105 @@
+// Sends every request to the primary, the candidate and (when given) a
+// second instance of the primary, and compares the answers
+// (docs/migration.md#compare). A difference the two primaries also show
+// between themselves is noise (a clock, a generated id), reported apart.
+import { compareAnswers, differenceKey, type Comparison, type Outcome } from './compare-answers';
+import type { Answer } from './exchange';
+import type { PlannedRequest } from './generate-requests';
+import type { Difference, IgnoreRule } from './ignore-rules';
+import { sendRequest } from './send-request';
+
+export interface Servers {
+  readonly primary: string;
+  readonly secondary?: string;
+  readonly candidate: string;
+}
+
+export interface CompareRunOptions {
+  readonly servers: Servers;
+  readonly requests: readonly PlannedRequest[];
+  readonly rules: readonly IgnoreRule[];
+  readonly concurrency: number;
+  readonly timeoutMs: number;
+  readonly maxAnswerBytes: number;
+}
+
+export interface CompareEntry {
+  readonly planned: PlannedRequest;
+  readonly outcome: Outcome;
+  readonly comparison: Comparison | null;
+  /** Differences the primaries show between themselves too. */
+  readonly noise: readonly Difference[];
+  readonly primary: Answer | null;
+  readonly candidate: Answer | null;
+  /** Why a server could not be asked. */
+  readonly error: string | null;
+}
+
+export interface CompareResult {
+  readonly servers: Servers;
+  readonly entries: readonly CompareEntry[];
+  readonly rules: readonly IgnoreRule[];
+  /** Rule id → differences it accepted. */
+  readonly ruleUses: ReadonlyMap<string, number>;
+}
+
+export async function runComparison(options: CompareRunOptions): Promise<CompareResult> {
+  const { servers } = options;
+  const entries: CompareEntry[] = new Array<CompareEntry>(options.requests.length);
+  const ruleUses = new Map<string, number>(options.rules.map((rule) => [rule.id, 0]));
+  const send = (base: string, planned: PlannedRequest) =>
+    sendRequest(base, planned.request, { timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes });
+  let next = 0;
+  const worker = async () => {
+    while (next < options.requests.length) {
+      const at = next++;
+      const planned = options.requests[at];
+      entries[at] = await compareOne(planned);
+    }
+  };
+  const compareOne = async (planned: PlannedRequest): Promise<CompareEntry> => {
+    const scope = { operation: planned.operation, binding: planned.binding, case: planned.case };
+    let primary: Answer | null = null;
+    let candidate: Answer | null = null;
+    try {
+      // One after the other, primary first: a server's answer may depend on what was asked before.
+      primary = await send(servers.primary, planned);
+      candidate = await send(servers.candidate, planned);
+      const secondary = servers.secondary === undefined ? null : await send(servers.secondary, planned);
+      const comparison = compareAnswers(primary, candidate, scope, options.rules, {
+        primary: servers.primary,
+        candidate: servers.candidate,
+      });
+      for (const id of comparison.rulesUsed) ruleUses.set(id, (ruleUses.get(id) ?? 0) + 1);
+      let noise: Difference[] = [];
+      let outcome: Outcome = comparison.outcome;
+      if (secondary !== null && comparison.outcome === 'differs' && servers.secondary !== undefined) {
+        const between = compareAnswers(primary, secondary, scope, [], {
+          primary: servers.primary,
+          candidate: servers.secondary,
+        });
+        const noisy = new Set(between.differences.map(differenceKey));
+        noise = comparison.unexplained.filter((d) => noisy.has(differenceKey(d)));
+        if (noise.length === comparison.unexplained.length) outcome = 'noise';
+      }
+      return { planned, outcome, comparison, noise, primary, candidate, error: null };
+    } catch (err) {
+      return {
+        planned,
+        outcome: 'error',
+        comparison: null,
+        noise: [],
+        primary,
+        candidate,
+        error: `${primary === null ? 'primary' : 'candidate or secondary'}: ${(err as Error).message}`,
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  return { servers, entries, rules: options.rules, ruleUses };
+}
+
+/** Whether anything differs that no rule explains and the primaries do not share (or a server could not be asked). */
+export function hasUnexplained(result: CompareResult): boolean {
+  return result.entries.some((entry) => entry.outcome === 'differs' || entry.outcome === 'error');
+}

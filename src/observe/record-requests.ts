@@ -1,0 +1,113 @@
+// RECORD_REQUESTS (docs/migration.md#recording-requests): the read calls the
+// service receives, written as JSON Lines of {method, path, headers, body}
+// for `npm run compare -- --requests` to replay. Credentials (Authorization,
+// Cookie) are removed; writes, AuthCode among them (codes and phone
+// numbers), are never written. The file is created with mode 0600. The
+// request path only queues a line: a bounded buffer is written out behind
+// it, and a line that does not fit is dropped and counted.
+import { closeSync, fchmodSync, fstatSync, openSync, write } from 'node:fs';
+import type { Logger } from '../log';
+import type { RecordingMetrics } from '../metrics';
+import { bodyFields, operationKind, replayableHeaders, requestLine } from '../migration';
+import { callRecordOf, requestBodyOf } from '../wire';
+import type { RequestObserver } from './request-observer';
+
+export interface RecordRequestsOptions {
+  /** RECORD_REQUESTS: the file, appended to. */
+  readonly file: string;
+  /** RECORD_REQUESTS_SAMPLE: the fraction of read calls written. */
+  readonly sample: number;
+  /** RECORD_REQUESTS_MAX_BYTES: the file is not written past this size. */
+  readonly maxBytes: number;
+  readonly logger: Logger;
+  readonly metrics: RecordingMetrics;
+  /** For tests; Math.random otherwise. */
+  readonly random?: () => number;
+}
+
+export interface RequestRecorder {
+  readonly observe: RequestObserver;
+  /** Writes what is queued and closes the file. */
+  close(): Promise<void>;
+}
+
+/** Most bytes queued for the writer; beyond, lines are dropped. */
+const QUEUE_BYTES = 4 * 1024 * 1024;
+
+export function recordRequests(options: RecordRequestsOptions): RequestRecorder {
+  const random = options.random ?? Math.random;
+  const fd = openSync(options.file, 'a', 0o600);
+  // An existing file keeps its mode on open: made private here too.
+  fchmodSync(fd, 0o600);
+  let size = fstatSync(fd).size;
+  let queue: string[] = [];
+  let queuedBytes = 0;
+  let writing: Promise<void> | null = null;
+  let closed = false;
+
+  const drain = () => {
+    if (writing !== null || queue.length === 0 || closed) return;
+    const data = Buffer.from(queue.join(''), 'utf8');
+    queue = [];
+    queuedBytes = 0;
+    writing = new Promise<void>((resolve) => {
+      const writeFrom = (offset: number) =>
+        write(fd, data, offset, data.length - offset, null, (err, written) => {
+          if (err !== null) {
+            options.logger.error({ err, file: options.file }, 'RECORD_REQUESTS: the file could not be written');
+            resolve();
+          } else if (offset + written < data.length) writeFrom(offset + written);
+          else resolve();
+        });
+      writeFrom(0);
+    }).then(() => {
+      writing = null;
+      drain();
+    });
+  };
+
+  const observe: RequestObserver = (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'POST') return next();
+    const url = req.url ?? '/';
+    if (!/\.asmx/i.test(url) || random() >= options.sample) return next();
+    const method = req.method;
+    const headers = replayableHeaders(req.headers, { keepCredentials: false });
+    delete headers['content-encoding'];
+    // The id is this service's (observeRequests gives one when the caller did not): not part of what was sent.
+    delete headers['x-request-id'];
+    res.once('finish', () => {
+      const operation = callRecordOf(res).operation;
+      if (operation === null || operationKind(operation) === 'write' || closed) return;
+      const line = requestLine({ method, path: url, headers, ...bodyFields(requestBodyOf(res) ?? Buffer.alloc(0)) });
+      const bytes = Buffer.byteLength(line);
+      if (size + bytes > options.maxBytes) {
+        options.metrics.recorded('full');
+        return;
+      }
+      if (queuedBytes + bytes > QUEUE_BYTES) {
+        options.metrics.recorded('dropped');
+        return;
+      }
+      queue.push(line);
+      queuedBytes += bytes;
+      size += bytes;
+      options.metrics.recorded('written');
+      setImmediate(drain);
+    });
+    next();
+  };
+
+  let closing: Promise<void> | null = null;
+  return {
+    observe,
+    close() {
+      closing ??= (async () => {
+        drain();
+        while (writing !== null) await writing;
+        closed = true;
+        closeSync(fd);
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,269 @@
+// Shadow calls (docs/migration.md#shadow): the service answers each read call
+// itself and, once its answer is handed over (the response's 'finish'),
+// sends the same request to the legacy service (SHADOW_URL), compares the two
+// answers with the comparison `npm run compare` uses, and counts the outcome.
+// It never delays or changes the answer: nothing runs before 'finish' but
+// taking copies; at most SHADOW_CONCURRENCY calls are in flight, the excess
+// is dropped and counted; each call has a timeout. Writes are never sent.
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { unlink, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import type { Logger } from '../log';
+import type { ShadowMetrics } from '../metrics';
+import {
+  compareAnswers,
+  operationKind,
+  replayableHeaders,
+  sendRequest,
+  bodyFields,
+  type Answer,
+  type Comparison,
+  type IgnoreRule,
+  type RecordedRequest,
+} from '../migration';
+import { callRecordOf, requestBodyOf } from '../wire';
+import { captureAnswer } from './answer-capture';
+import type { RequestObserver } from './request-observer';
+
+export interface ShadowKeep {
+  /** SHADOW_KEEP_DIR: where the unexplained pairs are kept, one JSON file each, mode 0600. */
+  readonly dir: string;
+  readonly maxFiles: number;
+  readonly maxBytes: number;
+}
+
+export interface ShadowOptions {
+  /** SHADOW_URL: the legacy service's base address. */
+  readonly url: string;
+  /** SHADOW_SAMPLE: the fraction of read calls shadowed. */
+  readonly sample: number;
+  /** SHADOW_CONCURRENCY: shadow calls in flight at most. */
+  readonly concurrency: number;
+  /** SHADOW_TIMEOUT_MS: longest a shadow call may take. */
+  readonly timeoutMs: number;
+  /** SHADOW_IGNORE: accepted differences (docs/asmx-differences.yaml). */
+  readonly rules: readonly IgnoreRule[];
+  readonly keep: ShadowKeep | null;
+  /** Longest answer compared (ours or the legacy's); a longer one is dropped. */
+  readonly maxAnswerBytes: number;
+  readonly logger: Logger;
+  readonly metrics: ShadowMetrics;
+  /** For tests; Math.random otherwise. */
+  readonly random?: () => number;
+  /** For tests; Date.now otherwise. */
+  readonly now?: () => number;
+}
+
+export interface Shadow {
+  readonly observe: RequestObserver;
+  /** Shadow calls in flight now. */
+  inFlight(): number;
+  /** Waits for the calls in flight (shutdown). */
+  close(): Promise<void>;
+}
+
+/** Failures in a row that pause the shadow calls; the longest pause. */
+const FAILURES_BEFORE_PAUSE = 5;
+const MAX_PAUSE_MS = 30_000;
+
+/** An unexplained difference is logged once per operation and binding in this period. */
+const LOG_EVERY_MS = 60_000;
+
+export function createShadow(options: ShadowOptions): Shadow {
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const base = options.url.replace(/\/+$/, '');
+  const agent = base.startsWith('https:')
+    ? new https.Agent({ keepAlive: true, maxSockets: options.concurrency })
+    : new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const logged = new Map<string, number>();
+  const keeper = options.keep === null ? null : createKeeper(options.keep, options.logger);
+  const running = new Set<Promise<void>>();
+
+  const shadowCall = async (request: RecordedRequest, ours: Answer, scope: Scope, requestId: string) => {
+    let comparison: Comparison;
+    let legacy: Answer;
+    try {
+      legacy = await sendRequest(base, request, {
+        timeoutMs: options.timeoutMs,
+        maxAnswerBytes: options.maxAnswerBytes,
+        agent,
+      });
+      comparison = compareAnswers(legacy, ours, scope, options.rules);
+    } catch {
+      options.metrics.compared(scope.operation, scope.binding, 'error');
+      failed();
+      return;
+    }
+    failures = 0;
+    pauses = 0;
+    options.metrics.compared(scope.operation, scope.binding, comparison.outcome);
+    if (comparison.outcome !== 'differs') return;
+    const key = `${scope.operation}\u0000${scope.binding}`;
+    const now = Date.now();
+    if ((logged.get(key) ?? -Infinity) + LOG_EVERY_MS <= now) {
+      logged.set(key, now);
+      // Where, never what: the path names elements, not values; headers by name only.
+      const first = comparison.unexplained[0];
+      options.logger.warn(
+        {
+          requestId,
+          operation: scope.operation,
+          binding: scope.binding,
+          kind: comparison.kind,
+          difference:
+            first.target === 'body' ? first.path : first.target === 'header' ? `header ${first.name}` : 'status',
+          differences: comparison.unexplained.length,
+        },
+        'shadow: the legacy service answers differently',
+      );
+    }
+    await keeper?.keep({
+      requestId,
+      operation: scope.operation,
+      binding: scope.binding,
+      request: { ...request, headers: replayableHeaders(request.headers, { keepCredentials: false }) },
+      legacy: answerFields(legacy),
+      ours: answerFields(ours),
+      differences: comparison.unexplained,
+      kind: comparison.kind,
+    });
+  };
+
+  // A legacy that keeps failing is left alone for a while (1 s, doubling up to
+  // 30 s, after every FAILURES_BEFORE_PAUSE failures in a row): calls meanwhile
+  // count as dropped and cost nothing, instead of a connection attempt each.
+  let failures = 0;
+  let pauses = 0;
+  let pausedUntil = 0;
+  const failed = () => {
+    failures++;
+    if (failures < FAILURES_BEFORE_PAUSE) return;
+    failures = 0;
+    pausedUntil = now() + Math.min(MAX_PAUSE_MS, 1000 * 2 ** pauses++);
+  };
+
+  // Slots are taken when a call arrives, so that a call finding them all busy
+  // costs nothing but a count: no copy of its request or its answer.
+  let reserved = 0;
+  const observe: RequestObserver = (req, res, next) => {
+    // Only the calls' paths, and only the sampled share.
+    if (req.method !== 'GET' && req.method !== 'POST') return next();
+    const url = req.url ?? '/';
+    if (!/\.asmx/i.test(url) || random() >= options.sample) return next();
+    if (reserved >= options.concurrency || (pausedUntil !== 0 && now() < pausedUntil)) {
+      res.once('finish', () => {
+        const { operation, binding } = callRecordOf(res);
+        if (operation !== null && binding !== null && operationKind(operation) === 'read')
+          options.metrics.compared(operation, binding, 'dropped');
+      });
+      return next();
+    }
+    if (pausedUntil !== 0) {
+      // The pause is over: try again, and pause longer if it still fails.
+      pausedUntil = 0;
+    }
+    reserved++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      reserved--;
+    };
+    const method = req.method;
+    const headers = replayableHeaders(req.headers, { keepCredentials: true });
+    // The body is sent as it was read, inflated: the legacy must not inflate it again.
+    delete headers['content-encoding'];
+    const answer = captureAnswer(res, options.maxAnswerBytes);
+    // A client that leaves before its answer frees the slot too.
+    res.once('close', () => {
+      if (!res.writableFinished) release();
+    });
+    res.once('finish', () => {
+      const record = callRecordOf(res);
+      const operation = record.operation;
+      if (operation === null || record.binding === null || operationKind(operation) === 'write') {
+        release();
+        return;
+      }
+      const scope: Scope = { operation, binding: record.binding, case: 'shadow' };
+      const ours = answer();
+      if (ours === null) {
+        release();
+        options.metrics.compared(operation, record.binding, 'dropped');
+        return;
+      }
+      const body = requestBodyOf(res) ?? Buffer.alloc(0);
+      const request: RecordedRequest = { method, path: url, headers, ...bodyFields(body) };
+      const requestId = String(req.headers['x-request-id'] ?? '');
+      // Started after this tick: nothing of it runs while the answer is being sent.
+      const call = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => shadowCall(request, ours, scope, requestId))
+        .catch((err: unknown) => options.logger.error({ err }, 'shadow call failed'))
+        .finally(() => {
+          running.delete(call);
+          release();
+        });
+      running.add(call);
+    });
+    next();
+  };
+
+  return {
+    observe,
+    inFlight: () => reserved,
+    async close() {
+      await Promise.allSettled([...running]);
+      agent.destroy();
+    },
+  };
+}
+
+interface Scope {
+  readonly operation: string;
+  readonly binding: string;
+  readonly case: string;
+}
+
+function answerFields(answer: Answer) {
+  return { status: answer.status, headers: answer.headers, ...bodyFields(answer.body) };
+}
+
+/** Keeps the pairs in a folder within a number of files and bytes, the oldest removed first. */
+function createKeeper(keep: ShadowKeep, logger: Logger) {
+  mkdirSync(keep.dir, { recursive: true, mode: 0o700 });
+  const files: { name: string; size: number }[] = readdirSync(keep.dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => {
+      const stat = statSync(path.join(keep.dir, name));
+      return { name, size: stat.size, time: stat.mtimeMs };
+    })
+    .sort((a, b) => a.time - b.time || a.name.localeCompare(b.name))
+    .map(({ name, size }) => ({ name, size }));
+  let total = files.reduce((sum, file) => sum + file.size, 0);
+  let sequence = 0;
+  return {
+    async keep(pair: unknown) {
+      const text = `${JSON.stringify(pair, null, 2)}\n`;
+      const size = Buffer.byteLength(text);
+      if (size > keep.maxBytes) return;
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(sequence++).padStart(6, '0')}.json`;
+      try {
+        await writeFile(path.join(keep.dir, name), text, { mode: 0o600, flag: 'wx' });
+      } catch (err) {
+        logger.warn({ err, dir: keep.dir }, 'shadow: a differing pair could not be kept');
+        return;
+      }
+      files.push({ name, size });
+      total += size;
+      while (files.length > keep.maxFiles || total > keep.maxBytes) {
+        const oldest = files.shift();
+        if (oldest === undefined) break;
+        total -= oldest.size;
+        await unlink(path.join(keep.dir, oldest.name)).catch(() => undefined);
+      }
+    },
+  };
+}

@@ -1,0 +1,282 @@
+// SHADOW_URL (docs/migration.md#shadow): read calls answered here are sent
+// afterwards to the legacy service (another instance of this service here)
+// and compared; the answers never change, whatever the legacy does, and only
+// the counts in /metrics tell.
+import { readdirSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import pino from 'pino';
+import { sendRequest, type Answer, type RecordedRequest } from '../../src/migration';
+import { createShadow } from '../../src/observe';
+import { callRecordOf } from '../../src/wire';
+import type { DataSet } from '../../src/store';
+import { FIXTURES } from '../support/fixtures';
+import { startOperatedService, type OperatedService } from '../support/operated-service';
+import { parseMetrics, sampleValue } from '../support/prometheus';
+import { listenOnLoopback, type LoopbackListener } from '../support/service';
+import { storeVariants } from '../support/stores';
+import { startInstance, startProxy, tempDir, type Instance, type Proxy } from './support';
+
+const sqlite = storeVariants()[0];
+
+const READS: Record<string, RecordedRequest> = {
+  http_get: { method: 'GET', path: '/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001', headers: {}, body: '' },
+  http_post: {
+    method: 'POST',
+    path: '/NotificationNotes.asmx/GetStudentSchool',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'school_base_url=https%3A%2F%2Fschool-a.example&show_active=1',
+  },
+  soap11: {
+    method: 'POST',
+    path: '/NotificationNotes.asmx',
+    headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '"http://tempuri.org/GetStudentSchool"' },
+    body:
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetStudentSchool xmlns="http://tempuri.org/">' +
+      '<school_base_url>https://school-a.example</school_base_url><show_active>49</show_active></GetStudentSchool></soap:Body></soap:Envelope>',
+  },
+  soap12: {
+    method: 'POST',
+    path: '/GetStudentsAudit.asmx',
+    headers: {
+      'content-type': 'application/soap+xml; charset=utf-8; action="http://tempuri.org/GetStudentsAudtiNote"',
+    },
+    body:
+      '<soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope"><soap:Body><GetStudentsAudtiNote xmlns="http://tempuri.org/">' +
+      '<SubjectID>MATH</SubjectID><Class_id>7A</Class_id></GetStudentsAudtiNote></soap:Body></soap:Envelope>',
+  },
+};
+const WRITES: RecordedRequest[] = [
+  { method: 'GET', path: '/ReadNoteFromApp.asmx/UpdateNoteState?STDid=1001&note_type=audit', headers: {}, body: '' },
+  { method: 'GET', path: '/GetStudentsAbsence.asmx/GetStudentsAbcenceByID?STDid=1001', headers: {}, body: '' },
+  { method: 'GET', path: '/AuthCodeSending.asmx/AuthCode?code=1234&phone=%2B963912345678', headers: {}, body: '' },
+];
+const OPERATION: Record<string, string> = {
+  http_get: 'GetTokenDevice',
+  http_post: 'GetStudentSchool',
+  soap11: 'GetStudentSchool',
+  soap12: 'GetStudentsAudtiNote',
+};
+
+function call(base: string, request: RecordedRequest): Promise<Answer> {
+  return sendRequest(base, request, { timeoutMs: 5000, maxAnswerBytes: 1 << 24 });
+}
+
+/** The shadow counter of one operation, binding and outcome. */
+async function count(base: string, operation: string, binding: string, outcome: string): Promise<number> {
+  const metrics = await call(base, { method: 'GET', path: '/metrics', headers: {}, body: '' });
+  return sampleValue(parseMetrics(metrics.body.toString('utf8')), 'notify_shadow_comparisons_total', {
+    operation,
+    binding,
+    outcome,
+  });
+}
+
+/** Waits (a bounded number of rounds, not a time) until `check` holds; the shadow calls run after the answers. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  for (let round = 0; round < 1500; round++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('condition never held');
+}
+
+const renamed: DataSet = {
+  ...FIXTURES,
+  students: (FIXTURES.students ?? []).map((s) => (s.id === '1003' ? { ...s, fullName: `O'Brien & Sons` } : s)),
+};
+
+describe('shadow calls', () => {
+  let legacy: Instance;
+  let proxy: Proxy;
+  let service: OperatedService | null = null;
+  let listener: LoopbackListener | null = null;
+  let reference: Instance;
+
+  beforeAll(async () => {
+    legacy = await startInstance();
+    // What this service answers without shadowing: the same data, no SHADOW_URL.
+    reference = await startInstance();
+  });
+  beforeEach(async () => {
+    proxy = await startProxy(legacy.base);
+  });
+  afterEach(async () => {
+    await listener?.close();
+    await service?.stop();
+    await proxy.close();
+    listener = null;
+    service = null;
+  });
+  afterAll(async () => {
+    await legacy.close();
+    await reference.close();
+  });
+
+  async function start(env: Record<string, string>): Promise<string> {
+    // Long enough for a loaded machine; the hanging legacy's tests set a short one.
+    service = await startOperatedService(sqlite, { SHADOW_TIMEOUT_MS: '10000', ...env });
+    listener = await listenOnLoopback(service.app);
+    return listener.base;
+  }
+
+  it('sends each read call to the legacy after answering, compares, and counts it by operation and binding', async () => {
+    const base = await start({ SHADOW_URL: proxy.base });
+    for (const [binding, request] of Object.entries(READS)) {
+      await call(base, request);
+      await eventually(async () => (await count(base, OPERATION[binding], binding, 'same_bytes')) === 1);
+    }
+    expect(proxy.seen.map((r) => r.path)).toEqual(Object.values(READS).map((r) => r.path));
+    expect(proxy.seen[2].body).toBe(READS.soap11.body);
+  });
+
+  it('never sends a write', async () => {
+    const base = await start({ SHADOW_URL: proxy.base });
+    for (const write of WRITES) await call(base, write);
+    await call(base, READS.http_get);
+    await eventually(async () => (await count(base, 'GetTokenDevice', 'http_get', 'same_bytes')) === 1);
+    expect(proxy.seen.map((r) => r.path)).toEqual([READS.http_get.path]);
+  });
+
+  it('counts a difference, logs it once a minute per operation and binding without personal data, and keeps the pair', async () => {
+    const other = await startInstance(renamed);
+    const keep = path.join(tempDir(), 'keep');
+    try {
+      const base = await start({ SHADOW_URL: other.base, SHADOW_KEEP_DIR: keep, SHADOW_KEEP_MAX_FILES: '2' });
+      const withSecret = {
+        ...READS.soap11,
+        headers: { ...READS.soap11.headers, authorization: 'Basic c2VjcmV0OnNlY3JldA==' },
+      };
+      for (let i = 1; i <= 3; i++) {
+        await call(base, withSecret);
+        await eventually(async () => (await count(base, 'GetStudentSchool', 'soap11', 'differs')) === i);
+      }
+      await eventually(async () => readdirSync(keep).length === 2);
+      const lines = service!.logs.filter((l) => l.msg === 'shadow: the legacy service answers differently');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({
+        operation: 'GetStudentSchool',
+        binding: 'soap11',
+        kind: 'other_data',
+        difference: '/Envelope/Body/GetStudentSchoolResponse/GetStudentSchoolResult/StudentInfo[3]/fullName/text()',
+      });
+      expect(JSON.stringify(lines[0])).not.toMatch(/Brien|school-a/);
+      for (const file of readdirSync(keep)) {
+        expect(statSync(path.join(keep, file)).mode & 0o777).toBe(0o600);
+        const pair = readFileSync(path.join(keep, file), 'utf8');
+        expect(pair).toContain('O&apos;Brien &amp; Sons'.replace('&apos;', "'"));
+        expect(pair).not.toMatch(/authorization|c2VjcmV0/i);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('counts a difference SHADOW_IGNORE accepts as explained', async () => {
+    const other = await startInstance(renamed);
+    const rules = path.join(tempDir(), 'ignore.yaml');
+    writeFileSync(rules, 'rules:\n  - id: names\n    path: "**/fullName/text()"\n    reason: names corrected here\n');
+    try {
+      const base = await start({ SHADOW_URL: other.base, SHADOW_IGNORE: rules });
+      await call(base, READS.soap11);
+      await eventually(async () => (await count(base, 'GetStudentSchool', 'soap11', 'explained')) === 1);
+      expect(await count(base, 'GetStudentSchool', 'soap11', 'differs')).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  describe.each([
+    ['hanging', 'accepts the connection and never answers'],
+    ['refusing', 'refuses the connection'],
+  ])('a %s legacy (%s)', (kind) => {
+    let address: string;
+    let hanging: net.Server | null = null;
+    const sockets = new Set<net.Socket>();
+    beforeEach(async () => {
+      const server = net.createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      address = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+      if (kind === 'hanging') hanging = server;
+      else await new Promise((resolve) => server.close(resolve));
+    });
+    afterEach(async () => {
+      for (const socket of sockets) socket.destroy();
+      if (hanging !== null) await new Promise((resolve) => hanging!.close(resolve));
+      hanging = null;
+    });
+
+    it('changes no answer, and only counts errors and drops', async () => {
+      const base = await start({ SHADOW_URL: address, SHADOW_CONCURRENCY: '1', SHADOW_TIMEOUT_MS: '300' });
+      for (const [binding, request] of Object.entries(READS)) {
+        const [ours, plain] = await Promise.all([call(base, request), call(reference.base, request)]);
+        expect({ binding, status: ours.status, body: ours.body.toString('utf8') }).toEqual({
+          binding,
+          status: plain.status,
+          body: plain.body.toString('utf8'),
+        });
+        expect(ours.headers['content-type']).toBe(plain.headers['content-type']);
+      }
+      // One in flight at a time: calls made while it hangs are dropped.
+      await eventually(async () => {
+        let total = 0;
+        for (const [binding, operation] of Object.entries(OPERATION))
+          total +=
+            (await count(base, operation, binding, 'error')) + (await count(base, operation, binding, 'dropped'));
+        return total === Object.keys(READS).length;
+      });
+      expect(await count(base, 'GetTokenDevice', 'http_get', 'error')).toBe(1);
+    });
+  });
+});
+
+describe('a legacy that keeps failing', () => {
+  it('is left alone for a while after five failures in a row: the calls meanwhile count as dropped', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const counts: Record<string, number> = {};
+    let clock = 1_000_000;
+    const shadow = createShadow({
+      url: `http://127.0.0.1:${port}`,
+      sample: 1,
+      concurrency: 4,
+      timeoutMs: 5000,
+      rules: [],
+      keep: null,
+      maxAnswerBytes: 1 << 20,
+      logger: pino({ level: 'silent' }),
+      metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
+      now: () => clock,
+    });
+    const server = http.createServer((req, res) =>
+      shadow.observe(req, res, () => {
+        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get' });
+        res.end('answer');
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const total = () => (counts.error ?? 0) + (counts.dropped ?? 0);
+    try {
+      for (let i = 1; i <= 8; i++) {
+        await call(base, READS.http_get);
+        await eventually(async () => total() === i);
+      }
+      expect(counts).toEqual({ error: 5, dropped: 3 });
+      clock += 1001;
+      await call(base, READS.http_get);
+      await eventually(async () => total() === 9);
+      expect(counts).toEqual({ error: 6, dropped: 3 });
+    } finally {
+      await shadow.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
