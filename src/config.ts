@@ -6,7 +6,7 @@ import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
 import { MAX_RETENTION_DAYS } from './delivery/outbox-retention';
-import { bool, country, integer, integerOrOff, setting } from './config-values';
+import { bool, country, integer, integerOrOff, setting, url } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract/contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
@@ -55,6 +55,15 @@ export interface Config {
   readonly accessSyncIntervalMs: number;
   /** Threads checking Basic passwords (BCRYPT_THREADS); null: one per core but one, at least one. */
   readonly bcryptThreads: number | null;
+  /** OpenTelemetry traces (docs/operating.md#traces); null: off, and nothing of OpenTelemetry is loaded. */
+  readonly tracing: TracingConfig | null;
+}
+
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's OTLP/HTTP base URL. */
+  readonly endpoint: string;
+  /** OTEL_SERVICE_NAME; null: the package's name. */
+  readonly serviceName: string | null;
 }
 
 export class ConfigError extends Error {
@@ -333,6 +342,29 @@ const schema = z.object({
         'one per core but one, at least 1',
       ),
     ),
+  // The standard OpenTelemetry names, so that a platform that sets them for every service sets them here too.
+  OTEL_EXPORTER_OTLP_ENDPOINT: url('OTEL_EXPORTER_OTLP_ENDPOINT')
+    .optional()
+    .meta(
+      setting(
+        'observability',
+        'Base URL of an OpenTelemetry collector speaking OTLP over HTTP (`http://localhost:4318`); set, the service sends its traces to `<URL>/v1/traces` as JSON ([traces](operating.md#traces)).',
+        'unset: no traces, and no tracing code loaded',
+      ),
+    ),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255, 'OTEL_SERVICE_NAME must be at most 255 characters')
+    .optional()
+    .meta(
+      setting(
+        'observability',
+        "The `service.name` of the traces, to tell this deployment's spans apart in the collector.",
+        "the package's name, `student-notification-service`",
+      ),
+    ),
 });
 
 /** The service's settings as declared, for docs/configuration.md (npm run docs:config). */
@@ -415,6 +447,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: c.AUDIT_RETENTION_DAYS,
     accessSyncIntervalMs: c.ACCESS_SYNC_INTERVAL_MS,
     bcryptThreads: c.BCRYPT_THREADS ?? null,
+    tracing:
+      c.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+        ? null
+        : { endpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: c.OTEL_SERVICE_NAME ?? null },
   };
 }
 
