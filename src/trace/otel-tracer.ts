@@ -208,7 +208,7 @@ export function createOtelTracer(options: TracingOptions): Tracer {
       const carrier: Record<string, string> = {};
       propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, SETTER);
       const handle: QueueSpan = {
-        traceparent: carrier.traceparent ?? '',
+        traceparent: carrier.traceparent ?? null,
         queued(messageId) {
           span.setAttribute(ATTR_MESSAGING_MESSAGE_ID, messageId);
         },

@@ -41,8 +41,8 @@ export interface StatementStart {
 export type OutboxChannel = 'push' | 'sms';
 
 export interface QueueSpan {
-  /** The W3C traceparent the queued row keeps, so that its send can be linked back here. */
-  readonly traceparent: string;
+  /** The W3C traceparent the queued row keeps, so that its send can be linked back here; null if there is none to give. */
+  readonly traceparent: string | null;
   /** The row written (its outbox id), or the limit that refused it (AuthCode). */
   queued(messageId: string): void;
   refused(limit: string): void;

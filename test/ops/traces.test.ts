@@ -22,6 +22,8 @@ const ERROR = 2;
 // An incoming W3C trace context the first call must continue.
 const INCOMING_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const INCOMING_PARENT = '00f067aa0ba902b7';
+// One whose caller chose not to record it (flags 00).
+const UNSAMPLED_TRACE = '0af7651916cd43dd8448eb211c80319c';
 
 // What must never reach a span: the fixtures' tokens and names, and the numbers and codes the calls send.
 const PHONE = '0944123456';
@@ -130,6 +132,11 @@ describe.each(storeVariants())('traces on $name', (variant) => {
       const get = await fetch(`${base}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1002`);
       await get.arrayBuffer();
       expect(get.status).toBe(200);
+      const unsampled = await fetch(`${base}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001`, {
+        headers: { traceparent: `00-${UNSAMPLED_TRACE}-b7ad6b7169203331-00` },
+      });
+      await unsampled.arrayBuffer();
+      expect(unsampled.status).toBe(200);
       const notify = new URLSearchParams({
         id: '1001',
         baseUrlSchool: 'https://school-a.example',
@@ -223,6 +230,8 @@ describe.each(storeVariants())('traces on $name', (variant) => {
     const get = callOf('GetTokenDevice', 'http_get');
     expect(get.traceId).not.toBe(INCOMING_TRACE);
     expect(get.parentSpanId).toBe('');
+    // A caller's decision not to record its trace is followed.
+    expect(spans.filter((span) => span.traceId === UNSAMPLED_TRACE)).toEqual([]);
   });
 
   it('puts the store statements a call makes under it, with their text and not their values', () => {
