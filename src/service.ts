@@ -47,8 +47,10 @@ export interface ServiceParts {
   readonly tracer?: Tracer | null;
 }
 
-// What the last export of the spans may take of the shutdown (SHUTDOWN_TIMEOUT_MS), at most.
+// What the last export of the spans may take of the shutdown (SHUTDOWN_TIMEOUT_MS), at most,
+// and how much sooner than the shutdown's own cut-off it gives up.
 const TRACES_FLUSH_MS = 5000;
+const TRACES_FLUSH_MARGIN_MS = 100;
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
   const ownsTracer = parts.tracer === undefined;
@@ -131,7 +133,9 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
     // Registered first, so it runs last: the spans of the worker's and the store's last moments go too.
     if (ownsTracer && tracer !== null)
-      shutdown.register('traces', () => stopTracing(Math.min(TRACES_FLUSH_MS, config.shutdownTimeoutMs)));
+      shutdown.register('traces', (budgetMs) =>
+        stopTracing(Math.max(0, Math.min(TRACES_FLUSH_MS, budgetMs - TRACES_FLUSH_MARGIN_MS))),
+      );
     if (ownsStore) shutdown.register('store', () => store.lifecycle.close());
     // Registered after the store, so they stop (and write what they hold) before it closes.
     const runningLimits = limits;

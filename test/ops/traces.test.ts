@@ -5,6 +5,7 @@
 // the exporter loads Node's http module with import(), which jest's module
 // sandbox refuses.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { FIXTURES } from '../support/fixtures';
@@ -45,10 +46,14 @@ interface Run {
   readonly output: string;
   /** The OpenTelemetry files it had loaded when it exited. */
   readonly loaded: readonly string[];
+  readonly exitCode: number | null;
 }
 
 /** Runs the service with `env`, `calls` against it, then SIGTERM; resolves once it exited. */
-async function runService(env: Record<string, string>, calls: (base: string) => Promise<void>): Promise<Run> {
+async function runService(
+  env: Record<string, string>,
+  calls: (base: string, output: () => string) => Promise<void>,
+): Promise<Run> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'sns-traces-'));
   const loadedFile = path.join(scratch, 'loaded.txt');
   const child = spawnSourceService(
@@ -58,7 +63,8 @@ async function runService(env: Record<string, string>, calls: (base: string) => 
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': the last lines may still be in the pipes when the process has exited.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   try {
     for (;;) {
       if (output.includes('"msg":"listening on')) break;
@@ -66,13 +72,13 @@ async function runService(env: Record<string, string>, calls: (base: string) => 
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const port = Number(/"port":(\d+)/.exec(output)?.[1]);
-    await calls(`http://127.0.0.1:${port}`);
+    await calls(`http://127.0.0.1:${port}`, () => output);
     child.kill('SIGTERM');
     await exited;
     const loaded = readFileSync(loadedFile, 'utf8')
       .split('\n')
       .filter((line) => line !== '');
-    return { output, loaded };
+    return { output, loaded, exitCode: child.exitCode };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(scratch, { recursive: true, force: true });
@@ -317,5 +323,61 @@ describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       expect(res.status).toBe(200);
     });
     expect(run.loaded.filter((file) => SDK_FILE.test(file))).toEqual([]);
+  });
+});
+
+describe('with a collector that is not there', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-traces-dead-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const call = async (base: string) => {
+    const res = await fetch(`${base}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001`);
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+  };
+  const until = async (done: () => boolean) => {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
+  it('answers as ever, says so in the log, and shuts down cleanly', async () => {
+    // A port that was just free: nothing listens there.
+    const gone = await startOtlpReceiver();
+    await gone.close();
+    const run = await runService(
+      { DATA_DIR: dataDir, OTEL_EXPORTER_OTLP_ENDPOINT: gone.endpoint, SHUTDOWN_TIMEOUT_MS: '1000' },
+      async (base, output) => {
+        await call(base);
+        await until(() => output().includes('did not take a batch of spans'));
+        await call(base);
+      },
+    );
+    expect(run.output).toMatch(/"level":40,.*"msg":"traces: the OTLP collector did not take a batch of spans/);
+    expect(run.output).toContain('"clean":true');
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('does not hold up the shutdown when the collector takes the connection and never answers', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const run = await runService(
+        { DATA_DIR: dataDir, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, SHUTDOWN_TIMEOUT_MS: '1000' },
+        async (base) => {
+          await call(base);
+          // An export is under way, waiting for an answer that never comes.
+          await until(() => held.length > 0);
+        },
+      );
+      expect(run.output).toContain('"clean":true');
+      expect(run.exitCode).toBe(0);
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
   });
 });
