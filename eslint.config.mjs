@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
 // The layers of src/ (docs/design.md#layers): what each folder (or file at the
 // top of src/) may import from the rest of src/, besides itself. null: the
 // top, which puts the rest together and may import anything.
-const BOTTOM = ['domain', 'contract', 'shared', 'log', 'log-destination', 'config-values'];
+const BOTTOM = ['domain', 'contract', 'shared', 'log', 'log-destination', 'config-values', 'trace'];
 const MAY_IMPORT = {
   domain: [],
   contract: [],
@@ -19,6 +19,7 @@ const MAY_IMPORT = {
   'log-destination': [],
   'config-values': [],
   log: ['log-destination'],
+  trace: ['log', 'shared'],
   lifecycle: BOTTOM,
   store: BOTTOM,
   operations: [...BOTTOM, 'store'],

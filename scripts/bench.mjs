@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { benchImport } from './bench-import.mjs';
-import { BINDINGS, NODE_FLAGS, request, root, rssKb, startChild } from './bench-support.mjs';
+import { BINDINGS, cpuMs, NODE_FLAGS, request, root, rssKb, startChild } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
@@ -26,6 +26,9 @@ const runs = (part) => ONLY === '' || ONLY === part;
 // that wants a network and Basic credentials for every operation, and every
 // request carries them: what a locked-down service costs per call.
 const POLICY = process.env.BENCH_POLICY === '1';
+// BENCH_OTEL=1: the service sends its traces (docs/operating.md#traces) to a
+// local OTLP receiver (scripts/bench-otlp-receiver.mjs): what tracing costs.
+const OTEL = process.env.BENCH_OTEL === '1';
 const BENCH_USER = 'bench';
 const BENCH_PASSWORD = 'bench password 0123';
 const CONNECTIONS = 10;
@@ -108,6 +111,13 @@ async function main() {
       );
       console.log('behind an access policy: network and Basic credentials for every operation');
     }
+    let receiver = null;
+    if (OTEL) {
+      receiver = await startChild(path.join(root, 'scripts/bench-otlp-receiver.mjs'), {});
+      children.push(receiver.child);
+      env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${receiver.port}`;
+      console.log('with traces: every call and statement in a span, sent to a local OTLP receiver');
+    }
     const service = await startChild(path.join(root, 'dist/main.js'), env);
     children.push(service.child);
 
@@ -153,6 +163,12 @@ async function main() {
     console.log(
       '\nTargets: every GetTokenDevice ratio >= 0.6; GetStudentSchool median <= 60 ms (1 connection), peak RSS growth < 50 MB.',
     );
+    if (receiver !== null) {
+      // The exporter sends every 2 s: what was measured has reached the receiver by then.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const count = await (await fetch(`http://127.0.0.1:${receiver.port}/count`)).json();
+      console.log(`\nThe OTLP receiver took ${fmt(count.spans)} spans in ${fmt(count.exports)} exports.`);
+    }
     if (runs('import')) await benchImport();
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -162,16 +178,19 @@ async function main() {
 
 async function benchToken(service, baseline, tokenCases) {
   console.log(`\nGetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per case`);
-  console.log('| binding | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | ratio |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  // CPU per call: what the service spends on one, which moves less than req/s on a machine shared with other work.
+  console.log('| binding | service req/s | p50 ms | p99 ms | CPU µs/call | baseline req/s | p50 ms | p99 ms | ratio |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [binding, req] of tokenCases) {
     await load(service.port, req, CONNECTIONS); // warm-up (JIT, caches), not counted
+    const cpuBefore = cpuMs(service.child.pid);
     const s = await load(service.port, req);
+    const cpuPerCall = cpuBefore === null ? null : ((cpuMs(service.child.pid) - cpuBefore) * 1000) / s.requests.total;
     const b = await load(baseline.port, req);
     if (s.non2xx > 0 || s.errors > 0) throw new Error(`${binding}: ${s.non2xx} non-2xx answers, ${s.errors} errors`);
     const ratio = s.requests.average / b.requests.average;
     console.log(
-      `| ${binding} | ${fmt(s.requests.average)} | ${s.latency.p50} | ${s.latency.p99} | ${fmt(b.requests.average)} | ${b.latency.p50} | ${b.latency.p99} | ${fmt(ratio, 2)} ${ratio >= 0.6 ? '' : '(below 0.6)'} |`,
+      `| ${binding} | ${fmt(s.requests.average)} | ${s.latency.p50} | ${s.latency.p99} | ${cpuPerCall === null ? 'n/a' : fmt(cpuPerCall)} | ${fmt(b.requests.average)} | ${b.latency.p50} | ${b.latency.p99} | ${fmt(ratio, 2)} ${ratio >= 0.6 ? '' : '(below 0.6)'} |`,
     );
   }
 }

@@ -55,10 +55,19 @@ export interface Config {
   readonly accessSyncIntervalMs: number;
   /** Threads checking Basic passwords (BCRYPT_THREADS); null: one per core but one, at least one. */
   readonly bcryptThreads: number | null;
+  /** OpenTelemetry traces (docs/operating.md#traces); null: off, and nothing of OpenTelemetry is loaded. */
+  readonly tracing: TracingConfig | null;
   /** SHADOW_*: read calls also sent to the legacy service and compared (docs/migration.md#shadow); null: off. */
   readonly shadow: ShadowConfig | null;
   /** RECORD_REQUESTS*: read calls written for `npm run compare` (docs/migration.md#recording-requests); null: off. */
   readonly recordRequests: RecordRequestsConfig | null;
+}
+
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's OTLP/HTTP base URL. */
+  readonly endpoint: string;
+  /** OTEL_SERVICE_NAME; null: the package's name. */
+  readonly serviceName: string | null;
 }
 
 export interface ShadowConfig {
@@ -353,6 +362,29 @@ const schema = z.object({
         'one per core but one, at least 1',
       ),
     ),
+  // The standard OpenTelemetry names, so that a platform that sets them for every service sets them here too.
+  OTEL_EXPORTER_OTLP_ENDPOINT: url('OTEL_EXPORTER_OTLP_ENDPOINT')
+    .optional()
+    .meta(
+      setting(
+        'observability',
+        'Base URL of an OpenTelemetry collector speaking OTLP over HTTP (`http://localhost:4318`); set, the service sends its traces to `<URL>/v1/traces` as JSON ([traces](operating.md#traces)).',
+        'unset: no traces, and no tracing code loaded',
+      ),
+    ),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255, 'OTEL_SERVICE_NAME must be at most 255 characters')
+    .optional()
+    .meta(
+      setting(
+        'observability',
+        "The `service.name` of the traces, to tell this deployment's spans apart in the collector.",
+        "the package's name, `student-notification-service`",
+      ),
+    ),
   SHADOW_URL: url('SHADOW_URL')
     .optional()
     .meta(
@@ -537,6 +569,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             sample: c.RECORD_REQUESTS_SAMPLE,
             maxBytes: c.RECORD_REQUESTS_MAX_BYTES,
           },
+    tracing:
+      c.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+        ? null
+        : { endpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: c.OTEL_SERVICE_NAME ?? null },
   };
 }
 

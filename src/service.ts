@@ -15,6 +15,7 @@ import { chainObservers, createShadow, observeRequests, recordRequests, type Req
 import { createOperations } from './operations';
 import { createApp, type App, type OperatorRoute } from './server';
 import { loadDemoData, openStore, type OpenedStore } from './store';
+import { startTracing, type Tracer } from './trace';
 
 // Longest answer a shadow call compares, ours or the legacy's: a list of thousands of students is a few MiB.
 const SHADOW_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -42,17 +43,44 @@ export interface Service {
 export interface ServiceParts {
   /** A store opened elsewhere (tests); the service then leaves closing it to the caller. */
   readonly store?: OpenedStore;
+  /**
+   * Tracing started elsewhere (tests, with the store they opened under it);
+   * the service then leaves shutting it down to the caller. Absent: started
+   * here when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+   */
+  readonly tracer?: Tracer | null;
 }
 
+// What the last export of the spans may take of the shutdown (SHUTDOWN_TIMEOUT_MS), at most,
+// and how much sooner than the shutdown's own cut-off it gives up.
+const TRACES_FLUSH_MS = 5000;
+const TRACES_FLUSH_MARGIN_MS = 100;
+
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {
+  const ownsTracer = parts.tracer === undefined;
+  // Loaded only when set: without it nothing of OpenTelemetry runs (docs/operating.md#traces).
+  const tracer =
+    parts.tracer !== undefined
+      ? parts.tracer
+      : config.tracing === null
+        ? null
+        : await startTracing({ ...config.tracing, logger });
+  const stopTracing = (ms: number) => (ownsTracer && tracer !== null ? tracer.shutdown(ms) : Promise.resolve());
   const ownsStore = parts.store === undefined;
-  const store =
-    parts.store ??
-    (await openStore({
-      databaseUrl: config.databaseUrl ?? undefined,
-      dataDir: config.dataDir,
-      groupCommitMs: config.groupCommitMs,
-    }));
+  let store: OpenedStore;
+  try {
+    store =
+      parts.store ??
+      (await openStore({
+        databaseUrl: config.databaseUrl ?? undefined,
+        dataDir: config.dataDir,
+        groupCommitMs: config.groupCommitMs,
+        tracer,
+      }));
+  } catch (err) {
+    await stopTracing(0);
+    throw err;
+  }
   try {
     if (ownsStore && config.databaseUrl === null && config.demoData && (await store.dataSet.isEmpty())) {
       const counts = await loadDemoData(store.dataSet);
@@ -113,6 +141,11 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       onQueued: () => delivery?.worker.notify(),
     });
     const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
+    // Registered first, so it runs last: the spans of the worker's and the store's last moments go too.
+    if (ownsTracer && tracer !== null)
+      shutdown.register('traces', (budgetMs) =>
+        stopTracing(Math.max(0, Math.min(TRACES_FLUSH_MS, budgetMs - TRACES_FLUSH_MARGIN_MS))),
+      );
     if (ownsStore) shutdown.register('store', () => store.lifecycle.close());
     // Registered after the store, so they stop (and write what they hold) before it closes.
     const runningLimits = limits;
@@ -148,7 +181,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
     if (config.metricsPort === null) routes.push({ path: '/metrics', handler: metrics.route });
 
     // After the answer, beside the access log: the shadow calls and the request recording (docs/migration.md).
-    const observers: RequestObserver[] = [observeRequests({ logger, metrics: metrics.requests })];
+    const observers: RequestObserver[] = [observeRequests({ logger, metrics: metrics.requests, tracer })];
     const afterAnswer: (() => Promise<void>)[] = [];
     if (config.shadow !== null) {
       const shadow = createShadow({
@@ -191,7 +224,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       publicBaseUrl: config.publicBaseUrl,
     });
     if (config.delivery.worker) {
-      const running = startDelivery(config.delivery, store.outbox, logger, { observer: metrics.delivery });
+      const running = startDelivery(config.delivery, store.outbox, logger, { observer: metrics.delivery, tracer });
       delivery = running;
       // Registered after the store, so it stops first: no claim after the store closed.
       shutdown.register('delivery worker', () => running.stop(DELIVERY_STOP_MS));
@@ -210,10 +243,12 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         await runningLimits?.stop();
         await runningAccess?.close();
         if (ownsStore) await store.lifecycle.close();
+        await stopTracing(TRACES_FLUSH_MS);
       },
     };
   } catch (err) {
     if (ownsStore) await store.lifecycle.close();
+    await stopTracing(0);
     throw err;
   }
 }

@@ -10,9 +10,13 @@ import { createLogger } from '../log';
 import { createMetrics } from '../metrics';
 import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
+import { startTracing } from '../trace';
 import { wantsHelp, wantsVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 import { catchStopSignals } from '../shared/stop-signals';
+
+// What the last export of the spans may take of the stop, at most.
+const TRACES_FLUSH_MS = 5000;
 
 const USAGE = `Usage: npm run worker
 
@@ -34,13 +38,16 @@ async function main(): Promise<void> {
   const onStopSignal = catchStopSignals();
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
+  // Loaded only when set (docs/operating.md#traces): each send's span, linked to the call that queued it.
+  const tracer = config.tracing === null ? null : await startTracing({ ...config.tracing, logger });
   const store = await openStore({
     databaseUrl: config.databaseUrl ?? undefined,
     dataDir: config.dataDir,
     onBackgroundError: (error) => logger.warn({ err: error }, 'database connection error'),
+    tracer,
   });
   const metrics = config.metricsPort === null ? null : createMetrics({ outbox: store.outbox });
-  const delivery = startDelivery(config.delivery, store.outbox, logger, { observer: metrics?.delivery });
+  const delivery = startDelivery(config.delivery, store.outbox, logger, { observer: metrics?.delivery, tracer });
   let metricsServer: Server | null = null;
   if (metrics !== null && config.metricsPort !== null) {
     metricsServer = await serveMetrics(metrics, config.metricsPort, config.host, config.connections);
@@ -60,6 +67,7 @@ async function main(): Promise<void> {
     void delivery
       .stop(DELIVERY_STOP_MS)
       .then(() => store.lifecycle.close())
+      .then(() => tracer?.shutdown(Math.min(TRACES_FLUSH_MS, config.shutdownTimeoutMs)))
       .finally(() => process.exit(0));
   };
   onStopSignal(stop);

@@ -2,6 +2,7 @@
 // part of the worker that decides, kept apart from the loop that schedules.
 import type { Logger } from '../log';
 import type { ClaimedAuthCodeMessage, ClaimedMessage, ClaimedPushNotification, DeliveryCompletion } from '../store';
+import type { DeliverySpan, Tracer } from '../trace';
 import type { CompletionWriter } from './completion-writer';
 import type { DeliveryLimits, SendSignal } from './concurrency';
 import type { DeliveryStore } from './delivery-store';
@@ -27,13 +28,36 @@ export interface DeliveryContext {
   readonly smsTemplate: string;
   readonly now: () => Date;
   readonly random: () => number;
+  /** A span for each attempt, linked to the call that queued the message (docs/operating.md#traces); null: off. */
+  readonly tracer?: Tracer | null;
 }
 
-export async function deliverPush(context: DeliveryContext, message: ClaimedPushNotification): Promise<void> {
+export function deliverPush(context: DeliveryContext, message: ClaimedPushNotification): Promise<void> {
+  const tracer = context.tracer ?? null;
+  if (tracer === null) return attemptPush(context, message, null);
+  return tracer.delivery(traced('push', context.push.name, message), (span) => attemptPush(context, message, span));
+}
+
+export function deliverSms(context: DeliveryContext, message: ClaimedAuthCodeMessage): Promise<void> {
+  const tracer = context.tracer ?? null;
+  if (tracer === null) return attemptSms(context, message, null);
+  return tracer.delivery(traced('sms', context.sms.name, message), (span) => attemptSms(context, message, span));
+}
+
+function traced(channel: DeliveryChannel, provider: string, message: ClaimedMessage) {
+  return { channel, provider, messageId: message.id, attempt: message.attempts, traceparent: message.traceparent };
+}
+
+async function attemptPush(
+  context: DeliveryContext,
+  message: ClaimedPushNotification,
+  span: DeliverySpan | null,
+): Promise<void> {
   const refusal =
     exhausted(context, message) ??
     (message.pushToken === null ? deadBefore('no_token', 'The device has no push token.') : null);
-  if (refusal !== null) return finish(context, 'push', context.push.name, message, refusal.completion, refusal.code, 0);
+  if (refusal !== null)
+    return finish(context, 'push', context.push.name, message, refusal.completion, refusal.code, 0, span);
 
   const token = message.pushToken as string;
   const started = performance.now();
@@ -69,10 +93,23 @@ export async function deliverPush(context: DeliveryContext, message: ClaimedPush
     null,
     context.push.retriesUncertain,
   );
-  await finish(context, 'push', context.push.name, message, completion, result.ok ? null : result.code, durationMs);
+  await finish(
+    context,
+    'push',
+    context.push.name,
+    message,
+    completion,
+    result.ok ? null : result.code,
+    durationMs,
+    span,
+  );
 }
 
-export async function deliverSms(context: DeliveryContext, message: ClaimedAuthCodeMessage): Promise<void> {
+async function attemptSms(
+  context: DeliveryContext,
+  message: ClaimedAuthCodeMessage,
+  span: DeliverySpan | null,
+): Promise<void> {
   const deadline = new Date(new Date(message.createdAt).getTime() + context.authCodeMaxAgeMs);
   const refusal =
     exhausted(context, message) ??
@@ -80,7 +117,8 @@ export async function deliverSms(context: DeliveryContext, message: ClaimedAuthC
     (context.now() >= deadline
       ? deadBefore('expired', `The code was not sent within ${context.authCodeMaxAgeMs / 1000} s of the request.`)
       : null);
-  if (refusal !== null) return finish(context, 'sms', context.sms.name, message, refusal.completion, refusal.code, 0);
+  if (refusal !== null)
+    return finish(context, 'sms', context.sms.name, message, refusal.completion, refusal.code, 0, span);
 
   const code = message.code as string;
   const started = performance.now();
@@ -101,7 +139,7 @@ export async function deliverSms(context: DeliveryContext, message: ClaimedAuthC
     deadline,
     context.sms.retriesUncertain,
   );
-  await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs);
+  await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs, span);
 }
 
 // A provider that asks us to slow down (429, 503), or does not answer, is overloaded; any other answer is an answer.
@@ -148,14 +186,11 @@ async function finish(
   completion: DeliveryCompletion,
   errorCode: string | null,
   durationMs: number,
+  span: DeliverySpan | null,
 ): Promise<void> {
-  context.observer.attempted({
-    channel,
-    provider,
-    outcome: completion.status === 'failed' ? 'retry' : completion.status,
-    errorCode,
-    durationMs,
-  });
+  const outcome = completion.status === 'failed' ? 'retry' : completion.status;
+  context.observer.attempted({ channel, provider, outcome, errorCode, durationMs });
+  span?.finished(outcome, errorCode);
   let current: boolean;
   try {
     current = await context.completions.write({ channel, id: message.id, claimToken: message.claimToken, completion });

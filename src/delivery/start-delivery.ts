@@ -10,6 +10,7 @@ import type { DeliveryAttempt, DeliveryObserver } from './observer';
 import { createPushProvider, createSmsProvider } from './provider-registry';
 import { startWakeUp, type WakeUpSource } from './outbox-wake-up';
 import { DeliveryWorker } from './worker';
+import type { Tracer } from '../trace';
 
 const REPORT_INTERVAL_MS = 60_000;
 
@@ -29,6 +30,8 @@ export interface StartDeliveryOptions {
   readonly random?: () => number;
   /** When the outbox is pruned (tests); the first pass a minute after start, then hourly. */
   readonly pruning?: PruningSchedule;
+  /** A span for each send (docs/operating.md#traces); absent or null: off. */
+  readonly tracer?: Tracer | null;
 }
 
 export function startDelivery(
@@ -61,6 +64,7 @@ export function startDelivery(
     smsTemplate: config.smsTemplate,
     now,
     random: options.random ?? Math.random,
+    tracer: options.tracer ?? null,
     concurrency: config.concurrency,
     concurrencyFloor: config.concurrencyFloor,
     leaseSeconds: config.leaseSeconds,

@@ -22,9 +22,10 @@ export interface Shutdown {
   /**
    * Runs after the servers drained, in reverse order of registration: register
    * the store first and the worker after it, and the worker stops before the
-   * store closes.
+   * store closes. `close` is told how long it has before it is cut off, for
+   * a step that can give up cleanly sooner (the traces' last export).
    */
-  register(name: string, close: () => Promise<void> | void): void;
+  register(name: string, close: (budgetMs: number) => Promise<void> | void): void;
   /** True from the moment shutdown began. */
   readonly draining: boolean;
   /** Runs the sequence once; later calls get the same result. */
@@ -40,7 +41,7 @@ const CLOSER_FLOOR_MS = 1000;
 
 export function createShutdown(options: ShutdownOptions): Shutdown {
   const servers: Server[] = [];
-  const closers: { name: string; close: () => Promise<void> | void }[] = [];
+  const closers: { name: string; close: (budgetMs: number) => Promise<void> | void }[] = [];
   let running: Promise<ShutdownReport> | null = null;
 
   const sequence = async (reason: string): Promise<ShutdownReport> => {
@@ -52,9 +53,10 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
     );
     let clean = await drain(servers, deadline, logger);
     for (const { name, close } of [...closers].reverse()) {
+      const budgetMs = Math.max(CLOSER_FLOOR_MS, deadline - Date.now());
       const outcome = await withTimeout(
-        Promise.resolve().then(close),
-        Math.max(CLOSER_FLOOR_MS, deadline - Date.now()),
+        Promise.resolve().then(() => close(budgetMs)),
+        budgetMs,
       );
       if (outcome === 'done') continue;
       clean = false;

@@ -2,12 +2,14 @@
 // (honouring and echoing a well-formed incoming X-Request-Id), and when the answer is
 // done it feeds the metrics and writes one access-log line with what the wire
 // learnt (endpoint, operation, binding, outcome). Never the query string or
-// the body: they carry phone numbers and auth codes.
+// the body: they carry phone numbers and auth codes. With tracing on, the
+// rest of the request runs inside its call span (docs/operating.md#traces).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import parseurl from 'parseurl';
 import type { Logger } from '../log';
 import type { RequestMetrics, RequestObservation } from '../metrics';
+import type { RequestSpan, Tracer } from '../trace';
 import { callRecordOf, type CallRecord } from '../wire';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -15,6 +17,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export interface RequestObserverOptions {
   readonly logger: Logger;
   readonly metrics?: RequestMetrics;
+  /** A span for every request; absent or null: off, and a request pays one test of it. */
+  readonly tracer?: Tracer | null;
 }
 
 /** Middleware on Node's own request and response: it runs before Express has decorated them (src/server/app.ts). */
@@ -22,6 +26,7 @@ export type RequestObserver = (req: IncomingMessage, res: ServerResponse, next: 
 
 export function observeRequests(options: RequestObserverOptions): RequestObserver {
   const { metrics } = options;
+  const tracer = options.tracer ?? null;
   // The access line is built here from fields that hold no secret (never the
   // query or the body), so it skips the redaction pass, a measurable share
   // of each request's cost.
@@ -47,6 +52,7 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
     // 'finish' when the answer is handed over (before the client can read it,
     // so a test that asks next sees the count); 'close' alone when the client left first.
     let observed = false;
+    let span: RequestSpan | null = null;
     const done = () => {
       if (observed) return;
       observed = true;
@@ -56,6 +62,15 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
       const status = finished ? res.statusCode : 0;
       const observation = observe(record, status, seconds);
       metrics?.observe(observation);
+      span?.end({
+        statusCode: status,
+        requestId,
+        endpoint: record.endpoint,
+        binding: record.binding,
+        operation: record.operation,
+        outcome: observation.outcome,
+        fault: observation.fault,
+      });
       const entry = {
         requestId,
         method: req.method,
@@ -75,8 +90,25 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
     };
     res.on('finish', done);
     res.on('close', done);
-    next();
+    if (tracer === null) {
+      next();
+      return;
+    }
+    const request = {
+      method: req.method ?? 'GET',
+      path,
+      traceparent: firstOf(req.headers.traceparent),
+      tracestate: firstOf(req.headers.tracestate),
+    };
+    tracer.request(request, (requestSpan) => {
+      span = requestSpan;
+      next();
+    });
   };
+}
+
+function firstOf(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
 }
 
 // Plain literals of one shape: this runs for every request.

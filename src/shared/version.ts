@@ -4,12 +4,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-function readVersion(): string {
+function readManifest(): { name: string; version: string } {
   const manifest: unknown = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8'));
-  const version =
-    typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
+  const { name, version } =
+    typeof manifest === 'object' && manifest !== null ? (manifest as Record<string, unknown>) : {};
   if (typeof version !== 'string') throw new Error('package.json has no version');
-  return version;
+  if (typeof name !== 'string') throw new Error('package.json has no name');
+  return { name, version };
 }
 
-export const SERVICE_VERSION = readVersion();
+const MANIFEST = readManifest();
+
+export const SERVICE_VERSION = MANIFEST.version;
+/** The package's name: the service's name in its traces unless OTEL_SERVICE_NAME gives another. */
+export const SERVICE_NAME = MANIFEST.name;

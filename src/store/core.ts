@@ -8,10 +8,13 @@ import type { StoreDatabase } from './database';
 import { StoreError, toStoreError } from './errors';
 import { inWriteTransaction } from './connection/transaction';
 import type { StoreDialect } from './migrations';
+import type { Tracer } from '../trace';
 
 export interface StoreCore {
   readonly db: Kysely<StoreDatabase>;
   readonly dialect: StoreDialect;
+  /** Tracing, or null when off (docs/operating.md#traces). */
+  readonly tracer: Tracer | null;
   /** Source of timestamps; tests pin it. */
   readonly now: () => Date;
   /** `now()` as an ISO time. */
@@ -42,6 +45,7 @@ export function createStoreCore(
   dialect: StoreDialect,
   now: () => Date,
   release: () => Promise<void>,
+  tracer: Tracer | null = null,
 ): StoreCore {
   let closing: Promise<void> | null = null;
   let active = 0;
@@ -64,6 +68,7 @@ export function createStoreCore(
   return {
     db,
     dialect,
+    tracer,
     now,
     timestamp: () => now().toISOString(),
     run: async <T>(work: () => Promise<T>): Promise<T> => {

@@ -74,6 +74,8 @@ export interface PushNotificationsTable {
   /** Set by each claim (migration 0002). */
   claim_token: string | null;
   provider_message_id: string | null;
+  /** The W3C traceparent of the span that queued it; null without tracing (migration 0007). */
+  traceparent: string | null;
 }
 
 export interface AuthCodeMessagesTable {
@@ -91,6 +93,8 @@ export interface AuthCodeMessagesTable {
   sent_at: string | null;
   claim_token: string | null;
   provider_message_id: string | null;
+  /** As push_notifications.traceparent (migration 0007). */
+  traceparent: string | null;
 }
 
 /** One read of personal data, allowed or refused (migration 0004). */

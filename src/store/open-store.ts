@@ -18,6 +18,8 @@ import { prepareQueries } from './records/queries';
 import { createRecords } from './records/records-role';
 import type { OpenedStore } from './roles';
 import { openSqliteDialect, SQLITE_FILE_NAME } from './connection/sqlite';
+import { tracedDialect } from './connection/traced-dialect';
+import type { Tracer } from '../trace';
 
 export interface OpenStoreOptions {
   /** PostgreSQL connection string; empty or unset selects embedded SQLite. */
@@ -36,6 +38,12 @@ export interface OpenStoreOptions {
    * null commits each call on its own. Default 2 ms.
    */
   groupCommitMs?: number | null;
+  /**
+   * Tracing (docs/operating.md#traces): a span for each statement run inside
+   * a traced call, and one for each message queued. With SQLite, stores of one
+   * file share a connection and the first one opened decides.
+   */
+  tracer?: Tracer | null;
 }
 
 export const DEFAULT_GROUP_COMMIT_MS = 2;
@@ -53,24 +61,26 @@ const sqliteFiles = new SharedResources<Kysely<StoreDatabase>>();
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   const databaseUrl = options.databaseUrl?.trim() ?? '';
   const now = options.now ?? (() => new Date());
+  const tracer = options.tracer ?? null;
 
   if (databaseUrl === '') {
     const file = path.resolve(options.dataDir, SQLITE_FILE_NAME);
     const lease = await sqliteFiles.acquire(
       file,
-      () => connect('sqlite', () => openSqliteDialect(options.dataDir), undefined),
+      () => connect('sqlite', () => openSqliteDialect(options.dataDir), undefined, tracer),
       (db) => db.destroy(),
     );
-    return assemble(lease.value, 'sqlite', { now, release: () => lease.release(), groupCommitMs: null });
+    return assemble(lease.value, 'sqlite', { now, tracer, release: () => lease.release(), groupCommitMs: null });
   }
 
   // A malformed schema name is a configuration mistake, not an outage.
   if (options.schema !== undefined) assertSchemaName(options.schema);
   const dialect = () =>
     createPostgresDialect({ databaseUrl, schema: options.schema, onBackgroundError: options.onBackgroundError });
-  const db = await connect('postgres', dialect, options.schema);
+  const db = await connect('postgres', dialect, options.schema, tracer);
   return assemble(db, 'postgres', {
     now,
+    tracer,
     release: () => db.destroy(),
     groupCommitMs: options.groupCommitMs === undefined ? DEFAULT_GROUP_COMMIT_MS : options.groupCommitMs,
     listen: (onNotification) => listenForOutbox({ databaseUrl, schema: options.schema, onNotification }),
@@ -79,6 +89,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
 
 interface Assembly {
   readonly now: () => Date;
+  readonly tracer: Tracer | null;
   /** Gives the connection back (destroys it, or drops a share of it). */
   readonly release: () => Promise<void>;
   /** PostgreSQL: how long a queueing call waits for others to share its commit (see group-commit.ts); null writes each call on its own. */
@@ -95,7 +106,7 @@ const GROUP_COMMIT_IN_FLIGHT = 4;
 
 // The roles over one core: one connection, one clock, one close.
 function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
-  const core = createStoreCore(db, dialect, assembly.now, assembly.release);
+  const core = createStoreCore(db, dialect, assembly.now, assembly.release, assembly.tracer);
   const queries = prepareQueries(db, dialect);
   const waitMs = assembly.groupCommitMs;
   const batching =
@@ -126,6 +137,7 @@ async function connect(
   dialect: StoreDialect,
   createDialect: () => Dialect,
   schema: string | undefined,
+  tracer: Tracer | null,
 ): Promise<Kysely<StoreDatabase>> {
   let driverDialect: Dialect;
   try {
@@ -133,6 +145,8 @@ async function connect(
   } catch (error) {
     throw new StoreError('unavailable', error);
   }
+  if (tracer !== null)
+    driverDialect = tracedDialect(driverDialect, tracer, dialect === 'sqlite' ? 'sqlite' : 'postgresql');
   const db = new Kysely<StoreDatabase>({ dialect: driverDialect });
   try {
     const migrationSchema = dialect === 'postgres' ? await preparePostgresSchema(db, schema) : undefined;

@@ -31,6 +31,7 @@ interface Fill {
 
 const T0 = '2026-03-01T08:00:00.000Z';
 const LATER = '2026-03-01T09:00:00.000Z';
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 const FILLS: Readonly<Record<string, Fill>> = {
   '0001_initial': {
@@ -302,6 +303,42 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(page.items).toEqual([
         expect.objectContaining({ id: 'v6-summary', subjectLength: 5000, subjectSha256: 'ab'.repeat(32), omitted: 12 }),
       ]);
+    },
+  },
+  // The queueing span's traceparent kept with each message (read by the worker's claim).
+  '0007_trace_context': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v7-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'note',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'queued',
+        attempts: 0,
+        next_attempt_at: T0,
+        created_at: T0,
+        updated_at: T0,
+        traceparent: TRACEPARENT,
+      });
+      await insert('auth_code_messages', {
+        id: 'v7-sms',
+        phone: '+963944123459',
+        code: '24680',
+        status: 'queued',
+        attempts: 0,
+        next_attempt_at: T0,
+        created_at: T0,
+        updated_at: T0,
+        traceparent: TRACEPARENT,
+      });
+    },
+    // The value itself is compared with every other column's below; claiming here would change the rows.
+    async check(store) {
+      expect(await store.admin.getOutboxMessage('push', 'v7-push')).toMatchObject({ item: { status: 'queued' } });
+      expect(await store.admin.getOutboxMessage('sms', 'v7-sms')).toMatchObject({ item: { status: 'queued' } });
     },
   },
 };

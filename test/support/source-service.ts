@@ -9,13 +9,18 @@ export const ROOT = path.resolve(__dirname, '../..');
 
 /**
  * `src/main.ts` on a loopback port of its choosing, without the worker,
- * logging JSON to stdout; `env` adds to or overrides that. stdout and stderr
+ * logging JSON to stdout; `env` adds to or overrides that, and `preload`
+ * names scripts to run first (`node -r`). stdout and stderr
  * are pipes: a test that does not read one must resume it.
  */
-export function spawnSourceService(env: Record<string, string>): ChildProcessByStdio<null, Readable, Readable> {
+export function spawnSourceService(
+  env: Record<string, string>,
+  options: { readonly preload?: readonly string[] } = {},
+): ChildProcessByStdio<null, Readable, Readable> {
+  const preload = (options.preload ?? []).flatMap((file) => ['-r', file]);
   return spawn(
     process.execPath,
-    ['-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
+    [...preload, '-r', path.join(ROOT, 'test/delivery/support/register-ts.js'), path.join(ROOT, 'src/main.ts')],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', WORKER: 'false', LOG_FORMAT: 'json', ...env },

@@ -36,6 +36,7 @@ async function insertAuthCodeMessage(
   db: Kysely<StoreDatabase>,
   message: NewAuthCodeMessage,
   now: string,
+  traceparent: string | null,
 ): Promise<string> {
   const id = randomUUID();
   await db
@@ -45,6 +46,7 @@ async function insertAuthCodeMessage(
       phone: message.phone,
       code: message.code,
       caller_address: message.callerAddress,
+      traceparent,
       ...queuedColumns(now),
     })
     .execute();
@@ -57,8 +59,9 @@ export function admitAuthCode(
   message: NewAuthCodeMessage,
   limits: readonly AuthCodeLimit[],
   now: Date,
+  traceparent: string | null,
 ): Promise<AuthCodeAdmission> {
-  return admitOne(trx, message, limits, now);
+  return admitOne(trx, message, limits, now, traceparent);
 }
 
 /**
@@ -69,12 +72,18 @@ export function admitAuthCode(
  */
 export async function admitAuthCodes(
   trx: Kysely<StoreDatabase>,
-  requests: ReadonlyArray<{ readonly message: NewAuthCodeMessage; readonly limits: readonly AuthCodeLimit[] }>,
+  requests: ReadonlyArray<{
+    readonly message: NewAuthCodeMessage;
+    readonly limits: readonly AuthCodeLimit[];
+    /** Kept with the row (migration 0007). */
+    readonly traceparent: string | null;
+  }>,
   now: Date,
 ): Promise<AuthCodeAdmission[]> {
   if (requests.some((request) => request.limits.length > 0)) await lockLimits(trx);
   const admissions: AuthCodeAdmission[] = [];
-  for (const { message, limits } of requests) admissions.push(await admitOne(trx, message, limits, now));
+  for (const { message, limits, traceparent } of requests)
+    admissions.push(await admitOne(trx, message, limits, now, traceparent));
   return admissions;
 }
 
@@ -88,6 +97,7 @@ async function admitOne(
   message: NewAuthCodeMessage,
   limits: readonly AuthCodeLimit[],
   now: Date,
+  traceparent: string | null,
 ): Promise<AuthCodeAdmission> {
   let worst: { limit: AuthCodeLimit; retryAt: Date } | null = null;
   for (const limit of limits) {
@@ -102,7 +112,7 @@ async function admitOne(
       retryAfterSeconds: Math.max(1, Math.ceil((worst.retryAt.getTime() - now.getTime()) / 1000)),
     };
   }
-  return { admitted: true, id: await insertAuthCodeMessage(trx, message, now.toISOString()) };
+  return { admitted: true, id: await insertAuthCodeMessage(trx, message, now.toISOString(), traceparent) };
 }
 
 /**

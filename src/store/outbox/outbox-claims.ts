@@ -19,6 +19,8 @@ export interface ClaimedMessage {
   /** Attempts including this one. Above the maximum: earlier attempts were started and never finished. */
   readonly attempts: number;
   readonly createdAt: string;
+  /** The W3C traceparent of the span that queued it, for the send span's link; null if queued untraced. */
+  readonly traceparent: string | null;
 }
 
 export interface ClaimedPushNotification extends ClaimedMessage {
@@ -172,8 +174,15 @@ function claimedFields(row: {
   claim_token: string | null;
   attempts: number;
   created_at: string;
+  traceparent: string | null;
 }): ClaimedMessage {
-  return { id: row.id, claimToken: row.claim_token ?? '', attempts: Number(row.attempts), createdAt: row.created_at };
+  return {
+    id: row.id,
+    claimToken: row.claim_token ?? '',
+    attempts: Number(row.attempts),
+    createdAt: row.created_at,
+    traceparent: row.traceparent,
+  };
 }
 
 function toClaimedPush(

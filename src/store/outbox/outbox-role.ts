@@ -65,18 +65,25 @@ export interface OutboxOptions {
 interface AdmissionRequest {
   readonly message: NewAuthCodeMessage;
   readonly limits: readonly AuthCodeLimit[];
+  /** Of the queueing span, kept with the row (migration 0007); null without tracing. */
+  readonly traceparent: string | null;
+}
+
+interface PushRequest {
+  readonly notification: NewPushNotification;
+  readonly traceparent: string | null;
 }
 
 const OUTBOX_TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
 
 export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
-  const { db, dialect, run } = core;
+  const { db, dialect, run, tracer } = core;
 
   // One statement: the rows and the NOTIFY commit together (a data-modifying
   // WITH runs to completion whether or not the outer query reads it).
-  const insertPushNotifications = async (notifications: readonly NewPushNotification[]): Promise<string[]> => {
+  const insertPushNotifications = async (requests: readonly PushRequest[]): Promise<string[]> => {
     const now = core.timestamp();
-    const rows = notifications.map((notification) => ({
+    const rows = requests.map(({ notification, traceparent }) => ({
       id: randomUUID(),
       device_id: notification.deviceId,
       student_id: notification.studentId,
@@ -84,6 +91,7 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       title: notification.title,
       body: notification.body,
       data: JSON.stringify(notification.data),
+      traceparent,
       ...queuedColumns(now),
     }));
     if (dialect === 'sqlite') {
@@ -128,22 +136,44 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const deliveryWrite = <T>(work: (q: typeof db) => Promise<T>): Promise<T> =>
     dialect === 'postgres' ? work(db) : core.writeTransaction(work);
 
+  // On PostgreSQL with its NOTIFY, in a group commit with concurrent calls
+  // (whose statements then show under the call that opened the batch).
+  const queuePush = async (request: PushRequest): Promise<string> => {
+    if (pushBatches !== null) return pushBatches.submit(request);
+    const [id] = await insertPushNotifications([request]);
+    return id;
+  };
+
+  // Checked and written in one serialised transaction.
+  const admit = (request: AdmissionRequest): Promise<AuthCodeAdmission> => {
+    if (dialect === 'sqlite')
+      return core.writeTransaction((trx) =>
+        admitAuthCode(trx, request.message, request.limits, core.now(), request.traceparent),
+      );
+    if (admissionBatches !== null) return admissionBatches.submit(request);
+    return admitInOneTransaction([request]).then((admissions) => admissions[0]);
+  };
+
   return {
-    // On PostgreSQL with its NOTIFY, in a group commit with concurrent calls.
     enqueuePushNotification: (notification) =>
-      run(async () => {
-        if (pushBatches !== null) return pushBatches.submit(notification);
-        const [id] = await insertPushNotifications([notification]);
-        return id;
+      run(() => {
+        if (tracer === null) return queuePush({ notification, traceparent: null });
+        return tracer.enqueue('push', async (span) => {
+          const id = await queuePush({ notification, traceparent: span.traceparent });
+          span.queued(id);
+          return id;
+        });
       }),
 
-    // Checked and written in one serialised transaction.
     admitAuthCode: (message, limits) =>
       run(() => {
-        if (dialect === 'sqlite')
-          return core.writeTransaction((trx) => admitAuthCode(trx, message, limits, core.now()));
-        if (admissionBatches !== null) return admissionBatches.submit({ message, limits });
-        return admitInOneTransaction([{ message, limits }]).then((admissions) => admissions[0]);
+        if (tracer === null) return admit({ message, limits, traceparent: null });
+        return tracer.enqueue('sms', async (span) => {
+          const admission = await admit({ message, limits, traceparent: span.traceparent });
+          if (admission.admitted) span.queued(admission.id);
+          else span.refused(admission.limit.scope);
+          return admission;
+        });
       }),
 
     listenForOutbox(onNotification) {

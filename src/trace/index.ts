@@ -1,0 +1,12 @@
+export { startTracing, type TracingOptions } from './start-tracing';
+export type {
+  DeliverySpan,
+  DeliveryStart,
+  OutboxChannel,
+  QueueSpan,
+  RequestEnd,
+  RequestSpan,
+  RequestStart,
+  StatementStart,
+  Tracer,
+} from './tracer';
