@@ -55,6 +55,17 @@ export interface Config {
   readonly accessSyncIntervalMs: number;
   /** Threads checking Basic passwords (BCRYPT_THREADS); null: one per core but one, at least one. */
   readonly bcryptThreads: number | null;
+  /** The operators' console (docs/console.md). */
+  readonly console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  /** CONSOLE: false answers 404 under /console/. */
+  readonly enabled: boolean;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  /** CONSOLE_ALLOW: the addresses and ranges that may reach the console; null: every address. */
+  readonly allow: readonly string[] | null;
 }
 
 export class ConfigError extends Error {
@@ -333,6 +344,31 @@ const schema = z.object({
         'one per core but one, at least 1',
       ),
     ),
+  CONSOLE: bool('CONSOLE')
+    .default(true)
+    .meta(
+      setting(
+        'console',
+        "The [operators' console](console.md) under `/console/`; `false` answers 404 there. Nobody can sign in until an account is made with `npm run operator -- add NAME`.",
+      ),
+    ),
+  CONSOLE_SESSION_IDLE_MINUTES: integer('CONSOLE_SESSION_IDLE_MINUTES', 1, 1440)
+    .default(30)
+    .meta(setting('console', 'A console session unused this many minutes ends ([sessions](console.md#sessions)).')),
+  CONSOLE_SESSION_MAX_HOURS: integer('CONSOLE_SESSION_MAX_HOURS', 1, 720)
+    .default(12)
+    .meta(setting('console', 'A console session ends this many hours after its sign-in, however busy.')),
+  CONSOLE_ALLOW: z
+    .string()
+    .trim()
+    .optional()
+    .meta(
+      setting(
+        'console',
+        'Comma-separated addresses and CIDR ranges that may reach the console (others get 403); the caller is `req.ip`, so `TRUST_PROXY` decides whose address that is.',
+        'unset: every address',
+      ),
+    ),
 });
 
 /** The service's settings as declared, for docs/configuration.md (npm run docs:config). */
@@ -415,7 +451,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: c.AUDIT_RETENTION_DAYS,
     accessSyncIntervalMs: c.ACCESS_SYNC_INTERVAL_MS,
     bcryptThreads: c.BCRYPT_THREADS ?? null,
+    console: {
+      enabled: c.CONSOLE,
+      sessionIdleMinutes: c.CONSOLE_SESSION_IDLE_MINUTES,
+      sessionMaxHours: c.CONSOLE_SESSION_MAX_HOURS,
+      allow: c.CONSOLE_ALLOW === undefined || c.CONSOLE_ALLOW === '' ? null : parseAllowList(c.CONSOLE_ALLOW),
+    },
   };
+}
+
+function parseAllowList(list: string): string[] {
+  const entries = list
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    if (family === 0 || (prefix !== undefined && !(/^[0-9]+$/.test(prefix) && Number(prefix) <= bits)))
+      throw new ConfigError(
+        `Invalid configuration:\n  CONSOLE_ALLOW: "${entry}" is not an IPv4 or IPv6 address or CIDR range`,
+      );
+  }
+  return entries;
 }
 
 function parseCountries(list: string): CountryCode[] {

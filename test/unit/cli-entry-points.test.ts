@@ -45,6 +45,7 @@ describe('--help and -h', () => {
     ['src/cli/export.ts', 'Usage: npm run export'],
     ['src/cli/user.ts', 'usage: npm run user'],
     ['src/cli/outbox.ts', 'usage: npm run outbox'],
+    ['src/cli/operator.ts', 'usage: npm run operator'],
     ['src/cli/worker.ts', 'Usage: npm run worker'],
     ['src/cli/contract.ts', 'Usage: npm run contract'],
   ] as const;

@@ -5,6 +5,7 @@ import { deliveryScaleMigration } from './0003-delivery-scale';
 import { accessMigration } from './0004-access';
 import { outboxIndexesMigration } from './0005-outbox-indexes';
 import { auditBoundsMigration } from './0006-audit-bounds';
+import { consoleMigration } from './0008-console';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -16,6 +17,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0004_access': accessMigration,
   '0005_outbox_indexes': outboxIndexesMigration,
   '0006_audit_bounds': auditBoundsMigration,
+  '0008_console': consoleMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

@@ -23,6 +23,7 @@ import {
   type DeliveryCompletionEntry,
 } from './outbox-claims';
 import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
+import { deleteHeartbeat, writeHeartbeat } from './worker-heartbeats';
 
 export interface Outbox extends OutboxQueue {
   /**
@@ -48,6 +49,10 @@ export interface Outbox extends OutboxQueue {
   oldestDueAt(): Promise<string | null>;
   /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. Stops between batches once `signal` is aborted. */
   pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
+  /** A delivery worker says it is alive (src/delivery/heartbeat.ts); rows silent for a day go. */
+  workerHeartbeat(id: string, startedAt: string): Promise<void>;
+  /** A delivery worker stopped: its heartbeat row goes. */
+  workerStopped(id: string): Promise<void>;
 }
 
 export interface OutboxOptions {
@@ -181,6 +186,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
     outboxStats: () => run(() => Promise.all([outboxStats(db, 'push'), outboxStats(db, 'sms')])),
 
     oldestDueAt: () => run(() => oldestDueAt(db, dialect, core.timestamp())),
+
+    workerHeartbeat: (id, startedAt) => run(() => writeHeartbeat(db, id, startedAt, core.timestamp())),
+    workerStopped: (id) => run(() => deleteHeartbeat(db, id)),
 
     pruneOutbox: (before, signal) =>
       run(async () => ({

@@ -1,0 +1,264 @@
+// The console's two languages (docs/console.md#languages). English and
+// Arabic, chosen by a link that sets a cookie, else by Accept-Language.
+// Arabic pages are right to left; their numbers use Western digits, like the
+// ids and tokens beside them, which are copied into other systems.
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type Lang = 'en' | 'ar';
+export const LANG_COOKIE = 'sns_console_lang';
+
+const en = {
+  dir: 'ltr',
+  locale: 'en-GB',
+  otherLang: 'ar' as Lang,
+  otherLangName: 'العربية',
+  appName: 'Student notifications',
+  consoleName: 'Console',
+  skip: 'Skip to main content',
+  mainNav: 'Main',
+  navOverview: 'Overview',
+  navStudents: 'Students',
+  navAccounts: 'Accounts',
+  signedInAs: 'Signed in as',
+  signIn: 'Sign in',
+  signInTitle: 'Sign in to the console',
+  userName: 'User name',
+  password: 'Password',
+  signOut: 'Sign out',
+  signInFailed: 'The user name or the password is not right.',
+  signInMissing: 'Enter your user name and your password.',
+  signInThrottled: (seconds: number) => `Too many failed attempts. Try again in ${seconds} seconds.`,
+  busy: 'The service is busy checking passwords. Try again in a moment.',
+  sessionEnded: 'Your session ended. Sign in again.',
+  signedOut: 'You are signed out.',
+  problem: 'There is a problem',
+  forbiddenTitle: 'Not allowed',
+  forbiddenText: 'Your role does not allow this action.',
+  csrfTitle: 'This form has expired',
+  csrfText: 'Nothing was changed. Go back, reload the page and try again.',
+  notFoundTitle: 'Page not found',
+  notFoundText: 'There is nothing at this address.',
+  back: 'Back',
+  role: { viewer: 'Viewer', operator: 'Operator', admin: 'Administrator' },
+  // Overview
+  overviewTitle: 'Overview',
+  deliveryNow: 'Delivery now',
+  channel: { push: 'Push notifications', sms: 'Text messages (login codes)' },
+  status: {
+    queued: 'Queued',
+    sending: 'In flight',
+    sent: 'Sent',
+    failed: 'Retrying',
+    dead: 'Dead',
+    uncertain: 'Uncertain',
+  },
+  oldestDue: 'Oldest due message has waited',
+  nothingDue: 'Nothing is waiting to be sent.',
+  chartHour: 'Sent and failed per minute, last hour',
+  chartWeek: 'Sent and failed per hour, last 7 days',
+  sent: 'Sent',
+  failed: 'Failed',
+  chartSummary: (sent: string, failed: string) => `${sent} sent and ${failed} failed in this period.`,
+  errorsTitle: 'Most frequent provider errors, last 24 hours',
+  noErrors: 'No errors in the last 24 hours.',
+  colChannel: 'Channel',
+  colError: 'Error',
+  colCount: 'Messages',
+  workersTitle: 'Delivery workers',
+  colWorker: 'Worker',
+  colStarted: 'Started',
+  colLastHeard: 'Last heard from',
+  colState: 'State',
+  workerAlive: 'Working',
+  workerSilent: 'Not responding',
+  noWorkers: 'No delivery worker has reported in the last minute: nothing is being sent.',
+  ago: (duration: string) => `${duration} ago`,
+  // Accounts
+  accountsTitle: 'Accounts',
+  addAccount: 'Add an account',
+  passwordRule: 'At least 12 characters.',
+  add: 'Add',
+  colName: 'Name',
+  colRole: 'Role',
+  colAccountState: 'State',
+  colActions: 'Actions',
+  active: 'Active',
+  disabled: 'Disabled',
+  disable: 'Disable',
+  enable: 'Enable',
+  remove: 'Remove',
+  changeRole: 'Change role',
+  save: 'Save',
+  accountAdded: (name: string) => `Account ${name} added.`,
+  accountUpdated: (name: string) => `Account ${name} already existed: its password and role were replaced.`,
+  accountChanged: (name: string) => `Account ${name} changed; its sessions were ended.`,
+  accountRemoved: (name: string) => `Account ${name} removed.`,
+  accountMissing: 'There is no such account.',
+  ownAccount: 'You cannot change or remove your own account here.',
+  nameRule: 'A user name has 1 to 64 letters, digits, dots, dashes or underscores.',
+  passwordTooShort: 'The password must have at least 12 characters.',
+  confirmRemove: (name: string) => `Remove the account ${name}? Its sessions end at once.`,
+  yesRemove: 'Yes, remove it',
+  cancel: 'Cancel',
+};
+
+export type Messages = typeof en;
+
+const ar: Messages = {
+  dir: 'rtl',
+  locale: 'ar-u-nu-latn',
+  otherLang: 'en',
+  otherLangName: 'English',
+  appName: 'إشعارات الطلاب',
+  consoleName: 'لوحة التشغيل',
+  skip: 'انتقل إلى المحتوى الرئيسي',
+  mainNav: 'القائمة الرئيسية',
+  navOverview: 'نظرة عامة',
+  navStudents: 'الطلاب',
+  navAccounts: 'الحسابات',
+  signedInAs: 'مسجّل الدخول باسم',
+  signIn: 'تسجيل الدخول',
+  signInTitle: 'تسجيل الدخول إلى لوحة التشغيل',
+  userName: 'اسم المستخدم',
+  password: 'كلمة المرور',
+  signOut: 'تسجيل الخروج',
+  signInFailed: 'اسم المستخدم أو كلمة المرور غير صحيحة.',
+  signInMissing: 'أدخل اسم المستخدم وكلمة المرور.',
+  signInThrottled: (seconds: number) => `محاولات فاشلة كثيرة. حاول مرة أخرى بعد ${seconds} ثانية.`,
+  busy: 'الخدمة مشغولة بالتحقق من كلمات المرور. حاول مرة أخرى بعد قليل.',
+  sessionEnded: 'انتهت جلستك. سجّل الدخول مرة أخرى.',
+  signedOut: 'تم تسجيل خروجك.',
+  problem: 'هناك مشكلة',
+  forbiddenTitle: 'غير مسموح',
+  forbiddenText: 'دورك لا يسمح بهذا الإجراء.',
+  csrfTitle: 'انتهت صلاحية هذا النموذج',
+  csrfText: 'لم يتغيّر شيء. ارجع وأعد تحميل الصفحة ثم حاول مرة أخرى.',
+  notFoundTitle: 'الصفحة غير موجودة',
+  notFoundText: 'لا يوجد شيء على هذا العنوان.',
+  back: 'رجوع',
+  role: { viewer: 'مُطّلع', operator: 'مشغّل', admin: 'مسؤول' },
+  overviewTitle: 'نظرة عامة',
+  deliveryNow: 'حالة الإرسال الآن',
+  channel: { push: 'الإشعارات الفورية', sms: 'الرسائل النصية (رموز الدخول)' },
+  status: {
+    queued: 'في الانتظار',
+    sending: 'قيد الإرسال',
+    sent: 'أُرسلت',
+    failed: 'تُعاد محاولتها',
+    dead: 'فشلت نهائيًا',
+    uncertain: 'غير مؤكدة',
+  },
+  oldestDue: 'أقدم رسالة مستحقة تنتظر منذ',
+  nothingDue: 'لا توجد رسائل تنتظر الإرسال.',
+  chartHour: 'المرسلة والفاشلة في كل دقيقة خلال الساعة الأخيرة',
+  chartWeek: 'المرسلة والفاشلة في كل ساعة خلال الأيام السبعة الأخيرة',
+  sent: 'أُرسلت',
+  failed: 'فشلت',
+  chartSummary: (sent: string, failed: string) => `أُرسلت ${sent} وفشلت ${failed} في هذه الفترة.`,
+  errorsTitle: 'أكثر أخطاء مزوّدي الخدمة تكرارًا خلال آخر 24 ساعة',
+  noErrors: 'لا توجد أخطاء خلال آخر 24 ساعة.',
+  colChannel: 'القناة',
+  colError: 'الخطأ',
+  colCount: 'عدد الرسائل',
+  workersTitle: 'معالجات الإرسال',
+  colWorker: 'المعالج',
+  colStarted: 'بدأ العمل',
+  colLastHeard: 'آخر إشارة منه',
+  colState: 'الحالة',
+  workerAlive: 'يعمل',
+  workerSilent: 'لا يستجيب',
+  noWorkers: 'لم يُبلغ أي معالج إرسال عن نفسه خلال الدقيقة الأخيرة: لا يُرسَل شيء الآن.',
+  ago: (duration: string) => `قبل ${duration}`,
+  accountsTitle: 'الحسابات',
+  addAccount: 'إضافة حساب',
+  passwordRule: '12 حرفًا على الأقل.',
+  add: 'إضافة',
+  colName: 'الاسم',
+  colRole: 'الدور',
+  colAccountState: 'الحالة',
+  colActions: 'الإجراءات',
+  active: 'فعّال',
+  disabled: 'معطّل',
+  disable: 'تعطيل',
+  enable: 'تفعيل',
+  remove: 'حذف',
+  changeRole: 'تغيير الدور',
+  save: 'حفظ',
+  accountAdded: (name: string) => `أُضيف الحساب ${name}.`,
+  accountUpdated: (name: string) => `الحساب ${name} موجود من قبل: استُبدلت كلمة مروره ودوره.`,
+  accountChanged: (name: string) => `تغيّر الحساب ${name} وأُنهيت جلساته.`,
+  accountRemoved: (name: string) => `حُذف الحساب ${name}.`,
+  accountMissing: 'لا يوجد حساب بهذا الاسم.',
+  ownAccount: 'لا يمكنك تغيير حسابك أو حذفه من هنا.',
+  nameRule: 'اسم المستخدم من 1 إلى 64 حرفًا لاتينيًا أو رقمًا أو نقطة أو شرطة.',
+  passwordTooShort: 'يجب ألا تقل كلمة المرور عن 12 حرفًا.',
+  confirmRemove: (name: string) => `هل تريد حذف الحساب ${name}؟ تنتهي جلساته فورًا.`,
+  yesRemove: 'نعم، احذفه',
+  cancel: 'إلغاء',
+};
+
+export const MESSAGES: Readonly<Record<Lang, Messages>> = { en, ar };
+
+/** The cookie's language, else the first of ours in Accept-Language, else English. */
+export function chooseLang(cookies: ReadonlyMap<string, string>, headers: IncomingHttpHeaders): Lang {
+  const chosen = cookies.get(LANG_COOKIE);
+  if (chosen === 'ar' || chosen === 'en') return chosen;
+  const accept = headers['accept-language'];
+  if (typeof accept !== 'string') return 'en';
+  const ranked = accept
+    .slice(0, 200)
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+      return { tag: tag.toLowerCase(), q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((entry) => entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const { tag } of ranked) {
+    if (tag === 'ar' || tag.startsWith('ar-')) return 'ar';
+    if (tag === 'en' || tag.startsWith('en-')) return 'en';
+  }
+  return 'en';
+}
+
+export interface Formats {
+  number(value: number): string;
+  /** An ISO time as a date and time in UTC, in the page's language. */
+  time(iso: string | null): string;
+  /** A length of time in its largest whole unit or two: `3 minutes`, `2 hours 5 minutes`. */
+  duration(ms: number): string;
+}
+
+export function formatsFor(messages: Messages): Formats {
+  const numbers = new Intl.NumberFormat(messages.locale);
+  const times = new Intl.DateTimeFormat(messages.locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+    timeZone: 'UTC',
+  });
+  const unit = (name: 'second' | 'minute' | 'hour' | 'day', n: number) =>
+    new Intl.NumberFormat(messages.locale, { style: 'unit', unit: name, unitDisplay: 'long' }).format(n);
+  return {
+    number: (value) => numbers.format(value),
+    time: (iso) => {
+      if (iso === null) return '–';
+      const at = new Date(iso);
+      return Number.isNaN(at.getTime()) ? iso : `${times.format(at)} UTC`;
+    },
+    duration: (ms) => {
+      const seconds = Math.max(0, Math.floor(ms / 1000));
+      if (seconds < 60) return unit('second', seconds);
+      const minutes = Math.floor(seconds / 60);
+      if (minutes < 60) return unit('minute', minutes);
+      const hours = Math.floor(minutes / 60);
+      if (hours < 48)
+        return minutes % 60 === 0 ? unit('hour', hours) : `${unit('hour', hours)} ${unit('minute', minutes % 60)}`;
+      return unit('day', Math.floor(hours / 24));
+    },
+  };
+}

@@ -1,0 +1,195 @@
+// The operators' console in a real browser (headless Chromium, as
+// help-pages.test.ts): a person signs in by the labelled form, reads the
+// overview, switches to Arabic, signs out; every page passes axe and does not
+// scroll sideways on a phone, in both languages. Screenshots go to
+// test/browser/.screenshots/ (docs/screenshots/ holds copies, docs/console.md).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { addAccount, PASSWORD } from '../console/support';
+import { startOperatedService, type OperatedService } from '../support/operated-service';
+import { listenOnLoopback, type LoopbackListener } from '../support/service';
+import { storeVariants } from '../support/stores';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = path.join(__dirname, '.screenshots');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let service: OperatedService;
+let server: LoopbackListener | undefined;
+let base: string;
+let context: BrowserContext;
+let userDataDir: string;
+
+/** A few messages of each outcome, so that the overview has figures, a chart and errors to show. */
+async function seedOutbox(svc: OperatedService): Promise<void> {
+  const { outbox } = svc.store;
+  const outcomes = ['sent', 'sent', 'sent', 'sent', 'sent', 'failed', 'dead', 'dead', 'queued'] as const;
+  for (const [i, outcome] of outcomes.entries()) {
+    const id = await outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: 'stu-1',
+      type: 'absence',
+      title: 'Absence',
+      body: `Message ${i}`,
+      data: {},
+    });
+    if (outcome === 'queued') continue;
+    const [claimed] = await outbox.claimPushNotifications(1, 30);
+    if (claimed?.id !== id) throw new Error('the seeded message was not the one claimed');
+    const completion =
+      outcome === 'sent'
+        ? { status: 'sent' as const, providerMessageId: `p-${i}` }
+        : outcome === 'failed'
+          ? {
+              status: 'failed' as const,
+              retryAt: new Date(Date.now() + 3_600_000).toISOString(),
+              error: 'HTTP 503 from FCM',
+            }
+          : { status: 'dead' as const, error: 'UNREGISTERED: the app was removed or its token expired' };
+    await outbox.completeDeliveries([{ channel: 'push', id, claimToken: claimed.claimToken, completion }]);
+  }
+  await outbox.workerHeartbeat('worker-1.example/4242/5f2c9e1a', new Date().toISOString());
+}
+
+beforeAll(async () => {
+  const [sqlite] = storeVariants();
+  service = await startOperatedService(sqlite);
+  await addAccount(service.store, 'amira', 'admin');
+  await seedOutbox(service);
+  server = await listenOnLoopback(service.app);
+  base = server.base;
+  userDataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-chromium-'));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: DESKTOP,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await server?.close();
+  await service?.stop();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+}
+
+interface Violation {
+  id: string;
+  help: string;
+  targets: string[];
+}
+
+/** axe's WCAG 2.1 AA and best-practice rules, and no sideways scrolling. */
+async function checkPage(page: Page): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate<Violation[]>(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
+    .then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+  );
+  expect(violations).toEqual([]);
+  expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+}
+
+async function signIn(page: Page, labels: { name: string; password: string; button: string }): Promise<void> {
+  await page.getByLabel(labels.name).fill('amira');
+  await page.getByLabel(labels.password).fill(PASSWORD);
+  await page.getByRole('button', { name: labels.button }).click();
+  await page.waitForURL(`${base}/console/`);
+}
+
+test('an operator signs in, reads the overview, and signs out (desktop, English)', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/`);
+  await page.waitForURL(`${base}/console/sign-in`);
+  await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'sign-in');
+  // A wrong password first: the error summary says so, and nothing is signed in.
+  await page.getByLabel('User name').fill('amira');
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').getByText('The user name or the password is not right.').waitFor();
+  await checkPage(page);
+  await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  const push = page.getByRole('region', { name: 'Push notifications' });
+  expect(await push.getByText('Dead').locator('xpath=..').locator('dd').textContent()).toBe('2');
+  expect(await push.getByText('Sent', { exact: true }).locator('xpath=..').locator('dd').textContent()).toBe('5');
+  await page.getByText('UNREGISTERED: the app was removed or its token expired').waitFor();
+  await page.getByText('worker-1.example/4242/5f2c9e1a').waitFor();
+  expect(await page.locator('svg[role=img]').count()).toBe(2);
+  await checkPage(page);
+  await shoot(page, 'overview-desktop-en');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${base}/console/sign-in?out=1`);
+  await page.getByText('You are signed out.').waitFor();
+  await page.goto(`${base}/console/`);
+  await page.waitForURL(`${base}/console/sign-in`);
+  await page.close();
+});
+
+test('in Arabic, right to left, on a phone: sign in, the overview, nothing scrolls sideways', async () => {
+  const page = await context.newPage();
+  await page.setViewportSize(PHONE);
+  await page.goto(`${base}/console/sign-in`);
+  await page.getByRole('link', { name: 'العربية' }).click();
+  await page.waitForURL(`${base}/console/sign-in`);
+  expect(await page.getAttribute('html', 'dir')).toBe('rtl');
+  expect(await page.getAttribute('html', 'lang')).toBe('ar');
+  await checkPage(page);
+  await shoot(page, 'sign-in-phone-ar');
+  await signIn(page, { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' });
+  await page.getByRole('heading', { name: 'نظرة عامة', level: 1 }).waitFor();
+  await page.getByRole('region', { name: 'الإشعارات الفورية' }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'overview-phone-ar');
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await shoot(page, 'overview-desktop-ar');
+  await page.getByRole('link', { name: 'English' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'overview-phone-en');
+  await page.close();
+});
+
+test('an administrator adds an account on the Accounts page, and the new viewer cannot reach it', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Faccounts`);
+  await page.waitForURL(/\/console\/(accounts|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await page.getByLabel('User name').fill('amira');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/console/`);
+  }
+  await page.getByRole('link', { name: 'Accounts' }).click();
+  await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
+  await page.getByLabel('User name').fill('victor');
+  await page.getByLabel('Password').fill('a viewer password');
+  await page.getByLabel('Role').selectOption('viewer');
+  await page.getByRole('button', { name: 'Add' }).click();
+  await page.getByText('Account victor added.').waitFor();
+  await checkPage(page);
+  await shoot(page, 'accounts');
+  expect((await service.store.console.getAccount('victor'))?.role).toBe('viewer');
+  await page.close();
+});
