@@ -15,6 +15,7 @@ import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
 import { html } from './html';
 import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { showOverview } from './overview';
+import { showSearch, showStudent } from './students';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -163,6 +164,19 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
   router.get([`${CONSOLE_BASE}`, `${CONSOLE_BASE}/`], async (_req, res) => {
     callRecordOf(res).operation = 'overview';
     await showOverview(context, local(res).view, res);
+  });
+
+  router.get(`${CONSOLE_BASE}/students`, async (req, res) => {
+    callRecordOf(res).operation = 'students';
+    await showSearch(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/students/:id`, async (req, res) => {
+    callRecordOf(res).operation = 'student';
+    await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), false);
+  });
+  router.post(`${CONSOLE_BASE}/students/:id/reveal`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'reveal-token';
+    await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), true);
   });
 
   router.post(`${CONSOLE_BASE}/sign-out`, async (req, res) => {

@@ -63,6 +63,14 @@ th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
 .legend{margin:.5rem 0 0}
 .key{display:inline-block;width:.9rem;height:.9rem;margin-inline:.75rem .25rem;vertical-align:middle}
 .summary{margin:.25rem 0 0;color:#505a5f}
+.summary-list{margin:0 0 1rem;background:#fff;padding:.5rem 1rem}
+.summary-list div{display:grid;grid-template-columns:minmax(8rem,14rem) 1fr;gap:.5rem;padding:.4rem 0;border-bottom:1px solid #d8d8d8}
+.summary-list dt{font-weight:700}
+.summary-list dd{margin:0;overflow-wrap:anywhere}
+.token{display:block;word-break:break-all}
+.search-row{display:flex;gap:.5rem}
+.search-row input{flex:1}
+.pager{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){
   main{padding:.75rem}
@@ -73,6 +81,7 @@ th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
   table.stack td{border:0;padding:.25rem .5rem;text-align:start}
   table.stack td::before{content:attr(data-label);display:block;font-weight:700;font-size:.85rem;color:#505a5f}
   .tools{margin-inline-start:0}
+  .summary-list div{grid-template-columns:1fr}
   .chart .axis{font-size:22px}
   .chart .axis.odd{display:none}
 }

@@ -52,6 +52,7 @@ export function page(view: View, title: string, main: HtmlValue, options: PageOp
       ? ''
       : html`<nav aria-label="${t.mainNav}"><ul>
 ${navItem('overview', `${CONSOLE_BASE}/`, t.navOverview)}
+${navItem('students', `${CONSOLE_BASE}/students`, t.navStudents)}
 ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.navAccounts) : ''}
 </ul></nav>`;
   const who =

@@ -77,5 +77,7 @@ export type {
   ConsoleSession,
   ErrorCount,
   NewConsoleSession,
+  StudentHit,
+  StudentHits,
   WorkerHeartbeat,
 } from './console/console-role';

@@ -31,7 +31,7 @@ async function seedOutbox(svc: OperatedService): Promise<void> {
   for (const [i, outcome] of outcomes.entries()) {
     const id = await outbox.enqueuePushNotification({
       deviceId: 'dev-1001',
-      studentId: 'stu-1',
+      studentId: '1001',
       type: 'absence',
       title: 'Absence',
       body: `Message ${i}`,
@@ -59,6 +59,11 @@ beforeAll(async () => {
   const [sqlite] = storeVariants();
   service = await startOperatedService(sqlite);
   await addAccount(service.store, 'amira', 'admin');
+  await service.store.dataSet.writeDataSet({
+    students: [
+      { id: '3001', school: 'https://school-a.example', fullName: 'مُحَمَّد الحَسَن', deviceId: 'dev-1001', classId: '9A' },
+    ],
+  });
   await seedOutbox(service);
   server = await listenOnLoopback(service.app);
   base = server.base;
@@ -191,5 +196,44 @@ test('an administrator adds an account on the Accounts page, and the new viewer 
   await checkPage(page);
   await shoot(page, 'accounts');
   expect((await service.store.console.getAccount('victor'))?.role).toBe('viewer');
+  await page.close();
+});
+
+test('support finds a student by part of the name and reads why a notice did not arrive (desktop and phone, both languages)', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fstudents`);
+  await page.waitForURL(/\/console\/(students|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.getByRole('link', { name: 'Students' }).click();
+  }
+  await page.getByLabel('Search students').fill('ahmad');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('status').getByText('2 students found.').waitFor();
+  await checkPage(page);
+  await page.getByRole('row').filter({ hasText: '1001' }).getByRole('link', { name: 'Ahmad Ali' }).click();
+  await page.getByRole('heading', { name: 'Student Ahmad Ali', level: 1 }).waitFor();
+  await page.getByText('The app is no longer registered on this phone').first().waitFor();
+  expect(await page.getByText('fcm:AAAA-1001').count()).toBe(0);
+  await checkPage(page);
+  await shoot(page, 'student-desktop-en');
+  // The administrator is an operator too: Reveal shows the whole token, once.
+  await page.getByRole('button', { name: 'Reveal' }).click();
+  await page.getByText('fcm:AAAA-1001').waitFor();
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'student-phone-en');
+
+  // Arabic, typed without diacritics, finds the name written with them.
+  await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fstudents`);
+  await page.getByLabel('ابحث عن الطلاب').fill('محمد');
+  await page.getByRole('button', { name: 'بحث' }).click();
+  await page.getByRole('link', { name: 'مُحَمَّد الحَسَن' }).click();
+  await page.getByRole('heading', { name: 'الطالب مُحَمَّد الحَسَن', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'student-phone-ar');
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await shoot(page, 'student-desktop-ar');
   await page.close();
 });

@@ -23,6 +23,7 @@ import {
 import { activity, frequentErrors, type ActivityBucket, type ErrorCount } from './console-overview';
 import { oldestDueAt } from '../outbox/outbox-claims';
 import { listHeartbeats, type WorkerHeartbeat } from '../outbox/worker-heartbeats';
+import { searchStudents, type StudentHits } from './student-search';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -45,6 +46,8 @@ export interface ConsoleStore {
   oldestDueAt(): Promise<string | null>;
   /** The delivery workers' heartbeats, oldest start first. */
   listWorkers(): Promise<WorkerHeartbeat[]>;
+  /** Students by id or any part of the name, across schools (student-search.ts). */
+  searchStudents(text: string, page: { limit: number; offset: number }): Promise<StudentHits>;
 }
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {
@@ -65,6 +68,7 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     frequentErrors: (since, limit) => run(() => frequentErrors(db, since, limit)),
     oldestDueAt: () => run(() => oldestDueAt(db, core.dialect, core.timestamp())),
     listWorkers: () => run(() => listHeartbeats(db)),
+    searchStudents: (text, page) => run(() => searchStudents(core, text, page)),
   };
 }
 
@@ -78,3 +82,4 @@ export type {
 } from './console-accounts';
 export type { ActivityBucket, ErrorCount } from './console-overview';
 export type { WorkerHeartbeat } from '../outbox/worker-heartbeats';
+export type { StudentHit, StudentHits } from './student-search';

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { SEARCH_NAME_SQL } from '../console/search-name';
 import { textType } from './column-types';
 import type { StoreMigration } from './migration';
 
@@ -15,7 +16,11 @@ import type { StoreMigration } from './migration';
 //   and pruned with the messages;
 // - delivery_workers: each running delivery worker's heartbeat, so that the
 //   console's overview can say whether anything is sending
-//   (src/delivery/heartbeat.ts).
+//   (src/delivery/heartbeat.ts);
+// - students.search_name: the name as the console's search compares it
+//   (src/store/console/student-search.ts), computed by the database on
+//   every write whichever path writes (import, admin API, console), and
+//   indexed.
 export const consoleMigration: StoreMigration = {
   async up(db, dialect) {
     const text = textType(dialect);
@@ -67,8 +72,17 @@ export const consoleMigration: StoreMigration = {
       .addColumn('started_at', text, (c) => c.notNull())
       .addColumn('beat_at', text, (c) => c.notNull())
       .execute();
+
+    // SQLite adds only virtual generated columns to an existing table; PostgreSQL only stored ones. Both index them.
+    const kind = dialect === 'sqlite' ? sql`virtual` : sql`stored`;
+    await sql`alter table students add column search_name ${text} generated always as (${sql.raw(SEARCH_NAME_SQL)}) ${kind}`.execute(
+      db,
+    );
+    await db.schema.createIndex('students_search_name_idx').on('students').columns(['search_name', 'id']).execute();
   },
   async down(db: Kysely<unknown>) {
+    await db.schema.dropIndex('students_search_name_idx').ifExists().execute();
+    await db.schema.alterTable('students').dropColumn('search_name').execute();
     await db.schema.dropTable('delivery_workers').ifExists().execute();
     await db.schema.dropTable('outbox_attempts').ifExists().execute();
     await db.schema.dropTable('console_sessions').ifExists().execute();
