@@ -150,6 +150,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         },
         logger,
         bcrypt: consoleBcrypt,
+        onResent: () => delivery?.worker.notify(),
       });
       routes.push({ path: CONSOLE_BASE, handler }, { path: `${CONSOLE_BASE}/`, handler });
     } else {

@@ -32,4 +32,6 @@ export interface ConsoleContext {
   readonly throttle: LoginThrottle;
   readonly audit: ConsoleAudit;
   readonly now: () => Date;
+  /** A message was queued again: an in-process worker may look now rather than at its next poll. */
+  readonly onResent?: () => void;
 }

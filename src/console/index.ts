@@ -16,6 +16,7 @@ import { html } from './html';
 import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { showOverview } from './overview';
 import { showSearch, showStudent } from './students';
+import { confirmResend, isChannel, resend, showMessage } from './message';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -41,6 +42,8 @@ export interface ConsoleOptions {
   readonly bcrypt: BcryptPool;
   readonly throttle?: LoginThrottle;
   readonly now?: () => Date;
+  /** Told when a message is queued again (the in-process worker's notify). */
+  readonly onResent?: () => void;
 }
 
 interface Local {
@@ -69,6 +72,7 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
       }),
     audit: consoleAudit(options.stores.access, now),
     now,
+    onResent: options.onResent,
   };
 
   router.use((req: Request, res: Response, next: NextFunction) => {
@@ -177,6 +181,33 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
   router.post(`${CONSOLE_BASE}/students/:id/reveal`, need('operator'), async (req, res) => {
     callRecordOf(res).operation = 'reveal-token';
     await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), true);
+  });
+
+  router.get(`${CONSOLE_BASE}/messages/:channel/:id`, async (req, res, next) => {
+    const channel = String(req.params.channel);
+    if (!isChannel(channel)) {
+      next();
+      return;
+    }
+    callRecordOf(res).operation = 'message';
+    await showMessage(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
+  });
+  router.get(`${CONSOLE_BASE}/messages/:channel/:id/resend`, need('operator'), (req, res, next) => {
+    const channel = String(req.params.channel);
+    if (!isChannel(channel)) {
+      next();
+      return;
+    }
+    confirmResend(local(res).view, res, channel, String(req.params.id).slice(0, 128));
+  });
+  router.post(`${CONSOLE_BASE}/messages/:channel/:id/resend`, need('operator'), async (req, res, next) => {
+    const channel = String(req.params.channel);
+    if (!isChannel(channel)) {
+      next();
+      return;
+    }
+    callRecordOf(res).operation = 'resend';
+    await resend(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
   });
 
   router.post(`${CONSOLE_BASE}/sign-out`, async (req, res) => {

@@ -156,7 +156,7 @@ export async function showStudent(
 <thead><tr><th scope="col">${t.colType}</th><th scope="col">${t.colQueued}</th><th scope="col">${t.colStatus}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.colSentAt}</th></tr></thead>
 <tbody>${items.map(
           (n) => html`<tr>
-<td data-label="${t.colType}"><bdi>${n.type}</bdi></td>
+<td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${n.type}</bdi></a></td>
 <td data-label="${t.colQueued}">${f.time(n.createdAt)}</td>
 <td data-label="${t.colStatus}"><span class="${n.status === 'dead' || n.status === 'failed' ? 'alert' : n.status === 'sent' ? 'ok' : ''}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(n.attempts)}</td>

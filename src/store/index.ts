@@ -75,6 +75,7 @@ export type {
   ConsoleAccountSecret,
   ConsoleRole,
   ConsoleSession,
+  DeliveryAttemptRow,
   ErrorCount,
   NewConsoleSession,
   StudentHit,

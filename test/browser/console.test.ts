@@ -224,6 +224,21 @@ test('support finds a student by part of the name and reads why a notice did not
   await checkPage(page);
   await shoot(page, 'student-phone-en');
 
+  // One dead message: its attempts, then Resend with its confirmation; the page shows it queued.
+  await page.setViewportSize(DESKTOP);
+  await page.getByRole('row').filter({ hasText: 'Dead' }).first().getByRole('link', { name: 'absence' }).click();
+  await page.getByRole('heading', { name: 'Attempts', level: 2 }).waitFor();
+  await page.getByRole('cell', { name: 'Failed, given up' }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'message-desktop-en');
+  await page.getByRole('link', { name: 'Resend' }).click();
+  await page.getByRole('button', { name: 'Yes, resend it' }).click();
+  await page.getByText('The message is queued again').waitFor();
+  expect(await page.locator('#message-status').textContent()).toBe('Queued');
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'message-phone-en');
+
   // Arabic, typed without diacritics, finds the name written with them.
   await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fstudents`);
   await page.getByLabel('ابحث عن الطلاب').fill('محمد');

@@ -24,6 +24,7 @@ import { activity, frequentErrors, type ActivityBucket, type ErrorCount } from '
 import { oldestDueAt } from '../outbox/outbox-claims';
 import { listHeartbeats, type WorkerHeartbeat } from '../outbox/worker-heartbeats';
 import { searchStudents, type StudentHits } from './student-search';
+import { listAttempts, type DeliveryAttemptRow } from './attempts';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -48,6 +49,8 @@ export interface ConsoleStore {
   listWorkers(): Promise<WorkerHeartbeat[]>;
   /** Students by id or any part of the name, across schools (student-search.ts). */
   searchStudents(text: string, page: { limit: number; offset: number }): Promise<StudentHits>;
+  /** A message's attempts, oldest first (attempts.ts). */
+  listAttempts(channel: 'push' | 'sms', messageId: string): Promise<DeliveryAttemptRow[]>;
 }
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {
@@ -69,6 +72,7 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     oldestDueAt: () => run(() => oldestDueAt(db, core.dialect, core.timestamp())),
     listWorkers: () => run(() => listHeartbeats(db)),
     searchStudents: (text, page) => run(() => searchStudents(core, text, page)),
+    listAttempts: (channel, messageId) => run(() => listAttempts(db, channel, messageId)),
   };
 }
 
@@ -83,3 +87,4 @@ export type {
 export type { ActivityBucket, ErrorCount } from './console-overview';
 export type { WorkerHeartbeat } from '../outbox/worker-heartbeats';
 export type { StudentHit, StudentHits } from './student-search';
+export type { DeliveryAttemptRow } from './attempts';

@@ -107,8 +107,8 @@ export async function pruneFinishedMessages(
 ): Promise<number> {
   const table = TABLE[channel];
   return deleteInBatches(
-    () =>
-      db
+    async () => {
+      const deleted = await db
         .deleteFrom(table)
         .where('id', 'in', finishedBefore(db, channel, before, batch))
         // Again on the rows themselves: on PostgreSQL a row re-queued while this
@@ -116,7 +116,21 @@ export async function pruneFinishedMessages(
         // the list the subquery made before.
         .where('status', 'in', FINISHED)
         .where('updated_at', '<', before)
-        .executeTakeFirst(),
+        .returning('id')
+        .execute();
+      // The messages' attempt histories go with them (migration 0008).
+      if (deleted.length > 0)
+        await db
+          .deleteFrom('outbox_attempts')
+          .where('channel', '=', channel)
+          .where(
+            'message_id',
+            'in',
+            deleted.map((row) => row.id),
+          )
+          .execute();
+      return { numDeletedRows: BigInt(deleted.length) };
+    },
     batch,
     signal,
   );

@@ -16,6 +16,7 @@ import {
   completeDelivery,
   completeSent,
   oldestDueAt,
+  recordAttempts,
   removeDeviceToken,
   type ClaimedAuthCodeMessage,
   type ClaimedPushNotification,
@@ -176,6 +177,12 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
             if (e.completion.status === 'sent') continue;
             if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now))
               current.add(`${e.channel}:${e.id}`);
+          }
+          for (const channel of ['push', 'sms'] as const) {
+            const written = completions.flatMap((e) =>
+              e.channel === channel && current.has(`${channel}:${e.id}`) ? [{ id: e.id, code: e.code ?? null }] : [],
+            );
+            await recordAttempts(trx, dialect, OUTBOX_TABLE[channel], written, now);
           }
           return completions.map((e) => current.has(`${e.channel}:${e.id}`));
         }),
