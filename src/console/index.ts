@@ -17,6 +17,7 @@ import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { showOverview } from './overview';
 import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
+import { confirmResendDead, resendDead, showDead } from './dead-letters';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -208,6 +209,18 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
     }
     callRecordOf(res).operation = 'resend';
     await resend(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
+  });
+
+  router.get(`${CONSOLE_BASE}/dead`, async (req, res) => {
+    callRecordOf(res).operation = 'dead';
+    await showDead(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
+    await confirmResendDead(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'resend-dead';
+    await resendDead(context, local(res).view, req, res);
   });
 
   router.post(`${CONSOLE_BASE}/sign-out`, async (req, res) => {

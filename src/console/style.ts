@@ -71,6 +71,10 @@ th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
 .search-row{display:flex;gap:.5rem}
 .search-row input{flex:1}
 .pager{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
+.tabs{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0;margin:0 0 1rem}
+.tabs a[aria-current="page"],.errors a[aria-current="true"]{font-weight:700;text-decoration-thickness:3px}
+.errors{padding-inline-start:1.25rem}
+.errors li{margin-block-end:.35rem}
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){
   main{padding:.75rem}

@@ -40,12 +40,12 @@ export const csrfField = (view: View): Html =>
 
 export interface PageOptions {
   /** The navigation entry to mark as current. */
-  readonly current?: 'overview' | 'students' | 'accounts';
+  readonly current?: 'overview' | 'students' | 'dead' | 'accounts';
 }
 
 export function page(view: View, title: string, main: HtmlValue, options: PageOptions = {}): Html {
   const { t, session } = view;
-  const navItem = (key: 'overview' | 'students' | 'accounts', href: string, label: string) =>
+  const navItem = (key: 'overview' | 'students' | 'dead' | 'accounts', href: string, label: string) =>
     html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
   const nav =
     session === null
@@ -53,6 +53,7 @@ export function page(view: View, title: string, main: HtmlValue, options: PageOp
       : html`<nav aria-label="${t.mainNav}"><ul>
 ${navItem('overview', `${CONSOLE_BASE}/`, t.navOverview)}
 ${navItem('students', `${CONSOLE_BASE}/students`, t.navStudents)}
+${navItem('dead', `${CONSOLE_BASE}/dead`, t.navDead)}
 ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.navAccounts) : ''}
 </ul></nav>`;
   const who =

@@ -252,3 +252,26 @@ test('support finds a student by part of the name and reads why a notice did not
   await shoot(page, 'student-desktop-ar');
   await page.close();
 });
+
+test('dead letters: filter by the error, resend all of them after a confirmation (phone, Arabic, then English)', async () => {
+  const page = await context.newPage();
+  await page.setViewportSize(PHONE);
+  await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fdead`);
+  await page.waitForURL(/\/console\/(dead|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' });
+    await page.getByRole('link', { name: 'الرسائل الفاشلة' }).click();
+  }
+  await page.getByRole('heading', { name: 'الرسائل الفاشلة نهائيًا', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'dead-phone-ar');
+  await page.getByRole('link', { name: 'English' }).click();
+  await page.getByRole('link', { name: /UNREGISTERED/ }).click();
+  await page.getByRole('link', { name: /^Resend all/ }).click();
+  await page.getByText(/Put these \d+ dead messages back in the queue/).waitFor();
+  await checkPage(page);
+  await page.getByRole('button', { name: 'Yes, resend it' }).click();
+  await page.getByText(/\d+ messages are queued again\./).waitFor();
+  await page.getByText('No dead messages.').waitFor();
+  await page.close();
+});

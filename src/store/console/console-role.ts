@@ -25,6 +25,7 @@ import { oldestDueAt } from '../outbox/outbox-claims';
 import { listHeartbeats, type WorkerHeartbeat } from '../outbox/worker-heartbeats';
 import { searchStudents, type StudentHits } from './student-search';
 import { listAttempts, type DeliveryAttemptRow } from './attempts';
+import { deadErrors, listDead, type DeadPage } from './dead-letters';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -51,6 +52,14 @@ export interface ConsoleStore {
   searchStudents(text: string, page: { limit: number; offset: number }): Promise<StudentHits>;
   /** A message's attempts, oldest first (attempts.ts). */
   listAttempts(channel: 'push' | 'sms', messageId: string): Promise<DeliveryAttemptRow[]>;
+  /** Dead messages of a channel, newest change first; with `lastError`, those with it only. */
+  listDead(
+    channel: 'push' | 'sms',
+    lastError: string | null,
+    page: { limit: number; offset: number },
+  ): Promise<DeadPage>;
+  /** The last errors of a channel's dead messages, most frequent first. */
+  deadErrors(channel: 'push' | 'sms', limit: number): Promise<{ error: string; count: number }[]>;
 }
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {
@@ -73,6 +82,8 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     listWorkers: () => run(() => listHeartbeats(db)),
     searchStudents: (text, page) => run(() => searchStudents(core, text, page)),
     listAttempts: (channel, messageId) => run(() => listAttempts(db, channel, messageId)),
+    listDead: (channel, lastError, page) => run(() => listDead(db, channel, lastError, page)),
+    deadErrors: (channel, limit) => run(() => deadErrors(db, channel, limit)),
   };
 }
 
@@ -88,3 +99,4 @@ export type { ActivityBucket, ErrorCount } from './console-overview';
 export type { WorkerHeartbeat } from '../outbox/worker-heartbeats';
 export type { StudentHit, StudentHits } from './student-search';
 export type { DeliveryAttemptRow } from './attempts';
+export type { DeadMessage, DeadPage } from './dead-letters';

@@ -47,16 +47,18 @@ export async function requeueMessage(
   return Number(result.numUpdatedRows) === 1 ? 'requeued' : 'not_dead';
 }
 
-/** Re-queues every dead message of a channel that can still be sent; returns how many. */
+/** Re-queues every dead message of a channel that can still be sent (only those whose last error is `lastError`, when given); returns how many. */
 export async function requeueDeadMessages(
   db: Kysely<StoreDatabase>,
   channel: OutboxChannel,
   now: string,
+  lastError?: string,
 ): Promise<number> {
-  const base = db
+  const dead = db
     .updateTable(TABLE[channel])
     .set({ status: 'queued', attempts: 0, next_attempt_at: now, locked_until: null, updated_at: now })
     .where('status', '=', 'dead');
+  const base = lastError === undefined ? dead : dead.where('last_error', '=', lastError);
   const result = await (channel === 'sms' ? base.where('code', 'is not', null) : base).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
