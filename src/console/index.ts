@@ -18,6 +18,7 @@ import { showOverview } from './overview';
 import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
 import { confirmResendDead, resendDead, showDead } from './dead-letters';
+import { showAudit } from './audit-page';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -221,6 +222,11 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
   router.post(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
     callRecordOf(res).operation = 'resend-dead';
     await resendDead(context, local(res).view, req, res);
+  });
+
+  router.get(`${CONSOLE_BASE}/audit`, async (req, res) => {
+    callRecordOf(res).operation = 'audit';
+    await showAudit(context, local(res).view, req, res);
   });
 
   router.post(`${CONSOLE_BASE}/sign-out`, async (req, res) => {

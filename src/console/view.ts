@@ -40,12 +40,12 @@ export const csrfField = (view: View): Html =>
 
 export interface PageOptions {
   /** The navigation entry to mark as current. */
-  readonly current?: 'overview' | 'students' | 'dead' | 'accounts';
+  readonly current?: 'overview' | 'students' | 'dead' | 'audit' | 'accounts';
 }
 
 export function page(view: View, title: string, main: HtmlValue, options: PageOptions = {}): Html {
   const { t, session } = view;
-  const navItem = (key: 'overview' | 'students' | 'dead' | 'accounts', href: string, label: string) =>
+  const navItem = (key: 'overview' | 'students' | 'dead' | 'audit' | 'accounts', href: string, label: string) =>
     html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
   const nav =
     session === null
@@ -54,6 +54,7 @@ export function page(view: View, title: string, main: HtmlValue, options: PageOp
 ${navItem('overview', `${CONSOLE_BASE}/`, t.navOverview)}
 ${navItem('students', `${CONSOLE_BASE}/students`, t.navStudents)}
 ${navItem('dead', `${CONSOLE_BASE}/dead`, t.navDead)}
+${navItem('audit', `${CONSOLE_BASE}/audit`, t.navAudit)}
 ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.navAccounts) : ''}
 </ul></nav>`;
   const who =

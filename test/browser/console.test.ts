@@ -275,3 +275,29 @@ test('dead letters: filter by the error, resend all of them after a confirmation
   await page.getByText('No dead messages.').waitFor();
   await page.close();
 });
+
+test('the audit trail: console actions with their account, filtered by caller (desktop English, phone Arabic)', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Faudit`);
+  await page.waitForURL(/\/console\/(audit|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+  }
+  await page.getByLabel('Caller').fill('amira');
+  await page.getByLabel('Operation').fill('resend');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page
+    .getByRole('status')
+    .getByText(/entries, newest first/)
+    .waitFor();
+  expect(await page.getByRole('cell', { name: 'console resend' }).count()).toBeGreaterThan(0);
+  await checkPage(page);
+  await shoot(page, 'audit-desktop-en');
+  await page.setViewportSize(PHONE);
+  await page.getByRole('link', { name: 'العربية' }).click();
+  await page.getByRole('heading', { name: 'سجل التدقيق', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'audit-phone-ar');
+  await page.close();
+});
