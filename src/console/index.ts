@@ -19,6 +19,7 @@ import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
 import { confirmResendDead, resendDead, showDead } from './dead-letters';
 import { showAudit } from './audit-page';
+import { saveStudent, showEditStudent } from './student-edit';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -179,6 +180,14 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
   router.get(`${CONSOLE_BASE}/students/:id`, async (req, res) => {
     callRecordOf(res).operation = 'student';
     await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), false);
+  });
+  router.get(`${CONSOLE_BASE}/students/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'student-edit';
+    await showEditStudent(context, local(res).view, res, String(req.params.id).slice(0, 128));
+  });
+  router.post(`${CONSOLE_BASE}/students/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'student-edit';
+    await saveStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
   });
   router.post(`${CONSOLE_BASE}/students/:id/reveal`, need('operator'), async (req, res) => {
     callRecordOf(res).operation = 'reveal-token';

@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { html, type Html } from './html';
 import { CONSOLE_BASE, sendPage } from './respond';
-import { allows, csrfField, page, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
@@ -192,7 +192,9 @@ export async function showStudent(
     page(
       view,
       t.studentTitle(student.fullName),
-      html`<p><a href="${CONSOLE_BASE}/students">${t.back}</a></p>
+      html`${notice(req.query.saved === '1' ? t.studentSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
+        canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
+      }</p>
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${student.id}</bdi></dd></div>
 <div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? student.school}</bdi></dd></div>

@@ -301,3 +301,29 @@ test('the audit trail: console actions with their account, filtered by caller (d
   await shoot(page, 'audit-phone-ar');
   await page.close();
 });
+
+test('an operator corrects a class and deactivates a student from the form', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fstudents%2F1002`);
+  await page.waitForURL(/\/console\/(students\/1002|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.goto(`${base}/console/students/1002`);
+  }
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByLabel('Class').fill('');
+  await page.getByLabel('Full name').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('alert').getByRole('link').first().waitFor();
+  await checkPage(page);
+  await shoot(page, 'student-edit-error');
+  await page.getByLabel('Full name').fill('أحمد علي حسن');
+  await page.getByLabel('Class').fill('8C');
+  await page.getByLabel('Active').selectOption('0');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('The student was saved.').waitFor();
+  expect(await service.store.admin.getRecord('students', '1002')).toMatchObject({ classId: '8C', active: '0' });
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await page.close();
+});
