@@ -20,6 +20,7 @@ import { confirmResend, isChannel, resend, showMessage } from './message';
 import { confirmResendDead, resendDead, showDead } from './dead-letters';
 import { showAudit } from './audit-page';
 import { saveStudent, showEditStudent } from './student-edit';
+import { showSchools, showSchoolStudents } from './schools';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -233,6 +234,14 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
     await resendDead(context, local(res).view, req, res);
   });
 
+  router.get(`${CONSOLE_BASE}/schools`, async (req, res) => {
+    callRecordOf(res).operation = 'schools';
+    await showSchools(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/schools/students`, async (req, res) => {
+    callRecordOf(res).operation = 'schools';
+    await showSchoolStudents(context, local(res).view, req, res);
+  });
   router.get(`${CONSOLE_BASE}/audit`, async (req, res) => {
     callRecordOf(res).operation = 'audit';
     await showAudit(context, local(res).view, req, res);

@@ -40,19 +40,23 @@ export const csrfField = (view: View): Html =>
 
 export interface PageOptions {
   /** The navigation entry to mark as current. */
-  readonly current?: 'overview' | 'students' | 'dead' | 'audit' | 'accounts';
+  readonly current?: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'accounts';
 }
 
 export function page(view: View, title: string, main: HtmlValue, options: PageOptions = {}): Html {
   const { t, session } = view;
-  const navItem = (key: 'overview' | 'students' | 'dead' | 'audit' | 'accounts', href: string, label: string) =>
-    html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const navItem = (
+    key: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'accounts',
+    href: string,
+    label: string,
+  ) => html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
   const nav =
     session === null
       ? ''
       : html`<nav aria-label="${t.mainNav}"><ul>
 ${navItem('overview', `${CONSOLE_BASE}/`, t.navOverview)}
 ${navItem('students', `${CONSOLE_BASE}/students`, t.navStudents)}
+${navItem('schools', `${CONSOLE_BASE}/schools`, t.navSchools)}
 ${navItem('dead', `${CONSOLE_BASE}/dead`, t.navDead)}
 ${navItem('audit', `${CONSOLE_BASE}/audit`, t.navAudit)}
 ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.navAccounts) : ''}
