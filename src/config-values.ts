@@ -11,6 +11,7 @@ export const CONFIG_SECTIONS = {
   store: 'Storage',
   requests: 'Requests and connections',
   access: 'Access, audit and the admin API',
+  console: "The operators' console",
   observability: 'Logs, metrics and shutdown',
   authCode: 'AuthCode: phone numbers, codes and limits',
   delivery: 'Delivery: the worker and the outbox',

@@ -61,6 +61,8 @@ export interface Config {
   readonly shadow: ShadowConfig | null;
   /** RECORD_REQUESTS*: read calls written for `npm run compare` (docs/migration.md#recording-requests); null: off. */
   readonly recordRequests: RecordRequestsConfig | null;
+  /** The operators' console (docs/console.md). */
+  readonly console: ConsoleConfig;
 }
 
 export interface TracingConfig {
@@ -84,6 +86,15 @@ export interface RecordRequestsConfig {
   readonly file: string;
   readonly sample: number;
   readonly maxBytes: number;
+}
+
+export interface ConsoleConfig {
+  /** CONSOLE: false answers 404 under /console/. */
+  readonly enabled: boolean;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  /** CONSOLE_ALLOW: the addresses and ranges that may reach the console; null: every address. */
+  readonly allow: readonly string[] | null;
 }
 
 export class ConfigError extends Error {
@@ -461,6 +472,31 @@ const schema = z.object({
         'The recording stops adding to `RECORD_REQUESTS` once the file is this large (default 1 GiB); calls past it count as `full`.',
       ),
     ),
+  CONSOLE: bool('CONSOLE')
+    .default(true)
+    .meta(
+      setting(
+        'console',
+        "The [operators' console](console.md) under `/console/`; `false` answers 404 there. Nobody can sign in until an account is made with `npm run operator -- add NAME`.",
+      ),
+    ),
+  CONSOLE_SESSION_IDLE_MINUTES: integer('CONSOLE_SESSION_IDLE_MINUTES', 1, 1440)
+    .default(30)
+    .meta(setting('console', 'A console session unused this many minutes ends ([sessions](console.md#sessions)).')),
+  CONSOLE_SESSION_MAX_HOURS: integer('CONSOLE_SESSION_MAX_HOURS', 1, 720)
+    .default(12)
+    .meta(setting('console', 'A console session ends this many hours after its sign-in, however busy.')),
+  CONSOLE_ALLOW: z
+    .string()
+    .trim()
+    .optional()
+    .meta(
+      setting(
+        'console',
+        'Comma-separated addresses and CIDR ranges that may reach the console (others get 403); the caller is `req.ip`, so `TRUST_PROXY` decides whose address that is.',
+        'unset: every address',
+      ),
+    ),
 });
 
 /** The service's settings as declared, for docs/configuration.md (npm run docs:config). */
@@ -573,7 +609,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       c.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
         ? null
         : { endpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: c.OTEL_SERVICE_NAME ?? null },
+    console: {
+      enabled: c.CONSOLE,
+      sessionIdleMinutes: c.CONSOLE_SESSION_IDLE_MINUTES,
+      sessionMaxHours: c.CONSOLE_SESSION_MAX_HOURS,
+      allow: c.CONSOLE_ALLOW === undefined || c.CONSOLE_ALLOW === '' ? null : parseAllowList(c.CONSOLE_ALLOW),
+    },
   };
+}
+
+function parseAllowList(list: string): string[] {
+  const entries = list
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    if (family === 0 || (prefix !== undefined && !(/^[0-9]+$/.test(prefix) && Number(prefix) <= bits)))
+      throw new ConfigError(
+        `Invalid configuration:\n  CONSOLE_ALLOW: "${entry}" is not an IPv4 or IPv6 address or CIDR range`,
+      );
+  }
+  return entries;
 }
 
 function parseCountries(list: string): CountryCode[] {

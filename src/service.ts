@@ -4,6 +4,8 @@ import { createBcryptPool } from './access/bcrypt-pool';
 import { startAccessLimits, type AccessLimits } from './access/start-access-limits';
 import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
 import type { Config } from './config';
+import { CONSOLE_BASE, consoleOff, createConsole } from './console';
+import { consoleAllowList } from './console/allow-list';
 import { loadServiceModel } from './contract';
 import { DELIVERY_STOP_MS, startDelivery, type RunningDelivery } from './delivery';
 import { checkReadiness, healthRoutes, type Readiness } from './health';
@@ -132,6 +134,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       );
     }
     let delivery: RunningDelivery | null = null;
+    let closeConsole: () => Promise<void> = async () => {};
     // The operations are given what they read and what they queue, nothing else.
     const operationStore = { records: store.records, outbox: store.outbox };
     const operations = createOperations(operationStore, {
@@ -177,6 +180,27 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         handler: createAdminApi({ store: store.admin, token: config.adminToken, logger, bodyLimit: config.bodyLimit }),
       },
     ];
+    if (config.console.enabled) {
+      // Its own thread for passwords: a flood of Basic logins on the SOAP side does not lock operators out.
+      const consoleBcrypt = createBcryptPool({ threads: 1 });
+      shutdown.register('console bcrypt thread', () => consoleBcrypt.close());
+      closeConsole = () => consoleBcrypt.close();
+      const handler = createConsole({
+        stores: { console: store.console, admin: store.admin, access: store.access },
+        settings: {
+          secureCookies: config.publicBaseUrl?.startsWith('https:') ?? false,
+          idleMs: config.console.sessionIdleMinutes * 60_000,
+          maxAgeMs: config.console.sessionMaxHours * 3_600_000,
+          allow: consoleAllowList(config.console.allow),
+        },
+        logger,
+        bcrypt: consoleBcrypt,
+        onResent: () => delivery?.worker.notify(),
+      });
+      routes.push({ path: CONSOLE_BASE, handler }, { path: `${CONSOLE_BASE}/`, handler });
+    } else {
+      routes.push({ path: CONSOLE_BASE, handler: consoleOff }, { path: `${CONSOLE_BASE}/`, handler: consoleOff });
+    }
     // With METRICS_PORT set, main.ts serves /metrics there and only there.
     if (config.metricsPort === null) routes.push({ path: '/metrics', handler: metrics.route });
 
@@ -242,6 +266,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
         await running?.stop(DELIVERY_STOP_MS);
         await runningLimits?.stop();
         await runningAccess?.close();
+        await closeConsole();
         if (ownsStore) await store.lifecycle.close();
         await stopTracing(TRACES_FLUSH_MS);
       },

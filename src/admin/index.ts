@@ -13,6 +13,8 @@ import { API_BASE, recordRoutes } from './record-routes';
 import { routeTable } from './router';
 
 export { API_BASE } from './record-routes';
+/** The audit listing's filters, as the admin API checks them: the console's audit page checks its form with the same rules. */
+export { AuditListQuery } from './schemas';
 
 export interface AdminApiOptions {
   readonly store: AdminStore;

@@ -11,7 +11,7 @@ import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
 import { PolicyError, USER_NAME, parsePolicy } from '../access';
 import { fromInvocation, wantsHelp, wantsVersion } from './args';
-import { askSecret } from './ask-secret';
+import { readPassword } from './password-prompt';
 
 const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
        npm run user -- remove NAME [--policy FILE]
@@ -161,14 +161,6 @@ function writeAtomically(file: string, text: string): void {
 function usage(io: UserCliIo): number {
   io.err(USAGE);
   return 2;
-}
-
-/** From a terminal: asks twice without echo. Otherwise: the first line of stdin. */
-async function readPassword(prompt: string): Promise<string> {
-  const password = await askSecret(prompt);
-  if (process.stdin.isTTY && (await askSecret('Once more: ')) !== password)
-    throw new Error('the two passwords differ; nothing was written');
-  return password;
 }
 
 if (require.main === module) {

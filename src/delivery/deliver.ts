@@ -193,7 +193,13 @@ async function finish(
   span?.finished(outcome, errorCode);
   let current: boolean;
   try {
-    current = await context.completions.write({ channel, id: message.id, claimToken: message.claimToken, completion });
+    current = await context.completions.write({
+      channel,
+      id: message.id,
+      claimToken: message.claimToken,
+      completion,
+      code: errorCode,
+    });
   } catch (error) {
     // The message stays claimed; when the lease ends it is tried again.
     context.logger.error(

@@ -3,6 +3,7 @@
 import type { Logger } from '../log';
 import type { DeliveryConfig } from './config';
 import type { DeliveryStore } from './delivery-store';
+import { startHeartbeat, type HeartbeatStore } from './heartbeat';
 import { LogDeliveryObserver, startDeliveryReport } from './log-observer';
 import type { PruningSchedule } from '../shared/pruning-schedule';
 import { startOutboxPruning, type PruningStore } from './outbox-retention';
@@ -36,7 +37,7 @@ export interface StartDeliveryOptions {
 
 export function startDelivery(
   config: DeliveryConfig,
-  store: DeliveryStore & PruningStore & Partial<WakeUpSource>,
+  store: DeliveryStore & PruningStore & Partial<WakeUpSource> & Partial<HeartbeatStore>,
   logger: Logger,
   options: StartDeliveryOptions = {},
 ): RunningDelivery {
@@ -81,6 +82,10 @@ export function startDelivery(
           random: options.random,
         });
   const stopReport = startDeliveryReport(store, log, logger, REPORT_INTERVAL_MS, now);
+  const stopHeartbeat =
+    store.workerHeartbeat === undefined || store.workerStopped === undefined
+      ? async () => {}
+      : startHeartbeat(store as HeartbeatStore, () => worker.health().running, logger, now);
   const days = config.outboxRetentionDays;
   const stopPruning = days === null ? async () => {} : startOutboxPruning(store, days, logger, now, options.pruning);
   logger.info(
@@ -97,6 +102,7 @@ export function startDelivery(
     async stop(timeoutMs) {
       stopReport();
       await Promise.all([stopPruning(), worker.stop(timeoutMs), wakeUp?.stop()]);
+      await stopHeartbeat();
     },
   };
 }

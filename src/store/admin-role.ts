@@ -67,8 +67,8 @@ export interface AdminStore {
   outboxStats(): Promise<OutboxChannelStats[]>;
   /** Re-queues one dead or failed message (see outbox-admin.ts). */
   requeueOutboxMessage(channel: OutboxChannel, id: string): Promise<RequeueResult>;
-  /** Re-queues every dead message of the channel that can still be sent; returns how many. */
-  requeueDeadOutboxMessages(channel: OutboxChannel): Promise<number>;
+  /** Re-queues every dead message of the channel that can still be sent (with this last error only, when given); returns how many. */
+  requeueDeadOutboxMessages(channel: OutboxChannel, lastError?: string): Promise<number>;
   /** A page of the audit trail, newest first, with the total. */
   listAuditEntries(query: AuditQuery): Promise<AuditPage>;
 }
@@ -111,9 +111,9 @@ export function createAdminStore(core: StoreCore): AdminStore {
         }),
       ),
 
-    requeueDeadOutboxMessages: (channel) =>
+    requeueDeadOutboxMessages: (channel, lastError) =>
       run(async () => {
-        const count = await requeueDeadMessages(db, channel, core.timestamp());
+        const count = await requeueDeadMessages(db, channel, core.timestamp(), lastError);
         // After the update's own commit: the workers find the rows due.
         if (count > 0 && dialect === 'postgres') await notifyOutbox(channel).execute(db);
         return count;

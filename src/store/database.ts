@@ -125,6 +125,45 @@ export interface AccessCountersTable {
   count: number;
 }
 
+/** An operator of the console (migration 0008, docs/console.md). */
+export interface ConsoleAccountsTable {
+  name: string;
+  password_hash: string;
+  role: string;
+  disabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A signed-in browser; `id` is the SHA-256 (hex) of the cookie's value (migration 0008). */
+export interface ConsoleSessionsTable {
+  id: string;
+  account: string;
+  csrf: string;
+  created_at: string;
+  last_seen_at: string;
+}
+
+/** One delivery attempt of an outbox message (migration 0008). */
+export interface OutboxAttemptsTable {
+  id: string;
+  channel: string;
+  message_id: string;
+  attempt: number;
+  at: string;
+  outcome: string;
+  code: string | null;
+  error: string | null;
+  next_attempt_at: string | null;
+}
+
+/** A running delivery worker's heartbeat (migration 0008). */
+export interface DeliveryWorkersTable {
+  id: string;
+  started_at: string;
+  beat_at: string;
+}
+
 export interface StoreDatabase {
   schools: SchoolsTable;
   students: StudentsTable;
@@ -135,4 +174,8 @@ export interface StoreDatabase {
   auth_code_messages: AuthCodeMessagesTable;
   access_audit: AccessAuditTable;
   access_counters: AccessCountersTable;
+  console_accounts: ConsoleAccountsTable;
+  console_sessions: ConsoleSessionsTable;
+  outbox_attempts: OutboxAttemptsTable;
+  delivery_workers: DeliveryWorkersTable;
 }

@@ -6,6 +6,7 @@ export type { OutboxSubscription } from './outbox/outbox-notify';
 export type {
   AccessStore,
   AdminStore,
+  ConsoleStore,
   DataSetStore,
   DemoDataStore,
   ImportStore,
@@ -73,3 +74,18 @@ export type {
   StudentPlacement,
   StudentSummary,
 } from './types';
+export { CONSOLE_ROLES } from './console/console-accounts';
+export type {
+  AccountWrite,
+  ActivityBucket,
+  ConsoleAccount,
+  ConsoleAccountSecret,
+  ConsoleRole,
+  ConsoleSession,
+  DeliveryAttemptRow,
+  ErrorCount,
+  NewConsoleSession,
+  StudentHit,
+  StudentHits,
+  WorkerHeartbeat,
+} from './console/console-role';

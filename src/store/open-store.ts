@@ -9,6 +9,7 @@ import { assertSchemaName, createPostgresDialect, preparePostgresSchema } from '
 import { SharedResources } from './connection/shared-resources';
 import { createAccessStore } from './access/access-role';
 import { createAdminStore } from './admin-role';
+import { createConsoleStore } from './console/console-role';
 import { createStoreCore } from './core';
 import { createDataSetStore } from './data-set/data-set-role';
 import { readMigrationStatus } from './migrations/migration-status';
@@ -119,6 +120,7 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
     dataSet: createDataSetStore(core, queries),
     access: createAccessStore(core),
     admin: createAdminStore(core),
+    console: createConsoleStore(core),
     lifecycle: {
       ping: () =>
         core

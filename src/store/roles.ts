@@ -7,12 +7,13 @@
 // (DeliveryStore, ReadinessSource, …), which these roles provide.
 import type { AccessStore } from './access/access-role';
 import type { AdminStore } from './admin-role';
+import type { ConsoleStore } from './console/console-role';
 import type { DataSetStore } from './data-set/data-set-role';
 import type { MigrationStatus } from './migrations/migration-status';
 import type { Outbox } from './outbox/outbox-role';
 import type { Records } from './types';
 
-export type { AccessStore, AdminStore, DataSetStore, Outbox };
+export type { AccessStore, AdminStore, ConsoleStore, DataSetStore, Outbox };
 
 /** The store as a whole: is it there, is its schema current, and closing it. */
 export interface StoreLifecycle {
@@ -42,6 +43,8 @@ export interface OpenedStore {
   readonly access: AccessStore;
   /** Records one by one, the outbox's messages and the audit trail, for operators (src/admin, `npm run outbox`). */
   readonly admin: AdminStore;
+  /** The operators' console: its accounts, sessions and overview (src/console). */
+  readonly console: ConsoleStore;
   readonly lifecycle: StoreLifecycle;
 }
 

@@ -341,6 +341,50 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(await store.admin.getOutboxMessage('sms', 'v7-sms')).toMatchObject({ item: { status: 'queued' } });
     },
   },
+  // The console: accounts, sessions, the attempt history, the workers' heartbeats, and the students' search name.
+  '0008_console': {
+    async fill(insert) {
+      await insert('console_accounts', {
+        name: 'v8-admin',
+        password_hash: '$2b$10$' + 'a'.repeat(53),
+        role: 'admin',
+        disabled: 1,
+        created_at: T0,
+        updated_at: LATER,
+      });
+      await insert('console_sessions', {
+        id: 'f'.repeat(64),
+        account: 'v8-admin',
+        csrf: 'c'.repeat(43),
+        created_at: T0,
+        last_seen_at: LATER,
+      });
+      await insert('outbox_attempts', {
+        id: 'v8-attempt',
+        channel: 'push',
+        message_id: 'v2-push',
+        attempt: 1,
+        at: LATER,
+        outcome: 'sent',
+        code: '200',
+        error: 'none',
+        next_attempt_at: LATER,
+      });
+      await insert('delivery_workers', { id: 'v8-worker', started_at: T0, beat_at: LATER });
+    },
+    async check(store) {
+      expect(await store.console.listAccounts()).toEqual([
+        expect.objectContaining({ name: 'v8-admin', role: 'admin', disabled: true }),
+      ]);
+      expect(await store.console.listAttempts('push', 'v2-push')).toEqual([
+        expect.objectContaining({ attempt: 1, outcome: 'sent', code: '200' }),
+      ]);
+      expect((await store.console.listWorkers()).map((worker) => worker.id)).toEqual(['v8-worker']);
+      // The search name is computed from the name as the release before wrote it, diacritics and all.
+      const hits = await store.console.searchStudents('سلمى', { limit: 10, offset: 0 });
+      expect(JSON.stringify(hits)).toContain('v1-student');
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

@@ -47,6 +47,7 @@ describe('--help and -h', () => {
     ['src/cli/user.ts', 'usage: npm run user'],
     ['src/cli/outbox.ts', 'usage: npm run outbox'],
     ['src/cli/backup.ts', 'Usage: npm run backup'],
+    ['src/cli/operator.ts', 'usage: npm run operator'],
     ['src/cli/worker.ts', 'Usage: npm run worker'],
     ['src/cli/contract.ts', 'Usage: npm run contract'],
   ] as const;

@@ -6,6 +6,7 @@ import { accessMigration } from './0004-access';
 import { outboxIndexesMigration } from './0005-outbox-indexes';
 import { auditBoundsMigration } from './0006-audit-bounds';
 import { traceContextMigration } from './0007-trace-context';
+import { consoleMigration } from './0008-console';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -18,6 +19,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0005_outbox_indexes': outboxIndexesMigration,
   '0006_audit_bounds': auditBoundsMigration,
   '0007_trace_context': traceContextMigration,
+  '0008_console': consoleMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

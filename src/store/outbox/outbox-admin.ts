@@ -47,16 +47,18 @@ export async function requeueMessage(
   return Number(result.numUpdatedRows) === 1 ? 'requeued' : 'not_dead';
 }
 
-/** Re-queues every dead message of a channel that can still be sent; returns how many. */
+/** Re-queues every dead message of a channel that can still be sent (only those whose last error is `lastError`, when given); returns how many. */
 export async function requeueDeadMessages(
   db: Kysely<StoreDatabase>,
   channel: OutboxChannel,
   now: string,
+  lastError?: string,
 ): Promise<number> {
-  const base = db
+  const dead = db
     .updateTable(TABLE[channel])
     .set({ status: 'queued', attempts: 0, next_attempt_at: now, locked_until: null, updated_at: now })
     .where('status', '=', 'dead');
+  const base = lastError === undefined ? dead : dead.where('last_error', '=', lastError);
   const result = await (channel === 'sms' ? base.where('code', 'is not', null) : base).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -107,8 +109,8 @@ export async function pruneFinishedMessages(
 ): Promise<number> {
   const table = TABLE[channel];
   return deleteInBatches(
-    () =>
-      db
+    async () => {
+      const deleted = await db
         .deleteFrom(table)
         .where('id', 'in', finishedBefore(db, channel, before, batch))
         // Again on the rows themselves: on PostgreSQL a row re-queued while this
@@ -116,7 +118,21 @@ export async function pruneFinishedMessages(
         // the list the subquery made before.
         .where('status', 'in', FINISHED)
         .where('updated_at', '<', before)
-        .executeTakeFirst(),
+        .returning('id')
+        .execute();
+      // The messages' attempt histories go with them (migration 0008).
+      if (deleted.length > 0)
+        await db
+          .deleteFrom('outbox_attempts')
+          .where('channel', '=', channel)
+          .where(
+            'message_id',
+            'in',
+            deleted.map((row) => row.id),
+          )
+          .execute();
+      return { numDeletedRows: BigInt(deleted.length) };
+    },
     batch,
     signal,
   );

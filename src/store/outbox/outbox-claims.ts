@@ -55,6 +55,8 @@ export interface DeliveryCompletionEntry {
   readonly id: string;
   readonly claimToken: string;
   readonly completion: DeliveryCompletion;
+  /** The provider's answer code of a failed attempt (`UNREGISTERED`, `http_503`), for the attempt history; null or left out when none. */
+  readonly code?: string | null;
 }
 
 export interface ClaimRequest {
@@ -341,4 +343,32 @@ export async function removeDeviceToken(
     .where('push_token', '=', token)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * The attempt history (migration 0008): one row per finished attempt of the
+ * messages whose result was just written, copied from the rows as that
+ * result left them (status, last error, next attempt), in one statement per
+ * table and batch, in the same transaction as the results. The id is the
+ * message's and the attempt's number, so a result written twice is kept once.
+ */
+export async function recordAttempts(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  table: OutboxTable,
+  entries: ReadonlyArray<{ readonly id: string; readonly code: string | null }>,
+  now: string,
+): Promise<void> {
+  if (entries.length === 0) return;
+  const channel = table === 'push_notifications' ? 'push' : 'sms';
+  const given =
+    dialect === 'postgres'
+      ? sql`unnest(${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.code)}::text[]) as v(column1, column2)`
+      : sql`(values ${sql.join(entries.map((e) => sql`(${e.id}, ${e.code})`))}) as v`;
+  await sql`
+    insert into outbox_attempts (id, channel, message_id, attempt, at, outcome, code, error, next_attempt_at)
+    select t.id || ':' || t.attempts, ${channel}, t.id, t.attempts, ${now}, t.status, v.column2, t.last_error,
+           case when t.status = 'failed' then t.next_attempt_at else null end
+    from ${sql.table(table)} as t join ${given} on t.id = v.column1
+    on conflict (id) do nothing`.execute(db);
 }

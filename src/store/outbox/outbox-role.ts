@@ -16,6 +16,7 @@ import {
   completeDelivery,
   completeSent,
   oldestDueAt,
+  recordAttempts,
   removeDeviceToken,
   type ClaimedAuthCodeMessage,
   type ClaimedPushNotification,
@@ -23,6 +24,7 @@ import {
   type DeliveryCompletionEntry,
 } from './outbox-claims';
 import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
+import { deleteHeartbeat, writeHeartbeat } from './worker-heartbeats';
 
 export interface Outbox extends OutboxQueue {
   /**
@@ -53,6 +55,10 @@ export interface Outbox extends OutboxQueue {
   countAuthCodesSince(since: string): Promise<number>;
   /** Deletes sent and dead messages last changed before `before` (an ISO time); how many, per channel. Stops between batches once `signal` is aborted. */
   pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
+  /** A delivery worker says it is alive (src/delivery/heartbeat.ts); rows silent for a day go. */
+  workerHeartbeat(id: string, startedAt: string): Promise<void>;
+  /** A delivery worker stopped: its heartbeat row goes. */
+  workerStopped(id: string): Promise<void>;
 }
 
 export interface OutboxOptions {
@@ -207,6 +213,12 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
             if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now))
               current.add(`${e.channel}:${e.id}`);
           }
+          for (const channel of ['push', 'sms'] as const) {
+            const written = completions.flatMap((e) =>
+              e.channel === channel && current.has(`${channel}:${e.id}`) ? [{ id: e.id, code: e.code ?? null }] : [],
+            );
+            await recordAttempts(trx, dialect, OUTBOX_TABLE[channel], written, now);
+          }
           return completions.map((e) => current.has(`${e.channel}:${e.id}`));
         }),
       ),
@@ -230,6 +242,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
           .executeTakeFirst();
         return Number(row?.n ?? 0);
       }),
+
+    workerHeartbeat: (id, startedAt) => run(() => writeHeartbeat(db, id, startedAt, core.timestamp())),
+    workerStopped: (id) => run(() => deleteHeartbeat(db, id)),
 
     pruneOutbox: (before, signal) =>
       run(async () => ({

@@ -1,0 +1,37 @@
+// What the console's routes share: the store's roles, the settings, the
+// bcrypt threads, the sign-in throttle, the audit trail's writer, the clock.
+import type { BlockList } from 'node:net';
+import type { BcryptPool } from '../access/bcrypt-pool';
+import type { LoginThrottle } from '../access/login-throttle';
+import type { Logger } from '../log';
+import type { AccessStore, AdminStore, ConsoleStore } from '../store';
+import type { ConsoleAudit } from './audit';
+
+export interface ConsoleSettings {
+  /** Secure cookies: PUBLIC_BASE_URL is https. */
+  readonly secureCookies: boolean;
+  /** A session unused this long ends (CONSOLE_SESSION_IDLE_MINUTES). */
+  readonly idleMs: number;
+  /** A session ends this long after its sign-in, used or not (CONSOLE_SESSION_MAX_HOURS). */
+  readonly maxAgeMs: number;
+  /** CONSOLE_ALLOW: the addresses that may reach the console; null: every address. */
+  readonly allow: BlockList | null;
+}
+
+export interface ConsoleStores {
+  readonly console: ConsoleStore;
+  readonly admin: AdminStore;
+  readonly access: Pick<AccessStore, 'insertAuditEntries'>;
+}
+
+export interface ConsoleContext {
+  readonly stores: ConsoleStores;
+  readonly settings: ConsoleSettings;
+  readonly logger: Logger;
+  readonly bcrypt: BcryptPool;
+  readonly throttle: LoginThrottle;
+  readonly audit: ConsoleAudit;
+  readonly now: () => Date;
+  /** A message was queued again: an in-process worker may look now rather than at its next poll. */
+  readonly onResent?: () => void;
+}

@@ -1,0 +1,328 @@
+// The operators' console under /console/ (docs/console.md): server-rendered
+// pages for support staff, behind accounts and sessions of its own, with a
+// role check on the server for every action, a CSRF token in every form, and
+// an audit entry for every action. CONSOLE=false turns it off (404).
+import { createHash } from 'node:crypto';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { BcryptPool } from '../access/bcrypt-pool';
+import { createLoginThrottle, type LoginThrottle } from '../access/login-throttle';
+import type { Logger } from '../log';
+import { StoreError, type ConsoleRole } from '../store';
+import { callRecordOf, sendText } from '../wire';
+import { addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
+import { consoleAudit } from './audit';
+import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
+import { html } from './html';
+import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
+import { showOverview } from './overview';
+import { showSearch, showStudent } from './students';
+import { confirmResend, isChannel, resend, showMessage } from './message';
+import { confirmResendDead, resendDead, showDead } from './dead-letters';
+import { showAudit } from './audit-page';
+import { saveStudent, showEditStudent } from './student-edit';
+import { showSchools, showSchoolStudents } from './schools';
+import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
+import { csrfMatches, endSession, lookUpSession } from './sessions';
+import { forbidden, showSignIn, signIn } from './sign-in';
+import { CONSOLE_CSS } from './style';
+import { allows, page, viewFor, type SignedIn, type View } from './view';
+
+export { CONSOLE_BASE } from './respond';
+export { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from './accounts';
+export type { ConsoleSettings, ConsoleStores } from './context';
+
+/** Failed sign-ins a minute before the next is refused unchecked (docs/console.md#signing-in). */
+export const SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+export const SIGN_IN_FAILURES_PER_ADDRESS = 10;
+const SIGN_IN_WINDOW_MS = 60_000;
+/** The largest form the console takes (the roster import has its own limit). */
+const FORM_LIMIT = '32kb';
+
+export interface ConsoleOptions {
+  readonly stores: ConsoleStores;
+  readonly settings: ConsoleSettings;
+  readonly logger: Logger;
+  /** Checks the passwords off the main thread. */
+  readonly bcrypt: BcryptPool;
+  readonly throttle?: LoginThrottle;
+  readonly now?: () => Date;
+  /** Told when a message is queued again (the in-process worker's notify). */
+  readonly onResent?: () => void;
+}
+
+interface Local {
+  view: View;
+  cookies: Map<string, string>;
+}
+
+const local = (res: Response): Local => res.locals as Local;
+
+const CSS_ETAG = `"${createHash('sha256').update(CONSOLE_CSS).digest('hex').slice(0, 16)}"`;
+
+export function createConsole(options: ConsoleOptions): RequestHandler {
+  const router = Router({ strict: false });
+  const now = options.now ?? (() => new Date());
+  const context: ConsoleContext = {
+    stores: options.stores,
+    settings: options.settings,
+    logger: options.logger,
+    bcrypt: options.bcrypt,
+    throttle:
+      options.throttle ??
+      createLoginThrottle({
+        perAddress: SIGN_IN_FAILURES_PER_ADDRESS,
+        perUser: SIGN_IN_FAILURES_PER_ACCOUNT,
+        windowMs: SIGN_IN_WINDOW_MS,
+      }),
+    audit: consoleAudit(options.stores.access, now),
+    now,
+    onResent: options.onResent,
+  };
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const record = callRecordOf(res);
+    record.endpoint = 'console';
+    securityHeaders(res);
+    const allow = context.settings.allow;
+    if (allow !== null && !addressAllowed(allow, req.ip)) {
+      sendText(res, 403, 'The console is not open to this address (CONSOLE_ALLOW).');
+      return;
+    }
+    const cookies = parseCookies(req.headers.cookie);
+    res.locals.cookies = cookies;
+    res.locals.view = viewFor(chooseLang(cookies, req.headers), null, req.originalUrl.slice(0, 1000));
+    next();
+  });
+
+  router.get(`${CONSOLE_BASE}/console.css`, (req, res) => {
+    callRecordOf(res).operation = 'style';
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('ETag', CSS_ETAG);
+    if (req.headers['if-none-match'] === CSS_ETAG) {
+      res.status(304).end();
+      return;
+    }
+    res.setHeader('Content-Type', 'text/css; charset=utf-8');
+    res.end(CONSOLE_CSS);
+  });
+
+  router.get(`${CONSOLE_BASE}/lang/:lang`, (req, res) => {
+    const lang: Lang = req.params.lang === 'ar' ? 'ar' : 'en';
+    addCookie(res, cookie(LANG_COOKIE, lang, { secure: context.settings.secureCookies, maxAge: 365 * 24 * 3600 }));
+    // Back to a console page only: never an open redirect.
+    const back = typeof req.query.back === 'string' ? req.query.back : '';
+    redirect(res, /^\/console\/[^\\]*$/.test(back) && !back.startsWith('//') ? back : `${CONSOLE_BASE}/`);
+  });
+
+  const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 50 });
+
+  router.get(`${CONSOLE_BASE}/sign-in`, (req, res) => {
+    callRecordOf(res).operation = 'sign-in';
+    const note = req.query.ended === '1' ? 'ended' : req.query.out === '1' ? 'signed-out' : null;
+    showSignIn(context, local(res).view, res, note);
+  });
+  router.post(`${CONSOLE_BASE}/sign-in`, forms, async (req, res) => {
+    callRecordOf(res).operation = 'sign-in';
+    await signIn(context, local(res).view, req, res, local(res).cookies);
+  });
+
+  // Everything below needs a session; a POST also its CSRF token.
+  router.use(CONSOLE_BASE, forms, async (req: Request, res: Response, next: NextFunction) => {
+    const found = await lookUpSession(context, local(res).cookies);
+    if (found.state !== 'active') {
+      redirect(res, `${CONSOLE_BASE}/sign-in${found.state === 'ended' ? '?ended=1' : ''}`);
+      return;
+    }
+    const view = viewFor(local(res).view.lang, found.session, local(res).view.here);
+    res.locals.view = view;
+    if (req.method === 'POST' && !csrfMatches(req, found.session.csrf)) {
+      await context.audit({
+        address: req.ip ?? null,
+        account: found.session.account,
+        operation: operationOf(req.originalUrl),
+        outcome: 'refused',
+        reason: 'csrf',
+      });
+      forbidden(view, res, 'csrf');
+      return;
+    }
+    next();
+  });
+
+  /** The role check of a route: below it, a 403 and an audit entry, and nothing done. */
+  const need =
+    (role: ConsoleRole): RequestHandler =>
+    async (req, res, next) => {
+      const { view } = local(res);
+      const session = view.session as SignedIn;
+      if (allows(session.role, role)) {
+        next();
+        return;
+      }
+      await context.audit({
+        address: req.ip ?? null,
+        account: session.account,
+        operation: operationOf(req.originalUrl),
+        outcome: 'refused',
+        reason: 'role',
+      });
+      forbidden(view, res, 'role');
+    };
+
+  router.get([`${CONSOLE_BASE}`, `${CONSOLE_BASE}/`], async (_req, res) => {
+    callRecordOf(res).operation = 'overview';
+    await showOverview(context, local(res).view, res);
+  });
+
+  router.get(`${CONSOLE_BASE}/students`, async (req, res) => {
+    callRecordOf(res).operation = 'students';
+    await showSearch(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/students/:id`, async (req, res) => {
+    callRecordOf(res).operation = 'student';
+    await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), false);
+  });
+  router.get(`${CONSOLE_BASE}/students/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'student-edit';
+    await showEditStudent(context, local(res).view, res, String(req.params.id).slice(0, 128));
+  });
+  router.post(`${CONSOLE_BASE}/students/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'student-edit';
+    await saveStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
+  });
+  router.post(`${CONSOLE_BASE}/students/:id/reveal`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'reveal-token';
+    await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), true);
+  });
+
+  router.get(`${CONSOLE_BASE}/messages/:channel/:id`, async (req, res, next) => {
+    const channel = String(req.params.channel);
+    if (!isChannel(channel)) {
+      next();
+      return;
+    }
+    callRecordOf(res).operation = 'message';
+    await showMessage(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
+  });
+  router.get(`${CONSOLE_BASE}/messages/:channel/:id/resend`, need('operator'), (req, res, next) => {
+    const channel = String(req.params.channel);
+    if (!isChannel(channel)) {
+      next();
+      return;
+    }
+    confirmResend(local(res).view, res, channel, String(req.params.id).slice(0, 128));
+  });
+  router.post(`${CONSOLE_BASE}/messages/:channel/:id/resend`, need('operator'), async (req, res, next) => {
+    const channel = String(req.params.channel);
+    if (!isChannel(channel)) {
+      next();
+      return;
+    }
+    callRecordOf(res).operation = 'resend';
+    await resend(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
+  });
+
+  router.get(`${CONSOLE_BASE}/dead`, async (req, res) => {
+    callRecordOf(res).operation = 'dead';
+    await showDead(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
+    await confirmResendDead(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'resend-dead';
+    await resendDead(context, local(res).view, req, res);
+  });
+
+  router.get(`${CONSOLE_BASE}/schools`, async (req, res) => {
+    callRecordOf(res).operation = 'schools';
+    await showSchools(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/schools/students`, async (req, res) => {
+    callRecordOf(res).operation = 'schools';
+    await showSchoolStudents(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/audit`, async (req, res) => {
+    callRecordOf(res).operation = 'audit';
+    await showAudit(context, local(res).view, req, res);
+  });
+
+  router.post(`${CONSOLE_BASE}/sign-out`, async (req, res) => {
+    callRecordOf(res).operation = 'sign-out';
+    const session = local(res).view.session as SignedIn;
+    await endSession(context, res, session);
+    await context.audit({
+      address: req.ip ?? null,
+      account: session.account,
+      operation: 'sign-out',
+      outcome: 'allowed',
+    });
+    redirect(res, `${CONSOLE_BASE}/sign-in?out=1`);
+  });
+
+  router.get(`${CONSOLE_BASE}/accounts`, need('admin'), async (req, res) => {
+    callRecordOf(res).operation = 'accounts';
+    await showAccounts(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/accounts`, need('admin'), async (req, res) => {
+    callRecordOf(res).operation = 'account-add';
+    await addAccount(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/accounts/:name/remove`, need('admin'), (req, res) => {
+    confirmRemoval(local(res).view, res, String(req.params.name));
+  });
+  router.post(`${CONSOLE_BASE}/accounts/:name/:change`, need('admin'), async (req, res, next) => {
+    const change = String(req.params.change);
+    if (!['role', 'disable', 'enable', 'remove'].includes(change)) {
+      next();
+      return;
+    }
+    callRecordOf(res).operation = `account-${change}`;
+    await changeAccount(context, local(res).view, req, res, String(req.params.name), change as AccountChange);
+  });
+
+  router.use(CONSOLE_BASE, (_req, res) => {
+    const { view } = local(res);
+    sendPage(res, 404, page(view, view.t.notFoundTitle, html`<p>${view.t.notFoundText}</p>`));
+  });
+
+  // A store outage is a page that says so; anything else is logged and answered plainly.
+  router.use(CONSOLE_BASE, (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const type = (err as { type?: unknown }).type;
+    if (type === 'entity.too.large' || type === 'parameters.too.many') {
+      sendText(res, 413, 'The form is too large.');
+      return;
+    }
+    if (err instanceof StoreError && err.kind === 'unavailable') {
+      res.setHeader('Retry-After', '5');
+      sendText(res, 503, 'The store is unavailable; try again in a moment.');
+      return;
+    }
+    options.logger.error({ err, method: req.method, path: req.path }, 'console: request failed');
+    sendText(res, 500, 'The request failed on our side; it has been logged.');
+  });
+  return router;
+}
+
+/** CONSOLE=false: every path under /console answers 404, as a path the service does not have. */
+export const consoleOff: RequestHandler = (_req, res) => {
+  callRecordOf(res).endpoint = 'console';
+  sendText(res, 404, 'Not Found.');
+};
+
+/** A bounded operation name for the audit trail and the metrics: the path's first segment under /console. */
+function operationOf(url: string): string {
+  const segment = (url.split('?')[0] ?? '').replace(/^\/console\/?/, '').split('/')[0] ?? '';
+  return /^[a-z-]{1,32}$/.test(segment) ? segment : 'other';
+}
+
+function addressAllowed(allow: import('node:net').BlockList, address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (v4 !== undefined) return allow.check(v4, 'ipv4');
+  return allow.check(address, address.includes(':') ? 'ipv6' : 'ipv4');
+}

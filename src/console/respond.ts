@@ -1,0 +1,73 @@
+// Every console answer carries the same protective headers
+// (docs/console.md#security): no script at all, styles only from the
+// service, no framing, no referrer (ids are in the paths), no caching (the
+// pages show personal data).
+import type { Response } from 'express';
+import type { Html } from './html';
+
+export const CONSOLE_BASE = '/console';
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+export function securityHeaders(res: Response): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+}
+
+export function sendPage(res: Response, status: number, page: Html, headers: Record<string, string> = {}): void {
+  res.status(status);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.end(`<!doctype html>\n${page.text}`);
+}
+
+/** 303 See Other: after a POST, the browser GETs the page. `to` is a path under the console. */
+export function redirect(res: Response, to: string): void {
+  res.status(303).setHeader('Location', to);
+  res.end();
+}
+
+export interface CookieOptions {
+  readonly secure: boolean;
+  /** Seconds; left out: a session cookie (gone when the browser closes). */
+  readonly maxAge?: number;
+}
+
+export function cookie(name: string, value: string, options: CookieOptions): string {
+  return [
+    `${name}=${value}`,
+    `Path=${CONSOLE_BASE}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(options.secure ? ['Secure'] : []),
+    ...(options.maxAge === undefined ? [] : [`Max-Age=${options.maxAge}`]),
+  ].join('; ');
+}
+
+/** The request's cookies, the first of each name; a few dozen at most are read. */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  if (header === undefined) return cookies;
+  for (const part of header.slice(0, 8192).split(';').slice(0, 50)) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!cookies.has(name)) cookies.set(name, part.slice(eq + 1).trim());
+  }
+  return cookies;
+}
+
+/** Appends a Set-Cookie header to those already set. */
+export function addCookie(res: Response, value: string): void {
+  const current = res.getHeader('Set-Cookie');
+  const list = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
+  res.setHeader('Set-Cookie', [...list, value]);
+}

@@ -1,0 +1,215 @@
+// Find a student, and the student's page (docs/console.md#find-a-student):
+// the answer to "why didn't the parent get it?". The records and the
+// notifications come through the admin role, the same store functions the
+// admin API uses; every page of a student is a read of personal data and goes
+// into the audit trail, and so does every reveal of a push token.
+import type { Request, Response } from 'express';
+import type { ConsoleContext } from './context';
+import { html, type Html } from './html';
+import { CONSOLE_BASE, sendPage } from './respond';
+import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
+
+export const PAGE_SIZE = 25;
+/** The most pages a search walks: past it, the words should be more precise. */
+const MAX_PAGE = 400;
+const LIST_MAX = 50;
+
+export async function showSearch(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  const { t, f } = view;
+  const q = typeof req.query.q === 'string' ? req.query.q.slice(0, 100) : '';
+  const pageNumber = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(String(req.query.page ?? '1'), 10) || 1));
+  const hits =
+    q.trim() === ''
+      ? null
+      : await context.stores.console.searchStudents(q, { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE });
+  if (hits !== null)
+    await context.audit({
+      address: req.ip ?? null,
+      account: (view.session as SignedIn).account,
+      operation: 'student-search',
+      outcome: 'allowed',
+      subject: q,
+    });
+  const pages = hits === null ? 0 : Math.min(MAX_PAGE, Math.ceil(hits.total / PAGE_SIZE));
+  const link = (n: number) => `${CONSOLE_BASE}/students?q=${encodeURIComponent(q)}&page=${n}`;
+  const results =
+    hits === null
+      ? ''
+      : hits.total === 0
+        ? html`<p role="status">${t.noneFound}</p>`
+        : html`<p role="status">${t.found(f.number(hits.total))}</p>
+<table class="stack">
+<thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colSchool}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>
+<tbody>${hits.items.map(
+            (s) => html`<tr>
+<td data-label="${t.colName}"><a href="${CONSOLE_BASE}/students/${encodeURIComponent(s.id)}"><bdi>${s.fullName}</bdi></a></td>
+<td data-label="${t.colId}"><bdi class="code">${s.id}</bdi></td>
+<td data-label="${t.colSchool}"><bdi>${s.schoolName ?? s.schoolKey}</bdi></td>
+<td data-label="${t.colClass}"><bdi>${s.classId ?? '–'}</bdi></td>
+<td data-label="${t.colActive}">${s.active ? t.yes : t.no}</td>
+</tr>`,
+          )}</tbody></table>
+${
+  pages > 1
+    ? html`<nav class="pager" aria-label="${t.pageOf(f.number(pageNumber), f.number(pages))}"><p>${t.pageOf(f.number(pageNumber), f.number(pages))}</p>${
+        pageNumber > 1 ? html`<a rel="prev" href="${link(pageNumber - 1)}">${t.previous}</a> ` : ''
+      }${pageNumber < pages ? html`<a rel="next" href="${link(pageNumber + 1)}">${t.next}</a>` : ''}</nav>`
+    : ''
+}`;
+  sendPage(
+    res,
+    200,
+    page(
+      view,
+      t.studentsTitle,
+      html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
+<div class="field"><label for="q">${t.searchStudents}</label><p class="hint" id="q-hint">${t.searchHint}</p>
+<div class="search-row"><input id="q" name="q" type="search" maxlength="100" dir="auto" aria-describedby="q-hint" value="${q}"> <button type="submit">${t.search}</button></div></div>
+</form>
+${results}`,
+      { current: 'students' },
+    ),
+  );
+}
+
+/** `abcd…wxyz (152 characters)`: enough to compare with what the phone shows, not enough to send to it. */
+export function maskToken(token: string): string {
+  if (token.length <= 12) return '…';
+  return `${token.slice(0, 4)}…${token.slice(-4)}`;
+}
+
+/** Long unbroken runs of letters and digits in an error text (tokens, ids) shown by their ends only. */
+export function maskErrorText(text: string): string {
+  return text.replace(/[A-Za-z0-9_:.-]{33,}/g, (run) => `${run.slice(0, 6)}…${run.slice(-4)}`);
+}
+
+/** The stored error in plain words for support staff, where its kind is known. */
+export function plainError(view: View, error: string): string | null {
+  const e = error.toLowerCase();
+  if (e.startsWith('no_token')) return view.t.plainError.no_token;
+  if (/unregistered|not ?registered|invalid.?registration|badDeviceToken|invalid.?token/i.test(error))
+    return view.t.plainError.unregistered;
+  if (e.includes('may have been accepted')) return view.t.plainError.uncertain;
+  if (e.startsWith('gave up after') || e.startsWith('attempts_exhausted')) return view.t.plainError.exhausted;
+  return view.t.plainError.provider;
+}
+
+export async function showStudent(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+  id: string,
+  reveal: boolean,
+): Promise<void> {
+  const { t, f } = view;
+  const session = view.session as SignedIn;
+  const admin = context.stores.admin;
+  const student = await admin.getRecord('students', id);
+  const address = req.ip ?? null;
+  if (student === null) {
+    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students' }));
+    return;
+  }
+  const [school, device, notifications, absences, notes] = await Promise.all([
+    admin.getRecord('schools', student.school),
+    student.deviceId === undefined || student.deviceId === null ? null : admin.getRecord('devices', student.deviceId),
+    admin.listOutbox('push', { studentId: id, limit: LIST_MAX, offset: 0 }),
+    admin.listRecords('absences', { studentId: id }, { limit: LIST_MAX, offset: 0 }),
+    admin.listRecords('notes', { studentId: id }, { limit: LIST_MAX, offset: 0 }),
+  ]);
+  await context.audit({
+    address,
+    account: session.account,
+    operation: reveal ? 'reveal-token' : 'student',
+    subjectKind: 'student',
+    subject: id,
+    outcome: 'allowed',
+  });
+
+  const token = device?.token ?? null;
+  const canReveal = allows(session.role, 'operator');
+  const deviceBlock: Html =
+    device === null
+      ? html`<p class="due alert">${t.noDevice}</p>`
+      : html`<dl class="summary-list">
+<div><dt>${t.colId}</dt><dd><bdi class="code">${device.id}</bdi></dd></div>
+<div><dt>${t.platform}</dt><dd>${device.platform ?? '–'}</dd></div>
+<div><dt>${t.pushToken}</dt><dd>${
+          token === null || token === undefined
+            ? html`<span class="alert">${t.noToken}</span>`
+            : reveal
+              ? html`<code class="code token">${token}</code><p class="hint">${t.tokenRevealed}</p>`
+              : html`<bdi class="code">${maskToken(token)}</bdi> ${
+                  canReveal
+                    ? html`<form class="inline" method="post" action="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/reveal">${csrfField(view)}<button type="submit" class="secondary">${t.reveal}</button></form>`
+                    : ''
+                }`
+        }</dd></div>
+</dl>`;
+
+  const items = notifications.channel === 'push' ? notifications.items : [];
+  const notificationRows =
+    items.length === 0
+      ? html`<p>${t.noNotifications}</p>`
+      : html`<table class="stack">
+<thead><tr><th scope="col">${t.colType}</th><th scope="col">${t.colQueued}</th><th scope="col">${t.colStatus}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.colSentAt}</th></tr></thead>
+<tbody>${items.map(
+          (n) => html`<tr>
+<td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${n.type}</bdi></a></td>
+<td data-label="${t.colQueued}">${f.time(n.createdAt)}</td>
+<td data-label="${t.colStatus}"><span class="${n.status === 'dead' || n.status === 'failed' ? 'alert' : n.status === 'sent' ? 'ok' : ''}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
+<td data-label="${t.colAttempts}" class="number">${f.number(n.attempts)}</td>
+<td data-label="${t.colLastError}">${
+            n.lastError === null
+              ? '–'
+              : html`${plainError(view, n.lastError)}<br><bdi class="code muted">${maskErrorText(n.lastError)}</bdi>`
+          }</td>
+<td data-label="${t.colSentAt}">${f.time(n.sentAt)}</td>
+</tr>`,
+        )}</tbody></table>`;
+
+  const absenceRows =
+    absences.items.length === 0
+      ? html`<p>${t.noAbsences}</p>`
+      : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colReason}</th><th scope="col">${t.colSeen}</th></tr></thead>
+<tbody>${absences.items.map(
+          (a) =>
+            html`<tr><td data-label="${t.colDate}">${a.date}</td><td data-label="${t.colType}"><bdi>${a.type}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
+        )}</tbody></table>`;
+  const noteRows =
+    notes.items.length === 0
+      ? html`<p>${t.noNotes}</p>`
+      : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colText}</th><th scope="col">${t.colState}</th></tr></thead>
+<tbody>${notes.items.map(
+          (n) =>
+            html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${n.type}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${n.state ?? '–'}</td></tr>`,
+        )}</tbody></table>`;
+
+  sendPage(
+    res,
+    200,
+    page(
+      view,
+      t.studentTitle(student.fullName),
+      html`${notice(req.query.saved === '1' ? t.studentSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
+        canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
+      }</p>
+<dl class="summary-list">
+<div><dt>${t.colId}</dt><dd><bdi class="code">${student.id}</bdi></dd></div>
+<div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? student.school}</bdi></dd></div>
+<div><dt>${t.colClass}</dt><dd><bdi>${student.classId ?? '–'}</bdi></dd></div>
+<div><dt>${t.colActive}</dt><dd>${student.active === '0' ? t.no : t.yes}</dd></div>
+</dl>
+<h2>${t.device}</h2>
+${deviceBlock}
+<h2>${t.notifications}</h2>
+${notificationRows}
+<h2>${t.absences}</h2>
+${absenceRows}
+<h2>${t.notes}</h2>
+${noteRows}`,
+      { current: 'students' },
+    ),
+  );
+}

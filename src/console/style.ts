@@ -1,0 +1,95 @@
+// The console's one stylesheet, served from /console/console.css (the CSP
+// allows styles from the service only). Logical properties throughout, so
+// that the same rules lay out English left to right and Arabic right to
+// left; tables turn into stacked cards on narrow screens, so that a 390 px
+// phone never scrolls sideways.
+export const CONSOLE_CSS = `
+*,*::before,*::after{box-sizing:border-box}
+html{font-family:system-ui,"Segoe UI",Roboto,"Noto Sans","Noto Sans Arabic","DejaVu Sans",sans-serif;font-size:100%;line-height:1.5;color:#0b0c0c;background:#f3f2f1}
+body{margin:0}
+a{color:#1d4f91}
+a:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-offset:0}
+.skip{position:absolute;inset-inline-start:-999px}
+.skip:focus{inset-inline-start:.5rem;top:.5rem;background:#fff;padding:.5rem;z-index:2}
+.top{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem;padding:.75rem 1rem;background:#0b0c0c;color:#fff}
+.top a{color:#fff}
+.brand a{font-weight:700;text-decoration:none}
+.brand span{opacity:.8;margin-inline-start:.5rem}
+.top nav ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0}
+.top nav a[aria-current="page"]{text-decoration-thickness:3px}
+.tools{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin-inline-start:auto}
+.sign-out{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
+button.link{background:none;border:0;padding:0;color:#fff;text-decoration:underline;font:inherit;cursor:pointer;box-shadow:none}
+main{max-width:72rem;margin:0 auto;padding:1rem}
+h1{font-size:1.75rem;margin:.5rem 0 1rem}
+h2{font-size:1.3rem;margin:1.75rem 0 .75rem}
+h3{font-size:1.1rem;margin:0 0 .5rem}
+.field{margin-block-end:1rem}
+label{display:block;font-weight:700;margin-block-end:.25rem}
+.hint{margin:0 0 .25rem;color:#505a5f}
+input[type=text],input[type=password],input[type=search],select{font:inherit;padding:.4rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%}
+input[type=text],input[type=password],input[type=search]{width:100%}
+input[aria-invalid=true]{border-color:#d4351c}
+form.narrow{max-width:24rem}
+button,.button{display:inline-block;font:inherit;font-weight:600;padding:.45rem .9rem;border:0;border-radius:0;background:#00703c;color:#fff;cursor:pointer;text-decoration:none;box-shadow:0 2px 0 #002d18}
+button.secondary,.button.secondary{background:#f3f2f1;color:#0b0c0c;box-shadow:0 2px 0 #929191;border:1px solid #b1b4b6}
+button.warning,.button.warning{background:#d4351c;color:#fff;box-shadow:0 2px 0 #55150b}
+form.inline{display:inline-flex;flex-wrap:wrap;gap:.25rem;align-items:center;margin-inline-end:.5rem;margin-block-end:.25rem}
+.error-summary{border:4px solid #d4351c;padding:1rem;margin-block-end:1.5rem;background:#fff}
+.error-summary h2{margin-top:0}
+.error-summary a{color:#d4351c;font-weight:700}
+.notice{border-inline-start:6px solid #00703c;background:#fff;padding:.5rem 1rem;margin-block-end:1rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
+.card{background:#fff;padding:1rem;border-top:4px solid #1d70b8}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(6.5rem,1fr));gap:.5rem;margin:0}
+.stat{padding:.25rem 0}
+.stat dt{color:#505a5f;font-size:.9rem}
+.stat dd{margin:0;font-size:1.6rem;font-weight:700;font-variant-numeric:tabular-nums}
+.alert{color:#d4351c}
+.ok{color:#00703c;font-weight:700}
+.due{font-size:1.1rem;background:#fff;padding:.5rem 1rem;margin:1rem 0}
+.muted{color:#505a5f}
+.code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9rem;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{text-align:start;padding:.5rem;border-bottom:1px solid #b1b4b6;vertical-align:top}
+th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
+.chart{margin:1.5rem 0;background:#fff;padding:1rem}
+.chart figcaption{font-weight:700;margin-block-end:.5rem}
+.chart svg{display:block;width:100%;height:auto;direction:ltr}
+.chart .grid{stroke:#d8d8d8;stroke-width:1}
+.chart .axis{font-size:11px;fill:#505a5f}
+.chart rect.sent,.key.sent{fill:#00703c;background:#00703c}
+.chart rect.failed,.key.failed{fill:#d4351c;background:#d4351c}
+.legend{margin:.5rem 0 0}
+.key{display:inline-block;width:.9rem;height:.9rem;margin-inline:.75rem .25rem;vertical-align:middle}
+.summary{margin:.25rem 0 0;color:#505a5f}
+.summary-list{margin:0 0 1rem;background:#fff;padding:.5rem 1rem}
+.summary-list div{display:grid;grid-template-columns:minmax(8rem,14rem) 1fr;gap:.5rem;padding:.4rem 0;border-bottom:1px solid #d8d8d8}
+.summary-list dt{font-weight:700}
+.summary-list dd{margin:0;overflow-wrap:anywhere}
+.token{display:block;word-break:break-all}
+.search-row{display:flex;gap:.5rem}
+.search-row input{flex:1}
+.pager{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
+.tabs{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0;margin:0 0 1rem}
+.tabs a[aria-current="page"],.errors a[aria-current="true"]{font-weight:700;text-decoration-thickness:3px}
+.errors{padding-inline-start:1.25rem}
+.errors li{margin-block-end:.35rem}
+.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem;align-items:end;margin-block-end:1rem}
+.filters button{margin-block-end:1rem;justify-self:start}
+input[type=datetime-local]{font:inherit;padding:.35rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%;width:100%}
+.visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:40rem){
+  main{padding:.75rem}
+  h1{font-size:1.4rem}
+  table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+  table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+  table.stack tr{border-bottom:2px solid #b1b4b6;padding:.25rem 0}
+  table.stack td{border:0;padding:.25rem .5rem;text-align:start}
+  table.stack td::before{content:attr(data-label);display:block;font-weight:700;font-size:.85rem;color:#505a5f}
+  .tools{margin-inline-start:0}
+  .summary-list div{grid-template-columns:1fr}
+  .chart .axis{font-size:22px}
+  .chart .axis.odd{display:none}
+}
+`;

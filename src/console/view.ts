@@ -1,0 +1,104 @@
+// What every page is drawn with: the language, its messages and formats, and
+// who is signed in; and the page frame (header, navigation, language link,
+// sign-out form) around each page's main content.
+import type { ConsoleRole } from '../store';
+import { html, type Html, type HtmlValue } from './html';
+import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
+import { CONSOLE_BASE } from './respond';
+
+export interface SignedIn {
+  /** SHA-256 (hex) of the cookie's value: the session row's key. */
+  readonly id: string;
+  readonly account: string;
+  readonly role: ConsoleRole;
+  readonly csrf: string;
+}
+
+export interface View {
+  readonly lang: Lang;
+  readonly t: Messages;
+  readonly f: Formats;
+  readonly session: SignedIn | null;
+  /** The request's path and query, for the language link's way back. */
+  readonly here: string;
+}
+
+const formats = { en: formatsFor(MESSAGES.en), ar: formatsFor(MESSAGES.ar) };
+
+export function viewFor(lang: Lang, session: SignedIn | null, here: string): View {
+  return { lang, t: MESSAGES[lang], f: formats[lang], session, here };
+}
+
+const RANK: Readonly<Record<ConsoleRole, number>> = { viewer: 0, operator: 1, admin: 2 };
+
+/** Whether `role` may do what `needed` may. */
+export const allows = (role: ConsoleRole, needed: ConsoleRole): boolean => RANK[role] >= RANK[needed];
+
+/** The hidden CSRF field every state-changing form carries. */
+export const csrfField = (view: View): Html =>
+  html`<input type="hidden" name="csrf" value="${view.session?.csrf ?? ''}">`;
+
+export interface PageOptions {
+  /** The navigation entry to mark as current. */
+  readonly current?: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'accounts';
+}
+
+export function page(view: View, title: string, main: HtmlValue, options: PageOptions = {}): Html {
+  const { t, session } = view;
+  const navItem = (
+    key: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'accounts',
+    href: string,
+    label: string,
+  ) => html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const nav =
+    session === null
+      ? ''
+      : html`<nav aria-label="${t.mainNav}"><ul>
+${navItem('overview', `${CONSOLE_BASE}/`, t.navOverview)}
+${navItem('students', `${CONSOLE_BASE}/students`, t.navStudents)}
+${navItem('schools', `${CONSOLE_BASE}/schools`, t.navSchools)}
+${navItem('dead', `${CONSOLE_BASE}/dead`, t.navDead)}
+${navItem('audit', `${CONSOLE_BASE}/audit`, t.navAudit)}
+${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.navAccounts) : ''}
+</ul></nav>`;
+  const who =
+    session === null
+      ? ''
+      : html`<form class="sign-out" method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(view)}<span>${t.signedInAs} <bdi>${session.account}</bdi> (${t.role[session.role]})</span> <button type="submit" class="link">${t.signOut}</button></form>`;
+  const langHref = `${CONSOLE_BASE}/lang/${t.otherLang}?back=${encodeURIComponent(view.here)}`;
+  return html`<html lang="${view.lang}" dir="${t.dir}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title} – ${t.consoleName}</title>
+<link rel="stylesheet" href="${CONSOLE_BASE}/console.css">
+</head>
+<body>
+<a class="skip" href="#main">${t.skip}</a>
+<header class="top">
+<div class="brand"><a href="${CONSOLE_BASE}/">${t.appName}</a> <span>${t.consoleName}</span></div>
+${nav}
+<div class="tools">${who}<a class="lang" href="${langHref}" lang="${t.otherLang}" hreflang="${t.otherLang}">${t.otherLangName}</a></div>
+</header>
+<main id="main">
+<h1>${title}</h1>
+${main}
+</main>
+</body>
+</html>`;
+}
+
+/** A GOV.UK-style error summary: what went wrong, at the top of the form. */
+export function errorSummary(view: View, problems: readonly { field?: string; text: string }[]): Html | '' {
+  if (problems.length === 0) return '';
+  return html`<div class="error-summary" role="alert" aria-labelledby="problem-title">
+<h2 id="problem-title">${view.t.problem}</h2>
+<ul>${problems.map((p) => html`<li>${p.field === undefined ? p.text : html`<a href="#${p.field}">${p.text}</a>`}</li>`)}</ul>
+</div>`;
+}
+
+/** A short note after a change (the flash message of the next page), in the page's colours for success. */
+export function notice(text: string | null): Html | '' {
+  return text === null ? '' : html`<div class="notice" role="status"><p>${text}</p></div>`;
+}

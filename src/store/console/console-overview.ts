@@ -1,0 +1,80 @@
+// What the console's overview reads (docs/console.md#overview): the outbox's
+// depth per channel (outbox-admin.ts), the oldest due message, the messages
+// sent and failed per minute or hour, the most frequent errors, and the
+// delivery workers' heartbeats.
+import { sql, type Kysely } from 'kysely';
+import type { StoreDatabase } from '../database';
+
+const TABLES = ['push_notifications', 'auth_code_messages'] as const;
+const CHANNEL_OF = { push_notifications: 'push', auth_code_messages: 'sms' } as const;
+
+export interface ActivityBucket {
+  /** The bucket's start: `YYYY-MM-DDTHH:MM` for minutes, `YYYY-MM-DDTHH` for hours (UTC). */
+  readonly bucket: string;
+  readonly sent: number;
+  readonly failed: number;
+}
+
+export interface ErrorCount {
+  readonly channel: 'push' | 'sms';
+  readonly error: string;
+  readonly count: number;
+}
+
+/**
+ * Sent and failed messages per bucket since `since`: sent by their sent time,
+ * failed (retrying, dead or uncertain) by their last change. `width` is the
+ * length of the ISO prefix that names a bucket: 16 for minutes, 13 for hours.
+ */
+export async function activity(db: Kysely<StoreDatabase>, since: string, width: 13 | 16): Promise<ActivityBucket[]> {
+  const totals = new Map<string, { sent: number; failed: number }>();
+  const add = (bucket: string, field: 'sent' | 'failed', n: number) => {
+    const entry = totals.get(bucket) ?? { sent: 0, failed: 0 };
+    entry[field] += n;
+    totals.set(bucket, entry);
+  };
+  // A literal, not a parameter: PostgreSQL matches the grouped expression by its text.
+  const size = sql.raw(String(width === 13 ? 13 : 16));
+  for (const table of TABLES) {
+    const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
+    const name = table as 'push_notifications';
+    const sent = await typed
+      .selectFrom(name)
+      .select([sql<string>`substr(sent_at, 1, ${size})`.as('bucket'), (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'sent')
+      .where('sent_at', '>=', since)
+      .groupBy(sql`substr(sent_at, 1, ${size})`)
+      .execute();
+    for (const row of sent) add(row.bucket, 'sent', Number(row.n));
+    const failed = await typed
+      .selectFrom(name)
+      .select([sql<string>`substr(updated_at, 1, ${size})`.as('bucket'), (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', 'in', ['failed', 'dead', 'uncertain'])
+      .where('updated_at', '>=', since)
+      .groupBy(sql`substr(updated_at, 1, ${size})`)
+      .execute();
+    for (const row of failed) add(row.bucket, 'failed', Number(row.n));
+  }
+  return [...totals.entries()]
+    .map(([bucket, counts]) => ({ bucket, ...counts }))
+    .sort((a, b) => (a.bucket < b.bucket ? -1 : 1));
+}
+
+/** The most frequent last errors of messages changed since `since`, most frequent first. */
+export async function frequentErrors(db: Kysely<StoreDatabase>, since: string, limit: number): Promise<ErrorCount[]> {
+  const all: ErrorCount[] = [];
+  for (const table of TABLES) {
+    const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
+    const rows = await typed
+      .selectFrom(table as 'push_notifications')
+      .select(['last_error', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('last_error', 'is not', null)
+      .where('updated_at', '>=', since)
+      .groupBy('last_error')
+      .orderBy(sql`count(*)`, 'desc')
+      .limit(limit)
+      .execute();
+    for (const row of rows) all.push({ channel: CHANNEL_OF[table], error: row.last_error ?? '', count: Number(row.n) });
+  }
+  return all.sort((a, b) => b.count - a.count).slice(0, limit);
+}

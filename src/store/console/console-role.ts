@@ -1,0 +1,102 @@
+// The console role (docs/console.md): the operators' accounts and sessions,
+// and what the overview reads. Records, the outbox's messages and the audit
+// trail come through the admin role, the same functions the admin API uses.
+import type { StoreCore } from '../core';
+import {
+  changeAccount,
+  deleteSession,
+  findAccount,
+  findSession,
+  insertSession,
+  listAccounts,
+  pruneSessions,
+  removeAccount,
+  touchSession,
+  writeAccount,
+  type AccountWrite,
+  type ConsoleAccount,
+  type ConsoleAccountSecret,
+  type ConsoleRole,
+  type ConsoleSession,
+  type NewConsoleSession,
+} from './console-accounts';
+import { activity, frequentErrors, type ActivityBucket, type ErrorCount } from './console-overview';
+import { oldestDueAt } from '../outbox/outbox-claims';
+import { listHeartbeats, type WorkerHeartbeat } from '../outbox/worker-heartbeats';
+import { searchStudents, type StudentHits } from './student-search';
+import { listAttempts, type DeliveryAttemptRow } from './attempts';
+import { deadErrors, listDead, type DeadPage } from './dead-letters';
+
+export interface ConsoleStore {
+  getAccount(name: string): Promise<ConsoleAccountSecret | null>;
+  listAccounts(): Promise<ConsoleAccount[]>;
+  /** Adds an account, or replaces the password and role of one (ending its sessions). */
+  writeAccount(account: { name: string; passwordHash: string; role: ConsoleRole }): Promise<AccountWrite>;
+  /** A new role or the disabled flag; ends the account's sessions. False: no such account. */
+  changeAccount(name: string, change: { role?: ConsoleRole; disabled?: boolean }): Promise<boolean>;
+  /** Removes an account and its sessions. False: no such account. */
+  removeAccount(name: string): Promise<boolean>;
+  createSession(session: NewConsoleSession): Promise<void>;
+  findSession(id: string): Promise<ConsoleSession | null>;
+  touchSession(id: string): Promise<void>;
+  deleteSession(id: string): Promise<void>;
+  pruneSessions(idleBefore: string, startedBefore: string): Promise<number>;
+  /** Sent and failed per minute (`width` 16) or per hour (13) since `since`. */
+  activity(since: string, width: 13 | 16): Promise<ActivityBucket[]>;
+  frequentErrors(since: string, limit: number): Promise<ErrorCount[]>;
+  /** When the longest-waiting due message came due, or null (the readiness check's question). */
+  oldestDueAt(): Promise<string | null>;
+  /** The delivery workers' heartbeats, oldest start first. */
+  listWorkers(): Promise<WorkerHeartbeat[]>;
+  /** Students by id or any part of the name, across schools (student-search.ts). */
+  searchStudents(text: string, page: { limit: number; offset: number }): Promise<StudentHits>;
+  /** A message's attempts, oldest first (attempts.ts). */
+  listAttempts(channel: 'push' | 'sms', messageId: string): Promise<DeliveryAttemptRow[]>;
+  /** Dead messages of a channel, newest change first; with `lastError`, those with it only. */
+  listDead(
+    channel: 'push' | 'sms',
+    lastError: string | null,
+    page: { limit: number; offset: number },
+  ): Promise<DeadPage>;
+  /** The last errors of a channel's dead messages, most frequent first. */
+  deadErrors(channel: 'push' | 'sms', limit: number): Promise<{ error: string; count: number }[]>;
+}
+
+export function createConsoleStore(core: StoreCore): ConsoleStore {
+  const { db, run } = core;
+  return {
+    getAccount: (name) => run(() => findAccount(db, name)),
+    listAccounts: () => run(() => listAccounts(db)),
+    writeAccount: (account) => run(() => core.writeTransaction((trx) => writeAccount(trx, account, core.timestamp()))),
+    changeAccount: (name, change) =>
+      run(() => core.writeTransaction((trx) => changeAccount(trx, name, change, core.timestamp()))),
+    removeAccount: (name) => run(() => core.writeTransaction((trx) => removeAccount(trx, name))),
+    createSession: (session) => run(() => insertSession(db, session, core.timestamp())),
+    findSession: (id) => run(() => findSession(db, id)),
+    touchSession: (id) => run(() => touchSession(db, id, core.timestamp())),
+    deleteSession: (id) => run(() => deleteSession(db, id)),
+    pruneSessions: (idleBefore, startedBefore) => run(() => pruneSessions(db, idleBefore, startedBefore)),
+    activity: (since, width) => run(() => activity(db, since, width)),
+    frequentErrors: (since, limit) => run(() => frequentErrors(db, since, limit)),
+    oldestDueAt: () => run(() => oldestDueAt(db, core.dialect, core.timestamp())),
+    listWorkers: () => run(() => listHeartbeats(db)),
+    searchStudents: (text, page) => run(() => searchStudents(core, text, page)),
+    listAttempts: (channel, messageId) => run(() => listAttempts(db, channel, messageId)),
+    listDead: (channel, lastError, page) => run(() => listDead(db, channel, lastError, page)),
+    deadErrors: (channel, limit) => run(() => deadErrors(db, channel, limit)),
+  };
+}
+
+export type {
+  AccountWrite,
+  ConsoleAccount,
+  ConsoleAccountSecret,
+  ConsoleRole,
+  ConsoleSession,
+  NewConsoleSession,
+} from './console-accounts';
+export type { ActivityBucket, ErrorCount } from './console-overview';
+export type { WorkerHeartbeat } from '../outbox/worker-heartbeats';
+export type { StudentHit, StudentHits } from './student-search';
+export type { DeliveryAttemptRow } from './attempts';
+export type { DeadMessage, DeadPage } from './dead-letters';

@@ -1,0 +1,329 @@
+// The operators' console in a real browser (headless Chromium, as
+// help-pages.test.ts): a person signs in by the labelled form, reads the
+// overview, switches to Arabic, signs out; every page passes axe and does not
+// scroll sideways on a phone, in both languages. Screenshots go to
+// test/browser/.screenshots/ (docs/screenshots/ holds copies, docs/console.md).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { addAccount, PASSWORD } from '../console/support';
+import { startOperatedService, type OperatedService } from '../support/operated-service';
+import { listenOnLoopback, type LoopbackListener } from '../support/service';
+import { storeVariants } from '../support/stores';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = path.join(__dirname, '.screenshots');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let service: OperatedService;
+let server: LoopbackListener | undefined;
+let base: string;
+let context: BrowserContext;
+let userDataDir: string;
+
+/** A few messages of each outcome, so that the overview has figures, a chart and errors to show. */
+async function seedOutbox(svc: OperatedService): Promise<void> {
+  const { outbox } = svc.store;
+  const outcomes = ['sent', 'sent', 'sent', 'sent', 'sent', 'failed', 'dead', 'dead', 'queued'] as const;
+  for (const [i, outcome] of outcomes.entries()) {
+    const id = await outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: '1001',
+      type: 'absence',
+      title: 'Absence',
+      body: `Message ${i}`,
+      data: {},
+    });
+    if (outcome === 'queued') continue;
+    const [claimed] = await outbox.claimPushNotifications(1, 30);
+    if (claimed?.id !== id) throw new Error('the seeded message was not the one claimed');
+    const completion =
+      outcome === 'sent'
+        ? { status: 'sent' as const, providerMessageId: `p-${i}` }
+        : outcome === 'failed'
+          ? {
+              status: 'failed' as const,
+              retryAt: new Date(Date.now() + 3_600_000).toISOString(),
+              error: 'HTTP 503 from FCM',
+            }
+          : { status: 'dead' as const, error: 'UNREGISTERED: the app was removed or its token expired' };
+    await outbox.completeDeliveries([{ channel: 'push', id, claimToken: claimed.claimToken, completion }]);
+  }
+  await outbox.workerHeartbeat('worker-1.example/4242/5f2c9e1a', new Date().toISOString());
+}
+
+beforeAll(async () => {
+  const [sqlite] = storeVariants();
+  service = await startOperatedService(sqlite);
+  await addAccount(service.store, 'amira', 'admin');
+  await service.store.dataSet.writeDataSet({
+    students: [
+      { id: '3001', school: 'https://school-a.example', fullName: 'مُحَمَّد الحَسَن', deviceId: 'dev-1001', classId: '9A' },
+    ],
+  });
+  await seedOutbox(service);
+  server = await listenOnLoopback(service.app);
+  base = server.base;
+  userDataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-chromium-'));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: DESKTOP,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await server?.close();
+  await service?.stop();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+}
+
+interface Violation {
+  id: string;
+  help: string;
+  targets: string[];
+}
+
+/** axe's WCAG 2.1 AA and best-practice rules, and no sideways scrolling. */
+async function checkPage(page: Page): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate<Violation[]>(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
+    .then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+  );
+  expect(violations).toEqual([]);
+  expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+}
+
+async function signIn(page: Page, labels: { name: string; password: string; button: string }): Promise<void> {
+  await page.getByLabel(labels.name).fill('amira');
+  await page.getByLabel(labels.password).fill(PASSWORD);
+  await page.getByRole('button', { name: labels.button }).click();
+  await page.waitForURL(`${base}/console/`);
+}
+
+test('an operator signs in, reads the overview, and signs out (desktop, English)', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/`);
+  await page.waitForURL(`${base}/console/sign-in`);
+  await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'sign-in');
+  // A wrong password first: the error summary says so, and nothing is signed in.
+  await page.getByLabel('User name').fill('amira');
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').getByText('The user name or the password is not right.').waitFor();
+  await checkPage(page);
+  await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  const push = page.getByRole('region', { name: 'Push notifications' });
+  expect(await push.getByText('Dead').locator('xpath=..').locator('dd').textContent()).toBe('2');
+  expect(await push.getByText('Sent', { exact: true }).locator('xpath=..').locator('dd').textContent()).toBe('5');
+  await page.getByText('UNREGISTERED: the app was removed or its token expired').waitFor();
+  await page.getByText('worker-1.example/4242/5f2c9e1a').waitFor();
+  expect(await page.locator('svg[role=img]').count()).toBe(2);
+  await checkPage(page);
+  await shoot(page, 'overview-desktop-en');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${base}/console/sign-in?out=1`);
+  await page.getByText('You are signed out.').waitFor();
+  await page.goto(`${base}/console/`);
+  await page.waitForURL(`${base}/console/sign-in`);
+  await page.close();
+});
+
+test('in Arabic, right to left, on a phone: sign in, the overview, nothing scrolls sideways', async () => {
+  const page = await context.newPage();
+  await page.setViewportSize(PHONE);
+  await page.goto(`${base}/console/sign-in`);
+  await page.getByRole('link', { name: 'العربية' }).click();
+  await page.waitForURL(`${base}/console/sign-in`);
+  expect(await page.getAttribute('html', 'dir')).toBe('rtl');
+  expect(await page.getAttribute('html', 'lang')).toBe('ar');
+  await checkPage(page);
+  await shoot(page, 'sign-in-phone-ar');
+  await signIn(page, { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' });
+  await page.getByRole('heading', { name: 'نظرة عامة', level: 1 }).waitFor();
+  await page.getByRole('region', { name: 'الإشعارات الفورية' }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'overview-phone-ar');
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await shoot(page, 'overview-desktop-ar');
+  await page.getByRole('link', { name: 'English' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'overview-phone-en');
+  await page.close();
+});
+
+test('an administrator adds an account on the Accounts page, and the new viewer cannot reach it', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Faccounts`);
+  await page.waitForURL(/\/console\/(accounts|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await page.getByLabel('User name').fill('amira');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/console/`);
+  }
+  await page.getByRole('link', { name: 'Accounts' }).click();
+  await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
+  await page.getByLabel('User name').fill('victor');
+  await page.getByLabel('Password').fill('a viewer password');
+  await page.getByLabel('Role').selectOption('viewer');
+  await page.getByRole('button', { name: 'Add' }).click();
+  await page.getByText('Account victor added.').waitFor();
+  await checkPage(page);
+  await shoot(page, 'accounts');
+  expect((await service.store.console.getAccount('victor'))?.role).toBe('viewer');
+  await page.close();
+});
+
+test('support finds a student by part of the name and reads why a notice did not arrive (desktop and phone, both languages)', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fstudents`);
+  await page.waitForURL(/\/console\/(students|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.getByRole('link', { name: 'Students' }).click();
+  }
+  await page.getByLabel('Search students').fill('ahmad');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('status').getByText('2 students found.').waitFor();
+  await checkPage(page);
+  await page.getByRole('row').filter({ hasText: '1001' }).getByRole('link', { name: 'Ahmad Ali' }).click();
+  await page.getByRole('heading', { name: 'Student Ahmad Ali', level: 1 }).waitFor();
+  await page.getByText('The app is no longer registered on this phone').first().waitFor();
+  expect(await page.getByText('fcm:AAAA-1001').count()).toBe(0);
+  await checkPage(page);
+  await shoot(page, 'student-desktop-en');
+  // The administrator is an operator too: Reveal shows the whole token, once.
+  await page.getByRole('button', { name: 'Reveal' }).click();
+  await page.getByText('fcm:AAAA-1001').waitFor();
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'student-phone-en');
+
+  // One dead message: its attempts, then Resend with its confirmation; the page shows it queued.
+  await page.setViewportSize(DESKTOP);
+  await page.getByRole('row').filter({ hasText: 'Dead' }).first().getByRole('link', { name: 'absence' }).click();
+  await page.getByRole('heading', { name: 'Attempts', level: 2 }).waitFor();
+  await page.getByRole('cell', { name: 'Failed, given up' }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'message-desktop-en');
+  await page.getByRole('link', { name: 'Resend' }).click();
+  await page.getByRole('button', { name: 'Yes, resend it' }).click();
+  await page.getByText('The message is queued again').waitFor();
+  expect(await page.locator('#message-status').textContent()).toBe('Queued');
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'message-phone-en');
+
+  // Arabic, typed without diacritics, finds the name written with them.
+  await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fstudents`);
+  await page.getByLabel('ابحث عن الطلاب').fill('محمد');
+  await page.getByRole('button', { name: 'بحث' }).click();
+  await page.getByRole('link', { name: 'مُحَمَّد الحَسَن' }).click();
+  await page.getByRole('heading', { name: 'الطالب مُحَمَّد الحَسَن', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'student-phone-ar');
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await shoot(page, 'student-desktop-ar');
+  await page.close();
+});
+
+test('dead letters: filter by the error, resend all of them after a confirmation (phone, Arabic, then English)', async () => {
+  const page = await context.newPage();
+  await page.setViewportSize(PHONE);
+  await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fdead`);
+  await page.waitForURL(/\/console\/(dead|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' });
+    await page.getByRole('link', { name: 'الرسائل الفاشلة' }).click();
+  }
+  await page.getByRole('heading', { name: 'الرسائل الفاشلة نهائيًا', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'dead-phone-ar');
+  await page.getByRole('link', { name: 'English' }).click();
+  await page.getByRole('link', { name: /UNREGISTERED/ }).click();
+  await page.getByRole('link', { name: /^Resend all/ }).click();
+  await page.getByText(/Put these \d+ dead messages back in the queue/).waitFor();
+  await checkPage(page);
+  await page.getByRole('button', { name: 'Yes, resend it' }).click();
+  await page.getByText(/\d+ messages are queued again\./).waitFor();
+  await page.getByText('No dead messages.').waitFor();
+  await page.close();
+});
+
+test('the audit trail: console actions with their account, filtered by caller (desktop English, phone Arabic)', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Faudit`);
+  await page.waitForURL(/\/console\/(audit|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+  }
+  await page.getByLabel('Caller').fill('amira');
+  await page.getByLabel('Operation').fill('resend');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page
+    .getByRole('status')
+    .getByText(/entries, newest first/)
+    .waitFor();
+  expect(await page.getByRole('cell', { name: 'console resend' }).count()).toBeGreaterThan(0);
+  await checkPage(page);
+  await shoot(page, 'audit-desktop-en');
+  await page.setViewportSize(PHONE);
+  await page.getByRole('link', { name: 'العربية' }).click();
+  await page.getByRole('heading', { name: 'سجل التدقيق', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'audit-phone-ar');
+  await page.close();
+});
+
+test('an operator corrects a class and deactivates a student from the form', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fstudents%2F1002`);
+  await page.waitForURL(/\/console\/(students\/1002|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.goto(`${base}/console/students/1002`);
+  }
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByLabel('Class').fill('');
+  await page.getByLabel('Full name').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('alert').getByRole('link').first().waitFor();
+  await checkPage(page);
+  await shoot(page, 'student-edit-error');
+  await page.getByLabel('Full name').fill('أحمد علي حسن');
+  await page.getByLabel('Class').fill('8C');
+  await page.getByLabel('Active').selectOption('0');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('The student was saved.').waitFor();
+  expect(await service.store.admin.getRecord('students', '1002')).toMatchObject({ classId: '8C', active: '0' });
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await page.close();
+});

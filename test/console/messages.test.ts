@@ -1,0 +1,146 @@
+// One message in the console (docs/console.md#one-message): its attempt
+// history, written with each result and pruned with the message, and Resend
+// with its confirmation, for operators only.
+import { storeVariants, type TestStore } from '../support/stores';
+import { FIXTURES } from '../support/fixtures';
+import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+
+describe.each(storeVariants())('one message in the console on $name', (variant) => {
+  let ctx: TestStore;
+  let clock: Clock;
+  let harness: ConsoleHarness;
+
+  beforeEach(async () => {
+    clock = new Clock();
+    ctx = await variant.create({ now: clock.now });
+    await ctx.store.dataSet.writeDataSet(FIXTURES);
+    harness = consoleApp(ctx.store, clock);
+    await addAccount(ctx.store, 'olga', 'operator');
+    await addAccount(ctx.store, 'victor', 'viewer');
+  });
+  afterEach(async () => {
+    await harness.bcrypt.close();
+    await ctx.cleanup();
+  });
+
+  /** Queues a push for student 1001 and fails it twice (a retry, then dead), as a worker would. */
+  async function deadMessage(): Promise<string> {
+    const { outbox } = ctx.store;
+    const id = await outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: '1001',
+      type: 'absence',
+      title: 't',
+      body: 'b',
+      data: {},
+    });
+    let [claimed] = await outbox.claimPushNotifications(1, 30);
+    clock.advance(1000);
+    const retryAt = new Date(clock.ms + 60_000).toISOString();
+    expect(
+      await outbox.completeDeliveries([
+        {
+          channel: 'push',
+          id,
+          claimToken: claimed?.claimToken ?? '',
+          completion: { status: 'failed', retryAt, error: 'HTTP 503 from FCM' },
+          code: 'http_503',
+        },
+      ]),
+    ).toEqual([true]);
+    clock.advance(61_000);
+    [claimed] = await outbox.claimPushNotifications(1, 30);
+    clock.advance(1000);
+    await outbox.completeDeliveries([
+      {
+        channel: 'push',
+        id,
+        claimToken: claimed?.claimToken ?? '',
+        completion: { status: 'dead', error: 'UNREGISTERED: the token is no longer valid' },
+        code: 'UNREGISTERED',
+      },
+    ]);
+    return id;
+  }
+
+  it('keeps every attempt with its outcome, code, error and next attempt', async () => {
+    const id = await deadMessage();
+    const attempts = await ctx.store.console.listAttempts('push', id);
+    expect(attempts.map((a) => [a.attempt, a.outcome, a.code, a.error])).toEqual([
+      [1, 'failed', 'http_503', 'HTTP 503 from FCM'],
+      [2, 'dead', 'UNREGISTERED', 'UNREGISTERED: the token is no longer valid'],
+    ]);
+    expect(attempts[0]?.nextAttemptAt).toBe('2026-03-02T08:01:01.000Z');
+    expect(attempts[1]?.nextAttemptAt).toBeNull();
+  });
+
+  it('writes no attempt for a result whose claim was no longer current', async () => {
+    const id = await ctx.store.outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: '1001',
+      type: 'absence',
+      title: 't',
+      body: 'b',
+      data: {},
+    });
+    await ctx.store.outbox.claimPushNotifications(1, 30);
+    await ctx.store.outbox.completeDeliveries([
+      { channel: 'push', id, claimToken: 'someone-else', completion: { status: 'sent', providerMessageId: null } },
+    ]);
+    expect(await ctx.store.console.listAttempts('push', id)).toEqual([]);
+  });
+
+  it('prunes the attempts with their message', async () => {
+    const id = await deadMessage();
+    clock.advance(40 * 24 * 3_600_000);
+    const pruned = await ctx.store.outbox.pruneOutbox(new Date(clock.ms - 24 * 3_600_000).toISOString());
+    expect(pruned.push).toBe(1);
+    expect(await ctx.store.console.listAttempts('push', id)).toEqual([]);
+    expect(await ctx.query('select id from outbox_attempts')).toHaveLength(0);
+  });
+
+  it('shows the attempts; an operator resends after confirming, and the page shows it queued, then sent', async () => {
+    const id = await deadMessage();
+    const operator = await signedIn(harness.app, 'olga');
+    const page = await operator.agent.get(`/console/messages/push/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('UNREGISTERED');
+    expect(page.text).toContain('http_503');
+    expect(page.text).toContain(`href="/console/messages/push/${id}/resend"`);
+    const confirm = await operator.agent.get(`/console/messages/push/${id}/resend`);
+    expect(confirm.text).toContain('Yes, resend it');
+    const resent = await operator.agent
+      .post(`/console/messages/push/${id}/resend`)
+      .type('form')
+      .send({ csrf: await operator.csrf() });
+    expect(resent.status).toBe(303);
+    const queued = await operator.agent.get(resent.headers.location);
+    expect(queued.text).toMatch(/id="message-status">Queued</);
+    expect(queued.text).toContain('The message is queued again');
+    const [claimed] = await ctx.store.outbox.claimPushNotifications(1, 30);
+    await ctx.store.outbox.completeDeliveries([
+      {
+        channel: 'push',
+        id,
+        claimToken: claimed?.claimToken ?? '',
+        completion: { status: 'sent', providerMessageId: 'p' },
+      },
+    ]);
+    expect((await operator.agent.get(`/console/messages/push/${id}`)).text).toMatch(/id="message-status">Sent</);
+    const entries = (await ctx.store.admin.listAuditEntries({ limit: 50, offset: 0, operation: 'resend' })).items;
+    expect(entries.map((e) => [e.user, e.subject, e.outcome])).toEqual([['olga', id, 'allowed']]);
+  });
+
+  it("answers a viewer's resend with 403 and leaves the message dead", async () => {
+    const id = await deadMessage();
+    const viewer = await signedIn(harness.app, 'victor');
+    expect((await viewer.agent.get(`/console/messages/push/${id}`)).text).not.toContain('/resend');
+    expect((await viewer.agent.get(`/console/messages/push/${id}/resend`)).status).toBe(403);
+    const res = await viewer.agent
+      .post(`/console/messages/push/${id}/resend`)
+      .type('form')
+      .send({ csrf: await viewer.csrf() });
+    expect(res.status).toBe(403);
+    expect((await ctx.store.admin.getOutboxMessage('push', id))?.item.status).toBe('dead');
+  });
+});

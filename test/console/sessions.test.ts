@@ -1,0 +1,247 @@
+// The console's accounts and sessions over HTTP: sign-in, cookie flags, the
+// CSRF token, role checks, expiry, sign-out, the throttle and the audit trail
+// (docs/console.md).
+import request from 'supertest';
+import { storeVariants, type TestStore } from '../support/stores';
+import { addAccount, Clock, consoleApp, hiddenField, PASSWORD, signedIn, type ConsoleHarness } from './support';
+
+describe.each(storeVariants())('console sessions on $name', (variant) => {
+  let ctx: TestStore;
+  let clock: Clock;
+  let harness: ConsoleHarness;
+
+  beforeEach(async () => {
+    clock = new Clock();
+    ctx = await variant.create({ now: clock.now });
+    harness = consoleApp(ctx.store, clock);
+    await addAccount(ctx.store, 'amira', 'admin');
+    await addAccount(ctx.store, 'victor', 'viewer');
+  });
+  afterEach(async () => {
+    await harness.bcrypt.close();
+    await ctx.cleanup();
+  });
+
+  const audit = async () =>
+    (await ctx.store.admin.listAuditEntries({ limit: 100, offset: 0, endpoint: 'console' })).items;
+
+  it('shows the sign-in form with its labels, under a strict CSP and no caching', async () => {
+    const res = await request(harness.app).get('/console/sign-in');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<label for="name">User name</label>');
+    expect(res.text).toContain('<label for="password">Password</label>');
+    expect(res.text).toMatch(/<button type="submit">Sign in<\/button>/);
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.text).not.toContain('<script');
+  });
+
+  it('answers in Arabic, right to left, by Accept-Language or by the language link', async () => {
+    const byHeader = await request(harness.app).get('/console/sign-in').set('Accept-Language', 'ar-SY,en;q=0.5');
+    expect(byHeader.text).toContain('<html lang="ar" dir="rtl">');
+    expect(byHeader.text).toContain('اسم المستخدم');
+    const agent = request.agent(harness.app);
+    const link = await agent.get('/console/lang/ar?back=%2Fconsole%2Fsign-in');
+    expect(link.status).toBe(303);
+    expect(link.headers.location).toBe('/console/sign-in');
+    expect((await agent.get('/console/sign-in')).text).toContain('dir="rtl"');
+    // Never a redirect off the console.
+    expect((await agent.get('/console/lang/en?back=https%3A%2F%2Fevil.example')).headers.location).toBe('/console/');
+    expect((await agent.get('/console/lang/en?back=%2F%2Fevil.example')).headers.location).toBe('/console/');
+  });
+
+  it('signs in with a fresh session cookie: HttpOnly, SameSite=Strict, under /console, and records it', async () => {
+    const agent = request.agent(harness.app);
+    const form = await agent.get('/console/sign-in');
+    const res = await agent
+      .post('/console/sign-in')
+      .type('form')
+      .send({ csrf: hiddenField(form.text), name: 'amira', password: PASSWORD });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/console/');
+    const session = (res.headers['set-cookie'] as unknown as string[]).find((c) =>
+      c.startsWith('sns_console_session='),
+    );
+    expect(session).toMatch(/^sns_console_session=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict$/);
+    const page = await agent.get('/console/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('amira');
+    // The store keeps a hash of the cookie, never the cookie.
+    const value = /=([^;]+)/.exec(session ?? '')?.[1] ?? '';
+    const rows = await ctx.query<{ id: string }>('select id from console_sessions');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.id).not.toBe(value);
+    expect((await audit()).map((e) => [e.operation, e.user, e.outcome])).toEqual([['sign-in', 'amira', 'allowed']]);
+  });
+
+  it('sets Secure on the cookies when the service is reached over https', async () => {
+    const secure = consoleApp(ctx.store, clock, { secureCookies: true });
+    try {
+      const form = await request(secure.app).get('/console/sign-in');
+      expect(String(form.headers['set-cookie'])).toContain('; Secure');
+    } finally {
+      await secure.bcrypt.close();
+    }
+  });
+
+  it('refuses a wrong password with 401, logs the attempt without the password, and audits it', async () => {
+    const agent = request.agent(harness.app);
+    const form = await agent.get('/console/sign-in');
+    const res = await agent
+      .post('/console/sign-in')
+      .type('form')
+      .send({ csrf: hiddenField(form.text), name: 'amira', password: 'wrong-password-123' });
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('The user name or the password is not right.');
+    expect(String(res.headers['set-cookie'] ?? '')).not.toContain('sns_console_session=');
+    const logged = JSON.stringify(harness.logs);
+    expect(logged).toContain('console: sign-in failed');
+    expect(logged).not.toContain('wrong-password-123');
+    expect((await audit()).map((e) => [e.operation, e.user, e.outcome, e.reason])).toEqual([
+      ['sign-in', 'amira', 'refused', 'credentials'],
+    ]);
+  });
+
+  it('throttles failed sign-ins per account: the sixth try in a minute is refused unchecked, even with the password', async () => {
+    const agent = request.agent(harness.app);
+    const csrf = hiddenField((await agent.get('/console/sign-in')).text);
+    const attempt = (password: string) =>
+      agent.post('/console/sign-in').type('form').send({ csrf, name: 'amira', password });
+    for (let i = 0; i < 5; i++) expect((await attempt(`wrong-${i}-password`)).status).toBe(401);
+    const refused = await attempt(PASSWORD);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.text).toContain('Too many failed attempts');
+    expect((await audit()).some((e) => e.reason === 'throttled')).toBe(true);
+    clock.advance(61_000);
+    expect((await attempt(PASSWORD)).status).toBe(303);
+  });
+
+  it('refuses a sign-in without the form token (403) and signs nobody in', async () => {
+    const res = await request(harness.app)
+      .post('/console/sign-in')
+      .type('form')
+      .send({ name: 'amira', password: PASSWORD });
+    expect(res.status).toBe(403);
+    expect(await ctx.query('select id from console_sessions')).toHaveLength(0);
+  });
+
+  it('refuses a state-changing form with a missing or wrong CSRF token (403), changing nothing', async () => {
+    const admin = await signedIn(harness.app, 'amira');
+    const form = { name: 'newcomer', password: 'a long enough password', role: 'viewer' };
+    const missing = await admin.agent.post('/console/accounts').type('form').send(form);
+    expect(missing.status).toBe(403);
+    const wrong = await admin.agent
+      .post('/console/accounts')
+      .type('form')
+      .send({ ...form, csrf: 'x'.repeat(43) });
+    expect(wrong.status).toBe(403);
+    expect(wrong.text).toContain('This form has expired');
+    expect(await ctx.store.console.getAccount('newcomer')).toBeNull();
+    const right = await admin.agent
+      .post('/console/accounts')
+      .type('form')
+      .send({ ...form, csrf: await admin.csrf() });
+    expect(right.status).toBe(303);
+    expect((await ctx.store.console.getAccount('newcomer'))?.role).toBe('viewer');
+    const entries = await audit();
+    expect(entries.filter((e) => e.reason === 'csrf')).toHaveLength(2);
+    expect(entries.some((e) => e.operation === 'account-add' && e.user === 'amira' && e.subject === 'newcomer')).toBe(
+      true,
+    );
+  });
+
+  it("answers a viewer's POST to an administrator's action with 403, changing nothing", async () => {
+    const viewer = await signedIn(harness.app, 'victor');
+    const csrf = await viewer.csrf();
+    const add = await viewer.agent
+      .post('/console/accounts')
+      .type('form')
+      .send({ csrf, name: 'sneaky', password: 'a long enough password', role: 'admin' });
+    expect(add.status).toBe(403);
+    expect(add.text).toContain('Your role does not allow this action.');
+    const disable = await viewer.agent.post('/console/accounts/amira/disable').type('form').send({ csrf });
+    expect(disable.status).toBe(403);
+    expect(await ctx.store.console.getAccount('sneaky')).toBeNull();
+    expect((await ctx.store.console.getAccount('amira'))?.disabled).toBe(false);
+    expect((await viewer.agent.get('/console/accounts')).status).toBe(403);
+    expect((await audit()).filter((e) => e.reason === 'role').map((e) => e.user)).toEqual([
+      'victor',
+      'victor',
+      'victor',
+    ]);
+  });
+
+  it('ends an idle session, and one past its absolute lifetime however busy', async () => {
+    const admin = await signedIn(harness.app, 'amira');
+    clock.advance(29 * 60_000);
+    expect((await admin.agent.get('/console/')).status).toBe(200);
+    clock.advance(29 * 60_000);
+    expect((await admin.agent.get('/console/')).status).toBe(200);
+    clock.advance(31 * 60_000);
+    const idle = await admin.agent.get('/console/');
+    expect(idle.status).toBe(303);
+    expect(idle.headers.location).toBe('/console/sign-in?ended=1');
+    expect(await ctx.query('select id from console_sessions')).toHaveLength(0);
+
+    const busy = await signedIn(harness.app, 'amira');
+    const statuses: number[] = [];
+    // A request every 20 minutes for 12 hours: never idle, ended at its twelfth hour.
+    for (let i = 0; i < 36; i++) {
+      clock.advance(20 * 60_000);
+      statuses.push((await busy.agent.get('/console/')).status);
+    }
+    expect(statuses.slice(0, 35).every((status) => status === 200)).toBe(true);
+    expect(statuses[35]).toBe(303);
+  });
+
+  it('signs out everywhere: the session row goes, and the same cookie from another node is refused', async () => {
+    const admin = await signedIn(harness.app, 'amira');
+    // Another node: its own store connection and console, the same database.
+    const otherStore = await ctx.reopen({ now: clock.now });
+    const other = consoleApp(otherStore, clock);
+    try {
+      const cookies = admin.sessionCookie;
+      expect((await request(other.app).get('/console/').set('Cookie', cookies)).status).toBe(200);
+      const out = await admin.agent
+        .post('/console/sign-out')
+        .type('form')
+        .send({ csrf: await admin.csrf() });
+      expect(out.status).toBe(303);
+      expect(String(out.headers['set-cookie'])).toContain('sns_console_session=; Path=/console');
+      expect(await ctx.query('select id from console_sessions')).toHaveLength(0);
+      expect((await request(other.app).get('/console/').set('Cookie', cookies)).status).toBe(303);
+      expect((await audit()).map((e) => e.operation).sort()).toEqual(['sign-in', 'sign-out']);
+    } finally {
+      await other.bcrypt.close();
+    }
+  });
+
+  it('ends the sessions of an account that is disabled, and refuses its sign-in', async () => {
+    const viewer = await signedIn(harness.app, 'victor');
+    const admin = await signedIn(harness.app, 'amira');
+    const res = await admin.agent
+      .post('/console/accounts/victor/disable')
+      .type('form')
+      .send({ csrf: await admin.csrf() });
+    expect(res.status).toBe(303);
+    expect((await viewer.agent.get('/console/')).status).toBe(303);
+    await expect(signedIn(harness.app, 'victor')).rejects.toThrow('sign-in answered 401');
+  });
+
+  it('refuses addresses outside CONSOLE_ALLOW', async () => {
+    const { BlockList } = await import('node:net');
+    const allow = new BlockList();
+    allow.addSubnet('10.0.0.0', 8, 'ipv4');
+    const closed = consoleApp(ctx.store, clock, { allow });
+    try {
+      const res = await request(closed.app).get('/console/sign-in');
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('CONSOLE_ALLOW');
+    } finally {
+      await closed.bcrypt.close();
+    }
+  });
+});

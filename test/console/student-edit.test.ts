@@ -1,0 +1,69 @@
+// Editing a student in the console (docs/console.md#editing-a-student): the
+// admin API's rules and messages, operators only, audited; deactivation.
+import { FIXTURES } from '../support/fixtures';
+import { storeVariants, type TestStore } from '../support/stores';
+import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+
+describe.each(storeVariants())('editing a student on $name', (variant) => {
+  let ctx: TestStore;
+  let clock: Clock;
+  let harness: ConsoleHarness;
+
+  beforeEach(async () => {
+    clock = new Clock();
+    ctx = await variant.create({ now: clock.now });
+    await ctx.store.dataSet.writeDataSet(FIXTURES);
+    harness = consoleApp(ctx.store, clock);
+    await addAccount(ctx.store, 'olga', 'operator');
+    await addAccount(ctx.store, 'victor', 'viewer');
+  });
+  afterEach(async () => {
+    await harness.bcrypt.close();
+    await ctx.cleanup();
+  });
+
+  it('saves a new name and class, clears the device, deactivates, and records it', async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const form = await olga.agent.get('/console/students/1001/edit');
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('<label for="full-name">Full name</label>');
+    const saved = await olga.agent
+      .post('/console/students/1001/edit')
+      .type('form')
+      .send({ csrf: await olga.csrf(), fullName: 'Ahmad Ali Nassar', classId: '8B', deviceId: '', active: '0' });
+    expect(saved.status).toBe(303);
+    expect((await olga.agent.get(saved.headers.location)).text).toContain('The student was saved.');
+    const student = await ctx.store.admin.getRecord('students', '1001');
+    expect(student).toMatchObject({ fullName: 'Ahmad Ali Nassar', classId: '8B', deviceId: null, active: '0' });
+    expect((await ctx.store.console.searchStudents('nassar', { limit: 5, offset: 0 })).items.map((s) => s.id)).toEqual([
+      '1001',
+    ]);
+    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'student-edit' })).items;
+    expect(entries.map((e) => [e.user, e.subject, e.outcome])).toEqual([['olga', '1001', 'allowed']]);
+  });
+
+  it("refuses what the admin API refuses, with the collection's message, and changes nothing", async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const res = await olga.agent
+      .post('/console/students/1001/edit')
+      .type('form')
+      .send({ csrf: await olga.csrf(), fullName: '', classId: 'x'.repeat(65), active: '2' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('class="error-summary"');
+    expect(res.text).toContain('href="#full-name"');
+    expect(res.text).toContain('href="#class-id"');
+    expect(res.text).toContain('href="#active"');
+    expect(await ctx.store.admin.getRecord('students', '1001')).toMatchObject({ fullName: 'Ahmad Ali', classId: '7A' });
+  });
+
+  it("answers a viewer's edit with 403 and changes nothing", async () => {
+    const victor = await signedIn(harness.app, 'victor');
+    expect((await victor.agent.get('/console/students/1001')).text).not.toContain('/edit');
+    const res = await victor.agent
+      .post('/console/students/1001/edit')
+      .type('form')
+      .send({ csrf: await victor.csrf(), fullName: 'Hacked' });
+    expect(res.status).toBe(403);
+    expect((await ctx.store.admin.getRecord('students', '1001'))?.fullName).toBe('Ahmad Ali');
+  });
+});

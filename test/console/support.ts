@@ -1,0 +1,86 @@
+// The console on a real store with a clock the test moves, behind an Express
+// app (as the service mounts it), and a browser-like client that signs in by
+// the form, keeping its cookies.
+import bcrypt from 'bcryptjs';
+import express from 'express';
+import pino from 'pino';
+import request from 'supertest';
+import { createBcryptPool, type BcryptPool } from '../../src/access/bcrypt-pool';
+import { createConsole, type ConsoleSettings } from '../../src/console';
+import type { App } from '../../src/server';
+import type { ConsoleRole, OpenedStore } from '../../src/store';
+
+export const PASSWORD = 'correct horse battery';
+
+export class Clock {
+  constructor(public ms = Date.parse('2026-03-02T08:00:00.000Z')) {}
+  readonly now = (): Date => new Date(this.ms);
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface ConsoleHarness {
+  readonly app: express.Express;
+  readonly logs: Record<string, unknown>[];
+  readonly bcrypt: BcryptPool;
+}
+
+export function consoleApp(store: OpenedStore, clock: Clock, settings: Partial<ConsoleSettings> = {}): ConsoleHarness {
+  const logs: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const pool = createBcryptPool({ threads: 1 });
+  const app = express();
+  app.set('trust proxy', false);
+  app.use(
+    createConsole({
+      stores: { console: store.console, admin: store.admin, access: store.access },
+      settings: { secureCookies: false, idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000, allow: null, ...settings },
+      logger,
+      bcrypt: pool,
+      now: clock.now,
+    }),
+  );
+  return { app, logs, bcrypt: pool };
+}
+
+/** An account with a cheap hash (cost 4): the tests check the flow, not bcrypt's cost. */
+export async function addAccount(store: OpenedStore, name: string, role: ConsoleRole): Promise<void> {
+  await store.console.writeAccount({ name, passwordHash: bcrypt.hashSync(PASSWORD, 4), role });
+}
+
+/** The value of a hidden field `name` in a page. */
+export function hiddenField(page: string, name = 'csrf'): string {
+  const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)"`).exec(page);
+  if (match === null) throw new Error(`no hidden ${name} field in the page`);
+  return match[1] ?? '';
+}
+
+export interface Browser {
+  readonly agent: ReturnType<typeof request.agent>;
+  /** The CSRF token of the signed-in session, read from the overview's sign-out form. */
+  csrf(): Promise<string>;
+  /** `sns_console_session=…`, for another client (another node's app). */
+  readonly sessionCookie: string;
+}
+
+/** Signs in by the form as a browser would; rejects unless the sign-in succeeded. */
+export async function signedIn(app: App, name: string, password = PASSWORD): Promise<Browser> {
+  const agent = request.agent(app);
+  const form = await agent.get('/console/sign-in');
+  const answer = await agent
+    .post('/console/sign-in')
+    .type('form')
+    .send({ csrf: hiddenField(form.text), name, password });
+  if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
+  const set = answer.headers['set-cookie'] as unknown as string[];
+  const sessionCookie = (set.find((c) => c.startsWith('sns_console_session=')) ?? '').split(';')[0] ?? '';
+  return {
+    agent,
+    sessionCookie,
+    csrf: async () => hiddenField((await agent.get('/console/')).text),
+  };
+}
