@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { main, type CompareIo } from '../../src/cli/compare';
 import { sendRequest, type Answer, type RecordedRequest } from '../../src/migration';
-import type { DataSet } from '../../src/store';
+import type { DataSet, OpenedStore } from '../../src/store';
 import { FIXTURES } from '../support/fixtures';
 import { listenOnLoopback, startTestService, type TestService } from '../support/service';
 
@@ -20,8 +20,12 @@ export interface Instance {
 }
 
 /** This service on a loopback port, with `data` (the fixtures by default). */
-export async function startInstance(data: DataSet = FIXTURES, namespace?: string): Promise<Instance> {
-  const service = await startTestService({ data, namespace });
+export async function startInstance(
+  data: DataSet = FIXTURES,
+  namespace?: string,
+  store?: OpenedStore,
+): Promise<Instance> {
+  const service = await startTestService({ data, namespace, store });
   const listener = await listenOnLoopback(service.app);
   return {
     base: listener.base,

@@ -28,12 +28,14 @@ export interface TestServiceOptions {
   /** An access policy (src/access); none: every call open. */
   access?: AccessControl;
   publicBaseUrl?: string | null;
+  /** A store of the caller's (e.g. on PostgreSQL, test/support/stores.ts), seeded here and closed with the service; none: SQLite in a temporary folder. */
+  store?: OpenedStore;
 }
 
-/** The real app on a real SQLite store in a temporary folder, seeded with the test fixtures. */
+/** The real app on a real store (SQLite in a temporary folder unless given one), seeded with the test fixtures. */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-wire-'));
-  const store = await openStore({ dataDir });
+  const store = options.store ?? (await openStore({ dataDir }));
   await store.dataSet.writeDataSet(options.data ?? FIXTURES);
   const endpoints = await loadServiceModel(options.namespace ?? 'http://tempuri.org/');
   const operations = createOperations(store, { phone: { defaultRegion: 'SY', allowedCountries: ['SY'] } });
