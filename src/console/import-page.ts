@@ -155,9 +155,9 @@ function fileTable(view: View, file: FileReport, dryRun: boolean): Html {
     (r) => html`<tr><td data-label="${t.colRow}">${f.number(r.line)}</td>
 <td data-label="${t.colCollection}">${r.collection}</td>
 <td data-label="${t.colField}"><bdi class="code">${fieldOf(r.collection, r.reason) || '–'}</bdi></td>
-<td data-label="${t.colReason}"><bdi>${r.reason}</bdi></td></tr>`,
+<td data-label="${t.colReason}"><bdi dir="ltr" lang="en">${r.reason}</bdi></td></tr>`,
   );
-  return html`${file.error === null ? '' : html`<div class="error-summary" role="alert"><p><bdi>${file.error}</bdi></p></div>`}
+  return html`${file.error === null ? '' : html`<div class="error-summary" role="alert"><p><bdi dir="ltr" lang="en">${file.error}</bdi></p></div>`}
 ${
   file.collections.length === 0
     ? ''
@@ -174,7 +174,7 @@ ${
 <tbody>${refused}</tbody></table>
 ${file.rejected.length > LISTED_REFUSALS ? html`<p>${t.importRefusedMore(f.number(file.rejected.length - LISTED_REFUSALS))}</p>` : ''}`
 }
-${file.notes.length === 0 ? '' : html`<h2>${t.importNotes}</h2><ul>${file.notes.map((note) => html`<li><bdi>${note}</bdi></li>`)}</ul>`}`;
+${file.notes.length === 0 ? '' : html`<h2>${t.importNotes}</h2><ul>${file.notes.map((note) => html`<li><bdi dir="ltr" lang="en">${note}</bdi></li>`)}</ul>`}`;
 }
 
 const writable = (report: ImportReport): boolean =>
@@ -199,9 +199,11 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
     );
     return;
   }
-  const downloads = (kind: 'check' | 'apply') =>
-    html`<li><a href="${base}/${kind}.txt" download>${t.importDownload} (${kind === 'check' ? t.importChecking : t.importWriting}, text)</a></li>
-<li><a href="${base}/${kind}.json" download>${t.importDownload} (${kind === 'check' ? t.importChecking : t.importWriting}, JSON)</a></li>`;
+  const downloads = (kind: 'check' | 'apply') => {
+    const label = kind === 'check' ? t.importDownloadCheck : t.importDownloadApply;
+    return html`<li><a href="${base}/${kind}.txt" download>${label('text')}</a></li>
+<li><a href="${base}/${kind}.json" download>${label('JSON')}</a></li>`;
+  };
   const report = job.report;
   const body =
     job.state === 'failed' || report === null
@@ -211,7 +213,7 @@ ${report.files.map((file) => fileTable(view, file, job.kind === 'check'))}
 ${
   job.kind === 'check'
     ? writable(report)
-      ? html`<form method="post" action="${base}/apply">${csrfField(view)}<p class="hint">${t.importApplyHint}</p><button type="submit">${t.importApply}</button></form>`
+      ? html`<form class="apply" method="post" action="${base}/apply">${csrfField(view)}<p class="hint">${t.importApplyHint}</p><button type="submit">${t.importApply}</button></form>`
       : html`<p>${t.importNothing}</p>`
     : ''
 }`;

@@ -60,10 +60,10 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
       /<td data-label="Collection">students<\/td>\s*<td data-label="Rows accepted">2<\/td>\s*<td data-label="Added">1<\/td>\s*<td data-label="Changed">1<\/td>\s*<td data-label="Refused">2<\/td>/,
     );
     expect(report.text).toMatch(
-      /<td data-label="Row">4<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">school<\/bdi><\/td>/,
+      /<td data-label="Line">4<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">school<\/bdi><\/td>/,
     );
     expect(report.text).toMatch(
-      /<td data-label="Row">5<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">active<\/bdi><\/td>/,
+      /<td data-label="Line">5<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">active<\/bdi><\/td>/,
     );
     expect(await studentIds()).toEqual(before);
 
@@ -112,11 +112,17 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
 
   it("answers a viewer's upload with 403 and imports nothing", async () => {
     const victor = await signedIn(harness.app, 'victor');
+    const before = await studentIds();
     expect((await victor.agent.get('/console/')).text).not.toContain('href="/console/import"');
     const res = await upload(victor, await victor.csrf());
     expect(res.status).toBe(403);
     const entries = (await ctx.store.admin.listAuditEntries({ limit: 5, offset: 0, user: 'victor' })).items;
-    expect(entries[0]).toMatchObject({ operation: 'import', outcome: 'refused', reason: 'role' });
+    // The form's GET and the upload's POST, both refused.
+    expect(
+      entries.filter((e) => e.operation === 'import' && e.outcome === 'refused' && e.reason === 'role'),
+    ).toHaveLength(2);
+    expect(entries.some((e) => e.operation === 'import-check')).toBe(false);
+    expect(await studentIds()).toEqual(before);
   });
 
   it('refuses an upload without its CSRF token or with another, and keeps nothing', async () => {
