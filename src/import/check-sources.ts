@@ -32,6 +32,9 @@ export interface CheckedSource {
   readonly foreseen?: Partial<Record<DataSetCollection, { readonly inserted: number; readonly updated: number }>>;
 }
 
+/** Rows checked between two turns of the event loop. */
+const YIELD_EVERY = 1000;
+
 export interface SourceChecker {
   check(source: Source, onRow?: () => void): Promise<CheckedSource>;
 }
@@ -68,8 +71,10 @@ export function createSourceChecker(
         const rows: readonly SourceRow[] = source.rows[collection] ?? [];
         if (rows.length === 0) continue;
         const passed: { row: SourceRow; key: string; references: readonly RecordReference[] }[] = [];
-        for (const row of rows) {
+        for (const [index, row] of rows.entries()) {
           onRow?.();
+          // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
+          if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
           const result = checkRecord(collection, row.record, now);
           if ('problem' in result) rejected.push({ collection, line: row.line, reason: result.problem });
           else passed.push({ row, key: result.key, references: result.references });
