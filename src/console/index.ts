@@ -24,6 +24,7 @@ import { applyUpload, downloadReport, jobSummary, receiveUpload, showImport, sho
 import { isMultipart } from './multipart';
 import { saveStudent, showEditStudent } from './student-edit';
 import { showSchools, showSchoolStudents } from './schools';
+import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -289,6 +290,22 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   router.get(`${CONSOLE_BASE}/schools`, async (req, res) => {
     callRecordOf(res).operation = 'schools';
     await showSchools(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/schools/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'school-edit';
+    await showEditSchool(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/schools/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'school-edit';
+    await saveSchool(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/devices/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'device-edit';
+    await showEditDevice(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
+  });
+  router.post(`${CONSOLE_BASE}/devices/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'device-edit';
+    await saveDevice(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
   });
   router.get(`${CONSOLE_BASE}/schools/students`, async (req, res) => {
     callRecordOf(res).operation = 'schools';

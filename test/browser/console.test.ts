@@ -310,7 +310,7 @@ test('an operator corrects a class and deactivates a student from the form', asy
     await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
     await page.goto(`${base}/console/students/1002`);
   }
-  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
   await page.getByLabel('Class').fill('');
   await page.getByLabel('Full name').fill('');
   await page.getByRole('button', { name: 'Save' }).click();
@@ -325,6 +325,18 @@ test('an operator corrects a class and deactivates a student from the form', asy
   expect(await service.store.admin.getRecord('students', '1002')).toMatchObject({ classId: '8C', active: '0' });
   await page.setViewportSize(PHONE);
   await checkPage(page);
+  // Its device: the platform changes, the token (never shown in the form) stays.
+  await page.setViewportSize(DESKTOP);
+  await page.getByRole('link', { name: 'Edit the device' }).click();
+  expect(await page.getByLabel('Push token').inputValue()).toBe('');
+  await page.getByLabel('Platform').selectOption('web');
+  await checkPage(page);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('The device was saved.').waitFor();
+  expect(await service.store.admin.getRecord('devices', 'dev-1002')).toMatchObject({
+    platform: 'web',
+    token: 'fcm:AAAA-1002',
+  });
   await page.close();
 });
 
