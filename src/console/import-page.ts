@@ -263,20 +263,30 @@ export async function applyUpload(
   redirect(res, `${CONSOLE_BASE}/import/${upload.id}`);
 }
 
-export function downloadReport(
+export async function downloadReport(
   context: ConsoleContext,
   view: View,
+  req: Request,
   res: Response,
   id: string,
   kind: 'check' | 'apply',
   format: 'txt' | 'json',
-): void {
+): Promise<void> {
   const upload = context.imports.get(id);
   const report = upload?.[kind]?.report ?? null;
   if (upload === null || report === null) {
     missing(view, res);
     return;
   }
+  // A report names rows and keys of a roster: reading it is recorded as the student pages are.
+  await context.audit({
+    address: req.ip ?? null,
+    account: accountOf(view),
+    operation: 'import-report',
+    subject: `${upload.fileName} (${upload.id})`,
+    outcome: 'allowed',
+    reason: `${kind}.${format}`,
+  });
   const name = `${upload.fileName.replace(/\.(csv|json)$/i, '')}-${kind === 'check' ? 'dry-run' : 'import'}.${format}`;
   res.status(200);
   res.setHeader('Content-Disposition', `attachment; filename="${name}"`);

@@ -237,7 +237,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     callRecordOf(res).operation = 'import-apply';
     await applyUpload(context, local(res).view, req, res, String(req.params.id).slice(0, 64));
   });
-  router.get(`${CONSOLE_BASE}/import/:id/:report`, need('operator'), (req, res, next) => {
+  router.get(`${CONSOLE_BASE}/import/:id/:report`, need('operator'), async (req, res, next) => {
     const match = /^(check|apply)\.(txt|json)$/.exec(String(req.params.report));
     if (match === null) {
       next();
@@ -245,7 +245,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     }
     callRecordOf(res).operation = 'import-report';
     const [, kind, format] = match as unknown as [string, 'check' | 'apply', 'txt' | 'json'];
-    downloadReport(context, local(res).view, res, String(req.params.id).slice(0, 64), kind, format);
+    await downloadReport(context, local(res).view, req, res, String(req.params.id).slice(0, 64), kind, format);
   });
 
   router.get(`${CONSOLE_BASE}/messages/:channel/:id`, async (req, res, next) => {

@@ -97,8 +97,8 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     expect(parsed.account).toBe('olga');
     expect(parsed.files[0]?.collections[0]?.wouldInsert).toBe(1);
 
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 20, offset: 0 })).items.filter((e) =>
-      e.operation.startsWith('import-'),
+    const entries = (await ctx.store.admin.listAuditEntries({ limit: 20, offset: 0 })).items.filter(
+      (e) => e.operation.startsWith('import-') && e.operation !== 'import-report',
     );
     expect(entries.map((e) => [e.operation, e.user, e.outcome]).sort()).toEqual([
       ['import-apply', 'olga', 'allowed'],
@@ -108,6 +108,11 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
       ['import-check', 'olga', 'allowed'],
     ]);
     expect(entries.map((e) => e.reason)).toContain('pupils-2026.csv: added 1, changed 1, refused 2');
+    const reads = await ctx.store.admin.listAuditEntries({ limit: 20, offset: 0, operation: 'import-report' });
+    expect(reads.items.map((e) => [e.user, e.reason]).sort()).toEqual([
+      ['olga', 'apply.txt'],
+      ['olga', 'check.json'],
+    ]);
   });
 
   it("answers a viewer's upload with 403 and imports nothing", async () => {
