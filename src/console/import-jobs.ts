@@ -69,6 +69,8 @@ export function safeFileName(given: string): string | null {
 export function createImportJobs(options: ImportJobsOptions): ImportJobs {
   const uploads = new Map<string, Upload>();
   const running = new Map<string, Promise<void>>();
+  // An upload being stored counts as running: two uploads at once must not both start a job.
+  let storing = false;
   let root: Promise<string> | null = null;
   const folder = () => (root ??= mkdtemp(path.join(tmpdir(), 'sns-console-import-')));
 
@@ -129,12 +131,18 @@ export function createImportJobs(options: ImportJobsOptions): ImportJobs {
 
   return {
     async upload(account, fileName, data, collection) {
-      if (running.size > 0) return null;
-      await prune();
+      if (running.size > 0 || storing) return null;
+      storing = true;
       const id = randomBytes(18).toString('base64url');
-      const dir = path.join(await folder(), id);
-      await mkdir(dir, { mode: 0o700 });
-      await writeFile(path.join(dir, fileName), data, { mode: 0o600 });
+      let dir: string;
+      try {
+        dir = path.join(await folder(), id);
+        await prune();
+        await mkdir(dir, { mode: 0o700 });
+        await writeFile(path.join(dir, fileName), data, { mode: 0o600 });
+      } finally {
+        storing = false;
+      }
       const upload: Upload = {
         id,
         account,
@@ -159,7 +167,7 @@ export function createImportJobs(options: ImportJobsOptions): ImportJobs {
       return upload;
     },
     apply(upload) {
-      if (running.size > 0 || upload.check?.state !== 'done' || upload.apply !== null) return false;
+      if (running.size > 0 || storing || upload.check?.state !== 'done' || upload.apply !== null) return false;
       start(upload, 'apply');
       return true;
     },

@@ -99,7 +99,13 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
     await refuse(400, { field: 'file', text: t.importBadName }, 'invalid');
     return;
   }
-  const upload = await context.imports.upload(accountOf(view), fileName, file.data, collection);
+  // A JSON document names its collections itself; the choice is for CSV files.
+  const upload = await context.imports.upload(
+    accountOf(view),
+    fileName,
+    file.data,
+    /\.json$/i.test(fileName) ? undefined : collection,
+  );
   if (upload === null) {
     await refuse(409, { text: t.importBusy }, 'busy');
     return;

@@ -34,11 +34,17 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     await ctx.cleanup();
   });
 
-  const upload = async (browser: Browser, csrf: string | null, name = 'pupils-2026.csv', text = ROSTER) => {
+  const upload = async (
+    browser: Browser,
+    csrf: string | null,
+    name = 'pupils-2026.csv',
+    text = ROSTER,
+    collection = '',
+  ) => {
     const form = await browser.agent.get('/console/import');
     let post = browser.agent.post('/console/import');
     if (csrf !== null) post = post.field('csrf', csrf === 'page' ? hiddenField(form.text) : csrf);
-    return post.field('collection', '').attach('file', Buffer.from(text), name);
+    return post.field('collection', collection).attach('file', Buffer.from(text), name);
   };
 
   const studentIds = async () => (await ctx.store.dataSet.readDataSet()).students.map((s) => s.id).sort();
@@ -174,6 +180,19 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
       .send({ csrf: hiddenField(report.text) });
     await harness.imports.settled(id);
     expect((await ctx.store.dataSet.readDataSet()).students.length).toBe((FIXTURES.students?.length ?? 0) + 20_000);
+  });
+
+  it('reads a JSON document by its own collections, whatever the select says', async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const json = JSON.stringify({ schools: [{ baseUrl: 'https://new-school.example', name: 'New School' }] });
+    const checked = await upload(olga, 'page', 'roster.json', json, 'students');
+    const id = uploadIdOf(checked.headers.location);
+    await harness.imports.settled(id);
+    const page = await olga.agent.get(`/console/import/${id}`);
+    expect(page.text).toMatch(
+      /<td data-label="Collection">schools<\/td>\s*<td data-label="Rows accepted">1<\/td>\s*<td data-label="Added">1<\/td>/,
+    );
+    expect(await ctx.store.admin.getRecord('schools', 'https://new-school.example')).toBeNull();
   });
 
   it('answers 404 for an upload id it does not know', async () => {
