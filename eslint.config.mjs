@@ -35,7 +35,7 @@ const MAY_IMPORT = {
   health: [...BOTTOM, 'store', 'wire'],
   metrics: [...BOTTOM, 'store', 'access', 'delivery', 'wire'],
   observe: [...BOTTOM, 'metrics', 'wire', 'migration'],
-  console: [...BOTTOM, 'store', 'access', 'wire', 'admin'],
+  console: [...BOTTOM, 'store', 'access', 'wire', 'admin', 'import'],
   server: [...BOTTOM, 'operations', 'access', 'wire', 'observe', 'metrics'],
   config: null,
   service: null,

@@ -186,7 +186,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       shutdown.register('console bcrypt thread', () => consoleBcrypt.close());
       closeConsole = () => consoleBcrypt.close();
       const handler = createConsole({
-        stores: { console: store.console, admin: store.admin, access: store.access },
+        stores: { console: store.console, admin: store.admin, access: store.access, import: store.dataSet },
         settings: {
           secureCookies: config.publicBaseUrl?.startsWith('https:') ?? false,
           idleMs: config.console.sessionIdleMinutes * 60_000,

@@ -4,8 +4,9 @@ import type { BlockList } from 'node:net';
 import type { BcryptPool } from '../access/bcrypt-pool';
 import type { LoginThrottle } from '../access/login-throttle';
 import type { Logger } from '../log';
-import type { AccessStore, AdminStore, ConsoleStore } from '../store';
+import type { AccessStore, AdminStore, ConsoleStore, ImportStore } from '../store';
 import type { ConsoleAudit } from './audit';
+import type { ImportJobs } from './import-jobs';
 
 export interface ConsoleSettings {
   /** Secure cookies: PUBLIC_BASE_URL is https. */
@@ -22,6 +23,8 @@ export interface ConsoleStores {
   readonly console: ConsoleStore;
   readonly admin: AdminStore;
   readonly access: Pick<AccessStore, 'insertAuditEntries'>;
+  /** The roster import's (src/import): the same store role as `npm run import`. */
+  readonly import: ImportStore;
 }
 
 export interface ConsoleContext {
@@ -31,6 +34,8 @@ export interface ConsoleContext {
   readonly bcrypt: BcryptPool;
   readonly throttle: LoginThrottle;
   readonly audit: ConsoleAudit;
+  /** The roster import's uploads and jobs on this node. */
+  readonly imports: ImportJobs;
   readonly now: () => Date;
   /** A message was queued again: an in-process worker may look now rather than at its next poll. */
   readonly onResent?: () => void;

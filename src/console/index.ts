@@ -19,8 +19,12 @@ import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
 import { confirmResendDead, resendDead, showDead } from './dead-letters';
 import { showAudit } from './audit-page';
+import { createImportJobs, type ImportJobs } from './import-jobs';
+import { applyUpload, downloadReport, jobSummary, receiveUpload, showImport, showUpload } from './import-page';
+import { isMultipart } from './multipart';
 import { saveStudent, showEditStudent } from './student-edit';
 import { showSchools, showSchoolStudents } from './schools';
+import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
 import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -30,6 +34,7 @@ import { allows, page, viewFor, type SignedIn, type View } from './view';
 export { CONSOLE_BASE } from './respond';
 export { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from './accounts';
 export type { ConsoleSettings, ConsoleStores } from './context';
+export type { ImportJobs } from './import-jobs';
 
 /** Failed sign-ins a minute before the next is refused unchecked (docs/console.md#signing-in). */
 export const SIGN_IN_FAILURES_PER_ACCOUNT = 5;
@@ -59,9 +64,13 @@ const local = (res: Response): Local => res.locals as Local;
 
 const CSS_ETAG = `"${createHash('sha256').update(CONSOLE_CSS).digest('hex').slice(0, 16)}"`;
 
-export function createConsole(options: ConsoleOptions): RequestHandler {
+/** The console's routes, and its import jobs (the tests wait for one to end). */
+export type ConsoleHandler = RequestHandler & { readonly imports: ImportJobs };
+
+export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const router = Router({ strict: false });
   const now = options.now ?? (() => new Date());
+  const audit = consoleAudit(options.stores.access, now);
   const context: ConsoleContext = {
     stores: options.stores,
     settings: options.settings,
@@ -74,7 +83,21 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
         perUser: SIGN_IN_FAILURES_PER_ACCOUNT,
         windowMs: SIGN_IN_WINDOW_MS,
       }),
-    audit: consoleAudit(options.stores.access, now),
+    audit,
+    imports: createImportJobs({
+      store: options.stores.import,
+      logger: options.logger,
+      now,
+      onEnded: (upload, job) =>
+        audit({
+          address: null,
+          account: upload.account,
+          operation: job.kind === 'check' ? 'import-check' : 'import-apply',
+          subject: `${upload.fileName} (${upload.id})`,
+          outcome: 'allowed',
+          reason: jobSummary(upload, job),
+        }),
+    }),
     now,
     onResent: options.onResent,
   };
@@ -135,7 +158,10 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
     }
     const view = viewFor(local(res).view.lang, found.session, local(res).view.here);
     res.locals.view = view;
-    if (req.method === 'POST' && !csrfMatches(req, found.session.csrf)) {
+    // The import's upload carries its token in the multipart body, read (within its bound) and checked by its route.
+    const deferred =
+      req.method === 'POST' && req.originalUrl.split('?')[0] === `${CONSOLE_BASE}/import` && isMultipart(req);
+    if (req.method === 'POST' && !deferred && !csrfMatches(req, found.session.csrf)) {
       await context.audit({
         address: req.ip ?? null,
         account: found.session.account,
@@ -195,6 +221,33 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
     await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), true);
   });
 
+  router.get(`${CONSOLE_BASE}/import`, need('operator'), (_req, res) => {
+    callRecordOf(res).operation = 'import';
+    showImport(local(res).view, res);
+  });
+  router.post(`${CONSOLE_BASE}/import`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'import-check';
+    await receiveUpload(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/import/:id`, need('operator'), (req, res) => {
+    callRecordOf(res).operation = 'import';
+    showUpload(context, local(res).view, res, String(req.params.id).slice(0, 64));
+  });
+  router.post(`${CONSOLE_BASE}/import/:id/apply`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'import-apply';
+    await applyUpload(context, local(res).view, req, res, String(req.params.id).slice(0, 64));
+  });
+  router.get(`${CONSOLE_BASE}/import/:id/:report`, need('operator'), async (req, res, next) => {
+    const match = /^(check|apply)\.(txt|json)$/.exec(String(req.params.report));
+    if (match === null) {
+      next();
+      return;
+    }
+    callRecordOf(res).operation = 'import-report';
+    const [, kind, format] = match as unknown as [string, 'check' | 'apply', 'txt' | 'json'];
+    await downloadReport(context, local(res).view, req, res, String(req.params.id).slice(0, 64), kind, format);
+  });
+
   router.get(`${CONSOLE_BASE}/messages/:channel/:id`, async (req, res, next) => {
     const channel = String(req.params.channel);
     if (!isChannel(channel)) {
@@ -237,6 +290,22 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
   router.get(`${CONSOLE_BASE}/schools`, async (req, res) => {
     callRecordOf(res).operation = 'schools';
     await showSchools(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/schools/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'school-edit';
+    await showEditSchool(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/schools/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'school-edit';
+    await saveSchool(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/devices/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'device-edit';
+    await showEditDevice(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
+  });
+  router.post(`${CONSOLE_BASE}/devices/:id/edit`, need('operator'), async (req, res) => {
+    callRecordOf(res).operation = 'device-edit';
+    await saveDevice(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
   });
   router.get(`${CONSOLE_BASE}/schools/students`, async (req, res) => {
     callRecordOf(res).operation = 'schools';
@@ -305,7 +374,7 @@ export function createConsole(options: ConsoleOptions): RequestHandler {
     options.logger.error({ err, method: req.method, path: req.path }, 'console: request failed');
     sendText(res, 500, 'The request failed on our side; it has been logged.');
   });
-  return router;
+  return Object.assign(router, { imports: context.imports });
 }
 
 /** CONSOLE=false: every path under /console answers 404, as a path the service does not have. */

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { html } from './html';
 import { CONSOLE_BASE, sendPage } from './respond';
-import { page, type SignedIn, type View } from './view';
+import { allows, notice, page, type SignedIn, type View } from './view';
 
 const PAGE_SIZE = 50;
 const MAX_PAGE = 2000;
@@ -83,7 +83,11 @@ export async function showSchoolStudents(
     page(
       view,
       school.name,
-      html`<p><a href="${CONSOLE_BASE}/schools">${t.back}</a></p>
+      html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
+        allows((view.session as SignedIn).role, 'operator')
+          ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
+          : ''
+      }</p>
 <p role="status">${t.schoolStudents(f.number(students.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>

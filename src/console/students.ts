@@ -134,7 +134,11 @@ export async function showStudent(
       ? html`<p class="due alert">${t.noDevice}</p>`
       : html`<dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${device.id}</bdi></dd></div>
-<div><dt>${t.platform}</dt><dd>${device.platform ?? '–'}</dd></div>
+<div><dt>${t.platform}</dt><dd>${device.platform ?? '–'}${
+          canReveal
+            ? html` · <a href="${CONSOLE_BASE}/devices/${encodeURIComponent(device.id)}/edit?student=${encodeURIComponent(id)}">${t.editDevice}</a>`
+            : ''
+        }</dd></div>
 <div><dt>${t.pushToken}</dt><dd>${
           token === null || token === undefined
             ? html`<span class="alert">${t.noToken}</span>`
@@ -192,7 +196,7 @@ export async function showStudent(
     page(
       view,
       t.studentTitle(student.fullName),
-      html`${notice(req.query.saved === '1' ? t.studentSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
+      html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
         canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
       }</p>
 <dl class="summary-list">

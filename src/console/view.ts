@@ -40,16 +40,15 @@ export const csrfField = (view: View): Html =>
 
 export interface PageOptions {
   /** The navigation entry to mark as current. */
-  readonly current?: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'accounts';
+  readonly current?: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts';
+  /** Seconds after which the browser loads the page again (a running import job). */
+  readonly refresh?: number;
 }
 
 export function page(view: View, title: string, main: HtmlValue, options: PageOptions = {}): Html {
   const { t, session } = view;
-  const navItem = (
-    key: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'accounts',
-    href: string,
-    label: string,
-  ) => html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const navItem = (key: NonNullable<PageOptions['current']>, href: string, label: string) =>
+    html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
   const nav =
     session === null
       ? ''
@@ -59,6 +58,7 @@ ${navItem('students', `${CONSOLE_BASE}/students`, t.navStudents)}
 ${navItem('schools', `${CONSOLE_BASE}/schools`, t.navSchools)}
 ${navItem('dead', `${CONSOLE_BASE}/dead`, t.navDead)}
 ${navItem('audit', `${CONSOLE_BASE}/audit`, t.navAudit)}
+${allows(session.role, 'operator') ? navItem('import', `${CONSOLE_BASE}/import`, t.navImport) : ''}
 ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.navAccounts) : ''}
 </ul></nav>`;
   const who =
@@ -71,6 +71,7 @@ ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.n
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+${options.refresh === undefined ? '' : html`<meta http-equiv="refresh" content="${options.refresh}">`}
 <title>${title} – ${t.consoleName}</title>
 <link rel="stylesheet" href="${CONSOLE_BASE}/console.css">
 </head>

@@ -28,13 +28,22 @@ export interface CheckedSource {
   readonly accepted: Partial<Record<DataSetCollection, number>>;
   readonly rejected: readonly Rejection[];
   readonly notes: readonly string[];
+  /** With `foresee`: distinct keys per collection that are new, and that are stored already (a write replaces them). */
+  readonly foreseen?: Partial<Record<DataSetCollection, { readonly inserted: number; readonly updated: number }>>;
 }
+
+/** Rows checked between two turns of the event loop. */
+const YIELD_EVERY = 1000;
 
 export interface SourceChecker {
   check(source: Source, onRow?: () => void): Promise<CheckedSource>;
 }
 
-export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, now: string): SourceChecker {
+export function createSourceChecker(
+  store: Pick<ImportStore, 'existingKeys'>,
+  now: string,
+  options: { readonly foresee?: boolean } = {},
+): SourceChecker {
   // Keys accepted earlier in this import, and answers the store already gave.
   const imported = new Map<DataSetCollection, Set<string>>(COLLECTIONS.map((c) => [c, new Set()]));
   const stored = new Map<DataSetCollection, Map<string, boolean>>(COLLECTIONS.map((c) => [c, new Map()]));
@@ -56,13 +65,16 @@ export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, no
     async check(source, onRow) {
       const dataSet: Record<string, unknown[]> = {};
       const accepted: Partial<Record<DataSetCollection, number>> = {};
+      const foreseen: NonNullable<CheckedSource['foreseen']> = {};
       const rejected: Rejection[] = source.unreadable.map((u) => ({ ...u }));
       for (const collection of COLLECTIONS) {
         const rows: readonly SourceRow[] = source.rows[collection] ?? [];
         if (rows.length === 0) continue;
         const passed: { row: SourceRow; key: string; references: readonly RecordReference[] }[] = [];
-        for (const row of rows) {
+        for (const [index, row] of rows.entries()) {
           onRow?.();
+          // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
+          if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
           const result = checkRecord(collection, row.record, now);
           if ('problem' in result) rejected.push({ collection, line: row.line, reason: result.problem });
           else passed.push({ row, key: result.key, references: result.references });
@@ -72,6 +84,15 @@ export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, no
           const keys = references.flatMap((reference) => (reference.collection === referenced ? [reference.key] : []));
           if (keys.length > 0) await learn(referenced, keys);
         }
+        // A dry run's "would add / would replace" (docs/console.md#import): one more lookup of the rows' own keys.
+        if (options.foresee === true)
+          await learn(
+            collection,
+            passed.map((p) => p.key),
+          );
+        const counted = new Set<string>();
+        let inserted = 0;
+        let updated = 0;
         const records: unknown[] = [];
         for (const { row, key, references } of passed) {
           const unknown = references.find((reference) => !isKnown(reference));
@@ -85,13 +106,26 @@ export function createSourceChecker(store: Pick<ImportStore, 'existingKeys'>, no
             continue;
           }
           records.push(row.record);
+          if (!importedOf(collection).has(key) && !counted.has(key)) {
+            counted.add(key);
+            if (storedOf(collection).get(key) === true) updated++;
+            else inserted++;
+          }
           importedOf(collection).add(key);
         }
         dataSet[collection] = records;
         accepted[collection] = records.length;
+        if (options.foresee === true) foreseen[collection] = { inserted, updated };
       }
       rejected.sort((a, b) => a.line - b.line);
-      return { file: source.file, dataSet: dataSet, accepted, rejected, notes: source.notes };
+      return {
+        file: source.file,
+        dataSet: dataSet,
+        accepted,
+        rejected,
+        notes: source.notes,
+        ...(options.foresee === true ? { foreseen } : {}),
+      };
     },
   };
 }

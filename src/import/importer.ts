@@ -18,6 +18,8 @@ export interface ImportOptions {
   readonly strict?: boolean;
   /** Check only; write nothing. */
   readonly dryRun?: boolean;
+  /** Also count, per collection, the keys a write would add and those it would replace (`wouldInsert`, `wouldUpdate`). */
+  readonly foresee?: boolean;
   readonly progress?: Progress;
   readonly now?: () => Date;
 }
@@ -31,6 +33,9 @@ export interface CollectionReport {
   /** Records written that replaced a stored one; null when nothing was written. */
   readonly updated: number | null;
   readonly rejected: number;
+  /** With `foresee`: distinct keys not stored yet, and keys stored already, among the accepted rows. */
+  readonly wouldInsert?: number;
+  readonly wouldUpdate?: number;
 }
 
 export interface FileReport {
@@ -79,7 +84,7 @@ export async function importFiles(
   // Records may only refer to earlier collections: schools before students before notes.
   sources.sort((a, b) => rank(a) - rank(b));
 
-  const checker = createSourceChecker(store, now);
+  const checker = createSourceChecker(store, now, { foresee: options.foresee === true });
   const totalRows = sources.reduce((n, s) => n + COLLECTIONS.reduce((m, c) => m + (s.rows[c]?.length ?? 0), 0), 0);
   let checkedRows = 0;
   progress.stage('checking', totalRows);
@@ -164,6 +169,9 @@ function report(
     inserted: counts === null ? null : counts.written[collection] - counts.updated[collection],
     updated: counts === null ? null : counts.updated[collection],
     rejected: source.rejected.filter((r) => r.collection === collection).length,
+    ...(source.foreseen?.[collection] === undefined
+      ? {}
+      : { wouldInsert: source.foreseen[collection].inserted, wouldUpdate: source.foreseen[collection].updated }),
   }));
   return { file: source.file, status, error: null, collections, rejected: source.rejected, notes: source.notes };
 }

@@ -310,7 +310,7 @@ test('an operator corrects a class and deactivates a student from the form', asy
     await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
     await page.goto(`${base}/console/students/1002`);
   }
-  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
   await page.getByLabel('Class').fill('');
   await page.getByLabel('Full name').fill('');
   await page.getByRole('button', { name: 'Save' }).click();
@@ -325,5 +325,79 @@ test('an operator corrects a class and deactivates a student from the form', asy
   expect(await service.store.admin.getRecord('students', '1002')).toMatchObject({ classId: '8C', active: '0' });
   await page.setViewportSize(PHONE);
   await checkPage(page);
+  // Its device: the platform changes, the token (never shown in the form) stays.
+  await page.setViewportSize(DESKTOP);
+  await page.getByRole('link', { name: 'Edit the device' }).click();
+  expect(await page.getByLabel('Push token').inputValue()).toBe('');
+  await page.getByLabel('Platform').selectOption('web');
+  await checkPage(page);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('The device was saved.').waitFor();
+  expect(await service.store.admin.getRecord('devices', 'dev-1002')).toMatchObject({
+    platform: 'web',
+    token: 'fcm:AAAA-1002',
+  });
+  await page.close();
+});
+
+test('an operator imports a roster: upload, the dry run with its refused rows, Apply, the report (English, the dry run also in Arabic)', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fimport`);
+  await page.waitForURL(/\/console\/(import|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.getByRole('link', { name: 'Import' }).click();
+  }
+  await page.getByRole('heading', { name: 'Import a roster', level: 1 }).waitFor();
+  await checkPage(page);
+  const roster = [
+    'id,school,fullName,classId,active',
+    '1003,https://school-a.example,Yousef Darwish,6A,1',
+    '7001,https://school-a.example,Huda Saleh,6A,1',
+    '7002,https://school-a.example,رنا الخطيب,6B,1',
+    '7003,https://unknown-school.example,Karim Aziz,6B,1',
+    '7004,https://school-a.example,Maha Qasem,6B,yes',
+  ].join('\n');
+  await page
+    .getByLabel('File')
+    .setInputFiles({ name: 'class-6.csv', mimeType: 'text/csv', buffer: Buffer.from(roster) });
+  await page.getByRole('button', { name: 'Check the file' }).click();
+  await page.getByRole('heading', { name: 'Check of class-6.csv', level: 1 }).waitFor();
+  await page.getByText('Nothing has been written yet.').waitFor();
+  const students = page.getByRole('row').filter({ hasText: 'students' }).first();
+  expect(await students.locator('td').allTextContents()).toEqual(['students', '3', '2', '1', '2']);
+  await page
+    .getByRole('row')
+    .filter({ hasText: 'unknown-school.example' })
+    .getByRole('cell', { name: 'school', exact: true })
+    .waitFor();
+  await page
+    .getByRole('row')
+    .filter({ hasText: 'active must be' })
+    .getByRole('cell', { name: '6', exact: true })
+    .waitFor();
+  expect(await service.store.admin.getRecord('students', '7001')).toBeNull();
+  await checkPage(page);
+  await shoot(page, 'import-dry-run-desktop-en');
+  await page.getByRole('link', { name: 'العربية' }).click();
+  await page.getByRole('heading', { name: 'فحص class-6.csv', level: 1 }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'import-dry-run-desktop-ar');
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'import-dry-run-phone-ar');
+  await page.setViewportSize(DESKTOP);
+  await page.getByRole('link', { name: 'English' }).click();
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByRole('heading', { name: 'Import of class-6.csv', level: 1 }).waitFor();
+  await page.getByText('The file has been written:').waitFor();
+  expect(await service.store.admin.getRecord('students', '7001')).toMatchObject({ fullName: 'Huda Saleh' });
+  expect(await service.store.admin.getRecord('students', '1003')).toMatchObject({ fullName: 'Yousef Darwish' });
+  await checkPage(page);
+  await shoot(page, 'import-applied-desktop-en');
+  const link = page.getByRole('link', { name: "Download the import's report (text)" });
+  const report = await page.request.get(new URL((await link.getAttribute('href')) ?? '', base).toString());
+  expect(report.status()).toBe(200);
+  expect(await report.text()).toContain('students: 2 inserted, 1 updated, 2 rejected');
   await page.close();
 });

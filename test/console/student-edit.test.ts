@@ -1,4 +1,4 @@
-// Editing a student in the console (docs/console.md#editing-a-student): the
+// Editing a student in the console (docs/console.md#editing-records): the
 // admin API's rules and messages, operators only, audited; deactivation.
 import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';

@@ -6,7 +6,7 @@ import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { createBcryptPool, type BcryptPool } from '../../src/access/bcrypt-pool';
-import { createConsole, type ConsoleSettings } from '../../src/console';
+import { createConsole, type ConsoleHandler, type ConsoleSettings } from '../../src/console';
 import type { App } from '../../src/server';
 import type { ConsoleRole, OpenedStore } from '../../src/store';
 
@@ -24,6 +24,7 @@ export interface ConsoleHarness {
   readonly app: express.Express;
   readonly logs: Record<string, unknown>[];
   readonly bcrypt: BcryptPool;
+  readonly imports: ConsoleHandler['imports'];
 }
 
 export function consoleApp(store: OpenedStore, clock: Clock, settings: Partial<ConsoleSettings> = {}): ConsoleHarness {
@@ -35,16 +36,15 @@ export function consoleApp(store: OpenedStore, clock: Clock, settings: Partial<C
   const pool = createBcryptPool({ threads: 1 });
   const app = express();
   app.set('trust proxy', false);
-  app.use(
-    createConsole({
-      stores: { console: store.console, admin: store.admin, access: store.access },
-      settings: { secureCookies: false, idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000, allow: null, ...settings },
-      logger,
-      bcrypt: pool,
-      now: clock.now,
-    }),
-  );
-  return { app, logs, bcrypt: pool };
+  const handler = createConsole({
+    stores: { console: store.console, admin: store.admin, access: store.access, import: store.dataSet },
+    settings: { secureCookies: false, idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000, allow: null, ...settings },
+    logger,
+    bcrypt: pool,
+    now: clock.now,
+  });
+  app.use(handler);
+  return { app, logs, bcrypt: pool, imports: handler.imports };
 }
 
 /** An account with a cheap hash (cost 4): the tests check the flow, not bcrypt's cost. */

@@ -1,0 +1,103 @@
+// Editing a school's name and a device's platform and push token (operators,
+// docs/console.md#editing-records), by the shared record form (record-edit.ts):
+// the admin API's PATCH /schools and PATCH /devices rules and messages.
+import type { Request, Response } from 'express';
+import { COLLECTION_OF } from '../store';
+import type { ConsoleContext } from './context';
+import { saveEdit, showEdit, type EditSpec } from './record-edit';
+import { CONSOLE_BASE } from './respond';
+import type { View } from './view';
+
+function schoolSpec(baseUrl: string): EditSpec {
+  const query = `school=${encodeURIComponent(baseUrl)}`;
+  return {
+    collection: 'schools',
+    fields: [
+      { name: 'name', id: 'school-name', label: (t) => t.colName, maxLength: 256, dir: 'auto', untrimmed: true },
+    ],
+    patch: COLLECTION_OF.schools.schema.pick({ name: true }).partial(),
+    operation: 'school-edit',
+    subjectKind: 'school',
+    title: (t, record) => t.editSchoolTitle(String(record.name)),
+    action: `${CONSOLE_BASE}/schools/edit?${query}`,
+    back: `${CONSOLE_BASE}/schools/students?${query}`,
+    saved: `${CONSOLE_BASE}/schools/students?${query}&saved=1`,
+    missing: (t) => t.schoolMissing,
+    current: 'schools',
+  };
+}
+
+/** `student`: the student whose page led here, to go back to. */
+function deviceSpec(id: string, student: string | null): EditSpec {
+  const back =
+    student === null ? `${CONSOLE_BASE}/students` : `${CONSOLE_BASE}/students/${encodeURIComponent(student)}`;
+  const query = student === null ? '' : `?student=${encodeURIComponent(student)}`;
+  return {
+    collection: 'devices',
+    fields: [
+      {
+        name: 'platform',
+        id: 'platform',
+        label: (t) => t.platform,
+        dir: 'ltr',
+        clearable: true,
+        options: [
+          { value: '', label: (t) => t.platformUnknown },
+          { value: 'android', label: () => 'Android' },
+          { value: 'ios', label: () => 'iOS' },
+          { value: 'web', label: () => 'Web' },
+        ],
+      },
+      {
+        name: 'token',
+        id: 'push-token',
+        label: (t) => t.pushToken,
+        hint: (t) => t.tokenKeepHint,
+        maxLength: 4096,
+        dir: 'ltr',
+        secret: true,
+      },
+    ],
+    patch: COLLECTION_OF.devices.schema.pick({ platform: true, token: true }).partial(),
+    operation: 'device-edit',
+    subjectKind: 'device',
+    title: (t) => t.editDeviceTitle(id),
+    action: `${CONSOLE_BASE}/devices/${encodeURIComponent(id)}/edit${query}`,
+    back,
+    saved: student === null ? back : `${back}?saved=device`,
+    missing: (t) => t.deviceMissing,
+    current: 'students',
+  };
+}
+
+const schoolOf = (req: Request): string => (typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '');
+const studentOf = (req: Request): string | null =>
+  typeof req.query.student === 'string' && req.query.student !== '' ? req.query.student.slice(0, 128) : null;
+
+export async function showEditSchool(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  await showEdit(context, view, res, schoolSpec(schoolOf(req)), schoolOf(req));
+}
+
+export async function saveSchool(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  await saveEdit(context, view, req, res, schoolSpec(schoolOf(req)), schoolOf(req));
+}
+
+export async function showEditDevice(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+  id: string,
+): Promise<void> {
+  await showEdit(context, view, res, deviceSpec(id, studentOf(req)), id);
+}
+
+export async function saveDevice(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+  id: string,
+): Promise<void> {
+  await saveEdit(context, view, req, res, deviceSpec(id, studentOf(req)), id);
+}

@@ -1,0 +1,114 @@
+// Editing a school and a device in the console (docs/console.md#editing-records):
+// the collections' own rules and messages, operators only, audited; a push
+// token is never shown in the form and an empty one keeps what is stored.
+import { FIXTURES } from '../support/fixtures';
+import { storeVariants, type TestStore } from '../support/stores';
+import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+
+const SCHOOL = 'https://school-a.example';
+const SCHOOL_EDIT = `/console/schools/edit?school=${encodeURIComponent(SCHOOL)}`;
+
+describe.each(storeVariants())('editing a school and a device on $name', (variant) => {
+  let ctx: TestStore;
+  let clock: Clock;
+  let harness: ConsoleHarness;
+
+  beforeEach(async () => {
+    clock = new Clock();
+    ctx = await variant.create({ now: clock.now });
+    await ctx.store.dataSet.writeDataSet(FIXTURES);
+    harness = consoleApp(ctx.store, clock);
+    await addAccount(ctx.store, 'olga', 'operator');
+    await addAccount(ctx.store, 'victor', 'viewer');
+  });
+  afterEach(async () => {
+    await harness.bcrypt.close();
+    await ctx.cleanup();
+  });
+
+  it("renames a school, and refuses an empty name with the collection's message", async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const list = await olga.agent.get(`/console/schools/students?school=${encodeURIComponent(SCHOOL)}`);
+    expect(list.text).toContain(`href="${SCHOOL_EDIT.replace(/&/g, '&amp;')}"`);
+    const form = await olga.agent.get(SCHOOL_EDIT);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('value="School A"');
+    const refused = await olga.agent
+      .post(SCHOOL_EDIT)
+      .type('form')
+      .send({ csrf: await olga.csrf(), name: '' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('href="#school-name"');
+    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
+    const saved = await olga.agent
+      .post(SCHOOL_EDIT)
+      .type('form')
+      .send({ csrf: await olga.csrf(), name: 'مدرسة الأمل' });
+    expect(saved.status).toBe(303);
+    expect((await olga.agent.get(saved.headers.location)).text).toContain('The school was saved.');
+    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('مدرسة الأمل');
+    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'school-edit' })).items;
+    expect(entries.map((e) => [e.user, e.subject, e.outcome]).sort()).toEqual([
+      ['olga', SCHOOL, 'allowed'],
+      ['olga', SCHOOL, 'refused'],
+    ]);
+  });
+
+  it('changes a device platform, keeps its token when left empty, replaces it when given, and never shows it', async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const student = await olga.agent.get('/console/students/1001');
+    expect(student.text).toContain('href="/console/devices/dev-1001/edit?student=1001"');
+    const form = await olga.agent.get('/console/devices/dev-1001/edit?student=1001');
+    expect(form.status).toBe(200);
+    expect(form.text).not.toContain('fcm:AAAA-1001');
+    const refused = await olga.agent
+      .post('/console/devices/dev-1001/edit?student=1001')
+      .type('form')
+      .send({ csrf: await olga.csrf(), platform: 'symbian', token: '' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('href="#platform"');
+    expect(refused.text).toContain('must be one of android, ios, web.');
+    const kept = await olga.agent
+      .post('/console/devices/dev-1001/edit?student=1001')
+      .type('form')
+      .send({ csrf: await olga.csrf(), platform: 'ios', token: '' });
+    expect(kept.status).toBe(303);
+    expect(kept.headers.location).toBe('/console/students/1001?saved=device');
+    expect(await ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({
+      platform: 'ios',
+      token: 'fcm:AAAA-1001',
+    });
+    await olga.agent
+      .post('/console/devices/dev-1001/edit?student=1001')
+      .type('form')
+      .send({ csrf: await olga.csrf(), platform: '', token: 'fcm:NEW-1001' });
+    expect(await ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({
+      platform: null,
+      token: 'fcm:NEW-1001',
+    });
+  });
+
+  it("answers a viewer's edits with 403 and changes nothing", async () => {
+    const victor = await signedIn(harness.app, 'victor');
+    expect((await victor.agent.get('/console/students/1001')).text).not.toContain('/console/devices/');
+    const school = await victor.agent
+      .post(SCHOOL_EDIT)
+      .type('form')
+      .send({ csrf: await victor.csrf(), name: 'Hacked' });
+    expect(school.status).toBe(403);
+    const device = await victor.agent
+      .post('/console/devices/dev-1001/edit')
+      .type('form')
+      .send({ csrf: await victor.csrf(), platform: 'web', token: 'x' });
+    expect(device.status).toBe(403);
+    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
+    expect(await ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({ platform: 'android' });
+  });
+
+  it('refuses an edit without its CSRF token', async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const res = await olga.agent.post(SCHOOL_EDIT).type('form').send({ name: 'No token' });
+    expect(res.status).toBe(403);
+    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
+  });
+});
