@@ -3,8 +3,7 @@
 // time, checked by the admin API's rules.
 import request from 'supertest';
 import { storeVariants, type TestStore } from '../support/stores';
-import { FIXTURES } from '../support/fixtures';
-import { addAccount, Clock, consoleApp, hiddenField, signedIn, type ConsoleHarness } from './support';
+import { Clock, hiddenField, signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
 
 describe.each(storeVariants())('the audit trail page on $name', (variant) => {
   let ctx: TestStore;
@@ -12,17 +11,9 @@ describe.each(storeVariants())('the audit trail page on $name', (variant) => {
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'olga', 'operator');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, clock, harness } = await openConsoleWorld(variant));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   it('shows console actions with their account, and filters by caller, operation, student, outcome and time', async () => {
     const olga = await signedIn(harness.app, 'olga');

@@ -1,21 +1,14 @@
 // Dead letters (docs/console.md#dead-letters): per channel, filtered by the
 // error, and Resend for all those matching after a confirmation with their count.
-import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
-import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
 
 describe.each(storeVariants())('dead letters in the console on $name', (variant) => {
   let ctx: TestStore;
-  let clock: Clock;
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'olga', 'operator');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, harness } = await openConsoleWorld(variant));
     // Three dead of one error, two of another, one sent.
     const outcomes = [
       'UNREGISTERED: gone',
@@ -45,10 +38,7 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
       ]);
     }
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   const dead = async () => (await ctx.store.admin.listOutbox('push', { status: 'dead', limit: 50, offset: 0 })).total;
 

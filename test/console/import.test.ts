@@ -3,7 +3,14 @@
 // only, CSRF in the multipart body, audited, reports downloadable.
 import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
-import { addAccount, Clock, consoleApp, hiddenField, signedIn, type Browser, type ConsoleHarness } from './support';
+import {
+  hiddenField,
+  signedIn,
+  type Browser,
+  type ConsoleHarness,
+  openConsoleWorld,
+  closeConsoleWorld,
+} from './support';
 
 const ROSTER = [
   'id,school,fullName,classId,active',
@@ -18,21 +25,12 @@ const uploadIdOf = (location: string): string => /^\/console\/import\/([A-Za-z0-
 
 describe.each(storeVariants())('importing a roster in the console on $name', (variant) => {
   let ctx: TestStore;
-  let clock: Clock;
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'olga', 'operator');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, harness } = await openConsoleWorld(variant));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   const upload = async (
     browser: Browser,

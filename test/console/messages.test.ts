@@ -2,8 +2,7 @@
 // history, written with each result and pruned with the message, and Resend
 // with its confirmation, for operators only.
 import { storeVariants, type TestStore } from '../support/stores';
-import { FIXTURES } from '../support/fixtures';
-import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+import { Clock, signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
 
 describe.each(storeVariants())('one message in the console on $name', (variant) => {
   let ctx: TestStore;
@@ -11,17 +10,9 @@ describe.each(storeVariants())('one message in the console on $name', (variant) 
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'olga', 'operator');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, clock, harness } = await openConsoleWorld(variant));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   /** Queues a push for student 1001 and fails it twice (a retry, then dead), as a worker would. */
   async function deadMessage(): Promise<string> {

@@ -1,30 +1,20 @@
 // Editing a school and a device in the console (docs/console.md#editing-records):
 // the collections' own rules and messages, operators only, audited; a push
 // token is never shown in the form and an empty one keeps what is stored.
-import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
-import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
 
 const SCHOOL = 'https://school-a.example';
 const SCHOOL_EDIT = `/console/schools/edit?school=${encodeURIComponent(SCHOOL)}`;
 
 describe.each(storeVariants())('editing a school and a device on $name', (variant) => {
   let ctx: TestStore;
-  let clock: Clock;
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'olga', 'operator');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, harness } = await openConsoleWorld(variant));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   it("renames a school, and refuses an empty name with the collection's message", async () => {
     const olga = await signedIn(harness.app, 'olga');

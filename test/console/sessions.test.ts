@@ -3,7 +3,16 @@
 // (docs/console.md).
 import request from 'supertest';
 import { storeVariants, type TestStore } from '../support/stores';
-import { addAccount, Clock, consoleApp, hiddenField, PASSWORD, signedIn, type ConsoleHarness } from './support';
+import {
+  Clock,
+  consoleApp,
+  hiddenField,
+  PASSWORD,
+  signedIn,
+  type ConsoleHarness,
+  openConsoleWorld,
+  closeConsoleWorld,
+} from './support';
 
 describe.each(storeVariants())('console sessions on $name', (variant) => {
   let ctx: TestStore;
@@ -11,16 +20,12 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'amira', 'admin');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, clock, harness } = await openConsoleWorld(variant, {
+      data: [],
+      accounts: { amira: 'admin', victor: 'viewer' },
+    }));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   const audit = async () =>
     (await ctx.store.admin.listAuditEntries({ limit: 100, offset: 0, endpoint: 'console' })).items;

@@ -1,26 +1,16 @@
 // Editing a student in the console (docs/console.md#editing-records): the
 // admin API's rules and messages, operators only, audited; deactivation.
-import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
-import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
 
 describe.each(storeVariants())('editing a student on $name', (variant) => {
   let ctx: TestStore;
-  let clock: Clock;
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'olga', 'operator');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, harness } = await openConsoleWorld(variant));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   it('saves a new name and class, clears the device, deactivates, and records it', async () => {
     const olga = await signedIn(harness.app, 'olga');

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { searchName, SEARCH_NAME_SQL } from '../../src/store/console/search-name';
 import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
-import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
 
 const MORE = {
   schools: [{ baseUrl: 'https://school-c.example', name: 'مدرسة النور' }],
@@ -20,22 +20,12 @@ const MORE = {
 
 describe.each(storeVariants())('students in the console on $name', (variant) => {
   let ctx: TestStore;
-  let clock: Clock;
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    await ctx.store.dataSet.writeDataSet(MORE);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'olga', 'operator');
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, harness } = await openConsoleWorld(variant, { data: [FIXTURES, MORE] }));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   const ids = async (text: string, limit = 50, offset = 0) =>
     (await ctx.store.console.searchStudents(text, { limit, offset })).items.map((s) => s.id);

@@ -8,7 +8,9 @@ import request from 'supertest';
 import { createBcryptPool, type BcryptPool } from '../../src/access/bcrypt-pool';
 import { createConsole, type ConsoleHandler, type ConsoleSettings } from '../../src/console';
 import type { App } from '../../src/server';
-import type { ConsoleRole, OpenedStore } from '../../src/store';
+import type { ConsoleRole, DataSet, OpenedStore } from '../../src/store';
+import { FIXTURES } from '../support/fixtures';
+import type { StoreVariant, TestStore } from '../support/stores';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -83,4 +85,34 @@ export async function signedIn(app: App, name: string, password = PASSWORD): Pro
     sessionCookie,
     csrf: async () => hiddenField((await agent.get('/console/')).text),
   };
+}
+
+export interface ConsoleWorld {
+  readonly ctx: TestStore;
+  readonly clock: Clock;
+  readonly harness: ConsoleHarness;
+}
+
+/**
+ * What most console tests start from: a store on `variant` with the test's
+ * clock, `data` written to it (the fixtures by default), the console app on
+ * it, and `accounts` (an operator and a viewer by default), each with PASSWORD.
+ */
+export async function openConsoleWorld(
+  variant: StoreVariant,
+  options: { data?: readonly DataSet[]; accounts?: Readonly<Record<string, ConsoleRole>> } = {},
+): Promise<ConsoleWorld> {
+  const clock = new Clock();
+  const ctx = await variant.create({ now: clock.now });
+  for (const data of options.data ?? [FIXTURES]) await ctx.store.dataSet.writeDataSet(data);
+  const harness = consoleApp(ctx.store, clock);
+  const accounts: Readonly<Record<string, ConsoleRole>> = options.accounts ?? { olga: 'operator', victor: 'viewer' };
+  for (const [name, role] of Object.entries(accounts)) await addAccount(ctx.store, name, role);
+  return { ctx, clock, harness };
+}
+
+/** Ends what openConsoleWorld started. */
+export async function closeConsoleWorld(ctx: TestStore, harness: ConsoleHarness): Promise<void> {
+  await harness.bcrypt.close();
+  await ctx.cleanup();
 }
