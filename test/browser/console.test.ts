@@ -3,26 +3,18 @@
 // overview, switches to Arabic, signs out; every page passes axe and does not
 // scroll sideways on a phone, in both languages. Screenshots go to
 // test/browser/.screenshots/ (docs/screenshots/ holds copies, docs/console.md).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 import { addAccount, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { listenOnLoopback, type LoopbackListener } from '../support/service';
 import { storeVariants } from '../support/stores';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = path.join(__dirname, '.screenshots');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
+import { checkPage, DESKTOP, launchBrowser, PHONE, type LaunchedBrowser, shoot as shootPage } from './support';
 
 let service: OperatedService;
 let server: LoopbackListener | undefined;
 let base: string;
+let browser: LaunchedBrowser | undefined;
 let context: BrowserContext;
-let userDataDir: string;
 
 /** A few messages of each outcome, so that the overview has figures, a chart and errors to show. */
 async function seedOutbox(svc: OperatedService): Promise<void> {
@@ -67,50 +59,17 @@ beforeAll(async () => {
   await seedOutbox(service);
   server = await listenOnLoopback(service.app);
   base = server.base;
-  userDataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-chromium-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: DESKTOP,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
+  context = browser.context;
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
   await service?.stop();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
-}
-
-interface Violation {
-  id: string;
-  help: string;
-  targets: string[];
-}
-
-/** axe's WCAG 2.1 AA and best-practice rules, and no sideways scrolling. */
-async function checkPage(page: Page): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<Violation[]>(
-    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
-    .then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
-  );
-  expect(violations).toEqual([]);
-  expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
-}
+const shoot = (page: Page, name: string): Promise<void> => shootPage(page, `console-${name}`);
 
 async function signIn(page: Page, labels: { name: string; password: string; button: string }): Promise<void> {
   await page.getByLabel(labels.name).fill('amira');

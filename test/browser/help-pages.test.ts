@@ -3,56 +3,30 @@
 // and invokes it from the form; every page passes axe's accessibility rules
 // on a desktop and on a phone-sized screen. Screenshots go to
 // test/browser/.screenshots/ for a person to look at.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { type BrowserContext, type Page, type Response } from 'playwright-core';
 import { DEMO_DATA } from '../../src/store';
 import { listenOnLoopback, startTestService, type LoopbackListener, type TestService } from '../support/service';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = path.join(__dirname, '.screenshots');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
+import { checkPage, DESKTOP, launchBrowser, PHONE, type LaunchedBrowser, shoot } from './support';
 
 let service: TestService;
 let server: LoopbackListener | undefined;
 let base: string;
+let browser: LaunchedBrowser | undefined;
 let context: BrowserContext;
-let userDataDir: string;
 
 beforeAll(async () => {
   service = await startTestService({ data: DEMO_DATA });
   server = await listenOnLoopback(service.app);
   base = server.base;
-  userDataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-chromium-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: DESKTOP,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
+  context = browser.context;
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
   await service?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
-
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
 
 /** From the root page to an operation's page, by the links a person would click. */
 async function openOperation(page: Page, endpoint: string, operation: string, shots: boolean): Promise<void> {
@@ -143,12 +117,6 @@ test('SendNotificationType (void): Invoke answers 200 with an empty body and the
   await page.close();
 });
 
-interface Violation {
-  id: string;
-  help: string;
-  targets: string[];
-}
-
 const PAGES: [string, string][] = [
   ['root', '/'],
   ['operation-list', '/NotificationNotes.asmx'],
@@ -167,14 +135,7 @@ describe.each([
       await page.setViewportSize(viewport);
       await page.goto(base + url);
       if (screen === 'phone') await shoot(page, `phone-${name}`);
-      // Strings, not functions: this project compiles without the DOM's types.
-      await page.evaluate(AXE_SOURCE);
-      const violations = await page.evaluate<Violation[]>(
-        `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
-        .then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
-      );
-      expect(violations).toEqual([]);
-      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      await checkPage(page);
       await page.close();
     },
   );

@@ -1,0 +1,69 @@
+// What the browser tests share: headless Chromium from the OS driven by
+// playwright-core, with the flags that keep it off the network; screenshots
+// in test/browser/.screenshots/ for a person to look at; and the page check
+// every page must pass (axe's WCAG 2.1 AA and best-practice rules, and no
+// sideways scrolling).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOTS = path.join(__dirname, '.screenshots');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+export interface LaunchedBrowser {
+  readonly context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Chromium with a fresh profile, at desktop size. */
+export async function launchBrowser(): Promise<LaunchedBrowser> {
+  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-chromium-'));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: DESKTOP,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A full-page screenshot named `name`.png in SCREENSHOTS. */
+export async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+interface Violation {
+  id: string;
+  help: string;
+  targets: string[];
+}
+
+/** axe's WCAG 2.1 AA and best-practice rules pass, and the page does not scroll sideways. */
+export async function checkPage(page: Page): Promise<void> {
+  // Strings, not functions: this project compiles without the DOM's types.
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate<Violation[]>(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
+    .then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+  );
+  expect(violations).toEqual([]);
+  expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+}
