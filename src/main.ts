@@ -1,7 +1,6 @@
-import { SERVICE_VERSION } from './shared/version';
 import type { AddressInfo } from 'node:net';
 import { PolicyError } from './access';
-import { wantsHelp, wantsVersion } from './cli/args';
+import { helpOrVersion } from './cli/args';
 import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './log';
 import { serveMetrics } from './server';
@@ -38,12 +37,9 @@ ACCESS_POLICY.
 `;
 
 async function main(): Promise<void> {
-  if (wantsHelp(process.argv.slice(2))) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (wantsVersion(process.argv.slice(2))) {
-    process.stdout.write(`${SERVICE_VERSION}\n`);
+  const answer = helpOrVersion(process.argv.slice(2), USAGE);
+  if (answer !== null) {
+    process.stdout.write(answer);
     return;
   }
   const onStopSignal = catchStopSignals();

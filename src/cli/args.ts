@@ -2,6 +2,7 @@
 // `--help` or `-h` prints the usage on stdout and exits 0, and relative paths
 // resolve against the folder the command was run from.
 import path from 'node:path';
+import { SERVICE_VERSION } from '../shared/version';
 
 /** Whether the arguments ask for the release's version (`--version`, anywhere). */
 export function wantsVersion(args: readonly string[]): boolean {
@@ -11,6 +12,17 @@ export function wantsVersion(args: readonly string[]): boolean {
 /** Whether the arguments ask for the usage (`--help` or `-h`, anywhere). */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');
+}
+
+/**
+ * What the command prints instead of running when asked (`--help` or `-h`
+ * first, then `--version`): its usage, or the release's version line; null
+ * when neither is asked and the command runs.
+ */
+export function helpOrVersion(args: readonly string[], usage: string): string | null {
+  if (wantsHelp(args)) return usage;
+  if (wantsVersion(args)) return `${SERVICE_VERSION}\n`;
+  return null;
 }
 
 /**

@@ -1,9 +1,8 @@
 // npm run backup -- [--force] FILE
 // A consistent copy of the embedded SQLite store while the service runs
 // (docs/operating.md#backups-and-upgrades); PostgreSQL has pg_dump for that.
-import { SERVICE_VERSION } from '../shared/version';
 import { backupSqliteStore, SqliteBackupError, sqliteStoreFile } from '../store';
-import { fromInvocation, wantsHelp, wantsVersion } from './args';
+import { fromInvocation, helpOrVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 import { runCommand } from './store-from-config';
 
@@ -17,12 +16,9 @@ With DATABASE_URL set, use pg_dump instead (docs/operating.md).
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  if (wantsHelp(args)) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (wantsVersion(args)) {
-    process.stdout.write(`${SERVICE_VERSION}\n`);
+  const answer = helpOrVersion(args, USAGE);
+  if (answer !== null) {
+    process.stdout.write(answer);
     return 0;
   }
   const force = args.includes('--force');

@@ -2,7 +2,6 @@
 // wanted against PostgreSQL (or beside the server on SQLite); each claims its
 // own messages. SIGTERM/SIGINT stop it cleanly. With METRICS_PORT set it
 // serves its own /metrics there (deliveries, outbox depth, the process).
-import { SERVICE_VERSION } from '../shared/version';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DELIVERY_STOP_MS, startDelivery } from '../delivery';
@@ -11,7 +10,7 @@ import { createMetrics } from '../metrics';
 import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
 import { startTracing } from '../trace';
-import { wantsHelp, wantsVersion } from './args';
+import { helpOrVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 import { catchStopSignals } from '../shared/stop-signals';
 
@@ -27,12 +26,9 @@ SIGTERM or SIGINT stops it cleanly. Settings come from the environment
 `;
 
 async function main(): Promise<void> {
-  if (wantsHelp(process.argv.slice(2))) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (wantsVersion(process.argv.slice(2))) {
-    process.stdout.write(`${SERVICE_VERSION}\n`);
+  const answer = helpOrVersion(process.argv.slice(2), USAGE);
+  if (answer !== null) {
+    process.stdout.write(answer);
     return;
   }
   const onStopSignal = catchStopSignals();

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fromInvocation, invocationDir } from '../../src/cli/args';
+import { fromInvocation, helpOrVersion, invocationDir } from '../../src/cli/args';
 import { runUserCli } from '../../src/cli/user';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -37,6 +37,19 @@ function run(
     }),
   );
 }
+
+describe('helpOrVersion', () => {
+  it('answers the usage for --help or -h, before --version, anywhere in the arguments', () => {
+    expect(helpOrVersion(['x', '-h'], 'U')).toBe('U');
+    expect(helpOrVersion(['--version', '--help'], 'U')).toBe('U');
+  });
+
+  it('answers the version line for --version, and null when neither is asked', () => {
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(helpOrVersion(['a', '--version'], 'U')).toBe(`${version}\n`);
+    expect(helpOrVersion(['--force', 'file', '-help'], 'U')).toBeNull();
+  });
+});
 
 describe('--help and -h', () => {
   const entries = [
