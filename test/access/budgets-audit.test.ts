@@ -4,7 +4,7 @@
 // the enumeration guard the real one (its warn line is part of the behaviour).
 import type { AuditEntry, AuditTrail, BudgetVerdict, CallBudgets, RateRule } from '../../src/access';
 import { createEnumerationGuard } from '../../src/access/enumeration-guard';
-import { SOAP11_ENV, SOAP12_ENV, bodyText } from '../support/wire';
+import { SOAP11_ENV, SOAP12_ENV, bodyText, type Params } from '../support/wire';
 import {
   BINDINGS,
   OPEN_PERSONAL_READS,
@@ -15,6 +15,7 @@ import {
   startWithPolicy,
   usersYaml,
   type Binding,
+  type CallOptions,
   type ServiceWithPolicy,
 } from './support';
 
@@ -178,71 +179,41 @@ describe.each(BINDINGS)('%s', (binding) => {
   test('every read of personal data is audited, allowed or refused, with its subject', async () => {
     const app = withPolicy.service.app;
     const auth = basic('sis-alnoor', PASSWORDS['sis-alnoor']);
-    await callOp(
-      app,
-      binding,
-      'NotificationNotes',
-      'GetStudentSchool',
-      { school_base_url: 'https://school-a.example', show_active: '1' },
-      { from: '10.1.1.1', authorization: auth },
-    );
-    await callOp(
-      app,
-      binding,
-      'NotificationNotes',
-      'GetStudentSchool',
-      { school_base_url: 'https://school-b.example', show_active: '1' },
-      { from: '10.1.1.1' },
-    );
-    await callOp(
-      app,
-      binding,
-      'NotificationNotes',
-      'GetStudentSchool',
-      { school_base_url: 'https://school-b.example', show_active: '1' },
-      { from: '11.1.1.1', authorization: auth },
-    );
-    await callOp(app, binding, 'PushNotificationMobile', 'GetTokenDevice', { id: 'dev-2001' }, { from: '192.0.2.1' });
-    await callOp(
-      app,
-      binding,
-      'GetStudentsAbsence',
-      'GetStudentsAbcenceByID',
-      { STDid: '1001' },
-      { from: '192.0.2.1' },
-    );
-    await callOp(
-      app,
-      binding,
-      'ReadNoteFromApp',
-      'UpdateNoteState',
-      { STDid: '1002', note_type: 'audit' },
-      { from: '192.0.2.1' },
-    );
-    await callOp(
-      app,
-      binding,
-      'GetStudentsAudit',
-      'GetStudentsAudtiNote',
-      { SubjectID: 'MATH', Class_id: '7A' },
-      { from: '192.0.2.1' },
-    );
-    await callOp(
-      app,
-      binding,
-      'NotificationNotes',
-      'SendNotificationType',
-      { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' },
-      { from: '192.0.2.1' },
-    );
-    await callOp(
-      app,
-      binding,
-      'AuthCodeSending',
-      'AuthCode',
-      { code: '1234', phone: '0944123456' },
-      { from: '192.0.2.1' },
-    );
+    const local = { from: '192.0.2.1' };
+    // The AuthCode call reads no personal data: it has no audit entry.
+    const calls: readonly (readonly [string, string, Params, CallOptions])[] = [
+      [
+        'NotificationNotes',
+        'GetStudentSchool',
+        { school_base_url: 'https://school-a.example', show_active: '1' },
+        { from: '10.1.1.1', authorization: auth },
+      ],
+      [
+        'NotificationNotes',
+        'GetStudentSchool',
+        { school_base_url: 'https://school-b.example', show_active: '1' },
+        { from: '10.1.1.1' },
+      ],
+      [
+        'NotificationNotes',
+        'GetStudentSchool',
+        { school_base_url: 'https://school-b.example', show_active: '1' },
+        { from: '11.1.1.1', authorization: auth },
+      ],
+      ['PushNotificationMobile', 'GetTokenDevice', { id: 'dev-2001' }, local],
+      ['GetStudentsAbsence', 'GetStudentsAbcenceByID', { STDid: '1001' }, local],
+      ['ReadNoteFromApp', 'UpdateNoteState', { STDid: '1002', note_type: 'audit' }, local],
+      ['GetStudentsAudit', 'GetStudentsAudtiNote', { SubjectID: 'MATH', Class_id: '7A' }, local],
+      [
+        'NotificationNotes',
+        'SendNotificationType',
+        { id: '1001', baseUrlSchool: 'https://school-a.example', TypeNotfication: 'audit' },
+        local,
+      ],
+      ['AuthCodeSending', 'AuthCode', { code: '1234', phone: '0944123456' }, local],
+    ];
+    for (const [endpoint, operation, params, options] of calls)
+      await callOp(app, binding, endpoint, operation, params, options);
 
     const entries = audit.entries.map(({ at, ...rest }) => {
       expect(at).toBeInstanceOf(Date);
