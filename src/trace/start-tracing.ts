@@ -15,7 +15,7 @@ export interface TracingOptions {
 /**
  * Loads OpenTelemetry and starts exporting. The import is here, behind the
  * setting, so that a service without OTEL_EXPORTER_OTLP_ENDPOINT never loads
- * the SDK (test/ops/traces-off.test.ts checks it).
+ * the SDK (test/ops/traces.test.ts, "without OTEL_EXPORTER_OTLP_ENDPOINT", checks it).
  */
 export async function startTracing(options: TracingOptions): Promise<Tracer> {
   const { createOtelTracer } = await import('./otel-tracer');
