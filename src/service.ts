@@ -17,7 +17,7 @@ import { chainObservers, createShadow, observeRequests, recordRequests, type Req
 import { createOperations } from './operations';
 import { createApp, type App, type OperatorRoute } from './server';
 import { loadDemoData, openStore, type OpenedStore } from './store';
-import { startTracing, type Tracer } from './trace';
+import { startTracing, TRACES_FLUSH_MS, type Tracer } from './trace';
 
 // Longest answer a shadow call compares, ours or the legacy's: a list of thousands of students is a few MiB.
 const SHADOW_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -53,9 +53,7 @@ export interface ServiceParts {
   readonly tracer?: Tracer | null;
 }
 
-// What the last export of the spans may take of the shutdown (SHUTDOWN_TIMEOUT_MS), at most,
-// and how much sooner than the shutdown's own cut-off it gives up.
-const TRACES_FLUSH_MS = 5000;
+// How much sooner than the shutdown's own cut-off (SHUTDOWN_TIMEOUT_MS) the last export of the spans gives up.
 const TRACES_FLUSH_MARGIN_MS = 100;
 
 export async function createService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<Service> {

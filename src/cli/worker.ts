@@ -9,13 +9,10 @@ import { createLogger } from '../log';
 import { createMetrics } from '../metrics';
 import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
-import { startTracing } from '../trace';
+import { startTracing, TRACES_FLUSH_MS } from '../trace';
 import { helpOrVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 import { catchStopSignals } from '../shared/stop-signals';
-
-// What the last export of the spans may take of the stop, at most.
-const TRACES_FLUSH_MS = 5000;
 
 const USAGE = `Usage: npm run worker
 

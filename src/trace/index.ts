@@ -1,4 +1,4 @@
-export { startTracing, type TracingOptions } from './start-tracing';
+export { startTracing, TRACES_FLUSH_MS, type TracingOptions } from './start-tracing';
 export type {
   DeliverySpan,
   DeliveryStart,

@@ -1,6 +1,9 @@
 import type { Logger } from '../log';
 import type { Tracer } from './tracer';
 
+/** What the last export of the spans may take of a stop, at most (the server's and the worker's). */
+export const TRACES_FLUSH_MS = 5000;
+
 export interface TracingOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL; spans go to `<endpoint>/v1/traces`. */
   readonly endpoint: string;
