@@ -102,9 +102,9 @@ export function createShadow(options: ShadowOptions): Shadow {
     options.metrics.compared(scope.operation, scope.binding, comparison.outcome);
     if (comparison.outcome !== 'differs') return;
     const key = `${scope.operation}\u0000${scope.binding}`;
-    const now = Date.now();
-    if ((logged.get(key) ?? -Infinity) + LOG_EVERY_MS <= now) {
-      logged.set(key, now);
+    const at = now();
+    if ((logged.get(key) ?? -Infinity) + LOG_EVERY_MS <= at) {
+      logged.set(key, at);
       // Where, never what: the path names elements, not values; headers by name only.
       const first = comparison.unexplained[0];
       options.logger.warn(
