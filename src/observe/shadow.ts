@@ -26,6 +26,7 @@ import {
 import { callRecordOf, requestBodyOf } from '../wire';
 import { captureAnswer } from './answer-capture';
 import type { RequestObserver } from './request-observer';
+import { replayHeaders, sampledCall } from './sampled-call';
 
 export interface ShadowKeep {
   /** SHADOW_KEEP_DIR: where the unexplained pairs are kept, one JSON file each, mode 0600. */
@@ -150,9 +151,9 @@ export function createShadow(options: ShadowOptions): Shadow {
   let reserved = 0;
   const observe: RequestObserver = (req, res, next) => {
     // Only the calls' paths, and only the sampled share.
-    if (req.method !== 'GET' && req.method !== 'POST') return next();
-    const url = req.url ?? '/';
-    if (!/\.asmx/i.test(url) || random() >= options.sample) return next();
+    const sampled = sampledCall(req, options.sample, random);
+    if (sampled === null) return next();
+    const { method, url } = sampled;
     if (reserved >= options.concurrency || (pausedUntil !== 0 && now() < pausedUntil)) {
       res.once('finish', () => {
         const { operation, binding } = callRecordOf(res);
@@ -172,10 +173,8 @@ export function createShadow(options: ShadowOptions): Shadow {
       released = true;
       reserved--;
     };
-    const method = req.method;
-    const headers = replayableHeaders(req.headers, { keepCredentials: true });
     // The body is sent as it was read, inflated: the legacy must not inflate it again.
-    delete headers['content-encoding'];
+    const headers = replayHeaders(req, { keepCredentials: true });
     const answer = captureAnswer(res, options.maxAnswerBytes);
     // A client that leaves before its answer frees the slot too.
     res.once('close', () => {
