@@ -22,6 +22,7 @@ import {
   type Comparison,
   type IgnoreRule,
   type RecordedRequest,
+  type RequestScope,
 } from '../migration';
 import { callRecordOf, requestBodyOf } from '../wire';
 import { captureAnswer } from './answer-capture';
@@ -220,11 +221,8 @@ export function createShadow(options: ShadowOptions): Shadow {
   };
 }
 
-interface Scope {
-  readonly operation: string;
-  readonly binding: string;
-  readonly case: string;
-}
+/** A shadowed call's scope: always an operation. */
+type Scope = RequestScope & { readonly operation: string };
 
 function answerFields(answer: Answer) {
   return { status: answer.status, headers: answer.headers, ...bodyFields(answer.body) };
