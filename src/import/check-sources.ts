@@ -90,7 +90,6 @@ export function createSourceChecker(
             collection,
             passed.map((p) => p.key),
           );
-        const counted = new Set<string>();
         let inserted = 0;
         let updated = 0;
         const records: unknown[] = [];
@@ -106,8 +105,8 @@ export function createSourceChecker(
             continue;
           }
           records.push(row.record);
-          if (!importedOf(collection).has(key) && !counted.has(key)) {
-            counted.add(key);
+          // Each distinct key once, across this import's files too.
+          if (!importedOf(collection).has(key)) {
             if (storedOf(collection).get(key) === true) updated++;
             else inserted++;
           }

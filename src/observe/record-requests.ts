@@ -8,9 +8,10 @@
 import { closeSync, fchmodSync, fstatSync, openSync, write } from 'node:fs';
 import type { Logger } from '../log';
 import type { RecordingMetrics } from '../metrics';
-import { bodyFields, operationKind, replayableHeaders, requestLine } from '../migration';
+import { bodyFields, operationKind, requestLine } from '../migration';
 import { callRecordOf, requestBodyOf } from '../wire';
 import type { RequestObserver } from './request-observer';
+import { replayHeaders, sampledCall } from './sampled-call';
 
 export interface RecordRequestsOptions {
   /** RECORD_REQUESTS: the file, appended to. */
@@ -67,12 +68,10 @@ export function recordRequests(options: RecordRequestsOptions): RequestRecorder 
   };
 
   const observe: RequestObserver = (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'POST') return next();
-    const url = req.url ?? '/';
-    if (!/\.asmx/i.test(url) || random() >= options.sample) return next();
-    const method = req.method;
-    const headers = replayableHeaders(req.headers, { keepCredentials: false });
-    delete headers['content-encoding'];
+    const sampled = sampledCall(req, options.sample, random);
+    if (sampled === null) return next();
+    const { method, url } = sampled;
+    const headers = replayHeaders(req, { keepCredentials: false });
     // The id is this service's (observeRequests gives one when the caller did not): not part of what was sent.
     delete headers['x-request-id'];
     res.once('finish', () => {

@@ -22,10 +22,12 @@ import {
   type Comparison,
   type IgnoreRule,
   type RecordedRequest,
+  type RequestScope,
 } from '../migration';
 import { callRecordOf, requestBodyOf } from '../wire';
 import { captureAnswer } from './answer-capture';
 import type { RequestObserver } from './request-observer';
+import { replayHeaders, sampledCall } from './sampled-call';
 
 export interface ShadowKeep {
   /** SHADOW_KEEP_DIR: where the unexplained pairs are kept, one JSON file each, mode 0600. */
@@ -102,9 +104,9 @@ export function createShadow(options: ShadowOptions): Shadow {
     options.metrics.compared(scope.operation, scope.binding, comparison.outcome);
     if (comparison.outcome !== 'differs') return;
     const key = `${scope.operation}\u0000${scope.binding}`;
-    const now = Date.now();
-    if ((logged.get(key) ?? -Infinity) + LOG_EVERY_MS <= now) {
-      logged.set(key, now);
+    const at = now();
+    if ((logged.get(key) ?? -Infinity) + LOG_EVERY_MS <= at) {
+      logged.set(key, at);
       // Where, never what: the path names elements, not values; headers by name only.
       const first = comparison.unexplained[0];
       options.logger.warn(
@@ -150,9 +152,9 @@ export function createShadow(options: ShadowOptions): Shadow {
   let reserved = 0;
   const observe: RequestObserver = (req, res, next) => {
     // Only the calls' paths, and only the sampled share.
-    if (req.method !== 'GET' && req.method !== 'POST') return next();
-    const url = req.url ?? '/';
-    if (!/\.asmx/i.test(url) || random() >= options.sample) return next();
+    const sampled = sampledCall(req, options.sample, random);
+    if (sampled === null) return next();
+    const { method, url } = sampled;
     if (reserved >= options.concurrency || (pausedUntil !== 0 && now() < pausedUntil)) {
       res.once('finish', () => {
         const { operation, binding } = callRecordOf(res);
@@ -172,10 +174,8 @@ export function createShadow(options: ShadowOptions): Shadow {
       released = true;
       reserved--;
     };
-    const method = req.method;
-    const headers = replayableHeaders(req.headers, { keepCredentials: true });
     // The body is sent as it was read, inflated: the legacy must not inflate it again.
-    delete headers['content-encoding'];
+    const headers = replayHeaders(req, { keepCredentials: true });
     const answer = captureAnswer(res, options.maxAnswerBytes);
     // A client that leaves before its answer frees the slot too.
     res.once('close', () => {
@@ -221,11 +221,8 @@ export function createShadow(options: ShadowOptions): Shadow {
   };
 }
 
-interface Scope {
-  readonly operation: string;
-  readonly binding: string;
-  readonly case: string;
-}
+/** A shadowed call's scope: always an operation. */
+type Scope = RequestScope & { readonly operation: string };
 
 function answerFields(answer: Answer) {
   return { status: answer.status, headers: answer.headers, ...bodyFields(answer.body) };

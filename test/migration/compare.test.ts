@@ -45,6 +45,10 @@ describe('npm run compare', () => {
     await primary.close();
   });
 
+  /** npm run compare of the primary against `candidateBase` over the fixtures' requests, with `extra` arguments. */
+  const compareWith = (candidateBase: string, ...extra: string[]) =>
+    runCompare(['--primary', primary.base, '--candidate', candidateBase, '--data', data, ...extra]);
+
   async function candidate(data?: DataSet): Promise<Instance> {
     const instance = await startInstance(data);
     others.push(instance);
@@ -53,7 +57,7 @@ describe('npm run compare', () => {
 
   it('finds nothing between two instances with the same data, over every binding, and exits 0', async () => {
     const same = await candidate();
-    const run = await runCompare(['--primary', primary.base, '--candidate', same.base, '--data', data]);
+    const run = await compareWith(same.base);
     expect(run.stdout).toContain('Nothing unexplained differs.');
     expect(run.code).toBe(0);
     for (const binding of ['soap11', 'soap12', 'http_get', 'http_post'])
@@ -63,7 +67,7 @@ describe('npm run compare', () => {
 
   it('tells a changed name apart as other data (seeding), with the path of the field', async () => {
     const changed = await candidate(withName('1002', 'أحمد عليّ'));
-    const run = await runCompare(['--primary', primary.base, '--candidate', changed.base, '--data', data]);
+    const run = await compareWith(changed.base);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('GetStudentSchool soap11 known: seeding: the candidate holds other values');
     expect(run.stdout).toMatch(/StudentInfo\[\d\]\/fullName\/text\(\)/);
@@ -72,7 +76,7 @@ describe('npm run compare', () => {
 
   it('tells a missing student apart as data the candidate lacks (seeding)', async () => {
     const missing = await candidate(without('1001'));
-    const run = await runCompare(['--primary', primary.base, '--candidate', missing.base, '--data', data]);
+    const run = await compareWith(missing.base);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('GetStudentSchool http_get known: seeding: the candidate lacks data the primary has');
     expect(run.stdout).not.toContain('wire: the candidate answers differently');
@@ -85,16 +89,7 @@ describe('npm run compare', () => {
     );
     others.push(other);
     const reportDir = path.join(dir, 'namespace');
-    const run = await runCompare([
-      '--primary',
-      primary.base,
-      '--candidate',
-      other.base,
-      '--data',
-      data,
-      '--report',
-      reportDir,
-    ]);
+    const run = await compareWith(other.base, '--report', reportDir);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
       /: wire: the candidate answers differently; body at \/Envelope\/Body\/\w+Response \(namespace\)/,
@@ -138,7 +133,7 @@ describe('npm run compare', () => {
         : answer;
     });
     others.push(proxy);
-    const run = await runCompare(['--primary', primary.base, '--candidate', proxy.base, '--data', data]);
+    const run = await compareWith(proxy.base);
     expect(run.code).toBe(1);
     const soap = tableRow(run.stdout, 'GetTokenDevice', 'soap11');
     expect(soap.sameXml).toBeGreaterThan(0);
@@ -163,16 +158,7 @@ describe('npm run compare', () => {
         '',
       ].join('\n'),
     );
-    const run = await runCompare([
-      '--primary',
-      primary.base,
-      '--candidate',
-      changed.base,
-      '--data',
-      data,
-      '--ignore',
-      rules,
-    ]);
+    const run = await compareWith(changed.base, '--ignore', rules);
     expect(tableRow(run.stdout, 'GetStudentSchool', 'soap11')).toMatchObject({ explained: 1, differs: 0 });
     expect(tableRow(run.stdout, 'GetStudentSchool', 'soap12').differs).toBe(0);
     // Not over GET: the rule names the SOAP bindings only.
@@ -214,16 +200,7 @@ describe('npm run compare', () => {
   it('writes a self-contained HTML report with each difference side by side, escaped, and a JSON report', async () => {
     const changed = await candidate(withName('1003', `O'Brien & <Sons> "R"`));
     const reportDir = path.join(dir, 'report');
-    const run = await runCompare([
-      '--primary',
-      primary.base,
-      '--candidate',
-      changed.base,
-      '--data',
-      data,
-      '--report',
-      reportDir,
-    ]);
+    const run = await compareWith(changed.base, '--report', reportDir);
     expect(run.code).toBe(1);
     const html = readFileSync(path.join(reportDir, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script|<link|src=|@import|url\(/i);
@@ -242,7 +219,7 @@ describe('npm run compare', () => {
     const same = await candidate();
     const proxy = await startProxy(same.base);
     others.push(proxy);
-    await runCompare(['--primary', primary.base, '--candidate', proxy.base, '--data', data]);
+    await compareWith(proxy.base);
     const calls = proxy.seen.map(classifyRequest).filter((c) => c.isCall);
     expect(calls.length).toBeGreaterThan(100);
     expect(calls.filter((c) => (WRITE_OPERATIONS as readonly (string | null)[]).includes(c.operation))).toEqual([]);
@@ -265,7 +242,7 @@ describe('npm run compare', () => {
   it('--include-writes --yes sends the writes', async () => {
     const c = await startProxy((await candidate()).base);
     others.push(c);
-    await runCompare(['--primary', primary.base, '--candidate', c.base, '--data', data, '--include-writes', '--yes']);
+    await compareWith(c.base, '--include-writes', '--yes');
     expect(c.seen.some((r) => r.path.startsWith('/ReadNoteFromApp.asmx/UpdateNoteState'))).toBe(true);
   });
 
@@ -274,7 +251,7 @@ describe('npm run compare', () => {
     const base = gone.base;
     await gone.close();
     others.splice(others.indexOf(gone), 1);
-    const run = await runCompare(['--primary', primary.base, '--candidate', base, '--data', data]);
+    const run = await compareWith(base);
     expect(run.code).toBe(1);
     expect(tableRow(run.stdout, 'GetTokenDevice', 'soap11')).toMatchObject({ sameBytes: 0, error: 11 });
     expect(run.stdout).toMatch(/error: candidate or secondary: ECONNREFUSED/);

@@ -7,22 +7,13 @@ import { formatImportReport, LegacyServiceError, seedFromLegacy } from '../../sr
 import { readStudentList, readToken } from '../../src/import/legacy/read-answer';
 import { parseSchools } from '../../src/import/legacy/schools-file';
 import { freshStorePerTest, storeVariants } from '../support/stores';
-import { fakeData, soapEnvelope, startFakeAsmx, type FakeAsmx, type FakeAsmxData } from '../support/fake-asmx';
-import { expectedDataSet, seedOptions, sorted } from './seed-support';
+import { fakeData, soapEnvelope, type FakeAsmx } from '../support/fake-asmx';
+import { expectedDataSet, fakesPerTest, seedOptions, sorted } from './seed-support';
 
 const NS = 'http://tempuri.org/';
 const [sqlite] = storeVariants();
 
-let fakes: FakeAsmx[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.map((fake) => fake.close()));
-  fakes = [];
-});
-async function fake(data: FakeAsmxData, options: Parameters<typeof startFakeAsmx>[1] = {}): Promise<FakeAsmx> {
-  const started = await startFakeAsmx(data, options);
-  fakes.push(started);
-  return started;
-}
+const fake = fakesPerTest();
 const schoolCalls = (legacy: FakeAsmx) =>
   legacy.calls.filter((c) => c.action === `${NS}GetStudentSchool`).map((c) => c.params.school_base_url);
 

@@ -1,5 +1,5 @@
 // What the seeding's tests share: the store a fake legacy's data should
-// become, and the options of a quick seeding.
+// become, the options of a quick seeding, and fake legacies closed after each test.
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { schoolKey } from '../../src/domain';
 import type { SeedOptions } from '../../src/import';
 import { parseSchools } from '../../src/import/legacy/schools-file';
 import type { DataSet } from '../../src/store';
-import type { FakeAsmxData } from '../support/fake-asmx';
+import { startFakeAsmx, type FakeAsmx, type FakeAsmxData } from '../support/fake-asmx';
 
 type Keyed = { readonly id: string };
 const byId = (a: Keyed, b: Keyed) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -65,5 +65,21 @@ export function seedOptions(url: string, data: FakeAsmxData, overrides: Partial<
     maxStudents: 10_000,
     maxListBytes: 10_000 * 2048,
     ...overrides,
+  };
+}
+
+/** Starts fake legacies for the test at hand; each is closed after it (registers an afterEach). */
+export function fakesPerTest(): (
+  data: FakeAsmxData,
+  options?: Parameters<typeof startFakeAsmx>[1],
+) => Promise<FakeAsmx> {
+  const fakes: FakeAsmx[] = [];
+  afterEach(async () => {
+    await Promise.all(fakes.splice(0).map((fake) => fake.close()));
+  });
+  return async (data, options = {}) => {
+    const started = await startFakeAsmx(data, options);
+    fakes.push(started);
+    return started;
   };
 }

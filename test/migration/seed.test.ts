@@ -2,15 +2,8 @@
 // against a fake legacy that answers like ASMX and records every call.
 import { formatImportReport, READ_OPERATIONS, seedFromLegacy } from '../../src/import';
 import { freshStorePerTest, storeVariants } from '../support/stores';
-import {
-  fakeData,
-  soapEnvelope,
-  startFakeAsmx,
-  studentList,
-  type FakeAsmx,
-  type FakeAsmxData,
-} from '../support/fake-asmx';
-import { expectedDataSet, seedOptions, sorted } from './seed-support';
+import { fakeData, soapEnvelope, studentList, type FakeAsmxData } from '../support/fake-asmx';
+import { expectedDataSet, fakesPerTest, seedOptions, sorted } from './seed-support';
 
 const NS = 'http://tempuri.org/';
 const READS = Object.keys(READ_OPERATIONS).map((op) => `${NS}${op}`);
@@ -19,16 +12,7 @@ it('allows the two read operations and nothing else', () => {
   expect(READ_OPERATIONS).toEqual({ GetStudentSchool: 'NotificationNotes', GetTokenDevice: 'PushNotificationMobile' });
 });
 
-let fakes: FakeAsmx[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.map((fake) => fake.close()));
-  fakes = [];
-});
-async function fake(data: FakeAsmxData, options: Parameters<typeof startFakeAsmx>[1] = {}): Promise<FakeAsmx> {
-  const started = await startFakeAsmx(data, options);
-  fakes.push(started);
-  return started;
-}
+const fake = fakesPerTest();
 
 describe.each(storeVariants())('seeding from the legacy service ($name)', (variant) => {
   const fresh = freshStorePerTest(variant);

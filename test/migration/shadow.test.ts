@@ -234,6 +234,59 @@ describe('shadow calls', () => {
   });
 });
 
+describe('a legacy that answers differently', () => {
+  it('is logged once a minute per operation and binding, by the clock the shadow is given', async () => {
+    const legacy = http.createServer((_req, res) => {
+      res.statusCode = 503;
+      res.end('busy');
+    });
+    await new Promise<void>((resolve) => legacy.listen(0, '127.0.0.1', resolve));
+    const lines: { msg: string; difference?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const counts: Record<string, number> = {};
+    let clock = 1_000_000;
+    const shadow = createShadow({
+      url: `http://127.0.0.1:${(legacy.address() as net.AddressInfo).port}`,
+      sample: 1,
+      concurrency: 4,
+      timeoutMs: 5000,
+      rules: [],
+      keep: null,
+      maxAnswerBytes: 1 << 20,
+      logger,
+      metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
+      now: () => clock,
+    });
+    const server = http.createServer((req, res) =>
+      shadow.observe(req, res, () => {
+        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get' });
+        res.end('answer');
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const differing = () => lines.filter((l) => l.msg === 'shadow: the legacy service answers differently');
+    try {
+      for (let i = 1; i <= 3; i++) {
+        await call(base, READS.http_get);
+        await eventually(async () => counts.differs === i);
+      }
+      expect(differing()).toEqual([expect.objectContaining({ difference: 'status' })]);
+      clock += 60_000;
+      await call(base, READS.http_get);
+      await eventually(async () => counts.differs === 4);
+      expect(differing()).toHaveLength(2);
+      expect(counts).toEqual({ differs: 4 });
+    } finally {
+      await shadow.close();
+      for (const each of [server, legacy]) {
+        each.closeAllConnections();
+        await new Promise((resolve) => each.close(resolve));
+      }
+    }
+  });
+});
+
 describe('a legacy that keeps failing', () => {
   it('is left alone for a while after five failures in a row: the calls meanwhile count as dropped', async () => {
     const closed = net.createServer();
