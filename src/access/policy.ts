@@ -399,7 +399,7 @@ function rememberedMatch(list: BlockList): (address: string | null) => boolean {
     if (address === null) return false;
     let allowed = known.get(address);
     if (allowed === undefined) {
-      allowed = matches(list, address);
+      allowed = addressMatches(list, address);
       if (known.size >= MAX_REMEMBERED_ADDRESSES) known.clear();
       known.set(address, allowed);
     }
@@ -407,7 +407,8 @@ function rememberedMatch(list: BlockList): (address: string | null) => boolean {
   };
 }
 
-function matches(list: BlockList, address: string): boolean {
+/** Whether `address` (a socket's, perhaps with a zone or IPv4-mapped) is in `list`; false for one that is not an IP address. */
+export function addressMatches(list: BlockList, address: string): boolean {
   const plain = address.split('%')[0];
   const version = isIP(plain);
   if (version === 0) return false;

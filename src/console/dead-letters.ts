@@ -6,7 +6,7 @@ import type { OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
 import { html } from './html';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
-import { maskErrorText, plainError } from './students';
+import { lastErrorText, maskErrorText } from './students';
 import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
 
 const SHOWN = 50;
@@ -67,7 +67,7 @@ ${canResend ? html`<p><a class="button" href="${CONSOLE_BASE}/dead/resend?${quer
 <td data-label="${t.colStudent}">${m.studentId === null ? '–' : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(m.studentId)}"><bdi>${m.studentId}</bdi></a>`}</td>
 <td data-label="${t.colGivenUp}">${f.time(m.updatedAt)}</td>
 <td data-label="${t.colAttempts}" class="number">${f.number(m.attempts)}</td>
-<td data-label="${t.colLastError}">${m.lastError === null ? '–' : html`${plainError(view, m.lastError)}<br><bdi class="code muted">${maskErrorText(m.lastError)}</bdi>`}</td>
+<td data-label="${t.colLastError}">${lastErrorText(view, m.lastError)}</td>
 </tr>`,
       )}</tbody></table>`
 }`,

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { BcryptPool } from '../access/bcrypt-pool';
 import { createLoginThrottle, type LoginThrottle } from '../access/login-throttle';
+import { addressMatches } from '../access/policy';
 import type { Logger } from '../log';
 import { StoreError, type ConsoleRole } from '../store';
 import { callRecordOf, sendText } from '../wire';
@@ -107,7 +108,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     record.endpoint = 'console';
     securityHeaders(res);
     const allow = context.settings.allow;
-    if (allow !== null && !addressAllowed(allow, req.ip)) {
+    if (allow !== null && !addressMatches(allow, req.ip ?? '')) {
       sendText(res, 403, 'The console is not open to this address (CONSOLE_ALLOW).');
       return;
     }
@@ -387,11 +388,4 @@ export const consoleOff: RequestHandler = (_req, res) => {
 function operationOf(url: string): string {
   const segment = (url.split('?')[0] ?? '').replace(/^\/console\/?/, '').split('/')[0] ?? '';
   return /^[a-z-]{1,32}$/.test(segment) ? segment : 'other';
-}
-
-function addressAllowed(allow: import('node:net').BlockList, address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (v4 !== undefined) return allow.check(v4, 'ipv4');
-  return allow.check(address, address.includes(':') ? 'ipv6' : 'ipv4');
 }

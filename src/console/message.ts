@@ -7,7 +7,7 @@ import type { OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
 import { html } from './html';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
-import { maskErrorText, plainError } from './students';
+import { lastErrorText, maskErrorText } from './students';
 import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
@@ -62,11 +62,7 @@ ${found.channel === 'push' ? html`<div><dt>${t.colType}</dt><dd><bdi>${found.ite
 <div><dt>${t.colAttempts}</dt><dd>${f.number(message.attempts)}</dd></div>
 <div><dt>${t.colNextAttempt}</dt><dd>${message.status === 'queued' || message.status === 'failed' ? f.time(message.nextAttemptAt) : '–'}</dd></div>
 <div><dt>${t.colSentAt}</dt><dd>${f.time(message.sentAt)}</dd></div>
-<div><dt>${t.colLastError}</dt><dd>${
-        message.lastError === null
-          ? '–'
-          : html`${plainError(view, message.lastError)}<br><bdi class="code muted">${maskErrorText(message.lastError)}</bdi>`
-      }</dd></div>
+<div><dt>${t.colLastError}</dt><dd>${lastErrorText(view, message.lastError)}</dd></div>
 </dl>
 ${resendable ? html`<p><a class="button" href="${messagePath(channel, id)}/resend">${t.resend}</a></p>` : ''}
 <h2>${t.attemptsTitle}</h2>

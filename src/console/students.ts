@@ -84,7 +84,7 @@ export function maskErrorText(text: string): string {
 }
 
 /** The stored error in plain words for support staff, where its kind is known. */
-export function plainError(view: View, error: string): string | null {
+function plainError(view: View, error: string): string | null {
   const e = error.toLowerCase();
   if (e.startsWith('no_token')) return view.t.plainError.no_token;
   if (/unregistered|not ?registered|invalid.?registration|badDeviceToken|invalid.?token/i.test(error))
@@ -92,6 +92,12 @@ export function plainError(view: View, error: string): string | null {
   if (e.includes('may have been accepted')) return view.t.plainError.uncertain;
   if (e.startsWith('gave up after') || e.startsWith('attempts_exhausted')) return view.t.plainError.exhausted;
   return view.t.plainError.provider;
+}
+
+/** A message's last error as every page shows it: in plain words, then the stored text masked; a dash when none. */
+export function lastErrorText(view: View, error: string | null): Html | string {
+  if (error === null) return '–';
+  return html`${plainError(view, error)}<br><bdi class="code muted">${maskErrorText(error)}</bdi>`;
 }
 
 export async function showStudent(
@@ -164,11 +170,7 @@ export async function showStudent(
 <td data-label="${t.colQueued}">${f.time(n.createdAt)}</td>
 <td data-label="${t.colStatus}"><span class="${n.status === 'dead' || n.status === 'failed' ? 'alert' : n.status === 'sent' ? 'ok' : ''}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(n.attempts)}</td>
-<td data-label="${t.colLastError}">${
-            n.lastError === null
-              ? '–'
-              : html`${plainError(view, n.lastError)}<br><bdi class="code muted">${maskErrorText(n.lastError)}</bdi>`
-          }</td>
+<td data-label="${t.colLastError}">${lastErrorText(view, n.lastError)}</td>
 <td data-label="${t.colSentAt}">${f.time(n.sentAt)}</td>
 </tr>`,
         )}</tbody></table>`;

@@ -1,7 +1,7 @@
 // Dead letters (docs/console.md#dead-letters): per channel, filtered by the
 // error, and Resend for all those matching after a confirmation with their count.
 import { storeVariants, type TestStore } from '../support/stores';
-import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
+import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld, queuePush, completePush } from './support';
 
 describe.each(storeVariants())('dead letters in the console on $name', (variant) => {
   let ctx: TestStore;
@@ -19,23 +19,10 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
       null,
     ];
     for (const error of outcomes) {
-      const id = await ctx.store.outbox.enqueuePushNotification({
-        deviceId: 'dev-1001',
-        studentId: '1001',
-        type: 'absence',
-        title: 't',
-        body: 'b',
-        data: {},
-      });
-      const [claimed] = await ctx.store.outbox.claimPushNotifications(1, 30);
-      await ctx.store.outbox.completeDeliveries([
-        {
-          channel: 'push',
-          id,
-          claimToken: claimed?.claimToken ?? '',
-          completion: error === null ? { status: 'sent', providerMessageId: null } : { status: 'dead', error },
-        },
-      ]);
+      const id = await queuePush(ctx.store);
+      const completion =
+        error === null ? { status: 'sent' as const, providerMessageId: null } : { status: 'dead' as const, error };
+      expect(await completePush(ctx.store, id, completion)).toBe(true);
     }
   });
   afterEach(() => closeConsoleWorld(ctx, harness));

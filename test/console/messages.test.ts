@@ -2,7 +2,15 @@
 // history, written with each result and pruned with the message, and Resend
 // with its confirmation, for operators only.
 import { storeVariants, type TestStore } from '../support/stores';
-import { Clock, signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
+import {
+  Clock,
+  signedIn,
+  type ConsoleHarness,
+  openConsoleWorld,
+  closeConsoleWorld,
+  queuePush,
+  completePush,
+} from './support';
 
 describe.each(storeVariants())('one message in the console on $name', (variant) => {
   let ctx: TestStore;
@@ -16,41 +24,14 @@ describe.each(storeVariants())('one message in the console on $name', (variant) 
 
   /** Queues a push for student 1001 and fails it twice (a retry, then dead), as a worker would. */
   async function deadMessage(): Promise<string> {
-    const { outbox } = ctx.store;
-    const id = await outbox.enqueuePushNotification({
-      deviceId: 'dev-1001',
-      studentId: '1001',
-      type: 'absence',
-      title: 't',
-      body: 'b',
-      data: {},
-    });
-    let [claimed] = await outbox.claimPushNotifications(1, 30);
-    clock.advance(1000);
-    const retryAt = new Date(clock.ms + 60_000).toISOString();
-    expect(
-      await outbox.completeDeliveries([
-        {
-          channel: 'push',
-          id,
-          claimToken: claimed?.claimToken ?? '',
-          completion: { status: 'failed', retryAt, error: 'HTTP 503 from FCM' },
-          code: 'http_503',
-        },
-      ]),
-    ).toEqual([true]);
+    const id = await queuePush(ctx.store);
+    // Claimed at 08:00:00, answered a second later; claimed again when due.
+    const retryAt = new Date(clock.ms + 61_000).toISOString();
+    const failed = { status: 'failed' as const, retryAt, error: 'HTTP 503 from FCM' };
+    expect(await completePush(ctx.store, id, failed, 'http_503', () => clock.advance(1000))).toBe(true);
     clock.advance(61_000);
-    [claimed] = await outbox.claimPushNotifications(1, 30);
-    clock.advance(1000);
-    await outbox.completeDeliveries([
-      {
-        channel: 'push',
-        id,
-        claimToken: claimed?.claimToken ?? '',
-        completion: { status: 'dead', error: 'UNREGISTERED: the token is no longer valid' },
-        code: 'UNREGISTERED',
-      },
-    ]);
+    const dead = { status: 'dead' as const, error: 'UNREGISTERED: the token is no longer valid' };
+    expect(await completePush(ctx.store, id, dead, 'UNREGISTERED', () => clock.advance(1000))).toBe(true);
     return id;
   }
 
@@ -66,14 +47,7 @@ describe.each(storeVariants())('one message in the console on $name', (variant) 
   });
 
   it('writes no attempt for a result whose claim was no longer current', async () => {
-    const id = await ctx.store.outbox.enqueuePushNotification({
-      deviceId: 'dev-1001',
-      studentId: '1001',
-      type: 'absence',
-      title: 't',
-      body: 'b',
-      data: {},
-    });
+    const id = await queuePush(ctx.store);
     await ctx.store.outbox.claimPushNotifications(1, 30);
     await ctx.store.outbox.completeDeliveries([
       { channel: 'push', id, claimToken: 'someone-else', completion: { status: 'sent', providerMessageId: null } },
@@ -108,15 +82,7 @@ describe.each(storeVariants())('one message in the console on $name', (variant) 
     const queued = await operator.agent.get(resent.headers.location);
     expect(queued.text).toMatch(/id="message-status">Queued</);
     expect(queued.text).toContain('The message is queued again');
-    const [claimed] = await ctx.store.outbox.claimPushNotifications(1, 30);
-    await ctx.store.outbox.completeDeliveries([
-      {
-        channel: 'push',
-        id,
-        claimToken: claimed?.claimToken ?? '',
-        completion: { status: 'sent', providerMessageId: 'p' },
-      },
-    ]);
+    expect(await completePush(ctx.store, id, { status: 'sent', providerMessageId: 'p' })).toBe(true);
     expect((await operator.agent.get(`/console/messages/push/${id}`)).text).toMatch(/id="message-status">Sent</);
     const entries = (await ctx.store.admin.listAuditEntries({ limit: 50, offset: 0, operation: 'resend' })).items;
     expect(entries.map((e) => [e.user, e.subject, e.outcome])).toEqual([['olga', id, 'allowed']]);

@@ -1,23 +1,15 @@
 // Browsing schools and a school's students (docs/console.md#schools).
-import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
-import { addAccount, Clock, consoleApp, signedIn, type ConsoleHarness } from './support';
+import { closeConsoleWorld, openConsoleWorld, signedIn, type ConsoleHarness } from './support';
 
 describe.each(storeVariants())('schools in the console on $name', (variant) => {
   let ctx: TestStore;
   let harness: ConsoleHarness;
 
   beforeEach(async () => {
-    const clock = new Clock();
-    ctx = await variant.create({ now: clock.now });
-    await ctx.store.dataSet.writeDataSet(FIXTURES);
-    harness = consoleApp(ctx.store, clock);
-    await addAccount(ctx.store, 'victor', 'viewer');
+    ({ ctx, harness } = await openConsoleWorld(variant, { accounts: { victor: 'viewer' } }));
   });
-  afterEach(async () => {
-    await harness.bcrypt.close();
-    await ctx.cleanup();
-  });
+  afterEach(() => closeConsoleWorld(ctx, harness));
 
   it("lists the schools, then a school's students escaped, and records the read", async () => {
     const victor = await signedIn(harness.app, 'victor');

@@ -4,7 +4,7 @@
 import request from 'supertest';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { storeVariants } from '../support/stores';
-import { addAccount, signedIn } from './support';
+import { addAccount, completePush, queuePush, signedIn } from './support';
 
 const [sqlite] = storeVariants();
 
@@ -46,24 +46,8 @@ describe('the console in the service', () => {
     service = await startOperatedService(sqlite, {});
     const { store } = service;
     await addAccount(store, 'amira', 'viewer');
-    const id = await store.outbox.enqueuePushNotification({
-      deviceId: 'dev-1001',
-      studentId: 'stu-1',
-      type: 'absence',
-      title: 't',
-      body: 'b',
-      data: {},
-    });
-    const [claimed] = await store.outbox.claimPushNotifications(1, 30);
-    expect(claimed?.id).toBe(id);
-    await store.outbox.completeDeliveries([
-      {
-        channel: 'push',
-        id,
-        claimToken: claimed?.claimToken ?? '',
-        completion: { status: 'dead', error: 'HTTP 400 <script>alert(1)</script>' },
-      },
-    ]);
+    const id = await queuePush(store, 'stu-1');
+    expect(await completePush(store, id, { status: 'dead', error: 'HTTP 400 <script>alert(1)</script>' })).toBe(true);
     await store.outbox.workerHeartbeat('host-a/123/abcd', new Date().toISOString());
     const browser = await signedIn(service.app, 'amira');
     const page = await browser.agent.get('/console/');

@@ -2,6 +2,7 @@
 // CSRF token, role checks, expiry, sign-out, the throttle and the audit trail
 // (docs/console.md).
 import request from 'supertest';
+import { consoleAllowList } from '../../src/console/allow-list';
 import { storeVariants, type TestStore } from '../support/stores';
 import {
   Clock,
@@ -236,17 +237,21 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     await expect(signedIn(harness.app, 'victor')).rejects.toThrow('sign-in answered 401');
   });
 
-  it('refuses addresses outside CONSOLE_ALLOW', async () => {
+  it('refuses addresses outside CONSOLE_ALLOW and lets those inside in', async () => {
     const { BlockList } = await import('node:net');
     const allow = new BlockList();
     allow.addSubnet('10.0.0.0', 8, 'ipv4');
     const closed = consoleApp(ctx.store, clock, { allow });
+    // The test client comes from loopback, as 127.0.0.1 or ::ffff:127.0.0.1 (an IPv4 range covers both).
+    const open = consoleApp(ctx.store, clock, { allow: consoleAllowList(['127.0.0.0/8']) });
     try {
       const res = await request(closed.app).get('/console/sign-in');
       expect(res.status).toBe(403);
       expect(res.text).toContain('CONSOLE_ALLOW');
+      expect((await request(open.app).get('/console/sign-in')).status).toBe(200);
     } finally {
       await closed.bcrypt.close();
+      await open.bcrypt.close();
     }
   });
 });

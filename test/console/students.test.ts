@@ -7,7 +7,7 @@ import request from 'supertest';
 import { searchName, SEARCH_NAME_SQL } from '../../src/store/console/search-name';
 import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
-import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
+import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld, queuePush, completePush } from './support';
 
 const MORE = {
   schools: [{ baseUrl: 'https://school-c.example', name: 'مدرسة النور' }],
@@ -120,26 +120,9 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
   });
 
   it('says in plain words why a notification failed', async () => {
-    const id = await ctx.store.outbox.enqueuePushNotification({
-      deviceId: 'dev-1001',
-      studentId: '1001',
-      type: 'absence',
-      title: 't',
-      body: 'b',
-      data: {},
-    });
-    const [claimed] = await ctx.store.outbox.claimPushNotifications(1, 30);
-    await ctx.store.outbox.completeDeliveries([
-      {
-        channel: 'push',
-        id,
-        claimToken: claimed?.claimToken ?? '',
-        completion: {
-          status: 'dead',
-          error: 'UNREGISTERED: token fcmAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1234 gone',
-        },
-      },
-    ]);
+    const id = await queuePush(ctx.store);
+    const error = 'UNREGISTERED: token fcmAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1234 gone';
+    expect(await completePush(ctx.store, id, { status: 'dead', error })).toBe(true);
     const viewer = await signedIn(harness.app, 'victor');
     const page = await request.agent(harness.app).get('/console/students/1001');
     expect(page.status).toBe(303);

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createBcryptPool, type BcryptPool } from '../../src/access/bcrypt-pool';
 import { createConsole, type ConsoleHandler, type ConsoleSettings } from '../../src/console';
 import type { App } from '../../src/server';
-import type { ConsoleRole, DataSet, OpenedStore } from '../../src/store';
+import type { ConsoleRole, DataSet, DeliveryCompletion, OpenedStore } from '../../src/store';
 import { FIXTURES } from '../support/fixtures';
 import type { StoreVariant, TestStore } from '../support/stores';
 
@@ -52,6 +52,40 @@ export function consoleApp(store: OpenedStore, clock: Clock, settings: Partial<C
 /** An account with a cheap hash (cost 4): the tests check the flow, not bcrypt's cost. */
 export async function addAccount(store: OpenedStore, name: string, role: ConsoleRole): Promise<void> {
   await store.console.writeAccount({ name, passwordHash: bcrypt.hashSync(PASSWORD, 4), role });
+}
+
+/** Queues a push for `studentId` on device dev-1001, as the service does for an absence; resolves to its id. */
+export function queuePush(store: OpenedStore, studentId = '1001'): Promise<string> {
+  return store.outbox.enqueuePushNotification({
+    deviceId: 'dev-1001',
+    studentId,
+    type: 'absence',
+    title: 't',
+    body: 'b',
+    data: {},
+  });
+}
+
+/**
+ * Claims the next due push, which must be `id`, and completes it with
+ * `completion` (and the provider's `code`) as a worker would; resolves to
+ * whether the store took the result. `whileClaimed` runs between the two
+ * (a test moves its clock there, as a send takes time).
+ */
+export async function completePush(
+  store: OpenedStore,
+  id: string,
+  completion: DeliveryCompletion,
+  code?: string,
+  whileClaimed?: () => void,
+): Promise<boolean> {
+  const [claimed] = await store.outbox.claimPushNotifications(1, 30);
+  if (claimed?.id !== id) throw new Error(`claimed ${claimed?.id ?? 'nothing'} instead of the push ${id}`);
+  whileClaimed?.();
+  const [taken] = await store.outbox.completeDeliveries([
+    { channel: 'push', id, claimToken: claimed.claimToken, completion, code: code ?? null },
+  ]);
+  return taken === true;
 }
 
 /** The value of a hidden field `name` in a page. */
