@@ -17,17 +17,15 @@ function newestSourceTime(root) {
     newest = Math.max(newest, statSync(file).mtimeMs);
   };
   const src = path.join(root, 'src');
+  // A deleted source changes its folder's time: the folders count too.
   for (const entry of readdirSync(src, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) consider(path.join(entry.parentPath, entry.name));
+    if (entry.isDirectory() || (entry.isFile() && entry.name.endsWith('.ts')))
+      consider(path.join(entry.parentPath, entry.name));
   }
+  consider(src);
   for (const name of readdirSync(root)) {
     if (name === 'package.json' || /^tsconfig.*\.json$/.test(name)) consider(path.join(root, name));
   }
-  // A deleted source changes its folder's time: count the folders too.
-  for (const entry of readdirSync(src, { withFileTypes: true, recursive: true })) {
-    if (entry.isDirectory()) consider(path.join(entry.parentPath, entry.name));
-  }
-  consider(src);
   return newest;
 }
 

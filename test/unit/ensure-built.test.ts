@@ -40,7 +40,7 @@ describe('ensure-built', () => {
     expect(isStale(root)).toBe(false);
   });
 
-  it('does not build when nothing changed since the stamp; builds after a source, tsconfig or package.json changed', () => {
+  it('does not build when nothing changed since the stamp; builds after a source, a folder (a source deleted), tsconfig or package.json changed', () => {
     mkdirSync(path.join(root, 'dist'));
     writeFileSync(path.join(root, 'dist', '.build-stamp'), '');
     at('dist/.build-stamp', 2_000_000);
@@ -48,7 +48,7 @@ describe('ensure-built', () => {
     expect(ensureBuilt(root, build)).toBe(0);
     expect(build).not.toHaveBeenCalled();
 
-    for (const file of ['src/cli/user.ts', 'tsconfig.build.json', 'package.json']) {
+    for (const file of ['src/cli/user.ts', 'src/cli', 'src', 'tsconfig.build.json', 'package.json']) {
       at(file, 3_000_000);
       expect(isStale(root)).toBe(true);
       at(file, 1_000_000);
