@@ -48,9 +48,12 @@ function writeStamp(root, startedAt) {
   utimesSync(file, seconds, seconds);
 }
 
-/** Runs `build` (returns an exit code) when `root` is stale; writes the stamp after a success. Returns the exit code. */
-function ensureBuilt(root, build) {
-  if (!isStale(root)) return 0;
+/**
+ * Runs `build` (returns an exit code) when `root` is stale, or always with `force`;
+ * writes the stamp after a success. Returns the exit code.
+ */
+function ensureBuilt(root, build, force = false) {
+  if (!force && !isStale(root)) return 0;
   const startedAt = Date.now();
   const code = build();
   if (code === 0) writeStamp(root, startedAt);
@@ -73,11 +76,5 @@ if (require.main === module) {
   }
   const root = path.resolve(__dirname, '..');
   // `--force`: the explicit full build (`npm run build`), which writes the stamp too.
-  if (process.argv.includes('--force')) {
-    const startedAt = Date.now();
-    const code = tsc(root);
-    if (code === 0) writeStamp(root, startedAt);
-    process.exit(code);
-  }
-  process.exit(ensureBuilt(root, () => tsc(root)));
+  process.exit(ensureBuilt(root, () => tsc(root), process.argv.includes('--force')));
 }

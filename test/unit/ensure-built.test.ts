@@ -6,7 +6,7 @@ import path from 'node:path';
 
 interface EnsureBuilt {
   isStale(root: string): boolean;
-  ensureBuilt(root: string, build: () => number): number;
+  ensureBuilt(root: string, build: () => number, force?: boolean): number;
 }
 const { ensureBuilt, isStale } = jest.requireActual<EnsureBuilt>('../../scripts/ensure-built.js');
 
@@ -56,6 +56,20 @@ describe('ensure-built', () => {
     }
     at('src/cli/user.ts', 3_000_000);
     expect(ensureBuilt(root, build)).toBe(0);
+    expect(build).toHaveBeenCalledTimes(1);
+    expect(isStale(root)).toBe(false);
+  });
+
+  it('builds when forced, though nothing changed, and writes the stamp after a success only', () => {
+    mkdirSync(path.join(root, 'dist'));
+    writeFileSync(path.join(root, 'dist', '.build-stamp'), '');
+    at('dist/.build-stamp', 2_000_000);
+    at('src/main.ts', 3_000_000);
+    expect(ensureBuilt(root, () => 2, true)).toBe(2);
+    expect(isStale(root)).toBe(true);
+    at('src/main.ts', 1_000_000);
+    const build = jest.fn(() => 0);
+    expect(ensureBuilt(root, build, true)).toBe(0);
     expect(build).toHaveBeenCalledTimes(1);
     expect(isStale(root)).toBe(false);
   });
