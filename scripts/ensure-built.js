@@ -17,17 +17,15 @@ function newestSourceTime(root) {
     newest = Math.max(newest, statSync(file).mtimeMs);
   };
   const src = path.join(root, 'src');
+  // A deleted source changes its folder's time: the folders count too.
   for (const entry of readdirSync(src, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) consider(path.join(entry.parentPath, entry.name));
+    if (entry.isDirectory() || (entry.isFile() && entry.name.endsWith('.ts')))
+      consider(path.join(entry.parentPath, entry.name));
   }
+  consider(src);
   for (const name of readdirSync(root)) {
     if (name === 'package.json' || /^tsconfig.*\.json$/.test(name)) consider(path.join(root, name));
   }
-  // A deleted source changes its folder's time: count the folders too.
-  for (const entry of readdirSync(src, { withFileTypes: true, recursive: true })) {
-    if (entry.isDirectory()) consider(path.join(entry.parentPath, entry.name));
-  }
-  consider(src);
   return newest;
 }
 
@@ -50,9 +48,12 @@ function writeStamp(root, startedAt) {
   utimesSync(file, seconds, seconds);
 }
 
-/** Runs `build` (returns an exit code) when `root` is stale; writes the stamp after a success. Returns the exit code. */
-function ensureBuilt(root, build) {
-  if (!isStale(root)) return 0;
+/**
+ * Runs `build` (returns an exit code) when `root` is stale, or always with `force`;
+ * writes the stamp after a success. Returns the exit code.
+ */
+function ensureBuilt(root, build, force = false) {
+  if (!force && !isStale(root)) return 0;
   const startedAt = Date.now();
   const code = build();
   if (code === 0) writeStamp(root, startedAt);
@@ -75,11 +76,5 @@ if (require.main === module) {
   }
   const root = path.resolve(__dirname, '..');
   // `--force`: the explicit full build (`npm run build`), which writes the stamp too.
-  if (process.argv.includes('--force')) {
-    const startedAt = Date.now();
-    const code = tsc(root);
-    if (code === 0) writeStamp(root, startedAt);
-    process.exit(code);
-  }
-  process.exit(ensureBuilt(root, () => tsc(root)));
+  process.exit(ensureBuilt(root, () => tsc(root), process.argv.includes('--force')));
 }

@@ -93,3 +93,6 @@ export const url = (name: string) =>
     .trim()
     .refine((v) => /^https?:\/\/[^\s/]+/.test(v) && URL.canParse(v), `${name} must be an http:// or https:// URL`)
     .meta(accepts('an `http://` or `https://` URL'));
+
+/** A trimmed string that says something: a path, a name (loadConfig has already taken a blank one as unset). */
+export const text = (name: string) => z.string().trim().min(1, `${name} must not be blank`);

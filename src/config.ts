@@ -6,7 +6,7 @@ import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
 import { MAX_RETENTION_DAYS } from './delivery/outbox-retention';
-import { bool, country, fraction, integer, integerOrOff, setting, url } from './config-values';
+import { bool, country, fraction, integer, integerOrOff, setting, text, url } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract/contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
@@ -120,7 +120,7 @@ function trustProxyValue(raw: string): boolean | number | string {
 
 const schema = z.object({
   PORT: integer('PORT', 0, 65535).default(8080).meta(setting('service', 'The HTTP port the service listens on.')),
-  HOST: z.string().trim().min(1).default('0.0.0.0').meta(setting('service', 'The address the service listens on.')),
+  HOST: text('HOST').default('0.0.0.0').meta(setting('service', 'The address the service listens on.')),
   SOAP_NAMESPACE: z
     .string()
     .trim()
@@ -130,10 +130,7 @@ const schema = z.object({
     )
     .default(DEFAULT_NAMESPACE)
     .meta(setting('service', 'The service namespace (`{ns}`) of the WSDLs, the SOAP actions and the answers.')),
-  DATA_DIR: z
-    .string()
-    .trim()
-    .min(1)
+  DATA_DIR: text('DATA_DIR')
     .default('./data')
     .meta(
       setting(
@@ -320,10 +317,7 @@ const schema = z.object({
         '`json` (one JSON object per line), `pretty` (coloured, for people), or `auto`: pretty when stdout is a terminal ([logs](operating.md#logs)).',
       ),
     ),
-  ACCESS_POLICY: z
-    .string()
-    .trim()
-    .min(1)
+  ACCESS_POLICY: text('ACCESS_POLICY')
     .optional()
     .meta(
       setting(
@@ -383,10 +377,7 @@ const schema = z.object({
         'unset: no traces, and no tracing code loaded',
       ),
     ),
-  OTEL_SERVICE_NAME: z
-    .string()
-    .trim()
-    .min(1)
+  OTEL_SERVICE_NAME: text('OTEL_SERVICE_NAME')
     .max(255, 'OTEL_SERVICE_NAME must be at most 255 characters')
     .optional()
     .meta(
@@ -419,10 +410,7 @@ const schema = z.object({
   SHADOW_TIMEOUT_MS: integer('SHADOW_TIMEOUT_MS', 100, 120000)
     .default(5000)
     .meta(setting('migration', 'Longest a shadow call may take, in milliseconds; past it the call counts as `error`.')),
-  SHADOW_IGNORE: z
-    .string()
-    .trim()
-    .min(1)
+  SHADOW_IGNORE: text('SHADOW_IGNORE')
     .optional()
     .meta(
       setting(
@@ -431,10 +419,7 @@ const schema = z.object({
         'unset: every difference counts',
       ),
     ),
-  SHADOW_KEEP_DIR: z
-    .string()
-    .trim()
-    .min(1)
+  SHADOW_KEEP_DIR: text('SHADOW_KEEP_DIR')
     .optional()
     .meta(
       setting(
@@ -449,10 +434,7 @@ const schema = z.object({
   SHADOW_KEEP_MAX_BYTES: integer('SHADOW_KEEP_MAX_BYTES', 1024, 10737418240)
     .default(104857600)
     .meta(setting('migration', 'Most bytes kept in `SHADOW_KEEP_DIR` (default 100 MiB).')),
-  RECORD_REQUESTS: z
-    .string()
-    .trim()
-    .min(1)
+  RECORD_REQUESTS: text('RECORD_REQUESTS')
     .optional()
     .meta(
       setting(

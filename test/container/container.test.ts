@@ -109,6 +109,11 @@ function envArgs(env: Record<string, string>): string[] {
 }
 
 /** `podman run -d` of the image, labelled for clean-up; `args` go before the image, `command` after it. */
+/** Runs `command` in a throw-away container of the image (after the `podman run` options) and returns its stdout. */
+function runOnce(command: string[], options: string[] = ['--no-healthcheck']): Promise<string> {
+  return podmanOk(['run', '--rm', '--label', SUITE_LABEL, ...options, IMAGE, ...command]);
+}
+
 async function startContainer(name: string, args: string[], command: string[] = []): Promise<void> {
   await podmanOk([
     'run',
@@ -267,7 +272,7 @@ describeImage('the container image', () => {
       'for tool in gcc cc g++ make python3; do command -v $tool; done; ' +
       'ls node_modules/better-sqlite3/prebuilds; ls node_modules/better-sqlite3; ' +
       "node -p \"new (require('better-sqlite3'))(':memory:').prepare('select sqlite_version() v').get().v\"";
-    const out = await podmanOk(['run', '--rm', '--label', SUITE_LABEL, '--entrypoint', 'sh', IMAGE, '-c', script]);
+    const out = await runOnce(['-c', script], ['--entrypoint', 'sh']);
     const lines = out.trim().split('\n');
     expect(lines.filter((line) => line.startsWith('/'))).toEqual([]);
     expect(lines[0]).toBe('linux-x64.node');
@@ -344,30 +349,10 @@ describeImage('the container image', () => {
       'dist/cli/worker.js',
       ...['import', 'export', 'user', 'outbox'].map((c) => `dist/cli/${c}.js`),
     ]) {
-      const out = await podmanOk([
-        'run',
-        '--rm',
-        '--label',
-        SUITE_LABEL,
-        '--no-healthcheck',
-        IMAGE,
-        'node',
-        command,
-        '--version',
-      ]);
+      const out = await runOnce(['node', command, '--version']);
       expect({ command, out: out.trim() }).toEqual({ command, out: VERSION });
     }
-    const usage = await podmanOk([
-      'run',
-      '--rm',
-      '--label',
-      SUITE_LABEL,
-      '--no-healthcheck',
-      IMAGE,
-      'node',
-      'dist/cli/export.js',
-      '--help',
-    ]);
+    const usage = await runOnce(['node', 'dist/cli/export.js', '--help']);
     expect(usage).toContain('Usage');
   });
 

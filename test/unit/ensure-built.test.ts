@@ -6,7 +6,7 @@ import path from 'node:path';
 
 interface EnsureBuilt {
   isStale(root: string): boolean;
-  ensureBuilt(root: string, build: () => number): number;
+  ensureBuilt(root: string, build: () => number, force?: boolean): number;
 }
 const { ensureBuilt, isStale } = jest.requireActual<EnsureBuilt>('../../scripts/ensure-built.js');
 
@@ -40,7 +40,7 @@ describe('ensure-built', () => {
     expect(isStale(root)).toBe(false);
   });
 
-  it('does not build when nothing changed since the stamp; builds after a source, tsconfig or package.json changed', () => {
+  it('does not build when nothing changed since the stamp; builds after a source, a folder (a source deleted), tsconfig or package.json changed', () => {
     mkdirSync(path.join(root, 'dist'));
     writeFileSync(path.join(root, 'dist', '.build-stamp'), '');
     at('dist/.build-stamp', 2_000_000);
@@ -48,7 +48,7 @@ describe('ensure-built', () => {
     expect(ensureBuilt(root, build)).toBe(0);
     expect(build).not.toHaveBeenCalled();
 
-    for (const file of ['src/cli/user.ts', 'tsconfig.build.json', 'package.json']) {
+    for (const file of ['src/cli/user.ts', 'src/cli', 'src', 'tsconfig.build.json', 'package.json']) {
       at(file, 3_000_000);
       expect(isStale(root)).toBe(true);
       at(file, 1_000_000);
@@ -56,6 +56,20 @@ describe('ensure-built', () => {
     }
     at('src/cli/user.ts', 3_000_000);
     expect(ensureBuilt(root, build)).toBe(0);
+    expect(build).toHaveBeenCalledTimes(1);
+    expect(isStale(root)).toBe(false);
+  });
+
+  it('builds when forced, though nothing changed, and writes the stamp after a success only', () => {
+    mkdirSync(path.join(root, 'dist'));
+    writeFileSync(path.join(root, 'dist', '.build-stamp'), '');
+    at('dist/.build-stamp', 2_000_000);
+    at('src/main.ts', 3_000_000);
+    expect(ensureBuilt(root, () => 2, true)).toBe(2);
+    expect(isStale(root)).toBe(true);
+    at('src/main.ts', 1_000_000);
+    const build = jest.fn(() => 0);
+    expect(ensureBuilt(root, build, true)).toBe(0);
     expect(build).toHaveBeenCalledTimes(1);
     expect(isStale(root)).toBe(false);
   });
