@@ -14,7 +14,7 @@ ARG NODE_IMAGE=docker.io/library/node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN npm ci --ignore-scripts --omit=optional --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/ensure-built.js scripts/check-node.js scripts/
 COPY src ./src
@@ -27,7 +27,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
   && keep="linux-$(node -p process.arch).node" \
   && find node_modules/better-sqlite3/prebuilds -type f ! -name "$keep" -delete \
   && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src node_modules/better-sqlite3/binding.gyp \
