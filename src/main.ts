@@ -1,3 +1,4 @@
+import './cli/node-guard';
 import type { AddressInfo } from 'node:net';
 import { PolicyError } from './access';
 import { helpOrVersion } from './cli/args';

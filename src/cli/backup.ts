@@ -1,6 +1,7 @@
 // npm run backup -- [--force] FILE
 // A consistent copy of the embedded SQLite store while the service runs
 // (docs/operating.md#backups-and-upgrades); PostgreSQL has pg_dump for that.
+import './node-guard';
 import { backupSqliteStore, SqliteBackupError, sqliteStoreFile } from '../store';
 import { fromInvocation, helpOrVersion } from './args';
 import { loadConfigOrExit } from './load-config';

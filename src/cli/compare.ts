@@ -1,5 +1,6 @@
 // npm run compare -- --primary URL [--secondary URL] --candidate URL [--data FILE] [--requests FILE] [--ignore FILE] [--report DIR]
 // (docs/migration.md#compare)
+import './node-guard';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';

@@ -1,4 +1,5 @@
 // npm run export -- [--format csv|json] DIR
+import './node-guard';
 import { SERVICE_VERSION } from '../shared/version';
 import { exportDataSet, type ExportFormat } from '../import';
 import { fromInvocation, wantsHelp, wantsVersion } from './args';

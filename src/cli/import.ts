@@ -1,5 +1,6 @@
 // npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
 // npm run import -- --from-asmx URL --schools FILE [options] (seed-from-asmx.ts)
+import './node-guard';
 import { SERVICE_VERSION } from '../shared/version';
 import { formatImportReport, importFiles, terminalProgress, type ImportFile } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';

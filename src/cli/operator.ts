@@ -3,6 +3,7 @@
 // The console's accounts (docs/console.md#accounts), in the store the server
 // uses (DATABASE_URL, else DATA_DIR): a change is seen by every node at once,
 // and every change ends the account's sessions.
+import './node-guard';
 import bcrypt from 'bcryptjs';
 import { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from '../console';
 import { SERVICE_VERSION } from '../shared/version';

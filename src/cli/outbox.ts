@@ -2,6 +2,7 @@
 // What an operator does with messages that gave up: see them, and put them
 // back in the queue once the cause is fixed; and deleting finished ones now
 // rather than at the workers' next hourly pass.
+import './node-guard';
 import { SERVICE_VERSION } from '../shared/version';
 import {
   parseRetentionDays,

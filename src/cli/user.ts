@@ -5,6 +5,7 @@
 // order; JSON rewritten with two-space indentation. The result must still be
 // a valid policy, or nothing is written. The running service reads it on
 // SIGHUP.
+import './node-guard';
 import { SERVICE_VERSION } from '../shared/version';
 import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';

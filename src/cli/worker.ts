@@ -2,6 +2,7 @@
 // wanted against PostgreSQL (or beside the server on SQLite); each claims its
 // own messages. SIGTERM/SIGINT stop it cleanly. With METRICS_PORT set it
 // serves its own /metrics there (deliveries, outbox depth, the process).
+import './node-guard';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DELIVERY_STOP_MS, startDelivery } from '../delivery';

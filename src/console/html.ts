@@ -1,7 +1,7 @@
 // HTML written by tagged templates: every interpolated value is escaped
 // unless it is already Html (made by this template or by `raw` for text the
 // console itself wrote), so a name, an error text or a token from the store
-// can never become markup (test/console/escaping.test.ts).
+// can never become markup (test/console/service.test.ts, test/console/students.test.ts).
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { createCallBudgets, type BudgetStore } from '../../src/access/call-budgets';
 import { parseRate } from '../../src/access';
 import { parseLimits } from '../../src/delivery/config/limit-syntax';
-import { storeVariants, type TestStore } from '../support/stores';
+import { describeWithPostgres, postgresVariant, storeVariants, type TestStore } from '../support/stores';
 import { capturingLogger } from '../support/logs';
 import { countingObserver } from './support';
 
@@ -165,15 +165,13 @@ describe('call budgets on one node', () => {
   });
 });
 
-const postgres = storeVariants().find((v) => v.name === 'postgres');
-const describeOnPostgres = postgres === undefined ? describe.skip : describe;
-
-describeOnPostgres('call budgets on several nodes merged through PostgreSQL', () => {
+describeWithPostgres('call budgets on several nodes merged through PostgreSQL', (databaseUrl) => {
+  const postgres = postgresVariant(databaseUrl);
   let ctx: TestStore;
   let stores: BudgetStore[];
   let clock = T0;
   beforeEach(async () => {
-    ctx = await postgres!.create();
+    ctx = await postgres.create();
     // Each node its own pool on the same schema, as separate processes would have.
     stores = [ctx.store.access, (await ctx.reopen()).access, (await ctx.reopen()).access];
     clock = T0;

@@ -16,6 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import { startService, type ServiceProcess } from '../chaos/support/service-process';
 import { envelope } from '../support/wire';
 import { startFakeWebhook, type FakeWebhook } from './support/fake-webhook';
+import { describeOrSkip } from '../support/tools';
 import {
   SUITE_LABEL,
   composeUnavailable,
@@ -53,8 +54,10 @@ function skipOrFail(reason: string | null, what: string): boolean {
   return true;
 }
 
-const describeImage = skipOrFail(podmanMissing, 'the container image tests') ? describe.skip : describe;
-const describeCompose = skipOrFail(composeMissing, 'the compose file checks') ? describe.skip : describe;
+const describeImage = (title: string, body: () => void) =>
+  describeOrSkip(skipOrFail(podmanMissing, 'the container image tests') ? podmanMissing : null, title, body);
+const describeCompose = (title: string, body: () => void) =>
+  describeOrSkip(skipOrFail(composeMissing, 'the compose file checks') ? composeMissing : null, title, body);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

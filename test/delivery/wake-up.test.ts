@@ -5,7 +5,7 @@
 import pino from 'pino';
 import { startWakeUp, type WakeUpSource } from '../../src/delivery/outbox-wake-up';
 import type { OutboxSubscription, OpenedStore } from '../../src/store';
-import { storeVariants, type TestStore } from '../support/stores';
+import { postgresVariant, describeWithPostgres, type TestStore } from '../support/stores';
 import { dataSet, pushWorker } from './support/harness';
 import { createLogPushProvider } from '../../src/delivery/push/log-push-provider';
 
@@ -68,91 +68,88 @@ describe('startWakeUp', () => {
   });
 });
 
-const postgres = storeVariants().filter((variant) => variant.name === 'postgres');
-(postgres.length > 0 ? describe.each(postgres) : describe.skip.each([{ name: 'postgres (TEST_DATABASE_URL unset)' }]))(
-  'wake-up on $name',
-  (variant) => {
-    let ctx: TestStore;
-    let other: OpenedStore;
-    beforeEach(async () => {
-      ctx = await (variant as (typeof postgres)[number]).create();
-      await ctx.store.dataSet.writeDataSet(dataSet(3));
-      other = await ctx.reopen();
-    });
-    afterEach(() => ctx.cleanup());
+describeWithPostgres('wake-up on postgres', (databaseUrl) => {
+  const variant = postgresVariant(databaseUrl);
+  let ctx: TestStore;
+  let other: OpenedStore;
+  beforeEach(async () => {
+    ctx = await variant.create();
+    await ctx.store.dataSet.writeDataSet(dataSet(3));
+    other = await ctx.reopen();
+  });
+  afterEach(() => ctx.cleanup());
 
-    const queue = (body: string) =>
-      other.outbox.enqueuePushNotification({
-        deviceId: 'dev-1001',
-        studentId: '1001',
-        type: 'note',
-        title: 't',
-        body,
-        data: {},
-      });
-    const sent = async () =>
-      Number(
-        (await ctx.query<{ n: string }>("select count(*) as n from push_notifications where status = 'sent'"))[0]?.n,
+  const queue = (body: string) =>
+    other.outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: '1001',
+      type: 'note',
+      title: 't',
+      body,
+      data: {},
+    });
+  const sent = async () =>
+    Number(
+      (await ctx.query<{ n: string }>("select count(*) as n from push_notifications where status = 'sent'"))[0]?.n,
+    );
+
+  // Without a notification the worker would not look again for ten minutes, past this test's time limit.
+  it('a worker polling every ten minutes delivers what another process queues, also after its LISTEN connection was killed', async () => {
+    const worker = pushWorker(ctx.store.outbox, createLogPushProvider(silent));
+    // Counts the LISTEN connections opened: the reconnection can take less than one look of until(),
+    // so waiting to see `listening` false first could miss it and wait for ever.
+    let opened = 0;
+    const source: WakeUpSource = {
+      listenForOutbox: (onNotification) =>
+        ctx.store.outbox.listenForOutbox(onNotification)?.then((subscription) => {
+          opened += 1;
+          return subscription;
+        }) ?? null,
+    };
+    const wakeUp = startWakeUp(source, worker, {
+      pollMs: 600_000,
+      safetyPollMs: 600_000,
+      logger: silent,
+      backoffMs: 10,
+    });
+    worker.pollEvery(600_000);
+    try {
+      await until(() => wakeUp.listening);
+      worker.start();
+      await queue('first');
+      await until(async () => (await sent()) === 1);
+      expect(worker.health()).toMatchObject({ running: true, lastClaimAt: expect.any(Date) });
+
+      const [schema] = await ctx.query<{ name: string }>('select current_schema() as name');
+      const killed = await ctx.query<{ pid: number }>(
+        "select pg_terminate_backend(pid) as done, pid from pg_stat_activity where query = 'listen \"' || 'outbox_' || md5(?) || '\"'",
+        [schema?.name],
       );
+      expect(killed).toHaveLength(1);
+      await until(() => opened === 2 && wakeUp.listening);
+      await queue('second');
+      await until(async () => (await sent()) === 2);
+    } finally {
+      await worker.stop(1000);
+      await wakeUp.stop();
+    }
+    expect(worker.health().running).toBe(false);
+  });
 
-    // Without a notification the worker would not look again for ten minutes, past this test's time limit.
-    it('a worker polling every ten minutes delivers what another process queues, also after its LISTEN connection was killed', async () => {
-      const worker = pushWorker(ctx.store.outbox, createLogPushProvider(silent));
-      // Counts the LISTEN connections opened: the reconnection can take less than one look of until(),
-      // so waiting to see `listening` false first could miss it and wait for ever.
-      let opened = 0;
-      const source: WakeUpSource = {
-        listenForOutbox: (onNotification) =>
-          ctx.store.outbox.listenForOutbox(onNotification)?.then((subscription) => {
-            opened += 1;
-            return subscription;
-          }) ?? null,
-      };
-      const wakeUp = startWakeUp(source, worker, {
-        pollMs: 600_000,
-        safetyPollMs: 600_000,
-        logger: silent,
-        backoffMs: 10,
-      });
-      worker.pollEvery(600_000);
-      try {
-        await until(() => wakeUp.listening);
-        worker.start();
-        await queue('first');
-        await until(async () => (await sent()) === 1);
-        expect(worker.health()).toMatchObject({ running: true, lastClaimAt: expect.any(Date) });
-
-        const [schema] = await ctx.query<{ name: string }>('select current_schema() as name');
-        const killed = await ctx.query<{ pid: number }>(
-          "select pg_terminate_backend(pid) as done, pid from pg_stat_activity where query = 'listen \"' || 'outbox_' || md5(?) || '\"'",
-          [schema?.name],
-        );
-        expect(killed).toHaveLength(1);
-        await until(() => opened === 2 && wakeUp.listening);
-        await queue('second');
-        await until(async () => (await sent()) === 2);
-      } finally {
-        await worker.stop(1000);
-        await wakeUp.stop();
-      }
-      expect(worker.health().running).toBe(false);
-    });
-
-    it('an operator re-queueing a dead message wakes the listeners too', async () => {
-      const id = await queue('dead one');
+  it('an operator re-queueing a dead message wakes the listeners too', async () => {
+    const id = await queue('dead one');
+    await ctx.query("update push_notifications set status = 'dead' where id = ?", [id]);
+    const heard: string[] = [];
+    const subscription = await ctx.store.outbox.listenForOutbox((channel) => heard.push(channel));
+    try {
+      expect(await other.admin.requeueOutboxMessage('push', id)).toBe('requeued');
+      await until(() => heard.length === 1);
       await ctx.query("update push_notifications set status = 'dead' where id = ?", [id]);
-      const heard: string[] = [];
-      const subscription = await ctx.store.outbox.listenForOutbox((channel) => heard.push(channel));
-      try {
-        expect(await other.admin.requeueOutboxMessage('push', id)).toBe('requeued');
-        await until(() => heard.length === 1);
-        await ctx.query("update push_notifications set status = 'dead' where id = ?", [id]);
-        expect(await other.admin.requeueDeadOutboxMessages('push')).toBe(1);
-        await until(() => heard.length === 2);
-        expect(heard).toEqual(['push', 'push']);
-      } finally {
-        await subscription?.close();
-      }
-    });
-  },
-);
+      expect(await other.admin.requeueDeadOutboxMessages('push')).toBe(1);
+      await until(() => heard.length === 2);
+      expect(heard).toEqual(['push', 'push']);
+    } finally {
+      await subscription?.close();
+    }
+  });
+});

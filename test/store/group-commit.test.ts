@@ -4,7 +4,7 @@
 // fails exactly the calls of its batch; the AuthCode limits hold within a batch.
 import { GroupCommit } from '../../src/store/outbox/group-commit';
 import type { AuthCodeLimit, NewPushNotification } from '../../src/store';
-import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
+import { queueAuthCode, postgresVariant, describeWithPostgres, type TestStore } from '../support/stores';
 
 /** A write whose batches are kept, and which finishes only when told to. */
 function controlledWrite() {
@@ -91,86 +91,83 @@ describe('GroupCommit', () => {
   });
 });
 
-const postgres = storeVariants().filter((variant) => variant.name === 'postgres');
-(postgres.length > 0 ? describe.each(postgres) : describe.skip.each([{ name: 'postgres (TEST_DATABASE_URL unset)' }]))(
-  'group commit on $name',
-  (variant) => {
-    let ctx: TestStore;
-    beforeEach(async () => {
-      ctx = await (variant as (typeof postgres)[number]).create();
-    });
-    afterEach(() => ctx.cleanup());
+describeWithPostgres('group commit on postgres', (databaseUrl) => {
+  const variant = postgresVariant(databaseUrl);
+  let ctx: TestStore;
+  beforeEach(async () => {
+    ctx = await variant.create();
+  });
+  afterEach(() => ctx.cleanup());
 
-    const push = (i: number): NewPushNotification => ({
-      deviceId: `dev-${i}`,
-      studentId: String(i),
-      type: 'note',
-      title: 't',
-      body: `#${i}`,
-      data: { n: String(i) },
-    });
+  const push = (i: number): NewPushNotification => ({
+    deviceId: `dev-${i}`,
+    studentId: String(i),
+    type: 'note',
+    title: 't',
+    body: `#${i}`,
+    data: { n: String(i) },
+  });
 
-    it('acknowledges each of many concurrent calls with its committed row, and notifies the listeners', async () => {
-      const heard: string[] = [];
-      const subscription = await ctx.store.outbox.listenForOutbox((channel) => heard.push(channel));
-      try {
-        const ids = await Promise.all(
-          Array.from({ length: 300 }, (_, i) => ctx.store.outbox.enqueuePushNotification(push(i))),
-        );
-        expect(new Set(ids).size).toBe(300);
-        const rows = await ctx.query<{ id: string; body: string }>('select id, body from push_notifications');
-        expect(new Map(rows.map((row) => [row.id, row.body]))).toEqual(new Map(ids.map((id, i) => [id, `#${i}`])));
-        await queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
-        for (let i = 0; i < 100 && !(heard.includes('push') && heard.includes('sms')); i++)
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        expect(new Set(heard)).toEqual(new Set(['push', 'sms']));
-      } finally {
-        await subscription?.close();
-      }
-    });
-
-    it('answers concurrent student look-ups from one query, each with its own student (or null)', async () => {
-      await ctx.store.dataSet.writeDataSet({
-        schools: [{ baseUrl: 'https://a.example', name: 'A' }],
-        devices: [{ id: 'dev-1', token: 'tok-1' }],
-        students: [
-          { id: '1', school: 'https://a.example', fullName: 'One', deviceId: 'dev-1', active: '1' },
-          { id: '2', school: 'https://a.example', fullName: 'Two', active: '1' },
-        ],
-      });
-      const found = await Promise.all(['2', 'nobody', '1', '2'].map((id) => ctx.store.records.findStudent(id)));
-      expect(found).toEqual([
-        { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
-        null,
-        { studentId: '1', fullName: 'One', schoolKey: 'https://a.example', deviceId: 'dev-1', pushToken: 'tok-1' },
-        { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
-      ]);
-    });
-
-    it('fails exactly the calls of a batch whose statement failed; nothing of it is committed, the batch before it is', async () => {
-      const broken = { ...push(99), deviceId: null as unknown as string };
-      // A first batch under way, so that the next calls gather into a second one.
-      const first = ctx.store.outbox.enqueuePushNotification(push(0));
-      await new Promise((resolve) => setImmediate(resolve));
-      const results = await Promise.allSettled([
-        first,
-        ...[push(1), broken, push(2)].map((n) => ctx.store.outbox.enqueuePushNotification(n)),
-      ]);
-      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
-      expect(await ctx.query('select body from push_notifications')).toEqual([{ body: '#0' }]);
-      await expect(ctx.store.outbox.enqueuePushNotification(push(3))).resolves.toEqual(expect.any(String));
-    });
-
-    it('keeps the AuthCode limits within one batch: of 10 simultaneous calls for one phone, 3 per 10 minutes pass', async () => {
-      const limits: AuthCodeLimit[] = [{ scope: 'phone', max: 3, windowSeconds: 600 }];
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () =>
-          ctx.store.outbox.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, limits),
-        ),
+  it('acknowledges each of many concurrent calls with its committed row, and notifies the listeners', async () => {
+    const heard: string[] = [];
+    const subscription = await ctx.store.outbox.listenForOutbox((channel) => heard.push(channel));
+    try {
+      const ids = await Promise.all(
+        Array.from({ length: 300 }, (_, i) => ctx.store.outbox.enqueuePushNotification(push(i))),
       );
-      expect(results.filter((r) => r.admitted)).toHaveLength(3);
-      expect(results.slice(0, 3).every((r) => r.admitted)).toBe(true);
-      expect(await ctx.query('select id from auth_code_messages')).toHaveLength(3);
+      expect(new Set(ids).size).toBe(300);
+      const rows = await ctx.query<{ id: string; body: string }>('select id, body from push_notifications');
+      expect(new Map(rows.map((row) => [row.id, row.body]))).toEqual(new Map(ids.map((id, i) => [id, `#${i}`])));
+      await queueAuthCode(ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
+      for (let i = 0; i < 100 && !(heard.includes('push') && heard.includes('sms')); i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(new Set(heard)).toEqual(new Set(['push', 'sms']));
+    } finally {
+      await subscription?.close();
+    }
+  });
+
+  it('answers concurrent student look-ups from one query, each with its own student (or null)', async () => {
+    await ctx.store.dataSet.writeDataSet({
+      schools: [{ baseUrl: 'https://a.example', name: 'A' }],
+      devices: [{ id: 'dev-1', token: 'tok-1' }],
+      students: [
+        { id: '1', school: 'https://a.example', fullName: 'One', deviceId: 'dev-1', active: '1' },
+        { id: '2', school: 'https://a.example', fullName: 'Two', active: '1' },
+      ],
     });
-  },
-);
+    const found = await Promise.all(['2', 'nobody', '1', '2'].map((id) => ctx.store.records.findStudent(id)));
+    expect(found).toEqual([
+      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
+      null,
+      { studentId: '1', fullName: 'One', schoolKey: 'https://a.example', deviceId: 'dev-1', pushToken: 'tok-1' },
+      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
+    ]);
+  });
+
+  it('fails exactly the calls of a batch whose statement failed; nothing of it is committed, the batch before it is', async () => {
+    const broken = { ...push(99), deviceId: null as unknown as string };
+    // A first batch under way, so that the next calls gather into a second one.
+    const first = ctx.store.outbox.enqueuePushNotification(push(0));
+    await new Promise((resolve) => setImmediate(resolve));
+    const results = await Promise.allSettled([
+      first,
+      ...[push(1), broken, push(2)].map((n) => ctx.store.outbox.enqueuePushNotification(n)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
+    expect(await ctx.query('select body from push_notifications')).toEqual([{ body: '#0' }]);
+    await expect(ctx.store.outbox.enqueuePushNotification(push(3))).resolves.toEqual(expect.any(String));
+  });
+
+  it('keeps the AuthCode limits within one batch: of 10 simultaneous calls for one phone, 3 per 10 minutes pass', async () => {
+    const limits: AuthCodeLimit[] = [{ scope: 'phone', max: 3, windowSeconds: 600 }];
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        ctx.store.outbox.admitAuthCode({ phone: '+963944123456', code: '1234', callerAddress: null }, limits),
+      ),
+    );
+    expect(results.filter((r) => r.admitted)).toHaveLength(3);
+    expect(results.slice(0, 3).every((r) => r.admitted)).toBe(true);
+    expect(await ctx.query('select id from auth_code_messages')).toHaveLength(3);
+  });
+});

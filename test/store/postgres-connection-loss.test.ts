@@ -5,15 +5,14 @@
 import { Kysely, sql } from 'kysely';
 import { Client } from 'pg';
 import { createPostgresDialect } from '../../src/store/connection/postgres';
+import { describeWithPostgres } from '../support/stores';
 
-const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
-
-(databaseUrl ? describe : describe.skip)('a PostgreSQL connection lost while checked out', () => {
+describeWithPostgres('a PostgreSQL connection lost while checked out', (databaseUrl) => {
   it('fails the holder, reports the error, and the pool serves the next query', async () => {
     const reported: Error[] = [];
     const db = new Kysely<Record<string, never>>({
       dialect: createPostgresDialect({
-        databaseUrl: databaseUrl as string,
+        databaseUrl,
         onBackgroundError: (e) => reported.push(e),
       }),
     });

@@ -11,10 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { openStore, type OpenedStore } from '../../src/store';
-import { MIGRATION_NAMES, queueAuthCode } from '../support/stores';
+import { MIGRATION_NAMES, describeWithPostgres, queueAuthCode } from '../support/stores';
 import { STORE_FIXTURE } from './store-fixture';
-
-const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
 
 /** The newest client of /usr/lib/postgresql/N/bin (Debian's layout), else the one on PATH. */
 function postgresTool(name: 'pg_dump' | 'pg_restore'): string {
@@ -39,8 +37,8 @@ function run(tool: string, args: readonly string[]): Promise<string> {
   });
 }
 
-(databaseUrl ? describe : describe.skip)('pg_dump and pg_restore of a running store', () => {
-  const url = databaseUrl ?? '';
+describeWithPostgres('pg_dump and pg_restore of a running store', (databaseUrl) => {
+  const url = databaseUrl;
   const schema = `dump_test_${randomBytes(6).toString('hex')}`;
   const database = `restore_test_${randomBytes(6).toString('hex')}`;
   const restoredUrl = (() => {

@@ -17,7 +17,7 @@ import { openSqliteDialect } from '../../src/store/connection/sqlite';
 import { createPostgresDialect, preparePostgresSchema } from '../../src/store/connection/postgres';
 import { migrateUpTo } from '../../src/store/migrations/migrate';
 import type { StoreDialect } from '../../src/store/migrations';
-import { MIGRATION_NAMES } from '../support/stores';
+import { MIGRATION_NAMES, testDatabaseUrl, wantedStores } from '../support/stores';
 
 type Value = string | number | null;
 type Row = Record<string, Value>;
@@ -457,11 +457,12 @@ async function rowsOf(db: Kysely<unknown>, table: string, columns: readonly stri
   return rows.map((row) => JSON.stringify(columns.map((column) => row[column]))).sort();
 }
 
-const variants: Array<{ name: StoreDialect; location: () => Location }> = [
-  { name: 'sqlite', location: sqliteLocation },
-];
-const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
-if (databaseUrl) variants.push({ name: 'postgres', location: () => postgresLocation(databaseUrl) });
+const databaseUrl = testDatabaseUrl();
+const variants: Array<{ name: StoreDialect; location: () => Location }> = wantedStores().map((name) =>
+  name === 'postgres' && databaseUrl !== undefined
+    ? { name, location: () => postgresLocation(databaseUrl) }
+    : { name: 'sqlite', location: sqliteLocation },
+);
 
 describe.each(variants)('upgrading on $name', ({ location: create }) => {
   let location: Location;

@@ -34,7 +34,7 @@ export interface FakeAsmxOptions {
   /** Answers 500 to every call of these schools. */
   failSchools?: readonly string[];
   basic?: { readonly user: string; readonly password: string };
-  /** WSDL text to serve instead of wsdl/X.wsdl, by endpoint. */
+  /** WSDL text to serve instead of the endpoint's file in wsdl/, by endpoint. */
   wsdl?: Readonly<Record<string, string>>;
   /** An answer of its own for a call (a broken or hostile legacy); undefined: the usual one. */
   override?: (call: FakeCall) => { readonly status: number; readonly body: string } | undefined;

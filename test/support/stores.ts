@@ -50,16 +50,58 @@ export interface StoreVariant {
   create(overrides?: Partial<OpenStoreOptions>): Promise<TestStore>;
 }
 
+/** The PostgreSQL server the PostgreSQL variants use (TEST_DATABASE_URL), or undefined when it is unset. */
+export function testDatabaseUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL?.trim() || undefined;
+}
+
 /**
- * The stores every store test runs against: SQLite always, PostgreSQL too
- * when TEST_DATABASE_URL is set. Use with `describe.each(storeVariants())`.
+ * Which store kinds run: SQLite always, PostgreSQL when TEST_DATABASE_URL is
+ * set. TEST_STORES=postgres leaves SQLite out: .ci/run's second pass runs
+ * the PostgreSQL variants alone, after `npm test` has run the SQLite ones
+ * (docs/testing.md#postgresql).
+ */
+export function wantedStores(): StoreVariantName[] {
+  const only = process.env.TEST_STORES?.trim();
+  const wanted: StoreVariantName[] = only === 'postgres' ? [] : ['sqlite'];
+  if (testDatabaseUrl()) wanted.push('postgres');
+  return wanted;
+}
+
+/**
+ * The stores every store test runs against (wantedStores()). Use with
+ * `describe.each(storeVariants())`.
  */
 export function storeVariants(): StoreVariant[] {
-  const variants: StoreVariant[] = [{ name: 'sqlite', create: createSqliteStore }];
-  const databaseUrl = process.env.TEST_DATABASE_URL?.trim();
-  if (databaseUrl)
-    variants.push({ name: 'postgres', create: (overrides) => createPostgresStore(databaseUrl, overrides) });
-  return variants;
+  const databaseUrl = testDatabaseUrl();
+  return wantedStores().map((name) =>
+    name === 'sqlite' || databaseUrl === undefined
+      ? { name: 'sqlite', create: createSqliteStore }
+      : { name: 'postgres', create: (overrides) => createPostgresStore(databaseUrl, overrides) },
+  );
+}
+
+/** The PostgreSQL variant alone, for a suite declared with describeWithPostgres. */
+export function postgresVariant(databaseUrl: string): StoreVariant {
+  return { name: 'postgres', create: (overrides) => createPostgresStore(databaseUrl, overrides) };
+}
+
+/**
+ * A suite that only means something on PostgreSQL. Its body runs, and is
+ * even collected, only when TEST_DATABASE_URL is set: jest executes the body
+ * of a skipped describe all the same, so `describe.skip` would still run
+ * whatever the body does at load time. Unset, the suite is one skipped test
+ * that says why.
+ */
+export function describeWithPostgres(title: string, body: (databaseUrl: string) => void): void {
+  const databaseUrl = testDatabaseUrl();
+  if (databaseUrl !== undefined) {
+    describe(title, () => body(databaseUrl));
+    return;
+  }
+  describe(title, () => {
+    it.skip('needs PostgreSQL: TEST_DATABASE_URL is unset (.ci/run sets it)', () => undefined);
+  });
 }
 
 async function createSqliteStore(overrides: Partial<OpenStoreOptions> = {}): Promise<TestStore> {

@@ -3,12 +3,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { unsupportedNodeMessage } from '../../src/shared/supported-node';
 
 interface CheckNode {
   SUPPORTED: number[];
   unsupportedMessage(version: string): string | null;
 }
 const { SUPPORTED, unsupportedMessage } = jest.requireActual<CheckNode>('../../scripts/check-node.js');
+
 const root = path.join(__dirname, '../..');
 
 describe('check-node', () => {
@@ -18,7 +20,32 @@ describe('check-node', () => {
     for (const old of ['v20.20.2', 'v22.12.0']) {
       const message = unsupportedMessage(old);
       expect(message).toContain(`this is ${old}`);
-      expect(message).toContain('scripts/use-node24.sh');
+      expect(message).toContain('`npm install` puts in node_modules/.bin');
+    }
+  });
+
+  it('gives the same message as the compiled entry points', () => {
+    for (const version of ['v18.0.0', 'v20.20.2', 'v22.12.0', 'v24.21.0', 'v26.0.0'])
+      expect(unsupportedNodeMessage(version)).toBe(unsupportedMessage(version));
+  });
+
+  it('is checked first by every entry point npm runs from dist/, before the SQLite driver loads', () => {
+    const scripts = (
+      JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    const entries = new Set(
+      Object.values(scripts).flatMap((line) => [...line.matchAll(/dist\/((?:cli\/)?[\w-]+)\.js/g)].map((m) => m[1])),
+    );
+    expect(entries).toContain('main');
+    expect(entries).toContain('cli/worker');
+    for (const entry of entries) {
+      if (entry === 'cli/contract') continue; // a development tool, compiled and run by `npm run contract` alone
+      const source = readFileSync(path.join(root, 'src', `${entry}.ts`), 'utf8');
+      const firstImport = /^import .*$/m.exec(source)?.[0];
+      expect([entry, firstImport]).toEqual([
+        entry,
+        entry === 'main' ? "import './cli/node-guard';" : "import './node-guard';",
+      ]);
     }
   });
 

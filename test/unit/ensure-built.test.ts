@@ -6,9 +6,11 @@ import path from 'node:path';
 
 interface EnsureBuilt {
   isStale(root: string): boolean;
-  ensureBuilt(root: string, build: () => number, force?: boolean): number;
+  ensureBuilt(root: string, build: () => number, force?: boolean, say?: (line: string) => void): number;
 }
 const { ensureBuilt, isStale } = jest.requireActual<EnsureBuilt>('../../scripts/ensure-built.js');
+
+const quiet = () => undefined;
 
 describe('ensure-built', () => {
   let root: string;
@@ -29,13 +31,13 @@ describe('ensure-built', () => {
 
   it('builds when dist/ was never built, and writes the stamp after a success only', () => {
     expect(isStale(root)).toBe(true);
-    expect(ensureBuilt(root, () => 2)).toBe(2);
+    expect(ensureBuilt(root, () => 2, false, quiet)).toBe(2);
     expect(isStale(root)).toBe(true);
     const build = jest.fn(() => {
       mkdirSync(path.join(root, 'dist'));
       return 0;
     });
-    expect(ensureBuilt(root, build)).toBe(0);
+    expect(ensureBuilt(root, build, false, quiet)).toBe(0);
     expect(build).toHaveBeenCalledTimes(1);
     expect(isStale(root)).toBe(false);
   });
@@ -45,7 +47,7 @@ describe('ensure-built', () => {
     writeFileSync(path.join(root, 'dist', '.build-stamp'), '');
     at('dist/.build-stamp', 2_000_000);
     const build = jest.fn(() => 0);
-    expect(ensureBuilt(root, build)).toBe(0);
+    expect(ensureBuilt(root, build, false, quiet)).toBe(0);
     expect(build).not.toHaveBeenCalled();
 
     for (const file of ['src/cli/user.ts', 'src/cli', 'src', 'tsconfig.build.json', 'package.json']) {
@@ -55,7 +57,7 @@ describe('ensure-built', () => {
       expect(isStale(root)).toBe(false);
     }
     at('src/cli/user.ts', 3_000_000);
-    expect(ensureBuilt(root, build)).toBe(0);
+    expect(ensureBuilt(root, build, false, quiet)).toBe(0);
     expect(build).toHaveBeenCalledTimes(1);
     expect(isStale(root)).toBe(false);
   });
@@ -65,13 +67,33 @@ describe('ensure-built', () => {
     writeFileSync(path.join(root, 'dist', '.build-stamp'), '');
     at('dist/.build-stamp', 2_000_000);
     at('src/main.ts', 3_000_000);
-    expect(ensureBuilt(root, () => 2, true)).toBe(2);
+    expect(ensureBuilt(root, () => 2, true, quiet)).toBe(2);
     expect(isStale(root)).toBe(true);
     at('src/main.ts', 1_000_000);
     const build = jest.fn(() => 0);
-    expect(ensureBuilt(root, build, true)).toBe(0);
+    expect(ensureBuilt(root, build, true, quiet)).toBe(0);
     expect(build).toHaveBeenCalledTimes(1);
     expect(isStale(root)).toBe(false);
+  });
+
+  it('says what it is doing before a build: a first run, or sources changed; nothing when it does not build', () => {
+    const lines: string[] = [];
+    const say = (line: string) => lines.push(line);
+    const build = jest.fn(() => {
+      mkdirSync(path.join(root, 'dist'), { recursive: true });
+      // The line came first: a long build is never silent.
+      expect(lines).toHaveLength(1);
+      return 0;
+    });
+    expect(ensureBuilt(root, build, false, say)).toBe(0);
+    expect(lines).toEqual(['building the service (first run, about 40 s)']);
+    at('dist/.build-stamp', 2_000_000);
+    expect(ensureBuilt(root, build, false, say)).toBe(0);
+    expect(lines).toHaveLength(1);
+    at('src/main.ts', 3_000_000);
+    lines.length = 0;
+    expect(ensureBuilt(root, build, false, say)).toBe(0);
+    expect(lines).toEqual(['building the service (sources changed since the last build, about 40 s)']);
   });
 
   it('ignores files that are not TypeScript sources', () => {

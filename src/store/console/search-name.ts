@@ -3,7 +3,7 @@
 // dagger alef U+0670) and without the tatweel U+0640, so that "محمّد" and
 // "محمد", "Amira" and "amira" find each other. The same rule twice: in SQL
 // for the generated column students.search_name (migration 0008), and in
-// TypeScript for the words searched; test/console/student-search.test.ts
+// TypeScript for the words searched; test/console/students.test.ts
 // checks that they agree. SQLite's lower() folds ASCII letters only, so the
 // TypeScript side folds those only too.
 const STRIPPED = ['\u064B', '\u064C', '\u064D', '\u064E', '\u064F', '\u0650', '\u0651', '\u0652', '\u0670', '\u0640'];
