@@ -15,7 +15,7 @@ import type { RefusalReason } from './observer';
 import { PolicyError, loadPolicyFile, type Policy, type ResolvedRule } from './policy';
 import { callerKey } from './caller-key';
 import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle';
-import { countsForEnumeration, subjectRule } from './subjects';
+import { subjectRule } from './subjects';
 
 /** Why a request was not let through; the bindings write each kind (src/wire/respond.ts). */
 export type AccessRefusal =
@@ -245,7 +245,7 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       enumeration !== undefined &&
       subject !== null &&
       subject.value !== null &&
-      countsForEnumeration(subject.kind) &&
+      subject.enumerated &&
       subject.value !== ''
     ) {
       const verdict = enumeration.note(`${endpoint}.asmx/${op}`, caller, subject.value, rule.enumeration, at);
@@ -388,13 +388,15 @@ function endpointName(endpoint: string): string {
 interface Subject {
   readonly kind: AuditSubjectKind;
   readonly value: string | null;
+  /** The enumeration budget counts it (walking through ids). */
+  readonly enumerated: boolean;
 }
 
 function subjectOf(call: AccessCall): Subject | null {
   const rule = subjectRule(call.operation.wireName);
   if (rule === undefined) return null;
   const index = call.operation.parameters.findIndex((p) => p.wireName === rule.parameter);
-  return { kind: rule.kind, value: index < 0 ? null : (call.values[index] ?? null) };
+  return { kind: rule.kind, value: index < 0 ? null : (call.values[index] ?? null), enumerated: rule.enumerated };
 }
 
 function forbidden(message: string): Extract<AccessRefusal, { kind: 'forbidden' }> {

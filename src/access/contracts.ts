@@ -1,6 +1,7 @@
 // The seams of access control (docs/security.md): the gate that decides
 // whether a call may run, the per-caller budgets it consults, and the audit
 // trail of reads of personal data. Implementations live beside this file.
+import type { SubjectKind } from '../contract';
 
 /** `COUNT/DURATION`, such as `120/1m`, parsed. */
 export interface RateRule {
@@ -39,7 +40,8 @@ export interface EnumerationGuard {
   note(key: string, caller: string, subject: string, rule: RateRule, nowMs: number): BudgetVerdict;
 }
 
-export type AuditSubjectKind = 'student' | 'school' | 'device' | 'class';
+/** Whose data a call touches (src/contract/operation-traits.ts). */
+export type AuditSubjectKind = SubjectKind;
 
 export interface AuditEntry {
   readonly at: Date;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ENDPOINTS } from '../contract';
+import { ENDPOINTS, operationTraits } from '../contract';
 import type { RateRule } from './contracts';
 import { parseRateEntry } from '../shared/rate-entry';
 
@@ -244,21 +244,14 @@ export function compilePolicy(raw: unknown, file = 'policy', checks: PolicyCheck
 type MergedRule = Omit<RuleInput, 'allow'> & { allow?: readonly string[] };
 
 /**
- * Fail closed: an operation that reads personal data (these five) is open to
- * every address, without credentials and without budgets, only when the
- * policy says so for that operation (`open: true`). A policy that forgot a
- * rule must not answer children's names to anyone.
+ * Fail closed: an operation that reads personal data (its traits say so,
+ * src/contract/operation-traits.ts) is open to every address, without
+ * credentials and without budgets, only when the policy says so for that
+ * operation (`open: true`). A policy that forgot a rule must not answer
+ * children's names to anyone.
  */
-const PERSONAL_DATA_READS: ReadonlySet<string> = new Set([
-  'GetStudentSchool',
-  'GetTokenDevice',
-  'GetStudentsAbcenceByID',
-  'GetStudentsAudtiNote',
-  'UpdateNoteState',
-]);
-
 function readsPersonalData(operation: string): boolean {
-  return PERSONAL_DATA_READS.has(operation);
+  return operationTraits(operation)?.readsPersonalData === true;
 }
 
 function isOpen(rule: ResolvedRule): boolean {

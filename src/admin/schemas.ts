@@ -6,6 +6,7 @@
 // the store still checks what only it can (calendar dates, a student's
 // school being stored). A list's filters are the collection's too.
 import { z } from 'zod';
+import { OUTBOX_CHANNELS } from '../shared/outbox-channel';
 
 export const Paging = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50).describe('Items per page, 1 to 500.'),
@@ -42,7 +43,7 @@ export const ErrorBody = z
 
 // The outbox.
 
-export const OutboxChannelParam = z.enum(['push', 'sms']).describe('push: notifications to devices; sms: login codes.');
+export const OutboxChannelParam = z.enum(OUTBOX_CHANNELS).describe('push: notifications to devices; sms: login codes.');
 const OutboxStatus = z.enum(['queued', 'sending', 'sent', 'failed', 'dead', 'uncertain']);
 
 export const OutboxListQuery = z.strictObject({

@@ -14,6 +14,18 @@ export {
   type WireOperationName,
   type WireOperations,
 } from './contract';
+export {
+  OPERATION_TRAITS,
+  isContractOperation,
+  operationTraits,
+  operationsWhere,
+  type AppJsonBody,
+  type AppJsonOperation,
+  type OperationSubject,
+  type OperationTraits,
+  type SeedingOperation,
+  type SubjectKind,
+} from './operation-traits';
 export { STUDENT_INFO_FIELDS, type StudentInfo } from './student-info';
 export {
   AUTHORED_ADDRESS_PREFIX,

@@ -1,7 +1,8 @@
 // How delivery reports what it does, so that metrics (or, until they exist,
 // the log) can count it without the worker knowing about either.
+import type { OutboxChannel } from '../shared/outbox-channel';
 
-export type DeliveryChannel = 'push' | 'sms';
+export type DeliveryChannel = OutboxChannel;
 
 /**
  * `sent`: the provider accepted it; `retry`: a retryable failure, tried again later; `dead`: gave up (permanent or out of attempts);

@@ -2,6 +2,7 @@
 // outbox is shared by every process on the store, so the numbers are the
 // store's, not this process's.
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { OUTBOX_CHANNELS } from '../shared/outbox-channel';
 import type { OutboxChannel, OutboxChannelStats, OutboxStatus } from '../store';
 
 export interface OutboxStatsSource {
@@ -12,7 +13,6 @@ export interface OutboxStatsSource {
 
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed', 'dead', 'uncertain'];
 const PENDING: readonly OutboxStatus[] = ['queued', 'sending', 'failed'];
-const CHANNELS: readonly OutboxChannel[] = ['push', 'sms'];
 // Gauges are collected one after another in a scrape; they share one read.
 const FRESH_MS = 1000;
 
@@ -89,8 +89,10 @@ export function registerOutboxMetrics(
       // A store that cannot answer fails the statistics' read of the same
       // scrape too, which is what notify_outbox_stats_errors_total counts;
       // the gauge keeps its last value, as the others do.
-      const dues = await Promise.all(CHANNELS.map((channel) => source.oldestDueAt(channel).catch(() => undefined)));
-      CHANNELS.forEach((channel, i) => {
+      const dues = await Promise.all(
+        OUTBOX_CHANNELS.map((channel) => source.oldestDueAt(channel).catch(() => undefined)),
+      );
+      OUTBOX_CHANNELS.forEach((channel, i) => {
         const due = dues[i];
         if (due !== undefined)
           this.labels(channel).set(due === null ? 0 : Math.max(0, (now() - Date.parse(due)) / 1000));

@@ -5,6 +5,7 @@
 // XML-special text, a long value; per binding a wrong SOAPAction, a
 // malformed envelope, SOAP 1.2 without its action; per endpoint `?wsdl`,
 // `?disco` and the help pages. Writes only when asked.
+import { isContractOperation, type WireOperationName, type WireOperations } from '../contract';
 import type { RecordedRequest } from './exchange';
 import { operationKind } from './operation-kinds';
 import type { DescribedEndpoint, DescribedOperation } from './wsdl-operations';
@@ -120,31 +121,41 @@ export function planRequests(
   return planned;
 }
 
-/** The value sets of the data that exist for this operation's parameters. */
+/** One operation's arguments, every one given. */
+type KnownArgs<K extends WireOperationName> = { readonly [P in keyof WireOperations[K]['args']]: string };
+
+// The values of the data that exist, per operation of the contract: an
+// operation missing here, or a parameter it lacks or misspells, does not
+// compile.
+const KNOWN: { readonly [K in WireOperationName]: (data: KnownData) => KnownArgs<K>[] } = {
+  AuthCode: () => [{ code: '1234', phone: 'not-a-phone' }], // never a real phone: a refusal is compared, no SMS sent
+  GetStudentsAbcenceByID: (data) => data.absenceStudents.map((STDid) => ({ STDid })),
+  GetStudentsAudtiNote: (data) =>
+    data.auditNotes.map((note) => ({ SubjectID: note.subjectId, Class_id: note.classId })),
+  GetStudentSchool: (data) =>
+    data.schools.flatMap((school) => [
+      { school_base_url: school, show_active: '1' },
+      { school_base_url: school, show_active: '0' },
+    ]),
+  SendNotificationType: (data) =>
+    data.studentIds
+      .slice(0, 1)
+      .map((id) => ({ id, baseUrlSchool: data.schools[0] ?? UNKNOWN, TypeNotfication: 'absence' })),
+  GetTokenDevice: (data) => data.deviceIds.map((id) => ({ id })),
+  UpdateNoteState: (data) => data.notes.map((note) => ({ STDid: note.studentId, note_type: note.type })),
+};
+
+/**
+ * The value sets of the data that exist for this operation, at most
+ * KNOWN_PER_OPERATION; none for an operation the contract lacks, or one
+ * whose parameters in the compared server's WSDL are not the contract's.
+ */
 function knownValues(operation: DescribedOperation, data: KnownData): Values[] {
-  const sets: Values[] = [];
-  const add = (values: Record<string, string>) => {
-    if (sets.length < KNOWN_PER_OPERATION) sets.push(values);
-  };
-  const names = operation.parameters.map((p) => p.name);
-  const has = (...wanted: string[]) => wanted.every((name) => names.includes(name)) && names.length === wanted.length;
-  if (has('id') && operation.name === 'GetTokenDevice') for (const id of data.deviceIds) add({ id });
-  else if (has('school_base_url', 'show_active'))
-    for (const school of data.schools) {
-      add({ school_base_url: school, show_active: '1' });
-      add({ school_base_url: school, show_active: '0' });
-    }
-  else if (has('SubjectID', 'Class_id'))
-    for (const note of data.auditNotes) add({ SubjectID: note.subjectId, Class_id: note.classId });
-  else if (has('STDid', 'note_type'))
-    for (const note of data.notes) add({ STDid: note.studentId, note_type: note.type });
-  else if (has('STDid')) for (const id of data.absenceStudents) add({ STDid: id });
-  else if (has('id', 'baseUrlSchool', 'TypeNotfication'))
-    for (const id of data.studentIds.slice(0, 1))
-      add({ id, baseUrlSchool: data.schools[0] ?? UNKNOWN, TypeNotfication: 'absence' });
-  // Never a real phone number: a refused one compares the refusals without sending an SMS.
-  else if (has('code', 'phone')) add({ code: '1234', phone: 'not-a-phone' });
-  return sets;
+  if (!isContractOperation(operation.name)) return [];
+  const sets: Values[] = KNOWN[operation.name](data).slice(0, KNOWN_PER_OPERATION);
+  const names = operation.parameters.map((p) => p.name).sort();
+  const fits = (values: Values) => JSON.stringify(Object.keys(values).sort()) === JSON.stringify(names);
+  return sets.every(fits) ? sets : [];
 }
 
 function fill(operation: DescribedOperation, text: string | null, char: string | null): Values {

@@ -8,6 +8,7 @@ import type { ResultTypeOf, ResultValues, WireOperationName, WireOperations } fr
 import type { AuthCodeLimit, Store } from '../store';
 import type { CallContext } from './context';
 import type { NotificationTemplate } from '../domain';
+import type { OutboxChannel } from '../shared/outbox-channel';
 import type { PhoneRules } from './phone';
 
 export interface OperationRules {
@@ -16,7 +17,7 @@ export interface OperationRules {
   /** Abuse limits on AuthCode, counted in the store; none given: no limit. */
   readonly authCodeLimits?: readonly AuthCodeLimit[];
   /** Told after a message was queued, so that a worker in this process can send it at once. */
-  readonly onQueued?: (channel: 'push' | 'sms') => void;
+  readonly onQueued?: (channel: OutboxChannel) => void;
 }
 
 export interface OperationDeps {

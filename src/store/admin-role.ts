@@ -1,6 +1,7 @@
 // The admin role: what an operator reads and changes through the admin API
 // and `npm run outbox`: records one by one, the outbox's messages (listed,
 // re-queued), and the audit trail.
+import { OUTBOX_CHANNELS } from '../shared/outbox-channel';
 import { listAuditRows, type AuditPage, type AuditQuery } from './access/access-audit';
 import type { StoreCore } from './core';
 import type { DataSetCollection } from './data-set/data-set';
@@ -100,7 +101,7 @@ export function createAdminStore(core: StoreCore): AdminStore {
 
     listOutbox: (channel, query) => run(() => listOutbox(db, channel, query)),
     getOutboxMessage: (channel, id) => run(() => findOutboxMessage(db, channel, id)),
-    outboxStats: () => run(() => Promise.all([outboxStats(db, 'push'), outboxStats(db, 'sms')])),
+    outboxStats: () => run(() => Promise.all(OUTBOX_CHANNELS.map((channel) => outboxStats(db, channel)))),
 
     requeueOutboxMessage: (channel, id) =>
       run(() =>

@@ -34,12 +34,12 @@ import {
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../log';
+import { OUTBOX_TABLE } from '../shared/outbox-channel';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version';
 import type { TracingOptions } from './start-tracing';
 import type {
   DeliverySpan,
   DeliveryStart,
-  OutboxChannel,
   QueueSpan,
   RequestEnd,
   RequestSpan,
@@ -69,11 +69,6 @@ const ATTR_DELIVERY_PROVIDER = 'sns.delivery.provider';
 const ATTR_DELIVERY_ATTEMPT = 'sns.delivery.attempt';
 const ATTR_DELIVERY_OUTCOME = 'sns.delivery.outcome';
 const ATTR_DELIVERY_ERROR = 'sns.delivery.error_code';
-
-const OUTBOX_TABLE: Readonly<Record<OutboxChannel, string>> = {
-  push: 'push_notifications',
-  sms: 'auth_code_messages',
-};
 
 // The exporter's bounds: a collector that is slow or gone costs at most this
 // many spans of memory (beyond it new spans are dropped, never queued), and

@@ -3,6 +3,7 @@
 // values in, no OpenTelemetry type out, so that with tracing off nothing of
 // OpenTelemetry is loaded: the parts hold a `Tracer | null` and test it once.
 // The attributes each span carries are named in otel-tracer.ts, in one place.
+import type { OutboxChannel } from '../shared/outbox-channel';
 
 /** An incoming request as the call span starts: never its query or its body. */
 export interface RequestStart {
@@ -38,7 +39,7 @@ export interface StatementStart {
   readonly text: string;
 }
 
-export type OutboxChannel = 'push' | 'sms';
+export type { OutboxChannel };
 
 export interface QueueSpan {
   /** The W3C traceparent the queued row keeps, so that its send can be linked back here; null if there is none to give. */

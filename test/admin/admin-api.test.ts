@@ -260,6 +260,42 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(date.body.error.details).toEqual([{ path: 'body.date', message: 'is not a calendar date.' }]);
     });
 
+    it.each([
+      ['notes', { id: 'n-orphan', studentId: '9999', type: 'general', text: 'x', date: '2026-11-01T07:00:00Z' }],
+      ['absences', { id: 'a-orphan', studentId: '9999', date: '2026-11-02', type: 'late' }],
+    ] as const)(
+      'refuses %s naming a student that does not exist, on create, replace and change',
+      async (collection, record) => {
+        const named = [
+          { path: 'body.studentId', message: expect.stringMatching(/^names a student that .*\(9999\)\.$/) },
+        ];
+        const created = await api().post(`/${collection}`, record);
+        expect(created.status).toBe(422);
+        expect(created.body.error).toMatchObject({ code: 'invalid_record', details: named });
+        expect((await api().get(`/${collection}/${record.id}`)).status).toBe(404);
+
+        expect((await api().post(`/${collection}`, { ...record, studentId: '1001' })).status).toBe(201);
+        const replaced = await api().put(`/${collection}/${record.id}`, record);
+        expect(replaced.status).toBe(422);
+        expect(replaced.body.error.details).toEqual(named);
+        const changed = await api().patch(`/${collection}/${record.id}`, { studentId: '9999' });
+        expect(changed.status).toBe(422);
+        expect(changed.body.error.details).toEqual(named);
+        expect((await api().get(`/${collection}/${record.id}`)).body.studentId).toBe('1001');
+      },
+    );
+
+    it('lets a student name a device that is not registered yet', async () => {
+      const res = await api().post('/students', {
+        id: '3002',
+        school: 'https://school-a.example',
+        fullName: 'Rami Saad',
+        deviceId: 'dev-not-yet',
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.deviceId).toBe('dev-not-yet');
+    });
+
     it('refuses bad JSON, a missing body, a key that differs from the path, and bad paging', async () => {
       const bad = await request(service.app)
         .post(`${BASE}/devices`)

@@ -46,6 +46,20 @@ describe.each(storeVariants())('editing a student on $name', (variant) => {
     expect(await ctx.store.admin.getRecord('students', '1001')).toMatchObject({ fullName: 'Ahmad Ali', classId: '7A' });
   });
 
+  // Every write checks the student's links (docs/design.md#storage): its school must be stored, its device need not be.
+  it('saves a device id that is not registered yet, as the admin API does', async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const saved = await olga.agent
+      .post('/console/students/1001/edit')
+      .type('form')
+      .send({ csrf: await olga.csrf(), fullName: 'Ahmad Ali', classId: '7A', deviceId: 'dev-not-yet', active: '1' });
+    expect(saved.status).toBe(303);
+    expect(await ctx.store.admin.getRecord('students', '1001')).toMatchObject({
+      deviceId: 'dev-not-yet',
+      school: 'https://school-a.example',
+    });
+  });
+
   it("answers a viewer's edit with 403 and changes nothing", async () => {
     const victor = await signedIn(harness.app, 'victor');
     expect((await victor.agent.get('/console/students/1001')).text).not.toContain('/edit');

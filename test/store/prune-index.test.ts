@@ -96,16 +96,16 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
     expect(names.sort()).toEqual(expected.sort());
   });
 
-  it.each(['push_notifications', 'auth_code_messages'] as const)(
-    'readiness finds the oldest due %s through the due index, without sorting',
-    async (table) => {
-      if (variant.name !== 'sqlite') return;
-      const { sql, parameters } = oldestDueOnSqlite(table, '2026-01-01T00:00:00.000Z').compile(compiler('sqlite'));
-      const plan = (await ctx.query<{ detail: string }>(`explain query plan ${sql}`, parameters))
-        .map((row) => row.detail)
-        .join('\n');
-      expect(plan).toContain(`${table}_due_idx`);
-      expect(plan).not.toContain('TEMP B-TREE');
-    },
-  );
+  it.each([
+    ['push_notifications', 'push'],
+    ['auth_code_messages', 'sms'],
+  ] as const)('readiness finds the oldest due %s through the due index, without sorting', async (table, channel) => {
+    if (variant.name !== 'sqlite') return;
+    const { sql, parameters } = oldestDueOnSqlite(channel, '2026-01-01T00:00:00.000Z').compile(compiler('sqlite'));
+    const plan = (await ctx.query<{ detail: string }>(`explain query plan ${sql}`, parameters))
+      .map((row) => row.detail)
+      .join('\n');
+    expect(plan).toContain(`${table}_due_idx`);
+    expect(plan).not.toContain('TEMP B-TREE');
+  });
 });

@@ -2,23 +2,35 @@
 // legacy's own WSDL (its target namespace, its SOAP actions, its parameter
 // types), and only ever for the two operations that read. Why envelopes are
 // built here rather than by node-soap's client: docs/migration.md#seed-from-the-legacy-service.
-import { ENDPOINTS, parseWsdl, wsdlParameterType, type ParsedOperation, type StudentInfo } from '../../contract';
+import {
+  ENDPOINTS,
+  operationsWhere,
+  parseWsdl,
+  wsdlParameterType,
+  type EndpointName,
+  type ParsedOperation,
+  type SeedingOperation,
+  type StudentInfo,
+} from '../../contract';
 import type { CallGate } from './call-gate';
 import { LegacyAnswerError, readStudentList, readToken } from './read-answer';
 
 /**
- * The only operations the seeding may call, with the endpoint of each. Every
- * other operation of the legacy writes or sends: AuthCode sends an SMS,
- * SendNotificationType a push, UpdateNoteState marks notes read, and
- * GetStudentsAbcenceByID may mark absences seen. test/migration/seed.test.ts
- * checks that a fake legacy sees nothing else.
+ * The only operations the seeding may call, with the endpoint of each: those
+ * whose traits say `seeding` (src/contract/operation-traits.ts), which only a
+ * read may say. Every other operation of the legacy writes or sends, or is
+ * not needed. test/migration/seed.test.ts checks that a fake legacy sees
+ * nothing else.
  */
-export const READ_OPERATIONS = {
-  GetStudentSchool: 'NotificationNotes',
-  GetTokenDevice: 'PushNotificationMobile',
-} as const;
+export const READ_OPERATIONS: Readonly<Record<SeedingOperation, EndpointName>> = Object.fromEntries(
+  operationsWhere((traits) => traits.seeding).map((operation) => {
+    const endpoint = ENDPOINTS.find((spec) => spec.operations.some((op) => op.wireName === operation));
+    if (endpoint === undefined) throw new Error(`${operation} is in no endpoint of the contract`);
+    return [operation, endpoint.name];
+  }),
+) as Record<SeedingOperation, EndpointName>;
 
-export type ReadOperation = keyof typeof READ_OPERATIONS;
+export type ReadOperation = SeedingOperation;
 
 const SOAP11_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const MAX_WSDL_BYTES = 1024 * 1024;

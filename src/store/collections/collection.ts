@@ -29,8 +29,8 @@ export type DerivedColumns = (record: Readonly<Record<string, unknown>>, now: st
  * deleting that record does says how strong the link is:
  * - `refuse`: refused while a record names it; every write must name a
  *   stored record (or one in the same data set);
- * - `cascade`: the records naming it go with it; an import must name a
- *   stored record (or one earlier in the import);
+ * - `cascade`: the records naming it go with it; every write must name a
+ *   stored record (or one in the same data set), as for `refuse`;
  * - `keep`: the records keep the name, which need not be stored.
  */
 export interface Reference {

@@ -1,6 +1,7 @@
 // A message's attempt history (migration 0008, written by the outbox's
 // completeDeliveries in the transaction of each result), oldest first.
 import type { Kysely } from 'kysely';
+import type { OutboxChannel } from '../../shared/outbox-channel';
 import type { StoreDatabase } from '../database';
 
 export interface DeliveryAttemptRow {
@@ -19,7 +20,7 @@ const MAX_ATTEMPTS_SHOWN = 100;
 
 export async function listAttempts(
   db: Kysely<StoreDatabase>,
-  channel: 'push' | 'sms',
+  channel: OutboxChannel,
   messageId: string,
 ): Promise<DeliveryAttemptRow[]> {
   const rows = await db

@@ -3,10 +3,9 @@
 // sent and failed per minute or hour, the most frequent errors, and the
 // delivery workers' heartbeats.
 import { sql, type Kysely } from 'kysely';
+import { OUTBOX_CHANNELS, type OutboxChannel } from '../../shared/outbox-channel';
 import type { StoreDatabase } from '../database';
-
-const TABLES = ['push_notifications', 'auth_code_messages'] as const;
-const CHANNEL_OF = { push_notifications: 'push', auth_code_messages: 'sms' } as const;
+import { channelTable } from '../outbox/channel-table';
 
 export interface ActivityBucket {
   /** The bucket's start: `YYYY-MM-DDTHH:MM` for minutes, `YYYY-MM-DDTHH` for hours (UTC). */
@@ -16,7 +15,7 @@ export interface ActivityBucket {
 }
 
 export interface ErrorCount {
-  readonly channel: 'push' | 'sms';
+  readonly channel: OutboxChannel;
   readonly error: string;
   readonly count: number;
 }
@@ -35,9 +34,8 @@ export async function activity(db: Kysely<StoreDatabase>, since: string, width: 
   };
   // A literal, not a parameter: PostgreSQL matches the grouped expression by its text.
   const size = sql.raw(String(width === 13 ? 13 : 16));
-  for (const table of TABLES) {
-    const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
-    const name = table as 'push_notifications';
+  for (const channel of OUTBOX_CHANNELS) {
+    const { db: typed, table: name } = channelTable(db, channel);
     const sent = await typed
       .selectFrom(name)
       .select([sql<string>`substr(sent_at, 1, ${size})`.as('bucket'), (eb) => eb.fn.countAll<number>().as('n')])
@@ -63,10 +61,10 @@ export async function activity(db: Kysely<StoreDatabase>, since: string, width: 
 /** The most frequent last errors of messages changed since `since`, most frequent first. */
 export async function frequentErrors(db: Kysely<StoreDatabase>, since: string, limit: number): Promise<ErrorCount[]> {
   const all: ErrorCount[] = [];
-  for (const table of TABLES) {
-    const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
+  for (const channel of OUTBOX_CHANNELS) {
+    const { db: typed, table } = channelTable(db, channel);
     const rows = await typed
-      .selectFrom(table as 'push_notifications')
+      .selectFrom(table)
       .select(['last_error', (eb) => eb.fn.countAll<number>().as('n')])
       .where('last_error', 'is not', null)
       .where('updated_at', '>=', since)
@@ -74,7 +72,7 @@ export async function frequentErrors(db: Kysely<StoreDatabase>, since: string, l
       .orderBy(sql`count(*)`, 'desc')
       .limit(limit)
       .execute();
-    for (const row of rows) all.push({ channel: CHANNEL_OF[table], error: row.last_error ?? '', count: Number(row.n) });
+    for (const row of rows) all.push({ channel, error: row.last_error ?? '', count: Number(row.n) });
   }
   return all.sort((a, b) => b.count - a.count).slice(0, limit);
 }

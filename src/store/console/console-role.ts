@@ -1,6 +1,7 @@
 // The console role (docs/console.md): the operators' accounts and sessions,
 // and what the overview reads. Records, the outbox's messages and the audit
 // trail come through the admin role, the same functions the admin API uses.
+import type { OutboxChannel } from '../../shared/outbox-channel';
 import type { StoreCore } from '../core';
 import {
   changeAccount,
@@ -51,15 +52,15 @@ export interface ConsoleStore {
   /** Students by id or any part of the name, across schools (student-search.ts). */
   searchStudents(text: string, page: { limit: number; offset: number }): Promise<StudentHits>;
   /** A message's attempts, oldest first (attempts.ts). */
-  listAttempts(channel: 'push' | 'sms', messageId: string): Promise<DeliveryAttemptRow[]>;
+  listAttempts(channel: OutboxChannel, messageId: string): Promise<DeliveryAttemptRow[]>;
   /** Dead messages of a channel, newest change first; with `lastError`, those with it only. */
   listDead(
-    channel: 'push' | 'sms',
+    channel: OutboxChannel,
     lastError: string | null,
     page: { limit: number; offset: number },
   ): Promise<DeadPage>;
   /** The last errors of a channel's dead messages, most frequent first. */
-  deadErrors(channel: 'push' | 'sms', limit: number): Promise<{ error: string; count: number }[]>;
+  deadErrors(channel: OutboxChannel, limit: number): Promise<{ error: string; count: number }[]>;
 }
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {

@@ -2,9 +2,9 @@
 // channel, newest change first, optionally those with one last error, and
 // the errors they died of with their counts.
 import type { Kysely } from 'kysely';
+import type { OutboxChannel } from '../../shared/outbox-channel';
 import type { StoreDatabase } from '../database';
-
-const TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
+import { channelTable } from '../outbox/channel-table';
 
 export interface DeadMessage {
   readonly id: string;
@@ -23,12 +23,13 @@ export interface DeadPage {
 
 export async function listDead(
   db: Kysely<StoreDatabase>,
-  channel: 'push' | 'sms',
+  channel: OutboxChannel,
   lastError: string | null,
   page: { limit: number; offset: number },
 ): Promise<DeadPage> {
-  const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
-  let base = typed.selectFrom(TABLE[channel] as 'push_notifications').where('status', '=', 'dead');
+  const { db: typed, table } = channelTable(db, channel);
+  // student_id is the push table's only; it is asked for only of push messages.
+  let base = typed.selectFrom(table).where('status', '=', 'dead');
   if (lastError !== null) base = base.where('last_error', '=', lastError);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   const rows = await base
@@ -55,12 +56,12 @@ export async function listDead(
 /** The last errors of a channel's dead messages, most frequent first. */
 export async function deadErrors(
   db: Kysely<StoreDatabase>,
-  channel: 'push' | 'sms',
+  channel: OutboxChannel,
   limit: number,
 ): Promise<{ error: string; count: number }[]> {
-  const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
+  const { db: typed, table } = channelTable(db, channel);
   const rows = await typed
-    .selectFrom(TABLE[channel] as 'push_notifications')
+    .selectFrom(table)
     .select(['last_error', (eb) => eb.fn.countAll<number>().as('n')])
     .where('status', '=', 'dead')
     .where('last_error', 'is not', null)

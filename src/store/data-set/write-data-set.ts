@@ -21,7 +21,10 @@ export async function writeNormalisedDataSet(
 ): Promise<DataSetCounts> {
   const progress = (collection: DataSetCollection, total: number) => (written: number) =>
     options.onProgress?.(collection, written, total);
-  for (const link of LINKS) if (link.onDelete === 'refuse') await assertLinkKnown(db, data, link);
+  // Every write of records comes through here (the admin API, the console's
+  // edits, imports, the seeding, the demo data), so this one check holds the
+  // links for all of them.
+  for (const link of LINKS) if (link.onDelete !== 'keep') await assertLinkKnown(db, data, link);
 
   await upsertInBatches(data.schools, progress('schools', data.schools.length), async (rows) => {
     await db
@@ -94,9 +97,10 @@ export async function writeNormalisedDataSet(
 
 type LooseRow = Record<string, unknown>;
 
-// A `refuse` link (collections/): the named record must be stored or in the
-// data set. The foreign key would refuse the same rows, but only with the
-// driver's words; the importer wants to point at the record.
+// A `refuse` or `cascade` link (collections/): the named record must be
+// stored or in the data set. A school's foreign key would refuse the same
+// rows, but only with the driver's words, and a note's or an absence's
+// student has none; the importer and the admin API want to point at the field.
 async function assertLinkKnown(
   db: Kysely<StoreDatabase>,
   data: NormalisedDataSet,

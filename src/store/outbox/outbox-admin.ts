@@ -2,10 +2,11 @@
 // and see how deep and how old the queue is. The delivery worker's own
 // claim/complete/retry steps live with the worker's queries.
 import type { Kysely } from 'kysely';
+import { OUTBOX_TABLE as TABLE, type OutboxChannel } from '../../shared/outbox-channel';
 import type { OutboxStatus, StoreDatabase } from '../database';
 import { PRUNE_BATCH, deleteInBatches } from '../delete-in-batches';
 
-export type OutboxChannel = 'push' | 'sms';
+export type { OutboxChannel };
 
 export type RequeueResult = 'requeued' | 'not_found' | 'not_dead' | 'code_erased';
 
@@ -16,7 +17,6 @@ export interface OutboxChannelStats {
   readonly oldestPendingAt: string | null;
 }
 
-const TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
 const PENDING: OutboxStatus[] = ['queued', 'sending', 'failed'];
 
 /**

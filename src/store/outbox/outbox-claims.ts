@@ -9,7 +9,9 @@
 // `next_attempt_at <= now`.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AuthCodeMessagesTable, DevicePlatform, PushNotificationsTable, StoreDatabase } from '../database';
+import { OUTBOX_CHANNELS, OUTBOX_TABLE, type OutboxChannel, type OutboxTable } from '../../shared/outbox-channel';
 import type { StoreDialect } from '../migrations';
+import { channelTable } from './channel-table';
 import { parseData } from './outbox';
 
 export interface ClaimedMessage {
@@ -51,7 +53,7 @@ export type DeliveryCompletion =
 
 /** One attempt's result, for the outbox role's completeDeliveries (outbox-role.ts). */
 export interface DeliveryCompletionEntry {
-  readonly channel: 'push' | 'sms';
+  readonly channel: OutboxChannel;
   readonly id: string;
   readonly claimToken: string;
   readonly completion: DeliveryCompletion;
@@ -66,22 +68,18 @@ export interface ClaimRequest {
   readonly claimToken: string;
 }
 
-type OutboxTable = 'push_notifications' | 'auth_code_messages';
-
 // Spelled exactly as the partial index of migration 0002 so that SQLite uses it.
 const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
 
-/** The claim of up to `limit` due rows of one table, as an UPDATE … RETURNING. */
-function claimStatement<T extends OutboxTable>(
+/** The claim of up to `limit` due rows of one channel, as an UPDATE … RETURNING. */
+function claimStatement(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
-  table: T,
+  channel: OutboxChannel,
   request: ClaimRequest,
 ) {
-  // Kysely cannot follow a table name that is a type parameter; both tables
-  // share these columns (migration 0001), so one typed spelling serves both.
-  const typed = db as unknown as Kysely<Pick<StoreDatabase, 'push_notifications'>>;
-  const name = table as 'push_notifications';
+  const { db: typed, table: name } = channelTable(db, channel);
+  const table = OUTBOX_TABLE[channel];
   const due =
     dialect === 'postgres'
       ? typed
@@ -112,21 +110,21 @@ function claimStatement<T extends OutboxTable>(
 }
 
 /**
- * Claims up to `limit` due rows of one table, oldest due first. On PostgreSQL
+ * Claims up to `limit` due rows of one channel, oldest due first. On PostgreSQL
  * rows another worker is claiming are skipped (FOR UPDATE SKIP LOCKED); on
  * SQLite the caller runs this in an immediate transaction, which serialises
  * claims across processes.
  */
-async function claimRows<T extends OutboxTable>(
+async function claimRows<C extends OutboxChannel>(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
-  table: T,
+  channel: C,
   request: ClaimRequest,
-): Promise<Selectable<StoreDatabase[T]>[]> {
-  const rows = await claimStatement(db, dialect, table, request).execute();
+): Promise<Selectable<StoreDatabase[OutboxTable<C>]>[]> {
+  const rows = await claimStatement(db, dialect, channel, request).execute();
   // RETURNING keeps no order; deliver the longest-waiting first.
   rows.sort(byCreation);
-  return rows as unknown as Selectable<StoreDatabase[T]>[];
+  return rows as unknown as Selectable<StoreDatabase[OutboxTable<C>]>[];
 }
 
 function byCreation(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
@@ -141,7 +139,7 @@ export async function claimPushNotifications(
   if (dialect === 'postgres') {
     // One round trip: the claim and the devices' current tokens in one statement.
     const rows = await db
-      .with('claimed', () => claimStatement(db, dialect, 'push_notifications', request))
+      .with('claimed', () => claimStatement(db, dialect, 'push', request))
       .selectFrom('claimed')
       .leftJoin('devices', 'devices.id', 'claimed.device_id')
       .selectAll('claimed')
@@ -159,7 +157,7 @@ export async function claimPushNotifications(
       ),
     );
   }
-  const rows = await claimRows(db, dialect, 'push_notifications', request);
+  const rows = await claimRows(db, dialect, 'push', request);
   if (rows.length === 0) return [];
   const deviceIds = [...new Set(rows.map((row) => row.device_id))];
   const devices = await db
@@ -209,7 +207,7 @@ export async function claimAuthCodeMessages(
   dialect: StoreDialect,
   request: ClaimRequest,
 ): Promise<ClaimedAuthCodeMessage[]> {
-  const rows = await claimRows(db, dialect, 'auth_code_messages', request);
+  const rows = await claimRows(db, dialect, 'sms', request);
   return rows.map((row: Selectable<AuthCodeMessagesTable>) => ({
     ...claimedFields(row),
     phone: row.phone,
@@ -218,7 +216,7 @@ export async function claimAuthCodeMessages(
 }
 
 /**
- * When the longest-waiting due message of the tables (both unless told) came due (queued or
+ * When the longest-waiting due message of the channels (both unless told) came due (queued or
  * failed and its time has come, or sending with its lease run out); null
  * when nothing is due. Reads the due index of migration 0002 (on SQLite by
  * name, as the claim does: its planner would rather sort every due row).
@@ -227,15 +225,15 @@ export async function oldestDueAt(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
   now: string,
-  tables: readonly OutboxTable[] = ['push_notifications', 'auth_code_messages'],
+  channels: readonly OutboxChannel[] = OUTBOX_CHANNELS,
 ): Promise<string | null> {
   let oldest: string | null = null;
-  for (const table of tables) {
+  for (const channel of channels) {
     const row =
       dialect === 'sqlite'
-        ? (await oldestDueOnSqlite(table, now).execute(db)).rows[0]
+        ? (await oldestDueOnSqlite(channel, now).execute(db)).rows[0]
         : await db
-            .selectFrom(table)
+            .selectFrom(OUTBOX_TABLE[channel])
             .select('next_attempt_at')
             .where(DUE_STATUS)
             .where('next_attempt_at', '<=', now)
@@ -247,8 +245,9 @@ export async function oldestDueAt(
   return oldest;
 }
 
-/** The readiness query of one table on SQLite (test/store/prune-index.test.ts checks its plan). */
-export function oldestDueOnSqlite(table: OutboxTable, now: string) {
+/** The readiness query of one channel's table on SQLite (test/store/prune-index.test.ts checks its plan). */
+export function oldestDueOnSqlite(channel: OutboxChannel, now: string) {
+  const table = OUTBOX_TABLE[channel];
   const index = sql.id(`${table}_due_idx`);
   return sql<{ next_attempt_at: string }>`select next_attempt_at from ${sql.table(table)} indexed by ${index}
     where ${DUE_STATUS} and next_attempt_at <= ${now} order by next_attempt_at limit 1`;
@@ -261,16 +260,16 @@ export function oldestDueOnSqlite(table: OutboxTable, now: string) {
  */
 export async function completeDelivery(
   db: Kysely<StoreDatabase>,
-  table: OutboxTable,
+  channel: OutboxChannel,
   id: string,
   claimToken: string,
   completion: DeliveryCompletion,
   now: string,
 ): Promise<boolean> {
-  const typed = db as unknown as Kysely<Pick<StoreDatabase, 'auth_code_messages'>>;
+  const { db: typed, table } = channelTable(db, channel);
   const final = completion.status !== 'failed';
   const result = await typed
-    .updateTable(table as 'auth_code_messages')
+    .updateTable(table)
     .set({
       status: completion.status,
       locked_until: null,
@@ -280,7 +279,7 @@ export async function completeDelivery(
         : { last_error: completion.error }),
       ...(completion.status === 'failed' ? { next_attempt_at: completion.retryAt } : {}),
       // The code is a secret: once nothing more will be sent, it goes.
-      ...(final && table === 'auth_code_messages' ? { code: null } : {}),
+      ...(final && channel === 'sms' ? { code: null } : {}),
     })
     .where('id', '=', id)
     .where('claim_token', '=', claimToken)
@@ -298,7 +297,7 @@ export async function completeDelivery(
 export async function completeSent(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
-  table: OutboxTable,
+  channel: OutboxChannel,
   entries: ReadonlyArray<{
     readonly id: string;
     readonly claimToken: string;
@@ -315,9 +314,9 @@ export async function completeSent(
     dialect === 'postgres'
       ? sql`unnest(${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.claimToken)}::text[], ${entries.map((e) => e.providerMessageId)}::text[]) as v(column1, column2, column3)`
       : sql`(values ${sql.join(entries.map((e) => sql`(${e.id}, ${e.claimToken}, ${e.providerMessageId})`))}) as v`;
-  const eraseCode = table === 'auth_code_messages' ? sql`, code = null` : sql``;
+  const eraseCode = channel === 'sms' ? sql`, code = null` : sql``;
   const { rows } = await sql<{ id: string }>`
-    update ${sql.table(table)} as t
+    update ${sql.table(OUTBOX_TABLE[channel])} as t
     set status = 'sent', sent_at = ${now}, updated_at = ${now}, locked_until = null, last_error = null,
         provider_message_id = v.column3${eraseCode}
     from ${sent}
@@ -355,12 +354,11 @@ export async function removeDeviceToken(
 export async function recordAttempts(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
-  table: OutboxTable,
+  channel: OutboxChannel,
   entries: ReadonlyArray<{ readonly id: string; readonly code: string | null }>,
   now: string,
 ): Promise<void> {
   if (entries.length === 0) return;
-  const channel = table === 'push_notifications' ? 'push' : 'sms';
   const given =
     dialect === 'postgres'
       ? sql`unnest(${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.code)}::text[]) as v(column1, column2)`
@@ -369,6 +367,6 @@ export async function recordAttempts(
     insert into outbox_attempts (id, channel, message_id, attempt, at, outcome, code, error, next_attempt_at)
     select t.id || ':' || t.attempts, ${channel}, t.id, t.attempts, ${now}, t.status, v.column2, t.last_error,
            case when t.status = 'failed' then t.next_attempt_at else null end
-    from ${sql.table(table)} as t join ${given} on t.id = v.column1
+    from ${sql.table(OUTBOX_TABLE[channel])} as t join ${given} on t.id = v.column1
     on conflict (id) do nothing`.execute(db);
 }

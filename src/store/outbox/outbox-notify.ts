@@ -8,6 +8,7 @@
 // channel name too, so the channel is a digest of the schema's name.
 import { sql, type RawBuilder } from 'kysely';
 import { Client } from 'pg';
+import type { OutboxChannel } from '../../shared/outbox-channel';
 import { CONNECT_TIMEOUT_MS } from '../connection/postgres';
 
 // Written once as text: the raw LISTEN client reads it with a plain query.
@@ -16,7 +17,7 @@ const OUTBOX_CHANNEL_TEXT = "'outbox_' || md5(current_schema())";
 export const OUTBOX_CHANNEL: RawBuilder<string> = sql.raw<string>(OUTBOX_CHANNEL_TEXT);
 
 /** `select pg_notify(...)`: wakes the listening workers once the transaction commits. */
-export function notifyOutbox(channel: 'push' | 'sms'): RawBuilder<unknown> {
+export function notifyOutbox(channel: OutboxChannel): RawBuilder<unknown> {
   return sql`select pg_notify(${OUTBOX_CHANNEL}, ${channel})`;
 }
 

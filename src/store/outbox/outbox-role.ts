@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { StoreCore } from '../core';
+import { OUTBOX_CHANNELS } from '../../shared/outbox-channel';
 import { StoreError } from '../errors';
 import type { NewAuthCodeMessage, NewPushNotification, OutboxQueue } from '../types';
 import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
@@ -79,8 +80,6 @@ interface PushRequest {
   readonly notification: NewPushNotification;
   readonly traceparent: string | null;
 }
-
-const OUTBOX_TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const;
 
 export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const { db, dialect, run, tracer } = core;
@@ -199,25 +198,24 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
         deliveryWrite(async (trx) => {
           const now = core.timestamp();
           const current = new Set<string>();
-          for (const channel of ['push', 'sms'] as const) {
+          for (const channel of OUTBOX_CHANNELS) {
             const sent = completions.flatMap((e) =>
               e.channel === channel && e.completion.status === 'sent'
                 ? [{ ...e, providerMessageId: e.completion.providerMessageId }]
                 : [],
             );
-            for (const id of await completeSent(trx, dialect, OUTBOX_TABLE[channel], sent, now))
-              current.add(`${channel}:${id}`);
+            for (const id of await completeSent(trx, dialect, channel, sent, now)) current.add(`${channel}:${id}`);
           }
           for (const e of completions) {
             if (e.completion.status === 'sent') continue;
-            if (await completeDelivery(trx, OUTBOX_TABLE[e.channel], e.id, e.claimToken, e.completion, now))
+            if (await completeDelivery(trx, e.channel, e.id, e.claimToken, e.completion, now))
               current.add(`${e.channel}:${e.id}`);
           }
-          for (const channel of ['push', 'sms'] as const) {
+          for (const channel of OUTBOX_CHANNELS) {
             const written = completions.flatMap((e) =>
               e.channel === channel && current.has(`${channel}:${e.id}`) ? [{ id: e.id, code: e.code ?? null }] : [],
             );
-            await recordAttempts(trx, dialect, OUTBOX_TABLE[channel], written, now);
+            await recordAttempts(trx, dialect, channel, written, now);
           }
           return completions.map((e) => current.has(`${e.channel}:${e.id}`));
         }),
@@ -225,12 +223,10 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
 
     removeDeviceToken: (deviceId, token) => run(() => removeDeviceToken(db, deviceId, token, core.timestamp())),
 
-    outboxStats: () => run(() => Promise.all([outboxStats(db, 'push'), outboxStats(db, 'sms')])),
+    outboxStats: () => run(() => Promise.all(OUTBOX_CHANNELS.map((channel) => outboxStats(db, channel)))),
 
     oldestDueAt: (channel) =>
-      run(() =>
-        oldestDueAt(db, dialect, core.timestamp(), channel === undefined ? undefined : [OUTBOX_TABLE[channel]]),
-      ),
+      run(() => oldestDueAt(db, dialect, core.timestamp(), channel === undefined ? undefined : [channel])),
 
     // The index on created_at (migration 0002) keeps this a range count of at most a window's messages.
     countAuthCodesSince: (since) =>

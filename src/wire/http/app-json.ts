@@ -3,7 +3,13 @@
 // absence operations; the contract's own answer there is void. Field names and
 // "every value a string" are what the apps expect, so nothing here follows our
 // own naming. Only used when JSON_BODIES=true.
-import type { OperationModel, WireOperationName } from '../../contract';
+import {
+  OPERATION_TRAITS,
+  type AppJsonBody,
+  type AppJsonOperation,
+  type OperationModel,
+  type WireOperationName,
+} from '../../contract';
 import type { AbsenceRecord, NoteRecord, OperationResult } from '../../operations';
 
 export const APP_JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -35,14 +41,14 @@ function notes(records: readonly NoteRecord[]): string {
   );
 }
 
-// The types tie each writer to the records its operation returns.
-const WRITERS: { readonly [K in WireOperationName]?: AppJsonWriter<K> } = {
-  GetStudentsAbcenceByID: absences,
-  UpdateNoteState: notes,
-  GetStudentsAudtiNote: notes,
-};
+// Which operation answers which body is its traits' `appJson`
+// (src/contract/operation-traits.ts). The types tie each writer to the
+// records of every operation whose traits name its body: a trait naming
+// `notes` on an operation that answers students does not compile.
+const WRITERS: { readonly [B in AppJsonBody]: AppJsonWriter<AppJsonOperation<B>> } = { absences, notes };
 
 /** The app's JSON writer for an operation, or null when the apps read no JSON from it. */
 export function appJsonWriter<K extends WireOperationName>(operation: OperationModel<K>): AppJsonWriter<K> | null {
-  return WRITERS[operation.wireName] ?? null;
+  const body: AppJsonBody | null = OPERATION_TRAITS[operation.wireName].appJson;
+  return body === null ? null : (WRITERS[body] as AppJsonWriter<K>);
 }
