@@ -20,17 +20,26 @@ async function tryOnce() {
   }
 }
 
+const shown = url.replace(/\/\/[^@]*@/, '//***@');
+const started = Date.now();
+
 (async () => {
   let last;
+  let said = started;
   while (Date.now() < deadline) {
     try {
       console.log(`PostgreSQL reachable: ${await tryOnce()}`);
       return;
     } catch (err) {
       last = err;
+      // Never silent for long: a line every 5 s while it waits.
+      if (Date.now() - said >= 5000) {
+        said = Date.now();
+        console.error(`waiting for PostgreSQL at ${shown} (${Math.round((said - started) / 1000)} s): ${err.message}`);
+      }
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
-  console.error(`PostgreSQL at ${url.replace(/\/\/[^@]*@/, '//***@')} is NOT reachable: ${last && last.message}`);
+  console.error(`PostgreSQL at ${shown} is NOT reachable: ${last && last.message}`);
   process.exit(1);
 })();
