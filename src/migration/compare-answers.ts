@@ -38,10 +38,15 @@ export interface Comparison {
   readonly kind: DifferenceKind | null;
 }
 
-/** Where each answer came from: its server's address is replaced in bodies and headers before comparing (a `?wsdl` names it). */
+/**
+ * Where each answer came from: its server's addresses are replaced in bodies
+ * and headers before comparing (a `?wsdl` names one). Several per side when a
+ * server names itself otherwise than it was reached (behind a proxy, the
+ * legacy names its internal address: `learnSelfAddresses`).
+ */
 export interface Origins {
-  readonly primary: string;
-  readonly candidate: string;
+  readonly primary: string | readonly string[];
+  readonly candidate: string | readonly string[];
 }
 
 /** The values a stored record fills in: StudentInfo's fields and the string results. */
@@ -154,15 +159,32 @@ function kindOf(
   return 'wire';
 }
 
-function normalised(body: Buffer, origin: string | undefined): Buffer {
-  if (origin === undefined || origin === '') return body;
-  const text = body.toString('utf8');
-  const host = origin.replace(/^https?:\/\//, '');
-  if (!text.includes(host)) return body;
-  return Buffer.from(text.split(origin).join('{server}').split(host).join('{server-host}'), 'utf8');
+/** A side's addresses, the longest first, so that a longer one is replaced before a shorter one it holds. */
+function addressesOf(origin: string | readonly string[] | undefined): string[] {
+  const list = origin === undefined ? [] : typeof origin === 'string' ? [origin] : [...origin];
+  return [...new Set(list.map((address) => address.replace(/\/+$/, '')).filter((address) => address !== ''))].sort(
+    (a, b) => b.length - a.length,
+  );
 }
 
-function headerValue(value: string | undefined, name: string, origin: string | undefined): string | undefined {
+function normalised(body: Buffer, origin: string | readonly string[] | undefined): Buffer {
+  const addresses = addressesOf(origin);
+  if (addresses.length === 0) return body;
+  let text = body.toString('utf8');
+  const before = text;
+  for (const address of addresses) text = text.split(address).join('{server}');
+  for (const address of addresses) {
+    const host = new URL(address).host;
+    text = text.split(host).join('{server-host}');
+  }
+  return text === before ? body : Buffer.from(text, 'utf8');
+}
+
+function headerValue(
+  value: string | undefined,
+  name: string,
+  origin: string | readonly string[] | undefined,
+): string | undefined {
   if (value === undefined) return undefined;
   let v = value.trim();
   if (name === 'content-type')
@@ -170,7 +192,7 @@ function headerValue(value: string | undefined, name: string, origin: string | u
       .toLowerCase()
       .replace(/\s*;\s*/g, '; ')
       .replace(/\s*=\s*/g, '=');
-  if (origin !== undefined && origin !== '') v = v.split(origin).join('{server}');
+  for (const address of addressesOf(origin)) v = v.split(address).join('{server}');
   return v;
 }
 

@@ -2,6 +2,7 @@
 // second instance of the primary, and compares the answers
 // (docs/migration.md#compare). A difference the two primaries also show
 // between themselves is noise (a clock, a generated id), reported apart.
+import { ENDPOINTS } from '../contract';
 import { compareAnswers, differenceKey, type Comparison, type Outcome } from './compare-answers';
 import type { Answer } from './exchange';
 import type { PlannedRequest } from './generate-requests';
@@ -43,12 +44,56 @@ export interface CompareResult {
   readonly ruleUses: ReadonlyMap<string, number>;
 }
 
+/**
+ * The addresses a server names itself by in its `?wsdl` (`soap:address`),
+ * without the endpoint's file name, besides the one it was reached at. Behind
+ * a proxy the legacy names its internal address there, and in `?disco` and
+ * its help pages alike: both sides' own names are then the same `{server}`.
+ * A server that does not answer names nothing more.
+ */
+export async function learnSelfAddresses(
+  base: string,
+  send: (base: string, path: string) => Promise<Answer>,
+): Promise<string[]> {
+  const addresses = [base];
+  const endpoint = ENDPOINTS[0].name;
+  try {
+    const answer = await send(base, `/${endpoint}.asmx?wsdl`);
+    if (answer.status !== 200) return addresses;
+    const wsdl = answer.body.toString('utf8');
+    for (const match of wsdl.matchAll(/<(?:\w+:)?address\b[^>]*\blocation="([^"]+)"/g)) {
+      const location = match[1].replace(/&amp;/g, '&');
+      const suffix = `/${endpoint}.asmx`;
+      if (!location.toLowerCase().endsWith(suffix.toLowerCase())) continue;
+      const named = location.slice(0, -suffix.length);
+      if (URL.canParse(named) && /^https?:$/.test(new URL(named).protocol)) addresses.push(named);
+    }
+  } catch {
+    // Not reachable now: the comparison itself reports it.
+  }
+  return [...new Set(addresses)];
+}
+
 export async function runComparison(options: CompareRunOptions): Promise<CompareResult> {
   const { servers } = options;
   const entries: CompareEntry[] = new Array<CompareEntry>(options.requests.length);
   const ruleUses = new Map<string, number>(options.rules.map((rule) => [rule.id, 0]));
   const send = (base: string, planned: PlannedRequest) =>
     sendRequest(base, planned.request, { timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes });
+  const ask = (base: string, path: string) =>
+    sendRequest(
+      base,
+      { method: 'GET', path, headers: {}, body: '' },
+      {
+        timeoutMs: options.timeoutMs,
+        maxAnswerBytes: options.maxAnswerBytes,
+      },
+    );
+  const [primaryNames, candidateNames, secondaryNames] = await Promise.all([
+    learnSelfAddresses(servers.primary, ask),
+    learnSelfAddresses(servers.candidate, ask),
+    servers.secondary === undefined ? Promise.resolve([]) : learnSelfAddresses(servers.secondary, ask),
+  ]);
   let next = 0;
   const worker = async () => {
     while (next < options.requests.length) {
@@ -67,16 +112,16 @@ export async function runComparison(options: CompareRunOptions): Promise<Compare
       candidate = await send(servers.candidate, planned);
       const secondary = servers.secondary === undefined ? null : await send(servers.secondary, planned);
       const comparison = compareAnswers(primary, candidate, scope, options.rules, {
-        primary: servers.primary,
-        candidate: servers.candidate,
+        primary: primaryNames,
+        candidate: candidateNames,
       });
       for (const id of comparison.rulesUsed) ruleUses.set(id, (ruleUses.get(id) ?? 0) + 1);
       let noise: Difference[] = [];
       let outcome: Outcome = comparison.outcome;
       if (secondary !== null && comparison.outcome === 'differs' && servers.secondary !== undefined) {
         const between = compareAnswers(primary, secondary, scope, [], {
-          primary: servers.primary,
-          candidate: servers.secondary,
+          primary: primaryNames,
+          candidate: secondaryNames,
         });
         const noisy = new Set(between.differences.map(differenceKey));
         noise = comparison.unexplained.filter((d) => noisy.has(differenceKey(d)));

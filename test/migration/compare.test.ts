@@ -215,6 +215,26 @@ describe('npm run compare', () => {
     });
   });
 
+  it('takes a primary behind a proxy that names its internal address for the address it was reached at', async () => {
+    // A legacy behind a reverse proxy names itself by its own address in ?wsdl, ?disco and the help pages.
+    const internal = 'http://legacy-internal.school.example:8081/Sns';
+    const behindProxy = await startProxy(primary.base, (request, answer) => {
+      const reached = request.headers.host;
+      const text = answer.body.toString('utf8');
+      if (reached === undefined || !text.includes(reached)) return answer;
+      const named = text.split(`http://${reached}`).join(internal).split(reached).join(new URL(internal).host);
+      return { ...answer, body: Buffer.from(named, 'utf8') };
+    });
+    others.push(behindProxy);
+    const same = await candidate();
+    const run = await runCompare(['--primary', behindProxy.base, '--candidate', same.base, '--data', data]);
+    expect(run.stdout).toContain('Nothing unexplained differs.');
+    expect(run.code).toBe(0);
+    // What it used to report: the documents' self-address.
+    const wsdl = behindProxy.seen.find((r) => r.path.endsWith('?wsdl'));
+    expect(wsdl).toBeDefined();
+  });
+
   it('sends no write by default', async () => {
     const same = await candidate();
     const proxy = await startProxy(same.base);
