@@ -21,6 +21,11 @@ export interface CompareRunOptions {
   readonly concurrency: number;
   readonly timeoutMs: number;
   readonly maxAnswerBytes: number;
+  /**
+   * An Authorization header for a server (its Basic credentials), added to
+   * each request as it is sent: never part of the request the reports show.
+   */
+  readonly authorization?: Partial<Record<keyof Servers, string>>;
 }
 
 export interface CompareEntry {
@@ -47,8 +52,17 @@ export async function runComparison(options: CompareRunOptions): Promise<Compare
   const { servers } = options;
   const entries: CompareEntry[] = new Array<CompareEntry>(options.requests.length);
   const ruleUses = new Map<string, number>(options.rules.map((rule) => [rule.id, 0]));
-  const send = (base: string, planned: PlannedRequest) =>
-    sendRequest(base, planned.request, { timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes });
+  const send = (server: keyof Servers, planned: PlannedRequest) => {
+    const authorization = options.authorization?.[server];
+    const request =
+      authorization === undefined
+        ? planned.request
+        : { ...planned.request, headers: { ...planned.request.headers, authorization } };
+    return sendRequest(servers[server] as string, request, {
+      timeoutMs: options.timeoutMs,
+      maxAnswerBytes: options.maxAnswerBytes,
+    });
+  };
   let next = 0;
   const worker = async () => {
     while (next < options.requests.length) {
@@ -63,9 +77,9 @@ export async function runComparison(options: CompareRunOptions): Promise<Compare
     let candidate: Answer | null = null;
     try {
       // One after the other, primary first: a server's answer may depend on what was asked before.
-      primary = await send(servers.primary, planned);
-      candidate = await send(servers.candidate, planned);
-      const secondary = servers.secondary === undefined ? null : await send(servers.secondary, planned);
+      primary = await send('primary', planned);
+      candidate = await send('candidate', planned);
+      const secondary = servers.secondary === undefined ? null : await send('secondary', planned);
       const comparison = compareAnswers(primary, candidate, scope, options.rules, {
         primary: servers.primary,
         candidate: servers.candidate,
