@@ -118,7 +118,7 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
     outcome: 'allowed',
     reason: `started: ${file.data.length} bytes${collection === undefined ? '' : `, ${collection}`}`,
   });
-  redirect(res, `${CONSOLE_BASE}/import/${upload.id}`);
+  redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
 }
 
 function missing(view: View, res: Response): void {
@@ -194,7 +194,7 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
     return;
   }
   const job = upload.apply ?? upload.check;
-  const base = `${CONSOLE_BASE}/import/${upload.id}`;
+  const base = `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`;
   const title = upload.apply === null ? t.importDryRunTitle(upload.fileName) : t.importAppliedTitle(upload.fileName);
   if (job === null || job.state === 'running') {
     // A meta refresh, as the console runs no script (docs/console.md#security).
@@ -266,7 +266,7 @@ export async function applyUpload(
     );
     return;
   }
-  redirect(res, `${CONSOLE_BASE}/import/${upload.id}`);
+  redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
 }
 
 export async function downloadReport(

@@ -10,7 +10,7 @@ import { addressMatches } from '../access/policy';
 import type { Logger } from '../log';
 import { StoreError, type ConsoleRole } from '../store';
 import { callRecordOf, sendText } from '../wire';
-import { addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
+import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
 import { consoleAudit } from './audit';
 import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
 import { html } from './html';
@@ -338,12 +338,19 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     callRecordOf(res).operation = 'account-add';
     await addAccount(context, local(res).view, req, res);
   });
-  router.get(`${CONSOLE_BASE}/accounts/:name/remove`, need('admin'), (req, res) => {
-    confirmRemoval(local(res).view, res, String(req.params.name));
+  // A name an account cannot have is no account's page: 404, nothing asked or done
+  // (`vwr%2Fdisable%3F` once made the removal's form disable `vwr`).
+  router.get(`${CONSOLE_BASE}/accounts/:name/remove`, need('admin'), (req, res, next) => {
+    const name = String(req.params.name);
+    if (!ACCOUNT_NAME.test(name)) {
+      next();
+      return;
+    }
+    confirmRemoval(local(res).view, res, name);
   });
   router.post(`${CONSOLE_BASE}/accounts/:name/:change`, need('admin'), async (req, res, next) => {
     const change = String(req.params.change);
-    if (!['role', 'disable', 'enable', 'remove'].includes(change)) {
+    if (!['role', 'disable', 'enable', 'remove'].includes(change) || !ACCOUNT_NAME.test(String(req.params.name))) {
       next();
       return;
     }

@@ -237,6 +237,37 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     await expect(signedIn(harness.app, 'victor')).rejects.toThrow('sign-in answered 401');
   });
 
+  // The removal page of `victor%2Fdisable%3F` once showed a "Yes, remove" form whose action disabled victor.
+  it('refuses a name no account can have on every route that takes one, and writes names into paths encoded', async () => {
+    const admin = await signedIn(harness.app, 'amira');
+    const csrf = await admin.csrf();
+    const confirm = await admin.agent.get('/console/accounts/victor%2Fdisable%3F/remove');
+    expect(confirm.status).toBe(404);
+    expect(confirm.text).not.toContain('<form method="post" action="/console/accounts/');
+    for (const change of ['remove', 'disable', 'enable', 'role']) {
+      const res = await admin.agent
+        .post(`/console/accounts/victor%2Fdisable%3F/${change}`)
+        .type('form')
+        .send({ csrf, role: 'admin' });
+      expect({ change, status: res.status }).toEqual({ change, status: 404 });
+    }
+    // `..` and `.` too: a link to /console/accounts/../remove is /console/remove to a browser.
+    for (const name of ['victor%20', '..', '.', '%2E%2E', 'a%3Cb', '%C3%A9']) {
+      const res = await admin.agent.get(`/console/accounts/${name}/remove`);
+      expect({ name, status: res.status }).toEqual({ name, status: 404 });
+    }
+    const dots = await admin.agent
+      .post('/console/accounts')
+      .type('form')
+      .send({ csrf, name: '..', password: 'long enough password', role: 'viewer' });
+    expect(dots.status).toBe(400);
+    const accounts = await admin.agent.get('/console/accounts');
+    expect(accounts.text).toContain('href="/console/accounts/victor/remove"');
+    expect(accounts.text).toContain('<td data-label="State">Active</td>');
+    // victor is untouched and still signs in.
+    await expect(signedIn(harness.app, 'victor')).resolves.toBeDefined();
+  });
+
   it('refuses addresses outside CONSOLE_ALLOW and lets those inside in', async () => {
     const { BlockList } = await import('node:net');
     const allow = new BlockList();
