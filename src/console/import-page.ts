@@ -9,7 +9,7 @@ import type { ConsoleContext } from './context';
 import { html, type Html } from './html';
 import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job, type Upload } from './import-jobs';
 import { isMultipart, MultipartError, readMultipart } from './multipart';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
 import { forbidden } from './sign-in';
 import { csrfField, errorSummary, page, type SignedIn, type View } from './view';
@@ -295,7 +295,7 @@ export async function downloadReport(
   });
   const name = `${upload.fileName.replace(/\.(csv|json)$/i, '')}-${kind === 'check' ? 'dry-run' : 'import'}.${format}`;
   res.status(200);
-  res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
+  res.setHeader('Content-Disposition', attachment(name));
   if (format === 'json') {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(`${JSON.stringify({ file: upload.fileName, kind, account: upload.account, ...report }, null, 1)}\n`);

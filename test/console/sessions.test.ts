@@ -3,6 +3,7 @@
 // (docs/console.md).
 import request from 'supertest';
 import { consoleAllowList } from '../../src/console/allow-list';
+import { attachment, BadHeaderValue, cookie } from '../../src/console/respond';
 import { storeVariants, type TestStore } from '../support/stores';
 import {
   Clock,
@@ -268,6 +269,22 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     await expect(signedIn(harness.app, 'victor')).resolves.toBeDefined();
   });
 
+  // A CRLF in back= once answered an unauthenticated 500 and wrote a stack trace to the log.
+  it.each([
+    ['a CR LF', '/console/%0D%0ASet-Cookie:%20sns_console_session=forged'],
+    ['a LF', '/console/students%0A'],
+    ['a NUL', '/console/%00'],
+    ['a character past ASCII', '/console/students/%D8%A3'],
+  ])('answers 400, logging nothing at error level, for a back= holding %s', async (_, back) => {
+    const res = await request(harness.app).get(`/console/lang/ar?back=${back}`);
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('Bad Request: the address to go to holds a character a header cannot carry.\r\n');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.headers.location).toBeUndefined();
+    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(JSON.stringify(harness.logs)).not.toMatch(/stack|ERR_INVALID_CHAR/);
+  });
+
   it('refuses addresses outside CONSOLE_ALLOW and lets those inside in', async () => {
     const { BlockList } = await import('node:net');
     const allow = new BlockList();
@@ -284,5 +301,18 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
       await closed.bcrypt.close();
       await open.bcrypt.close();
     }
+  });
+});
+
+describe('values the console puts in headers', () => {
+  it("are checked: a download name or a cookie a header cannot carry is refused as the request's fault", () => {
+    expect(attachment('roster-dry-run.txt')).toBe('attachment; filename="roster-dry-run.txt"');
+    for (const name of ['a"b.txt', 'a\\b.txt', 'a\r\nb.txt', 'جدول.txt', ''])
+      expect(() => attachment(name)).toThrow(BadHeaderValue);
+    expect(cookie('sns_console_lang', 'ar', { secure: true })).toBe(
+      'sns_console_lang=ar; Path=/console; HttpOnly; SameSite=Strict; Secure',
+    );
+    for (const value of ['a;b', 'a b', 'a\r\nSet-Cookie: x=1', '"q"', 'a,b'])
+      expect(() => cookie('sns_console_lang', value, { secure: true })).toThrow(BadHeaderValue);
   });
 });
