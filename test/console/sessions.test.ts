@@ -2,6 +2,7 @@
 // CSRF token, role checks, expiry, sign-out, the throttle and the audit trail
 // (docs/console.md).
 import request from 'supertest';
+import type { BcryptPool } from '../../src/access/bcrypt-pool';
 import { consoleAllowList } from '../../src/console/allow-list';
 import { attachment, BadHeaderValue, cookie } from '../../src/console/respond';
 import { storeVariants, type TestStore } from '../support/stores';
@@ -123,6 +124,54 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     expect(refused.text).toContain('Too many failed attempts');
     expect((await audit()).some((e) => e.reason === 'throttled')).toBe(true);
     clock.advance(61_000);
+    expect((await attempt(PASSWORD)).status).toBe(303);
+  });
+
+  // Forty at once once got nine password checks past a limit of five: the count was read before it was raised.
+  it('checks at most five passwords for a burst of forty concurrent sign-ins to one account', async () => {
+    let checks = 0;
+    const counting: BcryptPool = {
+      compare: () => {
+        checks++;
+        // As bcrypt on its thread: the answer comes later, with other sign-ins under way meanwhile.
+        return new Promise((resolve) => setTimeout(() => resolve(false), 20));
+      },
+      started: 1,
+      close: async () => undefined,
+    };
+    const burst = consoleApp(ctx.store, clock, {}, counting);
+    const agent = request.agent(burst.app);
+    const csrf = hiddenField((await agent.get('/console/sign-in')).text);
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        agent
+          .post('/console/sign-in')
+          .type('form')
+          .send({ csrf, name: 'amira', password: `wrong-${i}-password` })
+          .then((res) => res.status),
+      ),
+    );
+    expect(checks).toBe(5);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(35);
+  });
+
+  it('does not count a sign-in whose password no thread could check', async () => {
+    let answer: boolean | null = null;
+    const scripted: BcryptPool = {
+      compare: (password) => (answer === null ? null : Promise.resolve(password === PASSWORD && answer)),
+      started: 1,
+      close: async () => undefined,
+    };
+    const app = consoleApp(ctx.store, clock, {}, scripted).app;
+    const agent = request.agent(app);
+    const csrf = hiddenField((await agent.get('/console/sign-in')).text);
+    const attempt = (password: string) =>
+      agent.post('/console/sign-in').type('form').send({ csrf, name: 'victor', password });
+    // Busy: 503, and none of these counts against victor or the address (which would stop at 10).
+    for (let i = 0; i < 8; i++) expect((await attempt(`busy-${i}-password`)).status).toBe(503);
+    answer = true;
+    for (let i = 0; i < 4; i++) expect((await attempt(`wrong-${i}-password`)).status).toBe(401);
     expect((await attempt(PASSWORD)).status).toBe(303);
   });
 
