@@ -1,5 +1,6 @@
 // Configuration from the environment (names: docs/design.md#configuration-names), checked
 // once at start so that a bad value stops the service with a clear message.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
@@ -80,6 +81,10 @@ export interface ShadowConfig {
   /** SHADOW_IGNORE, resolved; null: no rules. */
   readonly ignoreFile: string | null;
   readonly keep: { readonly dir: string; readonly maxFiles: number; readonly maxBytes: number } | null;
+  /** SHADOW_FORWARD_AUTHORIZATION: the caller's Authorization is sent on. */
+  readonly forwardAuthorization: boolean;
+  /** SHADOW_USER with its password: the shadow's own Basic credentials; null: none. */
+  readonly credentials: { readonly user: string; readonly password: string } | null;
 }
 
 export interface RecordRequestsConfig {
@@ -434,6 +439,37 @@ const schema = z.object({
   SHADOW_KEEP_MAX_BYTES: integer('SHADOW_KEEP_MAX_BYTES', 1024, 10737418240)
     .default(104857600)
     .meta(setting('migration', 'Most bytes kept in `SHADOW_KEEP_DIR` (default 100 MiB).')),
+  SHADOW_FORWARD_AUTHORIZATION: bool('SHADOW_FORWARD_AUTHORIZATION')
+    .default(false)
+    .meta(
+      setting(
+        'migration',
+        "Send the caller's `Authorization` header on with each shadow call. Off, a shadow call carries none, or `SHADOW_USER`'s ([shadow](migration.md#shadow)); never together with `SHADOW_USER`.",
+      ),
+    ),
+  SHADOW_USER: text('SHADOW_USER')
+    .regex(/^[^:\s]{1,64}$/, 'SHADOW_USER must be a user name without colons or spaces, at most 64 characters')
+    .optional()
+    .meta(
+      setting(
+        'migration',
+        "The shadow's own Basic user for a legacy behind Basic, with its password in `SHADOW_PASSWORD` or `SHADOW_PASSWORD_FILE` ([shadow](migration.md#shadow)).",
+        'unset: no credentials of its own',
+      ),
+    ),
+  SHADOW_PASSWORD: z
+    .string()
+    .optional()
+    .meta(setting('migration', "`SHADOW_USER`'s password.", 'unset: `SHADOW_PASSWORD_FILE`')),
+  SHADOW_PASSWORD_FILE: text('SHADOW_PASSWORD_FILE')
+    .optional()
+    .meta(
+      setting(
+        'migration',
+        "A file holding `SHADOW_USER`'s password (a trailing newline is dropped), read at start; for secrets mounted as files.",
+        'unset: `SHADOW_PASSWORD`',
+      ),
+    ),
   RECORD_REQUESTS: text('RECORD_REQUESTS')
     .optional()
     .meta(
@@ -570,6 +606,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             concurrency: c.SHADOW_CONCURRENCY,
             timeoutMs: c.SHADOW_TIMEOUT_MS,
             ignoreFile: c.SHADOW_IGNORE === undefined ? null : path.resolve(c.SHADOW_IGNORE),
+            forwardAuthorization: c.SHADOW_FORWARD_AUTHORIZATION,
+            credentials: shadowCredentials(c),
             keep:
               c.SHADOW_KEEP_DIR === undefined
                 ? null
@@ -598,6 +636,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allow: c.CONSOLE_ALLOW === undefined || c.CONSOLE_ALLOW === '' ? null : parseAllowList(c.CONSOLE_ALLOW),
     },
   };
+}
+
+/** SHADOW_USER with its password from SHADOW_PASSWORD or the file SHADOW_PASSWORD_FILE names; never the password in an error. */
+function shadowCredentials(c: {
+  SHADOW_FORWARD_AUTHORIZATION: boolean;
+  SHADOW_USER?: string;
+  SHADOW_PASSWORD?: string;
+  SHADOW_PASSWORD_FILE?: string;
+}): { user: string; password: string } | null {
+  const problem = (text: string) => new ConfigError(`Invalid configuration:\n  ${text}`);
+  const { SHADOW_USER: user, SHADOW_PASSWORD: given, SHADOW_PASSWORD_FILE: file } = c;
+  if (user === undefined) {
+    if (given !== undefined || file !== undefined)
+      throw problem('SHADOW_PASSWORD and SHADOW_PASSWORD_FILE need SHADOW_USER');
+    return null;
+  }
+  if (c.SHADOW_FORWARD_AUTHORIZATION)
+    throw problem(
+      'SHADOW_USER and SHADOW_FORWARD_AUTHORIZATION exclude each other: a shadow call carries one Authorization',
+    );
+  if ((given === undefined) === (file === undefined))
+    throw problem('SHADOW_USER needs its password in one of SHADOW_PASSWORD or SHADOW_PASSWORD_FILE');
+  if (given !== undefined) return { user, password: given };
+  let password: string;
+  try {
+    password = readFileSync(file as string, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    throw problem(`SHADOW_PASSWORD_FILE: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if (password === '') throw problem(`SHADOW_PASSWORD_FILE: ${file} is empty`);
+  return { user, password };
 }
 
 function parseAllowList(list: string): string[] {

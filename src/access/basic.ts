@@ -13,7 +13,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { BcryptPool } from './bcrypt-pool';
 import { GenerationMap } from './generations';
-import type { LoginThrottle } from './login-throttle';
+import type { LoginAttempt, LoginThrottle } from './login-throttle';
 
 /** How long a verified (or refused) header is remembered. */
 export const CREDENTIAL_CACHE_MS = 60_000;
@@ -97,7 +97,7 @@ export function createBasicVerifier(users: ReadonlyMap<string, string>, options:
   const verify = async (
     digest: string,
     credentials: BasicCredentials,
-    address: string | null,
+    attempt: LoginAttempt,
     check: Promise<boolean>,
   ): Promise<BasicOutcome> => {
     let ok: boolean;
@@ -105,12 +105,13 @@ export function createBasicVerifier(users: ReadonlyMap<string, string>, options:
       ok = await check;
     } catch {
       // The thread died under the check: not an answer, nothing remembered.
+      attempt.cancelled();
       return BUSY;
     }
     const at = now();
     const outcome: BasicOutcome = ok && users.has(credentials.user) ? { user: credentials.user } : WRONG;
-    if (outcome.user === null) throttle.failed(address, credentials.user, at);
-    else throttle.succeeded(address, credentials.user, at);
+    if (outcome.user === null) attempt.failed();
+    else attempt.succeeded(at);
     cache.set(digest, { outcome, until: at + CREDENTIAL_CACHE_MS });
     return outcome;
   };
@@ -127,13 +128,21 @@ export function createBasicVerifier(users: ReadonlyMap<string, string>, options:
     // Concurrent calls with the same header share one bcrypt run.
     const running = pending.get(digest);
     if (running !== undefined) return running;
-    const throttled = throttle.refused(address, credentials.user, now());
-    if (throttled !== null) return { user: null, why: 'throttled', retryAfterSeconds: throttled };
+    // The attempt is counted before the check is awaited, so that concurrent
+    // wrong passwords cannot all pass a count none of them has raised yet.
+    const attempt = throttle.reserve(address, credentials.user, now());
+    if ('retryAfter' in attempt) return { user: null, why: 'throttled', retryAfterSeconds: attempt.retryAfter };
     const budget = spent?.() ?? null;
-    if (budget !== null) return { user: null, why: 'limit', retryAfterSeconds: budget };
+    if (budget !== null) {
+      attempt.cancelled();
+      return { user: null, why: 'limit', retryAfterSeconds: budget };
+    }
     const check = pool.compare(credentials.password, users.get(credentials.user) ?? UNKNOWN_USER_HASH);
-    if (check === null) return BUSY;
-    const next = verify(digest, credentials, address, check).finally(() => pending.delete(digest));
+    if (check === null) {
+      attempt.cancelled();
+      return BUSY;
+    }
+    const next = verify(digest, credentials, attempt, check).finally(() => pending.delete(digest));
     pending.set(digest, next);
     return next;
   };

@@ -34,7 +34,24 @@ export interface LoginThrottleOptions {
   readonly maxKeys?: number;
 }
 
+/** An attempt taken before its password is checked (LoginThrottle.reserve), counted as failed until it is known. */
+export interface LoginAttempt {
+  /** The password was wrong: the attempt stays counted. */
+  failed(): void;
+  /** The password was right: the attempt is given back, and the address trusted for this user. */
+  succeeded(nowMs: number): void;
+  /** No password was checked after all (no thread free for it): the attempt is given back. */
+  cancelled(): void;
+}
+
 export interface LoginThrottle {
+  /**
+   * Takes an attempt for this address and user name, counted as failed at
+   * once: seconds to wait when they failed too often lately. Taken before
+   * the (asynchronous) password check, so that a burst of concurrent
+   * attempts cannot all pass a count that each read before any was added.
+   */
+  reserve(address: string | null, user: string, nowMs: number): LoginAttempt | { readonly retryAfter: number };
   /** Seconds to wait when this address or this user name failed too often lately; null to go on and check. */
   refused(address: string | null, user: string, nowMs: number): number | null;
   failed(address: string | null, user: string, nowMs: number): void;
@@ -63,27 +80,58 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
     const entry = table.get(key);
     return entry === undefined || entry.windowStart + windowMs <= nowMs ? 0 : entry.count;
   };
-  const add = (table: GenerationMap<Count>, key: string, nowMs: number) => {
+  /** Counts one failure; returns the window it went into, so that it can be given back. */
+  const add = (table: GenerationMap<Count>, key: string, nowMs: number): number => {
     const windowStart = nowMs - (nowMs % windowMs);
     const entry = table.get(key);
     if (entry === undefined) table.set(key, { windowStart, count: 1 });
     else if (entry.windowStart < windowStart) Object.assign(entry, { windowStart, count: 1 });
     else entry.count++;
+    return windowStart;
+  };
+  /** Takes back a failure counted in `windowStart`; nothing once that window is over (its count is gone anyway). */
+  const remove = (table: GenerationMap<Count>, key: string, windowStart: number) => {
+    const entry = table.get(key);
+    if (entry !== undefined && entry.windowStart === windowStart && entry.count > 0) entry.count--;
   };
   const isTrusted = (address: string, user: string, nowMs: number) =>
     (trusted.get(`${address}|${user}`) ?? -Infinity) > nowMs;
   const retryAfter = (nowMs: number) => Math.max(1, Math.ceil((nowMs - (nowMs % windowMs) + windowMs - nowMs) / 1000));
 
+  const refused = (address: string | null, user: string, nowMs: number): number | null => {
+    const key = callerKey(address);
+    if (current(addresses, key, nowMs) >= perAddress) return retryAfter(nowMs);
+    if (!isTrusted(key, user, nowMs) && current(users, user, nowMs) >= perUser) return retryAfter(nowMs);
+    return null;
+  };
+
   return {
     get size() {
       return addresses.size + users.size + trusted.size;
     },
-    refused(address, user, nowMs) {
+    reserve(address, user, nowMs) {
+      const wait = refused(address, user, nowMs);
+      if (wait !== null) return { retryAfter: wait };
       const key = callerKey(address);
-      if (current(addresses, key, nowMs) >= perAddress) return retryAfter(nowMs);
-      if (!isTrusted(key, user, nowMs) && current(users, user, nowMs) >= perUser) return retryAfter(nowMs);
-      return null;
+      const addressWindow = add(addresses, key, nowMs);
+      const userWindow = isTrusted(key, user, nowMs) ? null : add(users, user, nowMs);
+      let settled = false;
+      const giveBack = () => {
+        if (settled) return false;
+        settled = true;
+        remove(addresses, key, addressWindow);
+        if (userWindow !== null) remove(users, user, userWindow);
+        return true;
+      };
+      return {
+        failed: () => void (settled = true),
+        succeeded: (at) => {
+          if (giveBack()) trusted.set(`${key}|${user}`, at + trustMs);
+        },
+        cancelled: () => void giveBack(),
+      };
     },
+    refused,
     failed(address, user, nowMs) {
       const key = callerKey(address);
       add(addresses, key, nowMs);

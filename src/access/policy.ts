@@ -362,8 +362,7 @@ function blockListOf(
   problems: string[],
 ): BlockList | null {
   const list = new BlockList();
-  let v4All = false;
-  let v6All = false;
+  const spans: Span[] = [];
   allow.forEach((entry, i) => {
     const ranges = networks.get(entry) ?? [entry];
     for (const range of ranges) {
@@ -374,13 +373,60 @@ function blockListOf(
         continue;
       }
       list.addSubnet(cidr.address, cidr.prefix, cidr.family);
-      if (cidr.prefix === 0) {
-        if (cidr.family === 'ipv4') v4All = true;
-        else v6All = true;
-      }
+      spans.push(spanOf(cidr));
     }
   });
-  return v4All && v6All ? null : list;
+  return coversEveryAddress(spans) ? null : list;
+}
+
+/** A block of addresses as the first and last of IPv6's 128-bit numbers, an IPv4 block as its IPv4-mapped one. */
+type Span = readonly [first: bigint, last: bigint];
+
+const IPV6_LAST = (1n << 128n) - 1n;
+const IPV4_MAPPED = 0xffffn << 32n;
+
+function spanOf(cidr: { address: string; prefix: number; family: 'ipv4' | 'ipv6' }): Span {
+  const bits = cidr.family === 'ipv4' ? 32 : 128;
+  const value = cidr.family === 'ipv4' ? ipv4Number(cidr.address) : ipv6Number(cidr.address);
+  const size = 1n << BigInt(bits - cidr.prefix);
+  const first = value - (value % size) + (cidr.family === 'ipv4' ? IPV4_MAPPED : 0n);
+  return [first, first + size - 1n];
+}
+
+/**
+ * Whether the blocks together let in every caller, however they are spelt
+ * (`::/0` alone, two `/1` halves, `::ffff:0:0/96` beside IPv6's halves). The
+ * caller's address is matched by BlockList, which takes an IPv4 address and
+ * its IPv4-mapped IPv6 form (`::ffff:10.0.0.1`) as the same address, for
+ * IPv4 and IPv6 ranges alike (addressMatches); so the question is whether the
+ * blocks, IPv4 ones put at their IPv4-mapped place, cover IPv6's whole space.
+ */
+function coversEveryAddress(spans: Span[]): boolean {
+  let next = 0n;
+  for (const [first, last] of [...spans].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    if (first > next) return false;
+    if (last >= next) next = last + 1n;
+    if (next > IPV6_LAST) return true;
+  }
+  return false;
+}
+
+function ipv4Number(address: string): bigint {
+  return address.split('.').reduce((acc, part) => (acc << 8n) + BigInt(Number(part)), 0n);
+}
+
+/** An address isIP calls IPv6 (`::`, groups of hex, perhaps ending in dotted IPv4) as its 128-bit number. */
+function ipv6Number(address: string): bigint {
+  const plain = address.split('%')[0];
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
+  const groupsText = tail === null ? plain : `${plain.slice(0, tail.index)}0:0`;
+  const [head, rest] = groupsText.split('::');
+  const front = head === '' ? [] : head.split(':');
+  const back = rest === undefined || rest === '' ? [] : rest.split(':');
+  const groups =
+    rest === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
+  const value = groups.reduce((acc, group) => (acc << 16n) + BigInt(parseInt(group, 16)), 0n);
+  return tail === null ? value : value - (value & 0xffffffffn) + ipv4Number(tail[1]);
 }
 
 /** Callers' addresses repeat: each one's answer is kept, up to a bound past which the memory starts again. */

@@ -1,7 +1,7 @@
 // npm run compare -- --primary URL [--secondary URL] --candidate URL [--data FILE] [--requests FILE] [--ignore FILE] [--report DIR]
 // (docs/migration.md#compare)
 import './node-guard';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ENDPOINTS } from '../contract';
@@ -29,11 +29,13 @@ import {
 } from '../migration';
 import { SERVICE_VERSION } from '../shared/version';
 import { fromInvocation, wantsHelp, wantsVersion } from './args';
+import { askSecret } from './ask-secret';
 import { runCommand } from './store-from-config';
 
 const USAGE = `Usage: npm run compare -- --primary URL [--secondary URL] --candidate URL
                            [--data FILE]... [--requests FILE] [--ignore FILE]... [--report DIR]
                            [--include-writes [--yes]] [--concurrency N] [--timeout-ms N]
+                           [--user NAME] [--candidate-user NAME]
 
 Sends the same requests to the primary (the legacy service), the candidate
 (this service) and, with --secondary, a second instance of the primary, and
@@ -48,11 +50,19 @@ else as XML.
   --requests FILE    replay these requests (JSON Lines of {method, path, headers, body},
                      as RECORD_REQUESTS writes) instead of generating them from ?wsdl
   --ignore FILE      accepted differences (YAML or JSON), e.g. docs/asmx-differences.yaml; repeatable
-  --report DIR       write report.html and report.json there
+  --report DIR       write report.html and report.json there (mode 0600)
+  --user NAME        Basic credentials for the primary and the secondary; the
+                     password from COMPARE_PASSWORD, else asked (or one line of stdin)
+  --candidate-user NAME
+                     Basic credentials for the candidate; the password from
+                     COMPARE_CANDIDATE_PASSWORD, else asked
   --include-writes   also send ${WRITE_OPERATIONS.join(', ')}: asks first on a terminal
   --yes              with --include-writes: do not ask
   --concurrency N    requests in flight (default 4)
   --timeout-ms N     longest wait for one answer (default 10000)
+
+A URL holding a user or password is refused: it would be shown and written
+into the reports.
 
 Exit code: 0 nothing unexplained differs; 1 differences (or a server did not
 answer); 2 usage, unreadable files, or writes not confirmed (nothing sent).
@@ -68,6 +78,8 @@ const VALUE_OPTIONS = new Set([
   '--report',
   '--concurrency',
   '--timeout-ms',
+  '--user',
+  '--candidate-user',
 ]);
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const MAX_REQUESTS_FILE = 256 * 1024 * 1024;
@@ -84,6 +96,8 @@ interface Options {
   readonly yes: boolean;
   readonly concurrency: number;
   readonly timeoutMs: number;
+  readonly user: string | null;
+  readonly candidateUser: string | null;
 }
 
 /** How the command asks for confirmation; tests give their own. */
@@ -92,6 +106,10 @@ export interface CompareIo {
   readonly stderr: (text: string) => void;
   /** Null when there is no terminal to ask on. */
   readonly ask: ((question: string) => Promise<string>) | null;
+  /** Asks for a password without echo (or reads stdin's first line); left out, askSecret. */
+  readonly secret?: (prompt: string) => Promise<string>;
+  /** Where COMPARE_PASSWORD and COMPARE_CANDIDATE_PASSWORD are read; left out, process.env. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const processIo: CompareIo = {
@@ -130,12 +148,13 @@ export async function main(args: readonly string[], io: CompareIo = processIo): 
   }
   const { servers } = options;
   if (options.includeWrites && !(await confirmWrites(options, io))) return 2;
+  const authorization = await credentials(options, io);
 
   let requests: PlannedRequest[];
   try {
     requests =
       options.requests === null
-        ? await generatedRequests(options, await knownData(options.data))
+        ? await generatedRequests(options, await knownData(options.data), authorization.primary)
         : replayedRequests(options.requests, options.includeWrites, io);
   } catch (err) {
     io.stderr(`${(err as Error).message}\n`);
@@ -148,15 +167,47 @@ export async function main(args: readonly string[], io: CompareIo = processIo): 
     concurrency: options.concurrency,
     timeoutMs: options.timeoutMs,
     maxAnswerBytes: MAX_ANSWER_BYTES,
+    authorization,
   });
   io.stdout(summaryText(result));
   if (options.report !== null) {
-    mkdirSync(options.report, { recursive: true });
-    writeFileSync(path.join(options.report, 'report.html'), htmlReport(result));
-    writeFileSync(path.join(options.report, 'report.json'), `${JSON.stringify(jsonReport(result), null, 2)}\n`);
+    mkdirSync(options.report, { recursive: true, mode: 0o700 });
+    // The answers hold children's names and tokens: the reports are their owner's only.
+    writePrivate(path.join(options.report, 'report.html'), htmlReport(result));
+    writePrivate(path.join(options.report, 'report.json'), `${JSON.stringify(jsonReport(result), null, 2)}\n`);
     io.stdout(`Reports: ${path.join(options.report, 'report.html')}, ${path.join(options.report, 'report.json')}\n`);
   }
   return hasUnexplained(result) ? 1 : 0;
+}
+
+/** Writes `text` to `file` with mode 0600, an existing file's mode included (a mode given to writeFileSync applies only to a new file). */
+function writePrivate(file: string, text: string): void {
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+/** The Authorization header of each server given a user; the password from the environment, else asked. */
+async function credentials(options: Options, io: CompareIo): Promise<Partial<Record<keyof Servers, string>>> {
+  const env = io.env ?? process.env;
+  const ask = io.secret ?? askSecret;
+  const basic = async (user: string, variable: string, server: string) => {
+    const fromEnv = env[variable];
+    const password =
+      fromEnv !== undefined && fromEnv !== '' ? fromEnv : await ask(`Password of ${user} at ${server}: `);
+    return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+  };
+  const authorization: Partial<Record<keyof Servers, string>> = {};
+  if (options.user !== null) {
+    authorization.primary = await basic(options.user, 'COMPARE_PASSWORD', options.servers.primary);
+    if (options.servers.secondary !== undefined) authorization.secondary = authorization.primary;
+  }
+  if (options.candidateUser !== null)
+    authorization.candidate = await basic(
+      options.candidateUser,
+      'COMPARE_CANDIDATE_PASSWORD',
+      options.servers.candidate,
+    );
+  return authorization;
 }
 
 function parseArgs(args: readonly string[]): Options {
@@ -185,6 +236,14 @@ function parseArgs(args: readonly string[]): Options {
     if (value === null) return null;
     if (!/^https?:\/\/[^\s/]+/.test(value) || !URL.canParse(value))
       throw new UsageError(`${name} must be an http:// or https:// URL.`);
+    // Refused rather than stripped, and never repeated: the URL would be
+    // printed and written into the reports, and Node would send it as Basic.
+    const parsed = new URL(value);
+    if (parsed.username !== '' || parsed.password !== '')
+      throw new UsageError(
+        `${name} must not hold a user or password (it would be shown and written into the reports): ` +
+          `give ${name === '--candidate' ? '--candidate-user NAME, the password in COMPARE_CANDIDATE_PASSWORD' : '--user NAME, the password in COMPARE_PASSWORD'}.`,
+      );
     return value.replace(/\/+$/, '');
   };
   const number = (name: string, fallback: number, max: number): number => {
@@ -193,6 +252,12 @@ function parseArgs(args: readonly string[]): Options {
     if (!/^[0-9]+$/.test(value) || Number(value) < 1 || Number(value) > max)
       throw new UsageError(`${name} must be a whole number from 1 to ${max}.`);
     return Number(value);
+  };
+  const userName = (name: string): string | null => {
+    const value = one(name);
+    if (value !== null && !/^[^:\s]{1,64}$/.test(value))
+      throw new UsageError(`${name} takes a user name without colons or spaces.`);
+    return value;
   };
   const primary = url('--primary');
   const candidate = url('--candidate');
@@ -212,6 +277,8 @@ function parseArgs(args: readonly string[]): Options {
     yes: flags.has('--yes'),
     concurrency: number('--concurrency', 4, 64),
     timeoutMs: number('--timeout-ms', 10_000, 600_000),
+    user: userName('--user'),
+    candidateUser: userName('--candidate-user'),
   };
 }
 
@@ -237,12 +304,21 @@ async function confirmWrites(options: Options, io: CompareIo): Promise<boolean> 
 }
 
 /** The primary's own description of each endpoint of the contract. */
-async function generatedRequests(options: Options, data: KnownData): Promise<PlannedRequest[]> {
+async function generatedRequests(
+  options: Options,
+  data: KnownData,
+  authorization: string | undefined,
+): Promise<PlannedRequest[]> {
   const endpoints: DescribedEndpoint[] = [];
   for (const endpoint of ENDPOINTS) {
     const answer = await sendRequest(
       options.servers.primary,
-      { method: 'GET', path: `/${endpoint.name}.asmx?wsdl`, headers: {}, body: '' },
+      {
+        method: 'GET',
+        path: `/${endpoint.name}.asmx?wsdl`,
+        headers: authorization === undefined ? {} : { authorization },
+        body: '',
+      },
       { timeoutMs: options.timeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES },
     ).catch((err: Error) => {
       throw new Error(`${options.servers.primary}/${endpoint.name}.asmx?wsdl: ${err.message}`);

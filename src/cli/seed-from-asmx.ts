@@ -94,7 +94,9 @@ export async function seedMain(args: readonly string[]): Promise<number> {
   const schoolsFile = texts.get('--schools');
   if (legacyUrl === undefined) problems.push('--from-asmx URL is required.');
   else if (!isHttpUrl(legacyUrl))
-    problems.push('--from-asmx takes the legacy service base URL (http:// or https://, no credentials: use --user).');
+    problems.push(
+      '--from-asmx takes the legacy service base URL (http:// or https://, no credentials: use --user NAME with the password in ASMX_PASSWORD).',
+    );
   if (schoolsFile === undefined) problems.push('--schools FILE is required.');
   if (problems.length > 0 || legacyUrl === undefined || schoolsFile === undefined) {
     process.stderr.write(`${problems.join('\n')}\n\n${SEED_USAGE}`);

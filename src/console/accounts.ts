@@ -10,11 +10,14 @@ import { html } from './html';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { csrfField, errorSummary, notice, page, type SignedIn, type View } from './view';
 
-/** As the policy's users (src/access/policy.ts USER_NAME), and safe in a path. */
-export const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+/** As the policy's users (src/access/policy.ts USER_NAME), and safe in a path: never `.` or `..`, which a browser resolves away. */
+export const ACCOUNT_NAME = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/;
 export const PASSWORD_MIN = 12;
 /** bcrypt's cost, as the policy's users (src/cli/user.ts). */
 export const ACCOUNT_BCRYPT_COST = 10;
+
+/** An account's path; the name encoded, so that no name can make the path (or a form's action) another one. */
+const accountPath = (name: string) => `${CONSOLE_BASE}/accounts/${encodeURIComponent(name)}`;
 
 const isRole = (value: unknown): value is ConsoleRole =>
   typeof value === 'string' && (CONSOLE_ROLES as readonly string[]).includes(value);
@@ -48,7 +51,7 @@ export async function showAccounts(
       (role) => html`<option value="${role}"${role === selected ? html` selected` : ''}>${t.role[role]}</option>`,
     );
   const rows = accounts.map((account) => {
-    const path = `${CONSOLE_BASE}/accounts/${account.name}`;
+    const path = accountPath(account.name);
     const actions =
       account.name === self
         ? html`<span class="muted">–</span>`
@@ -178,7 +181,7 @@ export function confirmRemoval(view: View, res: Response, name: string): void {
       view,
       t.remove,
       html`<p>${t.confirmRemove(name)}</p>
-<form method="post" action="${CONSOLE_BASE}/accounts/${name}/remove">${csrfField(view)}<button type="submit" class="warning">${t.yesRemove}</button> <a href="${CONSOLE_BASE}/accounts">${t.cancel}</a></form>`,
+<form method="post" action="${accountPath(name)}/remove">${csrfField(view)}<button type="submit" class="warning">${t.yesRemove}</button> <a href="${CONSOLE_BASE}/accounts">${t.cancel}</a></form>`,
       { current: 'accounts' },
     ),
   );

@@ -63,7 +63,7 @@ ${canResend ? html`<p><a class="button" href="${CONSOLE_BASE}/dead/resend?${quer
 <thead><tr><th scope="col">${t.colMessage}</th><th scope="col">${t.colStudent}</th><th scope="col">${t.colGivenUp}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th></tr></thead>
 <tbody>${dead.items.map(
         (m) => html`<tr>
-<td data-label="${t.colMessage}"><a href="${CONSOLE_BASE}/messages/${q.channel}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a></td>
+<td data-label="${t.colMessage}"><a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a></td>
 <td data-label="${t.colStudent}">${m.studentId === null ? '–' : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(m.studentId)}"><bdi>${m.studentId}</bdi></a>`}</td>
 <td data-label="${t.colGivenUp}">${f.time(m.updatedAt)}</td>
 <td data-label="${t.colAttempts}" class="number">${f.number(m.attempts)}</td>

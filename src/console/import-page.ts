@@ -9,7 +9,7 @@ import type { ConsoleContext } from './context';
 import { html, type Html } from './html';
 import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job, type Upload } from './import-jobs';
 import { isMultipart, MultipartError, readMultipart } from './multipart';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
 import { forbidden } from './sign-in';
 import { csrfField, errorSummary, page, type SignedIn, type View } from './view';
@@ -118,7 +118,7 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
     outcome: 'allowed',
     reason: `started: ${file.data.length} bytes${collection === undefined ? '' : `, ${collection}`}`,
   });
-  redirect(res, `${CONSOLE_BASE}/import/${upload.id}`);
+  redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
 }
 
 function missing(view: View, res: Response): void {
@@ -194,7 +194,7 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
     return;
   }
   const job = upload.apply ?? upload.check;
-  const base = `${CONSOLE_BASE}/import/${upload.id}`;
+  const base = `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`;
   const title = upload.apply === null ? t.importDryRunTitle(upload.fileName) : t.importAppliedTitle(upload.fileName);
   if (job === null || job.state === 'running') {
     // A meta refresh, as the console runs no script (docs/console.md#security).
@@ -266,7 +266,7 @@ export async function applyUpload(
     );
     return;
   }
-  redirect(res, `${CONSOLE_BASE}/import/${upload.id}`);
+  redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
 }
 
 export async function downloadReport(
@@ -295,7 +295,7 @@ export async function downloadReport(
   });
   const name = `${upload.fileName.replace(/\.(csv|json)$/i, '')}-${kind === 'check' ? 'dry-run' : 'import'}.${format}`;
   res.status(200);
-  res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
+  res.setHeader('Content-Disposition', attachment(name));
   if (format === 'json') {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(`${JSON.stringify({ file: upload.fileName, kind, account: upload.account, ...report }, null, 1)}\n`);

@@ -10,7 +10,7 @@ import { addressMatches } from '../access/policy';
 import type { Logger } from '../log';
 import { StoreError, type ConsoleRole } from '../store';
 import { callRecordOf, sendText } from '../wire';
-import { addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
+import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
 import { consoleAudit } from './audit';
 import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
 import { html } from './html';
@@ -26,7 +26,17 @@ import { isMultipart } from './multipart';
 import { saveStudent, showEditStudent } from './student-edit';
 import { showSchools, showSchoolStudents } from './schools';
 import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
-import { addCookie, CONSOLE_BASE, cookie, parseCookies, redirect, securityHeaders, sendPage } from './respond';
+import {
+  addCookie,
+  BadHeaderValue,
+  CONSOLE_BASE,
+  cookie,
+  headerText,
+  parseCookies,
+  redirect,
+  securityHeaders,
+  sendPage,
+} from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
 import { CONSOLE_CSS } from './style';
@@ -132,10 +142,15 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
 
   router.get(`${CONSOLE_BASE}/lang/:lang`, (req, res) => {
     const lang: Lang = req.params.lang === 'ar' ? 'ar' : 'en';
-    addCookie(res, cookie(LANG_COOKIE, lang, { secure: context.settings.secureCookies, maxAge: 365 * 24 * 3600 }));
-    // Back to a console page only: never an open redirect.
+    // Back to a console page only: never an open redirect. Checked before
+    // anything is set, so that a bad one (a CR LF) is a 400 and nothing else.
     const back = typeof req.query.back === 'string' ? req.query.back : '';
-    redirect(res, /^\/console\/[^\\]*$/.test(back) && !back.startsWith('//') ? back : `${CONSOLE_BASE}/`);
+    const to = headerText(
+      'the address to go to',
+      /^\/console\/[^\\]*$/.test(back) && !back.startsWith('//') ? back : `${CONSOLE_BASE}/`,
+    );
+    addCookie(res, cookie(LANG_COOKIE, lang, { secure: context.settings.secureCookies, maxAge: 365 * 24 * 3600 }));
+    redirect(res, to);
   });
 
   const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 50 });
@@ -338,12 +353,19 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     callRecordOf(res).operation = 'account-add';
     await addAccount(context, local(res).view, req, res);
   });
-  router.get(`${CONSOLE_BASE}/accounts/:name/remove`, need('admin'), (req, res) => {
-    confirmRemoval(local(res).view, res, String(req.params.name));
+  // A name an account cannot have is no account's page: 404, nothing asked or done
+  // (`vwr%2Fdisable%3F` once made the removal's form disable `vwr`).
+  router.get(`${CONSOLE_BASE}/accounts/:name/remove`, need('admin'), (req, res, next) => {
+    const name = String(req.params.name);
+    if (!ACCOUNT_NAME.test(name)) {
+      next();
+      return;
+    }
+    confirmRemoval(local(res).view, res, name);
   });
   router.post(`${CONSOLE_BASE}/accounts/:name/:change`, need('admin'), async (req, res, next) => {
     const change = String(req.params.change);
-    if (!['role', 'disable', 'enable', 'remove'].includes(change)) {
+    if (!['role', 'disable', 'enable', 'remove'].includes(change) || !ACCOUNT_NAME.test(String(req.params.name))) {
       next();
       return;
     }
@@ -365,6 +387,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     const type = (err as { type?: unknown }).type;
     if (type === 'entity.too.large' || type === 'parameters.too.many') {
       sendText(res, 413, 'The form is too large.');
+      return;
+    }
+    if (err instanceof BadHeaderValue) {
+      // The request's own fault (a CR or LF in back=, say): no stack trace, nothing logged.
+      sendText(res, 400, `Bad Request: ${err.message}.`);
       return;
     }
     if (err instanceof StoreError && err.kind === 'unavailable') {

@@ -12,7 +12,7 @@ import { allows, csrfField, notice, page, type SignedIn, type View } from './vie
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
 const messagePath = (channel: OutboxChannel, id: string) =>
-  `${CONSOLE_BASE}/messages/${channel}/${encodeURIComponent(id)}`;
+  `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
 
 export async function showMessage(
   context: ConsoleContext,

@@ -29,10 +29,36 @@ export function sendPage(res: Response, status: number, page: Html, headers: Rec
   res.end(`<!doctype html>\n${page.text}`);
 }
 
+/**
+ * A value bound for a header that a header cannot carry: a CR or LF (which
+ * would end the header), another control character, or one past ASCII. It
+ * comes from the request (`/console/lang/ar?back=%0D%0A...`), so the error
+ * handler answers 400 and logs nothing; Node would otherwise throw from
+ * setHeader, a 500 with a stack trace in the log.
+ */
+export class BadHeaderValue extends Error {
+  override readonly name = 'BadHeaderValue';
+}
+
+const HEADER_TEXT = /^[\x20-\x7e]*$/;
+// RFC 6265's cookie-octet: no spaces, quotes, commas, semicolons or backslashes.
+const COOKIE_OCTETS = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/;
+
+/** `value`, or BadHeaderValue naming `what` when a header cannot carry it. */
+export function headerText(what: string, value: string, allowed = HEADER_TEXT): string {
+  if (!allowed.test(value)) throw new BadHeaderValue(`${what} holds a character a header cannot carry`);
+  return value;
+}
+
 /** 303 See Other: after a POST, the browser GETs the page. `to` is a path under the console. */
 export function redirect(res: Response, to: string): void {
-  res.status(303).setHeader('Location', to);
+  res.status(303).setHeader('Location', headerText('the address to go to', to));
   res.end();
+}
+
+/** `Content-Disposition` of a download named `name`: printable ASCII without quotes or backslashes. */
+export function attachment(name: string): string {
+  return `attachment; filename="${headerText('the file name', name, /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/)}"`;
 }
 
 export interface CookieOptions {
@@ -43,7 +69,7 @@ export interface CookieOptions {
 
 export function cookie(name: string, value: string, options: CookieOptions): string {
   return [
-    `${name}=${value}`,
+    `${headerText('a cookie name', name, COOKIE_OCTETS)}=${headerText('a cookie', value, COOKIE_OCTETS)}`,
     `Path=${CONSOLE_BASE}`,
     'HttpOnly',
     'SameSite=Strict',

@@ -72,22 +72,34 @@ export async function signIn(
     return;
   }
   const nowMs = context.now().getTime();
-  const wait = context.throttle.refused(address, name, nowMs);
-  if (wait !== null) {
+  // The attempt is counted before anything is awaited: a burst of concurrent
+  // sign-ins for one name once got nine password checks past a limit of five.
+  const attempt = context.throttle.reserve(address, name, nowMs);
+  if ('retryAfter' in attempt) {
+    const wait = attempt.retryAfter;
     context.logger.warn({ account: name, callerAddress: address, retryAfter: wait }, 'console: sign-in throttled');
     await context.audit({ address, account: name, operation: 'sign-in', outcome: 'refused', reason: 'throttled' });
     again(429, t.signInThrottled(wait), { 'Retry-After': String(wait) });
     return;
   }
-  const account = await context.stores.console.getAccount(name);
-  const check = context.bcrypt.compare(password, account?.passwordHash ?? NO_ACCOUNT_HASH);
-  if (check === null) {
-    again(503, t.busy, { 'Retry-After': '5' });
-    return;
+  let account: Awaited<ReturnType<typeof context.stores.console.getAccount>>;
+  let matches: boolean;
+  try {
+    account = await context.stores.console.getAccount(name);
+    const check = context.bcrypt.compare(password, account?.passwordHash ?? NO_ACCOUNT_HASH);
+    if (check === null) {
+      attempt.cancelled();
+      again(503, t.busy, { 'Retry-After': '5' });
+      return;
+    }
+    matches = await check;
+  } catch (err) {
+    // No answer about the password (the store or the thread failed): not a failure of the caller's.
+    attempt.cancelled();
+    throw err;
   }
-  const matches = await check;
   if (!matches || account === null || account.disabled) {
-    context.throttle.failed(address, name, nowMs);
+    attempt.failed();
     const reason = matches && account?.disabled === true ? 'disabled' : 'credentials';
     // Never the password, not even a wrong one: it may be the right one mistyped.
     context.logger.warn({ account: name, callerAddress: address, reason }, 'console: sign-in failed');
@@ -95,7 +107,7 @@ export async function signIn(
     again(401, t.signInFailed);
     return;
   }
-  context.throttle.succeeded(address, name, nowMs);
+  attempt.succeeded(nowMs);
   await startSession(context, res, account.name);
   await context.audit({ address, account: account.name, operation: 'sign-in', outcome: 'allowed' });
   context.logger.info({ account: account.name, callerAddress: address }, 'console: signed in');

@@ -1,9 +1,11 @@
 // `npm run export`: the whole data set in the import format, so that an
 // export imports back to the same store. CSV: one file per collection with
-// every field in the header, an empty cell for null. JSON: one document.
+// every field in the header, an empty cell for null, a cell a spreadsheet
+// would run as a formula quoted. JSON: one document.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import { spreadsheetSafe } from '../shared/spreadsheet-cell';
 import { COLLECTIONS, type DataSetCollection, type ImportStore } from '../store';
 import { FIELDS } from './format';
 
@@ -37,7 +39,8 @@ export async function exportDataSet(
   return { files, counts };
 }
 
+/** A cell a spreadsheet shows as text, never runs (src/shared/spreadsheet-cell.ts); the import reads it back as the value. */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return String(value);
+  return spreadsheetSafe(String(value));
 }

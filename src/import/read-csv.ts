@@ -1,7 +1,9 @@
 // One CSV file of one collection: a header row naming the fields, then one
-// record per row. Cells are kept as written; an empty cell clears an
-// optional field, and a column left out keeps what is stored.
+// record per row. Cells are kept as written, but for the quote the export
+// puts before a formula-looking one; an empty cell clears an optional field,
+// and a column left out keeps what is stored.
 import { parse } from 'csv-parse/sync';
+import { fromSpreadsheetSafe } from '../shared/spreadsheet-cell';
 import type { DataSetCollection } from '../store';
 import { FIELDS, REQUIRED_FIELDS } from './format';
 import { SourceError, type Source, type SourceRow } from './source';
@@ -61,7 +63,8 @@ export function readCsv(file: string, text: string, collection: DataSetCollectio
     }
     const fields: Record<string, string> = {};
     columns.forEach((field, i) => {
-      if (field !== null) fields[field] = record[i] ?? '';
+      // The quote the export puts before a cell a spreadsheet would run is not part of the value.
+      if (field !== null) fields[field] = fromSpreadsheetSafe(record[i] ?? '');
     });
     rows.push({ line, record: fields });
   }

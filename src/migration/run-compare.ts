@@ -22,6 +22,11 @@ export interface CompareRunOptions {
   readonly concurrency: number;
   readonly timeoutMs: number;
   readonly maxAnswerBytes: number;
+  /**
+   * An Authorization header for a server (its Basic credentials), added to
+   * each request as it is sent: never part of the request the reports show.
+   */
+  readonly authorization?: Partial<Record<keyof Servers, string>>;
 }
 
 export interface CompareEntry {
@@ -78,21 +83,28 @@ export async function runComparison(options: CompareRunOptions): Promise<Compare
   const { servers } = options;
   const entries: CompareEntry[] = new Array<CompareEntry>(options.requests.length);
   const ruleUses = new Map<string, number>(options.rules.map((rule) => [rule.id, 0]));
-  const send = (base: string, planned: PlannedRequest) =>
-    sendRequest(base, planned.request, { timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes });
-  const ask = (base: string, path: string) =>
+  const headersFor = (server: keyof Servers, headers: Readonly<Record<string, string>>) => {
+    const authorization = options.authorization?.[server];
+    return authorization === undefined ? headers : { ...headers, authorization };
+  };
+  const send = (server: keyof Servers, planned: PlannedRequest) =>
     sendRequest(
-      base,
-      { method: 'GET', path, headers: {}, body: '' },
-      {
-        timeoutMs: options.timeoutMs,
-        maxAnswerBytes: options.maxAnswerBytes,
-      },
+      servers[server] as string,
+      { ...planned.request, headers: headersFor(server, planned.request.headers) },
+      { timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes },
+    );
+  const namesOf = (server: keyof Servers) =>
+    learnSelfAddresses(servers[server] as string, (base, path) =>
+      sendRequest(
+        base,
+        { method: 'GET', path, headers: headersFor(server, {}), body: '' },
+        { timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes },
+      ),
     );
   const [primaryNames, candidateNames, secondaryNames] = await Promise.all([
-    learnSelfAddresses(servers.primary, ask),
-    learnSelfAddresses(servers.candidate, ask),
-    servers.secondary === undefined ? Promise.resolve([]) : learnSelfAddresses(servers.secondary, ask),
+    namesOf('primary'),
+    namesOf('candidate'),
+    servers.secondary === undefined ? Promise.resolve([]) : namesOf('secondary'),
   ]);
   let next = 0;
   const worker = async () => {
@@ -108,9 +120,9 @@ export async function runComparison(options: CompareRunOptions): Promise<Compare
     let candidate: Answer | null = null;
     try {
       // One after the other, primary first: a server's answer may depend on what was asked before.
-      primary = await send(servers.primary, planned);
-      candidate = await send(servers.candidate, planned);
-      const secondary = servers.secondary === undefined ? null : await send(servers.secondary, planned);
+      primary = await send('primary', planned);
+      candidate = await send('candidate', planned);
+      const secondary = servers.secondary === undefined ? null : await send('secondary', planned);
       const comparison = compareAnswers(primary, candidate, scope, options.rules, {
         primary: primaryNames,
         candidate: candidateNames,

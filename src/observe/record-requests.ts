@@ -1,7 +1,7 @@
 // RECORD_REQUESTS (docs/migration.md#recording-requests): the read calls the
 // service receives, written as JSON Lines of {method, path, headers, body}
 // for `npm run compare -- --requests` to replay. Credentials (Authorization,
-// Cookie) are removed; writes, AuthCode among them (codes and phone
+// Proxy-Authorization, Cookie) and the caller's X-Forwarded-* are removed; writes, AuthCode among them (codes and phone
 // numbers), are never written. The file is created with mode 0600. The
 // request path only queues a line: a bounded buffer is written out behind
 // it, and a line that does not fit is dropped and counted.
@@ -71,7 +71,7 @@ export function recordRequests(options: RecordRequestsOptions): RequestRecorder 
     const sampled = sampledCall(req, options.sample, random);
     if (sampled === null) return next();
     const { method, url } = sampled;
-    const headers = replayHeaders(req, { keepCredentials: false });
+    const headers = replayHeaders(req, { keepAuthorization: false });
     // The id is this service's (observeRequests gives one when the caller did not): not part of what was sent.
     delete headers['x-request-id'];
     res.once('finish', () => {

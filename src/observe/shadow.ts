@@ -4,7 +4,8 @@
 // answers with the comparison `npm run compare` uses, and counts the outcome.
 // It never delays or changes the answer: nothing runs before 'finish' but
 // taking copies; at most SHADOW_CONCURRENCY calls are in flight, the excess
-// is dropped and counted; each call has a timeout. Writes are never sent.
+// is dropped and counted; each call has a timeout. Writes are never sent, nor
+// calls we refused or faulted, nor the caller's cookies or X-Forwarded-*.
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -52,6 +53,10 @@ export interface ShadowOptions {
   readonly maxAnswerBytes: number;
   readonly logger: Logger;
   readonly metrics: ShadowMetrics;
+  /** SHADOW_FORWARD_AUTHORIZATION: the caller's Authorization goes with the call; otherwise none does, or `credentials`'. */
+  readonly forwardAuthorization?: boolean;
+  /** SHADOW_USER and its password: the shadow's own Basic credentials for the legacy. */
+  readonly credentials?: { readonly user: string; readonly password: string } | null;
   /** For tests; Math.random otherwise. */
   readonly random?: () => number;
   /** For tests; Date.now otherwise. */
@@ -83,6 +88,11 @@ export function createShadow(options: ShadowOptions): Shadow {
   const logged = new Map<string, number>();
   const keeper = options.keep === null ? null : createKeeper(options.keep, options.logger);
   const running = new Set<Promise<void>>();
+  const forwardAuthorization = options.forwardAuthorization ?? false;
+  const ownAuthorization =
+    options.credentials === undefined || options.credentials === null
+      ? null
+      : `Basic ${Buffer.from(`${options.credentials.user}:${options.credentials.password}`, 'utf8').toString('base64')}`;
 
   const shadowCall = async (request: RecordedRequest, ours: Answer, scope: Scope, requestId: string) => {
     let comparison: Comparison;
@@ -175,7 +185,8 @@ export function createShadow(options: ShadowOptions): Shadow {
       reserved--;
     };
     // The body is sent as it was read, inflated: the legacy must not inflate it again.
-    const headers = replayHeaders(req, { keepCredentials: true });
+    const headers = replayHeaders(req, { keepAuthorization: forwardAuthorization });
+    if (ownAuthorization !== null) headers.authorization = ownAuthorization;
     const answer = captureAnswer(res, options.maxAnswerBytes);
     // A client that leaves before its answer frees the slot too.
     res.once('close', () => {
@@ -184,7 +195,11 @@ export function createShadow(options: ShadowOptions): Shadow {
     res.once('finish', () => {
       const record = callRecordOf(res);
       const operation = record.operation;
-      if (operation === null || record.binding === null || operationKind(operation) === 'write') {
+      // Only what we answered: a call we refused (401, 403, 429) or faulted is
+      // not the legacy's business, and wrong passwords sent on would count
+      // against the school's account there.
+      const answered = record.outcome === 'ok' && res.statusCode >= 200 && res.statusCode < 300;
+      if (operation === null || record.binding === null || operationKind(operation) === 'write' || !answered) {
         release();
         return;
       }

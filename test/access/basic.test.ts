@@ -198,3 +198,26 @@ describe('the bcrypt threads', () => {
     expect(pool.compare('x', hash)).toBeNull();
   });
 });
+
+// Concurrent wrong passwords once all read the failure count before any had raised it.
+test('a burst of 40 concurrent wrong passwords from one address gets at most its 10 checks', async () => {
+  const { pool, verify } = verifier();
+  const outcomes = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => Promise.resolve(verify(basic('sis-alnoor', `guess-${i}`), '10.0.0.1'))),
+  );
+  expect(pool.checks).toBe(10);
+  expect(outcomes.filter((o) => 'why' in o && o.why === 'wrong')).toHaveLength(10);
+  expect(outcomes.filter((o) => 'why' in o && o.why === 'throttled')).toHaveLength(30);
+});
+
+test('an attempt the pool had no room for, or the budget refused, is not counted as a failure', () => {
+  const throttle = createLoginThrottle();
+  const pool = countingPool(0);
+  const verify = createBasicVerifier(USERS, { pool, throttle });
+  for (let i = 0; i < 30; i++)
+    expect(verify(basic('sis-alnoor', `busy-${i}`), '10.0.0.1')).toMatchObject({ why: 'busy' });
+  for (let i = 0; i < 30; i++)
+    expect(verify(basic('sis-alnoor', `spent-${i}`), '10.0.0.1', () => 5)).toMatchObject({ why: 'limit' });
+  expect(pool.checks).toBe(0);
+  expect(throttle.refused('10.0.0.1', 'sis-alnoor', Date.now())).toBeNull();
+});

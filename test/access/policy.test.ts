@@ -44,6 +44,87 @@ describe('policy validation', () => {
     expect(message).not.toMatch(/AuthCode:|SendNotificationType:/);
   });
 
+  // `default: {allow: ["::/0"]}` once started with "open":[] and gave a push token to any IPv4 caller:
+  // only the literal pair 0.0.0.0/0 and ::/0 counted as everyone.
+  describe('open to everyone is what the addresses let in, however they are written', () => {
+    const CALLERS = [
+      '203.0.113.7',
+      '::ffff:203.0.113.7',
+      '10.1.2.3',
+      '255.255.255.255',
+      '2001:db8::1',
+      '::1',
+      'fe80::1',
+    ];
+    // Every IPv6 address but ::ffff:0:0/96, where IPv4 callers are: the sibling block at each of its 96 bits.
+    const IPV6_BUT_IPV4_MAPPED = Array.from({ length: 96 }, (_, bit) => {
+      const at = bit + 1;
+      const prefix = ((0xffffn << 32n) >> BigInt(128 - at)) ^ 1n;
+      const groups = (prefix << BigInt(128 - at)).toString(16).padStart(32, '0').match(/.{4}/g) as string[];
+      return `${groups.join(':')}/${at}`;
+    });
+    const policyOf = (allow: string[], extra = '') =>
+      `networks: { halves: ["::/1", "8000::/1"] }\ndefault: { allow: ${JSON.stringify(allow)} }\n${extra}`;
+
+    test.each([
+      ['::/0', ['::/0']],
+      ['0.0.0.0/0 and ::/0', ['0.0.0.0/0', '::/0']],
+      ['a network of the two IPv6 halves', ['halves']],
+      ['the two IPv6 halves', ['::/1', '8000::/1']],
+      ['::ffff:0:0/96 and the IPv6 halves', ['::ffff:0:0/96', '::/1', '8000::/1']],
+      ['the IPv4 halves and the IPv6 halves', ['0.0.0.0/1', '128.0.0.0/1', '::/1', '8000::/1']],
+      ['0.0.0.0/0 and the IPv6 halves', ['0.0.0.0/0', '::/1', '8000::/1']],
+      ['10.0.0.0/8 beside ::/0', ['10.0.0.0/8', '::/0']],
+      ['0.0.0.0/0 and every IPv6 block but the IPv4-mapped one', ['0.0.0.0/0', ...IPV6_BUT_IPV4_MAPPED]],
+    ])('%s is open: refused unless said, listed as open when said', (_, allow) => {
+      expect(problems(policyOf(allow))).toContain(
+        'endpoints.PushNotificationMobile.asmx.GetTokenDevice: GetTokenDevice reads personal data and would be open',
+      );
+      const policy = parsePolicy(
+        policyOf(
+          allow,
+          'endpoints:\n' +
+            '  NotificationNotes.asmx: { GetStudentSchool: { open: true } }\n' +
+            '  PushNotificationMobile.asmx: { GetTokenDevice: { open: true } }\n' +
+            '  GetStudentsAbsence.asmx: { GetStudentsAbcenceByID: { open: true } }\n' +
+            '  GetStudentsAudit.asmx: { GetStudentsAudtiNote: { open: true } }\n' +
+            '  ReadNoteFromApp.asmx: { UpdateNoteState: { open: true } }\n',
+        ),
+      );
+      expect(policy.exposure.open).toContain('GetTokenDevice');
+      const rule = policy.operationRule('PushNotificationMobile', 'GetTokenDevice');
+      for (const caller of CALLERS) expect(rule?.allows(caller)).toBe(true);
+    });
+
+    test.each(
+      (
+        [
+          [['0.0.0.0/0'], '2001:db8::1'],
+          [['0.0.0.0/1', '128.0.0.0/1'], '2001:db8::1'],
+          [['::ffff:0:0/96'], '2001:db8::1'],
+          [['::/1'], 'fe80::1'],
+          [['::/1', '8000::/2'], 'fe80::1'],
+          [['8000::/1', '0.0.0.0/0'], '2001:db8::1'],
+          [['0.0.0.0/0', '2000::/3'], '::1'],
+          [['0.0.0.0/0', '::/1', 'c000::/2'], '8000::1'],
+          [['0.0.0.0/1', '::ffff:128.0.0.0/98', '8000::/1'], '192.0.2.1'],
+          [['::/96', '8000::/1'], '10.0.0.1'],
+          [IPV6_BUT_IPV4_MAPPED, '203.0.113.7'],
+        ] satisfies [string[], string][]
+      ).map(([allow, outside]): [string, string[], string] => [
+        allow === IPV6_BUT_IPV4_MAPPED ? 'every IPv6 block but the IPv4-mapped one' : allow.join(' and '),
+        allow,
+        outside,
+      ]),
+    )('%s is not open: started without a word, an address outside it refused', (_, allow, outside) => {
+      const policy = parsePolicy(policyOf(allow));
+      expect(policy.exposure.open).toEqual([]);
+      const rule = policy.operationRule('PushNotificationMobile', 'GetTokenDevice');
+      expect(rule?.allow).not.toBeNull();
+      expect(rule?.allows(outside)).toBe(false);
+    });
+  });
+
   // A bad key once hid every address problem: the shape check failed first and the addresses were never read.
   test('names every problem: a wrong address is named beside a key of the wrong shape', () => {
     const message = problems(`realm: "say \\"hi\\""

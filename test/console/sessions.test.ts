@@ -2,7 +2,9 @@
 // CSRF token, role checks, expiry, sign-out, the throttle and the audit trail
 // (docs/console.md).
 import request from 'supertest';
+import type { BcryptPool } from '../../src/access/bcrypt-pool';
 import { consoleAllowList } from '../../src/console/allow-list';
+import { attachment, BadHeaderValue, cookie } from '../../src/console/respond';
 import { storeVariants, type TestStore } from '../support/stores';
 import {
   Clock,
@@ -125,6 +127,54 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     expect((await attempt(PASSWORD)).status).toBe(303);
   });
 
+  // Forty at once once got nine password checks past a limit of five: the count was read before it was raised.
+  it('checks at most five passwords for a burst of forty concurrent sign-ins to one account', async () => {
+    let checks = 0;
+    const counting: BcryptPool = {
+      compare: () => {
+        checks++;
+        // As bcrypt on its thread: the answer comes later, with other sign-ins under way meanwhile.
+        return new Promise((resolve) => setTimeout(() => resolve(false), 20));
+      },
+      started: 1,
+      close: async () => undefined,
+    };
+    const burst = consoleApp(ctx.store, clock, {}, counting);
+    const agent = request.agent(burst.app);
+    const csrf = hiddenField((await agent.get('/console/sign-in')).text);
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        agent
+          .post('/console/sign-in')
+          .type('form')
+          .send({ csrf, name: 'amira', password: `wrong-${i}-password` })
+          .then((res) => res.status),
+      ),
+    );
+    expect(checks).toBe(5);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(35);
+  });
+
+  it('does not count a sign-in whose password no thread could check', async () => {
+    let answer: boolean | null = null;
+    const scripted: BcryptPool = {
+      compare: (password) => (answer === null ? null : Promise.resolve(password === PASSWORD && answer)),
+      started: 1,
+      close: async () => undefined,
+    };
+    const app = consoleApp(ctx.store, clock, {}, scripted).app;
+    const agent = request.agent(app);
+    const csrf = hiddenField((await agent.get('/console/sign-in')).text);
+    const attempt = (password: string) =>
+      agent.post('/console/sign-in').type('form').send({ csrf, name: 'victor', password });
+    // Busy: 503, and none of these counts against victor or the address (which would stop at 10).
+    for (let i = 0; i < 8; i++) expect((await attempt(`busy-${i}-password`)).status).toBe(503);
+    answer = true;
+    for (let i = 0; i < 4; i++) expect((await attempt(`wrong-${i}-password`)).status).toBe(401);
+    expect((await attempt(PASSWORD)).status).toBe(303);
+  });
+
   it('refuses a sign-in without the form token (403) and signs nobody in', async () => {
     const res = await request(harness.app)
       .post('/console/sign-in')
@@ -237,6 +287,53 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     await expect(signedIn(harness.app, 'victor')).rejects.toThrow('sign-in answered 401');
   });
 
+  // The removal page of `victor%2Fdisable%3F` once showed a "Yes, remove" form whose action disabled victor.
+  it('refuses a name no account can have on every route that takes one, and writes names into paths encoded', async () => {
+    const admin = await signedIn(harness.app, 'amira');
+    const csrf = await admin.csrf();
+    const confirm = await admin.agent.get('/console/accounts/victor%2Fdisable%3F/remove');
+    expect(confirm.status).toBe(404);
+    expect(confirm.text).not.toContain('<form method="post" action="/console/accounts/');
+    for (const change of ['remove', 'disable', 'enable', 'role']) {
+      const res = await admin.agent
+        .post(`/console/accounts/victor%2Fdisable%3F/${change}`)
+        .type('form')
+        .send({ csrf, role: 'admin' });
+      expect({ change, status: res.status }).toEqual({ change, status: 404 });
+    }
+    // `..` and `.` too: a link to /console/accounts/../remove is /console/remove to a browser.
+    for (const name of ['victor%20', '..', '.', '%2E%2E', 'a%3Cb', '%C3%A9']) {
+      const res = await admin.agent.get(`/console/accounts/${name}/remove`);
+      expect({ name, status: res.status }).toEqual({ name, status: 404 });
+    }
+    const dots = await admin.agent
+      .post('/console/accounts')
+      .type('form')
+      .send({ csrf, name: '..', password: 'long enough password', role: 'viewer' });
+    expect(dots.status).toBe(400);
+    const accounts = await admin.agent.get('/console/accounts');
+    expect(accounts.text).toContain('href="/console/accounts/victor/remove"');
+    expect(accounts.text).toContain('<td data-label="State">Active</td>');
+    // victor is untouched and still signs in.
+    await expect(signedIn(harness.app, 'victor')).resolves.toBeDefined();
+  });
+
+  // A CRLF in back= once answered an unauthenticated 500 and wrote a stack trace to the log.
+  it.each([
+    ['a CR LF', '/console/%0D%0ASet-Cookie:%20sns_console_session=forged'],
+    ['a LF', '/console/students%0A'],
+    ['a NUL', '/console/%00'],
+    ['a character past ASCII', '/console/students/%D8%A3'],
+  ])('answers 400, logging nothing at error level, for a back= holding %s', async (_, back) => {
+    const res = await request(harness.app).get(`/console/lang/ar?back=${back}`);
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('Bad Request: the address to go to holds a character a header cannot carry.\r\n');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.headers.location).toBeUndefined();
+    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(JSON.stringify(harness.logs)).not.toMatch(/stack|ERR_INVALID_CHAR/);
+  });
+
   it('refuses addresses outside CONSOLE_ALLOW and lets those inside in', async () => {
     const { BlockList } = await import('node:net');
     const allow = new BlockList();
@@ -253,5 +350,18 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
       await closed.bcrypt.close();
       await open.bcrypt.close();
     }
+  });
+});
+
+describe('values the console puts in headers', () => {
+  it("are checked: a download name or a cookie a header cannot carry is refused as the request's fault", () => {
+    expect(attachment('roster-dry-run.txt')).toBe('attachment; filename="roster-dry-run.txt"');
+    for (const name of ['a"b.txt', 'a\\b.txt', 'a\r\nb.txt', 'جدول.txt', ''])
+      expect(() => attachment(name)).toThrow(BadHeaderValue);
+    expect(cookie('sns_console_lang', 'ar', { secure: true })).toBe(
+      'sns_console_lang=ar; Path=/console; HttpOnly; SameSite=Strict; Secure',
+    );
+    for (const value of ['a;b', 'a b', 'a\r\nSet-Cookie: x=1', '"q"', 'a,b'])
+      expect(() => cookie('sns_console_lang', value, { secure: true })).toThrow(BadHeaderValue);
   });
 });

@@ -29,13 +29,18 @@ export interface ConsoleHarness {
   readonly imports: ConsoleHandler['imports'];
 }
 
-export function consoleApp(store: OpenedStore, clock: Clock, settings: Partial<ConsoleSettings> = {}): ConsoleHarness {
+/** `pool`: the password checks; a test may give one that counts them. */
+export function consoleApp(
+  store: OpenedStore,
+  clock: Clock,
+  settings: Partial<ConsoleSettings> = {},
+  pool: BcryptPool = createBcryptPool({ threads: 1 }),
+): ConsoleHarness {
   const logs: Record<string, unknown>[] = [];
   const logger = pino(
     { level: 'info' },
     { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
   );
-  const pool = createBcryptPool({ threads: 1 });
   const app = express();
   app.set('trust proxy', false);
   const handler = createConsole({

@@ -1,12 +1,14 @@
 // `npm run import` and `npm run export`: CSV and JSON in the format of
 // docs/design.md#import-format, upsert by key, bad rows reported by line and skipped,
 // --strict writing nothing, and an export that imports back to the same store.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { exportDataSet, formatImportReport, importFiles, type ImportReport } from '../../src/import';
 import { asStored, FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
+import type { DataSet } from '../../src/store';
 
 describe.each(storeVariants())('import and export on $name', (variant) => {
   let ctx: TestStore;
@@ -207,6 +209,91 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
       ['failed', expect.stringContaining('cannot be read: ENOENT')],
     ]);
     expect(report.complete).toBe(false);
+  });
+
+  // `npm run export` once wrote =HYPERLINK(...) and @SUM(...) as they came in, for a spreadsheet to run.
+  it('exports cells a spreadsheet would run with a quote in front, and imports them back unchanged', async () => {
+    const hostile: DataSet = {
+      ...FIXTURES,
+      schools: [{ baseUrl: 'https://school-a.example', name: '=HYPERLINK("http://evil.example","click")' }],
+      devices: [{ id: '+966501234567', token: "-2+3+cmd|' /C calc'!A0", platform: 'android' }],
+      students: [
+        {
+          id: '1001',
+          school: 'https://school-a.example',
+          fullName: '@SUM(1+1)',
+          deviceId: '+966501234567',
+          active: '1',
+          classId: '-5',
+        },
+        {
+          id: '1002',
+          school: 'https://school-a.example',
+          fullName: "'=already quoted",
+          deviceId: null,
+          active: '1',
+          classId: '+1',
+        },
+        {
+          id: '1003',
+          school: 'https://school-a.example',
+          fullName: "'hello",
+          deviceId: null,
+          active: '0',
+          classId: "''",
+        },
+      ],
+      notes: [
+        { ...FIXTURES.notes![0], text: '\t=1+1', badge: '+1' },
+        { ...FIXTURES.notes![2], text: '\r@SUM(A1)\nsecond line', subjectId: "''-x" },
+      ],
+      absences: [{ ...FIXTURES.absences![0], reason: "'+963 912 345 678" }],
+    };
+    await ctx.store.dataSet.writeDataSet(hostile);
+    const { files } = await exportDataSet(ctx.store.dataSet, path.join(dir, 'export'), 'csv');
+    const rows: string[][] = files.flatMap((f) => parse(readFileSync(f, 'utf8')));
+    const cells = rows.flat();
+    expect(cells.filter((c) => /^[=+\-@\t\r]/.test(c))).toEqual([]);
+    expect(cells).toEqual(
+      expect.arrayContaining([
+        `'=HYPERLINK("http://evil.example","click")`,
+        "'@SUM(1+1)",
+        "'+966501234567",
+        "'-5",
+        "''=already quoted",
+        "'hello",
+        "''",
+        "'\t=1+1",
+        "'''-x",
+        "''+963 912 345 678",
+      ]),
+    );
+
+    const copy = await variant.create();
+    try {
+      const report = await importFiles(copy.store.dataSet, files, { strict: true });
+      expect(report.complete).toBe(true);
+      expect(await copy.store.dataSet.readDataSet()).toEqual(await ctx.store.dataSet.readDataSet());
+      expect((await copy.store.dataSet.readDataSet()).students.map((s) => s.fullName).sort()).toEqual(
+        ["'=already quoted", "'hello", '@SUM(1+1)'].sort(),
+      );
+    } finally {
+      await copy.cleanup();
+    }
+  });
+
+  it('takes a quote away on import only before what a spreadsheet would run', async () => {
+    const schools = file(
+      'schools.csv',
+      "baseUrl,name\nhttps://a.example,'=1+1\nhttps://b.example,'O'Hara\nhttps://c.example,+963 resumed\nhttps://d.example,''@x\n",
+    );
+    await importFiles(ctx.store.dataSet, [schools], { strict: true });
+    expect((await ctx.store.dataSet.readDataSet()).schools.map((s) => s.name)).toEqual([
+      '=1+1',
+      "'O'Hara",
+      '+963 resumed',
+      "'@x",
+    ]);
   });
 
   it.each(['csv', 'json'] as const)('exports to %s and imports back to the same store', async (format) => {

@@ -1,6 +1,6 @@
 // npm run compare between two instances of this service, one changed so that
 // each class of difference appears (docs/migration.md#compare).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { classifyRequest, WRITE_OPERATIONS } from '../../src/migration';
 import type { DataSet } from '../../src/store';
@@ -275,6 +275,76 @@ describe('npm run compare', () => {
     expect(run.code).toBe(1);
     expect(tableRow(run.stdout, 'GetTokenDevice', 'soap11')).toMatchObject({ sameBytes: 0, error: 11 });
     expect(run.stdout).toMatch(/error: candidate or secondary: ECONNREFUSED/);
+  });
+
+  // `--primary http://user:password@host/` once printed the password and wrote it into 0644 reports.
+  it.each([
+    ['--primary', (base: string) => ['--primary', base.replace('://', '://admin:s3cret-pw@'), '--candidate', base]],
+    ['--candidate', (base: string) => ['--primary', base, '--candidate', base.replace('://', '://admin:s3cret-pw@')]],
+    [
+      '--secondary',
+      (base: string) => ['--primary', base, '--secondary', base.replace('://', '://admin@'), '--candidate', base],
+    ],
+  ])(
+    'refuses a %s URL holding a user or password, naming the way to give them, never repeating them',
+    async (name, args) => {
+      const proxy = await startProxy(primary.base);
+      others.push(proxy);
+      const run = await runCompare([...args(proxy.base), '--data', data, '--report', path.join(dir, 'never')]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${name} must not hold a user or password`);
+      expect(run.stderr).toMatch(/--(candidate-)?user NAME, the password in COMPARE_(CANDIDATE_)?PASSWORD/);
+      expect(run.stdout + run.stderr).not.toMatch(/s3cret-pw|admin/);
+      expect(proxy.seen).toEqual([]);
+      expect(existsSync(path.join(dir, 'never'))).toBe(false);
+    },
+  );
+
+  it('--user and --candidate-user send Basic credentials from COMPARE_PASSWORD and COMPARE_CANDIDATE_PASSWORD; the reports, only their owner reads, never hold them', async () => {
+    const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    const guarded = (base: string, authorization: string) =>
+      startProxy(base, (request, answer) =>
+        request.headers.authorization === authorization
+          ? answer
+          : { status: 401, headers: { 'www-authenticate': 'Basic realm="legacy"' }, body: Buffer.from('Unauthorized') },
+      );
+    const legacy = await guarded(primary.base, basic('legacy-reader', 'legacy pässword'));
+    const ours = await guarded((await candidate()).base, basic('sis-alnoor', 'candidate secret'));
+    others.push(legacy, ours);
+    const reportDir = path.join(dir, 'private');
+    mkdirSync(reportDir);
+    writeFileSync(path.join(reportDir, 'report.json'), '{}', { mode: 0o644 });
+    const before = { ...process.env };
+    process.env.COMPARE_PASSWORD = 'legacy pässword';
+    process.env.COMPARE_CANDIDATE_PASSWORD = 'candidate secret';
+    let run;
+    try {
+      run = await runCompare([
+        '--primary',
+        legacy.base,
+        '--candidate',
+        ours.base,
+        '--data',
+        data,
+        '--report',
+        reportDir,
+        '--user',
+        'legacy-reader',
+        '--candidate-user',
+        'sis-alnoor',
+      ]);
+    } finally {
+      process.env = before;
+    }
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(legacy.seen.length).toBeGreaterThan(100);
+    for (const file of ['report.html', 'report.json']) {
+      const full = path.join(reportDir, file);
+      expect(statSync(full).mode & 0o777).toBe(0o600);
+      expect(readFileSync(full, 'utf8')).not.toMatch(/pässword|candidate secret|authorization|Basic /i);
+    }
+    expect(run.stdout).not.toMatch(/pässword|candidate secret|authorization/i);
   });
 
   it('refuses bad arguments with exit code 2', async () => {

@@ -16,7 +16,16 @@ const CALLS: RecordedRequest[] = [
   {
     method: 'GET',
     path: '/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001',
-    headers: { authorization: 'Basic c2VjcmV0OnNlY3JldA==', cookie: 'ASP.NET_SessionId=abc' },
+    headers: {
+      authorization: 'Basic c2VjcmV0OnNlY3JldA==',
+      cookie: 'ASP.NET_SessionId=abc',
+      'proxy-authorization': 'Basic cHJveHk6c2VjcmV0',
+      'x-forwarded-for': '198.51.100.23',
+      'x-forwarded-host': 'intranet.school-a.example',
+      forwarded: 'for=198.51.100.23',
+      connection: 'keep-alive, x-hop',
+      'x-hop': 'one-hop-only',
+    },
     body: '',
   },
   {
@@ -71,7 +80,8 @@ describe('RECORD_REQUESTS', () => {
     return { base, metrics };
   }
 
-  it('writes the read calls, without credentials, never a write or AuthCode, to a file only its owner reads', async () => {
+  // The caller's X-Forwarded-For was once written beside the call: an address of a person, replayed as if ours.
+  it('writes the read calls, without credentials or forwarding headers, never a write or AuthCode, to a file only its owner reads', async () => {
     const file = path.join(tempDir(), 'requests.jsonl');
     writeFileSync(file, '', { mode: 0o644 });
     await record({ RECORD_REQUESTS: file });
@@ -90,6 +100,7 @@ describe('RECORD_REQUESTS', () => {
       headers: { soapaction: '"http://tempuri.org/GetStudentSchool"' },
     });
     expect(text).not.toMatch(/authorization|cookie|c2VjcmV0|SessionId|4321|963912345678|AuthCode|UpdateNoteState/i);
+    expect(text).not.toMatch(/forwarded|198\.51\.100\.23|intranet|cHJveHk|x-hop|one-hop-only/i);
   });
 
   it('records nothing at RECORD_REQUESTS_SAMPLE=0, and stops at RECORD_REQUESTS_MAX_BYTES, counting', async () => {

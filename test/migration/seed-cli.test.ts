@@ -1,7 +1,7 @@
 // `npm run import -- --from-asmx URL --schools FILE` as an operator runs it:
 // the options, the report on stdout, progress and errors on stderr, exit codes
 // a script can test, and a password that shows nowhere.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main as importMain } from '../../src/cli/import';
@@ -61,6 +61,8 @@ describe('npm run import -- --from-asmx', () => {
     expect(output).toContain('seeded 10/12 schools: ');
     expect(output).toContain('seeded 12/12 schools: 36 students, 0 not seeded');
     expect(output).not.toContain('not-in-any-output');
+    // The checkpoint's reports name rows of a roster.
+    expect(statSync(`${file}.seed-state.jsonl`).mode & 0o777).toBe(0o600);
     const store = await openStore({ dataDir: path.join(dir, 'data') });
     try {
       expect(sorted(await store.dataSet.readDataSet())).toEqual(expectedDataSet(data));
@@ -109,7 +111,10 @@ describe('npm run import -- --from-asmx', () => {
     [['--schools', 'x.txt', '--from-asmx'], '--from-asmx needs a value.'],
     [['--from-asmx', 'http://127.0.0.1:9'], '--schools FILE is required.'],
     [['--from-asmx', 'ftp://legacy.example', '--schools', 'x'], '--from-asmx takes the legacy service base URL'],
-    [['--from-asmx', 'http://u:p@legacy.example', '--schools', 'x'], 'no credentials: use --user'],
+    [
+      ['--from-asmx', 'http://seeder:pw-in-url@legacy.example', '--schools', 'x'],
+      'no credentials: use --user NAME with the password in ASMX_PASSWORD',
+    ],
     [
       ['--from-asmx=http://legacy.example', '--schools', 'x', '--concurrency', '0'],
       '--concurrency takes a number from 1 to 64.',
@@ -122,6 +127,7 @@ describe('npm run import -- --from-asmx', () => {
   ])('refuses %j with exit 2', async (args, message) => {
     expect(await importMain(args)).toBe(2);
     expect(output).toContain(message);
+    expect(output).not.toMatch(/seeder|pw-in-url/);
     expect(output).toContain('Usage: npm run import -- --from-asmx URL --schools FILE [options]');
   });
 

@@ -11,6 +11,7 @@ import { sendRequest, type Answer, type RecordedRequest } from '../../src/migrat
 import { createShadow } from '../../src/observe';
 import { callRecordOf } from '../../src/wire';
 import type { DataSet } from '../../src/store';
+import { OPEN_PERSONAL_READS, PASSWORDS, basic, policyFile, usersYaml } from '../access/support';
 import { FIXTURES } from '../support/fixtures';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { parseMetrics, sampleValue } from '../support/prometheus';
@@ -139,6 +140,106 @@ describe('shadow calls', () => {
     expect(proxy.seen.map((r) => r.path)).toEqual([READS.http_get.path]);
   });
 
+  /** Headers of a caller that must never reach the legacy: its session, its proxy's credentials, where it says it is. */
+  const CALLER_HEADERS = {
+    cookie: 'ASP.NET_SessionId=abc',
+    'proxy-authorization': 'Basic cHJveHk6c2VjcmV0',
+    'x-forwarded-for': '198.51.100.23',
+    'x-forwarded-host': 'intranet.school-a.example',
+    forwarded: 'for=198.51.100.23',
+    connection: 'keep-alive, x-hop',
+    'x-hop': 'one-hop-only',
+  };
+  const withHeaders = (request: RecordedRequest, headers: Record<string, string>): RecordedRequest => ({
+    ...request,
+    headers: { ...request.headers, ...headers },
+  });
+  /** Every shadow outcome counted for one operation and binding. */
+  async function counted(base: string, operation: string, binding: string): Promise<number> {
+    let total = 0;
+    for (const outcome of ['same_bytes', 'equivalent', 'explained', 'differs', 'error', 'dropped'])
+      total += await count(base, operation, binding, outcome);
+    return total;
+  }
+
+  // Thirty wrong Basic passwords that the failed-login throttle stopped once
+  // reached the legacy, with the caller's credentials, where they count
+  // against the school's real account.
+  it("sends only the calls we answered: never one refused, throttled or faulted, nor the caller's credentials or forwarding headers", async () => {
+    const policy = policyFile(
+      `${usersYaml()}endpoints:\n  PushNotificationMobile.asmx:\n    GetTokenDevice: { auth: basic }\n` +
+        OPEN_PERSONAL_READS(['NotificationNotes', 'GetStudentsAbsence', 'GetStudentsAudit', 'ReadNoteFromApp']),
+    );
+    try {
+      // The throttle counts per address too: the answered calls come from another one.
+      const base = await start({ SHADOW_URL: proxy.base, ACCESS_POLICY: policy.file, TRUST_PROXY: 'loopback' });
+      const refusals = new Set<string>();
+      for (let i = 0; i < 30; i++) {
+        const wrong = withHeaders(READS.http_get, {
+          ...CALLER_HEADERS,
+          authorization: basic('sis-alnoor', `guess ${i}`),
+        });
+        const answer = await call(base, wrong);
+        refusals.add(
+          `${answer.status} ${/too many failed logins/.test(answer.body.toString('utf8')) ? 'throttled' : 'wrong'}`,
+        );
+      }
+      expect([...refusals].sort()).toEqual(['401 throttled', '401 wrong']);
+      const right = basic('app-gateway', PASSWORDS['app-gateway']);
+      const other = { ...CALLER_HEADERS, 'x-forwarded-for': '198.51.100.24', authorization: right };
+      const faulted = await call(base, {
+        ...withHeaders(READS.http_get, other),
+        path: '/PushNotificationMobile.asmx/GetTokenDevice',
+      });
+      expect(faulted.status).toBe(500);
+      const answered = await call(base, withHeaders(READS.http_get, other));
+      expect(answered.status).toBe(200);
+      await eventually(async () => (await count(base, 'GetTokenDevice', 'http_get', 'same_bytes')) === 1);
+      expect(await counted(base, 'GetTokenDevice', 'http_get')).toBe(1);
+      expect(proxy.seen).toHaveLength(1);
+      expect(proxy.seen[0].path).toBe(READS.http_get.path);
+      const sent = Object.keys(proxy.seen[0].headers);
+      for (const name of [
+        'authorization',
+        'cookie',
+        'proxy-authorization',
+        'x-forwarded-for',
+        'x-forwarded-host',
+        'forwarded',
+        'x-hop',
+      ])
+        expect(sent).not.toContain(name);
+      expect(JSON.stringify(proxy.seen[0])).not.toMatch(/198\.51\.100\.2[34]|SessionId|cHJveHk|one-hop-only/);
+    } finally {
+      policy.cleanup();
+    }
+  });
+
+  it("sends the caller's Authorization on only with SHADOW_FORWARD_AUTHORIZATION, or its own SHADOW_USER credentials", async () => {
+    const callers = withHeaders(READS.http_get, { ...CALLER_HEADERS, authorization: basic('caller', 'their secret') });
+    const sentAuthorization = async (env: Record<string, string>) => {
+      await listener?.close();
+      await service?.stop();
+      proxy.seen.length = 0;
+      const base = await start({ SHADOW_URL: proxy.base, ...env });
+      await call(base, callers);
+      await eventually(async () => proxy.seen.length === 1);
+      expect(proxy.seen[0].headers).not.toHaveProperty('cookie');
+      expect(proxy.seen[0].headers).not.toHaveProperty('x-forwarded-for');
+      return proxy.seen[0].headers.authorization;
+    };
+    const file = path.join(tempDir(), 'legacy-password');
+    writeFileSync(file, 'legacy: pässword\n', { mode: 0o600 });
+    expect(await sentAuthorization({})).toBeUndefined();
+    expect(await sentAuthorization({ SHADOW_FORWARD_AUTHORIZATION: 'true' })).toBe(basic('caller', 'their secret'));
+    expect(await sentAuthorization({ SHADOW_USER: 'shadow', SHADOW_PASSWORD_FILE: file })).toBe(
+      basic('shadow', 'legacy: pässword'),
+    );
+    expect(await sentAuthorization({ SHADOW_USER: 'shadow', SHADOW_PASSWORD: 's3cret' })).toBe(
+      basic('shadow', 's3cret'),
+    );
+  });
+
   it('counts a difference, logs it once a minute per operation and binding without personal data, and keeps the pair', async () => {
     const other = await startInstance(renamed);
     const keep = path.join(tempDir(), 'keep');
@@ -259,7 +360,7 @@ describe('a legacy that answers differently', () => {
     });
     const server = http.createServer((req, res) =>
       shadow.observe(req, res, () => {
-        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get' });
+        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
         res.end('answer');
       }),
     );
@@ -309,7 +410,7 @@ describe('a legacy that keeps failing', () => {
     });
     const server = http.createServer((req, res) =>
       shadow.observe(req, res, () => {
-        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get' });
+        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
         res.end('answer');
       }),
     );

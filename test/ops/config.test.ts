@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 
 describe('configuration of the operator surface', () => {
@@ -41,5 +44,52 @@ describe('configuration of the operator surface', () => {
 
   it('never repeats the admin token in its complaint', () => {
     expect(() => loadConfig({ ADMIN_TOKEN: 'tooShortSecret' })).not.toThrow(/tooShortSecret/);
+  });
+
+  describe("the shadow's credentials for the legacy", () => {
+    const SHADOW_URL = 'http://legacy.example';
+    it("sends none by default; the caller's only with SHADOW_FORWARD_AUTHORIZATION", () => {
+      expect(loadConfig({ SHADOW_URL }).shadow).toMatchObject({ forwardAuthorization: false, credentials: null });
+      expect(loadConfig({ SHADOW_URL, SHADOW_FORWARD_AUTHORIZATION: 'true' }).shadow).toMatchObject({
+        forwardAuthorization: true,
+        credentials: null,
+      });
+    });
+
+    it('reads SHADOW_USER with SHADOW_PASSWORD, or with the file SHADOW_PASSWORD_FILE names, its last newline dropped', () => {
+      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'sns-config-')), 'password');
+      writeFileSync(file, ' with spaces: \n');
+      expect(loadConfig({ SHADOW_URL, SHADOW_USER: 'shadow', SHADOW_PASSWORD_FILE: file }).shadow?.credentials).toEqual(
+        {
+          user: 'shadow',
+          password: ' with spaces: ',
+        },
+      );
+      expect(loadConfig({ SHADOW_URL, SHADOW_USER: 'shadow', SHADOW_PASSWORD: 'pw' }).shadow?.credentials).toEqual({
+        user: 'shadow',
+        password: 'pw',
+      });
+    });
+
+    it.each([
+      [{ SHADOW_PASSWORD: 'hunter22' }, /SHADOW_PASSWORD and SHADOW_PASSWORD_FILE need SHADOW_USER/],
+      [{ SHADOW_USER: 'shadow' }, /SHADOW_USER needs its password in one of SHADOW_PASSWORD or SHADOW_PASSWORD_FILE/],
+      [
+        { SHADOW_USER: 'shadow', SHADOW_PASSWORD: 'hunter22', SHADOW_PASSWORD_FILE: '/etc/hostname' },
+        /SHADOW_USER needs its password in one of/,
+      ],
+      [
+        { SHADOW_USER: 'shadow', SHADOW_PASSWORD: 'hunter22', SHADOW_FORWARD_AUTHORIZATION: 'true' },
+        /SHADOW_USER and SHADOW_FORWARD_AUTHORIZATION exclude each other/,
+      ],
+      [{ SHADOW_USER: 'sha:dow', SHADOW_PASSWORD: 'hunter22' }, /SHADOW_USER must be a user name without colons/],
+      [
+        { SHADOW_USER: 'shadow', SHADOW_PASSWORD_FILE: '/nonexistent/pw' },
+        /SHADOW_PASSWORD_FILE: cannot read \/nonexistent\/pw: ENOENT/,
+      ],
+    ])('refuses %p, never repeating the password', (env, message) => {
+      expect(() => loadConfig({ SHADOW_URL, ...env })).toThrow(message);
+      expect(() => loadConfig({ SHADOW_URL, ...env })).not.toThrow(/hunter22/);
+    });
   });
 });

@@ -73,12 +73,13 @@ export async function checkpointSchool(file: string, state: SeedState, key: stri
       ...[...state.schools].map(([school, entry]) => JSON.stringify({ key: school, report: entry })),
     ];
     const temporary = `${file}.${process.pid}.tmp`;
-    await writeFile(temporary, `${lines.join('\n')}\n`);
+    // The reports name rows of a roster: the file is its owner's only.
+    await writeFile(temporary, `${lines.join('\n')}\n`, { mode: 0o600 });
     await rename(temporary, file);
     state.rewrite = false;
     return;
   }
-  await appendFile(file, `${JSON.stringify({ key, report })}\n`);
+  await appendFile(file, `${JSON.stringify({ key, report })}\n`, { mode: 0o600 });
 }
 
 function parseLine(line: string): unknown {
