@@ -55,6 +55,8 @@ COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY wsdl ./wsdl
+# The deliberate differences from ASMX, which `node dist/cli/compare.js` applies by default.
+COPY docs/asmx-differences.yaml ./docs/asmx-differences.yaml
 COPY scripts/healthcheck.js ./scripts/healthcheck.js
 RUN node -e "const v=require('./package.json').version; if (!['unknown', v].includes(process.argv[1])) { console.error('VERSION ' + process.argv[1] + ' is not package.json\'s ' + v); process.exit(1); }" "$VERSION"
 

@@ -35,7 +35,7 @@ import { runCommand } from './store-from-config';
 const USAGE = `Usage: npm run compare -- --primary URL [--secondary URL] --candidate URL
                            [--data FILE]... [--requests FILE] [--ignore FILE]... [--report DIR]
                            [--include-writes [--yes]] [--concurrency N] [--timeout-ms N]
-                           [--user NAME] [--candidate-user NAME]
+                           [--user NAME] [--candidate-user NAME] [--no-asmx-differences]
 
 Sends the same requests to the primary (the legacy service), the candidate
 (this service) and, with --secondary, a second instance of the primary, and
@@ -49,7 +49,10 @@ else as XML.
                      devices and schools the primary holds; repeatable
   --requests FILE    replay these requests (JSON Lines of {method, path, headers, body},
                      as RECORD_REQUESTS writes) instead of generating them from ?wsdl
-  --ignore FILE      accepted differences (YAML or JSON), e.g. docs/asmx-differences.yaml; repeatable
+  --ignore FILE      more accepted differences (YAML or JSON); repeatable
+  --no-asmx-differences
+                     do not accept this service's deliberate differences from
+                     ASMX (docs/asmx-differences.yaml), which apply by default
   --report DIR       write report.html and report.json there (mode 0600)
   --user NAME        Basic credentials for the primary and the secondary; the
                      password from COMPARE_PASSWORD, else asked (or one line of stdin)
@@ -83,6 +86,9 @@ const VALUE_OPTIONS = new Set([
 ]);
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const MAX_REQUESTS_FILE = 256 * 1024 * 1024;
+
+/** This service's deliberate differences from ASMX, applied unless --no-asmx-differences (docs/migration.md#compare). */
+export const ASMX_DIFFERENCES = path.resolve(__dirname, '../../docs/asmx-differences.yaml');
 
 class UsageError extends Error {}
 
@@ -223,7 +229,7 @@ function parseArgs(args: readonly string[]): Options {
       const value = inline ?? args[++i];
       if (value === undefined || value === '') throw new UsageError(`${name} takes a value.`);
       values.set(name, [...(values.get(name) ?? []), value]);
-    } else if (arg === '--include-writes' || arg === '--yes') flags.add(arg);
+    } else if (arg === '--include-writes' || arg === '--yes' || arg === '--no-asmx-differences') flags.add(arg);
     else throw new UsageError(`Unknown argument ${arg}.`);
   }
   const one = (name: string): string | null => {
@@ -271,7 +277,11 @@ function parseArgs(args: readonly string[]): Options {
     servers: secondary === null ? { primary, candidate } : { primary, secondary, candidate },
     data: (values.get('--data') ?? []).map((file) => fromInvocation(file)),
     requests: requests === null ? null : fromInvocation(requests),
-    ignore: (values.get('--ignore') ?? []).map((file) => fromInvocation(file)),
+    // The deliberate differences first: a run that names none reports only what nobody meant.
+    ignore: [
+      ...(flags.has('--no-asmx-differences') ? [] : [ASMX_DIFFERENCES]),
+      ...(values.get('--ignore') ?? []).map((file) => fromInvocation(file)),
+    ].filter((file, i, all) => all.indexOf(file) === i),
     report: report === null ? null : fromInvocation(report),
     includeWrites: flags.has('--include-writes'),
     yes: flags.has('--yes'),

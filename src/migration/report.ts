@@ -107,6 +107,16 @@ export function summaryText(result: CompareResult): string {
       out.push(`  … and ${unexplained.length - LISTED} more (see the HTML or JSON report)`);
     out.push('');
   }
+  // The deliberate differences carry the place of docs/design.md that explains them.
+  const deliberate = result.rules.filter((rule) => rule.anchor?.startsWith('design.md#') === true);
+  if (deliberate.length > 0) {
+    const explained = deliberate.reduce((sum, rule) => sum + (result.ruleUses.get(rule.id) ?? 0), 0);
+    out.push(
+      `${explained} ${explained === 1 ? 'difference' : 'differences'} explained by this service's deliberate ` +
+        'differences from ASMX (docs/asmx-differences.yaml; --no-asmx-differences counts them as differences)',
+    );
+    out.push('');
+  }
   if (result.rules.length > 0) {
     out.push('ignore rules used:');
     for (const rule of result.rules) out.push(`  ${rule.id}: ${result.ruleUses.get(rule.id) ?? 0}`);

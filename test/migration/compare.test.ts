@@ -235,6 +235,36 @@ describe('npm run compare', () => {
     expect(wsdl).toBeDefined();
   });
 
+  it("accepts this service's deliberate differences by default and says how many they explained; --no-asmx-differences counts them", async () => {
+    // The primary as ASMX answers: without X-Content-Type-Options (docs/asmx-differences.yaml, nosniff).
+    const asAsmx = await startProxy(primary.base, (_request, answer) => {
+      const headers = { ...answer.headers };
+      delete headers['x-content-type-options'];
+      return { ...answer, headers };
+    });
+    others.push(asAsmx);
+    const same = await candidate();
+    const byDefault = await runCompare(['--primary', asAsmx.base, '--candidate', same.base, '--data', data]);
+    expect(byDefault.stdout).toContain('Nothing unexplained differs.');
+    expect(byDefault.code).toBe(0);
+    const explained = /^(\d+) differences explained by this service's deliberate differences from ASMX/m.exec(
+      byDefault.stdout,
+    );
+    expect(Number(explained?.[1])).toBeGreaterThan(100);
+    const without = await runCompare([
+      '--primary',
+      asAsmx.base,
+      '--candidate',
+      same.base,
+      '--data',
+      data,
+      '--no-asmx-differences',
+    ]);
+    expect(without.code).toBe(1);
+    expect(without.stdout).toMatch(/header x-content-type-options/);
+    expect(without.stdout).not.toContain('deliberate differences from ASMX');
+  });
+
   it('sends no write by default', async () => {
     const same = await candidate();
     const proxy = await startProxy(same.base);
