@@ -89,12 +89,10 @@ describe('the scripts in smoke mode', () => {
       `${name} runs its whole path with tiny counts and exits 0`,
       async () => {
         const run = await runSmoke(name, row.env);
-        // The whole output on a failure: the script's own error says what broke.
-        expect({ code: run.code, signal: run.signal, output: run.output }).toEqual({
-          code: 0,
-          signal: null,
-          output: expect.stringContaining('smoke mode (BENCH_SMOKE=1)'),
-        });
+        // The output's end on a failure: the script's own error says what broke.
+        if (run.code !== 0 || run.signal !== null)
+          throw new Error(`${name} exited with ${run.signal ?? run.code}:\n${run.output.slice(-4000)}`);
+        expect(run.output).toContain('smoke mode (BENCH_SMOKE=1)');
       },
       SCRIPT_TIMEOUT_MS + 10_000,
     );
