@@ -6,7 +6,7 @@
 // the smoke mode every script runs in from `npm test`.
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -63,6 +63,29 @@ export function settleLoad(resolve, reject, check = (result) => result) {
 /** Says that a part of a script is left out, and why (a tool or a database this machine lacks). */
 export function skipPart(part, why) {
   console.log(`${part} skipped: ${why}`);
+}
+
+/** Whether a program is on PATH (openssl, taskset): what a part that runs one needs. */
+export function onPath(program) {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
+    try {
+      accessSync(path.join(dir, program), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * In smoke mode, whether `program` is there for `script`; when it is not,
+ * says so: the caller then skips what needs it (npm test needs nothing beyond
+ * npm install). Outside smoke mode, true: a full run fails where it is missing.
+ */
+export function smokeHas(program, script) {
+  if (!SMOKE || onPath(program)) return true;
+  skipPart(script, `${program} is not on PATH`);
+  return false;
 }
 
 /**
