@@ -11,9 +11,8 @@ import { createRequire } from 'node:module';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { checkFigure, root, scaled, skipPart } from './bench-support.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { openStore } = require(path.join(root, 'dist/store'));
 const { createConsole } = require(path.join(root, 'dist/console'));
@@ -22,8 +21,8 @@ const bcrypt = require('bcryptjs');
 const express = require('express');
 const pino = require('pino');
 
-const STUDENTS = Number(process.env.BENCH_CONSOLE_STUDENTS ?? 100_000);
-const ROUNDS = Number(process.env.BENCH_CONSOLE_ROUNDS ?? 30);
+const STUDENTS = scaled('BENCH_CONSOLE_STUDENTS', 100_000, 50);
+const ROUNDS = scaled('BENCH_CONSOLE_ROUNDS', 30, 1);
 const BATCH = 5_000;
 const PASSWORD = 'bench password long enough';
 
@@ -133,6 +132,7 @@ async function run(name, options) {
         if (i >= 3) times.push(answer.ms);
       }
       times.sort((a, b) => a - b);
+      checkFigure(`${name}: ${label}: median ms`, quantile(times, 0.5));
       console.log(
         `${name}: ${label} (${JSON.stringify(q)}): page in ${quantile(times, 0.5).toFixed(1)} ms median, ${quantile(times, 0.95).toFixed(1)} ms p95`,
       );
@@ -156,7 +156,7 @@ try {
     await client.connect();
     await client.query(`drop schema ${schema} cascade`);
     await client.end();
-  }
+  } else skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

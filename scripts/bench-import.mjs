@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkPositive, root, scaled } from './bench-support.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const STUDENTS = Number(process.env.BENCH_IMPORT_STUDENTS ?? 100_000);
+const STUDENTS = scaled('BENCH_IMPORT_STUDENTS', 100_000, 50);
 const SCHOOLS = 20;
 
 function writeFiles(dir) {
@@ -62,7 +62,9 @@ export async function benchImport() {
     console.log('|---|---|---|');
     for (const run of ['first (inserts)', 'second (updates)']) {
       const { seconds, out } = await runImport(files, dataDir);
-      const total = /Total: (.*)/.exec(out)?.[1] ?? '?';
+      const total = /Total: (.*)/.exec(out)?.[1];
+      if (total === undefined) throw new Error(`the import printed no Total line:\n${out}`);
+      checkPositive('import seconds', seconds);
       console.log(`| ${run} | ${seconds.toFixed(1)} | ${total} |`);
     }
     console.log('Target: the first run under 60 s.');

@@ -14,20 +14,35 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { BINDINGS, NODE_FLAGS, cpuMs, request, root } from './bench-support.mjs';
+import {
+  BINDINGS,
+  checkFigure,
+  checkPositive,
+  cpuMs,
+  LOAD_OPTIONS,
+  NODE_FLAGS,
+  request,
+  root,
+  scaled,
+  settleLoad,
+  skipPart,
+  SMOKE,
+} from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
 const { openStore } = require(path.join(root, 'dist/store'));
 
-const NODE_B = process.env.BENCH_NODE_B;
+// A smoke run without a second runtime compares this one with itself: the path is the same.
+const NODE_B = process.env.BENCH_NODE_B || (SMOKE ? process.execPath : undefined);
+if (!process.env.BENCH_NODE_B && SMOKE) skipPart('A second runtime', 'BENCH_NODE_B is unset; B is this Node too');
 if (!NODE_B) {
   console.error('Set BENCH_NODE_B to the other node binary (see the header of this file).');
   process.exit(2);
 }
 const ROOT_B = process.env.BENCH_ROOT_B ?? root;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = scaled('BENCH_ROUNDS', 3, 1);
+const DURATION = scaled('BENCH_DURATION', 5, 0.1);
 
 function version(node) {
   return new Promise((resolve) => {
@@ -70,8 +85,14 @@ function start(node, folder, dataDir) {
 function load(port, req) {
   return new Promise((resolve, reject) =>
     autocannon(
-      { url: `http://127.0.0.1:${port}${req.path}`, ...req, connections: 10, duration: DURATION },
-      (err, result) => (err ? reject(err) : resolve(result)),
+      {
+        url: `http://127.0.0.1:${port}${req.path}`,
+        ...req,
+        connections: 10,
+        duration: DURATION,
+        ...LOAD_OPTIONS,
+      },
+      settleLoad(resolve, reject),
     ),
   );
 }
@@ -105,7 +126,13 @@ try {
         const before = cpuMs(r.service.child.pid);
         const result = await load(r.service.port, req);
         const used = cpuMs(r.service.child.pid) - before;
-        r.results[binding].push({ cpuUs: (used * 1000) / result.requests.total, rate: result.requests.average });
+        if (result.non2xx > 0 || result.errors > 0)
+          throw new Error(`${r.name} ${binding}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+        // CPU is read in 10 ms ticks: a short smoke load may count none.
+        r.results[binding].push({
+          cpuUs: checkFigure(`${r.name} ${binding}: CPU µs/call`, (used * 1000) / result.requests.total),
+          rate: checkPositive(`${r.name} ${binding}: calls/s`, result.requests.average),
+        });
       }
     }
   }

@@ -17,18 +17,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { root, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
+import { checkPositive, root, scaled, skipPart, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const { openStore } = require(path.join(root, 'dist/store'));
 const { Client } = require('pg');
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-const CALLS = Number(process.env.BENCH_CALLS ?? 5_000);
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
-const LATENCY_MS = Number(process.env.BENCH_FCM_LATENCY_MS ?? 20);
+const CALLS = scaled('BENCH_CALLS', 5_000, 40);
+const CLIENTS = scaled('BENCH_CLIENTS', 32, 4);
+const LATENCY_MS = scaled('BENCH_FCM_LATENCY_MS', 20, 5);
 const KILL = process.env.BENCH_KILL !== '0';
-const STUDENTS = 1000;
+const STUDENTS = scaled(null, 1000, 40);
 const SCHOOL = 'https://bench.school.example';
 const PROJECT = 'bench-project';
 
@@ -122,7 +122,7 @@ function overlaps(sends) {
 
 async function main() {
   if (!DATABASE_URL) {
-    console.log('bench:scale-out needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+    skipPart('bench:scale-out', 'it needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
     return;
   }
   const schema = `bench_${randomBytes(5).toString('hex')}`;
@@ -226,6 +226,9 @@ async function main() {
     const lastDelivery = Math.max(...fcm.sends.filter((s) => s.end !== Infinity).map((s) => s.end));
     await Promise.all(restarts);
     const unique = new Set(fcm.sends.map((s) => s.id)).size;
+    checkPositive('calls acknowledged', acknowledged.size);
+    checkPositive('messages delivered', unique);
+    checkPositive('messages/s', (unique / (lastDelivery - started)) * 1000);
     console.log(
       `\nScale-out: 2 services + 2 workers on one PostgreSQL schema, ${CLIENTS} clients, ${CALLS} SendNotificationType calls, fake FCM answering after ${LATENCY_MS} ms${KILL ? `; ${events.join(', ')}` : ''}`,
     );

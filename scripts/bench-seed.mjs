@@ -11,16 +11,17 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkPositive, root, scaled } from './bench-support.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 // The fake is TypeScript, shared with the tests; the tests' loader transpiles it.
 require(path.join(root, 'test/delivery/support/register-ts.js'));
 const { fakeData, startFakeAsmx } = require(path.join(root, 'test/support/fake-asmx.ts'));
 
-const SCHOOLS = Number(process.env.BENCH_SEED_SCHOOLS ?? 40);
-const PER_SCHOOL = Number(process.env.BENCH_SEED_STUDENTS ?? 50);
-const LATENCY_MS = Number(process.env.BENCH_SEED_LATENCY_MS ?? 20);
+const SCHOOLS = scaled('BENCH_SEED_SCHOOLS', 40, 2);
+const PER_SCHOOL = scaled('BENCH_SEED_STUDENTS', 50, 5);
+const LATENCY_MS = scaled('BENCH_SEED_LATENCY_MS', 20, 2);
+const BARE_SECONDS = scaled(null, 3, 0.2);
 const CONCURRENCY = 4;
 
 function runSeed(args, dataDir) {
@@ -41,7 +42,7 @@ function runSeed(args, dataDir) {
 }
 
 /** Calls a second a bare client gets from the fake: CONCURRENCY loops of GetTokenDevice, nothing else done. */
-async function bareCallsPerSecond(url, seconds = 3) {
+async function bareCallsPerSecond(url, seconds = BARE_SECONDS) {
   const body =
     '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetTokenDevice xmlns="http://tempuri.org/"><id>dev-100000</id></GetTokenDevice></soap:Body></soap:Envelope>';
   const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/GetTokenDevice"' };
@@ -69,7 +70,7 @@ export async function benchSeed() {
     writeFileSync(schoolsFile, `${[...data.schools.keys()].join('\n')}\n`);
     // What a client doing nothing but calls gets here at this concurrency (on a loaded machine, less than
     // CONCURRENCY calls per latency): the seeding's rate is told as a share of it.
-    const ceiling = await bareCallsPerSecond(legacy.url);
+    const ceiling = checkPositive('calls/s of the bare client', await bareCallsPerSecond(legacy.url));
     console.log(
       `\nSeeding ${students.toLocaleString('en-US')} students of ${SCHOOLS} schools from a legacy answering in ${LATENCY_MS} ms (concurrency ${CONCURRENCY}, SQLite, whole command)`,
     );
@@ -95,8 +96,8 @@ export async function benchSeed() {
         ],
         path.join(dir, `data-${rate}`),
       );
-      const calls = legacy.calls.length - before;
-      const perSecond = calls / seconds;
+      const calls = checkPositive(`--rate ${rate}: calls`, legacy.calls.length - before);
+      const perSecond = checkPositive(`--rate ${rate}: calls/s`, calls / seconds);
       const limit = rate === '0' ? ceiling : Math.min(ceiling, Number(rate));
       console.log(
         `| ${rate === '0' ? '0 (none)' : rate} | ${seconds.toFixed(2)} | ${calls} | ${(students / seconds).toFixed(0)} | ${perSecond.toFixed(0)} | ${((100 * perSecond) / limit).toFixed(0)}% of ${limit.toFixed(0)} |`,

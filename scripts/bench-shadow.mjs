@@ -11,16 +11,25 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { request, root, startChild } from './bench-support.mjs';
+import {
+  checkFigure,
+  checkPositive,
+  LOAD_OPTIONS,
+  request,
+  root,
+  scaled,
+  settleLoad,
+  startChild,
+} from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const DURATION = scaled('BENCH_DURATION', 5, 0.1);
 const CONNECTIONS = 10;
 // Calls per second of the fixed-rate runs.
-const RATE = Number(process.env.BENCH_SHADOW_RATE ?? 500);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RATE = scaled('BENCH_SHADOW_RATE', 500, 500);
+const ROUNDS = scaled('BENCH_ROUNDS', 3, 1);
 const CASES = [
   ['HTTP GET', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'HTTP GET')],
   ['SOAP 1.1', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'SOAP 1.1')],
@@ -36,9 +45,10 @@ function load(port, req, rate) {
         body: req.body,
         connections: CONNECTIONS,
         duration: DURATION,
+        ...LOAD_OPTIONS,
         ...(rate === undefined ? {} : { overallRate: rate }),
       },
-      (err, result) => (err ? reject(err) : resolve(result)),
+      settleLoad(resolve, reject, (result) => checkPositive('requests answered', result.requests.total) && result),
     ),
   );
 }
@@ -80,12 +90,13 @@ async function main() {
       ['on, legacy hangs', { SHADOW_URL: `http://127.0.0.1:${hanging.address().port}`, SHADOW_TIMEOUT_MS: '1000' }],
       ['on, legacy refuses', { SHADOW_URL: `http://127.0.0.1:${refusingPort}` }],
     ];
-    const services = [];
-    for (const [name, extra] of variants) {
-      const service = await startChild(path.join(root, 'dist/main.js'), env(extra));
-      children.push(service.child);
-      services.push({ name, port: service.port });
-    }
+    // Started together: their start-ups are not measured, and one after the other they take longest.
+    const started = await Promise.allSettled(
+      variants.map(([, extra]) => startChild(path.join(root, 'dist/main.js'), env(extra))),
+    );
+    for (const result of started) if (result.status === 'fulfilled') children.push(result.value.child);
+    for (const result of started) if (result.status === 'rejected') throw result.reason;
+    const services = variants.map(([name], i) => ({ name, port: started[i].value.port }));
     console.log(
       `GetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds (the variants one after the other in each); fixed rate ${RATE}/s`,
     );
@@ -115,6 +126,9 @@ async function main() {
         const p99 = rounds.map((r) => r[i].fixed.latency.p99);
         const p99Ratios = rounds.map((r) => r[i].fixed.latency.p99 / Math.max(r[0].fixed.latency.p99, 0.01));
         const counts = await shadowCounts(service.port);
+        checkPositive(`${service.name}: calls/s saturated`, median(rates));
+        checkPositive(`${service.name}: ratio to off`, median(ratios));
+        checkFigure(`${service.name}: p99 ratio`, median(p99Ratios));
         const outcomes = Object.entries(counts)
           .map(([k, v]) => `${k} ${fmt(v)}`)
           .join(', ');

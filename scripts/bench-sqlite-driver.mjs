@@ -9,12 +9,17 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { checkFigure, scaled } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const Database = require('better-sqlite3');
 
-const STUDENTS = Number(process.env.BENCH_SQLITE_STUDENTS ?? 5000);
-const ROUNDS = Number(process.env.BENCH_SQLITE_ROUNDS ?? 5);
+const STUDENTS = scaled('BENCH_SQLITE_STUDENTS', 5000, 50);
+const ROUNDS = scaled('BENCH_SQLITE_ROUNDS', 5, 1);
+// How many times each case runs its statement in a round.
+const READS = scaled(null, 20_000, 1000);
+const LISTS = scaled(null, 20, 2);
+const TRANSACTIONS = scaled(null, 200, 2);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sqlite-driver-'));
 
 function open(kind, file) {
@@ -38,17 +43,17 @@ function seed(db) {
 }
 
 const cases = {
-  'point read (GetTokenDevice-like), 20,000': (db) => {
+  [`point read (GetTokenDevice-like), ${READS.toLocaleString('en-US')}`]: (db) => {
     const s = db.prepare('SELECT id, full_name, device_id FROM students WHERE id = ?');
-    for (let i = 0; i < 20_000; i++) s.get(String(100000 + (i % STUDENTS)));
+    for (let i = 0; i < READS; i++) s.get(String(100000 + (i % STUDENTS)));
   },
-  [`list of ${STUDENTS} (GetStudentSchool-like), 20`]: (db) => {
+  [`list of ${STUDENTS} (GetStudentSchool-like), ${LISTS}`]: (db) => {
     const s = db.prepare('SELECT id, full_name, device_id, active FROM students WHERE school = ? ORDER BY id');
-    for (let i = 0; i < 20; i++) s.all('https://bench.school.example');
+    for (let i = 0; i < LISTS; i++) s.all('https://bench.school.example');
   },
-  'outbox insert, 100 a transaction, 20,000': (db) => {
+  [`outbox insert, 100 a transaction, ${(TRANSACTIONS * 100).toLocaleString('en-US')}`]: (db) => {
     const s = db.prepare('INSERT INTO outbox (channel, payload, status, due_at) VALUES (?, ?, ?, ?)');
-    for (let t = 0; t < 200; t++) {
+    for (let t = 0; t < TRANSACTIONS; t++) {
       db.exec('BEGIN');
       for (let i = 0; i < 100; i++) s.run('push', '{"token":"x","title":"t"}', 'queued', Date.now());
       db.exec('COMMIT');
@@ -75,8 +80,8 @@ for (const [name, run] of Object.entries(cases)) {
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const b = median(times['better-sqlite3']);
-  const n = median(times['node:sqlite']);
+  const b = checkFigure(`${name}: better-sqlite3 ms`, median(times['better-sqlite3']));
+  const n = checkFigure(`${name}: node:sqlite ms`, median(times['node:sqlite']));
   console.log(`| ${name} | ${b.toFixed(1)} | ${n.toFixed(1)} | ${(n / b).toFixed(2)} |`);
 }
 for (const db of Object.values(dbs)) db.close();

@@ -2,10 +2,11 @@
 // share: the repository root, the Node flags `npm start` gives the service,
 // the request each binding sends, a child process started until it listens
 // (or says it is ready), its memory and CPU from /proc (and PostgreSQL's and
-// the machine's), and a self-signed certificate and a key file for fake FCMs.
+// the machine's), a self-signed certificate and a key file for fake FCMs, and
+// the smoke mode every script runs in from `npm test`.
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +20,92 @@ export const NODE_FLAGS =
         .scripts.start.split(/\s+/)
         .filter((arg) => arg.startsWith('--'))
     : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((arg) => arg.startsWith('--'));
+
+// Smoke mode (BENCH_SMOKE=1, docs/testing.md#the-scripts-smoke-mode): every
+// script runs its full path with the smallest counts and durations that still
+// exercise it, so that test/unit/scripts-smoke.test.ts sees a script broken by
+// a change elsewhere. Read here only; the scripts take their sizes from scaled().
+export const SMOKE = process.env.BENCH_SMOKE === '1';
+if (SMOKE)
+  console.log('smoke mode (BENCH_SMOKE=1): tiny counts and durations; the figures are checks, not measurements');
+
+/**
+ * A count, duration or size: `smoke` in smoke mode (the environment is not
+ * read then, so that a smoke run is the same everywhere); otherwise the
+ * environment variable `name` as a number when it is set (`name` null: none
+ * overrides it), else `full`.
+ */
+export function scaled(name, full, smoke) {
+  if (SMOKE) return smoke;
+  return name === null || process.env[name] === undefined ? full : Number(process.env[name]);
+}
+
+// What a smoke run adds to autocannon's options: a number of requests instead
+// of a duration (a fresh service on a busy machine may answer none in a short
+// one), sampled every 50 ms instead of every second (autocannon runs for at
+// least one sample; its rates, requests.average, are then per 50 ms, still
+// comparable with each other).
+export const LOAD_OPTIONS = SMOKE ? { amount: 20, sampleInt: 50 } : {};
+
+/** An autocannon callback settling a promise with `check(result)`, or with what it threw. */
+export function settleLoad(resolve, reject, check = (result) => result) {
+  return (err, result) => {
+    if (err) reject(err);
+    else
+      try {
+        resolve(check(result));
+      } catch (error) {
+        reject(error);
+      }
+  };
+}
+
+/** Says that a part of a script is left out, and why (a tool or a database this machine lacks). */
+export function skipPart(part, why) {
+  console.log(`${part} skipped: ${why}`);
+}
+
+/** Whether a program is on PATH (openssl, taskset): what a part that runs one needs. */
+export function onPath(program) {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
+    try {
+      accessSync(path.join(dir, program), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * In smoke mode, whether `program` is there for `script`; when it is not,
+ * says so: the caller then skips what needs it (npm test needs nothing beyond
+ * npm install). Outside smoke mode, true: a full run fails where it is missing.
+ */
+export function smokeHas(program, script) {
+  if (!SMOKE || onPath(program)) return true;
+  skipPart(script, `${program} is not on PATH`);
+  return false;
+}
+
+/**
+ * Throws unless `value` is a finite number of at least `min` (0 by default):
+ * a script's own result checked, so that a broken path exits non-zero instead
+ * of printing NaN.
+ */
+export function checkFigure(what, value, min = 0) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+    throw new Error(`${what}: ${value} is not a figure of at least ${min}`);
+  return value;
+}
+
+/** checkFigure for what must be above 0: a rate, a count, a ratio. */
+export function checkPositive(what, value) {
+  checkFigure(what, value);
+  if (value <= 0) throw new Error(`${what}: ${value} is not above 0`);
+  return value;
+}
+
 export const NS = 'http://tempuri.org/';
 export const BINDINGS = ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'];
 

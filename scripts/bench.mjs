@@ -12,13 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchImport } from './bench-import.mjs';
 import { BINDINGS, cpuMs, NODE_FLAGS, request, root, rssKb, startChild } from './bench-support.mjs';
+// Smoke mode (BENCH_SMOKE=1): the sizes below, scaled; the results, checked.
+import { checkPositive, LOAD_OPTIONS, scaled, settleLoad, SMOKE } from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
 const { openStore } = require(path.join(root, 'dist/store'));
 // The baseline runs with the service's Node flags too (startChild), so that the ratio compares code, not flags.
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = scaled('BENCH_DURATION', 10, 0.1);
 // BENCH_ONLY=token|list|import runs one part (all three by default).
 const ONLY = process.env.BENCH_ONLY ?? '';
 const runs = (part) => ONLY === '' || ONLY === part;
@@ -32,7 +34,7 @@ const OTEL = process.env.BENCH_OTEL === '1';
 const BENCH_USER = 'bench';
 const BENCH_PASSWORD = 'bench password 0123';
 const CONNECTIONS = 10;
-const STUDENTS = 5000;
+const STUDENTS = scaled(null, 5000, 50);
 const SCHOOL = 'https://bench.school.example';
 
 /** One request per binding, as real clients send them. */
@@ -76,10 +78,29 @@ function load(port, req, connections = CONNECTIONS) {
         body: req.body,
         connections,
         duration: DURATION,
+        ...LOAD_OPTIONS,
       },
-      (err, result) => (err ? reject(err) : resolve(result)),
+      // A load that got no answer would print a ratio of NaN or Infinity.
+      settleLoad(resolve, reject, checkLoad),
     );
   });
+}
+
+/** The receiver's count after `waitMs`, or as soon as it holds a span within 3 s. */
+async function spansReceived(port, waitMs) {
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const count = await (await fetch(`http://127.0.0.1:${port}/count`)).json();
+    if (count.spans > 0 || Date.now() > deadline) return count;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function checkLoad(result) {
+  checkPositive('requests answered', result.requests.total);
+  checkPositive('requests per sample', result.requests.average);
+  return result;
 }
 
 const fmt = (n, digits = 0) =>
@@ -165,9 +186,10 @@ async function main() {
     );
     if (receiver !== null) {
       // The exporter sends every 2 s: what was measured has reached the receiver by then.
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      const count = await (await fetch(`http://127.0.0.1:${receiver.port}/count`)).json();
+      // A smoke run only wants some spans, and waits for the first export at most that long.
+      const count = await spansReceived(receiver.port, SMOKE ? 0 : 3000);
       console.log(`\nThe OTLP receiver took ${fmt(count.spans)} spans in ${fmt(count.exports)} exports.`);
+      checkPositive('spans received', count.spans);
     }
     if (runs('import')) await benchImport();
   } finally {

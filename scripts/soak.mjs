@@ -8,16 +8,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { BINDINGS, request as bindingRequest, root, rssKb, startChild } from './bench-support.mjs';
+import {
+  BINDINGS,
+  checkPositive,
+  request as bindingRequest,
+  root,
+  rssKb,
+  scaled,
+  startChild,
+} from './bench-support.mjs';
 
 const require = createRequire(import.meta.url);
 const { Pool } = require('undici');
 const { openStore } = require(path.join(root, 'dist/store'));
 
-const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
-const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 8);
-const STUDENTS = 500;
+// A smoke run: 1.5 s of load, sampled every half second.
+const MINUTES = scaled('SOAK_MINUTES', 10, 0.025);
+const SAMPLE_SECONDS = scaled('SOAK_SAMPLE_SECONDS', 5, 0.5);
+const CONNECTIONS = scaled('SOAK_CONNECTIONS', 8, 2);
+const STUDENTS = scaled(null, 500, 20);
 const SCHOOL = 'https://soak.school.example';
 
 async function seed(dataDir) {
@@ -200,9 +209,13 @@ async function main() {
   await new Promise((resolve) => service.child.once('exit', resolve));
   rmSync(dataDir, { recursive: true, force: true });
 
-  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const total = checkPositive(
+    'requests',
+    [...counts.values()].reduce((a, b) => a + b, 0),
+  );
   const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
   const peak = samples.reduce((a, b) => (b.rss > a.rss ? b : a));
+  checkPositive('peak RSS kB', peak.rss);
   const seconds = (Date.now() - startedAt) / 1000;
   process.stdout.write(
     [

@@ -1,0 +1,100 @@
+// Every script in scripts/*.mjs (the benchmarks and the soak) runs in its
+// smoke mode (BENCH_SMOKE=1, read in scripts/bench-support.mjs): the same
+// path as a full run with tiny counts and durations, checking its own figures,
+// so that a change the scripts depend on (a store method renamed, a module
+// moved in dist/) fails `npm test` instead of the next benchmark run
+// (docs/testing.md#the-scripts-smoke-mode).
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '../..');
+
+/**
+ * Each script: run in smoke mode (with `env` on top), or covered by the run
+ * of another one that imports or starts it. A new script needs its row here.
+ */
+const SCRIPTS: Record<string, { env: Record<string, string> } | { coveredBy: string; how: string }> = {
+  // Traces and the access policy on too, so that their parts and the OTLP receiver run.
+  'bench.mjs': { env: { BENCH_OTEL: '1', BENCH_POLICY: '1' } },
+  'bench-baseline.mjs': { coveredBy: 'bench.mjs', how: 'the baseline it starts' },
+  'bench-console.mjs': { env: {} },
+  'bench-delivery.mjs': { env: {} },
+  'bench-h2-client.mjs': { env: {} },
+  'bench-import.mjs': { coveredBy: 'bench.mjs', how: 'its import case, benchImport' },
+  'bench-otlp-receiver.mjs': { coveredBy: 'bench.mjs', how: 'the receiver it starts with BENCH_OTEL=1' },
+  'bench-runtime.mjs': { env: {} },
+  // Without TEST_DATABASE_URL it says it needs PostgreSQL and exits 0.
+  'bench-scale-out.mjs': { env: {} },
+  'bench-seed.mjs': { env: {} },
+  'bench-shadow.mjs': { env: {} },
+  'bench-sqlite-driver.mjs': { env: {} },
+  'bench-support.mjs': { coveredBy: 'bench.mjs', how: 'every script imports it' },
+  'soak.mjs': { env: {} },
+};
+
+// A smoke run takes seconds; on a loaded machine, several times that.
+const SCRIPT_TIMEOUT_MS = 90_000;
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+}
+
+/** Runs `node scripts/NAME` in smoke mode, in a process group of its own so that its services go with it on a timeout. */
+function runSmoke(name: string, env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts', name)], {
+      cwd: root,
+      env: { ...process.env, ...env, BENCH_SMOKE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const timer = setTimeout(() => {
+      output += `\n(killed after ${SCRIPT_TIMEOUT_MS} ms)`;
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, SCRIPT_TIMEOUT_MS);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output });
+    });
+  });
+}
+
+describe('the scripts in smoke mode', () => {
+  beforeAll(() => {
+    // As `npm start` does (package.json's prestart): dist/ is built when a source is newer than its last build.
+    const built = spawnSync(process.execPath, [path.join(root, 'scripts/ensure-built.js')], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (built.status !== 0) throw new Error(`scripts/ensure-built.js exited with ${built.status}`);
+  }, 300_000);
+
+  it('has a row for every scripts/*.mjs, and what covers a script that is not run is run', () => {
+    const files = readdirSync(path.join(root, 'scripts')).filter((name) => name.endsWith('.mjs'));
+    expect(Object.keys(SCRIPTS).sort()).toEqual(files.sort());
+    for (const row of Object.values(SCRIPTS))
+      if ('coveredBy' in row) expect(SCRIPTS[row.coveredBy]).toHaveProperty('env');
+  });
+
+  for (const [name, row] of Object.entries(SCRIPTS)) {
+    if (!('env' in row)) continue;
+    it(
+      `${name} runs its whole path with tiny counts and exits 0`,
+      async () => {
+        const run = await runSmoke(name, row.env);
+        // The output's end on a failure: the script's own error says what broke.
+        if (run.code !== 0 || run.signal !== null)
+          throw new Error(`${name} exited with ${run.signal ?? run.code}:\n${run.output.slice(-4000)}`);
+        expect(run.output).toContain('smoke mode (BENCH_SMOKE=1)');
+      },
+      SCRIPT_TIMEOUT_MS + 10_000,
+    );
+  }
+});
