@@ -267,10 +267,11 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
       expect(await claimSms()).toMatchObject({ messages: [{ id, attempts: 3 }], interrupted: [] });
     });
 
-    it('cannot be marked under a claim that is no longer current', async () => {
+    it('cannot be marked under a claim that is no longer current, or whose lease has run out', async () => {
       const id = await code();
       const [stale] = (await claimSms()).messages;
       at('2030-01-01T00:01:00.000Z');
+      expect(await fresh.ctx.store.outbox.markSmsSendStarted(id, stale.claimToken)).toBe(false);
       const [current] = (await claimSms()).messages;
       expect(await fresh.ctx.store.outbox.markSmsSendStarted(id, stale.claimToken)).toBe(false);
       expect(await fresh.ctx.store.outbox.markSmsSendStarted(id, current.claimToken)).toBe(true);

@@ -267,7 +267,8 @@ export async function settleInterruptedSends(
 
 /**
  * Notes that this claim's attempt is being handed to the gateway now, before
- * the call; false when the claim is no longer current (then nothing may be sent).
+ * the call; false when the claim is no longer current or its lease has run
+ * out (then nothing may be sent: another worker may claim it any moment).
  */
 export async function markSendStarted(
   db: Kysely<StoreDatabase>,
@@ -281,6 +282,7 @@ export async function markSendStarted(
     .where('id', '=', id)
     .where('claim_token', '=', claimToken)
     .where('status', '=', 'sending')
+    .where('locked_until', '>', now)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
