@@ -121,6 +121,11 @@ async function attemptSms(
     return finish(context, 'sms', context.sms.name, message, refusal.completion, refusal.code, 0, span);
 
   const code = message.code as string;
+  // A gateway that cannot drop a repeat gets a message at most once: the
+  // attempt is recorded as under way (committed) before the call, so that if
+  // this worker dies now the message becomes uncertain, not sent again
+  // (docs/delivery.md#sent-once).
+  if (!context.sms.retriesUncertain && !(await sendMayStart(context, message))) return;
   const started = performance.now();
   const raw = await guarded(() =>
     context.sms.send({ id: message.id, phone: message.phone, text: smsText(context.smsTemplate, code) }),
@@ -140,6 +145,42 @@ async function attemptSms(
     context.sms.retriesUncertain,
   );
   await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs, span);
+}
+
+async function sendMayStart(context: DeliveryContext, message: ClaimedAuthCodeMessage): Promise<boolean> {
+  try {
+    if (await context.store.markSmsSendStarted(message.id, message.claimToken)) return true;
+    context.logger.warn(
+      { channel: 'sms', id: message.id },
+      'login code not sent: the lease ran out and the message was claimed again',
+    );
+  } catch (error) {
+    // Nothing was sent: the message is tried again when its lease ends.
+    context.logger.error(
+      { err: error, channel: 'sms', id: message.id },
+      'could not record that a login code is being sent; it is tried again after the lease',
+    );
+  }
+  return false;
+}
+
+/**
+ * A login code the claim found interrupted (its worker stopped after handing
+ * it to the gateway) and recorded uncertain: counted and logged as any other
+ * uncertain send.
+ */
+export function interruptedSend(context: DeliveryContext, id: string): void {
+  context.observer.attempted({
+    channel: 'sms',
+    provider: context.sms.name,
+    outcome: 'uncertain',
+    errorCode: 'worker_stopped',
+    durationMs: 0,
+  });
+  context.logger.warn(
+    { channel: 'sms', id },
+    'a login code whose worker stopped mid-send may have been accepted; it is not sent again',
+  );
 }
 
 // A provider that asks us to slow down (429, 503), or does not answer, is overloaded; any other answer is an answer.

@@ -6,7 +6,7 @@
 // nothing: the lease runs out and a worker tries again.
 import { CompletionWriter } from './completion-writer';
 import { createDeliveryLimits, type AdaptiveLimit, type DeliveryLimits } from './concurrency';
-import { deliverPush, deliverSms, type DeliveryContext } from './deliver';
+import { deliverPush, deliverSms, interruptedSend, type DeliveryContext } from './deliver';
 import type { DeliveryChannel } from './observer';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryContext, 'completions' | 'limits'> {
@@ -164,7 +164,9 @@ export class DeliveryWorker {
       return 0;
     }
     const smsRoom = Math.min(room, sms.available());
-    const codes = smsRoom > 0 ? await store.claimAuthCodeMessages(smsRoom, leaseSeconds) : [];
+    const claim = smsRoom > 0 ? await store.claimAuthCodeMessages(smsRoom, leaseSeconds) : null;
+    const codes = claim?.messages ?? [];
+    for (const id of claim?.interrupted ?? []) interruptedSend(this.#context, id);
     for (const message of codes) this.#track('sms', deliverSms(this.#context, message));
     const pushRoom = Math.min(room - codes.length, push.available());
     const pushes = pushRoom > 0 ? await store.claimPushNotifications(pushRoom, leaseSeconds) : [];

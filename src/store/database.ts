@@ -95,6 +95,8 @@ export interface AuthCodeMessagesTable {
   provider_message_id: string | null;
   /** As push_notifications.traceparent (migration 0007). */
   traceparent: string | null;
+  /** When the current attempt was handed to a gateway that cannot drop a repeat (migration 0009); null before that. */
+  send_started_at: string | null;
 }
 
 /** One read of personal data, allowed or refused (migration 0004). */

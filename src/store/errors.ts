@@ -26,7 +26,9 @@ export function toStoreError(error: unknown): StoreError {
   return new StoreError(isUnavailable(error) ? 'unavailable' : 'failed', error);
 }
 
-// Network errors of Node, and SQLite results meaning the file cannot be used.
+// Network errors of Node, and SQLite results meaning the file cannot be used
+// (SQLITE_BUSY only reaches here once a lock held by another connection was
+// waited for until the deadline: sqlite-lock-wait.ts).
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -39,6 +41,7 @@ const UNAVAILABLE_CODES = new Set([
   'EPIPE',
   'SQLITE_CANTOPEN',
   'SQLITE_NOTADB',
+  'SQLITE_BUSY',
 ]);
 
 // PostgreSQL SQLSTATE values and classes meaning "no usable connection":
@@ -67,7 +70,7 @@ function isUnavailable(error: unknown, depth = 0): boolean {
     cause?: unknown;
   };
   if (typeof code === 'string') {
-    if (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR')) return true;
+    if (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY_')) return true;
     if (/^[0-9A-Z]{5}$/.test(code)) {
       if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SQLSTATE_CLASSES.has(code.slice(0, 2))) return true;
     }

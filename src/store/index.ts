@@ -45,6 +45,7 @@ export type {
   DeliveryCompletion,
   DeliveryCompletionEntry,
 } from './outbox/outbox-claims';
+export type { AuthCodeClaim } from './outbox/outbox-role';
 export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access/access-audit';
 export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access/access-counters';
 export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './outbox/auth-code-admission';

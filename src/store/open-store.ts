@@ -49,10 +49,10 @@ export interface OpenStoreOptions {
 
 export const DEFAULT_GROUP_COMMIT_MS = 2;
 
-// better-sqlite3 waits for a lock synchronously, so two connections to one
-// file in one process would freeze the event loop for busy_timeout and fail
-// (the holder can never get back to commit). Stores of the same file in one
-// process therefore share a connection and its queue.
+// Two connections to one file in one process would contend for its write
+// lock: one would wait (sqlite-lock-wait.ts) and fail after its deadline
+// while the other holds it, where one queue serves both. Stores of the same
+// file in one process therefore share a connection and its queue.
 const sqliteFiles = new SharedResources<Kysely<StoreDatabase>>();
 
 /**

@@ -104,7 +104,7 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     const [first] = await fresh.ctx.store.outbox.claimPushNotifications(1, 60);
     at('2030-01-01T00:00:10.000Z');
     const pushes = [first, ...(await fresh.ctx.store.outbox.claimPushNotifications(10, 60))];
-    const [sms] = await fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60);
+    const [sms] = (await fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60)).messages;
     const token = (id: string) => pushes.find((m) => m.id === id)!.claimToken;
     // The first claim's lease runs out and another worker claims that message: its first result no longer counts.
     at('2030-01-01T00:01:05.000Z');
@@ -190,7 +190,7 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
       callerAddress: null,
     });
     const dead = await queueAuthCode(fresh.ctx.store, { phone: '+963944123458', code: '222222', callerAddress: null });
-    const claims = await fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60);
+    const claims = (await fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60)).messages;
     expect(claims.map((c) => c.code).sort()).toEqual(['111111', '222222', '482913']);
     const token = (id: string) => claims.find((c) => c.id === id)!.claimToken;
     await completeOne(fresh.ctx.store, 'sms', sent, token(sent), { status: 'sent', providerMessageId: 'SM1' });
@@ -205,6 +205,77 @@ describe.each(storeVariants())('outbox claims on $name', (variant) => {
     );
     const byId = Object.fromEntries(rows.map((r) => [r.id, [r.status, r.code]]));
     expect(byId).toEqual({ [sent]: ['sent', null], [retried]: ['failed', '111111'], [dead]: ['dead', null] });
+  });
+
+  describe('a login code handed to a gateway that cannot drop a repeat', () => {
+    const code = () => queueAuthCode(fresh.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: null });
+    const claimSms = () => fresh.ctx.store.outbox.claimAuthCodeMessages(10, 60);
+    const row = async (id: string) =>
+      (
+        await fresh.ctx.query<{ status: string; code: string | null; attempts: number; last_error: string | null }>(
+          'select status, code, attempts, last_error from auth_code_messages where id = ?',
+          [id],
+        )
+      )[0];
+
+    it('is claimed again when its lease ends before it reached the gateway', async () => {
+      const id = await code();
+      const { messages } = await claimSms();
+      at('2030-01-01T00:01:00.000Z');
+      expect(await claimSms()).toMatchObject({ messages: [{ id, attempts: 2, code: '482913' }], interrupted: [] });
+      expect(messages).toHaveLength(1);
+    });
+
+    it('is never claimed again once it reached the gateway: when the lease ends it is uncertain, its code erased', async () => {
+      const id = await code();
+      const { messages } = await claimSms();
+      expect(await fresh.ctx.store.outbox.markSmsSendStarted(id, messages[0].claimToken)).toBe(true);
+      at('2030-01-01T00:00:59.999Z');
+      expect(await claimSms()).toEqual({ messages: [], interrupted: [] });
+      expect(await row(id)).toMatchObject({ status: 'sending', code: '482913' });
+      at('2030-01-01T00:01:00.000Z');
+      expect(await claimSms()).toEqual({ messages: [], interrupted: [id] });
+      expect(await row(id)).toEqual({
+        status: 'uncertain',
+        code: null,
+        attempts: 1,
+        last_error: expect.stringMatching(/^worker_stopped: .*not sent again/) as string,
+      });
+      expect(
+        await fresh.ctx.query('select attempt, outcome, code from outbox_attempts where message_id = ?', [id]),
+      ).toEqual([{ attempt: 1, outcome: 'uncertain', code: 'worker_stopped' }]);
+      // Later claims leave it alone.
+      at('2030-01-01T01:00:00.000Z');
+      expect(await claimSms()).toEqual({ messages: [], interrupted: [] });
+      expect(await fresh.ctx.store.admin.getOutboxMessage('sms', id)).toMatchObject({ item: { status: 'uncertain' } });
+    });
+
+    it('is retried as before when the gateway answered a failure; the next attempt starts unmarked', async () => {
+      const id = await code();
+      const [first] = (await claimSms()).messages;
+      await fresh.ctx.store.outbox.markSmsSendStarted(id, first.claimToken);
+      await completeOne(fresh.ctx.store, 'sms', id, first.claimToken, {
+        status: 'failed',
+        retryAt: '2030-01-01T00:00:10.000Z',
+        error: 'http_503: Service Unavailable',
+      });
+      at('2030-01-01T00:00:10.000Z');
+      const { messages } = await claimSms();
+      expect(messages).toMatchObject([{ id, attempts: 2, code: '482913' }]);
+      // That attempt's worker dies before it reaches the gateway: claimed once more, not uncertain.
+      at('2030-01-01T00:01:10.000Z');
+      expect(await claimSms()).toMatchObject({ messages: [{ id, attempts: 3 }], interrupted: [] });
+    });
+
+    it('cannot be marked under a claim that is no longer current, or whose lease has run out', async () => {
+      const id = await code();
+      const [stale] = (await claimSms()).messages;
+      at('2030-01-01T00:01:00.000Z');
+      expect(await fresh.ctx.store.outbox.markSmsSendStarted(id, stale.claimToken)).toBe(false);
+      const [current] = (await claimSms()).messages;
+      expect(await fresh.ctx.store.outbox.markSmsSendStarted(id, stale.claimToken)).toBe(false);
+      expect(await fresh.ctx.store.outbox.markSmsSendStarted(id, current.claimToken)).toBe(true);
+    });
   });
 
   it('removes a device token only while it is still the same token', async () => {

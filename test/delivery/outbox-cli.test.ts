@@ -37,7 +37,7 @@ describe('npm run outbox', () => {
     const [claim] =
       table === 'push_notifications'
         ? await ctx.store.outbox.claimPushNotifications(1, 60)
-        : await ctx.store.outbox.claimAuthCodeMessages(1, 60);
+        : (await ctx.store.outbox.claimAuthCodeMessages(1, 60)).messages;
     expect(claim.id).toBe(id);
     await completeOne(ctx.store, table === 'push_notifications' ? 'push' : 'sms', id, claim.claimToken, {
       status: 'dead',

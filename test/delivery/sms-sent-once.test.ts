@@ -10,7 +10,7 @@ import { createHttpGatewayProvider } from '../../src/delivery/sms/http-gateway-p
 import { createTwilioProvider } from '../../src/delivery/sms/twilio-provider';
 import type { DeliveryAttempt } from '../../src/delivery/observer';
 import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
-import { FakeHttpServer } from './support/fake-http-server';
+import { FakeHttpServer, type Answer } from './support/fake-http-server';
 import { POLICY } from './support/harness';
 
 /** A gateway that reads each request whole and then closes the connection without a word. */
@@ -131,6 +131,45 @@ describe.each(storeVariants())('SMS sent once, on $name', (variant) => {
     await worker.drain();
     expect(await row(id)).toMatchObject({ status: 'sent', code: null });
     expect(gateway.requests.map((r) => r.headers['idempotency-key'])).toEqual([id, id]);
+  });
+
+  it('a gateway without a key is called only once the attempt is recorded as under way', async () => {
+    // The gateway answers once the row has been read as it stood when the request came.
+    let answer: (value: Answer) => void = () => undefined;
+    gateway.script(new Promise<Answer>((resolve) => (answer = resolve)));
+    const id = await queueCode();
+    let seen: Promise<unknown> = Promise.resolve(null);
+    gateway.onRequest(() => {
+      seen = ctx
+        .query('select status, send_started_at from auth_code_messages where id = ?', [id])
+        .finally(() => answer({ status: 200 }));
+    });
+    await smsWorker(
+      ctx.store,
+      createHttpGatewayProvider(gatewayOptions(`${gateway.url}/send`, null)),
+      attempts,
+    ).drain();
+    expect(await seen).toEqual([{ status: 'sending', send_started_at: expect.any(String) as string }]);
+    expect(await row(id)).toMatchObject({ status: 'sent' });
+  });
+
+  it('a 503 from a gateway without a key is a clean failure: retried, and sent once', async () => {
+    gateway.script({ status: 503 });
+    gateway.answerByDefault({ status: 200 });
+    const id = await queueCode();
+    const worker = smsWorker(
+      ctx.store,
+      createHttpGatewayProvider(gatewayOptions(`${gateway.url}/send`, null)),
+      attempts,
+    );
+    await worker.runOnce();
+    expect(await row(id)).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(attempts).toMatchObject([{ outcome: 'retry', errorCode: 'http_503' }]);
+    // Due now rather than after the policy's delay.
+    expect(await ctx.store.admin.requeueOutboxMessage('sms', id)).toBe('requeued');
+    await worker.drain();
+    expect(await row(id)).toMatchObject({ status: 'sent', code: null });
+    expect(gateway.requests).toHaveLength(2);
   });
 
   it('a gateway that refuses the connection before anything was sent is retried as before', async () => {

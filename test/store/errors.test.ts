@@ -51,6 +51,8 @@ describe('toStoreError', () => {
     ['a failed login', withCode('28P01')],
     ['a destroyed Kysely', new Error('driver has already been destroyed')],
     ['a wrapped refusal', new Error('outer', { cause: withCode('ECONNREFUSED') })],
+    ['an SQLite lock another connection held past the wait', withCode('SQLITE_BUSY', 'database is locked')],
+    ['an SQLite lock during recovery', withCode('SQLITE_BUSY_RECOVERY', 'database is locked')],
   ])('calls %s unavailable', (_, cause) => {
     expect(toStoreError(cause).kind).toBe('unavailable');
   });
@@ -58,7 +60,6 @@ describe('toStoreError', () => {
   it.each([
     ['a unique violation', withCode('23505')],
     ['a syntax error', withCode('42601')],
-    ['a busy SQLite database', withCode('SQLITE_BUSY')],
     ['a plain error', new Error('unexpected')],
     ['a thrown string', 'text'],
   ])('calls %s a failed request', (_, cause) => {

@@ -385,6 +385,28 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(JSON.stringify(hits)).toContain('v1-student');
     },
   },
+  // A login code whose attempt had reached a gateway that cannot drop a repeat.
+  '0009_sms_send_started': {
+    async fill(insert) {
+      await insert('auth_code_messages', {
+        id: 'v9-sms',
+        phone: '+963944123460',
+        code: '13579',
+        status: 'sending',
+        attempts: 1,
+        next_attempt_at: LATER,
+        locked_until: LATER,
+        claim_token: 'v9-sms-claim',
+        created_at: T0,
+        updated_at: T0,
+        send_started_at: T0,
+      });
+    },
+    // Claiming here would change the rows the comparison below reads.
+    async check(store) {
+      expect(await store.admin.getOutboxMessage('sms', 'v9-sms')).toMatchObject({ item: { status: 'sending' } });
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

@@ -7,6 +7,11 @@
 // is one condition for every state: a queued or failed row whose time has
 // come, and a sending row whose worker vanished (its lease ended) are both
 // `next_attempt_at <= now`.
+//
+// One exception, for login codes: a sending row whose attempt had been handed
+// to a gateway that cannot drop a repeat (`send_started_at`, written just
+// before the call) is never claimed again. When its lease ends the next SMS
+// claim records it `uncertain` instead (docs/delivery.md#sent-once).
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AuthCodeMessagesTable, DevicePlatform, PushNotificationsTable, StoreDatabase } from '../database';
 import { OUTBOX_CHANNELS, OUTBOX_TABLE, type OutboxChannel, type OutboxTable } from '../../shared/outbox-channel';
@@ -70,6 +75,8 @@ export interface ClaimRequest {
 
 // Spelled exactly as the partial index of migration 0002 so that SQLite uses it.
 const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
+// A login code whose attempt reached the gateway is not due again, whatever its lease.
+const NOT_STARTED = sql<boolean>`(status <> 'sending' or send_started_at is null)`;
 
 /** The claim of up to `limit` due rows of one channel, as an UPDATE … RETURNING. */
 function claimStatement(
@@ -80,12 +87,14 @@ function claimStatement(
 ) {
   const { db: typed, table: name } = channelTable(db, channel);
   const table = OUTBOX_TABLE[channel];
+  const notStarted = channel === 'sms' ? sql<boolean>`${NOT_STARTED}` : sql<boolean>`true`;
   const due =
     dialect === 'postgres'
       ? typed
           .selectFrom(name)
           .select('id')
           .where(DUE_STATUS)
+          .where(notStarted)
           .where('next_attempt_at', '<=', request.now)
           .orderBy('next_attempt_at')
           .limit(request.limit)
@@ -94,7 +103,7 @@ function claimStatement(
       : // Without statistics SQLite would rather take another index and sort
         // every due row on each claim, which grows with the backlog; the
         // partial index is already in due order.
-        sql<string>`(select id from ${sql.table(table)} indexed by ${sql.id(`${table}_due_idx`)} where ${DUE_STATUS} and next_attempt_at <= ${request.now} order by next_attempt_at limit ${request.limit})`;
+        sql<string>`(select id from ${sql.table(table)} indexed by ${sql.id(`${table}_due_idx`)} where ${DUE_STATUS} and ${notStarted} and next_attempt_at <= ${request.now} order by next_attempt_at limit ${request.limit})`;
   return typed
     .updateTable(name)
     .set((eb) => ({
@@ -104,6 +113,9 @@ function claimStatement(
       next_attempt_at: request.leaseUntil,
       attempts: eb('attempts', '+', 1),
       updated_at: request.now,
+      // A new attempt: nothing of it has reached a gateway yet. (The column is
+      // the SMS table's only; the typed spelling above is the push table's.)
+      ...(channel === 'sms' ? ({ send_started_at: null } as unknown as Record<string, never>) : {}),
     }))
     .where('id', 'in', due)
     .returningAll();
@@ -213,6 +225,63 @@ export async function claimAuthCodeMessages(
     phone: row.phone,
     code: row.code,
   }));
+}
+
+/** The last error of a login code whose worker stopped after handing it to the gateway. */
+export const INTERRUPTED_SEND_ERROR =
+  'worker_stopped: its worker stopped after handing it to the gateway (it may have been accepted; not sent again)';
+
+/**
+ * Records `uncertain` every login code whose attempt was handed to a gateway
+ * that cannot drop a repeat (`send_started_at`) and whose lease has ended
+ * (its worker stopped mid-send: kill -9, a crash, a lost host), erasing its
+ * code as any final state does, with the attempt in the history. Returns
+ * their ids. Run with the SMS claim, which skips such rows.
+ */
+export async function settleInterruptedSends(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  now: string,
+): Promise<string[]> {
+  const rows = await db
+    .updateTable('auth_code_messages')
+    .set({ status: 'uncertain', code: null, locked_until: null, updated_at: now, last_error: INTERRUPTED_SEND_ERROR })
+    .where('status', '=', 'sending')
+    .where('send_started_at', 'is not', null)
+    .where('next_attempt_at', '<=', now)
+    .returning('id')
+    .execute();
+  const ids = rows.map((row) => row.id);
+  await recordAttempts(
+    db,
+    dialect,
+    'sms',
+    ids.map((id) => ({ id, code: 'worker_stopped' })),
+    now,
+  );
+  return ids;
+}
+
+/**
+ * Notes that this claim's attempt is being handed to the gateway now, before
+ * the call; false when the claim is no longer current or its lease has run
+ * out (then nothing may be sent: another worker may claim it any moment).
+ */
+export async function markSendStarted(
+  db: Kysely<StoreDatabase>,
+  id: string,
+  claimToken: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('auth_code_messages')
+    .set({ send_started_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('claim_token', '=', claimToken)
+    .where('status', '=', 'sending')
+    .where('locked_until', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -17,8 +17,10 @@ import {
   completeDelivery,
   completeSent,
   oldestDueAt,
+  markSendStarted,
   recordAttempts,
   removeDeviceToken,
+  settleInterruptedSends,
   type ClaimedAuthCodeMessage,
   type ClaimedPushNotification,
   type ClaimRequest,
@@ -26,6 +28,12 @@ import {
 } from './outbox-claims';
 import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
 import { deleteHeartbeat, writeHeartbeat } from './worker-heartbeats';
+
+export interface AuthCodeClaim {
+  readonly messages: ClaimedAuthCodeMessage[];
+  /** Ids of the messages just recorded `uncertain`: their worker stopped after handing them to the gateway. */
+  readonly interrupted: string[];
+}
 
 export interface Outbox extends OutboxQueue {
   /**
@@ -35,8 +43,14 @@ export interface Outbox extends OutboxQueue {
   listenForOutbox(onNotification: (channel: string) => void): Promise<OutboxSubscription> | null;
   /** Claims up to `limit` due push notifications for `leaseSeconds` (see outbox-claims.ts). */
   claimPushNotifications(limit: number, leaseSeconds: number): Promise<ClaimedPushNotification[]>;
-  /** Claims up to `limit` due auth-code messages for `leaseSeconds`. */
-  claimAuthCodeMessages(limit: number, leaseSeconds: number): Promise<ClaimedAuthCodeMessage[]>;
+  /**
+   * Claims up to `limit` due auth-code messages for `leaseSeconds`, and first
+   * records `uncertain` those whose worker stopped after handing them to the
+   * gateway (see outbox-claims.ts).
+   */
+  claimAuthCodeMessages(limit: number, leaseSeconds: number): Promise<AuthCodeClaim>;
+  /** This claim's attempt goes to the gateway now; false when the claim is no longer current (send nothing). */
+  markSmsSendStarted(id: string, claimToken: string): Promise<boolean>;
   /**
    * Records how attempts ended, in one transaction (one commit instead of one
    * per message); each result says whether that claim was still current
@@ -191,7 +205,15 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       run(() => deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds)))),
 
     claimAuthCodeMessages: (limit, leaseSeconds) =>
-      run(() => deliveryWrite((q) => claimAuthCodeMessages(q, dialect, claimRequest(limit, leaseSeconds)))),
+      run(() =>
+        deliveryWrite(async (q) => {
+          const request = claimRequest(limit, leaseSeconds);
+          const interrupted = await settleInterruptedSends(q, dialect, request.now);
+          return { messages: await claimAuthCodeMessages(q, dialect, request), interrupted };
+        }),
+      ),
+
+    markSmsSendStarted: (id, claimToken) => run(() => markSendStarted(db, id, claimToken, core.timestamp())),
 
     completeDeliveries: (completions) =>
       run(() =>
