@@ -24,6 +24,8 @@ export interface Config {
   readonly groupCommitMs: number | null;
   readonly demoData: boolean;
   readonly bodyLimit: number;
+  /** MAX_QUERY_STRING_LENGTH: a longer query string is refused with 400, as ASP.NET does; 0 turns the check off. */
+  readonly maxQueryStringLength: number;
   /** Timeouts and caps of the HTTP connections (docs/operating.md#connections). */
   readonly connections: ConnectionLimits;
   /** Deepest element nesting a SOAP request may have (docs/operating.md#limits-on-a-request). */
@@ -175,6 +177,15 @@ const schema = z.object({
       setting(
         'requests',
         'Largest request body, in bytes; a larger one gets a 413 ([limits on a request](operating.md#limits-on-a-request)).',
+      ),
+    ),
+  // ASP.NET's httpRuntime maxQueryStringLength, whose default is 2048 (docs/design.md#query-string-length).
+  MAX_QUERY_STRING_LENGTH: integer('MAX_QUERY_STRING_LENGTH', 0, 1024 * 1024)
+    .default(2048)
+    .meta(
+      setting(
+        'requests',
+        'Longest query string, in characters after the `?`; a longer one gets a 400, as ASP.NET answers past its `maxQueryStringLength` ([design](design.md#query-string-length)). 0 turns the check off.',
       ),
     ),
   // A call needs 4 levels, a WS-Security header 5 or 6; the reader's cost grows with the square of the depth.
@@ -569,6 +580,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     groupCommitMs: c.STORE_GROUP_COMMIT_MS,
     demoData: c.DEMO_DATA,
     bodyLimit: c.BODY_LIMIT,
+    maxQueryStringLength: c.MAX_QUERY_STRING_LENGTH,
     xmlMaxDepth: c.XML_MAX_DEPTH,
     connections: {
       headersTimeoutMs: c.HEADERS_TIMEOUT_MS,

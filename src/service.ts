@@ -234,6 +234,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       operations,
       logger,
       bodyLimit: config.bodyLimit,
+      maxQueryStringLength: config.maxQueryStringLength,
       xmlMaxDepth: config.xmlMaxDepth,
       trustProxy: config.trustProxy,
       operationTimeoutMs: config.operationTimeoutMs,

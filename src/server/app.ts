@@ -26,6 +26,8 @@ import {
   createAsmxDocuments,
   createDispatcher,
   DEFAULT_MAX_XML_DEPTH,
+  QUERY_STRING_TOO_LONG,
+  queryStringTooLong,
   sendText,
 } from '../wire';
 import { operatorRoutes, type OperatorRoute } from './operator-routes';
@@ -53,6 +55,8 @@ export interface AppOptions {
   readonly publicBaseUrl?: string | null;
   /** Keep request bodies for what `observe` does after the answer: shadow calls, request recording (docs/migration.md). */
   readonly keepBodies?: boolean;
+  /** MAX_QUERY_STRING_LENGTH: a longer query string is a 400 before anything reads it; left out or 0, no limit. */
+  readonly maxQueryStringLength?: number;
 }
 
 /** A listener for `http.createServer`, or for supertest. */
@@ -94,6 +98,14 @@ export function createApp(options: AppOptions): App {
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   const calls = express.Router();
   if (options.observe !== undefined) calls.use(options.observe);
+  // After the observer, so that the refusal is counted and logged as any answer.
+  const maxQuery = options.maxQueryStringLength ?? 0;
+  if (maxQuery > 0)
+    calls.use((req, res, next) => {
+      if (!queryStringTooLong(req, maxQuery)) return next();
+      Object.assign(callRecordOf(res), { outcome: 'client_fault', fault: 'query_string_too_long' });
+      sendText(res, 400, QUERY_STRING_TOO_LONG);
+    });
   calls.use(
     createAsmxCalls({
       endpoints: options.endpoints,

@@ -10,6 +10,7 @@
 //   CHAOS_SEED=<seed> CHAOS_PATH=<path> npm run test:chaos -- fuzz
 import fc from 'fast-check';
 import os from 'node:os';
+import { queryStringLength } from '../../src/wire/query-length';
 import { FIXTURES } from '../support/fixtures';
 import {
   BODY_LIMIT,
@@ -17,6 +18,7 @@ import {
   REFUSED_DEPTH,
   fuzzCase,
   requestBytes,
+  requestTarget,
   targetLength,
   type FuzzCase,
 } from './support/cases';
@@ -57,6 +59,12 @@ function limitBroken(c: FuzzCase, bytes: Buffer, answer: Answered, classified: C
       ? null
       : `a ${target}-byte request target must get a plain-text 414`;
   }
+  // Refused before anything else reads the request, as ASP.NET does (MAX_QUERY_STRING_LENGTH, 2,048 by default).
+  const query = queryStringLength(requestTarget(bytes));
+  if (query > 2048 && classified.shape !== 'parser-refusal')
+    return answer.status === 400 && classified.shape === 'text-error'
+      ? null
+      : `a ${query}-character query string must get a plain-text 400`;
   if (c.type !== 'call') return null;
   if (c.hostility.kind === 'raw-url-bytes' && classified.shape === 'parser-refusal')
     return 'raw bytes in the URL must get an ASMX answer, not a bare refusal';

@@ -28,6 +28,8 @@ export interface TestServiceOptions {
   /** An access policy (src/access); none: every call open. */
   access?: AccessControl;
   publicBaseUrl?: string | null;
+  /** MAX_QUERY_STRING_LENGTH; left out, no limit. */
+  maxQueryStringLength?: number;
   /** A store of the caller's (e.g. on PostgreSQL, test/support/stores.ts), seeded here and closed with the service; none: SQLite in a temporary folder. */
   store?: OpenedStore;
 }
@@ -49,6 +51,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     helpPages: options.helpPages ?? true,
     access: options.access,
     publicBaseUrl: options.publicBaseUrl,
+    maxQueryStringLength: options.maxQueryStringLength,
   });
   return {
     app,

@@ -453,6 +453,12 @@ export function requestBytes(c: FuzzCase): Buffer {
 }
 
 /** The request target's length in bytes (start line between method and version). */
+/** The request target of a request's first line, as sent. */
+export function requestTarget(bytes: Buffer): string {
+  const line = bytes.subarray(0, bytes.indexOf('\r\n')).toString('latin1');
+  return line.slice(line.indexOf(' ') + 1, line.lastIndexOf(' '));
+}
+
 export function targetLength(bytes: Buffer): number {
   const lineEnd = bytes.indexOf('\r\n');
   const line = bytes.subarray(0, lineEnd);
