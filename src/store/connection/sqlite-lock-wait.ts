@@ -1,4 +1,5 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, QueryResult } from 'kysely';
+import type { CompiledQuery, Dialect, QueryResult } from 'kysely';
+import { patchedDialect } from './patched-dialect';
 
 // better-sqlite3 is synchronous: with a busy_timeout, a statement that meets
 // a write lock held by another connection (the sqlite3 shell, a backup tool,
@@ -48,48 +49,30 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export function waitingForLocks(dialect: Dialect, inTransaction: () => boolean, options: LockWaitOptions): Dialect {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => {
-      const driver = dialect.createDriver();
-      const acquire = driver.acquireConnection.bind(driver);
-      const release = driver.releaseConnection.bind(driver);
-      const patched = new WeakSet<DatabaseConnection>();
-      // Patched in place, as tracedDialect does: the driver takes its own connection back on release.
-      driver.acquireConnection = async () => {
-        const connection = await acquire();
-        if (!patched.has(connection)) {
-          patched.add(connection);
-          const execute = connection.executeQuery.bind(connection);
-          connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-            let deadline: number | null = null;
-            let pause = options.firstPauseMs;
-            for (;;) {
-              try {
-                return await execute<R>(query);
-              } catch (error) {
-                if (!isSqliteBusy(error) || inTransaction()) throw error;
-                deadline ??= now() + options.deadlineMs;
-                if (now() + pause > deadline) throw error;
-              }
-              // Nothing of ours is open on the connection: let other calls
-              // (reads above all) use it while this one waits, then queue
-              // for it again like any other call.
-              await release(connection);
-              try {
-                await sleep(pause);
-              } finally {
-                await acquire();
-              }
-              pause = Math.min(pause * 2, options.maxPauseMs);
-            }
-          };
+  return patchedDialect(dialect, (connection, { acquire, release }) => {
+    const execute = connection.executeQuery.bind(connection);
+    connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+      let deadline: number | null = null;
+      let pause = options.firstPauseMs;
+      for (;;) {
+        try {
+          return await execute<R>(query);
+        } catch (error) {
+          if (!isSqliteBusy(error) || inTransaction()) throw error;
+          deadline ??= now() + options.deadlineMs;
+          if (now() + pause > deadline) throw error;
         }
-        return connection;
-      };
-      return driver;
-    },
-  };
+        // Nothing of ours is open on the connection: let other calls
+        // (reads above all) use it while this one waits, then queue
+        // for it again like any other call.
+        await release(connection);
+        try {
+          await sleep(pause);
+        } finally {
+          await acquire();
+        }
+        pause = Math.min(pause * 2, options.maxPauseMs);
+      }
+    };
+  });
 }
