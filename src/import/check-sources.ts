@@ -12,6 +12,7 @@ import {
   type ImportStore,
   type RecordReference,
 } from '../store';
+import { RefusalList } from './read-limits';
 import type { Source, SourceRow } from './source';
 
 export interface Rejection {
@@ -26,7 +27,10 @@ export interface CheckedSource {
   readonly dataSet: DataSet;
   /** Rows accepted per collection (a key repeated in the file counts each time). */
   readonly accepted: Partial<Record<DataSetCollection, number>>;
+  /** The first rejected rows by line (LISTED_REJECTIONS_MAX, src/import/read-limits.ts). */
   readonly rejected: readonly Rejection[];
+  /** Rows rejected per collection in all, listed or not. */
+  readonly rejectedCount: Partial<Record<DataSetCollection, number>>;
   readonly notes: readonly string[];
   /** With `foresee`: distinct keys per collection that are new, and that are stored already (a write replaces them). */
   readonly foreseen?: Partial<Record<DataSetCollection, { readonly inserted: number; readonly updated: number }>>;
@@ -66,7 +70,10 @@ export function createSourceChecker(
       const dataSet: Record<string, unknown[]> = {};
       const accepted: Partial<Record<DataSetCollection, number>> = {};
       const foreseen: NonNullable<CheckedSource['foreseen']> = {};
-      const rejected: Rejection[] = source.unreadable.map((u) => ({ ...u }));
+      // Only the first rejections are kept, however many rows a file refuses.
+      const rejected = new RefusalList<Rejection>();
+      for (const u of source.unreadable) rejected.add({ ...u });
+      const unlisted = source.unlisted ?? {};
       for (const collection of COLLECTIONS) {
         const rows: readonly SourceRow[] = source.rows[collection] ?? [];
         if (rows.length === 0) continue;
@@ -76,7 +83,7 @@ export function createSourceChecker(
           // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
           const result = checkRecord(collection, row.record, now);
-          if ('problem' in result) rejected.push({ collection, line: row.line, reason: result.problem });
+          if ('problem' in result) rejected.add({ collection, line: row.line, reason: result.problem });
           else passed.push({ row, key: result.key, references: result.references });
         }
         const references = passed.flatMap((p) => p.references);
@@ -97,7 +104,7 @@ export function createSourceChecker(
           const unknown = references.find((reference) => !isKnown(reference));
           if (unknown !== undefined) {
             const what = COLLECTION_OF[unknown.collection].noun;
-            rejected.push({
+            rejected.add({
               collection,
               line: row.line,
               reason: `${unknown.field} names a ${what} that is neither stored nor in this import (${unknown.key}).`,
@@ -116,12 +123,17 @@ export function createSourceChecker(
         accepted[collection] = records.length;
         if (options.foresee === true) foreseen[collection] = { inserted, updated };
       }
-      rejected.sort((a, b) => a.line - b.line);
+      const rejectedCount: Partial<Record<DataSetCollection, number>> = {};
+      for (const collection of COLLECTIONS) {
+        const count = rejected.count(collection) + (unlisted[collection] ?? 0);
+        if (count > 0) rejectedCount[collection] = count;
+      }
       return {
         file: source.file,
         dataSet: dataSet,
         accepted,
-        rejected,
+        rejected: rejected.listed(),
+        rejectedCount,
         notes: source.notes,
         ...(options.foresee === true ? { foreseen } : {}),
       };
