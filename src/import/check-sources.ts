@@ -12,7 +12,7 @@ import {
   type ImportStore,
   type RecordReference,
 } from '../store';
-import { RefusalList } from './read-limits';
+import { RefusalList, yieldToEventLoop } from './read-limits';
 import type { Source, SourceRow } from './source';
 
 export interface Rejection {
@@ -38,6 +38,11 @@ export interface CheckedSource {
 
 /** Rows checked between two turns of the event loop. */
 const YIELD_EVERY = 1000;
+/**
+ * Keys asked of the store between two turns of the event loop: SQLite answers
+ * synchronously, so 200,000 keys asked in one go held the thread for seconds.
+ */
+const ASK_EVERY = 2000;
 
 export interface SourceChecker {
   check(source: Source, onRow?: () => void): Promise<CheckedSource>;
@@ -57,9 +62,11 @@ export function createSourceChecker(
   // Asks the store only about keys neither imported nor asked about before.
   const learn = async (collection: DataSetCollection, keys: readonly string[]): Promise<void> => {
     const ask = [...new Set(keys)].filter((key) => !importedOf(collection).has(key) && !storedOf(collection).has(key));
-    if (ask.length > 0) {
-      const found = await store.existingKeys(collection, ask);
-      for (const key of ask) storedOf(collection).set(key, found.has(key));
+    for (let start = 0; start < ask.length; start += ASK_EVERY) {
+      const some = ask.slice(start, start + ASK_EVERY);
+      const found = await store.existingKeys(collection, some);
+      for (const key of some) storedOf(collection).set(key, found.has(key));
+      await yieldToEventLoop();
     }
   };
   const isKnown = (reference: RecordReference) =>
@@ -81,7 +88,7 @@ export function createSourceChecker(
         for (const [index, row] of rows.entries()) {
           onRow?.();
           // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
-          if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+          if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const result = checkRecord(collection, row.record, now);
           if ('problem' in result) rejected.add({ collection, line: row.line, reason: result.problem });
           else passed.push({ row, key: result.key, references: result.references });
@@ -100,7 +107,8 @@ export function createSourceChecker(
         let inserted = 0;
         let updated = 0;
         const records: unknown[] = [];
-        for (const { row, key, references } of passed) {
+        for (const [index, { row, key, references }] of passed.entries()) {
+          if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const unknown = references.find((reference) => !isKnown(reference));
           if (unknown !== undefined) {
             const what = COLLECTION_OF[unknown.collection].noun;

@@ -10,12 +10,13 @@ export interface ReadLimits {
 }
 
 /**
- * A roster of 100,000 students is about 8 MiB of CSV; the console takes files
- * up to 32 MiB, about 400,000 such rows. Half a million rows leaves room for a
- * whole district in one file while bounding what a check holds
- * (docs/console.md#import-limits has the measurements).
+ * A school has a few thousand students and a roster of 100,000 (a district)
+ * is about 8 MiB of CSV. Twice that leaves room for the largest roster while
+ * keeping what a check holds under the memory the service can spare: a
+ * checked row costs about 500 bytes, and the console's 32 MiB cap holds over
+ * a million short rows (docs/console.md#import-limits has the measurements).
  */
-export const DEFAULT_MAX_ROWS = 500_000;
+export const DEFAULT_MAX_ROWS = 200_000;
 
 export const NO_READ_LIMITS: ReadLimits = { maxRows: Number.POSITIVE_INFINITY };
 
