@@ -221,8 +221,7 @@ const schema = z.object({
     .meta(
       setting(
         'requests',
-        'Open connections per client address at most, capped the same way as `MAX_CONNECTIONS` (behind a proxy every client has its address).',
-        '`off`',
+        'Open connections per client address at most, capped the same way as `MAX_CONNECTIONS`; connections from a proxy `TRUST_PROXY` trusts are not counted (behind it every client has its address) ([connections](operating.md#connections)).',
       ),
     ),
   BODY_MIN_RATE: integerOrOff('BODY_MIN_RATE', 1, 1073741824, 'bytes a second')
