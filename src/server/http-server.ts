@@ -49,9 +49,16 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
  * 503 it would have had), so that a flood of slow bodies holding every slot
  * cannot make a load balancer take a working node out (docs/operating.md#connections).
  */
-export const PROBE_RESERVE = 16;
+export const PROBE_RESERVE = 64;
 /** How long a connection on probation may take to send its request's headers: a probe sends them at once. */
 const PROBE_HEADERS_MS = 2000;
+/**
+ * With the reserve full, a connection on it that has sent nothing for this
+ * long gives way to a new one; younger ones are left be and the new one is
+ * refused, so that a burst of new connections cannot push out a probe whose
+ * headers are on their way.
+ */
+export const PROBE_PATIENCE_MS = 250;
 const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /** A body is not judged before it has been under way this long. */
@@ -108,7 +115,7 @@ export function createHttpServer(listener: RequestListener, limits: ConnectionLi
   });
   const onProbation = guardConnections(server, limits);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const refusal = onProbation(req.socket);
+    const refusal = onProbation.refusal(req.socket);
     if (refusal === undefined) {
       listener(req, res);
       return;
@@ -121,6 +128,8 @@ export function createHttpServer(listener: RequestListener, limits: ConnectionLi
       listener(req, res);
       return;
     }
+    // Refused: it no longer holds a place in the reserve while the rest of its request is read and dropped.
+    onProbation.release(req.socket);
     refuse(req.socket, refusal);
   });
   server.on(
@@ -170,8 +179,16 @@ function rateOf(watch: BodyWatch, socket: Socket, now: number): number {
   return elapsed <= 0 ? Infinity : ((socket.bytesRead - watch.bytes[0]) * 1000) / elapsed;
 }
 
-/** Guards the server's connections; returns, for a connection on probation (PROBE_RESERVE), the refusal it had; undefined for others. */
-function guardConnections(server: Server, limits: ConnectionLimits): (socket: Socket) => string | undefined {
+/** What the request listener asks of the connections on probation (PROBE_RESERVE). */
+interface Probation {
+  /** The refusal a connection on probation had; undefined for the others. */
+  refusal(socket: Socket): string | undefined;
+  /** Gives up the connection's place in the reserve. */
+  release(socket: Socket): void;
+}
+
+/** Guards the server's connections. */
+function guardConnections(server: Server, limits: ConnectionLimits): Probation {
   // In the order they opened, oldest first: the first idle one is the one closed to make room.
   const open = new Set<Socket>();
   // Kept only with a per-address cap (MAX_CONNECTIONS_PER_ADDRESS); off, a connection costs no lookup.
@@ -179,20 +196,23 @@ function guardConnections(server: Server, limits: ConnectionLimits): (socket: So
   const byAddress = new Map<string, Set<Socket>>();
   const exempt = limits.exemptFromAddressCap ?? (() => false);
   // Connections over a cap let in for a health probe, oldest first.
-  const probation = new Map<Socket, string>();
+  const probation = new Map<Socket, { readonly refusal: string; readonly since: number }>();
 
-  /** Over a cap with nothing to close: on probation if the reserve has room (its oldest one without a request gives way), else refused. */
+  /** Over a cap with nothing to close: on probation if the reserve has room (or one on it has sent nothing for PROBE_PATIENCE_MS), else refused. */
   const admitOnProbation = (socket: Socket, message: string) => {
-    if (probation.size >= PROBE_RESERVE) {
-      const waiting = [...probation.keys()].find(isIdle);
+    const now = Date.now();
+    // Over an address's cap with room left in all, that room is used too: a burst of new connections from the
+    // address then leaves the reserve to everyone else.
+    if (probation.size >= PROBE_RESERVE && open.size + probation.size >= limits.maxConnections) {
+      const waiting = [...probation].find(([s, p]) => isIdle(s) && now - p.since >= PROBE_PATIENCE_MS);
       if (waiting === undefined) {
         refuse(socket, message);
         return;
       }
-      refuse(waiting, probation.get(waiting) ?? message);
-      probation.delete(waiting);
+      probation.delete(waiting[0]);
+      refuse(waiting[0], waiting[1].refusal);
     }
-    probation.set(socket, message);
+    probation.set(socket, { refusal: message, since: now });
     const deadline = setTimeout(() => {
       if (isIdle(socket)) refuse(socket, message);
     }, PROBE_HEADERS_MS);
@@ -303,7 +323,10 @@ function guardConnections(server: Server, limits: ConnectionLimits): (socket: So
     }
     socket.once('close', () => forget(socket));
   });
-  return (socket) => probation.get(socket);
+  return {
+    refusal: (socket) => probation.get(socket)?.refusal,
+    release: (socket) => probation.delete(socket),
+  };
 }
 
 /** A connection over the cap with every other one busy: a 503, before any request is read. */

@@ -6,6 +6,7 @@
 import net from 'node:net';
 import {
   DEFAULT_CONNECTION_LIMITS,
+  PROBE_PATIENCE_MS,
   PROBE_RESERVE,
   trustedProxy,
   type ConnectionLimits,
@@ -280,8 +281,11 @@ describe('the connection cap', () => {
     const silent = await Promise.all(Array.from({ length: PROBE_RESERVE }, () => connect(server.port)));
     await accepted(server, 1 + PROBE_RESERVE);
     const closed = silent.map((socket) => untilClosed(socket));
+    // Too young to give way: the newcomer is refused.
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections\.\r\n$/);
+    await new Promise((resolve) => setTimeout(resolve, PROBE_PATIENCE_MS));
     expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    // The oldest silent one gave way to the probe.
+    // The oldest silent one, silent for longer than the patience, gave way to the probe.
     expect(await Promise.race(closed)).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections\.\r\n$/);
     // A request other than a probe on the reserve gets the 503 it would have had.
     expect(await get(server.port, '/admin/api/v1/students')).toMatch(
