@@ -13,6 +13,7 @@ import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/http-server';
 import { DEFAULT_MAX_XML_DEPTH } from './wire/soap/envelope-reader';
+import { DEFAULT_MAX_ROWS } from './import/read-limits';
 
 export interface Config {
   readonly port: number;
@@ -102,6 +103,8 @@ export interface ConsoleConfig {
   readonly sessionMaxHours: number;
   /** CONSOLE_ALLOW: the addresses and ranges that may reach the console; null: every address. */
   readonly allow: readonly string[] | null;
+  /** CONSOLE_IMPORT_MAX_ROWS: rows a roster import may hold. */
+  readonly importMaxRows: number;
 }
 
 export class ConfigError extends Error {
@@ -234,8 +237,7 @@ const schema = z.object({
     .meta(
       setting(
         'requests',
-        'Open connections per client address at most, capped the same way as `MAX_CONNECTIONS` (behind a proxy every client has its address).',
-        '`off`',
+        'Open connections per client address at most, capped the same way as `MAX_CONNECTIONS`; connections from a proxy `TRUST_PROXY` trusts are not counted (behind it every client has its address) ([connections](operating.md#connections)).',
       ),
     ),
   BODY_MIN_RATE: integerOrOff('BODY_MIN_RATE', 1, 1073741824, 'bytes a second')
@@ -515,6 +517,14 @@ const schema = z.object({
   CONSOLE_SESSION_MAX_HOURS: integer('CONSOLE_SESSION_MAX_HOURS', 1, 720)
     .default(12)
     .meta(setting('console', 'A console session ends this many hours after its sign-in, however busy.')),
+  CONSOLE_IMPORT_MAX_ROWS: integer('CONSOLE_IMPORT_MAX_ROWS', 1, 10_000_000)
+    .default(DEFAULT_MAX_ROWS)
+    .meta(
+      setting(
+        'console',
+        'Rows a roster import in the console may hold, all collections of the file together; a file with more is refused whole ([import limits](console.md#import-limits)).',
+      ),
+    ),
   CONSOLE_ALLOW: z
     .string()
     .trim()
@@ -646,6 +656,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionIdleMinutes: c.CONSOLE_SESSION_IDLE_MINUTES,
       sessionMaxHours: c.CONSOLE_SESSION_MAX_HOURS,
       allow: c.CONSOLE_ALLOW === undefined || c.CONSOLE_ALLOW === '' ? null : parseAllowList(c.CONSOLE_ALLOW),
+      importMaxRows: c.CONSOLE_IMPORT_MAX_ROWS,
     },
   };
 }

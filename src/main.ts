@@ -5,6 +5,7 @@ import { helpOrVersion } from './cli/args';
 import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './log';
 import { serveMetrics } from './server';
+import { trustedProxy } from './server/http-server';
 import { createService, listen } from './service';
 import { catchStopSignals } from './shared/stop-signals';
 
@@ -56,7 +57,9 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   const service = await createService(config, logger);
-  const server = await listen(service.app, config.port, config.host, config.connections);
+  // Connections from a trusted proxy carry every client behind it: the per-address cap is left to the proxy.
+  const connections = { ...config.connections, exemptFromAddressCap: trustedProxy(config.trustProxy) };
+  const server = await listen(service.app, config.port, config.host, connections);
   service.shutdown.addServer(server);
   const { port } = server.address() as AddressInfo;
   logger.info(
@@ -70,7 +73,7 @@ async function main(): Promise<void> {
     `listening on http://localhost:${port}/ (try /NotificationNotes.asmx?wsdl)`,
   );
   if (config.metricsPort !== null) {
-    const metricsServer = await serveMetrics(service.metrics, config.metricsPort, config.host, config.connections);
+    const metricsServer = await serveMetrics(service.metrics, config.metricsPort, config.host, connections);
     service.shutdown.addServer(metricsServer);
     logger.info({ metricsPort: (metricsServer.address() as AddressInfo).port }, 'metrics on their own port');
   }

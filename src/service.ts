@@ -190,6 +190,7 @@ export async function createService(config: Config, logger: Logger, parts: Servi
           idleMs: config.console.sessionIdleMinutes * 60_000,
           maxAgeMs: config.console.sessionMaxHours * 3_600_000,
           allow: consoleAllowList(config.console.allow),
+          importMaxRows: config.console.importMaxRows,
         },
         logger,
         bcrypt: consoleBcrypt,

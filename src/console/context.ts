@@ -17,6 +17,8 @@ export interface ConsoleSettings {
   readonly maxAgeMs: number;
   /** CONSOLE_ALLOW: the addresses that may reach the console; null: every address. */
   readonly allow: BlockList | null;
+  /** Rows a roster import may hold (CONSOLE_IMPORT_MAX_ROWS); DEFAULT_MAX_ROWS when left out. */
+  readonly importMaxRows?: number;
 }
 
 export interface ConsoleStores {

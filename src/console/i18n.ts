@@ -211,7 +211,8 @@ const en = {
   colRow: 'Line',
   colField: 'Field',
   importRefusedRows: 'Refused rows',
-  importRefusedMore: (n: string) => `… and ${n} more in the downloadable report.`,
+  importRefusedMore: (n: string, listed: string) =>
+    `… and ${n} more; the downloadable report lists the first ${listed}.`,
   importNotes: 'Notes',
   importApply: 'Apply',
   importApplyHint: 'Writes the accepted rows, each file in one transaction; refused rows are skipped.',
@@ -475,7 +476,7 @@ const ar: Messages = {
   colRow: 'السطر',
   colField: 'الحقل',
   importRefusedRows: 'الصفوف المرفوضة',
-  importRefusedMore: (n: string) => `… و${n} أخرى في التقرير القابل للتنزيل.`,
+  importRefusedMore: (n: string, listed: string) => `… و${n} أخرى؛ يسرد التقرير القابل للتنزيل أول ${listed}.`,
   importNotes: 'ملاحظات',
   importApply: 'طبّق',
   importApplyHint: 'يكتب الصفوف المقبولة، كل ملف في معاملة واحدة؛ وتُتخطّى الصفوف المرفوضة.',

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { importFiles, type ImportReport, type Progress } from '../import';
+import { importFiles, type ImportReport, type Progress, type ReadLimits } from '../import';
 import type { DataSetCollection, ImportStore } from '../store';
 import type { Logger } from '../log';
 
@@ -54,6 +54,8 @@ export interface ImportJobs {
 
 export interface ImportJobsOptions {
   readonly store: ImportStore;
+  /** What an uploaded file may hold (docs/console.md#import-limits). */
+  readonly limits: ReadLimits;
   readonly logger: Logger;
   readonly now: () => Date;
   /** Told when a job ends, with the report (the audit trail's second entry). */
@@ -109,6 +111,7 @@ export function createImportJobs(options: ImportJobsOptions): ImportJobs {
           foresee: kind === 'check',
           progress,
           now: options.now,
+          limits: options.limits,
         });
         job.report = withName(report, file, upload.fileName);
         await writeFile(path.join(upload.dir, `${kind}.json`), JSON.stringify(job.report));

@@ -3,7 +3,7 @@
 // and field), apply it, download the reports. The importer and its rules are
 // the ones `npm run import` runs (src/import); the jobs are in import-jobs.ts.
 import type { Request, Response } from 'express';
-import { formatImportReport, FIELDS, type FileReport, type ImportReport } from '../import';
+import { formatImportReport, FIELDS, LISTED_REJECTIONS_MAX, type FileReport, type ImportReport } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
 import type { ConsoleContext } from './context';
 import { html, type Html } from './html';
@@ -157,6 +157,9 @@ function fileTable(view: View, file: FileReport, dryRun: boolean): Html {
 <td data-label="${t.colChanged}">${n(dryRun ? c.wouldUpdate : c.updated)}</td>
 <td data-label="${t.colRefused}">${n(c.rejected)}</td></tr>`,
   );
+  // Counted from the collections: the report itself lists only the first refused rows (src/import/read-limits.ts).
+  const unlisted =
+    file.collections.reduce((sum, c) => sum + c.rejected, 0) - Math.min(file.rejected.length, LISTED_REFUSALS);
   const refused = file.rejected.slice(0, LISTED_REFUSALS).map(
     (r) => html`<tr><td data-label="${t.colRow}">${f.number(r.line)}</td>
 <td data-label="${t.colCollection}">${r.collection}</td>
@@ -178,7 +181,7 @@ ${
 <table class="stack">
 <thead><tr><th scope="col">${t.colRow}</th><th scope="col">${t.colCollection}</th><th scope="col">${t.colField}</th><th scope="col">${t.colReason}</th></tr></thead>
 <tbody>${refused}</tbody></table>
-${file.rejected.length > LISTED_REFUSALS ? html`<p>${t.importRefusedMore(f.number(file.rejected.length - LISTED_REFUSALS))}</p>` : ''}`
+${unlisted > 0 ? html`<p>${t.importRefusedMore(f.number(unlisted), f.number(LISTED_REJECTIONS_MAX))}</p>` : ''}`
 }
 ${file.notes.length === 0 ? '' : html`<h2>${t.importNotes}</h2><ul>${file.notes.map((note) => html`<li><bdi dir="ltr" lang="en">${note}</bdi></li>`)}</ul>`}`;
 }

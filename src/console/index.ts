@@ -8,6 +8,7 @@ import type { BcryptPool } from '../access/bcrypt-pool';
 import { createLoginThrottle, type LoginThrottle } from '../access/login-throttle';
 import { addressMatches } from '../access/policy';
 import type { Logger } from '../log';
+import { DEFAULT_MAX_ROWS } from '../import';
 import { StoreError, type ConsoleRole } from '../store';
 import { callRecordOf, sendText } from '../wire';
 import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
@@ -97,6 +98,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     audit,
     imports: createImportJobs({
       store: options.stores.import,
+      limits: { maxRows: options.settings.importMaxRows ?? DEFAULT_MAX_ROWS },
       logger: options.logger,
       now,
       onEnded: (upload, job) =>

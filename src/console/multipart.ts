@@ -46,29 +46,39 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > limits.maxBytes)
     throw new MultipartError('too_large', `The form is larger than ${limits.maxBytes} bytes.`);
-  const body = await readCapped(req, limits.maxBytes);
+  const body = await readCapped(req, limits.maxBytes, declared);
   return parse(body, delimiter, limits);
 }
 
-function readCapped(req: Request, maxBytes: number): Promise<Buffer> {
+function readCapped(req: Request, maxBytes: number, declared: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    // With a declared length the body is copied once into a buffer of that size: gathering
+    // chunks and joining them held a 32 MiB upload twice.
+    const whole = Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
     let total = 0;
     let over = false;
     req.on('data', (chunk: Buffer) => {
       if (over) return;
+      if (whole !== null && total + chunk.length <= whole.length) chunk.copy(whole, total);
+      else if (whole === null) chunks.push(chunk);
       total += chunk.length;
-      if (total > maxBytes) {
+      if (total > maxBytes || (whole !== null && total > whole.length)) {
         over = true;
         chunks.length = 0;
         // Keep draining so that the 413 can be read by the browser; nothing more is kept.
-        reject(new MultipartError('too_large', `The form is larger than ${maxBytes} bytes.`));
+        reject(
+          total > maxBytes
+            ? new MultipartError('too_large', `The form is larger than ${maxBytes} bytes.`)
+            : new MultipartError('malformed', 'The form is longer than its Content-Length.'),
+        );
         return;
       }
-      chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks, total));
+      if (over) return;
+      if (whole === null) resolve(Buffer.concat(chunks, total));
+      else resolve(whole.subarray(0, total));
     });
     req.on('error', reject);
   });

@@ -12,6 +12,7 @@ import {
   type ImportStore,
   type RecordReference,
 } from '../store';
+import { RefusalList, yieldToEventLoop } from './read-limits';
 import type { Source, SourceRow } from './source';
 
 export interface Rejection {
@@ -26,7 +27,10 @@ export interface CheckedSource {
   readonly dataSet: DataSet;
   /** Rows accepted per collection (a key repeated in the file counts each time). */
   readonly accepted: Partial<Record<DataSetCollection, number>>;
+  /** The first rejected rows by line (LISTED_REJECTIONS_MAX, src/import/read-limits.ts). */
   readonly rejected: readonly Rejection[];
+  /** Rows rejected per collection in all, listed or not. */
+  readonly rejectedCount: Partial<Record<DataSetCollection, number>>;
   readonly notes: readonly string[];
   /** With `foresee`: distinct keys per collection that are new, and that are stored already (a write replaces them). */
   readonly foreseen?: Partial<Record<DataSetCollection, { readonly inserted: number; readonly updated: number }>>;
@@ -34,6 +38,11 @@ export interface CheckedSource {
 
 /** Rows checked between two turns of the event loop. */
 const YIELD_EVERY = 1000;
+/**
+ * Keys asked of the store between two turns of the event loop: SQLite answers
+ * synchronously, so 200,000 keys asked in one go held the thread for seconds.
+ */
+const ASK_EVERY = 2000;
 
 export interface SourceChecker {
   check(source: Source, onRow?: () => void): Promise<CheckedSource>;
@@ -53,9 +62,11 @@ export function createSourceChecker(
   // Asks the store only about keys neither imported nor asked about before.
   const learn = async (collection: DataSetCollection, keys: readonly string[]): Promise<void> => {
     const ask = [...new Set(keys)].filter((key) => !importedOf(collection).has(key) && !storedOf(collection).has(key));
-    if (ask.length > 0) {
-      const found = await store.existingKeys(collection, ask);
-      for (const key of ask) storedOf(collection).set(key, found.has(key));
+    for (let start = 0; start < ask.length; start += ASK_EVERY) {
+      const some = ask.slice(start, start + ASK_EVERY);
+      const found = await store.existingKeys(collection, some);
+      for (const key of some) storedOf(collection).set(key, found.has(key));
+      await yieldToEventLoop();
     }
   };
   const isKnown = (reference: RecordReference) =>
@@ -66,7 +77,10 @@ export function createSourceChecker(
       const dataSet: Record<string, unknown[]> = {};
       const accepted: Partial<Record<DataSetCollection, number>> = {};
       const foreseen: NonNullable<CheckedSource['foreseen']> = {};
-      const rejected: Rejection[] = source.unreadable.map((u) => ({ ...u }));
+      // Only the first rejections are kept, however many rows a file refuses.
+      const rejected = new RefusalList<Rejection>();
+      for (const u of source.unreadable) rejected.add({ ...u });
+      const unlisted = source.unlisted ?? {};
       for (const collection of COLLECTIONS) {
         const rows: readonly SourceRow[] = source.rows[collection] ?? [];
         if (rows.length === 0) continue;
@@ -74,9 +88,9 @@ export function createSourceChecker(
         for (const [index, row] of rows.entries()) {
           onRow?.();
           // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
-          if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+          if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const result = checkRecord(collection, row.record, now);
-          if ('problem' in result) rejected.push({ collection, line: row.line, reason: result.problem });
+          if ('problem' in result) rejected.add({ collection, line: row.line, reason: result.problem });
           else passed.push({ row, key: result.key, references: result.references });
         }
         const references = passed.flatMap((p) => p.references);
@@ -93,11 +107,12 @@ export function createSourceChecker(
         let inserted = 0;
         let updated = 0;
         const records: unknown[] = [];
-        for (const { row, key, references } of passed) {
+        for (const [index, { row, key, references }] of passed.entries()) {
+          if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const unknown = references.find((reference) => !isKnown(reference));
           if (unknown !== undefined) {
             const what = COLLECTION_OF[unknown.collection].noun;
-            rejected.push({
+            rejected.add({
               collection,
               line: row.line,
               reason: `${unknown.field} names a ${what} that is neither stored nor in this import (${unknown.key}).`,
@@ -116,12 +131,17 @@ export function createSourceChecker(
         accepted[collection] = records.length;
         if (options.foresee === true) foreseen[collection] = { inserted, updated };
       }
-      rejected.sort((a, b) => a.line - b.line);
+      const rejectedCount: Partial<Record<DataSetCollection, number>> = {};
+      for (const collection of COLLECTIONS) {
+        const count = rejected.count(collection) + (unlisted[collection] ?? 0);
+        if (count > 0) rejectedCount[collection] = count;
+      }
       return {
         file: source.file,
         dataSet: dataSet,
         accepted,
-        rejected,
+        rejected: rejected.listed(),
+        rejectedCount,
         notes: source.notes,
         ...(options.foresee === true ? { foreseen } : {}),
       };

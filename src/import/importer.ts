@@ -4,6 +4,7 @@
 import { COLLECTIONS, InvalidDataSetError, StoreError, type DataSetCollection, type ImportStore } from '../store';
 import { createSourceChecker, type CheckedSource, type Rejection } from './check-sources';
 import { silentProgress, type Progress } from './progress';
+import type { ReadLimits } from './read-limits';
 import { readSource } from './read-source';
 import { SourceError, type Source } from './source';
 
@@ -22,6 +23,8 @@ export interface ImportOptions {
   readonly foresee?: boolean;
   readonly progress?: Progress;
   readonly now?: () => Date;
+  /** What a file may hold (docs/console.md#import-limits); none by default. */
+  readonly limits?: ReadLimits;
 }
 
 export interface CollectionReport {
@@ -45,6 +48,7 @@ export interface FileReport {
   /** Why the file failed as a whole. */
   readonly error: string | null;
   readonly collections: readonly CollectionReport[];
+  /** The first rejected rows by line; each collection's `rejected` counts them all. */
   readonly rejected: readonly Rejection[];
   readonly notes: readonly string[];
   /** What a rejected row's number counts: a file's lines (the default), or the records of the legacy service's answers (legacy/). */
@@ -75,7 +79,7 @@ export async function importFiles(
   const sources: Source[] = [];
   for (const { file, collection } of inputs) {
     try {
-      sources.push(await readSource(file, collection));
+      sources.push(await readSource(file, collection, options.limits));
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
       failed.push(failure(file, error.message));
@@ -162,13 +166,13 @@ function report(
   counts: Awaited<ReturnType<ImportStore['importDataSet']>> | null,
 ): FileReport {
   const collections = COLLECTIONS.filter(
-    (c) => source.accepted[c] !== undefined || source.rejected.some((r) => r.collection === c),
+    (c) => source.accepted[c] !== undefined || (source.rejectedCount[c] ?? 0) > 0,
   ).map((collection): CollectionReport => ({
     collection,
     accepted: source.accepted[collection] ?? 0,
     inserted: counts === null ? null : counts.written[collection] - counts.updated[collection],
     updated: counts === null ? null : counts.updated[collection],
-    rejected: source.rejected.filter((r) => r.collection === collection).length,
+    rejected: source.rejectedCount[collection] ?? 0,
     ...(source.foreseen?.[collection] === undefined
       ? {}
       : { wouldInsert: source.foreseen[collection].inserted, wouldUpdate: source.foreseen[collection].updated }),

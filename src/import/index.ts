@@ -24,3 +24,4 @@ export {
 } from './legacy';
 export { readSource } from './read-source';
 export { SourceError, type Source } from './source';
+export { DEFAULT_MAX_ROWS, LISTED_REJECTIONS_MAX, type ReadLimits } from './read-limits';

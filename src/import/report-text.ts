@@ -30,8 +30,10 @@ function fileLines(file: FileReport): string[] {
   if (file.error !== null) lines.push(`  ${file.error}`);
   for (const r of file.rejected.slice(0, LISTED_REJECTIONS))
     lines.push(`  ${file.position ?? 'line'} ${r.line} (${r.collection}): ${r.reason}`);
-  if (file.rejected.length > LISTED_REJECTIONS)
-    lines.push(`  ... and ${n(file.rejected.length - LISTED_REJECTIONS)} more rejected rows`);
+  // Counted from the collections: past its first ones, a report lists no more rows (src/import/read-limits.ts).
+  const shown = Math.min(file.rejected.length, LISTED_REJECTIONS);
+  const more = file.collections.reduce((sum, c) => sum + c.rejected, 0) - shown;
+  if (more > 0) lines.push(`  ... and ${n(more)} more rejected rows`);
   for (const note of file.notes) lines.push(`  note: ${note}`);
   return lines;
 }

@@ -11,12 +11,14 @@ export interface SourceRow {
 export interface Source {
   readonly file: string;
   readonly rows: Partial<Record<DataSetCollection, SourceRow[]>>;
-  /** Rows refused while reading (a CSV row with the wrong number of fields). */
+  /** Rows refused while reading (a CSV row with the wrong number of fields), the first ones by line. */
   readonly unreadable: readonly {
     readonly collection: DataSetCollection;
     readonly line: number;
     readonly reason: string;
   }[];
+  /** Rows refused while reading past those listed in `unreadable`, counted only (src/import/read-limits.ts). */
+  readonly unlisted?: Partial<Record<DataSetCollection, number>>;
   /** Worth saying, not worth refusing (an ignored column). */
   readonly notes: readonly string[];
 }

@@ -5,6 +5,7 @@
 // answer to a request Node cannot parse instead of a reset connection.
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { NOSNIFF } from '../wire/respond';
 
 export interface ConnectionLimits {
@@ -19,6 +20,11 @@ export interface ConnectionLimits {
   /** Open connections per client address, the same way; 0: no such cap. */
   readonly maxConnectionsPerAddress: number;
   /**
+   * Addresses the per-address cap does not apply to: the proxies TRUST_PROXY
+   * trusts, whose connections carry every client behind them. None when left out.
+   */
+  readonly exemptFromAddressCap?: (address: string) => boolean;
+  /**
    * Bytes a second a request body must arrive at, averaged over the last
    * BODY_RATE_WINDOW_MS once it has been under way for BODY_RATE_GRACE_MS;
    * slower, it is cut off with a 408, and at the connection cap it gives way
@@ -32,9 +38,28 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 4096,
-  maxConnectionsPerAddress: 0,
+  maxConnectionsPerAddress: 64,
   bodyMinRate: 1024,
 };
+
+/**
+ * Connections beyond the caps that only a health probe may use: one over a
+ * cap with nothing to close is let in on probation, and its request is
+ * answered only if it is `GET /healthz` or `/readyz` (anything else gets the
+ * 503 it would have had), so that a flood of slow bodies holding every slot
+ * cannot make a load balancer take a working node out (docs/operating.md#connections).
+ */
+export const PROBE_RESERVE = 64;
+/** How long a connection on probation may take to send its request's headers: a probe sends them at once. */
+const PROBE_HEADERS_MS = 2000;
+/**
+ * With the reserve full, a connection on it that has sent nothing for this
+ * long gives way to a new one; younger ones are left be and the new one is
+ * refused, so that a burst of new connections cannot push out a probe whose
+ * headers are on their way.
+ */
+export const PROBE_PATIENCE_MS = 250;
+const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /** A body is not judged before it has been under way this long. */
 export const BODY_RATE_GRACE_MS = 1000;
@@ -52,6 +77,18 @@ const BODY_EVICT_AFTER_MS = 250;
 // with unread bytes makes the kernel reset it, and the client then loses the
 // answer it was sent.
 const LINGER_MS = 1000;
+
+/**
+ * Whether a connection's address is a proxy TRUST_PROXY trusts (its value as
+ * loadConfig gives it): `true` or a hop count trusts every address the
+ * connection can come from, a list the addresses and ranges it names.
+ */
+export function trustedProxy(trust: boolean | number | string): (address: string) => boolean {
+  if (typeof trust === 'boolean') return () => trust;
+  if (typeof trust === 'number') return () => trust > 0;
+  const compiled = proxyaddr.compile(trust.split(',').map((entry) => entry.trim()));
+  return (address) => compiled(address, 0);
+}
 
 /** Listens with these connection limits (the defaults for those left out); resolves once the port is bound. */
 export function listen(
@@ -76,13 +113,30 @@ export function createHttpServer(listener: RequestListener, limits: ConnectionLi
     // Node looks for requests over their time every this often (30 s by default, too coarse for the limits above).
     connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4),
   });
-  server.on('request', listener);
+  const onProbation = guardConnections(server, limits);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const refusal = onProbation.refusal(req.socket);
+    if (refusal === undefined) {
+      listener(req, res);
+      return;
+    }
+    const target = req.url ?? '';
+    const pathname = target.split('?', 1)[0] ?? '';
+    if ((req.method === 'GET' || req.method === 'HEAD') && PROBE_PATHS.has(pathname)) {
+      // Answered, then closed: the reserve is for one probe at a time, not for keep-alive.
+      res.shouldKeepAlive = false;
+      listener(req, res);
+      return;
+    }
+    // Refused: it no longer holds a place in the reserve while the rest of its request is read and dropped.
+    onProbation.release(req.socket);
+    refuse(req.socket, refusal);
+  });
   server.on(
     'clientError',
     (err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Socket) =>
       answerClientError(err, socket),
   );
-  guardConnections(server, limits);
   return server;
 }
 
@@ -125,12 +179,49 @@ function rateOf(watch: BodyWatch, socket: Socket, now: number): number {
   return elapsed <= 0 ? Infinity : ((socket.bytesRead - watch.bytes[0]) * 1000) / elapsed;
 }
 
-function guardConnections(server: Server, limits: ConnectionLimits): void {
+/** What the request listener asks of the connections on probation (PROBE_RESERVE). */
+interface Probation {
+  /** The refusal a connection on probation had; undefined for the others. */
+  refusal(socket: Socket): string | undefined;
+  /** Gives up the connection's place in the reserve. */
+  release(socket: Socket): void;
+}
+
+/** Guards the server's connections. */
+function guardConnections(server: Server, limits: ConnectionLimits): Probation {
   // In the order they opened, oldest first: the first idle one is the one closed to make room.
   const open = new Set<Socket>();
   // Kept only with a per-address cap (MAX_CONNECTIONS_PER_ADDRESS); off, a connection costs no lookup.
   const perAddress = limits.maxConnectionsPerAddress;
   const byAddress = new Map<string, Set<Socket>>();
+  const exempt = limits.exemptFromAddressCap ?? (() => false);
+  // Connections over a cap let in for a health probe, oldest first.
+  const probation = new Map<Socket, { readonly refusal: string; readonly since: number }>();
+
+  /** Over a cap with nothing to close: on probation if the reserve has room (or one on it has sent nothing for PROBE_PATIENCE_MS), else refused. */
+  const admitOnProbation = (socket: Socket, message: string) => {
+    const now = Date.now();
+    // Over an address's cap with room left in all, that room is used too: a burst of new connections from the
+    // address then leaves the reserve to everyone else.
+    if (probation.size >= PROBE_RESERVE && open.size + probation.size >= limits.maxConnections) {
+      const waiting = [...probation].find(([s, p]) => isIdle(s) && now - p.since >= PROBE_PATIENCE_MS);
+      if (waiting === undefined) {
+        refuse(socket, message);
+        return;
+      }
+      probation.delete(waiting[0]);
+      refuse(waiting[0], waiting[1].refusal);
+    }
+    probation.set(socket, { refusal: message, since: now });
+    const deadline = setTimeout(() => {
+      if (isIdle(socket)) refuse(socket, message);
+    }, PROBE_HEADERS_MS);
+    deadline.unref();
+    socket.once('close', () => {
+      clearTimeout(deadline);
+      probation.delete(socket);
+    });
+  };
 
   const minRate = limits.bodyMinRate;
   // Bodies under way, from their headers, looked at every BODY_SWEEP_MS (and only when there is a minimum rate).
@@ -210,19 +301,20 @@ function guardConnections(server: Server, limits: ConnectionLimits): void {
   };
 
   server.on('connection', (socket: Socket) => {
-    if (perAddress > 0) {
+    const capped = perAddress > 0 && !exempt(socket.remoteAddress ?? '');
+    if (capped) {
       const mine = byAddress.get(socket.remoteAddress ?? '');
       if (mine !== undefined && mine.size >= perAddress && !closeIdleAmong(mine)) {
-        refuse(socket, 'Too many connections from this address.');
+        admitOnProbation(socket, 'Too many connections from this address.');
         return;
       }
     }
     if (open.size >= limits.maxConnections && !closeIdleAmong(open)) {
-      refuse(socket, 'Too many connections.');
+      admitOnProbation(socket, 'Too many connections.');
       return;
     }
     open.add(socket);
-    if (perAddress > 0) {
+    if (capped) {
       // Looked up again: closing an idle connection above may have emptied and dropped this address's set.
       const address = socket.remoteAddress ?? '';
       const mine = byAddress.get(address);
@@ -231,6 +323,10 @@ function guardConnections(server: Server, limits: ConnectionLimits): void {
     }
     socket.once('close', () => forget(socket));
   });
+  return {
+    refusal: (socket) => probation.get(socket)?.refusal,
+    release: (socket) => probation.delete(socket),
+  };
 }
 
 /** A connection over the cap with every other one busy: a 503, before any request is read. */

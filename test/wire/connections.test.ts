@@ -4,7 +4,13 @@
 // Small limits keep the tests short; Node's defaults held such a request for
 // minutes.
 import net from 'node:net';
-import type { ConnectionLimits } from '../../src/server/http-server';
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  PROBE_PATIENCE_MS,
+  PROBE_RESERVE,
+  trustedProxy,
+  type ConnectionLimits,
+} from '../../src/server/http-server';
 import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
 import { listenOnLoopback, type LoopbackListener } from '../support/service';
 import { storeVariants } from '../support/stores';
@@ -202,13 +208,16 @@ describe('the connection cap', () => {
     expect(await server.connections()).toBeLessThanOrEqual(8);
   });
 
-  it('refuses a connection with a 503 when every open one has a request under way', async () => {
+  it('refuses a request with a 503 when every open connection has one under way, and still answers the health probes', async () => {
     const server = await serve({ maxConnections: 3, bodyMinRate: 0 });
     const calls: net.Socket[] = [];
     for (let i = 0; i < 3; i++) calls.push(await busy(server.port));
-    expect(await get(server.port, '/healthz')).toMatch(
+    expect(await get(server.port, '/NotificationNotes.asmx?wsdl')).toMatch(
       /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Retry-After: 1\r\n[\s\S]*\r\n\r\nToo many connections\.\r\n$/,
     );
+    // The reserve beyond the cap: a probe is answered, and its connection closed after it.
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass",/);
+    expect(await get(server.port, '/readyz?verbose')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     // The requests under way were left alone: each still gets its answer.
     const body =
       '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>'.padEnd(100);
@@ -242,10 +251,50 @@ describe('the connection cap', () => {
   it('caps the connections of one address, and others still get in', async () => {
     const server = await serve({ maxConnectionsPerAddress: 2, bodyMinRate: 0 });
     for (let i = 0; i < 2; i++) await busy(server.port, '127.0.0.1');
-    expect(await get(server.port, '/healthz', '127.0.0.1')).toMatch(
+    expect(await get(server.port, '/NotificationNotes.asmx?wsdl', '127.0.0.1')).toMatch(
       /^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/,
     );
-    expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"status":"pass",/);
+    // The address's own health probe (a load balancer's check comes from one address) is answered.
+    expect(await get(server.port, '/healthz', '127.0.0.1')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(await get(server.port, '/NotificationNotes.asmx?wsdl', '127.0.0.2')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  });
+
+  it('caps one address at 64 requests under way by default, but not a proxy TRUST_PROXY trusts', async () => {
+    expect(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress).toBe(64);
+    const server = await serve({
+      maxConnectionsPerAddress: 2,
+      bodyMinRate: 0,
+      exemptFromAddressCap: (a) => a === '127.0.0.3',
+    });
+    for (let i = 0; i < 3; i++) await busy(server.port, '127.0.0.3');
+    expect(await get(server.port, '/NotificationNotes.asmx?wsdl', '127.0.0.3')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(trustedProxy('loopback')('127.0.0.3')).toBe(true);
+    expect(trustedProxy('10.0.0.0/8, 192.168.1.1')('192.168.1.1')).toBe(true);
+    expect(trustedProxy('10.0.0.0/8')('127.0.0.1')).toBe(false);
+    expect(trustedProxy(false)('127.0.0.1')).toBe(false);
+    expect(trustedProxy(1)('127.0.0.1')).toBe(true);
+  });
+
+  it('keeps the reserve for probes: a connection on it that sends nothing gives way, and is closed soon', async () => {
+    const server = await serve({ maxConnections: 1, bodyMinRate: 0 });
+    await busy(server.port);
+    const silent = await Promise.all(Array.from({ length: PROBE_RESERVE }, () => connect(server.port)));
+    await accepted(server, 1 + PROBE_RESERVE);
+    const closed = silent.map((socket) => untilClosed(socket));
+    // Too young to give way: the newcomer is refused.
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections\.\r\n$/);
+    await new Promise((resolve) => setTimeout(resolve, PROBE_PATIENCE_MS));
+    expect(await get(server.port, '/healthz')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    // The oldest silent one, silent for longer than the patience, gave way to the probe.
+    expect(await Promise.race(closed)).toMatch(/^HTTP\/1\.1 503 [\s\S]*Too many connections\.\r\n$/);
+    // A request other than a probe on the reserve gets the 503 it would have had.
+    expect(await get(server.port, '/admin/api/v1/students')).toMatch(
+      /^HTTP\/1\.1 503 [\s\S]*Too many connections\.\r\n$/,
+    );
+    // The others are closed once their time to send a request is over.
+    const started = Date.now();
+    await Promise.all(closed);
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('still counts the connections of an address after its idle one was closed to make room', async () => {
@@ -262,7 +311,7 @@ describe('the connection cap', () => {
     while ((await server.connections()) > 2) await new Promise((resolve) => setTimeout(resolve, 10));
     await busy(server.port, '127.0.0.2');
     // 127.0.0.2 now has two requests under way: its limit, with room left in all.
-    expect(await get(server.port, '/healthz', '127.0.0.2')).toMatch(
+    expect(await get(server.port, '/NotificationNotes.asmx?wsdl', '127.0.0.2')).toMatch(
       /^HTTP\/1\.1 503 [\s\S]*Too many connections from this address\.\r\n$/,
     );
   });
