@@ -14,7 +14,6 @@ import {
   type Operations,
 } from '../operations';
 import { noteCall, noteRefusal, type CallRecord } from './call-record';
-import { createDeadlines } from './deadlines';
 
 /**
  * One call as a binding hands it to the dispatcher: what the operation is
@@ -51,17 +50,13 @@ export function createDispatcher(
   timeoutMs: number,
   access?: AccessControl,
 ): Dispatcher {
-  const deadlines = createDeadlines(
-    timeoutMs,
-    () => new OperationTimeoutError(`The operation did not complete within ${timeoutMs} ms.`),
-  );
   const run = async <K extends WireOperationName>(
     operation: OperationModel<K>,
     values: readonly (string | null)[],
     call: WireCall,
   ): Promise<Outcome<K>> => {
     try {
-      const value = await deadlines.within(invokeOperation(operations, operation.wireName, values, call.context));
+      const value = await withTimeout(invokeOperation(operations, operation.wireName, values, call.context), timeoutMs);
       noteCall(call.record, operation.wireName, null);
       return { ok: true, value };
     } catch (err) {
@@ -103,4 +98,15 @@ function invokeOperation<K extends WireOperationName>(
   context: CallContext,
 ) {
   return operations[name](ARGUMENT_READERS[name](values), context);
+}
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new OperationTimeoutError(`The operation did not complete within ${timeoutMs} ms.`)),
+      timeoutMs,
+    );
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -89,22 +89,4 @@ describe('the dispatcher', () => {
       message: 'The operation did not complete within 50 ms.',
     });
   });
-
-  it('keeps every call’s time limit on one shared timer, not a timer per call', async () => {
-    const timeouts = jest.spyOn(global, 'setTimeout');
-    const intervals = jest.spyOn(global, 'setInterval');
-    try {
-      const { dispatcher } = dispatcherWith(async ({ id }) => `token-of-${id}`);
-      const outcomes = await Promise.all(
-        Array.from({ length: 100 }, (_, i) =>
-          dispatcher.invoke(operation, [`dev-${i}`], { context, record: newRecord() }),
-        ),
-      );
-      expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
-      expect(timeouts.mock.calls.length + intervals.mock.calls.length).toBeLessThanOrEqual(1);
-    } finally {
-      timeouts.mockRestore();
-      intervals.mockRestore();
-    }
-  });
 });
