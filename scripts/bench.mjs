@@ -262,12 +262,14 @@ async function benchToken(service, baseline, tokenCases) {
 /**
  * Each case against node:http answering the same bytes, GetTokenDevice over
  * SOAP 1.1 also against node-soap's own server, in alternating order; the
- * CPU per call of each process from /proc. Where `taskset` exists the load
- * generator (this process) runs on the first core and the servers on the
- * second, so that they do not take turns on one.
+ * CPU per call of each process from /proc. With BENCH_PIN=1 (and `taskset`)
+ * the load generator (this process) runs on the first core and the servers
+ * on the second, so that they do not take turns on one; on a machine shared
+ * with other work that cost the service more calls a second than the
+ * baselines (all of its threads, the collector's too, share the one core).
  */
 async function benchCalls(service, nodeHttp, nodeSoap, cases) {
-  const pinned = pinCores([service, nodeHttp, nodeSoap]);
+  const pinned = process.env.BENCH_PIN === '1' && pinCores([service, nodeHttp, nodeSoap]);
   console.log(
     `\nEach call against node:http answering the same bytes, ${CONNECTIONS} connections, ${DURATION} s per case${pinned ? ', load on core 0 and servers on core 1' : ''}`,
   );
