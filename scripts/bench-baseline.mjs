@@ -1,11 +1,13 @@
-// The benchmark's baseline: a bare Express route answering fixed bytes,
-// identical to the service's answer for each case (same status, headers and
-// body), so that the ratio measures what the service adds.
+// The benchmark's baselines: fixed bytes, identical to the service's answer
+// for each case (same status, headers and body), so that the ratio measures
+// what the service adds. BASELINE=express (the default) answers from a bare
+// Express route; BASELINE=node-http from node:http's own request listener,
+// the cheapest an HTTP exchange gets on this runtime.
+import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const express = require('express');
 
 const answers = JSON.parse(readFileSync(process.env.ANSWERS, 'utf8'));
 const fixed = new Map(
@@ -15,21 +17,31 @@ const fixed = new Map(
   }),
 );
 
-const app = express();
-app.disable('x-powered-by');
-app.set('etag', false);
-app.all('/{*path}', (req, res) => {
-  const answer = fixed.get(`${req.method} ${req.originalUrl}`);
-  if (answer === undefined) {
-    res.status(404).end();
+function answer(req, res, url) {
+  const found = fixed.get(`${req.method} ${url}`);
+  if (found === undefined) {
+    res.statusCode = 404;
+    res.end();
     return;
   }
   // Drain the request body as any server must, then answer.
   req.resume();
   req.on('end', () => {
-    res.writeHead(answer.status, answer.headers);
-    res.end(answer.body);
+    res.writeHead(found.status, found.headers);
+    res.end(found.body);
   });
-});
-const server = app.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+}
+
+let server;
+if (process.env.BASELINE === 'node-http') {
+  server = createServer((req, res) => answer(req, res, req.url));
+} else {
+  const express = require('express');
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.all('/{*path}', (req, res) => answer(req, res, req.originalUrl));
+  server = createServer(app);
+}
+server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -7,8 +7,10 @@
 // work Node's HTTP and stream code does with those objects afterwards (reading
 // the body, writing the answer, the listeners) markedly slower: about 70 µs of
 // a 200 µs SOAP call, and half of an HTTP GET call (docs/benchmark.md).
-// The operation calls need none of what it adds, so they are routed by an
-// Express Router, which leaves Node's objects as they are, and reach the
+// The operation calls need none of what it adds, so they are routed in front
+// of it on Node's objects as they are (the observer, then the `.asmx` calls,
+// called directly: an Express Router there cost a few µs a call for a single
+// path with no parameters, docs/benchmark.md#request-path), and reach the
 // application only when they are not calls: help pages, `?wsdl`, `?disco`,
 // health, metrics, the admin API, 404s.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -96,35 +98,39 @@ export function createApp(options: AppOptions): App {
 
   // The same rule `req.ip` follows in the application, compiled by Express from TRUST_PROXY.
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
-  const calls = express.Router();
-  if (options.observe !== undefined) calls.use(options.observe);
+  const calls = createAsmxCalls({
+    endpoints: options.endpoints,
+    dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs, options.access),
+    bodyLimit: options.bodyLimit,
+    xmlMaxDepth: options.xmlMaxDepth ?? DEFAULT_MAX_XML_DEPTH,
+    jsonBodies: options.jsonBodies,
+    callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
+    passCredentials: options.access !== undefined,
+    access: options.access,
+    keepBodies: options.keepBodies,
+  });
   // After the observer, so that the refusal is counted and logged as any answer.
   const maxQuery = options.maxQueryStringLength ?? 0;
-  if (maxQuery > 0)
-    calls.use((req, res, next) => {
-      if (!queryStringTooLong(req, maxQuery)) return next();
+  // A call, or else the application; whatever escapes either way gets the last resort.
+  const callOrApplication = (req: IncomingMessage, res: ServerResponse) => {
+    if (maxQuery > 0 && queryStringTooLong(req, maxQuery)) {
       Object.assign(callRecordOf(res), { outcome: 'client_fault', fault: 'query_string_too_long' });
       sendText(res, 400, QUERY_STRING_TOO_LONG);
-    });
-  calls.use(
-    createAsmxCalls({
-      endpoints: options.endpoints,
-      dispatcher: createDispatcher(options.operations, options.logger, options.operationTimeoutMs, options.access),
-      bodyLimit: options.bodyLimit,
-      xmlMaxDepth: options.xmlMaxDepth ?? DEFAULT_MAX_XML_DEPTH,
-      jsonBodies: options.jsonBodies,
-      callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
-      passCredentials: options.access !== undefined,
-      access: options.access,
-      keepBodies: options.keepBodies,
-    }),
-  );
+      return;
+    }
+    calls(req, res, (err?: unknown) => {
+      if (err !== undefined && err !== null) lastResort(err, req, res);
+      else app(req, res);
+    }).catch((err: unknown) => lastResort(err, req, res));
+  };
+  const observe = options.observe;
 
   return (req, res) => {
-    // Typed for Express's objects, the Router itself reads only what Node's have (url, method, headers).
-    calls(req as Request, res as Response, (err?: unknown) => {
-      if (err !== undefined && err !== null && err !== 'router') lastResort(err, req, res);
-      else app(req, res);
-    });
+    try {
+      if (observe === undefined) callOrApplication(req, res);
+      else observe(req, res, () => callOrApplication(req, res));
+    } catch (err) {
+      lastResort(err, req, res);
+    }
   };
 }

@@ -50,6 +50,7 @@ describe('which half answers', () => {
   let service: TestService;
   let app: App;
   const prototypes = new Map<string, unknown>();
+  const routed = new Map<string, boolean>();
   let failNext = false;
   const errors: unknown[] = [];
 
@@ -69,7 +70,11 @@ describe('which half answers', () => {
           failNext = false;
           throw new Error('observer broke');
         }
-        res.on('finish', () => prototypes.set(`${req.method} ${req.url}`, Object.getPrototypeOf(req)));
+        res.on('finish', () => {
+          prototypes.set(`${req.method} ${req.url}`, Object.getPrototypeOf(req));
+          // What a router writes into the request it passes on.
+          routed.set(`${req.method} ${req.url}`, 'baseUrl' in req || 'next' in req);
+        });
         next();
       },
     });
@@ -95,6 +100,20 @@ describe('which half answers', () => {
     expect(prototypes.get('POST /PushNotificationMobile.asmx')).toBe(IncomingMessage.prototype);
     expect(prototypes.get('GET /PushNotificationMobile.asmx?wsdl')).not.toBe(IncomingMessage.prototype);
     expect(prototypes.get('GET /nowhere')).not.toBe(IncomingMessage.prototype);
+  });
+
+  it('hands operation calls to the wire directly, through no router', async () => {
+    await call(app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001').expect(200);
+    await call(app)
+      .post('/PushNotificationMobile.asmx')
+      .set('Content-Type', 'text/xml; charset=utf-8')
+      .set('SOAPAction', `"${NS}GetTokenDevice"`)
+      .send(envelope('1.1', 'GetTokenDevice', { id: 'dev-1001' }))
+      .expect(200);
+    await call(app).get('/PushNotificationMobile.asmx?wsdl').expect(200);
+    expect(routed.get('GET /PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001')).toBe(false);
+    expect(routed.get('POST /PushNotificationMobile.asmx')).toBe(false);
+    expect(routed.get('GET /PushNotificationMobile.asmx?wsdl')).toBe(true);
   });
 
   it('answers a failure in front of the wire with the plain-text 500, logs it, and goes on serving', async () => {

@@ -1,0 +1,94 @@
+// A flame graph (SVG) of a V8 CPU profile, start-up and idle left out as in
+// scripts/cpu-profile-summary.mjs: each box a function in its caller's
+// stack, as wide as its share of the CPU time; frames under 0.2 % of it are
+// dropped to keep the picture small.
+//
+//   node scripts/cpu-profile-flame.mjs FILE.cpuprofile OUT.svg [TITLE]
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const [file, out, title = file] = process.argv.slice(2);
+if (file === undefined || out === undefined) {
+  console.error('usage: node scripts/cpu-profile-flame.mjs FILE.cpuprofile OUT.svg [TITLE]');
+  process.exit(2);
+}
+const profile = JSON.parse(readFileSync(file, 'utf8'));
+const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+const selfTime = new Map();
+for (let i = 0; i < profile.samples.length; i++)
+  selfTime.set(profile.samples[i], (selfTime.get(profile.samples[i]) ?? 0) + profile.timeDeltas[i]);
+
+const STARTUP = (frame) =>
+  frame.functionName === 'executeUserEntryPoint' ||
+  frame.functionName === '(idle)' ||
+  frame.url.includes('/soap/lib/') ||
+  frame.url.endsWith('/dist/service.js') ||
+  frame.url.includes('modules/cjs/loader');
+const label = (frame) => {
+  const file = frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/');
+  return `${frame.functionName || '(anonymous)'}${file === '' ? '' : ` ${file}:${frame.lineNumber + 1}`}`;
+};
+
+/** The tree's time, start-up and idle subtrees left out; children merged by label. */
+function build(id) {
+  const node = nodes.get(id);
+  if (STARTUP(node.callFrame)) return null;
+  const children = new Map();
+  let total = selfTime.get(id) ?? 0;
+  for (const childId of node.children ?? []) {
+    const child = build(childId);
+    if (child === null) continue;
+    total += child.total;
+    const same = children.get(child.name);
+    if (same === undefined) children.set(child.name, child);
+    else mergeInto(same, child);
+  }
+  return { name: label(node.callFrame), total, children };
+}
+function mergeInto(into, from) {
+  into.total += from.total;
+  for (const [name, child] of from.children) {
+    const same = into.children.get(name);
+    if (same === undefined) into.children.set(name, child);
+    else mergeInto(same, child);
+  }
+}
+
+const root = build(profile.nodes[0].id);
+const WIDTH = 1200;
+const ROW = 16;
+const minTime = root.total * 0.002;
+const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const boxes = [];
+let depthMax = 0;
+function place(node, x, depth) {
+  depthMax = Math.max(depthMax, depth);
+  const width = (node.total / root.total) * WIDTH;
+  boxes.push({ node, x, width, depth });
+  let at = x;
+  for (const child of [...node.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    if (child.total >= minTime) place(child, at, depth + 1);
+    at += (child.total / root.total) * WIDTH;
+  }
+}
+place(root, 0, 0);
+const height = (depthMax + 1) * ROW + 30;
+const svg = [
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="monospace" font-size="11">`,
+  `<text x="4" y="16" font-size="13">${escape(title)}</text>`,
+];
+for (const { node, x, width, depth } of boxes) {
+  const y = height - (depth + 1) * ROW;
+  const share = ((100 * node.total) / root.total).toFixed(1);
+  // Warm colours by a hash of the name, so that one function keeps its colour in both pictures.
+  let hash = 0;
+  for (const c of node.name) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  const fill = `hsl(${20 + (hash % 40)}, 80%, ${55 + (hash % 20)}%)`;
+  const text = width > 40 ? escape(node.name.slice(0, Math.floor(width / 6.6))) : '';
+  svg.push(
+    `<g><title>${escape(node.name)} (${share} %)</title><rect x="${x.toFixed(1)}" y="${y}" width="${Math.max(0.5, width - 0.5).toFixed(1)}" height="${ROW - 1}" fill="${fill}"/>` +
+      (text === '' ? '' : `<text x="${(x + 3).toFixed(1)}" y="${y + 11}">${text}</text>`) +
+      '</g>',
+  );
+}
+svg.push('</svg>');
+writeFileSync(out, `${svg.join('\n')}\n`);
