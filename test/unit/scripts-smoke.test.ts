@@ -5,7 +5,8 @@
 // moved in dist/) fails `npm test` instead of the next benchmark run
 // (docs/testing.md#the-scripts-smoke-mode).
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
@@ -14,7 +15,10 @@ const root = path.resolve(__dirname, '../..');
  * Each script: run in smoke mode (with `env` on top), or covered by the run
  * of another one that imports or starts it. A new script needs its row here.
  */
-const SCRIPTS: Record<string, { env: Record<string, string> } | { coveredBy: string; how: string }> = {
+const SCRIPTS: Record<
+  string,
+  { env: Record<string, string> } | { coveredBy: string; how: string } | { profileTool: true }
+> = {
   // Traces and the access policy on too, so that their parts and the OTLP receiver run.
   'bench.mjs': { env: { BENCH_OTEL: '1', BENCH_POLICY: '1' } },
   'bench-baseline.mjs': { coveredBy: 'bench.mjs', how: 'the baseline it starts' },
@@ -22,6 +26,7 @@ const SCRIPTS: Record<string, { env: Record<string, string> } | { coveredBy: str
   'bench-delivery.mjs': { env: {} },
   'bench-h2-client.mjs': { env: {} },
   'bench-import.mjs': { coveredBy: 'bench.mjs', how: 'its import case, benchImport' },
+  'bench-node-soap.mjs': { coveredBy: 'bench.mjs', how: "node-soap's own server its calls part starts" },
   'bench-otlp-receiver.mjs': { coveredBy: 'bench.mjs', how: 'the receiver it starts with BENCH_OTEL=1' },
   'bench-runtime.mjs': { env: {} },
   // Without TEST_DATABASE_URL it says it needs PostgreSQL and exits 0.
@@ -31,6 +36,9 @@ const SCRIPTS: Record<string, { env: Record<string, string> } | { coveredBy: str
   'bench-sqlite-driver.mjs': { env: {} },
   'bench-support.mjs': { coveredBy: 'bench.mjs', how: 'every script imports it' },
   'soak.mjs': { env: {} },
+  // Tools for a CPU profile of the server (docs/benchmark.md#request-path): run below on a profile of their own.
+  'cpu-profile-flame.mjs': { profileTool: true },
+  'cpu-profile-summary.mjs': { profileTool: true },
 };
 
 // A smoke run takes seconds; on a loaded machine, several times that.
@@ -81,6 +89,35 @@ describe('the scripts in smoke mode', () => {
     expect(Object.keys(SCRIPTS).sort()).toEqual(files.sort());
     for (const row of Object.values(SCRIPTS))
       if ('coveredBy' in row) expect(SCRIPTS[row.coveredBy]).toHaveProperty('env');
+  });
+
+  it('cpu-profile-summary.mjs and cpu-profile-flame.mjs read a real CPU profile', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-profile-'));
+    try {
+      const busy = 'let x = 0; const end = Date.now() + 300; while (Date.now() < end) x += Math.sqrt(x + 1);';
+      const made = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '-e', busy], {
+        encoding: 'utf8',
+      });
+      expect(made.status).toBe(0);
+      const profile = path.join(dir, readdirSync(dir).find((name) => name.endsWith('.cpuprofile')) ?? 'none');
+      const summary = spawnSync(
+        process.execPath,
+        [path.join(root, 'scripts/cpu-profile-summary.mjs'), profile, '100'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect([summary.status, summary.stderr]).toEqual([0, '']);
+      expect(summary.stdout).toMatch(/µs/);
+      const svg = path.join(dir, 'flame.svg');
+      const flame = spawnSync(process.execPath, [path.join(root, 'scripts/cpu-profile-flame.mjs'), profile, svg], {
+        encoding: 'utf8',
+      });
+      expect([flame.status, flame.stderr]).toEqual([0, '']);
+      expect(readFileSync(svg, 'utf8')).toMatch(/^<\?xml|^<svg/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   for (const [name, row] of Object.entries(SCRIPTS)) {
