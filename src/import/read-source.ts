@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { hasBidiControl } from '../shared/bidi';
 import type { DataSetCollection } from '../store';
 import { collectionOfCsv, collectionOfHeader } from './format';
 import { readCsv } from './read-csv';
@@ -16,6 +17,38 @@ export async function readSource(
   file: string,
   collection?: DataSetCollection,
   limits: ReadLimits = NO_READ_LIMITS,
+): Promise<Source> {
+  const source = await readEither(file, collection, limits);
+  const bidi = bidiNote(source);
+  return bidi === null ? source : { ...source, notes: [...source.notes, bidi] };
+}
+
+/**
+ * A note naming the records whose text holds bidirectional formatting
+ * characters (src/shared/bidi.ts): imported as they are, but shown isolated,
+ * and worth a look at the source.
+ */
+function bidiNote(source: Source): string | null {
+  let count = 0;
+  let first: { collection: string; line: number } | null = null;
+  for (const [collection, rows] of Object.entries(source.rows))
+    for (const row of rows ?? [])
+      if (Object.values(row.record).some((value) => typeof value === 'string' && hasBidiControl(value))) {
+        count++;
+        if (first === null || row.line < first.line) first = { collection, line: row.line };
+      }
+  if (first === null) return null;
+  return (
+    `${source.file}: ${count} ${count === 1 ? 'record holds' : 'records hold'} bidirectional control characters ` +
+    `(U+202A to U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which can reverse how the text around them reads; ` +
+    `the first: ${first.collection}, line ${first.line}. They are imported as they are and shown isolated.`
+  );
+}
+
+async function readEither(
+  file: string,
+  collection: DataSetCollection | undefined,
+  limits: ReadLimits,
 ): Promise<Source> {
   const name = path.basename(file);
   const extension = path.extname(name).toLowerCase();
