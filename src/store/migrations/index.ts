@@ -7,6 +7,7 @@ import { outboxIndexesMigration } from './0005-outbox-indexes';
 import { auditBoundsMigration } from './0006-audit-bounds';
 import { traceContextMigration } from './0007-trace-context';
 import { consoleMigration } from './0008-console';
+import { messageListMigration } from './0009-message-list';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -20,6 +21,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0006_audit_bounds': auditBoundsMigration,
   '0007_trace_context': traceContextMigration,
   '0008_console': consoleMigration,
+  '0009_message_list': messageListMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
