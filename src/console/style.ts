@@ -79,7 +79,12 @@ th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
 .errors li{margin-block-end:.35rem}
 .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem;align-items:end;margin-block-end:1rem}
 .filters button{margin-block-end:1rem;justify-self:start}
-input[type=datetime-local]{font:inherit;padding:.35rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%;width:100%}
+.filters .wide{grid-column:1/-1}
+.filters .actions{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+.filters .actions button{margin:0}
+.stat dd a{color:inherit}
+time{white-space:nowrap}
+input[type=datetime-local],input[type=date]{font:inherit;padding:.35rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%;width:100%}
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){
   main{padding:.75rem}
