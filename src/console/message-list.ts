@@ -241,6 +241,10 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
     ...(p.field === undefined ? {} : { field: fieldIds[p.field] }),
     text: p.text,
   }));
+  // The filters beyond the search are folded away until one is used (a phone's first screen shows the results).
+  const filtered =
+    [form.status, form.channel, form.school, form.type, form.from, form.to].some((value) => value !== '') ||
+    problems.some((p) => p.field !== undefined && p.field !== 'q');
   const invalid = (id: string) => (problems.some((p) => p.field === id) ? html` aria-invalid="true"` : '');
   const option = (name: 'status' | 'channel', value: string, label: string) =>
     html`<option value="${value}"${form[name] === value ? html` selected` : ''}>${label}</option>`;
@@ -277,16 +281,21 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
       view,
       t.messagesTitle,
       html`${errorSummary(view, problems)}
-<form class="filters" method="get" action="${CONSOLE_BASE}/messages">
-<div class="field wide"><label for="q">${t.findMessage}</label><p class="hint" id="q-hint">${t.findHint}</p><input id="q" name="q" type="search" dir="auto" maxlength="${MAX.find}" aria-describedby="q-hint" value="${form.q}"${invalid('q')}></div>
+<form class="message-filters" method="get" action="${CONSOLE_BASE}/messages">
+<div class="field"><label for="q">${t.findMessage}</label><p class="hint" id="q-hint">${t.findHint}</p><div class="search-row"><input id="q" name="q" type="search" dir="auto" maxlength="${MAX.find}" aria-describedby="q-hint" value="${form.q}"${invalid('q')}><button type="submit">${t.search}</button></div></div>
+<details${filtered ? html` open` : ''}><summary>${t.moreFilters}</summary>
+<div class="filters">
 <div class="field"><label for="status">${t.statusLabel}</label><select id="status" name="status"${invalid('status')}>${option('status', '', t.anyValue)}${statusOptions}</select></div>
 <div class="field"><label for="channel">${t.colChannel}</label><select id="channel" name="channel"${invalid('channel')}>${option('channel', '', t.anyValue)}${option('channel', 'push', t.channelShort.push)}${option('channel', 'sms', t.channelShort.sms)}</select></div>
-<div class="field"><label for="school">${t.schoolLabel}</label><p class="hint" id="school-hint">${t.schoolHint}</p><input id="school" name="school" type="text" dir="ltr" maxlength="${MAX.school}" aria-describedby="school-hint" value="${form.school}"${invalid('school')}></div>
+<div class="field"><label for="school">${t.schoolLabel}</label><input id="school" name="school" type="text" dir="ltr" maxlength="${MAX.school}" aria-describedby="school-hint" value="${form.school}"${invalid('school')}></div>
 <div class="field"><label for="type">${t.typeLabel}</label><input id="type" name="type" type="text" dir="auto" maxlength="${MAX.type}" value="${form.type}"${invalid('type')}></div>
-<div class="field"><label for="from">${t.fromDate}</label><p class="hint" id="dates-hint">${t.datesHint}</p><input id="from" name="from" type="date" aria-describedby="dates-hint" value="${form.from}"${invalid('from')}></div>
+<div class="field"><label for="from">${t.fromDate}</label><input id="from" name="from" type="date" aria-describedby="dates-hint" value="${form.from}"${invalid('from')}></div>
 <div class="field"><label for="to">${t.toDate}</label><input id="to" name="to" type="date" aria-describedby="dates-hint" value="${form.to}"${invalid('to')}></div>
+</div>
+<p class="hint"><span id="school-hint">${t.schoolHint}</span> <span id="dates-hint">${t.datesHint}</span></p>
+<div class="actions"><button type="submit">${t.filter}</button> <a href="${CONSOLE_BASE}/messages">${t.clearFilters}</a></div>
+</details>
 ${form.error === '' ? '' : html`<input type="hidden" name="error" value="${form.error}">`}
-<div class="field actions"><button type="submit">${t.filter}</button> <a href="${CONSOLE_BASE}/messages">${t.clearFilters}</a></div>
 </form>
 ${errorFilter}
 ${
@@ -296,7 +305,7 @@ ${
       ? html`<p role="status">${t.noMessages}</p>`
       : html`<p role="status">${t.messagesOnPage(list.items.length, f.number(list.items.length))}</p>
 <p><a href="${withQuery(`${CONSOLE_BASE}/messages.csv`, query)}" download>${t.downloadCsv(f.number(CSV_MAX_ROWS))}</a></p>
-<table class="stack">
+<table class="stack messages">
 <thead><tr><th scope="col">${t.colQueued}</th><th scope="col">${t.colMessage}</th><th scope="col">${t.colChannel}</th><th scope="col">${t.colRecipient}</th><th scope="col">${t.typeLabel}</th><th scope="col">${t.statusLabel}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.colSentAt}</th></tr></thead>
 <tbody>${list.items.map((item) => row(view, item))}</tbody></table>
 ${pager}`
