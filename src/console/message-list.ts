@@ -103,8 +103,9 @@ export function parseQuery(view: View, query: Record<string, unknown>): Parsed {
     channel: read('channel', 8),
     school: read('school', MAX.school),
     type: read('type', MAX.type),
-    from: read('from', 10),
-    to: read('to', 10),
+    // Longer than a day is refused below rather than cut to one.
+    from: read('from', 40),
+    to: read('to', 40),
     q: read('q', MAX.find),
     error: read('error', MAX.error),
   };

@@ -223,6 +223,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
       ['channel=fax', 'Channel: choose one of the list'],
       ['from=2026-02-30', 'From: enter a date as YYYY-MM-DD'],
       ['to=yesterday', 'To: enter a date as YYYY-MM-DD'],
+      ['from=2026-03-02T10:00', 'From: enter a date as YYYY-MM-DD'],
       ['from=2026-03-05&to=2026-03-01', 'To: must not be before From'],
       ['status=sent&status=dead', 'Status: give it once'],
       ['before=not-a-cursor', 'This page link is damaged'],
