@@ -88,7 +88,7 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
     // The console's list of messages: one index per filter, each ending in (created_at, id) (migration 0009).
     const list = (...columns: string[]) => columns.map((column) => `${table}_list_${column}_idx`);
     const expected = [`${table}_due_idx`, `${table}_status_updated_idx`, ...list('created', 'status')];
-    if (table === 'push_notifications') expected.push(...list('school_key', 'type', 'student_id'));
+    if (table === 'push_notifications') expected.push(...list('school_key', 'student_id'));
     // The AuthCode limits count by phone, by caller and in all (auth-code-admission.ts; in all by list_created).
     if (table === 'auth_code_messages')
       expected.push(

@@ -99,7 +99,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       data: JSON.stringify(notification.data),
       traceparent,
       // Kept with the message so that the console lists a school's messages by an index (migration 0009).
-      school_key: sql<string | null>`(select school_key from students where id = ${notification.studentId})`,
+      school_key:
+        notification.schoolKey ??
+        sql<string | null>`(select school_key from students where id = ${notification.studentId})`,
       ...queuedColumns(now),
     }));
     if (dialect === 'sqlite') {
