@@ -148,9 +148,9 @@ describe.each(storeVariants())('the list of messages in the store on $name', (va
     ]);
   });
 
-  it('keeps with each push queued the school its student was in, and none for a student it does not know', async () => {
+  it("keeps with each push queued the school its caller gives, else its student's, and none for a student it does not know", async () => {
     await ctx.store.dataSet.writeDataSet(FIXTURES);
-    const push = (studentId: string) =>
+    const push = (studentId: string, schoolKey?: string) =>
       ctx.store.outbox.enqueuePushNotification({
         deviceId: 'dev-1001',
         studentId,
@@ -158,9 +158,12 @@ describe.each(storeVariants())('the list of messages in the store on $name', (va
         title: 't',
         body: 'b',
         data: {},
+        ...(schoolKey === undefined ? {} : { schoolKey }),
       });
     const known = await push('1001');
     const unknown = await push('no-such-student');
+    // SendNotificationType gives the school it looked up: kept as given, nothing looked up again.
+    const given = await push('1001', 'https://given.example');
     await queueAuthCode(ctx.store, { phone: '+963955667788', code: '24680', callerAddress: null });
     const rows = await ctx.query<{ id: string; school_key: string | null }>(
       'select p.id, p.school_key from push_notifications p order by p.id',
@@ -170,6 +173,7 @@ describe.each(storeVariants())('the list of messages in the store on $name', (va
       new Map([
         [known, student?.school_key],
         [unknown, null],
+        [given, 'https://given.example'],
       ]),
     );
   });
