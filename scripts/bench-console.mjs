@@ -2,9 +2,13 @@
 // the time of one results page (GET /console/students?q=…, signed in),
 // measured on loopback from request to last byte, for a Latin part of a
 // name, an Arabic one, a rare word and an id; median and 95th percentile of
-// BENCH_CONSOLE_ROUNDS (30) pages each. SQLite always; PostgreSQL too when
-// BENCH_DATABASE_URL or TEST_DATABASE_URL is set. Run by `npm run bench`, or
-// alone after `npm run build`: `node scripts/bench-console.mjs`.
+// BENCH_CONSOLE_ROUNDS (30) pages each. Then the list of messages at
+// BENCH_CONSOLE_MESSAGES (1,000,000) messages (docs/console.md#messages):
+// the first page and the 400th (reached by following Older 399 times),
+// unfiltered, by status and by school, and a phone's last digits. SQLite
+// always; PostgreSQL too when BENCH_DATABASE_URL or TEST_DATABASE_URL is
+// set. Run by `npm run bench`, or alone after `npm run build`:
+// `node scripts/bench-console.mjs`.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,6 +26,8 @@ const express = require('express');
 const pino = require('pino');
 
 const STUDENTS = scaled('BENCH_CONSOLE_STUDENTS', 100_000, 50);
+const MESSAGES = scaled('BENCH_CONSOLE_MESSAGES', 1_000_000, 500);
+const PAGE_DEPTH = scaled(null, 400, 3);
 const ROUNDS = scaled('BENCH_CONSOLE_ROUNDS', 30, 1);
 const BATCH = 5_000;
 const PASSWORD = 'bench password long enough';
@@ -47,6 +53,93 @@ async function seed(store) {
     await store.dataSet.writeDataSet({ students });
   }
   await store.console.writeAccount({ name: 'bench', passwordHash: bcrypt.hashSync(PASSWORD, 4), role: 'viewer' });
+}
+
+// Messages written by SQL in one statement per table (the outbox's own insert would take an hour):
+// four in five are pushes; two rows share each millisecond; the ids are not in time order;
+// 85% sent, 5% dead, 4% retrying, 3% queued, 2% uncertain, 1% in flight.
+const BASE_SECONDS = Date.parse('2026-01-01T00:00:00.000Z') / 1000;
+const STATUS_SQL = `case when i % 100 < 85 then 'sent' when i % 100 < 90 then 'dead' when i % 100 < 94 then 'failed'
+  when i % 100 < 97 then 'queued' when i % 100 < 99 then 'uncertain' else 'sending' end`;
+
+async function seedMessages(name, options) {
+  const pushes = Math.floor((MESSAGES * 4) / 5);
+  if (name === 'sqlite') {
+    const Database = require('better-sqlite3');
+    const db = new Database(path.join(options.dataDir, 'service.sqlite'));
+    const at = `strftime('%Y-%m-%dT%H:%M:%fZ', ${BASE_SECONDS} + (i / 2) * 0.001 * 5, 'unixepoch')`;
+    const id = `printf('%08x-%d', (i * 2654435761) % 4294967296, i)`;
+    db.exec(`with recursive n(i) as (select 0 union all select i + 1 from n where i + 1 < ${MESSAGES})
+      insert into push_notifications (id, device_id, student_id, type, title, body, data, status, attempts,
+        next_attempt_at, created_at, updated_at, school_key)
+      select ${id}, 'dev', cast(${1_000_000} + i % ${STUDENTS} as text), case i % 3 when 0 then 'absence' when 1 then 'note' else 'grade' end,
+        't', 'b', '{}', ${STATUS_SQL}, 1, ${at}, ${at}, ${at}, 'https://school-' || (i % 20) || '.bench.example'
+      from n where i % 5 <> 4`);
+    db.exec(`with recursive n(i) as (select 0 union all select i + 1 from n where i + 1 < ${MESSAGES})
+      insert into auth_code_messages (id, phone, code, status, attempts, next_attempt_at, created_at, updated_at)
+      select ${id}, '+9639' || printf('%08d', i), null, ${STATUS_SQL}, 1, ${at}, ${at}, ${at}
+      from n where i % 5 = 4`);
+    db.exec('analyze');
+    db.close();
+  } else {
+    const pg = require('pg');
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    await client.connect();
+    await client.query(`set search_path to ${options.schema}`);
+    const at = `to_char(to_timestamp(${BASE_SECONDS} + (i / 2) * 0.005) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    const id = `lpad(to_hex((i * 2654435761) % 4294967296), 8, '0') || '-' || i`;
+    await client.query(`insert into push_notifications (id, device_id, student_id, type, title, body, data, status,
+        attempts, next_attempt_at, created_at, updated_at, school_key)
+      select ${id}, 'dev', (${1_000_000} + i % ${STUDENTS})::text, case i % 3 when 0 then 'absence' when 1 then 'note' else 'grade' end,
+        't', 'b', '{}', ${STATUS_SQL}, 1, ${at}, ${at}, ${at}, 'https://school-' || (i % 20) || '.bench.example'
+      from generate_series(0, ${MESSAGES - 1}) as i where i % 5 <> 4`);
+    await client.query(`insert into auth_code_messages (id, phone, code, status, attempts, next_attempt_at, created_at, updated_at)
+      select ${id}, '+9639' || lpad(i::text, 8, '0'), null, ${STATUS_SQL}, 1, ${at}, ${at}, ${at}
+      from generate_series(0, ${MESSAGES - 1}) as i where i % 5 = 4`);
+    await client.query('analyze push_notifications');
+    await client.query('analyze auth_code_messages');
+    await client.end();
+  }
+  return pushes;
+}
+
+function getText(port, pathAndQuery, cookie) {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: pathAndQuery, headers: { cookie } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** The path of the page `depth` of a list (or its last, if it has fewer), by following its Older link from the first. */
+async function pageAt(port, first, depth, cookie) {
+  let at = first;
+  for (let n = 1; n < depth; n++) {
+    const answer = await getText(port, at, cookie);
+    if (answer.status !== 200) throw new Error(`${at} answered ${answer.status}`);
+    const older = /<a rel="next" href="([^"]+)"/.exec(answer.body);
+    if (older === null) return { at, depth: n };
+    at = older[1].replace(/&amp;/g, '&');
+  }
+  return { at, depth };
+}
+
+async function timePage(port, pathAndQuery, cookie) {
+  // A page that lists nothing would time nothing worth knowing.
+  const shown = /(\d+) messages? on this page/.exec((await getText(port, pathAndQuery, cookie)).body);
+  if (shown === null) throw new Error(`${pathAndQuery} lists no message`);
+  const times = [];
+  for (let i = 0; i < ROUNDS + 3; i++) {
+    const answer = await get(port, pathAndQuery, cookie);
+    if (answer.status !== 200) throw new Error(`${pathAndQuery} answered ${answer.status}`);
+    if (i >= 3) times.push(answer.ms);
+  }
+  return times.sort((a, b) => a - b);
 }
 
 function get(port, pathAndQuery, cookie) {
@@ -136,6 +229,31 @@ async function run(name, options) {
       console.log(
         `${name}: ${label} (${JSON.stringify(q)}): page in ${quantile(times, 0.5).toFixed(1)} ms median, ${quantile(times, 0.95).toFixed(1)} ms p95`,
       );
+    }
+    if (MESSAGES > 0) {
+      const seeded = Date.now();
+      await seedMessages(name, options);
+      // The server has closed the connections kept alive from the searches meanwhile.
+      http.globalAgent.destroy();
+      console.log(
+        `${name}: ${MESSAGES.toLocaleString('en')} messages written in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
+      );
+      const lists = [
+        ['all messages', '/console/messages', true],
+        ['status dead', '/console/messages?status=dead', true],
+        ['one school', `/console/messages?school=${encodeURIComponent('https://school-7.bench.example')}`, true],
+        ["a phone's last 4 digits", '/console/messages?q=4324', false],
+      ];
+      for (const [label, first, deep] of lists) {
+        const firstTimes = await timePage(port, first, cookie);
+        let line = `${name}: messages, ${label}: page 1 in ${quantile(firstTimes, 0.5).toFixed(1)} ms median, ${quantile(firstTimes, 0.95).toFixed(1)} ms p95`;
+        if (deep) {
+          const deep = await pageAt(port, first, PAGE_DEPTH, cookie);
+          const deepTimes = await timePage(port, deep.at, cookie);
+          line += `; page ${deep.depth} in ${quantile(deepTimes, 0.5).toFixed(1)} ms median, ${quantile(deepTimes, 0.95).toFixed(1)} ms p95`;
+        }
+        console.log(line);
+      }
     }
     server.close();
   } finally {

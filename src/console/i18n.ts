@@ -7,6 +7,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 export type Lang = 'en' | 'ar';
 export const LANG_COOKIE = 'sns_console_lang';
 
+const englishPlurals = new Intl.PluralRules('en');
+
 const en = {
   dir: 'ltr',
   locale: 'en-GB',
@@ -137,6 +139,39 @@ const en = {
   colStudent: 'Student',
   colMessage: 'Message',
   shown: (n: string, total: string) => `${n} of ${total} shown, the latest first.`,
+  // Messages
+  navMessages: 'Messages',
+  messagesTitle: 'Messages',
+  findMessage: 'Find a message',
+  findHint: 'A student id, a message id, or the last 4 or more digits of a phone number.',
+  statusLabel: 'Status',
+  schoolLabel: 'School',
+  schoolHint: "The school's address, as on the Schools page.",
+  typeLabel: 'Type',
+  fromDate: 'From',
+  toDate: 'To',
+  datesHint: 'Days in UTC, both included.',
+  anyValue: 'Any',
+  clearFilters: 'Clear the filters',
+  lastErrorFilter: 'Last error',
+  moreFilters: 'Filters: status, channel, school, type, days',
+  removeFilter: 'Remove',
+  channelShort: { push: 'Push', sms: 'SMS' },
+  loginCode: 'Login code',
+  colRecipient: 'To',
+  older: 'Older',
+  newer: 'Newer',
+  newest: 'Newest',
+  messagesPager: 'Pages of messages',
+  messagesOnPage: (n: number, formatted: string) =>
+    `${formatted} ${englishPlurals.select(n) === 'one' ? 'message' : 'messages'} on this page, newest first.`,
+  noMessages: 'No message matches.',
+  downloadCsv: (n: string) => `Download this list as CSV (at most ${n} rows)`,
+  whyChoose: 'choose one of the list',
+  whyDate: 'enter a date as YYYY-MM-DD',
+  whyRange: 'must not be before From',
+  whyOnce: 'give it once',
+  badCursor: 'This page link is damaged. Start again from the newest messages.',
   // Audit trail
   navAudit: 'Audit trail',
   auditTitle: 'Audit trail',
@@ -280,6 +315,24 @@ const en = {
 
 export type Messages = typeof en;
 
+const arabicPlurals = new Intl.PluralRules('ar');
+
+/** "N messages" in Arabic, whose noun takes a form of its own for one, two, 3 to 10, and 11 to 99. */
+function arabicMessages(n: number, formatted: string): string {
+  switch (arabicPlurals.select(n)) {
+    case 'zero':
+      return 'لا رسائل';
+    case 'one':
+      return 'رسالة واحدة';
+    case 'two':
+      return 'رسالتان';
+    case 'few':
+      return `${formatted} رسائل`;
+    default:
+      return `${formatted} رسالة`;
+  }
+}
+
 const ar: Messages = {
   dir: 'rtl',
   locale: 'ar-u-nu-latn',
@@ -404,6 +457,38 @@ const ar: Messages = {
   colStudent: 'الطالب',
   colMessage: 'الرسالة',
   shown: (n: string, total: string) => `تظهر ${n} من ${total}، الأحدث أولًا.`,
+  navMessages: 'الرسائل',
+  messagesTitle: 'الرسائل',
+  findMessage: 'ابحث عن رسالة',
+  findHint: 'رقم طالب، أو رقم رسالة، أو آخر 4 أرقام أو أكثر من رقم الهاتف.',
+  statusLabel: 'الحالة',
+  schoolLabel: 'المدرسة',
+  schoolHint: 'عنوان المدرسة كما يظهر في صفحة المدارس.',
+  typeLabel: 'النوع',
+  fromDate: 'من',
+  toDate: 'إلى',
+  datesHint: 'أيام بالتوقيت العالمي المنسق (UTC)، ويدخل اليومان كلاهما.',
+  anyValue: 'الكل',
+  clearFilters: 'امسح عوامل التصفية',
+  lastErrorFilter: 'آخر خطأ',
+  moreFilters: 'التصفية: الحالة، القناة، المدرسة، النوع، الأيام',
+  removeFilter: 'إزالة',
+  channelShort: { push: 'إشعار فوري', sms: 'رسالة نصية' },
+  loginCode: 'رمز دخول',
+  colRecipient: 'إلى',
+  older: 'أقدم',
+  newer: 'أحدث',
+  newest: 'الأحدث',
+  messagesPager: 'صفحات الرسائل',
+  messagesOnPage: (n: number, formatted: string) => `${arabicMessages(n, formatted)} في هذه الصفحة، الأحدث أولًا.`,
+  noMessages: 'لا توجد رسالة مطابقة.',
+  // CSV isolated (U+2068 … U+2069): a Latin word before the parenthesis would carry the number into its run.
+  downloadCsv: (n: string) => `نزّل هذه القائمة بصيغة \u2068CSV\u2069 (${n} صف على الأكثر)`,
+  whyChoose: 'اختر قيمة من القائمة',
+  whyDate: 'أدخل تاريخًا بالصيغة YYYY-MM-DD',
+  whyRange: 'يجب ألا يسبق تاريخ البداية',
+  whyOnce: 'أدخله مرة واحدة',
+  badCursor: 'رابط هذه الصفحة تالف. ابدأ من جديد من أحدث الرسائل.',
   navAudit: 'سجل التدقيق',
   auditTitle: 'سجل التدقيق',
   caller: 'الجهة',
@@ -569,6 +654,8 @@ export interface Formats {
   number(value: number): string;
   /** An ISO time as a date and time in UTC, in the page's language. */
   time(iso: string | null): string;
+  /** An ISO time as a date and time to the second in UTC, without the zone's name (the caller gives it). */
+  timeSeconds(iso: string): string;
   /** A length of time in its largest whole unit or two: `3 minutes`, `2 hours 5 minutes`. */
   duration(ms: number): string;
 }
@@ -584,6 +671,16 @@ export function formatsFor(messages: Messages): Formats {
     hourCycle: 'h23',
     timeZone: 'UTC',
   });
+  const toTheSecond = new Intl.DateTimeFormat(messages.locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZone: 'UTC',
+  });
   const unit = (name: 'second' | 'minute' | 'hour' | 'day', n: number) =>
     new Intl.NumberFormat(messages.locale, { style: 'unit', unit: name, unitDisplay: 'long' }).format(n);
   return {
@@ -592,6 +689,10 @@ export function formatsFor(messages: Messages): Formats {
       if (iso === null) return '–';
       const at = new Date(iso);
       return Number.isNaN(at.getTime()) ? iso : `${times.format(at)} UTC`;
+    },
+    timeSeconds: (iso) => {
+      const at = new Date(iso);
+      return Number.isNaN(at.getTime()) ? iso : toTheSecond.format(at);
     },
     duration: (ms) => {
       const seconds = Math.max(0, Math.floor(ms / 1000));

@@ -19,6 +19,7 @@ import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { showOverview } from './overview';
 import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
+import { downloadMessageList, showMessageList } from './message-list';
 import { confirmResendDead, resendDead, showDead } from './dead-letters';
 import { showAudit } from './audit-page';
 import { createImportJobs, type ImportJobs } from './import-jobs';
@@ -266,6 +267,14 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     await downloadReport(context, local(res).view, req, res, String(req.params.id).slice(0, 64), kind, format);
   });
 
+  router.get(`${CONSOLE_BASE}/messages`, async (req, res) => {
+    callRecordOf(res).operation = 'messages';
+    await showMessageList(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/messages.csv`, async (req, res) => {
+    callRecordOf(res).operation = 'messages-export';
+    await downloadMessageList(context, local(res).view, req, res);
+  });
   router.get(`${CONSOLE_BASE}/messages/:channel/:id`, async (req, res, next) => {
     const channel = String(req.params.channel);
     if (!isChannel(channel)) {

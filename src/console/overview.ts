@@ -7,7 +7,8 @@ import type { OutboxStatus } from '../store';
 import { activityChart, type ChartBucket } from './chart';
 import type { ConsoleContext } from './context';
 import { html } from './html';
-import { sendPage } from './respond';
+import { STATUS_PARAM } from './message-list';
+import { CONSOLE_BASE, sendPage } from './respond';
 import { page, type View } from './view';
 
 const MINUTE = 60_000;
@@ -34,7 +35,7 @@ export async function showOverview(context: ConsoleContext, view: View, res: Res
 <h3 id="channel-${stat.channel}">${t.channel[stat.channel]}</h3>
 <dl class="stats">${SHOWN.map(
       (status) =>
-        html`<div class="${status === 'dead' && stat.counts.dead > 0 ? 'stat alert' : 'stat'}"><dt>${t.status[status]}</dt><dd>${f.number(stat.counts[status])}</dd></div>`,
+        html`<div class="${status === 'dead' && stat.counts.dead > 0 ? 'stat alert' : 'stat'}"><dt>${t.status[status]}</dt><dd><a href="${CONSOLE_BASE}/messages?channel=${stat.channel}&amp;status=${STATUS_PARAM[status]}">${f.number(stat.counts[status])}</a></dd></div>`,
     )}</dl>
 </section>`,
   );
@@ -70,7 +71,7 @@ export async function showOverview(context: ConsoleContext, view: View, res: Res
 <thead><tr><th scope="col">${t.colChannel}</th><th scope="col">${t.colError}</th><th scope="col" class="number">${t.colCount}</th></tr></thead>
 <tbody>${errors.map(
           (e) =>
-            html`<tr><td data-label="${t.colChannel}">${t.channel[e.channel]}</td><td data-label="${t.colError}"><bdi class="code">${e.error}</bdi></td><td data-label="${t.colCount}" class="number">${f.number(e.count)}</td></tr>`,
+            html`<tr><td data-label="${t.colChannel}">${t.channel[e.channel]}</td><td data-label="${t.colError}"><a href="${CONSOLE_BASE}/messages?channel=${e.channel}&amp;error=${encodeURIComponent(e.error)}"><bdi class="code">${e.error}</bdi></a></td><td data-label="${t.colCount}" class="number">${f.number(e.count)}</td></tr>`,
         )}</tbody></table>`;
 
   const alive = workers.filter((w) => now - Date.parse(w.beatAt) < WORKER_ALIVE_MS);

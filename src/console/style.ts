@@ -29,7 +29,7 @@ label{display:block;font-weight:700;margin-block-end:.25rem}
 .hint{margin:0 0 .25rem;color:#505a5f}
 input[type=text],input[type=password],input[type=search],select{font:inherit;padding:.4rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%}
 input[type=text],input[type=password],input[type=search]{width:100%}
-input[aria-invalid=true]{border-color:#d4351c}
+input[aria-invalid=true],select[aria-invalid=true]{border-color:#d4351c}
 form.narrow{max-width:24rem}
 form.apply{margin-block:1.5rem}
 progress{inline-size:100%;max-inline-size:24rem;block-size:1rem}
@@ -79,7 +79,14 @@ th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
 .errors li{margin-block-end:.35rem}
 .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem;align-items:end;margin-block-end:1rem}
 .filters button{margin-block-end:1rem;justify-self:start}
-input[type=datetime-local]{font:inherit;padding:.35rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%;width:100%}
+.message-filters{margin-block-end:1rem}
+.message-filters details{background:#fff;padding:.5rem 1rem;margin-block-end:1rem}
+.message-filters summary{cursor:pointer;font-weight:700;color:#1d4f91;text-decoration:underline}
+.message-filters .filters{margin-block:1rem 0}
+.message-filters .actions{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin-block-end:.5rem}
+.stat dd a{color:inherit}
+time{white-space:nowrap}
+input[type=datetime-local],input[type=date]{font:inherit;padding:.35rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%;width:100%}
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){
   main{padding:.75rem}
@@ -91,6 +98,9 @@ input[type=datetime-local]{font:inherit;padding:.35rem .5rem;border:2px solid #0
   table.stack td::before{content:attr(data-label);display:block;font-weight:700;font-size:.85rem;color:#505a5f}
   .tools{margin-inline-start:0}
   .summary-list div{grid-template-columns:1fr}
+  table.messages td{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.5rem;align-items:baseline}
+  table.messages td::before{display:inline;font-size:.85rem}
+  table.messages td>*{justify-self:start}
   .chart .axis{font-size:22px}
   .chart .axis.odd{display:none}
 }

@@ -40,7 +40,7 @@ export const csrfField = (view: View): Html =>
 
 export interface PageOptions {
   /** The navigation entry to mark as current. */
-  readonly current?: 'overview' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts';
+  readonly current?: 'overview' | 'messages' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts';
   /** Seconds after which the browser loads the page again (a running import job). */
   readonly refresh?: number;
 }
@@ -54,6 +54,7 @@ export function page(view: View, title: string, main: HtmlValue, options: PageOp
       ? ''
       : html`<nav aria-label="${t.mainNav}"><ul>
 ${navItem('overview', `${CONSOLE_BASE}/`, t.navOverview)}
+${navItem('messages', `${CONSOLE_BASE}/messages`, t.navMessages)}
 ${navItem('students', `${CONSOLE_BASE}/students`, t.navStudents)}
 ${navItem('schools', `${CONSOLE_BASE}/schools`, t.navSchools)}
 ${navItem('dead', `${CONSOLE_BASE}/dead`, t.navDead)}

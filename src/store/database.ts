@@ -1,7 +1,7 @@
 // Row shapes of the tables as both dialects return them. Timestamps are
 // ISO-8601 UTC text so that ordering and comparison are byte-wise identical on
 // SQLite and PostgreSQL; flags are integers 0/1 for the same reason.
-import type { Generated } from 'kysely';
+import type { Generated, GeneratedAlways } from 'kysely';
 import type { NoteState } from './types';
 
 export type DevicePlatform = 'android' | 'ios' | 'web';
@@ -76,6 +76,8 @@ export interface PushNotificationsTable {
   provider_message_id: string | null;
   /** The W3C traceparent of the span that queued it; null without tracing (migration 0007). */
   traceparent: string | null;
+  /** The student's school when it was queued; null for a student unknown then (migration 0010). */
+  school_key: string | null;
 }
 
 export interface AuthCodeMessagesTable {
@@ -97,6 +99,8 @@ export interface AuthCodeMessagesTable {
   traceparent: string | null;
   /** When the current attempt was handed to a gateway that cannot drop a repeat (migration 0009); null before that. */
   send_started_at: string | null;
+  /** The phone's last 4 digits, computed by the database (migration 0010); never written. */
+  phone_suffix: GeneratedAlways<string>;
 }
 
 /** One read of personal data, allowed or refused (migration 0004). */

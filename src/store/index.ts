@@ -76,6 +76,7 @@ export type {
   StudentSummary,
 } from './types';
 export { CONSOLE_ROLES } from './console/console-accounts';
+export { PHONE_SUFFIX_DIGITS, phoneDigits } from './console/message-list';
 export type {
   AccountWrite,
   ActivityBucket,
@@ -85,6 +86,11 @@ export type {
   ConsoleSession,
   DeliveryAttemptRow,
   ErrorCount,
+  MessageChannel,
+  MessageCursor,
+  MessageListFilter,
+  MessageListItem,
+  MessageListPage,
   NewConsoleSession,
   StudentHit,
   StudentHits,

@@ -52,6 +52,8 @@ export interface NewPushNotification {
   body: string;
   /** Key/value data carried by the push (all strings). */
   data: Record<string, string>;
+  /** The student's school, which the caller has looked up; left out, the insert looks it up (migration 0010). */
+  schoolKey?: string;
 }
 
 export interface NewAuthCodeMessage {

@@ -360,3 +360,74 @@ test('an operator imports a roster: upload, the dry run with its refused rows, A
   expect(await report.text()).toContain('students: 2 inserted, 1 updated, 2 rejected');
   await page.close();
 });
+
+test('support finds a login code by the last digits of the phone and pages through the messages (desktop and phone, both languages)', async () => {
+  // Enough messages for a second page, and two login codes.
+  for (let i = 0; i < 50; i++) {
+    await service.store.outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: i % 2 === 0 ? '1001' : '3001',
+      type: i % 5 === 0 ? 'note' : 'absence',
+      title: 't',
+      body: `Paged ${i}`,
+      data: {},
+    });
+  }
+  for (const phone of ['+963944123459', '+963955667788']) {
+    const admitted = await service.store.outbox.admitAuthCode({ phone, code: '24680', callerAddress: null }, []);
+    if (!admitted.admitted) throw new Error('a login code was refused with no limits');
+  }
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fmessages`);
+  await page.waitForURL(/\/console\/(messages|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.getByRole('link', { name: 'Messages', exact: true }).click();
+  }
+  await page.getByRole('heading', { name: 'Messages', level: 1 }).waitFor();
+  await page.getByRole('status').getByText('50 messages on this page, newest first.').waitFor();
+  expect(await page.getByText('944123459').count()).toBe(0);
+  await checkPage(page);
+  await shoot(page, 'messages-desktop-en');
+  await page.getByRole('link', { name: 'Older', exact: true }).click();
+  await page.getByRole('link', { name: 'Newer', exact: true }).waitFor();
+  await checkPage(page);
+
+  // The filters are folded away until asked for; a status chosen there keeps them open.
+  await page.getByText('Filters: status, channel, school, type, days').click();
+  await page.getByLabel('Status').selectOption('retrying');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/status=retrying/);
+  await page.getByRole('status').getByText('1 message on this page, newest first.').waitFor();
+  await page.getByRole('cell', { name: 'The provider refused or did not answer.' }).waitFor();
+  await checkPage(page);
+  await shoot(page, 'messages-retrying-desktop-en');
+
+  await page.goto(`${base}/console/messages`);
+  await page.getByLabel('Find a message').fill('3459');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('status').getByText('1 message on this page, newest first.').waitFor();
+  await page.getByRole('cell', { name: '+*********459' }).waitFor();
+  expect(await page.getByText('944123459').count()).toBe(0);
+  await checkPage(page);
+  await shoot(page, 'messages-found-desktop-en');
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'messages-found-phone-en');
+
+  // A value the page does not take is named above the form.
+  await page.goto(`${base}/console/messages?status=lost&from=2026-02-30`);
+  await page.getByRole('alert').getByText('Status: choose one of the list').waitFor();
+  await checkPage(page);
+  await shoot(page, 'messages-invalid-phone-en');
+
+  await page.goto(`${base}/console/lang/ar?back=${encodeURIComponent('/console/messages?channel=push')}`);
+  await page.getByRole('heading', { name: 'الرسائل', level: 1 }).waitFor();
+  await page.getByRole('status').getByText('50 رسالة في هذه الصفحة، الأحدث أولًا.').waitFor();
+  await checkPage(page);
+  await shoot(page, 'messages-phone-ar');
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await shoot(page, 'messages-desktop-ar');
+  await page.close();
+});

@@ -53,7 +53,9 @@ describe('the console in the service', () => {
     const page = await browser.agent.get('/console/');
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h3 id="channel-push">Push notifications</h3>');
-    expect(page.text).toMatch(/<div class="stat alert"><dt>Dead<\/dt><dd>1<\/dd><\/div>/);
+    expect(page.text).toContain(
+      '<div class="stat alert"><dt>Dead</dt><dd><a href="/console/messages?channel=push&amp;status=dead">1</a></dd></div>',
+    );
     expect(page.text).toContain('HTTP 400 &lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page.text).not.toContain('<script>');
     expect(page.text).toContain('host-a/123/abcd');

@@ -169,6 +169,10 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
         school: 'https://school.example',
         title_en: 'New notification',
       });
+      // The school it looked up is kept with the message, for the console's list of messages.
+      expect(await ctx.query('select school_key from push_notifications')).toEqual([
+        { school_key: 'https://school.example' },
+      ]);
       expect(queued).toEqual(['push']);
     });
 

@@ -85,13 +85,16 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
           )
             .map((row) => row.indexname)
             .filter((name) => name !== `${table}_pkey`);
-    const expected = [`${table}_due_idx`, `${table}_status_updated_idx`];
-    // The AuthCode limits count by phone, by caller and in all (auth-code-admission.ts).
+    // The console's list of messages: one index per filter, each ending in (created_at, id) (migration 0010).
+    const list = (...columns: string[]) => columns.map((column) => `${table}_list_${column}_idx`);
+    const expected = [`${table}_due_idx`, `${table}_status_updated_idx`, ...list('created', 'status')];
+    if (table === 'push_notifications') expected.push(...list('school_key', 'student_id'));
+    // The AuthCode limits count by phone, by caller and in all (auth-code-admission.ts; in all by list_created).
     if (table === 'auth_code_messages')
       expected.push(
         'auth_code_messages_caller_created_idx',
         'auth_code_messages_phone_created_idx',
-        'auth_code_messages_created_idx',
+        ...list('phone_suffix'),
       );
     expect(names.sort()).toEqual(expected.sort());
   });

@@ -407,6 +407,38 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(await store.admin.getOutboxMessage('sms', 'v9-sms')).toMatchObject({ item: { status: 'sending' } });
     },
   },
+  // The console's list of messages: the school a push was queued for, and the phone's searchable suffix,
+  // which the database computes (the rows of 0007 are found by it whichever schema they were written on).
+  '0010_message_list': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v10-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'absence',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'dead',
+        attempts: 3,
+        next_attempt_at: T0,
+        created_at: LATER,
+        updated_at: LATER,
+        traceparent: TRACEPARENT,
+        school_key: 'https://v10.school.example',
+      });
+    },
+    async check(store) {
+      const none = { status: null, channel: null, school: null, type: null, from: null, until: null, error: null };
+      const bySchool = await store.console.listMessages(
+        { ...none, find: null, school: 'https://v10.school.example' },
+        { limit: 10 },
+      );
+      expect(bySchool.items.map((item) => item.id)).toEqual(['v10-push']);
+      const byPhone = await store.console.listMessages({ ...none, find: '3459' }, { limit: 10 });
+      expect(byPhone.items.map((item) => item.id)).toEqual(['v7-sms']);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

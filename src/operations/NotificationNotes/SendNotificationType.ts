@@ -39,6 +39,7 @@ export const SendNotificationType =
       type: kind,
       title: text.title,
       body: text.body,
+      schoolKey: student.schoolKey,
       data: {
         type: kind,
         studentId: student.studentId,

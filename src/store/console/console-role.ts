@@ -27,6 +27,7 @@ import { listHeartbeats, type WorkerHeartbeat } from '../outbox/worker-heartbeat
 import { searchStudents, type StudentHits } from './student-search';
 import { listAttempts, type DeliveryAttemptRow } from './attempts';
 import { deadErrors, listDead, type DeadPage } from './dead-letters';
+import { listMessages, type MessageListFilter, type MessageListPage, type MessagePageRequest } from './message-list';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -61,6 +62,8 @@ export interface ConsoleStore {
   ): Promise<DeadPage>;
   /** The last errors of a channel's dead messages, most frequent first. */
   deadErrors(channel: OutboxChannel, limit: number): Promise<{ error: string; count: number }[]>;
+  /** Messages of both channels, newest first, a page at a time by their key (message-list.ts). */
+  listMessages(filter: MessageListFilter, page: MessagePageRequest): Promise<MessageListPage>;
 }
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {
@@ -85,6 +88,7 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     listAttempts: (channel, messageId) => run(() => listAttempts(db, channel, messageId)),
     listDead: (channel, lastError, page) => run(() => listDead(db, channel, lastError, page)),
     deadErrors: (channel, limit) => run(() => deadErrors(db, channel, limit)),
+    listMessages: (filter, page) => run(() => listMessages(core, filter, page)),
   };
 }
 
@@ -101,3 +105,11 @@ export type { WorkerHeartbeat } from '../outbox/worker-heartbeats';
 export type { StudentHit, StudentHits } from './student-search';
 export type { DeliveryAttemptRow } from './attempts';
 export type { DeadMessage, DeadPage } from './dead-letters';
+export type {
+  MessageChannel,
+  MessageCursor,
+  MessageListFilter,
+  MessageListItem,
+  MessageListPage,
+  MessagePageRequest,
+} from './message-list';

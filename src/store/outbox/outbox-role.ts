@@ -111,6 +111,10 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       body: notification.body,
       data: JSON.stringify(notification.data),
       traceparent,
+      // Kept with the message so that the console lists a school's messages by an index (migration 0010).
+      school_key:
+        notification.schoolKey ??
+        sql<string | null>`(select school_key from students where id = ${notification.studentId})`,
       ...queuedColumns(now),
     }));
     if (dialect === 'sqlite') {

@@ -1,0 +1,392 @@
+// The list of messages (docs/console.md#messages): "I never got my code /
+// my notification". Every message of both channels, newest first, 50 a page
+// by the key of the last row shown (never an offset), filtered by status,
+// channel, school, type and days, and found by a student id, a message id or
+// the last digits of a phone; phones shown masked. The same list as CSV.
+import type { Request, Response } from 'express';
+import { maskPhone } from '../log';
+import {
+  PHONE_SUFFIX_DIGITS,
+  phoneDigits,
+  type MessageCursor,
+  type MessageListFilter,
+  type MessageListItem,
+  type OutboxStatus,
+} from '../store';
+import type { ConsoleContext } from './context';
+import { html, type Html } from './html';
+import { CONSOLE_BASE, sendPage } from './respond';
+import { lastErrorText, maskErrorText } from './students';
+import { errorSummary, page, type SignedIn, type View } from './view';
+
+export const PAGE_SIZE = 50;
+/** The most rows one CSV download holds; a longer list is cut there (the page says so). */
+export const CSV_MAX_ROWS = 10_000;
+const CSV_BATCH = 500;
+
+/** The status values of the query string, as the page names them, and what the outbox calls them. */
+const STATUSES: Readonly<Record<string, OutboxStatus>> = {
+  queued: 'queued',
+  'in-flight': 'sending',
+  sent: 'sent',
+  retrying: 'failed',
+  uncertain: 'uncertain',
+  dead: 'dead',
+};
+export const STATUS_PARAM = Object.fromEntries(
+  Object.entries(STATUSES).map(([param, status]) => [status, param]),
+) as Readonly<Record<OutboxStatus, string>>;
+
+const MAX = { school: 512, type: 64, find: 128, error: 2000, id: 128 } as const;
+const DAY = /^(\d{4})-(\d\d)-(\d\d)$/;
+const CURSOR = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z)_(.{1,128})$/s;
+
+/** The form as the query string gave it, each field as typed (for the form to show again). */
+interface Form {
+  status: string;
+  channel: string;
+  school: string;
+  type: string;
+  from: string;
+  to: string;
+  q: string;
+  error: string;
+}
+
+type Field = keyof Form | 'cursor';
+
+interface Parsed {
+  readonly form: Form;
+  readonly filter: MessageListFilter | null;
+  readonly before?: MessageCursor;
+  readonly after?: MessageCursor;
+  readonly problems: { field?: Field; text: string }[];
+}
+
+/** A valid day (`2026-03-02`) as the ISO time it starts at, else null. */
+function dayStart(value: string): string | null {
+  const match = DAY.exec(value);
+  if (match === null) return null;
+  const at = new Date(`${value}T00:00:00.000Z`);
+  return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== value ? null : at.toISOString();
+}
+
+const nextDay = (iso: string): string => new Date(Date.parse(iso) + 24 * 3_600_000).toISOString();
+
+export const cursorParam = (cursor: MessageCursor): string => `${cursor.createdAt}_${cursor.id}`;
+
+/** Reads and checks the query string; a refused value is a problem named by its field, and nothing is listed. */
+export function parseQuery(view: View, query: Record<string, unknown>): Parsed {
+  const { t } = view;
+  const problems: { field?: Field; text: string }[] = [];
+  const labels: Readonly<Record<keyof Form, string>> = {
+    status: t.statusLabel,
+    channel: t.colChannel,
+    school: t.schoolLabel,
+    type: t.typeLabel,
+    from: t.fromDate,
+    to: t.toDate,
+    q: t.findMessage,
+    error: t.lastErrorFilter,
+  };
+  const read = (name: keyof Form, max: number): string => {
+    const value = query[name];
+    if (value === undefined) return '';
+    if (typeof value !== 'string') {
+      problems.push({ field: name, text: t.invalidField(labels[name], t.whyOnce) });
+      return '';
+    }
+    return value.trim().slice(0, max);
+  };
+  const form: Form = {
+    status: read('status', 16),
+    channel: read('channel', 8),
+    school: read('school', MAX.school),
+    type: read('type', MAX.type),
+    // Longer than a day is refused below rather than cut to one.
+    from: read('from', 40),
+    to: read('to', 40),
+    q: read('q', MAX.find),
+    error: read('error', MAX.error),
+  };
+  const status = form.status === '' ? null : (STATUSES[form.status] ?? undefined);
+  if (status === undefined) problems.push({ field: 'status', text: t.invalidField(t.statusLabel, t.whyChoose) });
+  const channel =
+    form.channel === '' ? null : form.channel === 'push' || form.channel === 'sms' ? form.channel : undefined;
+  if (channel === undefined) problems.push({ field: 'channel', text: t.invalidField(t.colChannel, t.whyChoose) });
+  const from = form.from === '' ? null : dayStart(form.from);
+  if (from === null && form.from !== '') problems.push({ field: 'from', text: t.invalidField(t.fromDate, t.whyDate) });
+  const toStart = form.to === '' ? null : dayStart(form.to);
+  if (toStart === null && form.to !== '') problems.push({ field: 'to', text: t.invalidField(t.toDate, t.whyDate) });
+  if (from !== null && toStart !== null && toStart < from) {
+    problems.push({ field: 'to', text: t.invalidField(t.toDate, t.whyRange) });
+  }
+  const cursorOf = (name: 'before' | 'after'): MessageCursor | undefined => {
+    const value = query[name];
+    if (value === undefined) return undefined;
+    const match = typeof value === 'string' ? CURSOR.exec(value) : null;
+    if (match === null || Number.isNaN(Date.parse(match[1] ?? ''))) {
+      problems.push({ field: 'cursor', text: t.badCursor });
+      return undefined;
+    }
+    return { createdAt: match[1] ?? '', id: match[2] ?? '' };
+  };
+  const before = cursorOf('before');
+  const after = cursorOf('after');
+  if (before !== undefined && after !== undefined) problems.push({ field: 'cursor', text: t.badCursor });
+  const filter: MessageListFilter | null =
+    problems.length > 0
+      ? null
+      : {
+          status: status ?? null,
+          channel: channel ?? null,
+          school: form.school === '' ? null : form.school,
+          type: form.type === '' ? null : form.type,
+          from,
+          until: toStart === null ? null : nextDay(toStart),
+          find: form.q === '' ? null : form.q,
+          error: form.error === '' ? null : form.error,
+        };
+  return {
+    form,
+    filter,
+    problems,
+    ...(before === undefined ? {} : { before }),
+    ...(after === undefined ? {} : { after }),
+  };
+}
+
+/** The query string of the filters, without a cursor (the links of the pager and the CSV add theirs). */
+export function filterQuery(form: Form): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(form) as [string, string][]) if (value !== '') params.set(name, value);
+  return params.toString();
+}
+
+const withQuery = (path: string, query: string): string => (query === '' ? path : `${path}?${query}`);
+
+/** What the audit trail keeps of a search: a phone longer than the stored suffix masked, as in the logs. */
+function auditedFind(find: string): string | null {
+  if (find === '') return null;
+  const digits = phoneDigits(find);
+  return digits !== null && digits.length > PHONE_SUFFIX_DIGITS ? maskPhone(find) : find;
+}
+
+/** A time to the second, with the exact UTC time in its title. */
+function timeTag(view: View, iso: string | null): Html | string {
+  if (iso === null) return '–';
+  return html`<time datetime="${iso}" title="${iso.replace('T', ' ').replace('Z', ' UTC')}">${view.f.timeSeconds(iso)}</time>`;
+}
+
+const statusClass = (status: OutboxStatus): string =>
+  status === 'dead' || status === 'failed' ? 'alert' : status === 'sent' ? 'ok' : '';
+
+const messageHref = (item: MessageListItem): string =>
+  `${CONSOLE_BASE}/messages/${item.channel}/${encodeURIComponent(item.id)}`;
+
+function row(view: View, item: MessageListItem): Html {
+  const { t, f } = view;
+  const recipient =
+    item.channel === 'sms'
+      ? html`<bdi class="code" dir="ltr">${maskPhone(item.phone ?? '')}</bdi>`
+      : item.studentId === null
+        ? '–'
+        : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(item.studentId)}"><bdi>${item.studentId}</bdi></a>`;
+  return html`<tr>
+<td data-label="${t.colQueued}">${timeTag(view, item.createdAt)}</td>
+<td data-label="${t.colMessage}"><a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a></td>
+<td data-label="${t.colChannel}">${t.channelShort[item.channel]}</td>
+<td data-label="${t.colRecipient}">${recipient}</td>
+<td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${item.type}</bdi>`}</td>
+<td data-label="${t.statusLabel}"><span class="${statusClass(item.status)}">${t.status[item.status]}</span></td>
+<td data-label="${t.colAttempts}" class="number">${f.number(item.attempts)}</td>
+<td data-label="${t.colLastError}">${lastErrorText(view, item.lastError)}</td>
+<td data-label="${t.colSentAt}">${timeTag(view, item.sentAt)}</td>
+</tr>`;
+}
+
+export async function showMessageList(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  const { t, f } = view;
+  const parsed = parseQuery(view, req.query);
+  const { form, filter } = parsed;
+  const list =
+    filter === null
+      ? null
+      : await context.stores.console.listMessages(filter, {
+          limit: PAGE_SIZE,
+          ...(parsed.before === undefined ? {} : { before: parsed.before }),
+          ...(parsed.after === undefined ? {} : { after: parsed.after }),
+        });
+  if (list !== null) {
+    await context.audit({
+      address: req.ip ?? null,
+      account: (view.session as SignedIn).account,
+      operation: 'messages',
+      subject: auditedFind(form.q),
+      outcome: 'allowed',
+    });
+  }
+  const query = filterQuery(form);
+  const fieldIds: Readonly<Record<Field, string>> = {
+    status: 'status',
+    channel: 'channel',
+    school: 'school',
+    type: 'type',
+    from: 'from',
+    to: 'to',
+    q: 'q',
+    error: 'q',
+    cursor: 'q',
+  };
+  const problems = parsed.problems.map((p) => ({
+    ...(p.field === undefined ? {} : { field: fieldIds[p.field] }),
+    text: p.text,
+  }));
+  // The filters beyond the search are folded away until one is used (a phone's first screen shows the results).
+  const filtered =
+    [form.status, form.channel, form.school, form.type, form.from, form.to].some((value) => value !== '') ||
+    problems.some((p) => p.field !== undefined && p.field !== 'q');
+  const invalid = (id: string) => (problems.some((p) => p.field === id) ? html` aria-invalid="true"` : '');
+  const option = (name: 'status' | 'channel', value: string, label: string) =>
+    html`<option value="${value}"${form[name] === value ? html` selected` : ''}>${label}</option>`;
+  const statusOptions = Object.entries(STATUSES).map(([param, status]) => option('status', param, t.status[status]));
+  const pager =
+    list === null || (list.older === null && list.newer === null)
+      ? ''
+      : html`<nav class="pager" aria-label="${t.messagesPager}">${
+          list.newer === null
+            ? ''
+            : html`<a href="${withQuery(`${CONSOLE_BASE}/messages`, query)}">${t.newest}</a> <a rel="prev" href="${withQuery(
+                `${CONSOLE_BASE}/messages`,
+                [query, `after=${encodeURIComponent(cursorParam(list.newer))}`].filter((p) => p !== '').join('&'),
+              )}">${t.newer}</a> `
+        }${
+          list.older === null
+            ? ''
+            : html`<a rel="next" href="${withQuery(
+                `${CONSOLE_BASE}/messages`,
+                [query, `before=${encodeURIComponent(cursorParam(list.older))}`].filter((p) => p !== '').join('&'),
+              )}">${t.older}</a>`
+        }</nav>`;
+  const errorFilter =
+    form.error === ''
+      ? ''
+      : html`<p>${t.lastErrorFilter}: <bdi class="code">${maskErrorText(form.error)}</bdi> · <a href="${withQuery(
+          `${CONSOLE_BASE}/messages`,
+          filterQuery({ ...form, error: '' }),
+        )}">${t.removeFilter}</a></p>`;
+  sendPage(
+    res,
+    problems.length > 0 ? 400 : 200,
+    page(
+      view,
+      t.messagesTitle,
+      html`${errorSummary(view, problems)}
+<form class="message-filters" method="get" action="${CONSOLE_BASE}/messages">
+<div class="field"><label for="q">${t.findMessage}</label><p class="hint" id="q-hint">${t.findHint}</p><div class="search-row"><input id="q" name="q" type="search" dir="auto" maxlength="${MAX.find}" aria-describedby="q-hint" value="${form.q}"${invalid('q')}><button type="submit">${t.search}</button></div></div>
+<details${filtered ? html` open` : ''}><summary>${t.moreFilters}</summary>
+<div class="filters">
+<div class="field"><label for="status">${t.statusLabel}</label><select id="status" name="status"${invalid('status')}>${option('status', '', t.anyValue)}${statusOptions}</select></div>
+<div class="field"><label for="channel">${t.colChannel}</label><select id="channel" name="channel"${invalid('channel')}>${option('channel', '', t.anyValue)}${option('channel', 'push', t.channelShort.push)}${option('channel', 'sms', t.channelShort.sms)}</select></div>
+<div class="field"><label for="school">${t.schoolLabel}</label><input id="school" name="school" type="text" dir="ltr" maxlength="${MAX.school}" aria-describedby="school-hint" value="${form.school}"${invalid('school')}></div>
+<div class="field"><label for="type">${t.typeLabel}</label><input id="type" name="type" type="text" dir="auto" maxlength="${MAX.type}" value="${form.type}"${invalid('type')}></div>
+<div class="field"><label for="from">${t.fromDate}</label><input id="from" name="from" type="date" aria-describedby="dates-hint" value="${form.from}"${invalid('from')}></div>
+<div class="field"><label for="to">${t.toDate}</label><input id="to" name="to" type="date" aria-describedby="dates-hint" value="${form.to}"${invalid('to')}></div>
+</div>
+<p class="hint"><span id="school-hint">${t.schoolHint}</span> <span id="dates-hint">${t.datesHint}</span></p>
+<div class="actions"><button type="submit">${t.filter}</button> <a href="${CONSOLE_BASE}/messages">${t.clearFilters}</a></div>
+</details>
+${form.error === '' ? '' : html`<input type="hidden" name="error" value="${form.error}">`}
+</form>
+${errorFilter}
+${
+  list === null
+    ? ''
+    : list.items.length === 0
+      ? html`<p role="status">${t.noMessages}</p>`
+      : html`<p role="status">${t.messagesOnPage(list.items.length, f.number(list.items.length))}</p>
+<p><a href="${withQuery(`${CONSOLE_BASE}/messages.csv`, query)}" download>${t.downloadCsv(f.number(CSV_MAX_ROWS))}</a></p>
+<table class="stack messages">
+<thead><tr><th scope="col">${t.colQueued}</th><th scope="col">${t.colMessage}</th><th scope="col">${t.colChannel}</th><th scope="col">${t.colRecipient}</th><th scope="col">${t.typeLabel}</th><th scope="col">${t.statusLabel}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.colSentAt}</th></tr></thead>
+<tbody>${list.items.map((item) => row(view, item))}</tbody></table>
+${pager}`
+}`,
+      { current: 'messages' },
+    ),
+  );
+}
+
+/** A CSV cell: a formula's first character made text by a quote, then quoted when it must be. */
+export function csvCell(value: string): string {
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const CSV_COLUMNS = [
+  'channel',
+  'id',
+  'queued_at',
+  'status',
+  'attempts',
+  'student_id',
+  'school',
+  'type',
+  'phone',
+  'last_error',
+  'sent_at',
+] as const;
+
+/** The filtered list as CSV, masked as the page is, at most CSV_MAX_ROWS rows, newest first. */
+export async function downloadMessageList(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const parsed = parseQuery(view, req.query);
+  if (parsed.filter === null) {
+    res.status(400).setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end(`${parsed.problems.map((p) => p.text).join('\n')}\n`);
+    return;
+  }
+  await context.audit({
+    address: req.ip ?? null,
+    account: (view.session as SignedIn).account,
+    operation: 'messages-export',
+    subject: auditedFind(parsed.form.q),
+    outcome: 'allowed',
+  });
+  const lines = [CSV_COLUMNS.join(',')];
+  let before = parsed.before;
+  let count = 0;
+  while (count < CSV_MAX_ROWS) {
+    const batch = await context.stores.console.listMessages(parsed.filter, {
+      limit: Math.min(CSV_BATCH, CSV_MAX_ROWS - count),
+      ...(before === undefined ? {} : { before }),
+    });
+    for (const item of batch.items) {
+      const cells = [
+        item.channel,
+        item.id,
+        item.createdAt,
+        STATUS_PARAM[item.status],
+        String(item.attempts),
+        item.studentId ?? '',
+        item.schoolKey ?? '',
+        item.type ?? '',
+        item.phone === null ? '' : maskPhone(item.phone),
+        item.lastError === null ? '' : maskErrorText(item.lastError),
+        item.sentAt ?? '',
+      ];
+      lines.push(cells.map(csvCell).join(','));
+    }
+    count += batch.items.length;
+    if (batch.older === null) break;
+    before = batch.older;
+  }
+  res.status(200);
+  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+  res.setHeader('Content-Disposition', 'attachment; filename="messages.csv"');
+  // The byte order mark lets spreadsheets read the Arabic in it as UTF-8.
+  res.end(`\uFEFF${lines.join('\r\n')}\r\n`);
+}
