@@ -56,7 +56,7 @@ describe('configuration', () => {
         requestTimeoutMs: 30000,
         keepAliveTimeoutMs: 5000,
         maxConnections: 4096,
-        maxConnectionsPerAddress: 0,
+        maxConnectionsPerAddress: 64,
       },
     });
     const config = loadConfig({
@@ -98,7 +98,7 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({
       groupCommitMs: DEFAULT_GROUP_COMMIT_MS,
       auditRetentionDays: 90,
-      connections: { maxConnectionsPerAddress: 0 },
+      connections: { maxConnectionsPerAddress: 64 },
     });
     expect(
       loadConfig({ STORE_GROUP_COMMIT_MS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1', AUDIT_RETENTION_DAYS: '1' }),
