@@ -102,6 +102,7 @@ async function attemptPush(
     result.ok ? null : result.code,
     durationMs,
     span,
+    !result.ok && result.tokenInvalid === true,
   );
 }
 
@@ -228,6 +229,7 @@ async function finish(
   errorCode: string | null,
   durationMs: number,
   span: DeliverySpan | null,
+  tokenGone = false,
 ): Promise<void> {
   const outcome = completion.status === 'failed' ? 'retry' : completion.status;
   context.observer.attempted({ channel, provider, outcome, errorCode, durationMs });
@@ -240,6 +242,7 @@ async function finish(
       claimToken: message.claimToken,
       completion,
       code: errorCode,
+      tokenGone,
     });
   } catch (error) {
     // The message stays claimed; when the lease ends it is tried again.

@@ -8,6 +8,7 @@ import { auditBoundsMigration } from './0006-audit-bounds';
 import { traceContextMigration } from './0007-trace-context';
 import { consoleMigration } from './0008-console';
 import { smsSendStartedMigration } from './0009-sms-send-started';
+import { eventsMigration } from './0011-events';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -22,6 +23,8 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0007_trace_context': traceContextMigration,
   '0008_console': consoleMigration,
   '0009_sms_send_started': smsSendStartedMigration,
+  // 0010 is another branch's.
+  '0011_events': eventsMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

@@ -1,0 +1,278 @@
+// Delivery events to a school's system: written with the outcomes they
+// report, posted by their own worker, signed as Standard Webhooks 1.0 says.
+// The receiver here checks each delivery with its own reading of the
+// specification (not the service's code), goes down for a while, and must
+// end with every event once after dropping repeats by webhook-id, in order
+// per message.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { EventWorker } from '../../src/delivery/events/event-worker';
+import { storeVariants } from '../support/stores';
+import { fcmError } from './support/fake-fcm';
+import { queuePush, SCHOOL, startHarness, type Harness } from './support/harness';
+
+const T0 = '2030-01-01T00:00:00.000Z';
+const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const HEALTH = { failingAfterMs: 3_600_000, disableAfterMs: 3 * 86_400_000 };
+
+interface Delivery {
+  readonly id: string;
+  readonly timestamp: number;
+  readonly signature: string;
+  readonly body: string;
+  readonly verified: boolean;
+  readonly answered: number;
+}
+
+/** A school's system: verifies each delivery and answers what the test says (200 unless told). */
+class Receiver {
+  readonly deliveries: Delivery[] = [];
+  answer: () => number = () => 200;
+  nowSeconds: () => number = () => Math.floor(Date.now() / 1000);
+  #server: Server | null = null;
+  url = '';
+
+  async start(): Promise<void> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const status = this.answer();
+        this.deliveries.push({ ...this.#verify(req.headers, body), body, answered: status });
+        res.writeHead(status, status === 503 ? { 'retry-after': '30' } : {});
+        res.end();
+      });
+    });
+    this.#server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  }
+
+  // Standard Webhooks 1.0, written from the specification: the key is the
+  // base64 after `whsec_`; the signed content is id.timestamp.body; the header
+  // holds space-separated `v1,<base64>` signatures; older than 5 minutes is a replay.
+  #verify(headers: IncomingHttpHeaders, body: string) {
+    const id = String(headers['webhook-id'] ?? '');
+    const timestamp = Number(headers['webhook-timestamp']);
+    const signature = String(headers['webhook-signature'] ?? '');
+    const key = Buffer.from(SECRET.split('_')[1], 'base64');
+    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
+    const matches = signature.split(' ').some((part) => {
+      const [version, value] = part.split(',');
+      const given = Buffer.from(value ?? '', 'base64');
+      return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+    });
+    const fresh = Math.abs(this.nowSeconds() - timestamp) <= 300;
+    return { id, timestamp, signature, verified: matches && fresh && headers['content-type'] === 'application/json' };
+  }
+
+  /** The events accepted, each once (the first 2xx of its webhook-id), in arrival order. */
+  accepted(): Array<{ id: string; type: string; timestamp: string; data: Record<string, unknown> }> {
+    const seen = new Set<string>();
+    return this.deliveries.flatMap((d) => {
+      if (d.answered !== 200 || seen.has(d.id)) return [];
+      seen.add(d.id);
+      return [
+        { id: d.id, ...(JSON.parse(d.body) as { type: string; timestamp: string; data: Record<string, unknown> }) },
+      ];
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => (this.#server === null ? resolve() : this.#server.close(() => resolve())));
+  }
+}
+
+describe.each(storeVariants())('delivery events on $name', (variant) => {
+  let h: Harness;
+  let receiver: Receiver;
+  let events: EventWorker;
+  const logs: string[] = [];
+
+  beforeEach(async () => {
+    h = await startHarness(variant);
+    receiver = new Receiver();
+    receiver.nowSeconds = () => Math.floor(h.clock.now().getTime() / 1000);
+    await receiver.start();
+    logs.length = 0;
+    events = new EventWorker({
+      store: h.ctx.store.outbox,
+      logger: pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) }),
+      now: h.clock.now,
+      random: () => 0,
+      concurrency: 16,
+      perSchool: 4,
+      leaseSeconds: 60,
+      pollMs: 50,
+      timeoutMs: 2000,
+      baseDelayMs: 10_000,
+      maxDelayMs: 3_600_000,
+      health: HEALTH,
+    });
+  });
+  afterEach(async () => {
+    await events.stop(1000);
+    await receiver.close();
+    await h.close();
+  });
+
+  const subscribe = () => h.ctx.store.admin.putEventSubscription(SCHOOL, { url: receiver.url, secret: SECRET });
+  const eventRows = () =>
+    h.ctx.query<{ id: string; type: string; status: string; message_id: string; seq: number }>(
+      'select id, type, status, message_id, seq from event_outbox order by message_id, seq',
+    );
+  /** Runs the event worker until nothing is due now, moving the clock to each retry. */
+  const drainEvents = async (maxRounds = 50) => {
+    for (let round = 0; round < maxRounds; round++) {
+      if ((await events.runOnce()) > 0) continue;
+      const [next] = await h.ctx.query<{ next_attempt_at: string }>(
+        "select min(next_attempt_at) as next_attempt_at from event_outbox where status in ('queued', 'failed') and next_attempt_at > ?",
+        [h.clock.now().toISOString()],
+      );
+      if (next?.next_attempt_at == null) return;
+      h.clock.set(next.next_attempt_at);
+    }
+    throw new Error('events still due after many rounds');
+  };
+
+  it('writes nothing for a school without a subscription', async () => {
+    await queuePush(h);
+    await h.worker.runOnce();
+    expect(await eventRows()).toEqual([]);
+  });
+
+  it('writes notification.queued in the transaction that queues the push', async () => {
+    await subscribe();
+    const id = await queuePush(h);
+    expect(await eventRows()).toEqual([
+      { id: `msg_${id.replaceAll('-', '')}_0`, type: 'notification.queued', status: 'queued', message_id: id, seq: 0 },
+    ]);
+  });
+
+  it('a receiver that is down for a while gets every event, signed, once per webhook-id and in order per message', async () => {
+    await subscribe();
+    // 1001 is sent; 1002 fails once (503) and is sent; 1003's token is gone.
+    let failed1002 = false;
+    h.fcm.server.route((request) => {
+      if (request.url === '/token') return undefined;
+      const { token } = (JSON.parse(request.body) as { message: { token: string } }).message;
+      if (token === 'token-1002' && !failed1002) {
+        failed1002 = true;
+        return fcmError(503, 'UNAVAILABLE', 'UNAVAILABLE', 'The service is unavailable.');
+      }
+      if (token === 'token-1003') return fcmError(404, 'NOT_FOUND', 'UNREGISTERED', 'Requested entity was not found.');
+      return undefined;
+    });
+    const ids = [await queuePush(h, '1001'), await queuePush(h, '1002'), await queuePush(h, '1003')];
+
+    // The receiver is down for its first 5 deliveries, and its 7th is accepted but answered 503 (a repeat follows).
+    let calls = 0;
+    receiver.answer = () => (++calls <= 5 || calls === 7 ? 503 : 200);
+    await events.runOnce();
+    await h.worker.runOnce();
+    await events.runOnce();
+    h.clock.set(at(20_000));
+    await h.worker.runOnce();
+    await drainEvents();
+
+    expect(receiver.deliveries.length).toBeGreaterThan(8);
+    expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
+    const accepted = receiver.accepted();
+    const byMessage = (id: string) => accepted.filter((e) => e.data.notificationId === id).map((e) => e.type);
+    expect(byMessage(ids[0])).toEqual(['notification.queued', 'notification.sent']);
+    expect(byMessage(ids[1])).toEqual(['notification.queued', 'notification.retrying', 'notification.sent']);
+    expect(byMessage(ids[2])).toEqual(['notification.queued', 'notification.dead', 'device.unregistered']);
+    expect(accepted).toHaveLength(8);
+
+    // A retry carries the same webhook-id and body, signed with its own timestamp.
+    const retried = receiver.deliveries.filter((d) => d.id === receiver.deliveries[0].id);
+    expect(retried.length).toBeGreaterThan(1);
+    expect(new Set(retried.map((d) => d.body)).size).toBe(1);
+    expect(new Set(retried.map((d) => d.timestamp)).size).toBe(retried.length);
+    // Retry-After: 30 was honoured (the base wait is 10 s).
+    expect(retried[1].timestamp - retried[0].timestamp).toBeGreaterThanOrEqual(30);
+
+    const retrying = accepted.find((e) => e.type === 'notification.retrying')!;
+    expect(retrying).toMatchObject({
+      timestamp: expect.stringMatching(/^2030-01-01T/),
+      data: {
+        notificationId: ids[1],
+        studentId: '1002',
+        school: SCHOOL,
+        notificationType: 'absence',
+        channel: 'push',
+        attempt: 1,
+        error: 'UNAVAILABLE: The service is unavailable. (HTTP 503)',
+      },
+    });
+    expect(accepted.find((e) => e.type === 'notification.dead')!.data).toMatchObject({ attempt: 1, studentId: '1003' });
+    // No push token reaches the school.
+    expect(receiver.deliveries.map((d) => d.body).join('\n')).not.toMatch(/token-100/);
+    expect((await eventRows()).map((row) => row.status)).toEqual(Array(8).fill('sent'));
+  });
+
+  it('holds a later event of a message until its earlier one is delivered', async () => {
+    await subscribe();
+    receiver.answer = () => 503;
+    await queuePush(h);
+    await h.worker.runOnce();
+    await events.runOnce();
+    await events.runOnce();
+    expect(receiver.deliveries.map((d) => JSON.parse(d.body).type)).toEqual(['notification.queued']);
+  });
+
+  it('keeps at most 4 events of one school in flight', async () => {
+    await subscribe();
+    for (let i = 0; i < 3; i++) for (const student of ['1001', '1002', '1003']) await queuePush(h, student);
+    const first = await h.ctx.store.outbox.claimEvents(16, 4, 60);
+    expect(first).toHaveLength(4);
+    expect(await h.ctx.store.outbox.claimEvents(16, 4, 60)).toHaveLength(0);
+  });
+
+  it('marks a receiver failing after an hour of failures, disabled after three days, and stops posting to it', async () => {
+    await subscribe();
+    receiver.answer = () => 503;
+    await queuePush(h);
+    await events.runOnce();
+    expect(await h.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({
+      state: 'active',
+      failingSince: T0,
+      lastError: 'http_503: the receiver answered 503 Service Unavailable',
+      pending: 0,
+      failed: 1,
+    });
+    h.clock.set(at(3_600_000));
+    await events.runOnce();
+    expect(await h.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({ state: 'failing', failingSince: T0 });
+    h.clock.set(at(3 * 86_400_000));
+    await events.runOnce();
+    expect(await h.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({ state: 'disabled' });
+    const posted = receiver.deliveries.length;
+    h.clock.set(at(4 * 86_400_000));
+    expect(await events.runOnce()).toBe(0);
+    expect(receiver.deliveries).toHaveLength(posted);
+    // A disabled subscription gets no new events; setting it again resumes the held ones.
+    await queuePush(h, '1002');
+    expect((await eventRows()).filter((row) => row.status !== 'sent')).toHaveLength(1);
+    receiver.answer = () => 200;
+    await subscribe();
+    expect(await events.runOnce()).toBe(1);
+    expect(await h.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({
+      state: 'active',
+      failingSince: null,
+      lastError: null,
+    });
+  });
+
+  it('a 410 from the receiver disables the subscription at once', async () => {
+    await subscribe();
+    receiver.answer = () => 410;
+    await queuePush(h);
+    await events.runOnce();
+    expect(await h.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({ state: 'disabled' });
+  });
+});
