@@ -8,7 +8,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { parseDeliveryConfig, startDelivery } from '../../src/delivery';
 import { EventWorker } from '../../src/delivery/events/event-worker';
+import { createMetrics } from '../../src/metrics';
 import { storeVariants } from '../support/stores';
 import { fcmError } from './support/fake-fcm';
 import { queuePush, SCHOOL, startHarness, type Harness } from './support/harness';
@@ -274,5 +276,31 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     await queuePush(h);
     await events.runOnce();
     expect(await h.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({ state: 'disabled' });
+  });
+
+  it('runs beside the push worker when delivery starts, and is counted in the metrics', async () => {
+    await subscribe();
+    const parsed = parseDeliveryConfig({ PUSH_PROVIDER: 'log', SMS_PROVIDER: 'log', DELIVERY_POLL_MS: '20' });
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    const metrics = createMetrics({ outbox: h.ctx.store.outbox, processMetrics: false });
+    const running = startDelivery(parsed.config, h.ctx.store.outbox, pino({ level: 'silent' }), {
+      eventObserver: metrics.events,
+    });
+    try {
+      const id = await queuePush(h);
+      running.events?.notify();
+      const deadline = Date.now() + 10_000;
+      while (receiver.accepted().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(receiver.accepted().map((e) => [e.type, e.data.notificationId])).toEqual([
+        ['notification.queued', id],
+        ['notification.sent', id],
+      ]);
+    } finally {
+      await running.stop(1000);
+    }
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('notify_events_total{outcome="sent"} 2');
+    expect(text).toContain('notify_event_subscriptions{state="active"} 1');
+    expect(text).toContain('notify_event_subscriptions{state="disabled"} 0');
   });
 });

@@ -8,7 +8,7 @@ import type { Logger } from '../../log';
 import type { ClaimedEvent, EventCompletion, EventCompletionEntry, EventHealthRule } from '../../store';
 import { parseRetryAfter } from '../http/retry-after';
 import { retryDelayMs } from '../retry-policy';
-import { eventSignature } from './signature';
+import { eventSignature } from '../../shared/event-signature';
 
 /** What the event worker needs of the store (the opened store's outbox provides it). */
 export interface EventStore {
