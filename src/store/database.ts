@@ -184,7 +184,7 @@ export type EventSubscriptionState = 'active' | 'failing' | 'disabled';
 
 /** One delivery event to a school's system (migration 0011). */
 export interface EventOutboxTable {
-  /** The webhook-id: `msg_` and the message's id and seq. */
+  /** The webhook-id: `msg_`, the message's id and seq. */
   id: string;
   school_key: string;
   message_id: string;

@@ -217,6 +217,24 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     expect((await eventRows()).map((row) => row.status)).toEqual(Array(8).fill('sent'));
   });
 
+  it('a dead message sent again gets events of its own for its new attempts', async () => {
+    await subscribe();
+    h.fcm.server.route((request) =>
+      request.url === '/token' ? undefined : fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'Bad payload.'),
+    );
+    const id = await queuePush(h);
+    await h.worker.runOnce();
+    expect(await h.ctx.store.admin.requeueOutboxMessage('push', id)).toBe('requeued');
+    await h.worker.runOnce();
+    await drainEvents();
+    expect(receiver.accepted().map((e) => [e.type, e.data.attempt])).toEqual([
+      ['notification.queued', 0],
+      ['notification.dead', 1],
+      ['notification.dead', 1],
+    ]);
+    expect(new Set(receiver.accepted().map((e) => e.id)).size).toBe(3);
+  });
+
   it('holds a later event of a message until its earlier one is delivered', async () => {
     await subscribe();
     receiver.answer = () => 503;

@@ -8,8 +8,8 @@ import type { StoreMigration } from './migration';
 //   `disabled`), since when its deliveries have failed and the last error;
 // - event_outbox: one row per event, a durable outbox of its own with the
 //   delivery columns of the push outbox (status, attempts, next attempt,
-//   lease, claim token). `message_id` and `seq` order the events of one
-//   message (queued 0, an attempt's outcome 2×attempt, a dead token 2×attempt+1);
+//   lease, claim token). `message_id` and `seq` (0, 1, 2, … as they are
+//   written) order the events of one message;
 //   `body` is the JSON posted, fixed when the event is written so that every
 //   retry signs the same bytes.
 export const eventsMigration: StoreMigration = {

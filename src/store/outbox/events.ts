@@ -5,8 +5,8 @@
 // Each event's body is built by the database from the push notification's
 // row as the outcome left it, in the same statement that writes the event,
 // so that a queued push or a completed attempt and its event commit together
-// or not at all. The event's id is derived from the message and its place
-// among the message's events, so an outcome written twice is kept once.
+// or not at all. The event's id (the webhook-id) is derived from the message
+// and the event's place among the message's events, the same on every retry.
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { EventOutboxTable, EventSubscriptionState, EventSubscriptionsTable, StoreDatabase } from '../database';
 import { schoolKey } from '../../domain/school-key';
@@ -77,7 +77,6 @@ function jsonObject(dialect: StoreDialect, pairs: ReadonlyArray<readonly [string
 function insertEvents(
   dialect: StoreDialect,
   type: RawBuilder<string>,
-  seq: RawBuilder<number>,
   from: RawBuilder<unknown>,
   now: string,
   condition: RawBuilder<boolean> = sql<boolean>`true`,
@@ -100,6 +99,9 @@ function insertEvents(
     ['data', data],
   ]);
   const bodyText = dialect === 'postgres' ? sql`${body}::text` : body;
+  // The next place among the message's events: results of one message are
+  // written one at a time (each by its current claim), so the places never clash.
+  const seq = sql<number>`coalesce((select max(p.seq) from event_outbox as p where p.message_id = t.id), -1) + 1`;
   return sql`
     insert into event_outbox (id, school_key, message_id, seq, type, body, status, attempts, next_attempt_at, created_at, updated_at)
     select 'msg_' || replace(t.id, '-', '') || '_' || (${seq}), s.school_key, t.id, ${seq}, ${type}, ${bodyText},
@@ -139,13 +141,7 @@ export const EVENT_SOURCE_COLUMNS = [
  * from the table).
  */
 export function queuedEventsFrom(queued: string, now: string): RawBuilder<unknown> {
-  return insertEvents(
-    'postgres',
-    sql<string>`'notification.queued'`,
-    sql<number>`0`,
-    sql`${sql.table(queued)} as t`,
-    now,
-  );
+  return insertEvents('postgres', sql<string>`'notification.queued'`, sql`${sql.table(queued)} as t`, now);
 }
 
 /** `notification.queued` for push notifications just inserted; run in their transaction. */
@@ -157,7 +153,7 @@ export async function recordQueuedEvents(
 ): Promise<void> {
   if (ids.length === 0) return;
   const from = notificationsOf(dialect, ids);
-  await insertEvents(dialect, sql<string>`'notification.queued'`, sql<number>`0`, from, now).execute(db);
+  await insertEvents(dialect, sql<string>`'notification.queued'`, from, now).execute(db);
 }
 
 /**
@@ -178,20 +174,15 @@ export async function recordOutcomeEvents(
     await insertEvents(
       dialect,
       type,
-      sql<number>`t.attempts * 2`,
       notificationsOf(dialect, ids),
       now,
       sql<boolean>`t.status in ('sent', 'failed', 'dead')`,
     ).execute(db);
   }
   if (tokenGone.length > 0) {
-    await insertEvents(
-      dialect,
-      sql<string>`'device.unregistered'`,
-      sql<number>`t.attempts * 2 + 1`,
-      notificationsOf(dialect, tokenGone),
-      now,
-    ).execute(db);
+    await insertEvents(dialect, sql<string>`'device.unregistered'`, notificationsOf(dialect, tokenGone), now).execute(
+      db,
+    );
   }
 }
 
