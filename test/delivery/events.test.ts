@@ -235,6 +235,21 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     expect(new Set(receiver.accepted().map((e) => e.id)).size).toBe(3);
   });
 
+  it("never passes the push token on, even when the provider's error quotes it", async () => {
+    await subscribe();
+    h.fcm.server.route((request) =>
+      request.url === '/token'
+        ? undefined
+        : fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'The registration token token-1001 is not valid.'),
+    );
+    const id = await queuePush(h);
+    await h.worker.runOnce();
+    await drainEvents();
+    const dead = receiver.accepted().find((e) => e.type === 'notification.dead')!;
+    expect(dead.data.error).toBe('INVALID_ARGUMENT: The registration token [token] is not valid. (HTTP 400)');
+    expect((await h.ctx.store.admin.getOutboxMessage('push', id))?.item.lastError).not.toContain('token-1001');
+  });
+
   it('holds a later event of a message until its earlier one is delivered', async () => {
     await subscribe();
     receiver.answer = () => 503;
