@@ -139,7 +139,10 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       phone: { defaultRegion: config.smsDefaultRegion, allowedCountries: config.smsAllowedCountries },
       templates: config.delivery.notificationTemplates,
       authCodeLimits: config.delivery.authCodeLimits,
-      onQueued: () => delivery?.worker.notify(),
+      onQueued: () => {
+        delivery?.worker.notify();
+        delivery?.events?.notify();
+      },
     });
     const shutdown = createShutdown({ logger, timeoutMs: config.shutdownTimeoutMs });
     // Registered first, so it runs last: the spans of the worker's and the store's last moments go too.
@@ -175,7 +178,13 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       { path: '/readyz', handler: health },
       {
         path: `${ADMIN_API_BASE}/`,
-        handler: createAdminApi({ store: store.admin, token: config.adminToken, logger, bodyLimit: config.bodyLimit }),
+        handler: createAdminApi({
+          store: store.admin,
+          token: config.adminToken,
+          logger,
+          bodyLimit: config.bodyLimit,
+          eventsAllowHttp: config.delivery.events.allowHttp,
+        }),
       },
     ];
     if (config.console.enabled) {
@@ -248,7 +257,11 @@ export async function createService(config: Config, logger: Logger, parts: Servi
       publicBaseUrl: config.publicBaseUrl,
     });
     if (config.delivery.worker) {
-      const running = startDelivery(config.delivery, store.outbox, logger, { observer: metrics.delivery, tracer });
+      const running = startDelivery(config.delivery, store.outbox, logger, {
+        observer: metrics.delivery,
+        eventObserver: metrics.events,
+        tracer,
+      });
       delivery = running;
       // Registered after the store, so it stops first: no claim after the store closed.
       shutdown.register('delivery worker', () => running.stop(DELIVERY_STOP_MS));

@@ -8,6 +8,7 @@ import { auditRoutes } from './audit-routes';
 import { requireBearer } from './auth';
 import { AdminError, sendError } from './errors';
 import { openApiDocument } from './openapi';
+import { eventRoutes } from './event-routes';
 import { outboxRoutes } from './outbox-routes';
 import { API_BASE, recordRoutes } from './record-routes';
 import { routeTable } from './router';
@@ -23,6 +24,8 @@ export interface AdminApiOptions {
   readonly logger: Logger;
   /** Largest JSON body, bytes. */
   readonly bodyLimit?: number;
+  /** Event subscriptions may name an http:// URL (EVENTS_ALLOW_HTTP); false unless told. */
+  readonly eventsAllowHttp?: boolean;
 }
 
 export function createAdminApi(options: AdminApiOptions): RequestHandler {
@@ -39,7 +42,12 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
     );
     return router;
   }
-  const routes = [...recordRoutes(options.store), ...outboxRoutes(options.store), ...auditRoutes(options.store)];
+  const routes = [
+    ...recordRoutes(options.store),
+    ...eventRoutes(options.store, { allowHttp: options.eventsAllowHttp ?? false, logger: options.logger }),
+    ...outboxRoutes(options.store),
+    ...auditRoutes(options.store),
+  ];
   const document = JSON.stringify(openApiDocument(routes, API_BASE));
   // The description holds no data, and tools fetch it without credentials.
   api.get('/openapi.json', (_req, res) => {

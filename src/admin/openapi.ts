@@ -67,7 +67,7 @@ export function openApiDocument(routes: readonly AdminRoute[], basePath: string)
       title: 'Student Notification Service: admin API',
       version: '1',
       description:
-        'Load and correct schools, students, devices, notes and absences record by record, watch and re-drive the outbox, and read the audit trail. ' +
+        "Load and correct schools, students, devices, notes and absences record by record, set a school's delivery-event subscription, watch and re-drive the outbox, and read the audit trail. " +
         'Every route needs "Authorization: Bearer <ADMIN_TOKEN>". Lists page with limit and offset; a page stops at limit items or about 1 MiB, and nextOffset is where the next one starts.',
     },
     servers: [{ url: basePath }],

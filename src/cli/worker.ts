@@ -41,7 +41,11 @@ async function main(): Promise<void> {
     tracer,
   });
   const metrics = config.metricsPort === null ? null : createMetrics({ outbox: store.outbox });
-  const delivery = startDelivery(config.delivery, store.outbox, logger, { observer: metrics?.delivery, tracer });
+  const delivery = startDelivery(config.delivery, store.outbox, logger, {
+    observer: metrics?.delivery,
+    eventObserver: metrics?.events,
+    tracer,
+  });
   let metricsServer: Server | null = null;
   if (metrics !== null && config.metricsPort !== null) {
     metricsServer = await serveMetrics(metrics, config.metricsPort, config.host, config.connections);

@@ -61,7 +61,7 @@ async function attemptPush(
 
   const token = message.pushToken as string;
   const started = performance.now();
-  const result = await guarded(() =>
+  const raw = await guarded(() =>
     context.push.send({
       id: message.id,
       token,
@@ -71,6 +71,9 @@ async function attemptPush(
       data: message.data,
     }),
   );
+  // A provider may quote the token in its error; the error goes to the store,
+  // the log and the school's delivery events, none of which may hold it.
+  const result = raw.ok ? raw : { ...raw, message: raw.message.replaceAll(token, '[token]') };
   const durationMs = performance.now() - started;
   context.limits.push.observe(durationMs, signalOf(result));
   if (!result.ok && result.tokenInvalid) {
@@ -102,6 +105,7 @@ async function attemptPush(
     result.ok ? null : result.code,
     durationMs,
     span,
+    !result.ok && result.tokenInvalid === true,
   );
 }
 
@@ -228,6 +232,7 @@ async function finish(
   errorCode: string | null,
   durationMs: number,
   span: DeliverySpan | null,
+  tokenGone = false,
 ): Promise<void> {
   const outcome = completion.status === 'failed' ? 'retry' : completion.status;
   context.observer.attempted({ channel, provider, outcome, errorCode, durationMs });
@@ -240,6 +245,7 @@ async function finish(
       claimToken: message.claimToken,
       completion,
       code: errorCode,
+      tokenGone,
     });
   } catch (error) {
     // The message stays claimed; when the lease ends it is tried again.

@@ -13,6 +13,8 @@ import type { AuthCodeLimit, OutboxChannel } from '../store';
 
 export interface PruningStore {
   pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
+  /** Delivered events to the schools' systems (docs/delivery.md#delivery-events); absent: none kept. */
+  pruneEvents?(before: string, signal?: AbortSignal): Promise<number>;
 }
 
 const DAY_MS = 86_400_000;
@@ -44,6 +46,8 @@ export async function pruneOutboxOnce(
   const before = new Date(now.getTime() - days * DAY_MS).toISOString();
   const deleted = await store.pruneOutbox(before, signal);
   if (deleted.push + deleted.sms > 0) logger.info({ deleted, before }, 'outbox pruned');
+  const events = (await store.pruneEvents?.(before, signal)) ?? 0;
+  if (events > 0) logger.info({ deleted: events, before }, 'delivered events pruned');
   return deleted;
 }
 

@@ -11,6 +11,7 @@ import type { DeliveryAttempt, DeliveryObserver } from './observer';
 import { createPushProvider, createSmsProvider } from './provider-registry';
 import { startWakeUp, type WakeUpSource } from './outbox-wake-up';
 import { DeliveryWorker } from './worker';
+import { EventWorker, type EventObserver, type EventStore } from './events/event-worker';
 import type { Tracer } from '../trace';
 
 const REPORT_INTERVAL_MS = 60_000;
@@ -20,6 +21,8 @@ export const DELIVERY_STOP_MS = 5000;
 
 export interface RunningDelivery {
   readonly worker: DeliveryWorker;
+  /** The worker of the delivery events to the schools' systems; null when the store has no event outbox. */
+  readonly events: EventWorker | null;
   /** Stops claiming, waits up to `timeoutMs` for sends under way, stops the report. */
   stop(timeoutMs: number): Promise<void>;
 }
@@ -33,11 +36,13 @@ export interface StartDeliveryOptions {
   readonly pruning?: PruningSchedule;
   /** A span for each send (docs/operating.md#traces); absent or null: off. */
   readonly tracer?: Tracer | null;
+  /** Told of every delivery event's attempt (the metrics). */
+  readonly eventObserver?: EventObserver;
 }
 
 export function startDelivery(
   config: DeliveryConfig,
-  store: DeliveryStore & PruningStore & Partial<WakeUpSource> & Partial<HeartbeatStore>,
+  store: DeliveryStore & PruningStore & Partial<WakeUpSource> & Partial<HeartbeatStore> & Partial<EventStore>,
   logger: Logger,
   options: StartDeliveryOptions = {},
 ): RunningDelivery {
@@ -72,6 +77,26 @@ export function startDelivery(
     pollMs: config.pollMs,
   });
   worker.start();
+  // Its own loop and slots: a slow or failing school receiver never holds up a push or a login code.
+  const events =
+    store.claimEvents === undefined || store.completeEvents === undefined
+      ? null
+      : new EventWorker({
+          store: store as EventStore,
+          logger,
+          now,
+          random: options.random ?? Math.random,
+          concurrency: config.events.concurrency,
+          perSchool: config.events.perSchool,
+          leaseSeconds: config.leaseSeconds,
+          pollMs: config.pollMs,
+          timeoutMs: config.timeoutMs,
+          baseDelayMs: config.retry.baseDelayMs,
+          maxDelayMs: config.retry.maxDelayMs,
+          health: { failingAfterMs: config.events.failingAfterMs, disableAfterMs: config.events.disableAfterMs },
+          observer: options.eventObserver,
+        });
+  events?.start();
   const wakeUp =
     store.listenForOutbox === undefined
       ? null
@@ -99,9 +124,10 @@ export function startDelivery(
   );
   return {
     worker,
+    events,
     async stop(timeoutMs) {
       stopReport();
-      await Promise.all([stopPruning(), worker.stop(timeoutMs), wakeUp?.stop()]);
+      await Promise.all([stopPruning(), worker.stop(timeoutMs), events?.stop(timeoutMs), wakeUp?.stop()]);
       await stopHeartbeat();
     },
   };

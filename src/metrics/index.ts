@@ -9,6 +9,8 @@ import type { DeliveryObserver } from '../delivery/observer';
 import { createAccessMetrics } from './access-metrics';
 import { registerAuthCodeMetrics, type AuthCodeCountSource } from './auth-code-metrics';
 import { createDeliveryMetrics } from './delivery-metrics';
+import type { EventObserver } from '../delivery/events/event-worker';
+import { createEventMetrics, registerEventSubscriptionMetrics, type EventSubscriptionSource } from './event-metrics';
 import { metricsRoute } from './metrics-route';
 import { registerOutboxMetrics, type OutboxStatsSource } from './outbox-metrics';
 import { registerReadinessMetrics, type ReadinessProbe } from './readiness-metrics';
@@ -35,6 +37,8 @@ export interface Metrics {
   readonly requests: RequestMetrics;
   /** Hand this to the delivery worker: it counts every attempt. */
   readonly delivery: DeliveryObserver;
+  /** Hand this to the event worker: it counts every delivery event's attempt. */
+  readonly events: EventObserver;
   /** Hand this to the call budgets, the enumeration guard, the audit trail and the gate. */
   readonly access: AccessObserver;
   /** Fed by the shadow calls (SHADOW_URL). */
@@ -47,7 +51,7 @@ export interface Metrics {
 
 export interface MetricsOptions {
   /** Where the outbox gauges read from; left out, there are none (a process without a store). */
-  readonly outbox?: OutboxStatsSource;
+  readonly outbox?: OutboxStatsSource & Partial<EventSubscriptionSource>;
   /** The readiness checks of `/readyz`, run at each scrape (`notify_ready`); left out, no such gauges (a worker alone). */
   readonly readiness?: ReadinessProbe;
   /** Where the service-wide AuthCode limits are counted, and the limits; left out, no such gauges. */
@@ -61,6 +65,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   if (options.outbox !== undefined) registerOutboxMetrics(registry, options.outbox);
+  if (options.outbox?.eventSubscriptionStates !== undefined)
+    registerEventSubscriptionMetrics(registry, options.outbox as EventSubscriptionSource);
   if (options.readiness !== undefined) registerReadinessMetrics(registry, options.readiness);
   if (options.authCodes !== undefined)
     registerAuthCodeMetrics(registry, options.authCodes.source, options.authCodes.limits);
@@ -68,6 +74,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registry,
     requests: createRequestMetrics(registry),
     delivery: createDeliveryMetrics(registry),
+    events: createEventMetrics(registry),
     access: createAccessMetrics(registry),
     shadow: createShadowMetrics(registry),
     recording: createRecordingMetrics(registry),

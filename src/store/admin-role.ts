@@ -39,6 +39,14 @@ import {
   type RecordPage,
 } from './records/records';
 
+import {
+  deleteSubscription,
+  findSchool,
+  putSubscription,
+  readSubscription,
+  type EventSubscriptionView,
+} from './outbox/events';
+
 export interface AdminStore {
   /** One record by key (a school by any form of its base URL); null when none. */
   getRecord<C extends DataSetCollection>(collection: C, key: string): Promise<RecordOf<C> | null>;
@@ -72,6 +80,15 @@ export interface AdminStore {
   requeueDeadOutboxMessages(channel: OutboxChannel, lastError?: string): Promise<number>;
   /** A page of the audit trail, newest first, with the total. */
   listAuditEntries(query: AuditQuery): Promise<AuditPage>;
+  /** Sets a school's event subscription (active, failures forgotten); null when there is no such school. */
+  putEventSubscription(
+    baseUrl: string,
+    subscription: { url: string; secret: string },
+  ): Promise<EventSubscriptionView | null>;
+  /** A school's event subscription, never its secret; `no_school` or `none` when there is nothing to show. */
+  getEventSubscription(baseUrl: string): Promise<EventSubscriptionView | 'no_school' | 'none'>;
+  /** Removes a school's event subscription and its undelivered events; whether there was one. */
+  deleteEventSubscription(baseUrl: string): Promise<boolean>;
 }
 
 export function createAdminStore(core: StoreCore): AdminStore {
@@ -121,5 +138,28 @@ export function createAdminStore(core: StoreCore): AdminStore {
       }),
 
     listAuditEntries: (query) => run(() => listAuditRows(db, query)),
+
+    putEventSubscription: (baseUrl, subscription) =>
+      run(() =>
+        core.writeTransaction(async (trx) => {
+          const school = await findSchool(trx, baseUrl);
+          if (school === null) return null;
+          await putSubscription(trx, school.key, subscription, core.timestamp());
+          return readSubscription(trx, school.key, school.baseUrl);
+        }),
+      ),
+    getEventSubscription: (baseUrl) =>
+      run(async () => {
+        const school = await findSchool(db, baseUrl);
+        if (school === null) return 'no_school';
+        return (await readSubscription(db, school.key, school.baseUrl)) ?? 'none';
+      }),
+    deleteEventSubscription: (baseUrl) =>
+      run(() =>
+        core.writeTransaction(async (trx) => {
+          const school = await findSchool(trx, baseUrl);
+          return school !== null && deleteSubscription(trx, school.key);
+        }),
+      ),
   };
 }

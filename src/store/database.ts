@@ -170,6 +170,44 @@ export interface DeliveryWorkersTable {
   beat_at: string;
 }
 
+/** A school's subscription to delivery events (migration 0011). */
+export interface EventSubscriptionsTable {
+  school_key: string;
+  url: string;
+  /** `whsec_` and the base64 key; never leaves the store but to sign. */
+  secret: string;
+  state: EventSubscriptionState;
+  /** When its deliveries began to fail without a success since; null while they succeed. */
+  failing_since: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type EventSubscriptionState = 'active' | 'failing' | 'disabled';
+
+/** One delivery event to a school's system (migration 0011). */
+export interface EventOutboxTable {
+  /** The webhook-id: `msg_`, the message's id and seq. */
+  id: string;
+  school_key: string;
+  message_id: string;
+  /** The event's place among its message's events. */
+  seq: number;
+  type: string;
+  /** The JSON body posted, as written. */
+  body: string;
+  status: OutboxStatus;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  locked_until: string | null;
+  claim_token: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+}
+
 export interface StoreDatabase {
   schools: SchoolsTable;
   students: StudentsTable;
@@ -184,4 +222,6 @@ export interface StoreDatabase {
   console_sessions: ConsoleSessionsTable;
   outbox_attempts: OutboxAttemptsTable;
   delivery_workers: DeliveryWorkersTable;
+  event_subscriptions: EventSubscriptionsTable;
+  event_outbox: EventOutboxTable;
 }

@@ -46,10 +46,17 @@ export type {
   DeliveryCompletionEntry,
 } from './outbox/outbox-claims';
 export type { AuthCodeClaim } from './outbox/outbox-role';
+export type {
+  ClaimedEvent,
+  EventCompletion,
+  EventCompletionEntry,
+  EventHealthRule,
+  EventSubscriptionView,
+} from './outbox/events';
 export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access/access-audit';
 export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access/access-counters';
 export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './outbox/auth-code-admission';
-export type { DevicePlatform, OutboxStatus } from './database';
+export type { DevicePlatform, EventSubscriptionState, OutboxStatus } from './database';
 export type { ImportCounts } from './data-set/import-data-set';
 export type { MigrationStatus } from './migrations/migration-status';
 export type { OutboxMessage, OutboxPage, OutboxQuery } from './outbox/outbox-listing';

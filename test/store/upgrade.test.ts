@@ -439,6 +439,45 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(byPhone.items.map((item) => item.id)).toEqual(['v7-sms']);
     },
   },
+  // A school's event subscription, failing, with an event waiting for its retry.
+  '0011_events': {
+    async fill(insert) {
+      await insert('event_subscriptions', {
+        school_key: 'https://v1.school.example',
+        url: 'https://hooks.v1.school.example/events',
+        secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        state: 'failing',
+        failing_since: T0,
+        last_error: 'http_503: the receiver answered 503',
+        created_at: T0,
+        updated_at: T0,
+      });
+      await insert('event_outbox', {
+        id: 'msg_v11_2',
+        school_key: 'https://v1.school.example',
+        message_id: 'v1-push-sending',
+        seq: 2,
+        type: 'notification.sent',
+        body: '{"type":"notification.sent"}',
+        status: 'failed',
+        attempts: 1,
+        next_attempt_at: LATER,
+        locked_until: LATER,
+        claim_token: 'v11-claim',
+        last_error: 'http_503: the receiver answered 503',
+        created_at: T0,
+        updated_at: T0,
+        sent_at: T0,
+      });
+    },
+    async check(store) {
+      expect(await store.admin.getEventSubscription('https://v1.school.example')).toMatchObject({
+        url: 'https://hooks.v1.school.example/events',
+        state: 'failing',
+        failed: 1,
+      });
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

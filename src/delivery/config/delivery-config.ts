@@ -40,6 +40,21 @@ export interface DeliveryConfig {
   readonly authCodeLimits: readonly AuthCodeLimit[];
   /** Sent and dead messages are deleted this many days after their last change; null keeps them. */
   readonly outboxRetentionDays: number | null;
+  /** Delivery events to the schools' systems (docs/delivery.md#delivery-events). */
+  readonly events: EventSettings;
+}
+
+export interface EventSettings {
+  /** Subscriptions may name an http:// URL (tests, private networks). */
+  readonly allowHttp: boolean;
+  /** A receiver failing this long without a success is `failing`. */
+  readonly failingAfterMs: number;
+  /** … and this long, `disabled`. */
+  readonly disableAfterMs: number;
+  /** Events in flight per worker, all schools together. */
+  readonly concurrency: number;
+  /** Events in flight per school. */
+  readonly perSchool: number;
 }
 
 // PUSH_PROVIDER, SMS_PROVIDER and the variables of every provider the registry lists.
@@ -124,6 +139,36 @@ const schema = z.object({
         'PostgreSQL: how often an idle worker looks, in milliseconds, while LISTEN/NOTIFY wakes it ([PostgreSQL at scale](delivery.md#postgresql-at-scale)).',
       ),
     ),
+  EVENTS_ALLOW_HTTP: bool('EVENTS_ALLOW_HTTP')
+    .default(false)
+    .meta(
+      setting(
+        'delivery',
+        "Let a school's event subscription name an `http://` URL, not only `https://` (tests, private networks; [delivery events](delivery.md#delivery-events)).",
+      ),
+    ),
+  EVENTS_FAILING_AFTER_MS: integer('EVENTS_FAILING_AFTER_MS', 1000, 2_592_000_000)
+    .default(3_600_000)
+    .meta(
+      setting(
+        'delivery',
+        "A school's event receiver that has failed this long, in milliseconds, without a success is marked `failing`.",
+      ),
+    ),
+  EVENTS_DISABLE_AFTER_MS: integer('EVENTS_DISABLE_AFTER_MS', 1000, 31_536_000_000)
+    .default(259_200_000)
+    .meta(
+      setting(
+        'delivery',
+        "A school's event receiver that has failed this long, in milliseconds, is `disabled`: no more events are written or sent until its subscription is set again.",
+      ),
+    ),
+  EVENTS_CONCURRENCY: integer('EVENTS_CONCURRENCY', 1, 1024)
+    .default(32)
+    .meta(setting('delivery', 'Delivery events in flight per worker, all schools together.')),
+  EVENTS_CONCURRENCY_PER_SCHOOL: integer('EVENTS_CONCURRENCY_PER_SCHOOL', 1, 64)
+    .default(4)
+    .meta(setting('delivery', "Delivery events in flight to one school's receiver, across the workers.")),
   WORKER_STALL_SECONDS: integer('WORKER_STALL_SECONDS', 5, 86400)
     .default(60)
     .meta(
@@ -224,6 +269,9 @@ export function parseDeliveryConfig(
   if (raw.DELIVERY_RETRY_MAX_SECONDS < raw.DELIVERY_RETRY_BASE_SECONDS) {
     problems.push('DELIVERY_RETRY_MAX_SECONDS: must not be less than DELIVERY_RETRY_BASE_SECONDS');
   }
+  if (raw.EVENTS_DISABLE_AFTER_MS < raw.EVENTS_FAILING_AFTER_MS) {
+    problems.push('EVENTS_DISABLE_AFTER_MS: must not be less than EVENTS_FAILING_AFTER_MS');
+  }
   if (problems.length > 0 || pushSettings === null || smsSettings === null) return { ok: false, problems };
   return {
     ok: true,
@@ -248,6 +296,13 @@ export function parseDeliveryConfig(
       authCodeMaxAgeSeconds: raw.AUTH_CODE_MAX_AGE_SECONDS,
       authCodeLimits,
       outboxRetentionDays,
+      events: {
+        allowHttp: raw.EVENTS_ALLOW_HTTP,
+        failingAfterMs: raw.EVENTS_FAILING_AFTER_MS,
+        disableAfterMs: raw.EVENTS_DISABLE_AFTER_MS,
+        concurrency: raw.EVENTS_CONCURRENCY,
+        perSchool: raw.EVENTS_CONCURRENCY_PER_SCHOOL,
+      },
     },
   };
 }

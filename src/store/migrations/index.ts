@@ -9,6 +9,7 @@ import { traceContextMigration } from './0007-trace-context';
 import { consoleMigration } from './0008-console';
 import { smsSendStartedMigration } from './0009-sms-send-started';
 import { messageListMigration } from './0010-message-list';
+import { eventsMigration } from './0011-events';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -24,6 +25,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0008_console': consoleMigration,
   '0009_sms_send_started': smsSendStartedMigration,
   '0010_message_list': messageListMigration,
+  '0011_events': eventsMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

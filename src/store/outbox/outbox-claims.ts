@@ -64,6 +64,8 @@ export interface DeliveryCompletionEntry {
   readonly completion: DeliveryCompletion;
   /** The provider's answer code of a failed attempt (`UNREGISTERED`, `http_503`), for the attempt history; null or left out when none. */
   readonly code?: string | null;
+  /** The provider said the push token is gone (a `device.unregistered` event for the school); false when left out. */
+  readonly tokenGone?: boolean;
 }
 
 export interface ClaimRequest {

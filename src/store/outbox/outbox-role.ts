@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { StoreCore } from '../core';
+import type { EventSubscriptionState } from '../database';
 import { OUTBOX_CHANNELS } from '../../shared/outbox-channel';
 import { StoreError } from '../errors';
 import type { NewAuthCodeMessage, NewPushNotification, OutboxQueue } from '../types';
@@ -26,6 +27,19 @@ import {
   type ClaimRequest,
   type DeliveryCompletionEntry,
 } from './outbox-claims';
+import {
+  claimEvents,
+  completeEvents,
+  EVENT_SOURCE_COLUMNS,
+  pruneSentEvents,
+  queuedEventsFrom,
+  recordOutcomeEvents,
+  recordQueuedEvents,
+  subscriptionStates,
+  type ClaimedEvent,
+  type EventCompletionEntry,
+  type EventHealthRule,
+} from './events';
 import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
 import { deleteHeartbeat, writeHeartbeat } from './worker-heartbeats';
 
@@ -74,6 +88,14 @@ export interface Outbox extends OutboxQueue {
   workerHeartbeat(id: string, startedAt: string): Promise<void>;
   /** A delivery worker stopped: its heartbeat row goes. */
   workerStopped(id: string): Promise<void>;
+  /** Claims up to `limit` due delivery events, at most `perSchool` in flight per school, in order per message (see events.ts). */
+  claimEvents(limit: number, perSchool: number, leaseSeconds: number): Promise<ClaimedEvent[]>;
+  /** Records how event deliveries ended and what that says of each receiver; per entry, whether its claim was current. */
+  completeEvents(entries: readonly EventCompletionEntry[], rule: EventHealthRule): Promise<boolean[]>;
+  /** Event subscriptions by state. */
+  eventSubscriptionStates(): Promise<Readonly<Record<EventSubscriptionState, number>>>;
+  /** Deletes delivered events last changed before `before` (an ISO time); how many. */
+  pruneEvents(before: string, signal?: AbortSignal): Promise<number>;
 }
 
 export interface OutboxOptions {
@@ -117,15 +139,22 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
         sql<string | null>`(select school_key from students where id = ${notification.studentId})`,
       ...queuedColumns(now),
     }));
+    const ids = rows.map((row) => row.id);
     if (dialect === 'sqlite') {
-      await db.insertInto('push_notifications').values(rows).execute();
+      // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction.
+      await core.writeTransaction(async (trx) => {
+        await trx.insertInto('push_notifications').values(rows).execute();
+        await recordQueuedEvents(trx, dialect, ids, now);
+      });
     } else {
-      await db
-        .with('queued', (q) => q.insertInto('push_notifications').values(rows).returning('id'))
-        .selectNoFrom(sql<unknown>`pg_notify(${OUTBOX_CHANNEL}, 'push')`.as('notified'))
-        .execute();
+      const queued = db
+        .insertInto('push_notifications')
+        .values(rows)
+        .returning([...EVENT_SOURCE_COLUMNS]);
+      await sql`with queued as (${queued}), events as (${queuedEventsFrom('queued', now)})
+        select pg_notify(${OUTBOX_CHANNEL}, 'push') as notified`.execute(db);
     }
-    return rows.map((row) => row.id);
+    return ids;
   };
 
   // PostgreSQL: one serialised transaction for the lot, each call checked in
@@ -219,9 +248,10 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
 
     markSmsSendStarted: (id, claimToken) => run(() => markSendStarted(db, id, claimToken, core.timestamp())),
 
+    // One transaction on both dialects: the delivery events are written with the results they report.
     completeDeliveries: (completions) =>
       run(() =>
-        deliveryWrite(async (trx) => {
+        core.writeTransaction(async (trx) => {
           const now = core.timestamp();
           const current = new Set<string>();
           for (const channel of OUTBOX_CHANNELS) {
@@ -243,6 +273,15 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
             );
             await recordAttempts(trx, dialect, channel, written, now);
           }
+          // Delivery events for the schools' systems, with the results they report (login codes have no school).
+          const pushWritten = completions.filter((e) => e.channel === 'push' && current.has(`push:${e.id}`));
+          await recordOutcomeEvents(
+            trx,
+            dialect,
+            pushWritten.map((e) => e.id),
+            pushWritten.flatMap((e) => (e.tokenGone === true ? [e.id] : [])),
+            now,
+          );
           return completions.map((e) => current.has(`${e.channel}:${e.id}`));
         }),
       ),
@@ -267,6 +306,15 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
 
     workerHeartbeat: (id, startedAt) => run(() => writeHeartbeat(db, id, startedAt, core.timestamp())),
     workerStopped: (id) => run(() => deleteHeartbeat(db, id)),
+
+    claimEvents: (limit, perSchool, leaseSeconds) =>
+      run(() =>
+        core.writeTransaction((trx) => claimEvents(trx, dialect, { ...claimRequest(limit, leaseSeconds), perSchool })),
+      ),
+    completeEvents: (entries, rule) =>
+      run(() => core.writeTransaction((trx) => completeEvents(trx, entries, rule, core.timestamp()))),
+    eventSubscriptionStates: () => run(() => subscriptionStates(db)),
+    pruneEvents: (before, signal) => run(() => pruneSentEvents(db, before, signal)),
 
     pruneOutbox: (before, signal) =>
       run(async () => ({

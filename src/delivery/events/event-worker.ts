@@ -1,0 +1,225 @@
+// Delivers the events of the event outbox to the schools' systems
+// (docs/delivery.md#delivery-events): its own loop and its own slots, so
+// that a slow or dead receiver never holds up a push or a login code. Claims
+// are leased like the push outbox's: a worker that dies mid-send loses
+// nothing, the event is sent again when its lease ends (at least once; the
+// receiver drops a repeat by its webhook-id).
+import type { Logger } from '../../log';
+import type { ClaimedEvent, EventCompletion, EventCompletionEntry, EventHealthRule } from '../../store';
+import { parseRetryAfter } from '../http/retry-after';
+import { retryDelayMs } from '../retry-policy';
+import { eventSignature } from '../../shared/event-signature';
+
+/** What the event worker needs of the store (the opened store's outbox provides it). */
+export interface EventStore {
+  claimEvents(limit: number, perSchool: number, leaseSeconds: number): Promise<ClaimedEvent[]>;
+  completeEvents(entries: readonly EventCompletionEntry[], rule: EventHealthRule): Promise<boolean[]>;
+}
+
+export type EventOutcome = 'sent' | 'retry' | 'gone';
+
+export interface EventObserver {
+  eventAttempted(attempt: { readonly outcome: EventOutcome; readonly durationMs: number }): void;
+}
+
+export interface EventWorkerOptions {
+  readonly store: EventStore;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  readonly random: () => number;
+  /** Events in flight at once, all schools together. */
+  readonly concurrency: number;
+  /** Events in flight at once for one school. */
+  readonly perSchool: number;
+  readonly leaseSeconds: number;
+  readonly pollMs: number;
+  /** How long a receiver has to answer. */
+  readonly timeoutMs: number;
+  /** First wait after a failure, doubling with each attempt up to maxDelayMs (never sooner than Retry-After). */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly health: EventHealthRule;
+  readonly observer?: EventObserver;
+}
+
+const USER_AGENT = 'student-notifications-events/1';
+// A failure to claim (store unreachable): wait longer each time, up to this.
+const MAX_CLAIM_BACKOFF_MS = 30_000;
+
+export class EventWorker {
+  readonly #options: EventWorkerOptions;
+  readonly #inFlight = new Set<Promise<void>>();
+  #running: Promise<void> | null = null;
+  #stopping = false;
+  #wake: (() => void) | null = null;
+
+  constructor(options: EventWorkerOptions) {
+    if (options.concurrency < 1 || options.perSchool < 1) throw new RangeError('event concurrency must be at least 1');
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#running !== null) return;
+    this.#stopping = false;
+    this.#running = this.#loop();
+  }
+
+  /** Look now rather than at the next poll. */
+  notify(): void {
+    this.#wake?.();
+  }
+
+  /** Claims nothing more; waits up to `timeoutMs` for the deliveries under way (the rest are sent again after their lease). */
+  async stop(timeoutMs: number): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    const running = this.#running;
+    if (running === null) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    this.#running = null;
+  }
+
+  /** One claim and its deliveries, awaited; how many were claimed. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.#claimAndStart(this.#options.concurrency);
+    await Promise.all(this.#inFlight);
+    return claimed;
+  }
+
+  async #loop(): Promise<void> {
+    const { concurrency, logger, pollMs } = this.#options;
+    let failures = 0;
+    while (!this.#stopping) {
+      const room = concurrency - this.#inFlight.size;
+      let claimed: number;
+      try {
+        claimed = room > 0 ? await this.#claimAndStart(room) : 0;
+        failures = 0;
+      } catch (error) {
+        failures++;
+        logger.error({ err: error, failures }, 'event worker could not claim events; trying again');
+        await this.#sleep(Math.min(pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS));
+        continue;
+      }
+      // Full: wait for a slot; otherwise nothing more is due (or every school is at its bound) until the poll.
+      if (room > 0 && claimed >= room) await Promise.race([...this.#inFlight]);
+      else await this.#sleep(pollMs);
+    }
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  async #claimAndStart(room: number): Promise<number> {
+    const { store, perSchool, leaseSeconds } = this.#options;
+    const events = await store.claimEvents(room, perSchool, leaseSeconds);
+    for (const event of events) {
+      const tracked: Promise<void> = this.#deliver(event)
+        .catch((error: unknown) => {
+          this.#options.logger.error(
+            { err: error, event: event.id },
+            'event delivery failed unexpectedly; retried after its lease',
+          );
+        })
+        .finally(() => {
+          this.#inFlight.delete(tracked);
+          this.#wake?.();
+        });
+      this.#inFlight.add(tracked);
+    }
+    return events.length;
+  }
+
+  async #deliver(event: ClaimedEvent): Promise<void> {
+    const { logger, observer, store, health } = this.#options;
+    const started = performance.now();
+    const completion = await this.#post(event);
+    const outcome: EventOutcome =
+      completion.status === 'sent' ? 'sent' : completion.status === 'gone' ? 'gone' : 'retry';
+    observer?.eventAttempted({ outcome, durationMs: performance.now() - started });
+    const [current] = await store.completeEvents(
+      [{ id: event.id, claimToken: event.claimToken, schoolKey: event.schoolKey, completion }],
+      health,
+    );
+    if (current !== true)
+      logger.warn({ event: event.id }, 'event result dropped: its lease ran out and it was claimed again');
+    else if (completion.status === 'gone')
+      logger.warn(
+        { event: event.id, school: event.schoolKey },
+        "event receiver answered 410: the school's subscription is disabled",
+      );
+    else if (completion.status === 'failed')
+      logger.debug(
+        { event: event.id, retryAt: completion.retryAt, error: completion.error },
+        'event delivery failed; retrying later',
+      );
+  }
+
+  // One attempt: signed with this attempt's time, as the specification asks.
+  async #post(event: ClaimedEvent): Promise<EventCompletion> {
+    const { now, timeoutMs } = this.#options;
+    const timestamp = Math.floor(now().getTime() / 1000);
+    let status: number;
+    let retryAfter: string | null = null;
+    let error: string;
+    try {
+      const response = await fetch(event.url, {
+        method: 'POST',
+        body: event.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'webhook-id': event.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': eventSignature(event.secret, event.id, timestamp, event.body),
+        },
+      });
+      // The receiver's answer is not read: only its status counts.
+      await response.body?.cancel().catch(() => {});
+      status = response.status;
+      if (status >= 200 && status < 300) return { status: 'sent' };
+      retryAfter = response.headers.get('retry-after');
+      error = `http_${status}: the receiver answered ${status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    } catch (failure) {
+      status = 0;
+      error = `network: ${describe(failure)}`;
+    }
+    const retryAfterMs = parseRetryAfter(retryAfter, now().getTime());
+    const delay = retryDelayMs(
+      { rateLimited: false, retryAfterMs },
+      event.attempts,
+      {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        baseDelayMs: this.#options.baseDelayMs,
+        maxDelayMs: this.#options.maxDelayMs,
+      },
+      this.#options.random,
+    );
+    const retryAt = new Date(now().getTime() + delay).toISOString();
+    return { status: status === 410 ? 'gone' : 'failed', retryAt, error };
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    }).then(() => {
+      this.#wake = null;
+    });
+  }
+}
+
+// What went wrong, without the receiver's URL (it may carry a credential in its path or query).
+function describe(failure: unknown): string {
+  if (failure instanceof Error && failure.name === 'TimeoutError') return 'no answer in time';
+  const cause = failure instanceof Error ? (failure.cause as { code?: unknown } | undefined) : undefined;
+  if (typeof cause?.code === 'string') return cause.code;
+  return failure instanceof Error ? failure.name : 'unknown failure';
+}
