@@ -6,7 +6,7 @@ import bcrypt from 'bcryptjs';
 import type { Request, Response } from 'express';
 import { CONSOLE_ROLES, type ConsoleRole } from '../store';
 import type { ConsoleContext } from './context';
-import { html } from './html';
+import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { csrfField, errorSummary, notice, page, type SignedIn, type View } from './view';
 

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import type { Request, Response } from 'express';
 import { AuditListQuery } from '../admin';
 import type { ConsoleContext } from './context';
-import { html } from './html';
+import { html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { errorSummary, page, type View } from './view';
 

@@ -2,7 +2,7 @@
 // asset): sent and failed messages per bucket as paired bars, with a
 // labelled scale. Time runs left to right in both languages, as on a clock
 // face; the text around it follows the page's direction.
-import { html, type Html } from './html';
+import { html, type Html } from '../shared/markup';
 import type { View } from './view';
 
 export interface ChartBucket {

@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import type { OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
-import { html } from './html';
+import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { lastErrorText, maskErrorText } from './students';
 import { allows, csrfField, notice, page, type SignedIn, type View } from './view';

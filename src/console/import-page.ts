@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { formatImportReport, FIELDS, LISTED_REJECTIONS_MAX, type FileReport, type ImportReport } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
 import type { ConsoleContext } from './context';
-import { html, type Html } from './html';
+import { html, type Html } from '../shared/markup';
 import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job, type Upload } from './import-jobs';
 import { isMultipart, MultipartError, readMultipart } from './multipart';
 import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';

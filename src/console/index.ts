@@ -14,7 +14,7 @@ import { callRecordOf, sendText } from '../wire';
 import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
 import { consoleAudit } from './audit';
 import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
-import { html } from './html';
+import { html } from '../shared/markup';
 import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { showOverview } from './overview';
 import { showSearch, showStudent } from './students';

@@ -14,7 +14,7 @@ import {
   type OutboxStatus,
 } from '../store';
 import type { ConsoleContext } from './context';
-import { html, type Html } from './html';
+import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { lastErrorText, maskErrorText } from './students';
 import { errorSummary, page, type SignedIn, type View } from './view';

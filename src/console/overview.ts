@@ -6,7 +6,7 @@ import type { Response } from 'express';
 import type { OutboxStatus } from '../store';
 import { activityChart, type ChartBucket } from './chart';
 import type { ConsoleContext } from './context';
-import { html } from './html';
+import { html } from '../shared/markup';
 import { STATUS_PARAM } from './message-list';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { page, type View } from './view';

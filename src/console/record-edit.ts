@@ -10,7 +10,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { InvalidDataSetError, type DataSetCollection } from '../store';
 import type { ConsoleContext } from './context';
-import { html, type Html } from './html';
+import { html, type Html } from '../shared/markup';
 import type { Messages } from './i18n';
 import { redirect, sendPage } from './respond';
 import { csrfField, errorSummary, page, type PageOptions, type SignedIn, type View } from './view';

@@ -3,7 +3,7 @@
 // service, no framing, no referrer (ids are in the paths), no caching (the
 // pages show personal data).
 import type { Response } from 'express';
-import type { Html } from './html';
+import type { Html } from '../shared/markup';
 
 export const CONSOLE_BASE = '/console';
 

@@ -3,7 +3,7 @@
 // listRecords, the admin API's listing.
 import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
-import { html } from './html';
+import { html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { allows, notice, page, type SignedIn, type View } from './view';
 

@@ -3,7 +3,7 @@
 // the policy's Basic users (src/access/login-throttle.ts), before bcrypt
 // runs; an unknown name costs the same bcrypt check as a known one.
 import type { Request, Response } from 'express';
-import { html, type Html } from './html';
+import { html, type Html } from '../shared/markup';
 import type { ConsoleContext } from './context';
 import { addCookie, CONSOLE_BASE, cookie, redirect, sendPage } from './respond';
 import { csrfMatches, randomToken, SIGN_IN_COOKIE, startSession } from './sessions';

@@ -5,7 +5,7 @@
 // into the audit trail, and so does every reveal of a push token.
 import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
-import { html, type Html } from './html';
+import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
 

@@ -2,7 +2,7 @@
 // who is signed in; and the page frame (header, navigation, language link,
 // sign-out form) around each page's main content.
 import type { ConsoleRole } from '../store';
-import { html, type Html, type HtmlValue } from './html';
+import { html, type Html, type HtmlValue } from '../shared/markup';
 import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
 import { CONSOLE_BASE } from './respond';
 

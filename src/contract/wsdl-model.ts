@@ -6,6 +6,7 @@
 // plain frozen model.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { escapeAttribute } from '../shared/markup';
 import {
   DEFAULT_NAMESPACE,
   ENDPOINTS,
@@ -64,10 +65,6 @@ function applyNamespace(wsdl: string, namespace: string): string {
       /soapAction="http:\/\/tempuri\.org\/([^"]*)"/g,
       (_m, op: string) => `soapAction="${escapeAttribute(soapActionFor(namespace, op))}"`,
     );
-}
-
-function escapeAttribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 }
 
 export function readAuthoredWsdl(endpoint: string): string {

@@ -6,6 +6,7 @@
 // malformed envelope, SOAP 1.2 without its action; per endpoint `?wsdl`,
 // `?disco` and the help pages. Writes only when asked.
 import { isContractOperation, type WireOperationName, type WireOperations } from '../contract';
+import { escapeAttribute, escapeText } from '../shared/markup';
 import type { RecordedRequest } from './exchange';
 import { operationKind } from './operation-kinds';
 import type { DescribedEndpoint, DescribedOperation } from './wsdl-operations';
@@ -186,14 +187,14 @@ export function buildRequest(
       const value = values[p.name] ?? '';
       // A .NET char travels in SOAP as its UTF-16 code (docs/design.md#the-char-parameter).
       const text = p.type === 'char' && value.length === 1 ? String(value.charCodeAt(0)) : value;
-      return `<${nameOf(p.name)}>${escapeXml(text)}</${nameOf(p.name)}>`;
+      return `<${nameOf(p.name)}>${escapeText(text)}</${nameOf(p.name)}>`;
     })
     .join('');
   const envelope = binding === 'soap11' ? SOAP11 : SOAP12;
   const body =
     `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${envelope}" ` +
     `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">` +
-    `<soap:Body><${operation.name} xmlns="${escapeXml(endpoint.namespace)}">${parameters}</${operation.name}></soap:Body></soap:Envelope>`;
+    `<soap:Body><${operation.name} xmlns="${escapeAttribute(endpoint.namespace)}">${parameters}</${operation.name}></soap:Body></soap:Envelope>`;
   const action = options.action === undefined ? operation.soapAction : options.action;
   const headers: Record<string, string> =
     binding === 'soap11'
@@ -205,10 +206,6 @@ export function buildRequest(
               : `application/soap+xml; charset=utf-8; action="${action}"`,
         };
   return { method: 'POST', path: `/${endpoint.name}.asmx`, headers, body };
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** `STDid` → `stdID`: every letter in the other case. */

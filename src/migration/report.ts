@@ -1,6 +1,7 @@
 // The comparison's reports (docs/migration.md#reading-the-report): a table for
 // the terminal, a JSON document for scripts, and one self-contained HTML page
 // with every difference side by side.
+import { html, raw, type Html, type HtmlValue } from '../shared/markup';
 import type { Outcome } from './compare-answers';
 import type { Answer } from './exchange';
 import type { Difference } from './ignore-rules';
@@ -154,86 +155,80 @@ export function jsonReport(result: CompareResult): unknown {
   };
 }
 
-function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+/** Items with a line break between each two. */
+function lines(items: readonly HtmlValue[]): HtmlValue[] {
+  return items.flatMap((item, i) => (i === 0 ? [item] : ['\n', item]));
 }
 
 /** An answer as text, the lines that differ from the other side marked. */
-function answerHtml(answer: Answer | null, other: Answer | null): string {
-  if (answer === null) return '<p>(no answer)</p>';
+function answerHtml(answer: Answer | null, other: Answer | null): Html {
+  if (answer === null) return html`<p>(no answer)</p>`;
   const head = [`HTTP ${answer.status}`, ...Object.entries(answer.headers).map(([n, v]) => `${n}: ${v}`)];
   const text = answer.body.subarray(0, SHOWN_BYTES).toString('utf8');
   const otherLines = other === null ? [] : other.body.subarray(0, SHOWN_BYTES).toString('utf8').split('\n');
-  const body = text
-    .split('\n')
-    .map((line, i) => (line === otherLines[i] ? escapeHtml(line) : `<mark>${escapeHtml(line)}</mark>`))
-    .join('\n');
+  const body = lines(text.split('\n').map((line, i) => (line === otherLines[i] ? line : html`<mark>${line}</mark>`)));
   const cut = answer.body.length > SHOWN_BYTES ? `\n… (${answer.body.length - SHOWN_BYTES} more bytes)` : '';
-  return `<pre>${escapeHtml(head.join('\n'))}\n\n${body}${escapeHtml(cut)}</pre>`;
+  return html`<pre>${head.join('\n')}\n\n${body}${cut}</pre>`;
 }
 
-function entryHtml(entry: CompareEntry, index: number): string {
-  const request = entry.planned.request;
+function entryHtml(entry: CompareEntry, index: number): Html {
+  const { planned } = entry;
+  const { request } = planned;
   const list = (entry.comparison?.unexplained ?? []).map((d) => {
     const noisy = entry.noise.includes(d) ? ' (noise: the primaries differ here too)' : '';
-    return `<li>${escapeHtml(describe(d) + noisy)}</li>`;
+    return html`<li>${describe(d) + noisy}</li>`;
   });
-  return `<section id="d${index}">
-<h3>${escapeHtml(`${entry.planned.operation ?? entry.planned.endpoint} · ${entry.planned.binding} · ${entry.planned.case}`)}</h3>
-<p>${escapeHtml(entry.outcome === 'error' ? `error: ${entry.error ?? ''}` : entry.outcome === 'noise' ? 'noise' : kindText(entry))}</p>
-<ul>${list.join('')}</ul>
-<details><summary>request</summary><pre>${escapeHtml(
-    `${request.method} ${request.path}\n${Object.entries(request.headers)
-      .map(([n, v]) => `${n}: ${v}`)
-      .join('\n')}\n\n${request.body.slice(0, 4096)}`,
-  )}</pre></details>
+  const outcome =
+    entry.outcome === 'error' ? `error: ${entry.error ?? ''}` : entry.outcome === 'noise' ? 'noise' : kindText(entry);
+  const headers = Object.entries(request.headers).map(([n, v]) => `${n}: ${v}`);
+  const requestText = `${request.method} ${request.path}\n${headers.join('\n')}\n\n${request.body.slice(0, 4096)}`;
+  return html`<section id="d${index}">
+<h3>${`${planned.operation ?? planned.endpoint} · ${planned.binding} · ${planned.case}`}</h3>
+<p>${outcome}</p>
+<ul>${list}</ul>
+<details><summary>request</summary><pre>${requestText}</pre></details>
 <div class="pair"><div><h4>primary</h4>${answerHtml(entry.primary, entry.candidate)}</div><div><h4>candidate</h4>${answerHtml(entry.candidate, entry.primary)}</div></div>
 </section>`;
 }
 
-/** One page, no script and no external asset: the table, then each unexplained difference and each noise side by side. */
-export function htmlReport(result: CompareResult): string {
-  const rows = rowsOf(result);
-  const table = `<table><thead><tr><th>operation</th><th>binding</th>${COLUMNS.map((c) => `<th>${c.title}</th>`).join('')}</tr></thead><tbody>${rows
-    .map(
-      (row) =>
-        `<tr><td>${escapeHtml(row.operation)}</td><td>${escapeHtml(row.binding)}</td>${COLUMNS.map(
-          (c) => `<td class="${row.counts[c.outcome] > 0 ? c.outcome : ''}">${row.counts[c.outcome]}</td>`,
-        ).join('')}</tr>`,
-    )
-    .join('')}</tbody></table>`;
-  const differing = result.entries.filter((e) => e.outcome === 'differs' || e.outcome === 'error');
-  const noise = result.entries.filter((e) => e.outcome === 'noise');
-  const rules = result.rules
-    .map(
-      (rule) =>
-        `<tr><td>${escapeHtml(rule.id)}</td><td>${result.ruleUses.get(rule.id) ?? 0}</td><td>${escapeHtml(rule.reason)}</td></tr>`,
-    )
-    .join('');
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Comparison report</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:1rem;color:#111}
+const STYLE = raw(`body{font-family:system-ui,sans-serif;margin:1rem;color:#111}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}td:first-child,td:nth-child(2){text-align:left}
 td.differs,td.error{background:#fdd}td.noise{background:#eef}td.explained{background:#ffe}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.5rem;font-size:.85rem}
-mark{background:#fc6}section{border-top:2px solid #999;margin-top:1.5rem}
+mark{background:#fc6}section{border-top:2px solid #999;margin-top:1.5rem}`);
+
+/** One page, no script and no external asset: the table, then each unexplained difference and each noise side by side. */
+export function htmlReport(result: CompareResult): string {
+  const { servers } = result;
+  const table = html`<table><thead><tr><th>operation</th><th>binding</th>${COLUMNS.map((c) => html`<th>${c.title}</th>`)}</tr></thead><tbody>${rowsOf(
+    result,
+  ).map(
+    (row) =>
+      html`<tr><td>${row.operation}</td><td>${row.binding}</td>${COLUMNS.map(
+        (c) => html`<td class="${row.counts[c.outcome] > 0 ? c.outcome : ''}">${row.counts[c.outcome]}</td>`,
+      )}</tr>`,
+  )}</tbody></table>`;
+  const differing = result.entries.filter((e) => e.outcome === 'differs' || e.outcome === 'error');
+  const noise = result.entries.filter((e) => e.outcome === 'noise');
+  const rules = result.rules.map(
+    (rule) => html`<tr><td>${rule.id}</td><td>${result.ruleUses.get(rule.id) ?? 0}</td><td>${rule.reason}</td></tr>`,
+  );
+  const secondary = servers.secondary === undefined ? '' : `, secondary ${servers.secondary}`;
+  return html`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Comparison report</title>
+<style>
+${STYLE}
 </style></head><body>
 <h1>Comparison report</h1>
-<p>${escapeHtml(`primary ${result.servers.primary}, candidate ${result.servers.candidate}${result.servers.secondary === undefined ? '' : `, secondary ${result.servers.secondary}`}`)}</p>
+<p>${`primary ${servers.primary}, candidate ${servers.candidate}${secondary}`}</p>
 ${table}
 <h2>Unexplained differences (${differing.length})</h2>
-${differing.map((e, i) => entryHtml(e, i)).join('\n')}
+${lines(differing.map((e, i) => entryHtml(e, i)))}
 <h2>Noise (${noise.length})</h2>
-${noise.map((e, i) => entryHtml(e, differing.length + i)).join('\n')}
+${lines(noise.map((e, i) => entryHtml(e, differing.length + i)))}
 <h2>Ignore rules</h2>
 <table><thead><tr><th>rule</th><th>uses</th><th>reason</th></tr></thead><tbody>${rules}</tbody></table>
 </body></html>
-`;
+`.text;
 }

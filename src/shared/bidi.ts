@@ -3,7 +3,7 @@
 // U+200F, U+061C). In a name they reorder how the text around them reads: a
 // U+202E (right-to-left override) in a student's name reverses what follows
 // it in a title or a heading. The console isolates text that holds them
-// (src/console/html.ts) and the import says which records do
+// (src/shared/markup.ts) and the import says which records do
 // (src/import/read-source.ts); docs/console.md#text-direction.
 const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 

@@ -12,6 +12,7 @@ import {
   type SeedingOperation,
   type StudentInfo,
 } from '../../contract';
+import { escapeAttribute, escapeText } from '../../shared/markup';
 import type { CallGate } from './call-gate';
 import { LegacyAnswerError, readStudentList, readToken } from './read-answer';
 
@@ -191,11 +192,7 @@ function envelope(operation: BoundOperation, values: Record<string, string>): st
     .filter((name) => Object.hasOwn(values, name))
     .map((name) => `<${name}>${escapeText(values[name] ?? '')}</${name}>`)
     .join('');
-  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_ENV}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body><${operation.name} xmlns="${escapeText(operation.namespace).replace(/"/g, '&quot;')}">${parameters}</${operation.name}></soap:Body></soap:Envelope>`;
-}
-
-function escapeText(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_ENV}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body><${operation.name} xmlns="${escapeAttribute(operation.namespace)}">${parameters}</${operation.name}></soap:Body></soap:Envelope>`;
 }
 
 type Outcome = { kind: 'ok'; body: string } | { kind: 'failed'; problem: string; retry: boolean };

@@ -2,7 +2,7 @@
 // asset, so the pages work offline and behind any proxy), a viewport for
 // phones, the page's heading, and a footer with the service's version.
 import type { EndpointModel } from '../../contract';
-import { Html, html } from './html';
+import { Html, html } from '../../shared/markup';
 import { discoHref } from './links';
 import { SERVICE_VERSION } from '../../shared/version';
 
@@ -72,7 +72,7 @@ ${options.content}
 <footer><p><a href="./">${SERVICE_TITLE}</a>, version ${SERVICE_VERSION}</p></footer>
 </body>
 </html>
-`.markup;
+`.text;
 }
 
 /** A page of one endpoint: its name as the heading and, as ASMX does, its discovery document announced. */

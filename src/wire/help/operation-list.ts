@@ -1,6 +1,6 @@
 // GET /X.asmx: the operation list page ASMX shows (docs/design.md#rule-24).
 import { DEFAULT_NAMESPACE, type EndpointModel } from '../../contract';
-import { html } from './html';
+import { html } from '../../shared/markup';
 import { renderEndpointPage } from './layout';
 import { compareOrdinal, operationHref, wsdlHref } from './links';
 

@@ -4,7 +4,7 @@
 // `Method Not Found` page.
 import type { EndpointModel, OperationModel, ParameterSpec } from '../../contract';
 import { RESULT_TYPES } from '../results';
-import { html, type Html } from './html';
+import { html, type Html } from '../../shared/markup';
 import { renderEndpointPage } from './layout';
 import { endpointHref, invokeHref } from './links';
 import { operationSamples, type Sample, type SampleTarget, type SampleText } from './samples';

@@ -11,7 +11,7 @@ import { createResultWriter } from '../http/result-writer';
 import { RESULT_TYPES, answerText } from '../results';
 import { createResponseWriter } from '../soap/envelope-writer';
 import { CONTENT_TYPE, ENVELOPE_NS, type SoapVersion } from '../soap/version';
-import { escapeAttribute } from '../xml-text';
+import { escapeAttribute } from '../../shared/markup';
 import { indentXml } from './xml-indent';
 
 export type SampleToken =

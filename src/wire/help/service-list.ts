@@ -1,7 +1,7 @@
 // GET /: the way in for a person who has never seen the service: every
 // endpoint with its operations and its service description, and the version.
 import type { EndpointModel } from '../../contract';
-import { html } from './html';
+import { html } from '../../shared/markup';
 import { SERVICE_TITLE, renderPage } from './layout';
 import { compareOrdinal, discoHref, endpointHref, operationHref, wsdlHref } from './links';
 

@@ -8,7 +8,7 @@ import { decodeBody, parseMediaType } from '../media-type';
 import { safeDecode } from '../request-target';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal } from '../respond';
 import type { Chunks } from '../results';
-import { htmlEncode } from '../xml-text';
+import { escapeHtml } from '../../shared/markup';
 import { readFormPairs } from './form-pairs';
 import { createResultWriter } from './result-writer';
 import { APP_JSON_CONTENT_TYPE, appJsonWriter } from './app-json';
@@ -62,7 +62,7 @@ function httpOperation<K extends WireOperationName>(
  * and joined by a ` ---> ` that is not (test/wire/http-rules.test.ts).
  */
 function sendError(res: ServerResponse, chain: string | readonly string[], cache = CACHE_ERROR): void {
-  const text = typeof chain === 'string' ? htmlEncode(chain) : chain.map(htmlEncode).join(' ---> ');
+  const text = typeof chain === 'string' ? escapeHtml(chain) : chain.map(escapeHtml).join(' ---> ');
   send(res, 500, 'text/plain; charset=utf-8', `${text}\r\n`, cache);
 }
 

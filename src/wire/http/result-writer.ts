@@ -4,7 +4,7 @@
 // in src/wire/results writes its root and value).
 import type { OperationModel, ResultTypeOf, WireOperationName } from '../../contract';
 import { RESULT_TYPES, type HttpValueWriter } from '../results';
-import { escapeAttribute } from '../xml-text';
+import { escapeAttribute } from '../../shared/markup';
 
 /** Returns the body, or null for a void operation (200 with no body and no Content-Type); it takes what operation `K` answers. */
 export type ResultWriter<K extends WireOperationName> = HttpValueWriter<ResultTypeOf[K]>;

@@ -1,7 +1,7 @@
 // string (GetTokenDevice): in SOAP a null string is left out (minOccurs=0,
 // not nillable) and an empty one self-closed; over HTTP GET/POST a null is
 // `xsi:nil="true"` on the root `string`.
-import { escapeText } from '../xml-text';
+import { escapeText } from '../../shared/markup';
 import { XML_DECLARATION_CRLF, XSD_XSI, type ResultTypeModule } from './result-type';
 
 const ROOT = 'string';

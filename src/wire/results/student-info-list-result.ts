@@ -3,7 +3,7 @@
 // self-closed. No whitespace in SOAP; XmlSerializer's CRLF and two-space
 // indentation over HTTP GET/POST. A long list is written in chunks (./chunks.ts).
 import { STUDENT_INFO_FIELDS, type StudentInfo } from '../../contract';
-import { escapeText } from '../xml-text';
+import { escapeText } from '../../shared/markup';
 import type { Chunks } from './chunks';
 import { XML_DECLARATION_CRLF, XSD_XSI, type ResultTypeModule } from './result-type';
 

@@ -3,7 +3,7 @@
 // service namespace as the default namespace.
 import type { OperationModel, ResultTypeOf, ResultValues, WireOperationName } from '../../contract';
 import { RESULT_TYPES, type Chunks } from '../results';
-import { escapeAttribute, escapeText } from '../xml-text';
+import { escapeAttribute, escapeText } from '../../shared/markup';
 import { faultCodeName, type SoapFault } from './fault';
 import { ENVELOPE_NS, type SoapVersion } from './version';
 

@@ -2,7 +2,7 @@
 // the URL the client used, written as .NET does (UTF-8, no BOM, CRLF).
 import { create } from 'xmlbuilder2';
 import { AUTHORED_ADDRESS_PREFIX, type EndpointModel } from '../../contract';
-import { escapeAttribute } from '../xml-text';
+import { escapeAttribute } from '../../shared/markup';
 
 export interface DescriptionDocuments {
   wsdl(address: string): string;

@@ -1,0 +1,119 @@
+// A start that fails half-way stops exactly what it had started, newest
+// first, and leaves nothing open: every part the service starts is failed
+// after in turn, and the process's open files and active handles are counted
+// before and after.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import bcrypt from 'bcryptjs';
+import { loadConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/log';
+import { createService } from '../../src/service';
+
+interface Opened {
+  readonly files: number;
+  readonly handles: string[];
+}
+
+// What the process holds open: file descriptors (the SQLite file, the
+// recording's file, worker threads' pipes) and what keeps the loop alive (timers, sockets).
+function opened(): Opened {
+  return {
+    files: readdirSync('/proc/self/fd').length,
+    handles: process
+      .getActiveResourcesInfo()
+      .filter((kind) => kind !== 'TTYWrap')
+      .sort(),
+  };
+}
+
+// Every part on that can run inside jest: the access policy, the console,
+// the shadow, the recording and the worker (tracing starts in a child
+// process only; test/ops/traces.test.ts covers its place in the order).
+function everythingOn(dir: string): Config {
+  const policy = path.join(dir, 'access-policy.json');
+  writeFileSync(
+    policy,
+    JSON.stringify({ users: { operator: bcrypt.hashSync('a-password', 4) }, default: { auth: 'basic' } }),
+  );
+  return loadConfig({
+    DATA_DIR: path.join(dir, 'data'),
+    DEMO_DATA: 'true',
+    WORKER: 'true',
+    PUSH_PROVIDER: 'log',
+    SMS_PROVIDER: 'log',
+    ACCESS_POLICY: policy,
+    CONSOLE: 'true',
+    SHADOW_URL: 'http://127.0.0.1:9',
+    RECORD_REQUESTS: path.join(dir, 'recorded.jsonl'),
+    ADMIN_TOKEN: 'test-admin-token-0123456789',
+  });
+}
+
+function captured() {
+  const logs: Record<string, unknown>[] = [];
+  const logger = createLogger('info', {
+    destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { logs, logger };
+}
+
+const EVERY_STEP = [
+  'store',
+  'access limits',
+  'bcrypt threads',
+  'console bcrypt thread',
+  'shadow calls',
+  'request recording',
+  'delivery worker',
+];
+
+describe('starting the service', () => {
+  let dir: string;
+  let config: Config;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sns-unwind-'));
+    config = everythingOn(dir);
+    // Once through, so that what loads once per process (modules, the SQLite binding) is not counted below.
+    const { logger } = captured();
+    await (await createService(config, logger)).close();
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('registers each part as it starts, and close() stops them all', async () => {
+    const before = opened();
+    const steps: string[] = [];
+    const { logger, logs } = captured();
+    const service = await createService(config, logger, { onStarted: (step) => steps.push(step) });
+    expect(steps).toEqual(EVERY_STEP);
+    expect(opened()).not.toEqual(before);
+
+    await service.close();
+    expect(logs.find((line) => line.msg === 'shutdown complete')).toMatchObject({ clean: true });
+    expect(opened()).toEqual(before);
+  });
+
+  it.each(EVERY_STEP.map((step, index) => ({ step, started: EVERY_STEP.slice(0, index + 1) })))(
+    'failing after $step stops what had started and leaves nothing open',
+    async ({ step, started }) => {
+      const before = opened();
+      const steps: string[] = [];
+      const { logger, logs } = captured();
+      const start = createService(config, logger, {
+        onStarted: (name) => {
+          steps.push(name);
+          if (name === step) throw new Error(`injected failure after ${name}`);
+        },
+      });
+
+      await expect(start).rejects.toThrow(`injected failure after ${step}`);
+      expect(steps).toEqual(started);
+      expect(opened()).toEqual(before);
+      // Each stop step finished in time and without an error.
+      expect(logs.find((line) => line.msg === 'shutdown complete')).toMatchObject({ clean: true });
+      expect(logs.filter((line) => line.level === 50 || line.level === 40)).toEqual([]);
+    },
+  );
+});
