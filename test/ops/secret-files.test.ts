@@ -2,6 +2,7 @@
 // `<NAME>_FILE` names a file whose content is the value, as the official
 // container images read `POSTGRES_PASSWORD_FILE`; each refusal names the
 // variable and the path and never what the file holds.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -165,5 +166,35 @@ describe('secret settings read from files (<NAME>_FILE)', () => {
     const text = refusal({ ADMIN_TOKEN_FILE: path.join(dir, 'missing'), PORT_FILE: secretFile('1') });
     expect(text).toMatch(/ADMIN_TOKEN_FILE: cannot read/);
     expect(text).toMatch(/PORT_FILE: unknown setting/);
+  });
+
+  // The service and the commands read their configuration the same way (src/cli/load-config.ts).
+  it.each([
+    ['src/main.ts', []],
+    ['src/cli/worker.ts', []],
+    ['src/cli/export.ts', [path.join(dir, 'export')]],
+  ])('%s stops with exit code 2 on a bad secret file, naming the variable and the path only', (entry, args) => {
+    const root = path.resolve(__dirname, '../..');
+    const file = secretFile(`${CONTENT}\n`);
+    const result = spawnSync(
+      process.execPath,
+      ['-r', path.join(root, 'test/delivery/support/register-ts.js'), path.join(root, entry), ...args],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATA_DIR: dir,
+          ADMIN_TOKEN_FILE: path.join(dir, 'missing'),
+          TWILIO_AUTH_TOKEN: CONTENT,
+          TWILIO_AUTH_TOKEN_FILE: file,
+        },
+      },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`ADMIN_TOKEN_FILE: cannot read ${path.join(dir, 'missing')}: ENOENT`);
+    expect(result.stderr).toContain('TWILIO_AUTH_TOKEN and TWILIO_AUTH_TOKEN_FILE are both set');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(CONTENT);
   });
 });
