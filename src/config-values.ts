@@ -155,7 +155,8 @@ export function resolveSecretFiles(
       problems.push(`${name} and ${variable} are both set: give the value in one of them`);
       continue;
     }
-    const read = readSecretFile(file);
+    // Trimmed as every path setting is: a stray space after the path in an env file is no part of it.
+    const read = readSecretFile(file.trim());
     if (read.ok) resolved[name] = read.content;
     else problems.push(`${variable}: ${read.problem}`);
   }

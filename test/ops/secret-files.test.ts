@@ -105,9 +105,9 @@ describe('secret settings read from files (<NAME>_FILE)', () => {
     expect(message).not.toContain('tooShortSecret');
   });
 
-  it('reads the file relative to the working directory, and a blank variable counts as unset', () => {
+  it('reads the file relative to the working directory, its path trimmed, and a blank variable counts as unset', () => {
     const relative = path.relative(process.cwd(), secretFile(`${ADMIN_TOKEN}\n`));
-    expect(loadConfig({ ADMIN_TOKEN_FILE: relative, ADMIN_TOKEN: '  ' }).adminToken).toBe(ADMIN_TOKEN);
+    expect(loadConfig({ ADMIN_TOKEN_FILE: ` ${relative} `, ADMIN_TOKEN: '  ' }).adminToken).toBe(ADMIN_TOKEN);
   });
 
   const CONTENT = 'hunter2-secret-content';
