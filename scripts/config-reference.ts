@@ -20,6 +20,8 @@ export interface SettingEntry {
   /** The values it accepts, in words; null when the description says them. */
   readonly accepts: string | null;
   readonly default: string;
+  /** A secret: `<name>_FILE` may name a file holding it. */
+  readonly secret: boolean;
 }
 
 /** Every setting, in declaration order; throws naming each one declared without a description. */
@@ -39,6 +41,7 @@ export function settingEntries(): SettingEntry[] {
       description: doc.description,
       accepts: acceptsOf(schema),
       default: doc.defaultText ?? defaultOf(name, schema),
+      secret: doc.secret === true,
     });
   }
   if (undocumented.length > 0) {
@@ -56,6 +59,7 @@ function settingDoc(schema: z.ZodType): SettingDoc | null {
     section: section as ConfigSection,
     description: meta.description,
     defaultText: typeof meta.defaultText === 'string' ? meta.defaultText : undefined,
+    secret: meta.secret === true,
   };
 }
 
@@ -106,6 +110,8 @@ const INTRO = [
   '',
   'Every setting is an environment variable, read and checked at start: a bad value stops the service (and the commands such as `npm run worker`) with a message naming the variable, exit code 2. An empty variable counts as unset.',
   '',
+  'A secret setting (its entry says so) may instead be given in a file, as the official container images take `POSTGRES_PASSWORD_FILE`: `ADMIN_TOKEN_FILE=/run/secrets/admin_token` sets `ADMIN_TOKEN` to the content of that file, one trailing newline (LF or CRLF) removed, read once at start. A file that cannot be read, is empty or is larger than 64 KiB stops the start with a message naming the variable and the path, never the content; so does setting both `ADMIN_TOKEN` and `ADMIN_TOKEN_FILE`, and so does `_FILE` after a setting that is not a secret (`PORT_FILE`). Compose secrets and systemd credentials hand the service such files ([secrets in files](operating.md#secrets-in-files)).',
+  '',
   "This page is generated from the settings' declarations (`src/config.ts`, `src/delivery/config/delivery-config.ts` and the providers' modules under `src/delivery/`) by `npm run docs:config`, and a test fails when it is out of date: a new setting is described where it is declared.",
   '',
 ];
@@ -142,7 +148,8 @@ export function renderConfigReference(): string {
     lines.push(`## ${CONFIG_SECTIONS[section]}`, '');
     for (const entry of entries.filter((candidate) => candidate.section === section)) {
       const values = entry.accepts === null ? '' : `Values: ${entry.accepts}. `;
-      lines.push(`### \`${entry.name}\``, '', entry.description, '', `${values}Default: ${entry.default}.`, '');
+      const file = entry.secret ? ` A secret: also read from the file \`${entry.name}_FILE\` names.` : '';
+      lines.push(`### \`${entry.name}\``, '', entry.description, '', `${values}Default: ${entry.default}.${file}`, '');
     }
   }
   lines.push(...OUTRO);

@@ -1,15 +1,27 @@
 // Configuration from the environment (names: docs/design.md#configuration-names), checked
 // once at start so that a bad value stops the service with a clear message.
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './access/audit-retention';
 import { MAX_RETENTION_DAYS } from './delivery/outbox-retention';
-import { bool, country, fraction, integer, integerOrOff, setting, text, url } from './config-values';
+import {
+  bool,
+  country,
+  fraction,
+  integer,
+  integerOrOff,
+  isSecretSetting,
+  resolveSecretFiles,
+  secretSetting,
+  setting,
+  text,
+  url,
+} from './config-values';
 import { DEFAULT_NAMESPACE } from './contract/contract';
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config';
+import { deliverySettings } from './delivery/config/delivery-config';
 import { DEFAULT_GROUP_COMMIT_MS } from './store';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/http-server';
 import { DEFAULT_MAX_XML_DEPTH } from './wire/soap/envelope-reader';
@@ -157,7 +169,7 @@ const schema = z.object({
     )
     .optional()
     .meta(
-      setting(
+      secretSetting(
         'store',
         'PostgreSQL connection string; set, PostgreSQL is the store ([storage](architecture.md#storage)).',
         'unset: the embedded SQLite store',
@@ -295,7 +307,7 @@ const schema = z.object({
     .min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)')
     .optional()
     .meta(
-      setting(
+      secretSetting(
         'access',
         'Bearer token of the [admin API](operating.md#admin-api), at least 16 characters (`openssl rand -hex 32`).',
         'unset: the admin API is off',
@@ -466,23 +478,14 @@ const schema = z.object({
     .meta(
       setting(
         'migration',
-        "The shadow's own Basic user for a legacy behind Basic, with its password in `SHADOW_PASSWORD` or `SHADOW_PASSWORD_FILE` ([shadow](migration.md#shadow)).",
+        "The shadow's own Basic user for a legacy behind Basic, with its password in `SHADOW_PASSWORD` (or the file `SHADOW_PASSWORD_FILE` names) ([shadow](migration.md#shadow)).",
         'unset: no credentials of its own',
       ),
     ),
   SHADOW_PASSWORD: z
     .string()
     .optional()
-    .meta(setting('migration', "`SHADOW_USER`'s password.", 'unset: `SHADOW_PASSWORD_FILE`')),
-  SHADOW_PASSWORD_FILE: text('SHADOW_PASSWORD_FILE')
-    .optional()
-    .meta(
-      setting(
-        'migration',
-        "A file holding `SHADOW_USER`'s password (a trailing newline is dropped), read at start; for secrets mounted as files.",
-        'unset: `SHADOW_PASSWORD`',
-      ),
-    ),
+    .meta(secretSetting('migration', "`SHADOW_USER`'s password.", 'unset: required with `SHADOW_USER`')),
   RECORD_REQUESTS: text('RECORD_REQUESTS')
     .optional()
     .meta(
@@ -559,10 +562,27 @@ function isPublicBaseUrl(value: string): boolean {
   );
 }
 
+/** The names of every setting, and of those that are secrets (`<NAME>_FILE` may give them). */
+const SETTING_NAMES = (() => {
+  const shape: Record<string, z.ZodType> = { ...schema.shape, ...deliverySettings.shape };
+  const all = new Set(Object.keys(shape));
+  const secret = new Set(Object.keys(shape).filter((name) => isSecretSetting(shape[name])));
+  return { all, secret };
+})();
+
+/** The secret settings, which `<NAME>_FILE` may give (docs/configuration.md). */
+export const secretSettingNames: readonly string[] = [...SETTING_NAMES.secret];
+
 /** Reads the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as in most deployment tools.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const given = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''),
+  );
+  // Secrets given as files are read first, so that each is checked as if set directly (resolveSecretFiles, src/config-values.ts).
+  const files = resolveSecretFiles(given, SETTING_NAMES);
+  if (!files.ok) throw new ConfigError(`Invalid configuration:\n  ${files.problems.join('\n  ')}`);
+  const present = files.env;
   const parsed = schema.safeParse(present);
   const delivery = parseDeliveryConfig(present);
   if (!parsed.success || !delivery.ok) {
@@ -661,34 +681,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** SHADOW_USER with its password from SHADOW_PASSWORD or the file SHADOW_PASSWORD_FILE names; never the password in an error. */
+/** SHADOW_USER with its password from SHADOW_PASSWORD (or SHADOW_PASSWORD_FILE, already read); never the password in an error. */
 function shadowCredentials(c: {
   SHADOW_FORWARD_AUTHORIZATION: boolean;
   SHADOW_USER?: string;
   SHADOW_PASSWORD?: string;
-  SHADOW_PASSWORD_FILE?: string;
 }): { user: string; password: string } | null {
   const problem = (text: string) => new ConfigError(`Invalid configuration:\n  ${text}`);
-  const { SHADOW_USER: user, SHADOW_PASSWORD: given, SHADOW_PASSWORD_FILE: file } = c;
+  const { SHADOW_USER: user, SHADOW_PASSWORD: password } = c;
   if (user === undefined) {
-    if (given !== undefined || file !== undefined)
-      throw problem('SHADOW_PASSWORD and SHADOW_PASSWORD_FILE need SHADOW_USER');
+    if (password !== undefined) throw problem('SHADOW_PASSWORD and SHADOW_PASSWORD_FILE need SHADOW_USER');
     return null;
   }
   if (c.SHADOW_FORWARD_AUTHORIZATION)
     throw problem(
       'SHADOW_USER and SHADOW_FORWARD_AUTHORIZATION exclude each other: a shadow call carries one Authorization',
     );
-  if ((given === undefined) === (file === undefined))
+  if (password === undefined)
     throw problem('SHADOW_USER needs its password in one of SHADOW_PASSWORD or SHADOW_PASSWORD_FILE');
-  if (given !== undefined) return { user, password: given };
-  let password: string;
-  try {
-    password = readFileSync(file as string, 'utf8').replace(/\r?\n$/, '');
-  } catch (err) {
-    throw problem(`SHADOW_PASSWORD_FILE: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  if (password === '') throw problem(`SHADOW_PASSWORD_FILE: ${file} is empty`);
   return { user, password };
 }
 

@@ -7,12 +7,13 @@
 // Without podman (or the base image) it says why and skips; with
 // CONTAINER_TEST_REQUIRED=true (.ci/run) that is a failure instead.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { parse as parseYaml } from 'yaml';
+import { loadConfig, secretSettingNames } from '../../src/config';
 import { startService, type ServiceProcess } from '../chaos/support/service-process';
 import { envelope } from '../support/wire';
 import { startFakeWebhook, type FakeWebhook } from './support/fake-webhook';
@@ -195,7 +196,12 @@ async function composeEnvironment(service: string): Promise<Record<string, strin
     ]);
     if (result.code !== 0) throw new Error(`docker-compose config failed:\n${result.stderr}`);
     const config = parseYaml(result.stdout) as { services: Record<string, { environment?: Record<string, string> }> };
-    return config.services[service]?.environment ?? {};
+    // The containers here get their secrets as values from the test, not as compose's files under /run/secrets.
+    return Object.fromEntries(
+      Object.entries(config.services[service]?.environment ?? {}).filter(
+        ([, value]) => !String(value).startsWith('/run/secrets/'),
+      ),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -555,10 +561,25 @@ describeCompose('the compose stack', () => {
   let dir = '';
   let envFile = '';
 
+  const SECRET_FILES = [
+    'postgres_password',
+    'database_url',
+    'admin_token',
+    'grafana_admin_password',
+    'push_webhook_token',
+    'sms_http_headers',
+    'twilio_auth_token',
+  ];
+
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'sns-compose-'));
     envFile = path.join(dir, 'env');
-    copyFileSync(path.join(ROOT, '.env.example'), envFile);
+    // .env.example, its secrets folder one the test made as docs/operating.md#compose says.
+    const secrets = path.join(dir, 'secrets');
+    mkdirSync(secrets);
+    for (const name of SECRET_FILES) writeFileSync(path.join(secrets, name), `${name}-value\n`);
+    const example = readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+    writeFileSync(envFile, example.replace(/^SNS_SECRETS_DIR=.*$/m, `SNS_SECRETS_DIR=${secrets}`));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -576,6 +597,7 @@ describeCompose('the compose stack', () => {
     command?: string[];
     profiles?: string[];
     environment?: Record<string, string>;
+    secrets?: (string | { source: string })[];
     volumes?: (string | { type: string; source: string })[];
     deploy?: { replicas?: number };
     networks?: Record<string, { ipv4_address?: string } | null>;
@@ -603,8 +625,8 @@ describeCompose('the compose stack', () => {
     expect(worker.command).toEqual(['node', 'dist/cli/worker.js']);
     expect(worker.image).toBe(service.image);
     expect(service.build?.context).toBe(ROOT);
-    expect(service.environment?.DATABASE_URL).toMatch(/^postgres:\/\/sns:[^@]+@postgres:5432\/sns$/);
-    expect(worker.environment?.DATABASE_URL).toBe(service.environment?.DATABASE_URL);
+    expect(service.environment?.DATABASE_URL_FILE).toBe('/run/secrets/database_url');
+    expect(worker.environment?.DATABASE_URL_FILE).toBe(service.environment?.DATABASE_URL_FILE);
     // Caddy's fixed address is the one proxy the replicas trust, and the only address it reaches them from.
     const caddyAddress = /^CADDY_ADDRESS=(.*)$/m.exec(readFileSync(path.join(ROOT, '.env.example'), 'utf8'))?.[1];
     expect(service.environment?.TRUST_PROXY).toBe(caddyAddress);
@@ -633,6 +655,52 @@ describeCompose('the compose stack', () => {
       expect({ file, exists: existsSync(path.join(ROOT, file)) }).toEqual({ file, exists: true });
     for (const [name, secret] of Object.entries(secrets ?? {}))
       expect({ name, exists: secret.file !== undefined && existsSync(secret.file) }).toEqual({ name, exists: true });
+  });
+
+  test('every secret reaches a container as a file under /run/secrets, never as a value', async () => {
+    const { services, secrets } = await config('tls');
+    expect(Object.keys(secrets ?? {}).sort()).toEqual([...SECRET_FILES, 'fcm_credentials'].sort());
+    for (const [name, service] of Object.entries(services)) {
+      const environment = service.environment ?? {};
+      const mounted = (service.secrets ?? []).map((secret) => (typeof secret === 'string' ? secret : secret.source));
+      const given = secretSettingNames.filter((secret) => environment[secret] !== undefined);
+      expect({ name, given }).toEqual({ name, given: [] });
+      for (const [variable, value] of Object.entries(environment)) {
+        const file = /^\/run\/secrets\/(.+)$/.exec(String(value))?.[1];
+        if (file !== undefined)
+          expect({ name, variable, mounted: mounted.includes(file) }).toEqual({ name, variable, mounted: true });
+      }
+    }
+    expect(services.service.environment?.ADMIN_TOKEN_FILE).toBe('/run/secrets/admin_token');
+    expect(services.postgres.environment?.POSTGRES_PASSWORD_FILE).toBe('/run/secrets/postgres_password');
+    // The providers' secrets are read only when .env names them: empty by default.
+    for (const variable of ['PUSH_WEBHOOK_TOKEN_FILE', 'SMS_HTTP_HEADERS_FILE', 'TWILIO_AUTH_TOKEN_FILE'])
+      expect({ variable, value: services.worker.environment?.[variable] }).toEqual({ variable, value: '' });
+  });
+
+  test("the service and the worker accept the stack's settings, their secrets read from the files", async () => {
+    const { services } = await config(null);
+    const secrets = path.join(dir, 'secrets');
+    writeFileSync(path.join(secrets, 'admin_token'), `${ADMIN_TOKEN}\n`);
+    writeFileSync(path.join(secrets, 'database_url'), 'postgres://sns:pw@postgres:5432/sns\n');
+    for (const name of ['service', 'worker']) {
+      // Each /run/secrets/NAME as compose mounts it: here, the file of the folder the test made.
+      const environment = Object.fromEntries(
+        Object.entries(services[name].environment ?? {}).map(([variable, value]) => [
+          variable,
+          String(value).replace(/^\/run\/secrets\//, `${secrets}/`),
+        ]),
+      );
+      const loaded = loadConfig(environment);
+      expect({ name, databaseUrl: loaded.databaseUrl }).toEqual({
+        name,
+        databaseUrl: 'postgres://sns:pw@postgres:5432/sns',
+      });
+      expect({ name, adminToken: loaded.adminToken }).toEqual({
+        name,
+        adminToken: name === 'service' ? ADMIN_TOKEN : null,
+      });
+    }
   });
 
   test('.env.example names every variable compose.yaml reads, and .env is not committed', () => {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
+import { loadConfig, secretSettingNames } from '../../src/config';
 import { describeWithTools, findTool } from '../support/tools';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -47,6 +47,28 @@ describe('systemd units, as written', () => {
       const state = settings(text, 'StateDirectory')[0];
       expect(settings(text, 'Environment').join(' ')).toContain(`DATA_DIR=/var/lib/${state} `);
     }
+  });
+
+  it('hand the service its secrets as credentials, each read through its _FILE setting, none in the settings file', () => {
+    const secrets = new Set(secretSettingNames);
+    const service = unitText('student-notification-service.service');
+    const credentials = settings(service, 'LoadCredential');
+    expect(credentials).toEqual(['admin_token:/etc/student-notification-service/admin_token']);
+    for (const unit of UNITS) {
+      const text = unitText(unit);
+      const environment = settings(text, 'Environment').flatMap((line) => line.split(' '));
+      for (const credential of settings(text, 'LoadCredential')) {
+        const [name, source] = credential.split(':');
+        expect(source).toBe(`/etc/student-notification-service/${name}`);
+        // The setting reads the unit's copy, in its credentials folder (%d), under the same name.
+        const variable = `${name.toUpperCase()}_FILE`;
+        expect(secrets.has(name.toUpperCase())).toBe(true);
+        expect(environment).toContain(`${variable}=%d/${name}`);
+      }
+    }
+    const example = readFileSync(path.join(SYSTEMD_DIR, 'env.example'), 'utf8');
+    const named = [...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+    expect(named.filter((name) => secrets.has(name))).toEqual([]);
   });
 
   it('name only real settings in the example environment file', () => {

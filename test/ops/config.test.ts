@@ -76,7 +76,7 @@ describe('configuration of the operator surface', () => {
       [{ SHADOW_USER: 'shadow' }, /SHADOW_USER needs its password in one of SHADOW_PASSWORD or SHADOW_PASSWORD_FILE/],
       [
         { SHADOW_USER: 'shadow', SHADOW_PASSWORD: 'hunter22', SHADOW_PASSWORD_FILE: '/etc/hostname' },
-        /SHADOW_USER needs its password in one of/,
+        /SHADOW_PASSWORD and SHADOW_PASSWORD_FILE are both set/,
       ],
       [
         { SHADOW_USER: 'shadow', SHADOW_PASSWORD: 'hunter22', SHADOW_FORWARD_AUTHORIZATION: 'true' },

@@ -5,7 +5,7 @@
 // on every attempt, so that a gateway can drop a repeat: a send whose answer
 // was lost is sent again.
 import { z } from 'zod';
-import { setting, url } from '../../config-values';
+import { secretSetting, setting, url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
 import { pushProvider, required } from '../provider-descriptor';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../provider';
@@ -76,7 +76,7 @@ export const webhook = pushProvider({
       .string()
       .trim()
       .optional()
-      .meta(setting('push', '`webhook`: the bearer token sent.', 'unset: none sent')),
+      .meta(secretSetting('push', '`webhook`: the bearer token sent.', 'unset: none sent')),
   },
   settings(values, problems, chosenBy): Omit<WebhookProviderOptions, 'timeoutMs'> | null {
     if (values.PUSH_WEBHOOK_URL === undefined) return required(problems, 'PUSH_WEBHOOK_URL', chosenBy);

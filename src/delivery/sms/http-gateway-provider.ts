@@ -6,7 +6,7 @@
 // it such a send is recorded `uncertain`, never sent twice
 // (docs/delivery.md#sent-once).
 import { z } from 'zod';
-import { setting, url } from '../../config-values';
+import { secretSetting, setting, url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
 import { required, smsProvider } from '../provider-descriptor';
 import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
@@ -106,7 +106,9 @@ export const httpGateway = smsProvider({
     SMS_HTTP_HEADERS: z
       .string()
       .optional()
-      .meta(setting('sms', '`http`: a JSON object of extra headers (API keys), such as `{"X-Api-Key":"…"}`.', '`{}`')),
+      .meta(
+        secretSetting('sms', '`http`: a JSON object of extra headers (API keys), such as `{"X-Api-Key":"…"}`.', '`{}`'),
+      ),
     SMS_HTTP_BODY: z
       .string()
       .optional()

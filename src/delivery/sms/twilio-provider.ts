@@ -1,6 +1,6 @@
 // Twilio's Programmable Messaging API: POST /2010-04-01/Accounts/{sid}/Messages.json.
 import { z } from 'zod';
-import { setting, url } from '../../config-values';
+import { secretSetting, setting, url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess, jsonBody } from '../http/http-call';
 import { required, smsProvider } from '../provider-descriptor';
 import { sent, type SendResult, type SmsMessage, type SmsProvider } from '../provider';
@@ -58,7 +58,7 @@ export const twilio = smsProvider({
       .string()
       .trim()
       .optional()
-      .meta(setting('sms', "`twilio`: the account's secret.", 'required with `twilio`')),
+      .meta(secretSetting('sms', "`twilio`: the account's secret.", 'required with `twilio`')),
     TWILIO_FROM: z
       .string()
       .trim()
