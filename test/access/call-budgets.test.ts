@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { createCallBudgets, type BudgetStore } from '../../src/access/call-budgets';
 import { parseRate } from '../../src/access';
 import { parseLimits } from '../../src/delivery/config/limit-syntax';
-import { describeWithPostgres, postgresVariant, storeVariants, type TestStore } from '../support/stores';
+import { describeWithPostgres, postgresVariant, type TestStore, sqliteVariant } from '../support/stores';
 import { capturingLogger } from '../support/logs';
 import { countingObserver } from './support';
 
@@ -150,7 +150,7 @@ describe('call budgets on one node', () => {
   });
 
   it('does not merge on SQLite: one node, nothing written', async () => {
-    const [sqlite] = storeVariants();
+    const sqlite = sqliteVariant();
     const ctx = await sqlite.create();
     try {
       const b = createCallBudgets({ store: ctx.store.access, logger: capturingLogger().logger, now: () => T0 });

@@ -4,7 +4,7 @@
 // ACCESS_POLICY at start and again on reload.
 import { ConfigError, loadConfig } from '../../src/config';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
-import { storeVariants } from '../support/stores';
+import { sqliteVariant } from '../support/stores';
 import { bodyText, call } from '../support/wire';
 import {
   OPEN_PERSONAL_READS,
@@ -156,7 +156,7 @@ describe('PUBLIC_BASE_URL', () => {
 });
 
 describe('the service with ACCESS_POLICY', () => {
-  const variant = storeVariants()[0];
+  const variant = sqliteVariant();
   let policy: PolicyFixture;
   let service: OperatedService;
   beforeEach(async () => {
@@ -213,7 +213,7 @@ describe('the service with ACCESS_POLICY', () => {
 });
 
 test('without ACCESS_POLICY: one warning that every operation is open, and calls as before', async () => {
-  const service = await startOperatedService(storeVariants()[0]);
+  const service = await startOperatedService(sqliteVariant());
   try {
     const warnings = service.logs.filter(
       (l) => l.level === 40 && String(l.msg).startsWith('ACCESS_POLICY is not set: every operation is open'),
@@ -229,10 +229,10 @@ test('without ACCESS_POLICY: one warning that every operation is open, and calls
 test('a bad ACCESS_POLICY stops the start with the problems', async () => {
   const policy = policyFile('default: { auth: basic }\n');
   try {
-    await expect(startOperatedService(storeVariants()[0], { ACCESS_POLICY: policy.file })).rejects.toThrow(
+    await expect(startOperatedService(sqliteVariant(), { ACCESS_POLICY: policy.file })).rejects.toThrow(
       /default: auth is basic but the policy has no users/,
     );
-    await expect(startOperatedService(storeVariants()[0], { ACCESS_POLICY: `${policy.file}.missing` })).rejects.toThrow(
+    await expect(startOperatedService(sqliteVariant(), { ACCESS_POLICY: `${policy.file}.missing` })).rejects.toThrow(
       /cannot read .*ENOENT/,
     );
   } finally {
@@ -242,7 +242,7 @@ test('a bad ACCESS_POLICY stops the start with the problems', async () => {
 
 test('with a policy, createService wires the real limits: budgets enforced, reads audited in the store, written out on close', async () => {
   const policy = policyFile('default: { limit: 1/1h }\n');
-  const service = await startOperatedService(storeVariants()[0], { ACCESS_POLICY: policy.file });
+  const service = await startOperatedService(sqliteVariant(), { ACCESS_POLICY: policy.file });
   try {
     const token = () => call(service.app).get('/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001');
     expect((await token()).status).toBe(200);

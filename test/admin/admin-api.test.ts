@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { DataSetCollection } from '../../src/store';
 import { asStored } from '../support/fixtures';
 import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
-import { storeVariants } from '../support/stores';
+import { storeVariants, sqliteVariant } from '../support/stores';
 import { bodyText, httpGet, httpPost } from '../support/wire';
 
 const BASE = '/admin/api/v1';
@@ -472,7 +472,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
 
 describe('admin API turned off', () => {
   it('answers 404 in JSON, saying how to turn it on', async () => {
-    const service = await startOperatedService(storeVariants()[0], { ADMIN_TOKEN: '' });
+    const service = await startOperatedService(sqliteVariant(), { ADMIN_TOKEN: '' });
     try {
       const res = await request(service.app)
         .get(`${BASE}/students`)

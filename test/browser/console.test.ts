@@ -7,7 +7,7 @@ import { type BrowserContext, type Page } from 'playwright-core';
 import { addAccount, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { listenOnLoopback, type LoopbackListener } from '../support/service';
-import { storeVariants } from '../support/stores';
+import { sqliteVariant } from '../support/stores';
 import { checkPage, DESKTOP, launchBrowser, PHONE, type LaunchedBrowser, shoot as shootPage } from './support';
 
 let service: OperatedService;
@@ -48,7 +48,7 @@ async function seedOutbox(svc: OperatedService): Promise<void> {
 }
 
 beforeAll(async () => {
-  const [sqlite] = storeVariants();
+  const sqlite = sqliteVariant();
   service = await startOperatedService(sqlite);
   await addAccount(service.store, 'amira', 'admin');
   await service.store.dataSet.writeDataSet({

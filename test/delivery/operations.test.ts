@@ -8,7 +8,7 @@ import { createOperations, type OperationRules } from '../../src/operations';
 import { createApp } from '../../src/server';
 import type { AuthCodeLimit } from '../../src/store';
 import { testClock } from '../store/store-fixture';
-import { storeVariants, type TestStore } from '../support/stores';
+import { type TestStore, sqliteVariant } from '../support/stores';
 import { bodyText, httpGet, httpPost, soap11, soap12 } from '../support/wire';
 import { dataSet } from './support/harness';
 
@@ -19,7 +19,7 @@ const LIMITS: AuthCodeLimit[] = [
   { scope: 'global', max: 6, windowSeconds: 3600 },
 ];
 
-const [sqlite] = storeVariants();
+const sqlite = sqliteVariant();
 
 describe('AuthCode and SendNotificationType with delivery rules', () => {
   const clock = testClock();

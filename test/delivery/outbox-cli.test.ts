@@ -1,10 +1,10 @@
 // npm run outbox -- list | resend ID | resend-dead | prune, run as the operator runs it.
-import { completeOne, queueAuthCode, storeVariants, type TestStore } from '../support/stores';
+import { completeOne, queueAuthCode, type TestStore, sqliteVariant } from '../support/stores';
 import { dataSet } from './support/harness';
 import { spawnCli, storeEnvironment } from './support/worker-process';
 
 jest.setTimeout(30_000);
-const [sqlite] = storeVariants();
+const sqlite = sqliteVariant();
 
 describe('npm run outbox', () => {
   let ctx: TestStore;

@@ -1,9 +1,9 @@
 // The worker running on its own: woken by new work, stopped cleanly.
 import { createDeliveryLimits } from '../../src/delivery/concurrency';
-import { queueAuthCode, storeVariants } from '../support/stores';
+import { queueAuthCode, sqliteVariant } from '../support/stores';
 import { queuePush, startHarness, type Harness } from './support/harness';
 
-const [sqlite] = storeVariants();
+const sqlite = sqliteVariant();
 
 describe('the worker loop', () => {
   let h: Harness;

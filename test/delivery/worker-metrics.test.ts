@@ -1,11 +1,11 @@
 // `npm run worker` with METRICS_PORT: its own /metrics, with what it delivered
 // and the outbox it works from.
-import { storeVariants, type TestStore } from '../support/stores';
+import { type TestStore, sqliteVariant } from '../support/stores';
 import { dataSet } from './support/harness';
 import { spawnWorker, storeEnvironment, type WorkerProcess } from './support/worker-process';
 
 jest.setTimeout(30_000);
-const [sqlite] = storeVariants();
+const sqlite = sqliteVariant();
 
 describe('a worker process with METRICS_PORT', () => {
   let ctx: TestStore;

@@ -3,10 +3,10 @@
 // tokens never written.
 import { createLogger, maskPhone } from '../../src/log';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
-import { storeVariants } from '../support/stores';
+import { sqliteVariant } from '../support/stores';
 import { httpGet, httpPost, soap12 } from '../support/wire';
 
-const variant = storeVariants()[0];
+const variant = sqliteVariant();
 
 describe('access log', () => {
   let service: OperatedService;

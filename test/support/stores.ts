@@ -81,6 +81,11 @@ export function storeVariants(): StoreVariant[] {
   );
 }
 
+/** SQLite alone, for a test that means the embedded store or needs just one store (it runs wherever the suite does). */
+export function sqliteVariant(): StoreVariant {
+  return { name: 'sqlite', create: createSqliteStore };
+}
+
 /** The PostgreSQL variant alone, for a suite declared with describeWithPostgres. */
 export function postgresVariant(databaseUrl: string): StoreVariant {
   return { name: 'postgres', create: (overrides) => createPostgresStore(databaseUrl, overrides) };
