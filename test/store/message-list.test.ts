@@ -3,33 +3,13 @@
 // filter reads an index that ends in (created_at, id), in its order, never
 // sorting the table; the rows already there when 0010 runs get their school
 // and phone suffix; a push queued since carries its student's school.
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
 import type { MessageListFilter } from '../../src/store';
 import { messageListQueries, type MessagePageRequest } from '../../src/store/console/message-list';
 import { FIXTURES } from '../support/fixtures';
+import { compileOnly } from '../support/compile-only';
 import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';
 
-// Compiles only: it never connects.
-function compiler(dialect: 'sqlite' | 'postgres'): Kysely<unknown> {
-  const sqlite = dialect === 'sqlite';
-  return new Kysely<unknown>({
-    dialect: {
-      createAdapter: () => (sqlite ? new SqliteAdapter() : new PostgresAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => (sqlite ? new SqliteIntrospector(db) : new PostgresIntrospector(db)),
-      createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
-    },
-  });
-}
+const compiler = (dialect: 'sqlite' | 'postgres') => compileOnly<unknown>(dialect);
 
 const NONE: MessageListFilter = {
   status: null,
@@ -105,7 +85,7 @@ describe.each(storeVariants())('the list of messages in the store on $name', (va
   }
 
   it.each(Object.keys(FILTERS))('each source of the filter "%s" reads an index in its order', async (name) => {
-    const db = compiler(variant.name === 'sqlite' ? 'sqlite' : 'postgres');
+    const db = compiler(variant.name);
     for (const [pageName, page] of Object.entries(PAGES)) {
       const { filter, indexes } = FILTERS[name] ?? { filter: {}, indexes: [] };
       const queries = messageListQueries({ ...NONE, ...filter }, page);

@@ -1,18 +1,11 @@
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { prepareQuery } from '../../src/store/connection/prepared';
+import { compileOnly } from '../support/compile-only';
 
 interface Db {
   t: { a: string; b: string; c: number };
 }
 
-const db = new Kysely<Db>({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (kysely) => new SqliteIntrospector(kysely),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  },
-});
+const db = compileOnly<Db>('sqlite');
 
 describe('prepareQuery', () => {
   it('keeps constants and swaps each named parameter in its place', () => {

@@ -3,33 +3,13 @@
 // that of the prune's own statement, compiled for each dialect. Migration
 // 0005: no outbox index is left that nothing reads (each costs a write on
 // every claim, completion and insert).
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
 import type { StoreDatabase } from '../../src/store/database';
 import { finishedBefore, type OutboxChannel } from '../../src/store/outbox/outbox-admin';
 import { oldestDueOnSqlite } from '../../src/store/outbox/outbox-claims';
+import { compileOnly } from '../support/compile-only';
 import { storeVariants, type TestStore } from '../support/stores';
 
-// Compiles only: it never connects.
-function compiler(dialect: 'sqlite' | 'postgres'): Kysely<StoreDatabase> {
-  const sqlite = dialect === 'sqlite';
-  return new Kysely<StoreDatabase>({
-    dialect: {
-      createAdapter: () => (sqlite ? new SqliteAdapter() : new PostgresAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => (sqlite ? new SqliteIntrospector(db) : new PostgresIntrospector(db)),
-      createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
-    },
-  });
-}
+const compiler = (dialect: 'sqlite' | 'postgres') => compileOnly<StoreDatabase>(dialect);
 
 describe.each(storeVariants())('outbox prune index on $name', (variant) => {
   let ctx: TestStore;
@@ -46,7 +26,7 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
     'the prune of %s messages reads %s through the (status, updated_at) index',
     async (channel: OutboxChannel, table) => {
       const { sql, parameters } = finishedBefore(
-        compiler(variant.name === 'sqlite' ? 'sqlite' : 'postgres'),
+        compiler(variant.name),
         channel,
         '2026-01-01T00:00:00.000Z',
         500,
