@@ -13,7 +13,7 @@ import { queueAuthCode, storeVariants, type TestStore } from '../support/stores'
 import { startFakeFcm, type FakeFcm } from './support/fake-fcm';
 import { FakeHttpServer } from './support/fake-http-server';
 import { dataSet, fcmProvider, POLICY, pushWorker } from './support/harness';
-import { spawnWorker, storeEnvironment } from './support/worker-process';
+import { killWhen, spawnWorker, storeEnvironment } from './support/worker-process';
 
 const MESSAGES = 300;
 const ANSWERED = 100;
@@ -75,12 +75,7 @@ describe.each(storeVariants())('a worker killed mid-batch on $name', (variant) =
       DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
       DELIVERY_TIMEOUT_MS: '15000',
     });
-    await Promise.race([
-      enough,
-      first.exited.then(() => Promise.reject(new Error(`the worker exited early:\n${first.output()}`))),
-    ]);
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBeNull();
+    expect(await killWhen(first, enough)).toBeNull();
 
     const started = new Set(notificationIds());
     const statuses = await ctx.query<{ status: string; n: number }>(
@@ -124,12 +119,7 @@ describe.each(storeVariants())('a worker killed mid-batch on $name', (variant) =
         DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
         DELIVERY_TIMEOUT_MS: '15000',
       });
-      await Promise.race([
-        enough,
-        first.exited.then(() => Promise.reject(new Error(`the worker exited early:\n${first.output()}`))),
-      ]);
-      first.child.kill('SIGKILL');
-      expect(await first.exited).toBeNull();
+      expect(await killWhen(first, enough)).toBeNull();
       const reachedFirst = gateway.requests.map((r) => new URLSearchParams(r.body).get('to') ?? '');
       const unanswered = new Set(reachedFirst.slice(ANSWERED));
 

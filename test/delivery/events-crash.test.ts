@@ -7,7 +7,7 @@ import { EventWorker } from '../../src/delivery/events/event-worker';
 import { storeVariants, type TestStore } from '../support/stores';
 import { Receiver, SECRET } from './support/event-receiver';
 import { dataSet, SCHOOL } from './support/harness';
-import { spawnWorker, storeEnvironment } from './support/worker-process';
+import { killWhen, spawnWorker, storeEnvironment } from './support/worker-process';
 
 const MESSAGES = 20;
 const ANSWERED = 6;
@@ -64,12 +64,7 @@ describe.each(storeVariants())('an event worker killed mid-batch on $name', (var
       DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
       DELIVERY_TIMEOUT_MS: '15000',
     });
-    await Promise.race([
-      enough,
-      first.exited.then(() => Promise.reject(new Error(`the worker exited early:\n${first.output()}`))),
-    ]);
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBeNull();
+    expect(await killWhen(first, enough)).toBeNull();
     const unanswered = new Set(receiver.deliveries.filter((d) => d.answered === 0).map((d) => d.id));
     expect(unanswered.size).toBe(4);
 

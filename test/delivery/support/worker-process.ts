@@ -26,6 +26,20 @@ export function storeEnvironment(ctx: TestStore): Record<string, string> {
   };
 }
 
+/**
+ * Kills `worker` with SIGKILL once `moment` resolves (a crash mid-batch);
+ * rejects, with its output, if it exited on its own before. Resolves with its
+ * exit code: null, killed by the signal.
+ */
+export async function killWhen(worker: WorkerProcess, moment: Promise<void>): Promise<number | null> {
+  await Promise.race([
+    moment,
+    worker.exited.then(() => Promise.reject(new Error(`the worker exited early:\n${worker.output()}`))),
+  ]);
+  worker.child.kill('SIGKILL');
+  return worker.exited;
+}
+
 export function spawnWorker(env: Record<string, string>): WorkerProcess {
   return spawnCli('worker', [], env);
 }
