@@ -27,15 +27,21 @@ const MAY_IMPORT = {
   access: [...BOTTOM, 'store'],
   delivery: [...BOTTOM, 'store'],
   import: [...BOTTOM, 'store'],
-  // Comparing answers with the legacy service's (docs/migration.md): it reads
-  // only the contract, so that `npm run compare` and the service's shadow
-  // calls (observe) share one comparison without reaching the store or the wire.
-  migration: BOTTOM,
+  // The legacy kit (docs/migration.md, docs/design.md#layers): what moving
+  // from the legacy service takes, one folder whose sub-folders are layers of
+  // their own. Comparing answers reads only the contract, so that `npm run
+  // compare` and the shadow calls share one comparison without reaching the
+  // store or the wire; the seeding writes through the importer; the shadow
+  // calls and the request recording watch live calls.
+  'legacy-kit/compare': BOTTOM,
+  'legacy-kit/seed': [...BOTTOM, 'store', 'import'],
+  'legacy-kit/shadow': [...BOTTOM, 'metrics', 'wire', 'observe', 'legacy-kit/compare'],
   wire: [...BOTTOM, 'operations', 'access'],
   admin: [...BOTTOM, 'store', 'wire'],
   health: [...BOTTOM, 'store', 'wire'],
   metrics: [...BOTTOM, 'store', 'access', 'delivery', 'wire'],
-  observe: [...BOTTOM, 'metrics', 'wire', 'migration'],
+  // The answer an observer captures has the comparison's shape.
+  observe: [...BOTTOM, 'metrics', 'wire', 'legacy-kit/compare'],
   console: [...BOTTOM, 'store', 'access', 'wire', 'admin', 'import'],
   server: [...BOTTOM, 'operations', 'access', 'wire', 'observe', 'metrics'],
   config: null,
@@ -44,16 +50,33 @@ const MAY_IMPORT = {
   main: null,
 };
 
+// Folders whose sub-folders are layers of their own (their lines above are
+// `folder/sub-folder`); nothing sits at their top but those sub-folders.
+const SPLIT = ['legacy-kit'];
+
 // One `files` block per part and depth, since the rule sees only the import's
 // text: from src/store/outbox/claims.ts, `../../delivery` is src/delivery
-// while `../access` is src/store/access. A part of src/ without a line above
-// stops the lint.
+// while `../records` is src/store/records, and from
+// src/legacy-kit/shadow/shadow.ts, `../seed` is src/legacy-kit/seed. A part of
+// src/ without a line above stops the lint.
 function layerRules() {
   const src = join(import.meta.dirname, 'src');
-  const parts = readdirSync(src, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
-    .map((entry) => ({ name: entry.name.replace(/\.ts$/, ''), folder: entry.isDirectory() }));
-  const missing = parts.filter((part) => !Object.hasOwn(MAY_IMPORT, part.name)).map((part) => `src/${part.name}`);
+  const entries = (folder) =>
+    readdirSync(join(src, folder), { withFileTypes: true }).filter(
+      (entry) => entry.isDirectory() || entry.name.endsWith('.ts'),
+    );
+  const parts = entries('').flatMap((entry) => {
+    const name = entry.name.replace(/\.ts$/, '');
+    if (!SPLIT.includes(name)) return [{ name, folder: entry.isDirectory() }];
+    return entries(name).map((sub) => ({
+      name: `${name}/${sub.name.replace(/\.ts$/, '')}`,
+      folder: sub.isDirectory(),
+    }));
+  });
+  const missing = parts
+    .filter((part) => !part.folder && part.name.includes('/'))
+    .concat(parts.filter((part) => !Object.hasOwn(MAY_IMPORT, part.name)))
+    .map((part) => `src/${part.name}`);
   if (missing.length > 0)
     throw new Error(`eslint.config.mjs: no layer for ${missing.join(', ')} (docs/design.md#layers)`);
   const files = readdirSync(src, { withFileTypes: true, recursive: true }).filter(
@@ -66,23 +89,27 @@ function layerRules() {
       const allowed = MAY_IMPORT[part.name];
       const forbidden = Object.keys(MAY_IMPORT).filter((name) => name !== part.name && !allowed.includes(name));
       const message = `src/${part.name} may import only ${allowed.length === 0 ? 'nothing else of src/' : allowed.join(', ')} (docs/design.md#layers).`;
-      const depths = part.folder ? Array.from({ length: deepest }, (_, i) => i + 1) : [0];
-      return depths.map((depth) => ({
-        files: [part.folder ? `src/${part.name}/${'*/'.repeat(depth - 1)}*.ts` : `src/${part.name}.ts`],
-        rules: {
-          'no-restricted-imports': [
-            'error',
-            {
-              patterns: [
-                {
-                  regex: `^${depth === 0 ? '\\./' : '\\.\\./'.repeat(depth)}(?:${forbidden.join('|')})(?:/|$)`,
-                  message,
-                },
-              ],
-            },
-          ],
-        },
-      }));
+      const segments = part.name.split('/');
+      const depths = part.folder
+        ? Array.from({ length: deepest - segments.length + 1 }, (_, i) => i + segments.length)
+        : [0];
+      return depths.map((depth) => {
+        // An import climbing `up` folders from this depth lands in src/ followed
+        // by the first `depth - up` folders of this part's path.
+        const climbs = part.folder ? Array.from({ length: segments.length }, (_, i) => depth - i) : [0];
+        const patterns = climbs.flatMap((up) => {
+          const prefix = segments.slice(0, depth - up).join('/');
+          const reached = forbidden
+            .filter((name) => prefix === '' || name.startsWith(`${prefix}/`))
+            .map((name) => (prefix === '' ? name : name.slice(prefix.length + 1)));
+          if (reached.length === 0) return [];
+          return [{ regex: `^${up === 0 ? '\\./' : '\\.\\./'.repeat(up)}(?:${reached.join('|')})(?:/|$)`, message }];
+        });
+        return {
+          files: [part.folder ? `src/${part.name}/${'*/'.repeat(depth - segments.length)}*.ts` : `src/${part.name}.ts`],
+          rules: { 'no-restricted-imports': ['error', { patterns }] },
+        };
+      });
     });
 }
 

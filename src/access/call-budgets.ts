@@ -8,7 +8,7 @@
 // node adds what it counted since its last merge to `access_counters` and
 // reads back the merged totals of the windows it is counting, and of the
 // busiest counters of the other nodes (one transaction, see
-// src/store/access/access-counters.ts). A node admits a call while its own count
+// src/store/audit-and-counters/access-counters.ts). A node admits a call while its own count
 // plus the others' counts as of its last merge is below the budget. A burst
 // spread over N nodes can therefore overshoot by what the other nodes admitted
 // that this node had not yet seen merged (about one or two intervals' worth

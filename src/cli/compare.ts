@@ -26,7 +26,7 @@ import {
   type KnownData,
   type PlannedRequest,
   type Servers,
-} from '../migration';
+} from '../legacy-kit/compare';
 import { SERVICE_VERSION } from '../shared/version';
 import { fromInvocation, wantsHelp, wantsVersion } from './args';
 import { askSecret } from './ask-secret';

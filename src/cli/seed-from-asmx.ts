@@ -2,16 +2,15 @@
 // from the legacy service's two read operations
 // (docs/migration.md#seed-from-the-legacy-service).
 import path from 'node:path';
+import { formatImportReport, terminalProgress } from '../import';
 import {
-  formatImportReport,
   LegacyServiceError,
   readSchoolsFile,
   SchoolsFileError,
   SeedStateError,
   seedFromLegacy,
-  terminalProgress,
   type SeedProgress,
-} from '../import';
+} from '../legacy-kit/seed';
 import { askSecret } from './ask-secret';
 import { fromInvocation } from './args';
 import { storeFromConfig } from './store-from-config';

@@ -10,18 +10,6 @@ export { formatImportReport } from './report-text';
 export { exportDataSet, JSON_EXPORT_FILE, type ExportFormat } from './export-data-set';
 export { terminalProgress, silentProgress, type Progress } from './progress';
 export { FIELDS } from './format';
-export {
-  LegacyServiceError,
-  READ_OPERATIONS,
-  readSchoolsFile,
-  SchoolsFileError,
-  SeedStateError,
-  seedFromLegacy,
-  type SchoolEntry,
-  type SeedOptions,
-  type SeedProgress,
-  type SeedResult,
-} from './legacy';
 export { readSource } from './read-source';
 export { SourceError, type Source } from './source';
 export { DEFAULT_MAX_ROWS, LISTED_REJECTIONS_MAX, type ReadLimits } from './read-limits';

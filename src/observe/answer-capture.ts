@@ -3,7 +3,7 @@
 // through writeHead, write and end. Installed only on the requests a shadow
 // call is sampled for; bounded, and given up past the cap.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Answer } from '../migration';
+import type { Answer } from '../legacy-kit/compare';
 
 /** Returns a function giving the answer once it is sent, or null when it was longer than `maxBytes`. */
 export function captureAnswer(res: ServerResponse, maxBytes: number): () => Answer | null {

@@ -59,7 +59,7 @@ export function escapeHtml(value: string): string {
 // unless it is already Html (made by this template, or by `raw` for markup
 // the program itself wrote), so a name, an error text, a Host header or a
 // token from the store can never become markup (test/console/service.test.ts,
-// test/wire/help-pages.test.ts, test/migration/report.test.ts).
+// test/wire/help-pages.test.ts, test/legacy-kit/report.test.ts).
 
 /** Markup made by `html` or `raw`: safe to embed as it is. */
 export class Html {

@@ -2,7 +2,7 @@
 // and `npm run outbox`: records one by one, the outbox's messages (listed,
 // re-queued), and the audit trail.
 import { OUTBOX_CHANNELS } from '../shared/outbox-channel';
-import { listAuditRows, type AuditPage, type AuditQuery } from './access/access-audit';
+import { listAuditRows, type AuditPage, type AuditQuery } from './audit-and-counters/access-audit';
 import type { StoreCore } from './core';
 import type { DataSetCollection } from './data-set/data-set';
 import {

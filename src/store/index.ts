@@ -53,8 +53,13 @@ export type {
   EventHealthRule,
   EventSubscriptionView,
 } from './outbox/events';
-export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access/access-audit';
-export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access/access-counters';
+export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './audit-and-counters/access-audit';
+export {
+  counterTotalKey,
+  type CounterDelta,
+  type CounterMerge,
+  type CounterWindow,
+} from './audit-and-counters/access-counters';
 export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './outbox/auth-code-admission';
 export type { DevicePlatform, EventSubscriptionState, OutboxStatus } from './database';
 export type { ImportCounts } from './data-set/import-data-set';
@@ -82,8 +87,8 @@ export type {
   StudentPlacement,
   StudentSummary,
 } from './types';
-export { CONSOLE_ROLES } from './console/console-accounts';
-export { PHONE_SUFFIX_DIGITS, phoneDigits } from './console/message-list';
+export { CONSOLE_ROLES } from './operator-accounts';
+export { PHONE_SUFFIX_DIGITS, phoneDigits } from './message-history/message-list';
 export type {
   AccountWrite,
   ActivityBucket,
@@ -102,4 +107,4 @@ export type {
   StudentHit,
   StudentHits,
   WorkerHeartbeat,
-} from './console/console-role';
+} from './console-role';

@@ -5,9 +5,9 @@
 // outbox they queue into); delivery, readiness, the access limits and the
 // metrics declare the little they need beside their own code
 // (DeliveryStore, ReadinessSource, …), which these roles provide.
-import type { AccessStore } from './access/access-role';
+import type { AccessStore } from './audit-and-counters/access-role';
 import type { AdminStore } from './admin-role';
-import type { ConsoleStore } from './console/console-role';
+import type { ConsoleStore } from './console-role';
 import type { DataSetStore } from './data-set/data-set-role';
 import type { MigrationStatus } from './migrations/migration-status';
 import type { Outbox } from './outbox/outbox-role';

@@ -4,7 +4,7 @@
 // store holds, masks the push token, and reveals it to operators only, in
 // the audit trail.
 import request from 'supertest';
-import { searchName, SEARCH_NAME_SQL } from '../../src/store/console/search-name';
+import { searchName, SEARCH_NAME_SQL } from '../../src/store/records/search-name';
 import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
 import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld, queuePush, completePush } from './support';

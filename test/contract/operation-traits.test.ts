@@ -7,10 +7,10 @@
 import { PolicyError, parsePolicy } from '../../src/access';
 import { subjectRule } from '../../src/access/subjects';
 import { ENDPOINTS, OPERATION_TRAITS, type OperationModel, type WireOperationName } from '../../src/contract';
-import { READ_OPERATIONS } from '../../src/import';
-import { operationKind, WRITE_OPERATIONS } from '../../src/migration';
-import { planRequests, type KnownData } from '../../src/migration/generate-requests';
-import type { DescribedEndpoint } from '../../src/migration/wsdl-operations';
+import { READ_OPERATIONS } from '../../src/legacy-kit/seed';
+import { operationKind, WRITE_OPERATIONS } from '../../src/legacy-kit/compare';
+import { planRequests, type KnownData } from '../../src/legacy-kit/compare/generate-requests';
+import type { DescribedEndpoint } from '../../src/legacy-kit/compare/wsdl-operations';
 import { appJsonWriter } from '../../src/wire/http/app-json';
 
 const OPERATIONS = Object.keys(OPERATION_TRAITS) as WireOperationName[];

@@ -1,10 +1,10 @@
 // The console's list of messages in the store (migration 0010,
-// src/store/console/message-list.ts): every source statement of every
+// src/store/message-history/message-list.ts): every source statement of every
 // filter reads an index that ends in (created_at, id), in its order, never
 // sorting the table; the rows already there when 0010 runs get their school
 // and phone suffix; a push queued since carries its student's school.
 import type { MessageListFilter } from '../../src/store';
-import { messageListQueries, type MessagePageRequest } from '../../src/store/console/message-list';
+import { messageListQueries, type MessagePageRequest } from '../../src/store/message-history/message-list';
 import { FIXTURES } from '../support/fixtures';
 import { compileOnly } from '../support/compile-only';
 import { queueAuthCode, storeVariants, type TestStore } from '../support/stores';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { SEARCH_NAME_SQL } from '../console/search-name';
+import { SEARCH_NAME_SQL } from '../records/search-name';
 import { textType } from './column-types';
 import type { StoreMigration } from './migration';
 
@@ -18,7 +18,7 @@ import type { StoreMigration } from './migration';
 //   console's overview can say whether anything is sending
 //   (src/delivery/heartbeat.ts);
 // - students.search_name: the name as the console's search compares it
-//   (src/store/console/student-search.ts), computed by the database on
+//   (src/store/records/student-search.ts), computed by the database on
 //   every write whichever path writes (import, admin API, console), and
 //   indexed.
 export const consoleMigration: StoreMigration = {

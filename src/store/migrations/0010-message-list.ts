@@ -14,7 +14,7 @@ import type { StoreMigration } from './migration';
 //   the rows already there; a message of a student since removed keeps null;
 // - an index per filter, each ending in (created_at, id), so that a page of
 //   a filter is a seek and a read of the page's rows in the index's order
-//   (src/store/console/message-list.ts). Not the type: a handful of values,
+//   (src/store/message-history/message-list.ts). Not the type: a handful of values,
 //   each common, read from (created_at, id) and checked row by row, which
 //   spares every queued push a sixth index entry. The login codes' index on
 //   created_at alone (0002, the AuthCode budget's count) gives way to the

@@ -20,7 +20,7 @@ import { LegacyAnswerError, readStudentList, readToken } from './read-answer';
  * The only operations the seeding may call, with the endpoint of each: those
  * whose traits say `seeding` (src/contract/operation-traits.ts), which only a
  * read may say. Every other operation of the legacy writes or sends, or is
- * not needed. test/migration/seed.test.ts checks that a fake legacy sees
+ * not needed. test/legacy-kit/seed.test.ts checks that a fake legacy sees
  * nothing else.
  */
 export const READ_OPERATIONS: Readonly<Record<SeedingOperation, EndpointName>> = Object.fromEntries(

@@ -3,7 +3,7 @@
 // private file; and what it wrote replayed by npm run compare.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRequestLines, sendRequest, type RecordedRequest } from '../../src/migration';
+import { parseRequestLines, sendRequest, type RecordedRequest } from '../../src/legacy-kit/compare';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { parseMetrics, sampleValue } from '../support/prometheus';
 import { listenOnLoopback, type LoopbackListener } from '../support/service';

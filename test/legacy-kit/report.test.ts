@@ -1,8 +1,8 @@
 // The compare report's HTML page: every value that came from a server, a
 // request or an ignore file is escaped, so a hostile answer cannot script
 // the page an operator opens.
-import { htmlReport } from '../../src/migration/report';
-import type { CompareEntry, CompareResult } from '../../src/migration/run-compare';
+import { htmlReport } from '../../src/legacy-kit/compare/report';
+import type { CompareEntry, CompareResult } from '../../src/legacy-kit/compare/run-compare';
 
 const HOSTILE = `<script>alert("x")</script> & 'quoted'`;
 const ESCAPED = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quoted&#39;';

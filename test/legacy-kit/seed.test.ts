@@ -1,6 +1,7 @@
 // Seeding the store from the legacy service (docs/migration.md#seed-from-the-legacy-service),
 // against a fake legacy that answers like ASMX and records every call.
-import { formatImportReport, READ_OPERATIONS, seedFromLegacy } from '../../src/import';
+import { formatImportReport } from '../../src/import';
+import { READ_OPERATIONS, seedFromLegacy } from '../../src/legacy-kit/seed';
 import { freshStorePerTest, storeVariants } from '../support/stores';
 import { fakeData, soapEnvelope, studentList, type FakeAsmxData } from '../support/fake-asmx';
 import { expectedDataSet, fakesPerTest, seedOptions, sorted } from './seed-support';

@@ -2,7 +2,7 @@
 // the comparison sends writes only when asked, and the service never records
 // or shadows them. The operations' traits say which is which
 // (src/contract/operation-traits.ts).
-import { operationsWhere, operationTraits, type WireOperationName } from '../contract';
+import { operationsWhere, operationTraits, type WireOperationName } from '../../contract';
 
 export type OperationKind = 'read' | 'write';
 

@@ -1,7 +1,7 @@
 // The comparison's reports (docs/migration.md#reading-the-report): a table for
 // the terminal, a JSON document for scripts, and one self-contained HTML page
 // with every difference side by side.
-import { html, raw, type Html, type HtmlValue } from '../shared/markup';
+import { html, raw, type Html, type HtmlValue } from '../../shared/markup';
 import type { Outcome } from './compare-answers';
 import type { Answer } from './exchange';
 import type { Difference } from './ignore-rules';

@@ -7,7 +7,7 @@
 // dropped on the next load (that school is fetched again, which the upserts
 // make harmless) and the file rewritten whole before anything is appended.
 import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
-import type { FileReport } from '../importer';
+import type { FileReport } from '../../import/importer';
 
 const FORMAT = 'legacy-seed/2';
 const MAX_STATE_BYTES = 256 * 1024 * 1024;

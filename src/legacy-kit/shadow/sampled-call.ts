@@ -2,7 +2,7 @@
 // from a request before it runs: whether it is a call in the sampled share,
 // and its headers as a replay sends them again.
 import type { IncomingMessage } from 'node:http';
-import { replayableHeaders } from '../migration';
+import { replayableHeaders } from '../compare';
 
 export interface SampledCall {
   readonly method: 'GET' | 'POST';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { main, type CompareIo } from '../../src/cli/compare';
-import { sendRequest, type Answer, type RecordedRequest } from '../../src/migration';
+import { sendRequest, type Answer, type RecordedRequest } from '../../src/legacy-kit/compare';
 import type { DataSet, OpenedStore } from '../../src/store';
 import { FIXTURES } from '../support/fixtures';
 import { listenOnLoopback, startTestService, type TestService } from '../support/service';

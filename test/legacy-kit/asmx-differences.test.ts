@@ -2,7 +2,7 @@
 // ignore file: it reads, and each rule names a place of docs/design.md that exists.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readIgnoreFile } from '../../src/migration';
+import { readIgnoreFile } from '../../src/legacy-kit/compare';
 
 const ROOT = path.resolve(__dirname, '../..');
 

@@ -4,7 +4,7 @@
 // apart as data the candidate lacks (a seeding problem) or an answer of
 // another shape (a wire problem). Used by `npm run compare` and by the
 // service's shadow calls alike.
-import { ENDPOINTS, STUDENT_INFO_FIELDS } from '../contract';
+import { ENDPOINTS, STUDENT_INFO_FIELDS } from '../../contract';
 import type { Answer } from './exchange';
 import { ruleFor, type Difference, type IgnoreRule, type RequestScope } from './ignore-rules';
 import { firstXmlDifference, parseXml, textLeaves, type XmlElement } from './xml-compare';

@@ -4,8 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { schoolKey } from '../../src/domain';
-import type { SeedOptions } from '../../src/import';
-import { parseSchools } from '../../src/import/legacy/schools-file';
+import type { SeedOptions } from '../../src/legacy-kit/seed';
+import { parseSchools } from '../../src/legacy-kit/seed/schools-file';
 import type { DataSet } from '../../src/store';
 import { startFakeAsmx, type FakeAsmx, type FakeAsmxData } from '../support/fake-asmx';
 

@@ -11,8 +11,8 @@ import { unlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import type { Logger } from '../log';
-import type { ShadowMetrics } from '../metrics';
+import type { Logger } from '../../log';
+import type { ShadowMetrics } from '../../metrics';
 import {
   compareAnswers,
   operationKind,
@@ -24,10 +24,10 @@ import {
   type IgnoreRule,
   type RecordedRequest,
   type RequestScope,
-} from '../migration';
-import { callRecordOf, requestBodyOf } from '../wire';
-import { captureAnswer } from './answer-capture';
-import type { RequestObserver } from './request-observer';
+} from '../compare';
+import { callRecordOf, requestBodyOf } from '../../wire';
+import { captureAnswer } from '../../observe/answer-capture';
+import type { RequestObserver } from '../../observe/request-observer';
 import { replayHeaders, sampledCall } from './sampled-call';
 
 export interface ShadowKeep {

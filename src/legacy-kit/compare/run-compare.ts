@@ -2,7 +2,7 @@
 // second instance of the primary, and compares the answers
 // (docs/migration.md#compare). A difference the two primaries also show
 // between themselves is noise (a clock, a generated id), reported apart.
-import { ENDPOINTS } from '../contract';
+import { ENDPOINTS } from '../../contract';
 import { compareAnswers, differenceKey, type Comparison, type Outcome } from './compare-answers';
 import type { Answer } from './exchange';
 import type { PlannedRequest } from './generate-requests';

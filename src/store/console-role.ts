@@ -1,8 +1,8 @@
 // The console role (docs/console.md): the operators' accounts and sessions,
 // and what the overview reads. Records, the outbox's messages and the audit
 // trail come through the admin role, the same functions the admin API uses.
-import type { OutboxChannel } from '../../shared/outbox-channel';
-import type { StoreCore } from '../core';
+import type { OutboxChannel } from '../shared/outbox-channel';
+import type { StoreCore } from './core';
 import {
   changeAccount,
   deleteSession,
@@ -20,14 +20,19 @@ import {
   type ConsoleRole,
   type ConsoleSession,
   type NewConsoleSession,
-} from './console-accounts';
-import { activity, frequentErrors, type ActivityBucket, type ErrorCount } from './console-overview';
-import { oldestDueAt } from '../outbox/outbox-claims';
-import { listHeartbeats, type WorkerHeartbeat } from '../outbox/worker-heartbeats';
-import { searchStudents, type StudentHits } from './student-search';
-import { listAttempts, type DeliveryAttemptRow } from './attempts';
-import { deadErrors, listDead, type DeadPage } from './dead-letters';
-import { listMessages, type MessageListFilter, type MessageListPage, type MessagePageRequest } from './message-list';
+} from './operator-accounts';
+import { activity, frequentErrors, type ActivityBucket, type ErrorCount } from './message-history/console-overview';
+import { oldestDueAt } from './outbox/outbox-claims';
+import { listHeartbeats, type WorkerHeartbeat } from './outbox/worker-heartbeats';
+import { searchStudents, type StudentHits } from './records/student-search';
+import { listAttempts, type DeliveryAttemptRow } from './message-history/attempts';
+import { deadErrors, listDead, type DeadPage } from './message-history/dead-letters';
+import {
+  listMessages,
+  type MessageListFilter,
+  type MessageListPage,
+  type MessagePageRequest,
+} from './message-history/message-list';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -99,12 +104,12 @@ export type {
   ConsoleRole,
   ConsoleSession,
   NewConsoleSession,
-} from './console-accounts';
-export type { ActivityBucket, ErrorCount } from './console-overview';
-export type { WorkerHeartbeat } from '../outbox/worker-heartbeats';
-export type { StudentHit, StudentHits } from './student-search';
-export type { DeliveryAttemptRow } from './attempts';
-export type { DeadMessage, DeadPage } from './dead-letters';
+} from './operator-accounts';
+export type { ActivityBucket, ErrorCount } from './message-history/console-overview';
+export type { WorkerHeartbeat } from './outbox/worker-heartbeats';
+export type { StudentHit, StudentHits } from './records/student-search';
+export type { DeliveryAttemptRow } from './message-history/attempts';
+export type { DeadMessage, DeadPage } from './message-history/dead-letters';
 export type {
   MessageChannel,
   MessageCursor,
@@ -112,4 +117,4 @@ export type {
   MessageListItem,
   MessageListPage,
   MessagePageRequest,
-} from './message-list';
+} from './message-history/message-list';

@@ -2,7 +2,7 @@
 // each class of difference appears (docs/migration.md#compare).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { classifyRequest, WRITE_OPERATIONS } from '../../src/migration';
+import { classifyRequest, WRITE_OPERATIONS } from '../../src/legacy-kit/compare';
 import type { DataSet } from '../../src/store';
 import { FIXTURES } from '../support/fixtures';
 import {

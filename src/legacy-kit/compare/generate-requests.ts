@@ -5,8 +5,8 @@
 // XML-special text, a long value; per binding a wrong SOAPAction, a
 // malformed envelope, SOAP 1.2 without its action; per endpoint `?wsdl`,
 // `?disco` and the help pages. Writes only when asked.
-import { isContractOperation, type WireOperationName, type WireOperations } from '../contract';
-import { escapeAttribute, escapeText } from '../shared/markup';
+import { isContractOperation, type WireOperationName, type WireOperations } from '../../contract';
+import { escapeAttribute, escapeText } from '../../shared/markup';
 import type { RecordedRequest } from './exchange';
 import { operationKind } from './operation-kinds';
 import type { DescribedEndpoint, DescribedOperation } from './wsdl-operations';

@@ -6,11 +6,11 @@
 // request path only queues a line: a bounded buffer is written out behind
 // it, and a line that does not fit is dropped and counted.
 import { closeSync, fchmodSync, fstatSync, openSync, write } from 'node:fs';
-import type { Logger } from '../log';
-import type { RecordingMetrics } from '../metrics';
-import { bodyFields, operationKind, requestLine } from '../migration';
-import { callRecordOf, requestBodyOf } from '../wire';
-import type { RequestObserver } from './request-observer';
+import type { Logger } from '../../log';
+import type { RecordingMetrics } from '../../metrics';
+import { bodyFields, operationKind, requestLine } from '../compare';
+import { callRecordOf, requestBodyOf } from '../../wire';
+import type { RequestObserver } from '../../observe/request-observer';
 import { replayHeaders, sampledCall } from './sampled-call';
 
 export interface RecordRequestsOptions {

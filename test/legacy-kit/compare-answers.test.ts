@@ -1,7 +1,7 @@
-// The comparison of two answers (src/migration/compare-answers.ts): XML
+// The comparison of two answers (src/legacy-kit/compare/compare-answers.ts): XML
 // compared by namespace and name, attributes in any order, whitespace between
 // elements ignored, no DTD; headers that always differ ignored.
-import { compareAnswers, parseIgnoreRules, type Answer } from '../../src/migration';
+import { compareAnswers, parseIgnoreRules, type Answer } from '../../src/legacy-kit/compare';
 
 const scope = { operation: 'GetTokenDevice', binding: 'http_get', case: 'known' };
 const xml = (body: string, headers: Record<string, string> = {}): Answer => ({

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { schoolKey } from '../../src/domain';
-import { seedFromLegacy } from '../../src/import';
+import { seedFromLegacy } from '../../src/legacy-kit/seed';
 import { openStore } from '../../src/store';
 import { fakeData, startFakeAsmx, type FakeAsmx } from '../support/fake-asmx';
 import { ROOT } from '../support/source-service';

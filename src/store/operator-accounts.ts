@@ -3,7 +3,7 @@
 // alone signs nobody in; an account removed or disabled loses its sessions in
 // the same transaction.
 import type { Kysely } from 'kysely';
-import type { StoreDatabase } from '../database';
+import type { StoreDatabase } from './database';
 
 export type ConsoleRole = 'viewer' | 'operator' | 'admin';
 export const CONSOLE_ROLES: readonly ConsoleRole[] = ['viewer', 'operator', 'admin'];

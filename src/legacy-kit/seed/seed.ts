@@ -5,8 +5,8 @@
 // school in one transaction, then checkpointed.
 import type { StudentInfo } from '../../contract';
 import type { ImportStore } from '../../store';
-import { createSourceImporter, type FileReport, type ImportReport } from '../importer';
-import type { Source, SourceRow } from '../source';
+import { createSourceImporter, type FileReport, type ImportReport } from '../../import/importer';
+import type { Source, SourceRow } from '../../import/source';
 import { createCallGate } from './call-gate';
 import { connectLegacy, LegacyServiceError, type LegacyClient, type LegacyClientOptions } from './legacy-client';
 import type { SchoolEntry } from './schools-file';

@@ -3,9 +3,10 @@
 // it, bounded memory here, clear failures, and a resume that fetches only
 // what is missing.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { formatImportReport, LegacyServiceError, seedFromLegacy } from '../../src/import';
-import { readStudentList, readToken } from '../../src/import/legacy/read-answer';
-import { parseSchools } from '../../src/import/legacy/schools-file';
+import { formatImportReport } from '../../src/import';
+import { LegacyServiceError, seedFromLegacy } from '../../src/legacy-kit/seed';
+import { readStudentList, readToken } from '../../src/legacy-kit/seed/read-answer';
+import { parseSchools } from '../../src/legacy-kit/seed/schools-file';
 import { freshStorePerTest, storeVariants } from '../support/stores';
 import { fakeData, soapEnvelope, type FakeAsmx } from '../support/fake-asmx';
 import { expectedDataSet, fakesPerTest, seedOptions, sorted } from './seed-support';
