@@ -56,5 +56,7 @@ export function route<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(spec: RouteSpec<P, Q, B>): AdminRoute {
-  return spec as unknown as AdminRoute;
+  // The router calls handle only with the input its schemas have parsed
+  // (router.ts), so the input has their output types.
+  return { ...spec, handle: (input) => spec.handle(input as Parameters<typeof spec.handle>[0]) };
 }

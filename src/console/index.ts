@@ -263,7 +263,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       return;
     }
     callRecordOf(res).operation = 'import-report';
-    const [, kind, format] = match as unknown as [string, 'check' | 'apply', 'txt' | 'json'];
+    const [, kind, format] = match as RegExpExecArray & [string, 'check' | 'apply', 'txt' | 'json'];
     await downloadReport(context, local(res).view, req, res, String(req.params.id).slice(0, 64), kind, format);
   });
 

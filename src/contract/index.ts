@@ -26,7 +26,7 @@ export {
   type SeedingOperation,
   type SubjectKind,
 } from './operation-traits';
-export { STUDENT_INFO_FIELDS, type StudentInfo } from './student-info';
+export { STUDENT_INFO_FIELDS, type StudentInfo, type StudentInfoKey } from './student-info';
 export {
   AUTHORED_ADDRESS_PREFIX,
   ContractMismatchError,

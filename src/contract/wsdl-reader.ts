@@ -58,6 +58,8 @@ export function parseWsdl(xml: string, endpoint: string): Promise<ParsedWsdl> {
         return;
       }
       try {
+        // node-soap declares its definitions without the parts read here
+        // (SoapDefinitions, above, says which); the compiler cannot know them.
         resolve(readDefinitions(wsdl.definitions as unknown as SoapDefinitions));
       } catch (readErr) {
         reject(asError(readErr));

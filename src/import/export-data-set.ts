@@ -30,9 +30,8 @@ export async function exportDataSet(
   const files: string[] = [];
   for (const collection of COLLECTIONS) {
     const file = path.join(dir, `${collection}.csv`);
-    const rows = (data[collection] as unknown as Record<string, unknown>[]).map((record) =>
-      FIELDS[collection].map((field) => cell(record[field])),
-    );
+    const records: readonly Readonly<Record<string, unknown>>[] = data[collection];
+    const rows = records.map((record) => FIELDS[collection].map((field) => cell(record[field])));
     await writeFile(file, stringify([FIELDS[collection], ...rows]));
     files.push(file);
   }

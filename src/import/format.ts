@@ -12,10 +12,13 @@ export const REQUIRED_FIELDS: Readonly<Record<DataSetCollection, readonly string
   (c) => c.requiredFields,
 );
 
-function fieldLists(list: (collection: Collection) => readonly string[]): Record<DataSetCollection, readonly string[]> {
-  return Object.fromEntries(
-    COLLECTIONS.map((name) => [name, list(COLLECTION_OF[name] as unknown as Collection)]),
-  ) as Record<DataSetCollection, readonly string[]>;
+function fieldLists(
+  list: (collection: Pick<Collection, 'fieldNames' | 'requiredFields'>) => readonly string[],
+): Record<DataSetCollection, readonly string[]> {
+  return Object.fromEntries(COLLECTIONS.map((name) => [name, list(COLLECTION_OF[name])])) as Record<
+    DataSetCollection,
+    readonly string[]
+  >;
 }
 
 /**

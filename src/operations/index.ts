@@ -55,7 +55,5 @@ const FACTORIES: { readonly [K in WireOperationName]: (deps: OperationDeps) => O
 export function createOperations(store: Store, rules: OperationRules): Operations {
   const deps: OperationDeps = { store, rules };
   // Object.fromEntries types its keys as strings; they are those of FACTORIES, every operation.
-  return Object.fromEntries(
-    Object.entries(FACTORIES).map(([name, factory]) => [name, factory(deps)]),
-  ) as unknown as Operations;
+  return Object.fromEntries(Object.entries(FACTORIES).map(([name, factory]) => [name, factory(deps)])) as Operations;
 }

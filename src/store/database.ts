@@ -1,6 +1,9 @@
 // Row shapes of the tables as both dialects return them. Timestamps are
 // ISO-8601 UTC text so that ordering and comparison are byte-wise identical on
-// SQLite and PostgreSQL; flags are integers 0/1 for the same reason.
+// SQLite and PostgreSQL; flags are integers 0/1 for the same reason. They are
+// type aliases rather than interfaces so that a row is also a map of column to
+// value (Record<string, unknown>), as code written once for every collection
+// reads it (collections/collection-tables.ts), without a cast.
 import type { Generated, GeneratedAlways } from 'kysely';
 import type { NoteState } from './types';
 
@@ -9,29 +12,29 @@ export type DevicePlatform = 'android' | 'ios' | 'web';
 /** Delivery state of an outbox row (docs/design.md#domain). */
 export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'dead' | 'uncertain';
 
-export interface SchoolsTable {
+export type SchoolsTable = {
   key: string;
   base_url: string;
   name: string;
-}
+};
 
-export interface StudentsTable {
+export type StudentsTable = {
   id: string;
   school_key: string;
   full_name: string;
   device_id: string | null;
   active: string;
   class_id: string | null;
-}
+};
 
-export interface DevicesTable {
+export type DevicesTable = {
   id: string;
   push_token: string | null;
   platform: DevicePlatform | null;
   updated_at: string;
-}
+};
 
-export interface NotesTable {
+export type NotesTable = {
   id: string;
   student_id: string;
   type: string;
@@ -42,9 +45,9 @@ export interface NotesTable {
   badge: string | null;
   state: NoteState;
   read_at: string | null;
-}
+};
 
-export interface AbsencesTable {
+export type AbsencesTable = {
   id: string;
   student_id: string;
   absence_date: string;
@@ -52,9 +55,9 @@ export interface AbsencesTable {
   reason: string | null;
   seen: number;
   seen_at: string | null;
-}
+};
 
-export interface PushNotificationsTable {
+export type PushNotificationsTable = {
   id: string;
   device_id: string;
   student_id: string;
@@ -78,9 +81,9 @@ export interface PushNotificationsTable {
   traceparent: string | null;
   /** The student's school when it was queued; null for a student unknown then (migration 0010). */
   school_key: string | null;
-}
+};
 
-export interface AuthCodeMessagesTable {
+export type AuthCodeMessagesTable = {
   id: string;
   phone: string;
   code: string | null;
@@ -101,10 +104,10 @@ export interface AuthCodeMessagesTable {
   send_started_at: string | null;
   /** The phone's last 4 digits, computed by the database (migration 0010); never written. */
   phone_suffix: GeneratedAlways<string>;
-}
+};
 
 /** One read of personal data, allowed or refused (migration 0004). */
-export interface AccessAuditTable {
+export type AccessAuditTable = {
   id: string;
   at: string;
   address: string | null;
@@ -121,37 +124,37 @@ export interface AccessAuditTable {
   subject_sha256: string | null;
   /** On a summary entry, the refusals it stands for (migration 0006). */
   omitted: number | null;
-}
+};
 
 /** The call budgets' merged count per counter and window (migration 0004). */
-export interface AccessCountersTable {
+export type AccessCountersTable = {
   counter: string;
   window_start: string;
   window_end: string;
   count: number;
-}
+};
 
 /** An operator of the console (migration 0008, docs/console.md). */
-export interface ConsoleAccountsTable {
+export type ConsoleAccountsTable = {
   name: string;
   password_hash: string;
   role: string;
   disabled: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 /** A signed-in browser; `id` is the SHA-256 (hex) of the cookie's value (migration 0008). */
-export interface ConsoleSessionsTable {
+export type ConsoleSessionsTable = {
   id: string;
   account: string;
   csrf: string;
   created_at: string;
   last_seen_at: string;
-}
+};
 
 /** One delivery attempt of an outbox message (migration 0008). */
-export interface OutboxAttemptsTable {
+export type OutboxAttemptsTable = {
   id: string;
   channel: string;
   message_id: string;
@@ -161,17 +164,17 @@ export interface OutboxAttemptsTable {
   code: string | null;
   error: string | null;
   next_attempt_at: string | null;
-}
+};
 
 /** A running delivery worker's heartbeat (migration 0008). */
-export interface DeliveryWorkersTable {
+export type DeliveryWorkersTable = {
   id: string;
   started_at: string;
   beat_at: string;
-}
+};
 
 /** A school's subscription to delivery events (migration 0011). */
-export interface EventSubscriptionsTable {
+export type EventSubscriptionsTable = {
   school_key: string;
   url: string;
   /** `whsec_` and the base64 key; never leaves the store but to sign. */
@@ -182,12 +185,12 @@ export interface EventSubscriptionsTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
-}
+};
 
 export type EventSubscriptionState = 'active' | 'failing' | 'disabled';
 
 /** One delivery event to a school's system (migration 0011). */
-export interface EventOutboxTable {
+export type EventOutboxTable = {
   /** The webhook-id: `msg_`, the message's id and seq. */
   id: string;
   school_key: string;
@@ -206,7 +209,7 @@ export interface EventOutboxTable {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
-}
+};
 
 export interface StoreDatabase {
   schools: SchoolsTable;

@@ -1,5 +1,7 @@
 // The store's view of the domain (docs/design.md#domain). Operations depend on
 // this interface only; they never see SQL, and the store never sees XML.
+import type { z } from 'zod';
+import type { COLLECTION_OF } from './collections';
 import type { AuthCodeAdmission, AuthCodeLimit } from './outbox/auth-code-admission';
 
 export interface StudentSummary {
@@ -21,28 +23,21 @@ export interface StudentPlacement {
 
 export type NoteState = 'unread' | 'read';
 
-export interface NoteRecord {
-  id: string;
-  studentId: string;
-  type: string;
-  subjectId: string | null;
-  classId: string | null;
-  text: string;
-  /** ISO 8601 timestamp. */
-  date: string;
-  badge: string | null;
-  state: NoteState;
-}
+// A record as the store gives it (the collection's fromRow): every field
+// present, an optional one null when not set. The fields are the collection's
+// (collections/), declared there once.
+type StoredRecord<C extends keyof typeof COLLECTION_OF> = {
+  -readonly [K in keyof z.output<(typeof COLLECTION_OF)[C]['fieldsSchema']>]-?: Exclude<
+    z.output<(typeof COLLECTION_OF)[C]['fieldsSchema']>[K],
+    undefined
+  >;
+};
 
-export interface AbsenceRecord {
-  id: string;
-  studentId: string;
-  /** ISO 8601 date (YYYY-MM-DD). */
-  date: string;
-  type: string;
-  reason: string | null;
-  seen: boolean;
-}
+/** A note; `date` is an ISO 8601 timestamp. */
+export type NoteRecord = StoredRecord<'notes'>;
+
+/** An absence; `date` is an ISO 8601 date (YYYY-MM-DD). */
+export type AbsenceRecord = StoredRecord<'absences'>;
 
 export interface NewPushNotification {
   deviceId: string;

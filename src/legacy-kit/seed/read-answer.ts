@@ -3,7 +3,7 @@
 // an answer needs, and at most a set number of StudentInfo records. A broken
 // or hostile answer is an error, never a large allocation.
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { STUDENT_INFO_FIELDS, type StudentInfo } from '../../contract';
+import { STUDENT_INFO_FIELDS, type StudentInfo, type StudentInfoKey } from '../../contract';
 
 const SOAP11_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -84,14 +84,16 @@ interface Expected {
   readonly operation: string;
 }
 
-const KEY_OF_WIRE_FIELD: ReadonlyMap<string, string> = new Map(STUDENT_INFO_FIELDS.map((f) => [f.wireName, f.key]));
+const KEY_OF_WIRE_FIELD: ReadonlyMap<string, StudentInfoKey> = new Map(
+  STUDENT_INFO_FIELDS.map((f) => [f.wireName, f.key]),
+);
 
 /** GetStudentSchool's answer: at most `maxStudents` StudentInfo records, a field null when its element is missing or nil. */
 export function readStudentList(xml: string, expected: Expected & { readonly maxStudents: number }): StudentInfo[] {
   const { namespace, operation } = expected;
-  const students: Record<string, string | null>[] = [];
+  const students: Record<StudentInfoKey, string | null>[] = [];
   let response = false;
-  let current: Record<string, string | null> | null = null;
+  let current: Record<StudentInfoKey, string | null> | null = null;
   const ours = (element: Element | undefined, local: string) =>
     element?.namespace === namespace && element.local === local;
   readEnvelope(xml, {
@@ -100,7 +102,10 @@ export function readStudentList(xml: string, expected: Expected & { readonly max
       if (path.length === 5 && response && ours(path[3], `${operation}Result`) && ours(path[4], 'StudentInfo')) {
         if (students.length >= expected.maxStudents)
           throw new LegacyAnswerError(`the answer lists more than ${expected.maxStudents} students (--max-students).`);
-        current = Object.fromEntries(STUDENT_INFO_FIELDS.map((field) => [field.key, null]));
+        current = Object.fromEntries(STUDENT_INFO_FIELDS.map((field) => [field.key, null])) as Record<
+          StudentInfoKey,
+          null
+        >;
         students.push(current);
       }
     },
@@ -114,7 +119,7 @@ export function readStudentList(xml: string, expected: Expected & { readonly max
     },
   });
   if (!response) throw new LegacyAnswerError(`the answer holds no ${operation}Response.`);
-  return students as unknown as StudentInfo[];
+  return students;
 }
 
 /** GetTokenDevice's answer: the token; null when the result is left out (ASMX's null string) or nil. */

@@ -215,7 +215,9 @@ const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)
 
 // Date.UTC rolls 30 February over to March; a real date survives the round trip.
 function calendarDate(date: string): string {
-  const [, year, month, day] = DATE.exec(date) as unknown as [string, string, string, string];
+  const match = DATE.exec(date);
+  if (match === null) throw new FieldProblem('is not a calendar date.');
+  const [, year, month, day] = match;
   const utc = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
   if (Number.isNaN(utc.getTime()) || utc.toISOString().slice(0, 10) !== date)
     throw new FieldProblem('is not a calendar date.');
@@ -254,12 +256,12 @@ export function isoTimestamp<K extends string>(column: K, description?: string) 
     required: true,
     fromFile: numberAsText,
     toColumn: (value) => {
-      const [, day, time, offset] = TIMESTAMP.exec(value as string) as unknown as [
-        string,
-        string,
-        string | undefined,
-        string | undefined,
-      ];
+      const match = TIMESTAMP.exec(value as string);
+      if (match === null) throw new FieldProblem('is not a valid time.');
+      const [, day] = match;
+      // The time and the offset are optional groups: undefined when absent.
+      const time: string | undefined = match[2];
+      const offset: string | undefined = match[3];
       const date = calendarDate(day);
       const zone = offset ?? 'Z';
       const normalisedZone = /^[+-]\d{4}$/.test(zone) ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;

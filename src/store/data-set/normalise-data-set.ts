@@ -1,4 +1,4 @@
-import type { AbsencesTable, DevicesTable, NotesTable, SchoolsTable, StudentsTable } from '../database';
+import type { StoreDatabase } from '../database';
 import { COLLECTION_OF, COLLECTIONS, RowProblem, type DataSetCollection } from '../collections';
 import type { DataSet } from './data-set';
 import { InvalidDataSetError } from './data-set-values';
@@ -12,16 +12,13 @@ export interface UpsertRecord<Row> {
   /** Where the record was in the data set, for error messages. */
   path: string;
   row: Row;
-  given: readonly (keyof Row & string)[];
+  given: readonly string[];
 }
 
-export interface NormalisedDataSet {
-  schools: UpsertRecord<SchoolsTable>[];
-  students: UpsertRecord<StudentsTable>[];
-  devices: UpsertRecord<DevicesTable>[];
-  notes: UpsertRecord<NotesTable>[];
-  absences: UpsertRecord<AbsencesTable>[];
-}
+/** Each collection's rows, typed as its table's (the table each collection names, collections/). */
+export type NormalisedDataSet = {
+  [C in DataSetCollection]: UpsertRecord<StoreDatabase[(typeof COLLECTION_OF)[C]['table']]>[];
+};
 
 /**
  * Checks and converts a data set to table rows; `now` stamps new marks. Every
@@ -29,8 +26,11 @@ export interface NormalisedDataSet {
  * the admin API validates with, after reading the spellings files use.
  */
 export function normaliseDataSet(dataSet: DataSet, now: string): NormalisedDataSet {
-  const data = Object.fromEntries(COLLECTIONS.map((collection) => [collection, collect(dataSet, collection, now)]));
-  return data as unknown as NormalisedDataSet;
+  // Each collection's toRow writes the columns of its table (collections/), as
+  // rows of column to value; Object.fromEntries keys them by string.
+  return Object.fromEntries(
+    COLLECTIONS.map((collection) => [collection, collect(dataSet, collection, now)]),
+  ) as NormalisedDataSet;
 }
 
 // Later records replace earlier ones with the same key: PostgreSQL refuses

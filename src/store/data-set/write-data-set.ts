@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { COLLECTION_OF, LINKS, type CollectionLink } from '../collections';
+import { collectionTables, type LooseRow } from '../collections/collection-tables';
 import type { StoreDatabase } from '../database';
 import { InvalidDataSetError } from './data-set-values';
 import type { DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
@@ -95,8 +96,6 @@ export async function writeNormalisedDataSet(
   };
 }
 
-type LooseRow = Record<string, unknown>;
-
 // A `refuse` or `cascade` link (collections/): the named record must be
 // stored or in the data set. A school's foreign key would refuse the same
 // rows, but only with the driver's words, and a note's or an absence's
@@ -107,7 +106,7 @@ async function assertLinkKnown(
   link: CollectionLink,
 ): Promise<void> {
   const { table, keyColumn } = COLLECTION_OF[link.to];
-  const rowsOf = (collection: DataSetCollection) => data[collection] as unknown as readonly UpsertRecord<LooseRow>[];
+  const rowsOf = (collection: DataSetCollection): readonly UpsertRecord<LooseRow>[] => data[collection];
   const inDataSet = new Set(rowsOf(link.to).map((record) => record.row[keyColumn]));
   const firstUse = new Map<string, string>();
   for (const { row, path } of rowsOf(link.from)) {
@@ -116,7 +115,7 @@ async function assertLinkKnown(
   }
   const keys = [...firstUse.keys()];
   for (let start = 0; start < keys.length; start += BATCH_ROWS) {
-    const stored = await (db as unknown as Kysely<Record<string, LooseRow>>)
+    const stored = await collectionTables(db)
       .selectFrom(table)
       .select(keyColumn)
       .where(keyColumn, 'in', keys.slice(start, start + BATCH_ROWS))
@@ -137,7 +136,7 @@ async function assertLinkKnown(
 async function upsertInBatches<Row>(
   records: readonly UpsertRecord<Row>[],
   report: (written: number) => void,
-  write: (rows: Row[], given: readonly (keyof Row & string)[]) => Promise<void>,
+  write: (rows: Row[], given: readonly string[]) => Promise<void>,
 ): Promise<void> {
   const groups = new Map<string, UpsertRecord<Row>[]>();
   for (const record of records) {

@@ -117,7 +117,7 @@ function claimStatement(
       updated_at: request.now,
       // A new attempt: nothing of it has reached a gateway yet. (The column is
       // the SMS table's only; the typed spelling above is the push table's.)
-      ...(channel === 'sms' ? ({ send_started_at: null } as unknown as Record<string, never>) : {}),
+      ...(channel === 'sms' ? { send_started_at: null } : {}),
     }))
     .where('id', 'in', due)
     .returningAll();
@@ -138,7 +138,7 @@ async function claimRows<C extends OutboxChannel>(
   const rows = await claimStatement(db, dialect, channel, request).execute();
   // RETURNING keeps no order; deliver the longest-waiting first.
   rows.sort(byCreation);
-  return rows as unknown as Selectable<StoreDatabase[OutboxTable<C>]>[];
+  return channelTable(db, channel).rowsOf(rows);
 }
 
 function byCreation(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {

@@ -28,7 +28,7 @@ export function checkRecord(
     const data = normaliseDataSet({ [collection]: [record] }, now);
     const [checked] = data[collection];
     if (checked === undefined) return { problem: 'is empty.' };
-    const row = checked.row as unknown as Record<string, unknown>;
+    const row: Readonly<Record<string, unknown>> = checked.row;
     return {
       key: String(row.key ?? row.id),
       references: checkedLinksFrom(collection).flatMap((link) => {

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { schoolKey } from '../../domain/school-key';
 import type { StoreDatabase } from '../database';
 import { COLLECTION_OF, COLLECTIONS, linksTo } from '../collections';
+import { collectionTables, type LooseRow } from '../collections/collection-tables';
 import type { DataSet, DataSetCollection } from '../data-set/data-set';
 
 export type RecordOf<C extends DataSetCollection> = NonNullable<DataSet[C]>[number];
@@ -23,10 +24,9 @@ export type DeleteResult = 'deleted' | 'not_found' | 'in_use';
 
 export { COLLECTIONS };
 
-type Row = Record<string, unknown>;
 // The collections share one code path; their row types differ, so this module
 // speaks to Kysely with string names and maps rows itself (collections/).
-type LooseDb = Kysely<Record<string, Row>>;
+type Row = LooseRow;
 
 const fromRow = <C extends DataSetCollection>(collection: C, row: Row): RecordOf<C> =>
   COLLECTION_OF[collection].fromRow(row) as RecordOf<C>;
@@ -56,7 +56,7 @@ export async function findRecord<C extends DataSetCollection>(
   key: string,
 ): Promise<RecordOf<C> | null> {
   const { table, keyColumn } = COLLECTION_OF[collection];
-  const row = await (db as unknown as LooseDb)
+  const row = await collectionTables(db)
     .selectFrom(table)
     .selectAll()
     .where(keyColumn, '=', recordKey(collection, key))
@@ -72,7 +72,7 @@ export async function listRecords<C extends DataSetCollection>(
   page: { limit: number; offset: number },
 ): Promise<RecordPage<C>> {
   const { table, keyColumn: key } = COLLECTION_OF[collection];
-  let query = (db as unknown as LooseDb).selectFrom(table);
+  let query = collectionTables(db).selectFrom(table);
   for (const [field, value] of Object.entries(filter)) {
     const condition = value === undefined ? null : filterCondition(collection, field, value);
     if (condition !== null) query = query.where(condition.column, '=', condition.value);
@@ -88,7 +88,7 @@ export async function readAllRecords<C extends DataSetCollection>(
   collection: C,
 ): Promise<RecordOf<C>[]> {
   const { table, keyColumn: key } = COLLECTION_OF[collection];
-  const rows = await (db as unknown as LooseDb).selectFrom(table).selectAll().orderBy(key).execute();
+  const rows = await collectionTables(db).selectFrom(table).selectAll().orderBy(key).execute();
   return rows.map((row) => fromRow(collection, row));
 }
 
@@ -105,7 +105,7 @@ export async function existingKeys(
   const found = new Set<string>();
   const unique = [...new Set(keys)];
   for (let start = 0; start < unique.length; start += LOOKUP_BATCH) {
-    const rows = await (db as unknown as LooseDb)
+    const rows = await collectionTables(db)
       .selectFrom(table)
       .select(key)
       .where(key, 'in', unique.slice(start, start + LOOKUP_BATCH))
@@ -128,7 +128,7 @@ export async function deleteRecord(
   key: string,
 ): Promise<DeleteResult> {
   const stored = recordKey(collection, key);
-  const loose = db as unknown as LooseDb;
+  const loose = collectionTables(db);
   const links = linksTo(collection);
   for (const link of links.filter((l) => l.onDelete === 'refuse')) {
     const { table } = COLLECTION_OF[link.from];
