@@ -27,8 +27,7 @@ import {
   type PlannedRequest,
   type Servers,
 } from '../legacy-kit/compare';
-import { SERVICE_VERSION } from '../shared/version';
-import { fromInvocation, wantsHelp, wantsVersion } from './args';
+import { fromInvocation, helpOrVersion } from './args';
 import { askSecret } from './ask-secret';
 import { runCommand } from './store-from-config';
 
@@ -135,12 +134,9 @@ const processIo: CompareIo = {
 };
 
 export async function main(args: readonly string[], io: CompareIo = processIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(USAGE);
-    return 0;
-  }
-  if (wantsVersion(args)) {
-    io.stdout(`${SERVICE_VERSION}\n`);
+  const answer = helpOrVersion(args, USAGE);
+  if (answer !== null) {
+    io.stdout(answer);
     return 0;
   }
   let options: Options;

@@ -1,8 +1,7 @@
 // npm run export -- [--format csv|json] DIR
 import './node-guard';
-import { SERVICE_VERSION } from '../shared/version';
 import { exportDataSet, type ExportFormat } from '../import';
-import { fromInvocation, wantsHelp, wantsVersion } from './args';
+import { fromInvocation, helpOrVersion } from './args';
 import { runCommand, storeFromConfig } from './store-from-config';
 
 const USAGE = `Usage: npm run export -- [--format csv|json] DIR
@@ -13,12 +12,9 @@ collection (the default), or one JSON document (data.json).
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  if (wantsHelp(args)) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (wantsVersion(args)) {
-    process.stdout.write(`${SERVICE_VERSION}\n`);
+  const answer = helpOrVersion(args, USAGE);
+  if (answer !== null) {
+    process.stdout.write(answer);
     return 0;
   }
   const rest = [...args];

@@ -1,10 +1,9 @@
 // npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
 // npm run import -- --from-asmx URL --schools FILE [options] (seed-from-asmx.ts)
 import './node-guard';
-import { SERVICE_VERSION } from '../shared/version';
 import { formatImportReport, importFiles, terminalProgress, type ImportFile } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
-import { fromInvocation, wantsHelp, wantsVersion } from './args';
+import { fromInvocation, helpOrVersion } from './args';
 import { SEED_USAGE, seedMain } from './seed-from-asmx';
 import { runCommand, storeFromConfig } from './store-from-config';
 
@@ -26,12 +25,9 @@ Exit code: 0 all rows imported; 1 some rows or files were not; 2 usage or config
 ${SEED_USAGE}`;
 
 export async function main(args: readonly string[]): Promise<number> {
-  if (wantsHelp(args)) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (wantsVersion(args)) {
-    process.stdout.write(`${SERVICE_VERSION}\n`);
+  const answer = helpOrVersion(args, USAGE);
+  if (answer !== null) {
+    process.stdout.write(answer);
     return 0;
   }
   if (args.some((arg) => arg === '--from-asmx' || arg.startsWith('--from-asmx='))) return seedMain(args);

@@ -6,9 +6,8 @@
 import './node-guard';
 import bcrypt from 'bcryptjs';
 import { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from '../console';
-import { SERVICE_VERSION } from '../shared/version';
 import { CONSOLE_ROLES, type ConsoleRole, type ConsoleStore } from '../store';
-import { wantsHelp, wantsVersion } from './args';
+import { helpOrVersion } from './args';
 import { readPassword } from './password-prompt';
 import { storeFromConfig } from './store-from-config';
 
@@ -33,12 +32,10 @@ const isRole = (value: string | undefined): value is ConsoleRole =>
   value !== undefined && (CONSOLE_ROLES as readonly string[]).includes(value);
 
 export async function runOperatorCli(args: readonly string[], io: OperatorCliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.out(USAGE);
-    return 0;
-  }
-  if (wantsVersion(args)) {
-    io.out(SERVICE_VERSION);
+  const answer = helpOrVersion(args, USAGE);
+  if (answer !== null) {
+    // Written a line at a time: the line's newline is the writer's.
+    io.out(answer.replace(/\n$/, ''));
     return 0;
   }
   const [command, name, ...rest] = args;

@@ -3,7 +3,6 @@
 // back in the queue once the cause is fixed; and deleting finished ones now
 // rather than at the workers' next hourly pass.
 import './node-guard';
-import { SERVICE_VERSION } from '../shared/version';
 import {
   parseRetentionDays,
   pruneOutboxOnce,
@@ -13,7 +12,7 @@ import {
 import { createLogger, maskPhone } from '../log';
 import { openStore, type AdminStore, type OutboxStatus } from '../store';
 import type { Config } from '../config';
-import { wantsHelp, wantsVersion } from './args';
+import { helpOrVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 
 const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|uncertain|sent] [--limit N]
@@ -33,12 +32,10 @@ type OutboxCommandStore = Pick<
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'uncertain', 'sent'];
 
 async function main(args: string[]): Promise<number> {
-  if (wantsHelp(args)) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (wantsVersion(args)) {
-    console.log(SERVICE_VERSION);
+  const answer = helpOrVersion(args, USAGE);
+  if (answer !== null) {
+    // Written a line at a time: the line's newline is the writer's.
+    console.log(answer.replace(/\n$/, ''));
     return 0;
   }
   const [command, ...rest] = args;

@@ -6,12 +6,11 @@
 // a valid policy, or nothing is written. The running service reads it on
 // SIGHUP.
 import './node-guard';
-import { SERVICE_VERSION } from '../shared/version';
 import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
 import { PolicyError, USER_NAME, parsePolicy } from '../access';
-import { fromInvocation, wantsHelp, wantsVersion } from './args';
+import { fromInvocation, helpOrVersion } from './args';
 import { readPassword } from './password-prompt';
 
 const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
@@ -32,12 +31,10 @@ export interface UserCliIo {
 }
 
 export async function runUserCli(args: readonly string[], io: UserCliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.out(USAGE);
-    return 0;
-  }
-  if (wantsVersion(args)) {
-    io.out(SERVICE_VERSION);
+  const answer = helpOrVersion(args, USAGE);
+  if (answer !== null) {
+    // Written a line at a time: the line's newline is the writer's.
+    io.out(answer.replace(/\n$/, ''));
     return 0;
   }
   const [command, name, ...rest] = args;

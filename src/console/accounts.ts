@@ -5,10 +5,10 @@
 import bcrypt from 'bcryptjs';
 import type { Request, Response } from 'express';
 import { CONSOLE_ROLES, type ConsoleRole } from '../store';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
-import { csrfField, errorSummary, notice, page, type SignedIn, type View } from './view';
+import { CONSOLE_BASE, redirect } from './respond';
+import { csrfField, errorSummary, notice, sendView, type SignedIn, type View } from './view';
 
 /** As the policy's users (src/access/policy.ts USER_NAME), and safe in a path: never `.` or `..`, which a browser resolves away. */
 export const ACCOUNT_NAME = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/;
@@ -67,13 +67,11 @@ export async function showAccounts(
   });
   const problems = form.problems ?? [];
   const invalid = (field: string) => (problems.some((p) => p.field === field) ? html` aria-invalid="true"` : '');
-  sendPage(
+  sendView(
     res,
-    problems.length > 0 ? 400 : 200,
-    page(
-      view,
-      t.accountsTitle,
-      html`${notice(note)}${errorSummary(view, problems)}
+    view,
+    t.accountsTitle,
+    html`${notice(note)}${errorSummary(view, problems)}
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colRole}</th><th scope="col">${t.colAccountState}</th><th scope="col">${t.colActions}</th></tr></thead>
 <tbody>${rows}</tbody>
@@ -89,8 +87,7 @@ ${csrfField(view)}
 <select id="account-role" name="role">${roleOptions(form.role ?? 'viewer')}</select></div>
 <button type="submit">${t.add}</button>
 </form>`,
-      { current: 'accounts' },
-    ),
+    { status: problems.length > 0 ? 400 : 200, current: 'accounts' },
   );
 }
 
@@ -126,14 +123,14 @@ export async function addAccount(context: ConsoleContext, view: View, req: Reque
 
 export type AccountChange = 'role' | 'disable' | 'enable' | 'remove';
 
-export async function changeAccount(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  name: string,
-  change: AccountChange,
-): Promise<void> {
+export const changeAccount: PageHandler<[name: string, change: AccountChange]> = async (
+  context,
+  view,
+  req,
+  res,
+  name,
+  change,
+) => {
   const session = view.session as SignedIn;
   const body = (req.body ?? {}) as Record<string, unknown>;
   if (name === session.account || !ACCOUNT_NAME.test(name)) {
@@ -169,20 +166,17 @@ export async function changeAccount(
     res,
     `${CONSOLE_BASE}/accounts?done=${change === 'remove' ? 'removed' : 'changed'}&name=${encodeURIComponent(name)}`,
   );
-}
+};
 
 /** The confirmation step before a removal: one question on its own page. */
 export function confirmRemoval(view: View, res: Response, name: string): void {
   const { t } = view;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.remove,
-      html`<p>${t.confirmRemove(name)}</p>
+    view,
+    t.remove,
+    html`<p>${t.confirmRemove(name)}</p>
 <form method="post" action="${accountPath(name)}/remove">${csrfField(view)}<button type="submit" class="warning">${t.yesRemove}</button> <a href="${CONSOLE_BASE}/accounts">${t.cancel}</a></form>`,
-      { current: 'accounts' },
-    ),
+    { current: 'accounts' },
   );
 }

@@ -7,8 +7,8 @@ import type { Request, Response } from 'express';
 import { AuditListQuery } from '../admin';
 import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, sendPage } from './respond';
-import { errorSummary, page, type View } from './view';
+import { CONSOLE_BASE } from './respond';
+import { errorSummary, sendView, type View } from './view';
 
 const SHOWN = 100;
 
@@ -57,13 +57,11 @@ export async function showAudit(context: ConsoleContext, view: View, req: Reques
   const invalid = (id: string) => (problems.some((p) => p.field === id) ? html` aria-invalid="true"` : '');
   const option = (value: string, label: string) =>
     html`<option value="${value}"${form.outcome === value ? html` selected` : ''}>${label}</option>`;
-  sendPage(
+  sendView(
     res,
-    problems.length > 0 ? 400 : 200,
-    page(
-      view,
-      t.auditTitle,
-      html`${errorSummary(view, problems)}
+    view,
+    t.auditTitle,
+    html`${errorSummary(view, problems)}
 <form class="filters" method="get" action="${CONSOLE_BASE}/audit">
 <div class="field"><label for="caller">${t.caller}</label><p class="hint" id="caller-hint">${t.callerHint}</p><input id="caller" name="caller" type="text" dir="ltr" maxlength="128" aria-describedby="caller-hint" value="${form.caller}"${invalid('caller')}></div>
 <div class="field"><label for="operation">${t.operation}</label><input id="operation" name="operation" type="text" dir="ltr" maxlength="128" value="${form.operation}"${invalid('operation')}></div>
@@ -98,7 +96,6 @@ ${
 </tr>`,
         )}</tbody></table>`
 }`,
-      { current: 'audit' },
-    ),
+    { status: problems.length > 0 ? 400 : 200, current: 'audit' },
   );
 }

@@ -6,7 +6,9 @@ import type { LoginThrottle } from '../access/login-throttle';
 import type { Logger } from '../log';
 import type { AccessStore, AdminStore, ConsoleStore, ImportStore } from '../store';
 import type { ConsoleAudit } from './audit';
+import type { Request, Response } from 'express';
 import type { ImportJobs } from './import-jobs';
+import type { View } from './view';
 
 export interface ConsoleSettings {
   /** Secure cookies: PUBLIC_BASE_URL is https. */
@@ -42,3 +44,12 @@ export interface ConsoleContext {
   /** A message was queued again: an in-process worker may look now rather than at its next poll. */
   readonly onResent?: () => void;
 }
+
+/** A page's handler: the console's parts, the page's view, the request and its answer, then what the route's path names (an id). */
+export type PageHandler<A extends readonly unknown[] = []> = (
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+  ...args: A
+) => Promise<void>;

@@ -3,11 +3,11 @@
 // shown (operators), after a confirmation page that says how many.
 import type { Request, Response } from 'express';
 import type { OutboxChannel } from '../store';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { CONSOLE_BASE, redirect } from './respond';
 import { lastErrorText, maskErrorText } from './students';
-import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, type SignedIn, type View } from './view';
 
 const SHOWN = 50;
 const ERRORS = 20;
@@ -39,13 +39,11 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
   const canResend = allows((view.session as SignedIn).role, 'operator');
   const tab = (channel: OutboxChannel) =>
     html`<li><a href="${CONSOLE_BASE}/dead?channel=${channel}"${q.channel === channel ? html` aria-current="page"` : ''}>${t.channel[channel]}</a></li>`;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.deadTitle,
-      html`${notice(done)}<nav aria-label="${t.colChannel}"><ul class="tabs">${tab('push')}${tab('sms')}</ul></nav>
+    view,
+    t.deadTitle,
+    html`${notice(done)}<nav aria-label="${t.colChannel}"><ul class="tabs">${tab('push')}${tab('sms')}</ul></nav>
 <h2>${t.deadErrorsTitle}</h2>
 <ul class="errors">
 <li><a href="${CONSOLE_BASE}/dead?channel=${q.channel}"${q.error === null ? html` aria-current="true"` : ''}>${t.allErrors}</a></li>
@@ -71,36 +69,27 @@ ${canResend ? html`<p><a class="button" href="${CONSOLE_BASE}/dead/resend?${quer
 </tr>`,
       )}</tbody></table>`
 }`,
-      { current: 'dead' },
-    ),
+    { current: 'dead' },
   );
 }
 
 /** The confirmation step, with the count that would be resent. */
-export async function confirmResendDead(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-): Promise<void> {
+export const confirmResendDead: PageHandler = async (context, view, req, res) => {
   const { t, f } = view;
   const q = deadQuery(req.query);
   const { total } = await context.stores.console.listDead(q.channel, q.error, { limit: 1, offset: 0 });
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.resend,
-      html`<p>${t.confirmResendAll(f.number(total))}</p>
+    view,
+    t.resend,
+    html`<p>${t.confirmResendAll(f.number(total))}</p>
 <form method="post" action="${CONSOLE_BASE}/dead/resend">${csrfField(view)}
 <input type="hidden" name="channel" value="${q.channel}">
 <input type="hidden" name="error" value="${q.error ?? ''}">
 <button type="submit">${t.yesResend}</button> <a href="${CONSOLE_BASE}/dead?${queryString(q)}">${t.cancel}</a></form>`,
-      { current: 'dead' },
-    ),
+    { current: 'dead' },
   );
-}
+};
 
 export async function resendDead(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
   const q = deadQuery((req.body ?? {}) as Record<string, unknown>);

@@ -5,14 +5,14 @@
 import type { Request, Response } from 'express';
 import { formatImportReport, FIELDS, LISTED_REJECTIONS_MAX, type FileReport, type ImportReport } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
 import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job, type Upload } from './import-jobs';
 import { isMultipart, MultipartError, readMultipart } from './multipart';
 import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
 import { forbidden } from './sign-in';
-import { csrfField, errorSummary, page, type SignedIn, type View } from './view';
+import { csrfField, errorSummary, page, sendView, type SignedIn, type View } from './view';
 
 /** Refused rows listed on the page; the downloadable report has them all. */
 const LISTED_REFUSALS = 200;
@@ -122,15 +122,12 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
 }
 
 function missing(view: View, res: Response): void {
-  sendPage(
+  sendView(
     res,
-    404,
-    page(
-      view,
-      view.t.notFoundTitle,
-      html`<p>${view.t.importMissing}</p><p><a href="${CONSOLE_BASE}/import">${view.t.importAnother}</a></p>`,
-      { current: 'import' },
-    ),
+    view,
+    view.t.notFoundTitle,
+    html`<p>${view.t.importMissing}</p><p><a href="${CONSOLE_BASE}/import">${view.t.importAnother}</a></p>`,
+    { status: 404, current: 'import' },
   );
 }
 
@@ -201,11 +198,7 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
   const title = upload.apply === null ? t.importDryRunTitle(upload.fileName) : t.importAppliedTitle(upload.fileName);
   if (job === null || job.state === 'running') {
     // A meta refresh, as the console runs no script (docs/console.md#security).
-    sendPage(
-      res,
-      200,
-      page(view, title, html`${job === null ? '' : progressOf(view, job)}`, { current: 'import', refresh: 2 }),
-    );
+    sendView(res, view, title, html`${job === null ? '' : progressOf(view, job)}`, { current: 'import', refresh: 2 });
     return;
   }
   const downloads = (kind: 'check' | 'apply') => {
@@ -226,27 +219,18 @@ ${
       : html`<p>${t.importNothing}</p>`
     : ''
 }`;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      title,
-      html`${body}
+    view,
+    title,
+    html`${body}
 <ul class="downloads">${upload.check?.report == null ? '' : downloads('check')}${upload.apply?.report == null ? '' : downloads('apply')}</ul>
 <p><a href="${CONSOLE_BASE}/import">${t.importAnother}</a></p>`,
-      { current: 'import' },
-    ),
+    { current: 'import' },
   );
 }
 
-export async function applyUpload(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  id: string,
-): Promise<void> {
+export const applyUpload: PageHandler<[id: string]> = async (context, view, req, res, id) => {
   const upload = context.imports.get(id);
   if (upload === null) {
     missing(view, res);
@@ -262,25 +246,24 @@ export async function applyUpload(
     reason: started ? 'started' : 'busy',
   });
   if (!started && upload.apply === null) {
-    sendPage(
-      res,
-      409,
-      page(view, view.t.importTitle, html`${errorSummary(view, [{ text: view.t.importBusy }])}`, { current: 'import' }),
-    );
+    sendView(res, view, view.t.importTitle, html`${errorSummary(view, [{ text: view.t.importBusy }])}`, {
+      status: 409,
+      current: 'import',
+    });
     return;
   }
   redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
-}
+};
 
-export async function downloadReport(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  id: string,
-  kind: 'check' | 'apply',
-  format: 'txt' | 'json',
-): Promise<void> {
+export const downloadReport: PageHandler<[id: string, kind: 'check' | 'apply', format: 'txt' | 'json']> = async (
+  context,
+  view,
+  req,
+  res,
+  id,
+  kind,
+  format,
+) => {
   const upload = context.imports.get(id);
   const report = upload?.[kind]?.report ?? null;
   if (upload === null || report === null) {
@@ -306,7 +289,7 @@ export async function downloadReport(
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(formatImportReport(report));
   }
-}
+};
 
 /** The audit trail's entry when a job ends: what it did, in the report's counts. */
 export function jobSummary(upload: Upload, job: Job): string {

@@ -37,12 +37,11 @@ import {
   parseCookies,
   redirect,
   securityHeaders,
-  sendPage,
 } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
 import { CONSOLE_CSS } from './style';
-import { allows, page, viewFor, type SignedIn, type View } from './view';
+import { allows, sendView, type SignedIn, type View, viewFor } from './view';
 
 export { CONSOLE_BASE } from './respond';
 export { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from './accounts';
@@ -386,7 +385,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
 
   router.use(CONSOLE_BASE, (_req, res) => {
     const { view } = local(res);
-    sendPage(res, 404, page(view, view.t.notFoundTitle, html`<p>${view.t.notFoundText}</p>`));
+    sendView(res, view, view.t.notFoundTitle, html`<p>${view.t.notFoundText}</p>`, { status: 404 });
   });
 
   // A store outage is a page that says so; anything else is logged and answered plainly.

@@ -13,11 +13,11 @@ import {
   type MessageListItem,
   type OutboxStatus,
 } from '../store';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
-import { CONSOLE_BASE, sendPage } from './respond';
+import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText } from './students';
-import { errorSummary, page, type SignedIn, type View } from './view';
+import { errorSummary, sendView, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 50;
 /** The most rows one CSV download holds; a longer list is cut there (the page says so). */
@@ -275,13 +275,11 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
           `${CONSOLE_BASE}/messages`,
           filterQuery({ ...form, error: '' }),
         )}">${t.removeFilter}</a></p>`;
-  sendPage(
+  sendView(
     res,
-    problems.length > 0 ? 400 : 200,
-    page(
-      view,
-      t.messagesTitle,
-      html`${errorSummary(view, problems)}
+    view,
+    t.messagesTitle,
+    html`${errorSummary(view, problems)}
 <form class="message-filters" method="get" action="${CONSOLE_BASE}/messages">
 <div class="field"><label for="q">${t.findMessage}</label><p class="hint" id="q-hint">${t.findHint}</p><div class="search-row"><input id="q" name="q" type="search" dir="auto" maxlength="${MAX.find}" aria-describedby="q-hint" value="${form.q}"${invalid('q')}><button type="submit">${t.search}</button></div></div>
 <details${filtered ? html` open` : ''}><summary>${t.moreFilters}</summary>
@@ -311,8 +309,7 @@ ${
 <tbody>${list.items.map((item) => row(view, item))}</tbody></table>
 ${pager}`
 }`,
-      { current: 'messages' },
-    ),
+    { status: problems.length > 0 ? 400 : 200, current: 'messages' },
   );
 }
 
@@ -337,12 +334,7 @@ const CSV_COLUMNS = [
 ] as const;
 
 /** The filtered list as CSV, masked as the page is, at most CSV_MAX_ROWS rows, newest first. */
-export async function downloadMessageList(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-): Promise<void> {
+export const downloadMessageList: PageHandler = async (context, view, req, res) => {
   const parsed = parseQuery(view, req.query);
   if (parsed.filter === null) {
     res.status(400).setHeader('Content-Type', 'text/plain; charset=utf-8');
@@ -389,4 +381,4 @@ export async function downloadMessageList(
   res.setHeader('Content-Disposition', 'attachment; filename="messages.csv"');
   // The byte order mark lets spreadsheets read the Arabic in it as UTF-8.
   res.end(`\uFEFF${lines.join('\r\n')}\r\n`);
-}
+};

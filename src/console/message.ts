@@ -2,31 +2,31 @@
 // with the provider's answer and the masked error, the next attempt; and,
 // for a dead or retrying message, Resend (operators) after a confirmation
 // page, through the same store function as the admin API's requeue.
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { OutboxChannel } from '../store';
-import type { ConsoleContext } from './context';
+import type { PageHandler } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { CONSOLE_BASE, redirect } from './respond';
 import { lastErrorText, maskErrorText } from './students';
-import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, type SignedIn, type View } from './view';
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
 const messagePath = (channel: OutboxChannel, id: string) =>
   `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
 
-export async function showMessage(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  channel: OutboxChannel,
-  id: string,
-): Promise<void> {
+export const showMessage: PageHandler<[channel: OutboxChannel, id: string]> = async (
+  context,
+  view,
+  req,
+  res,
+  channel,
+  id,
+) => {
   const { t, f } = view;
   const session = view.session as SignedIn;
   const found = await context.stores.admin.getOutboxMessage(channel, id);
   if (found === null) {
-    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.messageMissing}</p>`));
+    sendView(res, view, t.notFoundTitle, html`<p>${t.messageMissing}</p>`, { status: 404 });
     return;
   }
   const attempts = await context.stores.console.listAttempts(channel, id);
@@ -45,13 +45,11 @@ export async function showMessage(
   const refused = typeof req.query.refused === 'string' ? (t.resendRefused[req.query.refused] ?? null) : null;
   const statusClass =
     message.status === 'dead' || message.status === 'failed' ? 'alert' : message.status === 'sent' ? 'ok' : '';
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      `${t.messageTitle} ${id.slice(0, 8)}`,
-      html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
+    view,
+    `${t.messageTitle} ${id.slice(0, 8)}`,
+    html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
 ${studentId === null ? '' : html`<p><a href="${CONSOLE_BASE}/students/${encodeURIComponent(studentId)}">${t.back}</a></p>`}
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${id}</bdi></dd></div>
@@ -82,33 +80,29 @@ ${
 </tr>`,
       )}</tbody></table>`
 }`,
-    ),
   );
-}
+};
 
 /** The confirmation step: one question on its own page. */
 export function confirmResend(view: View, res: Response, channel: OutboxChannel, id: string): void {
   const { t } = view;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.resend,
-      html`<p>${t.confirmResend}</p>
+    view,
+    t.resend,
+    html`<p>${t.confirmResend}</p>
 <form method="post" action="${messagePath(channel, id)}/resend">${csrfField(view)}<button type="submit">${t.yesResend}</button> <a href="${messagePath(channel, id)}">${t.cancel}</a></form>`,
-    ),
   );
 }
 
-export async function resend(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  channel: OutboxChannel,
-  id: string,
-): Promise<void> {
+export const resend: PageHandler<[channel: OutboxChannel, id: string]> = async (
+  context,
+  view,
+  req,
+  res,
+  channel,
+  id,
+) => {
   const session = view.session as SignedIn;
   const result = await context.stores.admin.requeueOutboxMessage(channel, id);
   await context.audit({
@@ -121,4 +115,4 @@ export async function resend(
   });
   if (result === 'requeued') context.onResent?.();
   redirect(res, `${messagePath(channel, id)}?${result === 'requeued' ? 'done=resent' : `refused=${result}`}`);
-}
+};

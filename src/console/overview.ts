@@ -8,8 +8,8 @@ import { activityChart, type ChartBucket } from './chart';
 import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { STATUS_PARAM } from './message-list';
-import { CONSOLE_BASE, sendPage } from './respond';
-import { page, type View } from './view';
+import { CONSOLE_BASE } from './respond';
+import { sendView, type View } from './view';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -86,13 +86,11 @@ export async function showOverview(context: ConsoleContext, view: View, res: Res
         })}</tbody></table>`
   }`;
 
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.overviewTitle,
-      html`<h2>${t.deliveryNow}</h2>
+    view,
+    t.overviewTitle,
+    html`<h2>${t.deliveryNow}</h2>
 <div class="cards">${channels}</div>
 ${due}
 <h2>${t.workersTitle}</h2>
@@ -101,7 +99,6 @@ ${activityChart(view, t.chartHour, series(minutes, MINUTE, 60, 16), 10)}
 ${activityChart(view, t.chartWeek, series(hours, HOUR, 168, 13), 24)}
 <h2>${t.errorsTitle}</h2>
 ${errorRows}`,
-      { current: 'overview' },
-    ),
+    { current: 'overview' },
   );
 }

@@ -6,14 +6,14 @@
 // at the top of the form with a link to its field, and nothing changes.
 // A student, a school and a device are edited this way (student-edit.ts,
 // school-edit.ts, device-edit.ts).
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { z } from 'zod';
 import { InvalidDataSetError, type DataSetCollection } from '../store';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
 import type { Messages } from './i18n';
 import { redirect, sendPage } from './respond';
-import { csrfField, errorSummary, page, type PageOptions, type SignedIn, type View } from './view';
+import { csrfField, errorSummary, page, type PageOptions, sendView, type SignedIn, type View } from './view';
 
 export interface EditField {
   /** The record's field, and the form's. */
@@ -96,7 +96,10 @@ async function stored(context: ConsoleContext, spec: EditSpec, key: string): Pro
 }
 
 function notFound(view: View, res: Response, spec: EditSpec): void {
-  sendPage(res, 404, page(view, view.t.notFoundTitle, html`<p>${spec.missing(view.t)}</p>`, { current: spec.current }));
+  sendView(res, view, view.t.notFoundTitle, html`<p>${spec.missing(view.t)}</p>`, {
+    status: 404,
+    current: spec.current,
+  });
 }
 
 export async function showEdit(
@@ -111,14 +114,7 @@ export async function showEdit(
   else sendPage(res, 200, editForm(view, spec, record, {}, []));
 }
 
-export async function saveEdit(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  spec: EditSpec,
-  key: string,
-): Promise<void> {
+export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (context, view, req, res, spec, key) => {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const values: Values = {};
   for (const field of spec.fields) {
@@ -178,4 +174,4 @@ export async function saveEdit(
   }
   await audit('allowed', Object.keys(parsed.data).join(' '));
   redirect(res, spec.saved);
-}
+};

@@ -3,7 +3,7 @@
 // the admin API's PATCH /schools and PATCH /devices rules and messages.
 import type { Request, Response } from 'express';
 import { COLLECTION_OF } from '../store';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { saveEdit, showEdit, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
 import type { View } from './view';
@@ -82,22 +82,10 @@ export async function saveSchool(context: ConsoleContext, view: View, req: Reque
   await saveEdit(context, view, req, res, schoolSpec(schoolOf(req)), schoolOf(req));
 }
 
-export async function showEditDevice(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  id: string,
-): Promise<void> {
+export const showEditDevice: PageHandler<[id: string]> = async (context, view, req, res, id) => {
   await showEdit(context, view, res, deviceSpec(id, studentOf(req)), id);
-}
+};
 
-export async function saveDevice(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  id: string,
-): Promise<void> {
+export const saveDevice: PageHandler<[id: string]> = async (context, view, req, res, id) => {
   await saveEdit(context, view, req, res, deviceSpec(id, studentOf(req)), id);
-}
+};

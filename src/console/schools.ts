@@ -2,10 +2,10 @@
 // then a school's students a page at a time, through the admin role's
 // listRecords, the admin API's listing.
 import type { Request, Response } from 'express';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, sendPage } from './respond';
-import { allows, notice, page, type SignedIn, type View } from './view';
+import { CONSOLE_BASE } from './respond';
+import { allows, notice, sendView, type SignedIn, type View } from './view';
 
 const PAGE_SIZE = 50;
 const MAX_PAGE = 2000;
@@ -31,35 +31,27 @@ export async function showSchools(context: ConsoleContext, view: View, req: Requ
     {},
     { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE },
   );
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.schoolsTitle,
-      html`<table class="stack">
+    view,
+    t.schoolsTitle,
+    html`<table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colBaseUrl}</th></tr></thead>
 <tbody>${schools.items.map(
-        (s) =>
-          html`<tr><td data-label="${t.colName}"><a href="${CONSOLE_BASE}/schools/students?school=${encodeURIComponent(s.baseUrl)}"><bdi>${s.name}</bdi></a></td><td data-label="${t.colBaseUrl}"><bdi class="code">${s.baseUrl}</bdi></td></tr>`,
-      )}</tbody></table>
+      (s) =>
+        html`<tr><td data-label="${t.colName}"><a href="${CONSOLE_BASE}/schools/students?school=${encodeURIComponent(s.baseUrl)}"><bdi>${s.name}</bdi></a></td><td data-label="${t.colBaseUrl}"><bdi class="code">${s.baseUrl}</bdi></td></tr>`,
+    )}</tbody></table>
 ${pager(view, pageNumber, schools.total, (n) => `${CONSOLE_BASE}/schools?page=${n}`)}`,
-      { current: 'schools' },
-    ),
+    { current: 'schools' },
   );
 }
 
-export async function showSchoolStudents(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-): Promise<void> {
+export const showSchoolStudents: PageHandler = async (context, view, req, res) => {
   const { t, f } = view;
   const baseUrl = typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '';
   const school = baseUrl === '' ? null : await context.stores.admin.getRecord('schools', baseUrl);
   if (school === null) {
-    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.schoolMissing}</p>`, { current: 'schools' }));
+    sendView(res, view, t.notFoundTitle, html`<p>${t.schoolMissing}</p>`, { status: 404, current: 'schools' });
     return;
   }
   // A school's list of students is a read of personal data.
@@ -77,30 +69,27 @@ export async function showSchoolStudents(
     { school: school.baseUrl },
     { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE },
   );
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      school.name,
-      html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
-        allows((view.session as SignedIn).role, 'operator')
-          ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
-          : ''
-      }</p>
+    view,
+    school.name,
+    html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
+      allows((view.session as SignedIn).role, 'operator')
+        ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
+        : ''
+    }</p>
 <p role="status">${t.schoolStudents(f.number(students.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>
 <tbody>${students.items.map(
-        (s) => html`<tr>
+      (s) => html`<tr>
 <td data-label="${t.colName}"><a href="${CONSOLE_BASE}/students/${encodeURIComponent(s.id)}"><bdi>${s.fullName}</bdi></a></td>
 <td data-label="${t.colId}"><bdi class="code">${s.id}</bdi></td>
 <td data-label="${t.colClass}"><bdi>${s.classId ?? '–'}</bdi></td>
 <td data-label="${t.colActive}">${s.active === '0' ? t.no : t.yes}</td>
 </tr>`,
-      )}</tbody></table>
+    )}</tbody></table>
 ${pager(view, pageNumber, students.total, (n) => `${CONSOLE_BASE}/schools/students?school=${encodeURIComponent(school.baseUrl)}&page=${n}`)}`,
-      { current: 'schools' },
-    ),
+    { current: 'schools' },
   );
-}
+};

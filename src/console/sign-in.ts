@@ -2,12 +2,12 @@
 // attempts are counted per account and per address by the same throttle as
 // the policy's Basic users (src/access/login-throttle.ts), before bcrypt
 // runs; an unknown name costs the same bcrypt check as a known one.
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { html, type Html } from '../shared/markup';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { addCookie, CONSOLE_BASE, cookie, redirect, sendPage } from './respond';
 import { csrfMatches, randomToken, SIGN_IN_COOKIE, startSession } from './sessions';
-import { errorSummary, notice, page, type View } from './view';
+import { errorSummary, notice, page, sendView, type View } from './view';
 
 /** A bcrypt hash of nothing anyone knows: the check an unknown name costs. */
 const NO_ACCOUNT_HASH = '$2b$10$RMBumYn8wLQqrjgGjSW8repRl.cSEzIzfRpJFLJalbmbCdaeOAbce';
@@ -47,13 +47,7 @@ export function showSignIn(context: ConsoleContext, view: View, res: Response, n
   sendPage(res, 200, signInPage(view, csrf, { note }));
 }
 
-export async function signIn(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  cookies: ReadonlyMap<string, string>,
-): Promise<void> {
+export const signIn: PageHandler<[cookies: ReadonlyMap<string, string>]> = async (context, view, req, res, cookies) => {
   const { t } = view;
   const body = (req.body ?? {}) as Record<string, unknown>;
   const address = req.ip ?? null;
@@ -112,11 +106,11 @@ export async function signIn(
   await context.audit({ address, account: account.name, operation: 'sign-in', outcome: 'allowed' });
   context.logger.info({ account: account.name, callerAddress: address }, 'console: signed in');
   redirect(res, `${CONSOLE_BASE}/`);
-}
+};
 
 export function forbidden(view: View, res: Response, why: 'role' | 'csrf'): void {
   const { t } = view;
   const title = why === 'csrf' ? t.csrfTitle : t.forbiddenTitle;
   const text = why === 'csrf' ? t.csrfText : t.forbiddenText;
-  sendPage(res, 403, page(view, title, html`<p>${text}</p><p><a href="${CONSOLE_BASE}/">${t.back}</a></p>`));
+  sendView(res, view, title, html`<p>${text}</p><p><a href="${CONSOLE_BASE}/">${t.back}</a></p>`, { status: 403 });
 }

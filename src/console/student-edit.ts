@@ -1,8 +1,8 @@
 // Editing a student (operators, docs/console.md#editing-records): full name,
 // class, device and the active flag, by the shared record form (record-edit.ts).
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { COLLECTION_OF } from '../store';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { saveEdit, showEdit, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
 import type { View } from './view';
@@ -52,12 +52,6 @@ export async function showEditStudent(context: ConsoleContext, view: View, res: 
   await showEdit(context, view, res, studentSpec(id), id);
 }
 
-export async function saveStudent(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  id: string,
-): Promise<void> {
+export const saveStudent: PageHandler<[id: string]> = async (context, view, req, res, id) => {
   await saveEdit(context, view, req, res, studentSpec(id), id);
-}
+};

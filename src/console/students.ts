@@ -4,10 +4,10 @@
 // admin API uses; every page of a student is a read of personal data and goes
 // into the audit trail, and so does every reveal of a push token.
 import type { Request, Response } from 'express';
-import type { ConsoleContext } from './context';
+import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
-import { CONSOLE_BASE, sendPage } from './respond';
-import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
+import { CONSOLE_BASE } from './respond';
+import { allows, csrfField, notice, sendView, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
@@ -56,19 +56,16 @@ ${
       }${pageNumber < pages ? html`<a rel="next" href="${link(pageNumber + 1)}">${t.next}</a>` : ''}</nav>`
     : ''
 }`;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.studentsTitle,
-      html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
+    view,
+    t.studentsTitle,
+    html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
 <div class="field"><label for="q">${t.searchStudents}</label><p class="hint" id="q-hint">${t.searchHint}</p>
 <div class="search-row"><input id="q" name="q" type="search" maxlength="100" dir="auto" aria-describedby="q-hint" value="${q}"> <button type="submit">${t.search}</button></div></div>
 </form>
 ${results}`,
-      { current: 'students' },
-    ),
+    { current: 'students' },
   );
 }
 
@@ -100,21 +97,14 @@ export function lastErrorText(view: View, error: string | null): Html | string {
   return html`${plainError(view, error)}<br><bdi class="code muted">${maskErrorText(error)}</bdi>`;
 }
 
-export async function showStudent(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  id: string,
-  reveal: boolean,
-): Promise<void> {
+export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (context, view, req, res, id, reveal) => {
   const { t, f } = view;
   const session = view.session as SignedIn;
   const admin = context.stores.admin;
   const student = await admin.getRecord('students', id);
   const address = req.ip ?? null;
   if (student === null) {
-    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students' }));
+    sendView(res, view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { status: 404, current: 'students' });
     return;
   }
   const [school, device, notifications, absences, notes] = await Promise.all([
@@ -192,15 +182,13 @@ export async function showStudent(
             html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${n.type}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${n.state ?? '–'}</td></tr>`,
         )}</tbody></table>`;
 
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.studentTitle(student.fullName),
-      html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
-        canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
-      }</p>
+    view,
+    t.studentTitle(student.fullName),
+    html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
+      canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
+    }</p>
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${student.id}</bdi></dd></div>
 <div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? student.school}</bdi></dd></div>
@@ -215,7 +203,6 @@ ${notificationRows}
 ${absenceRows}
 <h2>${t.notes}</h2>
 ${noteRows}`,
-      { current: 'students' },
-    ),
+    { current: 'students' },
   );
-}
+};

@@ -1,10 +1,11 @@
 // What every page is drawn with: the language, its messages and formats, and
 // who is signed in; and the page frame (header, navigation, language link,
 // sign-out form) around each page's main content.
+import type { Response } from 'express';
 import type { ConsoleRole } from '../store';
 import { html, type Html, type HtmlValue } from '../shared/markup';
 import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
-import { CONSOLE_BASE } from './respond';
+import { CONSOLE_BASE, sendPage } from './respond';
 
 export interface SignedIn {
   /** SHA-256 (hex) of the cookie's value: the session row's key. */
@@ -43,6 +44,17 @@ export interface PageOptions {
   readonly current?: 'overview' | 'messages' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts';
   /** Seconds after which the browser loads the page again (a running import job). */
   readonly refresh?: number;
+}
+
+/** Answers with a whole page (`page`), 200 unless `status` says otherwise. */
+export function sendView(
+  res: Response,
+  view: View,
+  title: string,
+  main: HtmlValue,
+  options: PageOptions & { readonly status?: number } = {},
+): void {
+  sendPage(res, options.status ?? 200, page(view, title, main, options));
 }
 
 export function page(view: View, title: string, main: HtmlValue, options: PageOptions = {}): Html {
