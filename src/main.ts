@@ -1,7 +1,7 @@
 import './cli/node-guard';
 import type { AddressInfo } from 'node:net';
 import { PolicyError } from './access';
-import { helpOrVersion } from './cli/args';
+import { answerHelpOrVersion } from './cli/args';
 import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './log';
 import { serveMetrics } from './server';
@@ -39,11 +39,7 @@ ACCESS_POLICY.
 `;
 
 async function main(): Promise<void> {
-  const answer = helpOrVersion(process.argv.slice(2), USAGE);
-  if (answer !== null) {
-    process.stdout.write(answer);
-    return;
-  }
+  if (answerHelpOrVersion(process.argv.slice(2), USAGE)) return;
   const onStopSignal = catchStopSignals();
   let config;
   try {

@@ -26,6 +26,20 @@ export function helpOrVersion(args: readonly string[], usage: string): string | 
 }
 
 /**
+ * Answers `--help` or `--version` (helpOrVersion) through `write`, stdout
+ * unless told: true when it did, and the command has nothing more to do.
+ */
+export function answerHelpOrVersion(
+  args: readonly string[],
+  usage: string,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): boolean {
+  const answer = helpOrVersion(args, usage);
+  if (answer !== null) write(answer);
+  return answer !== null;
+}
+
+/**
  * The folder the command was run from: `npm run` starts scripts in the
  * package folder and says where it was run in INIT_CWD; run directly with
  * node, the working directory.
@@ -42,4 +56,19 @@ export function fromInvocation(
   cwd: string = process.cwd(),
 ): string {
   return path.resolve(invocationDir(env, cwd), file);
+}
+
+/**
+ * Exits with the code `run` settles with; a failure is one line on stderr,
+ * after `prefix`, and exit code 1. process.exit rather than exitCode: a
+ * password prompt may still hold stdin open.
+ */
+export function exitWhenDone(run: Promise<number>, prefix: string): void {
+  run.then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${prefix}${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
 }

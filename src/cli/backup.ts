@@ -3,7 +3,7 @@
 // (docs/operating.md#backups-and-upgrades); PostgreSQL has pg_dump for that.
 import './node-guard';
 import { backupSqliteStore, SqliteBackupError, sqliteStoreFile } from '../store';
-import { fromInvocation, helpOrVersion } from './args';
+import { answerHelpOrVersion, fromInvocation } from './args';
 import { loadConfigOrExit } from './load-config';
 import { runCommand } from './store-from-config';
 
@@ -17,11 +17,7 @@ With DATABASE_URL set, use pg_dump instead (docs/operating.md).
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  const answer = helpOrVersion(args, USAGE);
-  if (answer !== null) {
-    process.stdout.write(answer);
-    return 0;
-  }
+  if (answerHelpOrVersion(args, USAGE)) return 0;
   const force = args.includes('--force');
   const files = args.filter((arg) => arg !== '--force');
   if (files.length !== 1 || files[0].startsWith('-') || files[0].trim() === '') {

@@ -27,7 +27,7 @@ import {
   type PlannedRequest,
   type Servers,
 } from '../legacy-kit/compare';
-import { fromInvocation, helpOrVersion } from './args';
+import { answerHelpOrVersion, fromInvocation } from './args';
 import { askSecret } from './ask-secret';
 import { runCommand } from './store-from-config';
 
@@ -134,11 +134,7 @@ const processIo: CompareIo = {
 };
 
 export async function main(args: readonly string[], io: CompareIo = processIo): Promise<number> {
-  const answer = helpOrVersion(args, USAGE);
-  if (answer !== null) {
-    io.stdout(answer);
-    return 0;
-  }
+  if (answerHelpOrVersion(args, USAGE, io.stdout)) return 0;
   let options: Options;
   let rules: IgnoreRule[];
   try {

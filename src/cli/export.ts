@@ -1,7 +1,7 @@
 // npm run export -- [--format csv|json] DIR
 import './node-guard';
 import { exportDataSet, type ExportFormat } from '../import';
-import { fromInvocation, helpOrVersion } from './args';
+import { answerHelpOrVersion, fromInvocation } from './args';
 import { runCommand, storeFromConfig } from './store-from-config';
 
 const USAGE = `Usage: npm run export -- [--format csv|json] DIR
@@ -12,11 +12,7 @@ collection (the default), or one JSON document (data.json).
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  const answer = helpOrVersion(args, USAGE);
-  if (answer !== null) {
-    process.stdout.write(answer);
-    return 0;
-  }
+  if (answerHelpOrVersion(args, USAGE)) return 0;
   const rest = [...args];
   let format: ExportFormat = 'csv';
   const at = rest.indexOf('--format');

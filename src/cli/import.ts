@@ -3,7 +3,7 @@
 import './node-guard';
 import { formatImportReport, importFiles, terminalProgress, type ImportFile } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
-import { fromInvocation, helpOrVersion } from './args';
+import { answerHelpOrVersion, fromInvocation } from './args';
 import { SEED_USAGE, seedMain } from './seed-from-asmx';
 import { runCommand, storeFromConfig } from './store-from-config';
 
@@ -25,11 +25,7 @@ Exit code: 0 all rows imported; 1 some rows or files were not; 2 usage or config
 ${SEED_USAGE}`;
 
 export async function main(args: readonly string[]): Promise<number> {
-  const answer = helpOrVersion(args, USAGE);
-  if (answer !== null) {
-    process.stdout.write(answer);
-    return 0;
-  }
+  if (answerHelpOrVersion(args, USAGE)) return 0;
   if (args.some((arg) => arg === '--from-asmx' || arg.startsWith('--from-asmx='))) return seedMain(args);
   const flags = new Set<string>();
   const files: ImportFile[] = [];

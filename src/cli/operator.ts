@@ -7,7 +7,7 @@ import './node-guard';
 import bcrypt from 'bcryptjs';
 import { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from '../console';
 import { CONSOLE_ROLES, type ConsoleRole, type ConsoleStore } from '../store';
-import { helpOrVersion } from './args';
+import { answerHelpOrVersion, exitWhenDone } from './args';
 import { readPassword } from './password-prompt';
 import { storeFromConfig } from './store-from-config';
 
@@ -32,12 +32,8 @@ const isRole = (value: string | undefined): value is ConsoleRole =>
   value !== undefined && (CONSOLE_ROLES as readonly string[]).includes(value);
 
 export async function runOperatorCli(args: readonly string[], io: OperatorCliIo): Promise<number> {
-  const answer = helpOrVersion(args, USAGE);
-  if (answer !== null) {
-    // Written a line at a time: the line's newline is the writer's.
-    io.out(answer.replace(/\n$/, ''));
-    return 0;
-  }
+  // Written a line at a time: the line's newline is the writer's.
+  if (answerHelpOrVersion(args, USAGE, (text) => io.out(text.replace(/\n$/, '')))) return 0;
   const [command, name, ...rest] = args;
   const shapes: Readonly<Record<string, number>> = {
     add: 2,
@@ -141,19 +137,16 @@ function usage(io: OperatorCliIo): number {
 }
 
 if (require.main === module) {
-  runOperatorCli(process.argv.slice(2), {
-    openStore: async () => {
-      const store = await storeFromConfig();
-      return { console: store.console, close: () => store.lifecycle.close() };
-    },
-    readPassword,
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`npm run operator failed: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
-    },
+  exitWhenDone(
+    runOperatorCli(process.argv.slice(2), {
+      openStore: async () => {
+        const store = await storeFromConfig();
+        return { console: store.console, close: () => store.lifecycle.close() };
+      },
+      readPassword,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    }),
+    'npm run operator failed: ',
   );
 }

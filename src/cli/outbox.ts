@@ -12,7 +12,7 @@ import {
 import { createLogger, maskPhone } from '../log';
 import { openStore, type AdminStore, type OutboxStatus } from '../store';
 import type { Config } from '../config';
-import { helpOrVersion } from './args';
+import { answerHelpOrVersion, exitWhenDone } from './args';
 import { loadConfigOrExit } from './load-config';
 
 const USAGE = `usage: npm run outbox -- list [--status queued|sending|failed|dead|uncertain|sent] [--limit N]
@@ -32,12 +32,8 @@ type OutboxCommandStore = Pick<
 const STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'failed', 'dead', 'uncertain', 'sent'];
 
 async function main(args: string[]): Promise<number> {
-  const answer = helpOrVersion(args, USAGE);
-  if (answer !== null) {
-    // Written a line at a time: the line's newline is the writer's.
-    console.log(answer.replace(/\n$/, ''));
-    return 0;
-  }
+  // Written a line at a time: the line's newline is the writer's.
+  if (answerHelpOrVersion(args, USAGE, (text) => console.log(text.replace(/\n$/, '')))) return 0;
   const [command, ...rest] = args;
   if (command !== 'list' && command !== 'resend' && command !== 'resend-dead' && command !== 'prune') return usage();
   const config = loadConfigOrExit();
@@ -142,10 +138,4 @@ function usage(): number {
   return 2;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`outbox: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  },
-);
+exitWhenDone(main(process.argv.slice(2)), 'outbox: ');

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSyn
 import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
 import { PolicyError, USER_NAME, parsePolicy } from '../access';
-import { fromInvocation, helpOrVersion } from './args';
+import { answerHelpOrVersion, exitWhenDone, fromInvocation } from './args';
 import { readPassword } from './password-prompt';
 
 const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
@@ -31,12 +31,8 @@ export interface UserCliIo {
 }
 
 export async function runUserCli(args: readonly string[], io: UserCliIo): Promise<number> {
-  const answer = helpOrVersion(args, USAGE);
-  if (answer !== null) {
-    // Written a line at a time: the line's newline is the writer's.
-    io.out(answer.replace(/\n$/, ''));
-    return 0;
-  }
+  // Written a line at a time: the line's newline is the writer's.
+  if (answerHelpOrVersion(args, USAGE, (text) => io.out(text.replace(/\n$/, '')))) return 0;
   const [command, name, ...rest] = args;
   let file = io.env.ACCESS_POLICY?.trim() || undefined;
   if (rest.length === 2 && rest[0] === '--policy') file = fromInvocation(rest[1], io.env, io.cwd ?? process.cwd());
@@ -162,16 +158,13 @@ function usage(io: UserCliIo): number {
 }
 
 if (require.main === module) {
-  runUserCli(process.argv.slice(2), {
-    env: process.env,
-    readPassword,
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`npm run user failed: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
-    },
+  exitWhenDone(
+    runUserCli(process.argv.slice(2), {
+      env: process.env,
+      readPassword,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    }),
+    'npm run user failed: ',
   );
 }

@@ -11,7 +11,7 @@ import { createMetrics } from '../metrics';
 import { serveMetrics } from '../server/metrics-server';
 import { openStore } from '../store';
 import { startTracing, TRACES_FLUSH_MS } from '../trace';
-import { helpOrVersion } from './args';
+import { answerHelpOrVersion } from './args';
 import { loadConfigOrExit } from './load-config';
 import { catchStopSignals } from '../shared/stop-signals';
 
@@ -24,11 +24,7 @@ SIGTERM or SIGINT stops it cleanly. Settings come from the environment
 `;
 
 async function main(): Promise<void> {
-  const answer = helpOrVersion(process.argv.slice(2), USAGE);
-  if (answer !== null) {
-    process.stdout.write(answer);
-    return;
-  }
+  if (answerHelpOrVersion(process.argv.slice(2), USAGE)) return;
   const onStopSignal = catchStopSignals();
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);

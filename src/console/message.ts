@@ -11,17 +11,13 @@ import { lastErrorText, maskErrorText } from './students';
 import { allows, csrfField, notice, sendView, type SignedIn, type View } from './view';
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
+/** A page of one message, named by its channel and id in the path. */
+type MessageHandler = PageHandler<[channel: OutboxChannel, id: string]>;
+
 const messagePath = (channel: OutboxChannel, id: string) =>
   `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
 
-export const showMessage: PageHandler<[channel: OutboxChannel, id: string]> = async (
-  context,
-  view,
-  req,
-  res,
-  channel,
-  id,
-) => {
+export const showMessage: MessageHandler = async (context, view, req, res, channel, id) => {
   const { t, f } = view;
   const session = view.session as SignedIn;
   const found = await context.stores.admin.getOutboxMessage(channel, id);
@@ -95,14 +91,7 @@ export function confirmResend(view: View, res: Response, channel: OutboxChannel,
   );
 }
 
-export const resend: PageHandler<[channel: OutboxChannel, id: string]> = async (
-  context,
-  view,
-  req,
-  res,
-  channel,
-  id,
-) => {
+export const resend: MessageHandler = async (context, view, req, res, channel, id) => {
   const session = view.session as SignedIn;
   const result = await context.stores.admin.requeueOutboxMessage(channel, id);
   await context.audit({

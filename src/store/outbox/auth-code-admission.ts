@@ -53,17 +53,6 @@ async function insertAuthCodeMessage(
   return id;
 }
 
-/** SQLite, inside its one immediate write transaction, which already serialises admissions (see admitAuthCode in outbox-role.ts). */
-export function admitAuthCode(
-  trx: Kysely<StoreDatabase>,
-  message: NewAuthCodeMessage,
-  limits: readonly AuthCodeLimit[],
-  now: Date,
-  traceparent: string | null,
-): Promise<AuthCodeAdmission> {
-  return admitOne(trx, message, limits, now, traceparent);
-}
-
 /**
  * PostgreSQL, inside one write transaction: admits or refuses each request
  * in order, exactly as if each had its own serialised transaction (a later
@@ -83,7 +72,7 @@ export async function admitAuthCodes(
   if (requests.some((request) => request.limits.length > 0)) await lockLimits(trx);
   const admissions: AuthCodeAdmission[] = [];
   for (const { message, limits, traceparent } of requests)
-    admissions.push(await admitOne(trx, message, limits, now, traceparent));
+    admissions.push(await admitAuthCode(trx, message, limits, now, traceparent));
   return admissions;
 }
 
@@ -92,7 +81,12 @@ async function lockLimits(trx: Kysely<StoreDatabase>): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.auth_code_limits'))`.execute(trx);
 }
 
-async function admitOne(
+/**
+ * One request, admitted or refused. SQLite calls it inside its one immediate
+ * write transaction, which already serialises admissions (see admitAuthCode
+ * in outbox-role.ts); PostgreSQL through admitAuthCodes.
+ */
+export async function admitAuthCode(
   trx: Kysely<StoreDatabase>,
   message: NewAuthCodeMessage,
   limits: readonly AuthCodeLimit[],

@@ -8,6 +8,7 @@ import {
   type AuthCodeMessageRow,
   type PushNotificationRow,
 } from './outbox';
+import { channelTable } from './channel-table';
 import type { OutboxChannel } from './outbox-admin';
 
 export interface OutboxQuery {
@@ -29,24 +30,16 @@ export async function listOutbox(
   channel: OutboxChannel,
   query: OutboxQuery,
 ): Promise<OutboxPage> {
+  const { db: typed, table } = channelTable(db, channel);
+  let base = typed.selectFrom(table);
+  if (query.status !== undefined) base = base.where('status', '=', query.status);
+  // The student and the device are the push table's columns.
   if (channel === 'push') {
-    let base = db.selectFrom('push_notifications');
-    if (query.status !== undefined) base = base.where('status', '=', query.status);
     if (query.studentId !== undefined) base = base.where('student_id', '=', query.studentId);
     if (query.deviceId !== undefined) base = base.where('device_id', '=', query.deviceId);
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-    const rows = await base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute();
-    return { channel, items: rows.map(toPushNotificationRow), total: Number(total?.n ?? 0) };
   }
-  let base = db.selectFrom('auth_code_messages');
-  if (query.status !== undefined) base = base.where('status', '=', query.status);
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const counted = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const total = Number(counted?.n ?? 0);
   const rows = await base
     .selectAll()
     .orderBy('created_at', 'desc')
@@ -54,7 +47,9 @@ export async function listOutbox(
     .limit(query.limit)
     .offset(query.offset)
     .execute();
-  return { channel, items: rows.map(toAuthCodeMessageRow), total: Number(total?.n ?? 0) };
+  return channel === 'push'
+    ? { channel, items: channelTable(db, channel).rowsOf(rows).map(toPushNotificationRow), total }
+    : { channel, items: channelTable(db, channel).rowsOf(rows).map(toAuthCodeMessageRow), total };
 }
 
 export type OutboxMessage =
