@@ -19,17 +19,12 @@ export const DEFAULT_REFUSAL_CALLERS = 10_000;
 export const SEVERAL = '*';
 
 /** One caller's refusals left out in one window. */
-export interface RefusalSummary {
-  /** When the last one left out was made. */
-  readonly at: Date;
-  /** The address of the last one left out. */
-  readonly address: string | null;
-  readonly user: string | null;
-  /** `*` when they were of several endpoints. */
-  readonly endpoint: string;
-  /** `*` when they were of several operations. */
-  readonly operation: string;
-  readonly subjectKind: AuditSubjectKind | null;
+// `at` and `address` are the last one's; `endpoint` and `operation` are `*`
+// (SEVERAL) when they were of several.
+export interface RefusalSummary extends Pick<
+  AuditEntry,
+  'at' | 'address' | 'user' | 'endpoint' | 'operation' | 'subjectKind'
+> {
   readonly omitted: number;
 }
 
