@@ -11,68 +11,41 @@
 // call to last delivery), repeats, and sends of one message by two workers
 // at once (must be 0). Needs BENCH_DATABASE_URL or TEST_DATABASE_URL and
 // `npm run build`. One machine runs everything: read the figures as ratios.
-import { randomBytes } from 'node:crypto';
+// The fake FCM and the call are the scale-out test's own
+// (test/delivery/support/fake-fcm.ts, test/delivery/support/send-notification.ts).
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { checkPositive, root, scaled, skipPart, spawnUntilReady, writeKeyFile } from './bench-support.mjs';
+import type * as StoreModule from '../src/store';
+import { overlaps, recordSends, startFakeFcm } from '../test/delivery/support/fake-fcm';
+import { sendNotification } from '../test/delivery/support/send-notification';
+import { storeEnvironment } from '../test/delivery/support/worker-process';
+import {
+  built,
+  checkPositive,
+  createLocation,
+  DATABASE_URL,
+  runMain,
+  scaled,
+  skipPart,
+  spawnUntilReady,
+  type Started,
+} from './bench-support';
 
-const require = createRequire(import.meta.url);
-const { openStore } = require(path.join(root, 'dist/store'));
-const { Client } = require('pg');
+const { openStore } = built<typeof StoreModule>('store');
 
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const CALLS = scaled('BENCH_CALLS', 5_000, 40);
 const CLIENTS = scaled('BENCH_CLIENTS', 32, 4);
 const LATENCY_MS = scaled('BENCH_FCM_LATENCY_MS', 20, 5);
 const KILL = process.env.BENCH_KILL !== '0';
 const STUDENTS = scaled(null, 1000, 40);
 const SCHOOL = 'https://bench.school.example';
-const PROJECT = 'bench-project';
 
-/** FCM answering after LATENCY_MS; one access token per token request, so per worker process. */
-async function startFakeFcm() {
-  const sends = [];
-  let tokens = 0;
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.url === '/token') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ access_token: `worker-${++tokens}`, expires_in: 3600, token_type: 'Bearer' }));
-        return;
-      }
-      const data = JSON.parse(Buffer.concat(chunks).toString('utf8')).message.data;
-      const send = {
-        id: data.notificationId,
-        type: data.type,
-        worker: req.headers.authorization,
-        start: Date.now(),
-        end: Infinity,
-      };
-      sends.push(send);
-      setTimeout(() => {
-        send.end = Date.now();
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(`{"name":"projects/${PROJECT}/messages/${sends.length}"}`);
-      }, LATENCY_MS);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    sends,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
+const start = (script: string, env: Record<string, string>, readyPattern: RegExp): Started =>
+  spawnUntilReady(script, { LOG_FORMAT: 'json', ...env }, readyPattern);
 
-const start = (script, env, readyPattern) => spawnUntilReady(script, { LOG_FORMAT: 'json', ...env }, readyPattern);
-
-const startService = (env) => {
+const startService = (env: Record<string, string>): Started & { port: Promise<number> } => {
   const s = start(
     'dist/main.js',
     { ...env, PORT: '0', HOST: '127.0.0.1', WORKER: 'false', DEMO_DATA: 'false' },
@@ -80,62 +53,22 @@ const startService = (env) => {
   );
   return { ...s, port: s.ready.then((match) => Number(match[1])) };
 };
-const startWorker = (env) => start('dist/cli/worker.js', env, /"msg":"worker running"/);
+const startWorker = (env: Record<string, string>): Started =>
+  start('dist/cli/worker.js', env, /"msg":"worker running"/);
 
-function call(agent, port, n) {
-  const body = new URLSearchParams({
-    id: String(100000 + (n % STUDENTS)),
-    baseUrlSchool: SCHOOL,
-    TypeNotfication: `bench-${n}`,
-  }).toString();
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/NotificationNotes.asmx/SendNotificationType',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200));
-        res.on('error', () => resolve(false));
-      },
-    );
-    req.on('error', () => resolve(false));
-    req.end(body);
-  });
-}
-
-function overlaps(sends) {
-  const byId = new Map();
-  for (const send of sends) byId.set(send.id, [...(byId.get(send.id) ?? []), send]);
-  let count = 0;
-  for (const list of byId.values()) {
-    list.sort((a, b) => a.start - b.start);
-    for (let i = 1; i < list.length; i++) if (list[i].start < list[i - 1].end) count++;
-  }
-  return count;
-}
-
-async function main() {
-  if (!DATABASE_URL) {
+async function main(): Promise<void> {
+  if (DATABASE_URL === '') {
     skipPart('bench:scale-out', 'it needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
     return;
   }
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const separator = DATABASE_URL.includes('?') ? '&' : '?';
-  const storeEnv = {
-    DATABASE_URL: `${DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
-    DATA_DIR: os.tmpdir(),
-  };
+  const location = createLocation('postgres');
+  const storeEnv = storeEnvironment(location);
   const keyDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-key-'));
   const fcm = await startFakeFcm();
-  const children = [];
+  const sends = recordSends(fcm, () => LATENCY_MS);
+  const children: Started['child'][] = [];
   try {
-    const store = await openStore({ databaseUrl: DATABASE_URL, schema, dataDir: os.tmpdir() });
+    const store = await openStore(location.options);
     const ids = Array.from({ length: STUDENTS }, (_, i) => String(100000 + i));
     await store.dataSet.writeDataSet({
       schools: [{ baseUrl: SCHOOL, name: 'Bench School' }],
@@ -153,8 +86,8 @@ async function main() {
     const workerEnv = {
       ...storeEnv,
       PUSH_PROVIDER: 'fcm',
-      FCM_CREDENTIALS: writeKeyFile(keyDir, `${fcm.url}/token`, PROJECT),
-      FCM_BASE_URL: fcm.url,
+      FCM_CREDENTIALS: fcm.writeKeyFile(keyDir),
+      FCM_BASE_URL: fcm.server.url,
       // A killed worker's messages are taken over when their lease ends.
       DELIVERY_LEASE_SECONDS: '5',
       DELIVERY_TIMEOUT_MS: '2000',
@@ -164,12 +97,12 @@ async function main() {
     const services = [startService(storeEnv), startService(storeEnv)];
     const workers = [startWorker(workerEnv), startWorker(workerEnv)];
     children.push(...services.map((s) => s.child), ...workers.map((w) => w.child));
-    const ports = await Promise.all(services.map((s) => s.port));
+    const ports: Array<number | null> = await Promise.all(services.map((s) => s.port));
     await Promise.all(workers.map((w) => w.ready));
 
-    const events = [];
-    const restarts = [];
-    const kill = {
+    const events: string[] = [];
+    const restarts: Promise<void>[] = [];
+    const kill: Record<number, () => void> = {
       [Math.floor(CALLS / 3)]: () => {
         workers[0].child.kill('SIGKILL');
         events.push('worker killed');
@@ -197,7 +130,7 @@ async function main() {
       },
     };
     const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-    const acknowledged = new Set();
+    const acknowledged = new Set<string>();
     let next = 0;
     const started = Date.now();
     await Promise.all(
@@ -205,7 +138,12 @@ async function main() {
         while (next < CALLS) {
           const n = next++;
           const live = ports.filter((port) => port !== null);
-          if (await call(agent, live[(n + c) % live.length], n)) acknowledged.add(`bench-${n}`);
+          const status = await sendNotification(agent, live[(n + c) % live.length], {
+            id: String(100000 + (n % STUDENTS)),
+            baseUrlSchool: SCHOOL,
+            TypeNotfication: `bench-${n}`,
+          });
+          if (status === 200) acknowledged.add(`bench-${n}`);
           if (KILL) kill[n]?.();
         }
       }),
@@ -215,7 +153,7 @@ async function main() {
 
     const deadline = Date.now() + 300_000;
     for (;;) {
-      const delivered = new Set(fcm.sends.filter((s) => s.end !== Infinity).map((s) => s.type));
+      const delivered = new Set(sends.filter((s) => s.end !== Infinity).map((s) => s.type));
       if ([...acknowledged].every((type) => delivered.has(type))) break;
       if (Date.now() > deadline)
         throw new Error(
@@ -223,9 +161,9 @@ async function main() {
         );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const lastDelivery = Math.max(...fcm.sends.filter((s) => s.end !== Infinity).map((s) => s.end));
+    const lastDelivery = Math.max(...sends.filter((s) => s.end !== Infinity).map((s) => s.end));
     await Promise.all(restarts);
-    const unique = new Set(fcm.sends.map((s) => s.id)).size;
+    const unique = new Set(sends.map((s) => s.id)).size;
     checkPositive('calls acknowledged', acknowledged.size);
     checkPositive('messages delivered', unique);
     checkPositive('messages/s', (unique / (lastDelivery - started)) * 1000);
@@ -238,23 +176,15 @@ async function main() {
     console.log(
       `  delivered             ${unique} messages, ${Math.round((unique / (lastDelivery - started)) * 1000)} messages/s (first call to last delivery)`,
     );
-    console.log(`  repeats               ${fcm.sends.length - unique} (messages sent again after their worker died)`);
-    console.log(`  sent by two at once   ${overlaps(fcm.sends)}`);
+    console.log(`  repeats               ${sends.length - unique} (messages sent again after their worker died)`);
+    console.log(`  sent by two at once   ${overlaps(sends)}`);
   } finally {
     for (const child of children) child.kill('SIGKILL');
-    await fcm.close();
+    await fcm.server.close();
     rmSync(keyDir, { recursive: true, force: true });
-    const client = new Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
+    await location.remove();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+// Exits at once when done: the killed children's sockets may hold the event loop.
+runMain(() => main().then(() => process.exit(0)));

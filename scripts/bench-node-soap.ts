@@ -6,12 +6,10 @@
 // serves one SOAP version per server.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { root } from './bench-support.mjs';
-
-const require = createRequire(import.meta.url);
-const soap = require('soap');
+import { listen } from 'soap';
+import { root } from './bench-support';
 
 const token = process.env.SOAP_TOKEN ?? '';
 const wsdl = readFileSync(path.join(root, 'wsdl/PushNotificationMobile.wsdl'), 'utf8');
@@ -25,7 +23,7 @@ const server = createServer((_req, res) => {
   res.end();
 });
 server.listen(0, '127.0.0.1', () => {
-  soap.listen(server, { path: '/PushNotificationMobile.asmx', services: service, xml: wsdl });
-  console.log(`listening ${server.address().port}`);
+  listen(server, { path: '/PushNotificationMobile.asmx', services: service, xml: wsdl });
+  console.log(`listening ${(server.address() as AddressInfo).port}`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
