@@ -19,22 +19,21 @@ import { Client } from 'pg';
 import pino from 'pino';
 import type * as BcryptPoolModule from '../src/access/bcrypt-pool';
 import type * as ConsoleModule from '../src/console';
-import type * as StoreModule from '../src/store';
 import {
   built,
   checkFigure,
   createLocation,
   DATABASE_URL,
+  openStore,
   runMain,
   scaled,
   skipPart,
+  type Store,
   type StoreLocation,
 } from './bench-support';
 
-const { openStore } = built<typeof StoreModule>('store');
 const { createConsole } = built<typeof ConsoleModule>('console');
 const { createBcryptPool } = built<typeof BcryptPoolModule>('access/bcrypt-pool');
-type Store = Awaited<ReturnType<typeof openStore>>;
 type Options = StoreLocation['options'];
 
 const STUDENTS = scaled('BENCH_CONSOLE_STUDENTS', 100_000, 50);

@@ -26,19 +26,18 @@ import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type * as StoreModule from '../src/store';
 import { fcmError, startFakeFcm, type FakeFcm } from '../test/delivery/support/fake-fcm';
 import { FakeH2Server } from '../test/delivery/support/fake-h2-server';
 import { sendNotification } from '../test/delivery/support/send-notification';
 import { storeEnvironment } from '../test/delivery/support/worker-process';
 import {
-  built,
   checkFigure,
   checkPositive,
   cpuMs,
   createLocation,
   DATABASE_URL,
   machineTicks,
+  openStore,
   pidOf,
   postgresCpuMs,
   postgresCpuSince,
@@ -49,8 +48,7 @@ import {
   spawnUntilReady,
   type StoreLocation,
 } from './bench-support';
-
-const { openStore } = built<typeof StoreModule>('store');
+import type { DataSet } from '../src/store';
 
 const MESSAGES = scaled('BENCH_MESSAGES', 10_000, 20);
 const STUDENTS = scaled(null, 1000, 20);
@@ -142,7 +140,6 @@ async function startFakeSmsGateway(): Promise<{ url: string; close(): Promise<vo
 }
 
 type Options = StoreLocation['options'];
-type DataSet = Parameters<Awaited<ReturnType<typeof openStore>>['dataSet']['writeDataSet']>[0];
 
 async function seed(options: Options): Promise<void> {
   const store = await openStore(options);

@@ -14,10 +14,8 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type * as StoreModule from '../src/store';
 import {
   BINDINGS,
-  built,
   checkAnswered,
   checkFigure,
   checkPositive,
@@ -25,6 +23,7 @@ import {
   cpuPerCall,
   median,
   NODE_FLAGS,
+  openStore,
   pidOf,
   request,
   root,
@@ -37,8 +36,6 @@ import {
   type Binding,
   type Listening,
 } from './bench-support';
-
-const { openStore } = built<typeof StoreModule>('store');
 
 // A smoke run without a second runtime compares this one with itself: the path is the same.
 const NODE_B = process.env.BENCH_NODE_B || (SMOKE ? process.execPath : undefined);

@@ -17,15 +17,15 @@ import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type * as StoreModule from '../src/store';
 import { overlaps, recordSends, startFakeFcm } from '../test/delivery/support/fake-fcm';
+import { loadDataSet, SCHOOL } from '../test/chaos/support/write-load';
 import { sendNotification } from '../test/delivery/support/send-notification';
 import { storeEnvironment } from '../test/delivery/support/worker-process';
 import {
-  built,
   checkPositive,
   createLocation,
   DATABASE_URL,
+  openStore,
   runMain,
   scaled,
   skipPart,
@@ -33,14 +33,13 @@ import {
   type Started,
 } from './bench-support';
 
-const { openStore } = built<typeof StoreModule>('store');
-
 const CALLS = scaled('BENCH_CALLS', 5_000, 40);
 const CLIENTS = scaled('BENCH_CLIENTS', 32, 4);
 const LATENCY_MS = scaled('BENCH_FCM_LATENCY_MS', 20, 5);
 const KILL = process.env.BENCH_KILL !== '0';
 const STUDENTS = scaled(null, 1000, 40);
-const SCHOOL = 'https://bench.school.example';
+// The chaos tests' students (test/chaos/support/write-load.ts): ids from 5001, one school.
+const FIRST_STUDENT = 5001;
 
 const start = (script: string, env: Record<string, string>, readyPattern: RegExp): Started =>
   spawnUntilReady(script, { LOG_FORMAT: 'json', ...env }, readyPattern);
@@ -69,18 +68,7 @@ async function main(): Promise<void> {
   const children: Started['child'][] = [];
   try {
     const store = await openStore(location.options);
-    const ids = Array.from({ length: STUDENTS }, (_, i) => String(100000 + i));
-    await store.dataSet.writeDataSet({
-      schools: [{ baseUrl: SCHOOL, name: 'Bench School' }],
-      devices: ids.map((id) => ({ id: `dev-${id}`, token: `fcm-token-${id}`, platform: 'android' })),
-      students: ids.map((id) => ({
-        id,
-        school: SCHOOL,
-        fullName: `Student ${id}`,
-        deviceId: `dev-${id}`,
-        active: '1',
-      })),
-    });
+    await store.dataSet.writeDataSet(loadDataSet(STUDENTS));
     await store.lifecycle.close();
 
     const workerEnv = {
@@ -139,7 +127,7 @@ async function main(): Promise<void> {
           const n = next++;
           const live = ports.filter((port) => port !== null);
           const status = await sendNotification(agent, live[(n + c) % live.length], {
-            id: String(100000 + (n % STUDENTS)),
+            id: String(FIRST_STUDENT + (n % STUDENTS)),
             baseUrlSchool: SCHOOL,
             TypeNotfication: `bench-${n}`,
           });

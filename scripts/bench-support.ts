@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import type * as StoreModule from '../src/store';
 import type { OpenStoreOptions } from '../src/store';
 import { envelope, NS } from '../test/support/wire';
 
@@ -32,6 +33,11 @@ export function built<T>(modulePath: string): T {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(path.join(root, 'dist', modulePath)) as T;
 }
+
+/** The built store's openStore: what the scripts seed and read the service's data with. */
+export const openStore: typeof StoreModule.openStore = (options) =>
+  built<typeof StoreModule>('store').openStore(options);
+export type Store = Awaited<ReturnType<typeof openStore>>;
 
 /** Runs a script's main and exits non-zero with its error when it fails. */
 export function runMain(main: () => Promise<void>): void {

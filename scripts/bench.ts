@@ -18,13 +18,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
-import type * as StoreModule from '../src/store';
 import type { CapturedAnswer } from './bench-baseline';
 import { benchImport } from './bench-import';
 import type { SpanCount } from './bench-otlp-receiver';
 import {
   BINDINGS,
-  built,
   checkAnswered,
   checkPositive,
   cpuMs,
@@ -32,6 +30,7 @@ import {
   fmt,
   loadAverage,
   NODE_FLAGS,
+  openStore,
   pidOf,
   request,
   root,
@@ -47,9 +46,9 @@ import {
   type LoadResult,
   type Params,
 } from './bench-support';
+import type { DataSet } from '../src/store';
 import { mb, soak } from './soak';
 
-const { openStore } = built<typeof StoreModule>('store');
 // The baseline runs with the service's Node flags too (startChild), so that the ratio compares code, not flags.
 
 const DURATION = scaled('BENCH_DURATION', 10, 0.1);
@@ -77,7 +76,6 @@ const AUDIT_NOTES = 20;
 const TOKEN = 'fcm:bench-token-0123456789abcdef';
 
 type Cases = Array<[string, BenchRequest]>;
-type DataSet = Parameters<Awaited<ReturnType<typeof openStore>>['dataSet']['writeDataSet']>[0];
 
 /** One request per binding, as real clients send them. */
 function requests(endpoint: string, op: string, params: Params, soapParams = params): Record<Binding, BenchRequest> {

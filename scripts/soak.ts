@@ -9,25 +9,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
-import type * as StoreModule from '../src/store';
 import {
   BINDINGS,
-  built,
   checkPositive,
-  request as bindingRequest,
+  openStore,
   pidOf,
+  request as bindingRequest,
   root,
   rssKb,
   runMain,
   scaled,
   startChild,
-  type Binding,
   type BenchRequest,
+  type Binding,
   type Listening,
   type Params,
 } from './bench-support';
-
-const { openStore } = built<typeof StoreModule>('store');
 
 // A smoke run: 1.5 s of load, sampled every half second.
 const MINUTES = scaled('SOAK_MINUTES', 10, 0.025);
