@@ -326,9 +326,9 @@ async function benchCalls(service: Listening, nodeHttp: Listening, nodeSoap: Lis
     `\nEach call against node:http answering the same bytes, ${CONNECTIONS} connections, ${DURATION} s per case${pinned ? ', load on core 0 and servers on core 1' : ''}`,
   );
   console.log(
-    '| case | service req/s | CPU µs/call | node:http req/s | CPU µs/call | ratio | node-soap req/s | ratio |',
+    '| case | service req/s | CPU µs/call | node:http req/s | CPU µs/call | ratio | node-soap req/s | CPU µs/call | ratio |',
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [name, req] of cases) {
     const soap = name.endsWith('SOAP 1.1') ? nodeSoap : null;
     await load(service.port, req); // warm-up (JIT, caches), not counted
@@ -340,7 +340,7 @@ async function benchCalls(service: Listening, nodeHttp: Listening, nodeSoap: Lis
     const ratio = s.rate / h.rate;
     const soapRatio = k === null ? null : s.rate / k.rate;
     console.log(
-      `| ${name} | ${fmt(s.rate)} | ${fmtCpu(s.cpu)} | ${fmt(h.rate)} | ${fmtCpu(h.cpu)} | ${fmt(ratio, 2)} | ${k === null ? '' : fmt(k.rate)} | ${soapRatio === null ? '' : fmt(soapRatio, 2)} |`,
+      `| ${name} | ${fmt(s.rate)} | ${fmtCpu(s.cpu)} | ${fmt(h.rate)} | ${fmtCpu(h.cpu)} | ${fmt(ratio, 2)} | ${k === null ? '' : fmt(k.rate)} | ${k === null ? '' : fmtCpu(k.cpu)} | ${soapRatio === null ? '' : fmt(soapRatio, 2)} |`,
     );
   }
   console.log(`load average at the end: ${loadAverage()}`);
