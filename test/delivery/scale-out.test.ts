@@ -14,9 +14,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { postgresVariant, describeWithPostgres, type TestStore } from '../support/stores';
-import { SEND_PATH, startFakeFcm, type FakeFcm } from './support/fake-fcm';
-import type { Answer, RecordedRequest } from './support/fake-http-server';
+import { overlaps, recordSends, startFakeFcm, type FakeFcm } from './support/fake-fcm';
 import { dataSet, fcmProvider, pushWorker, SCHOOL } from './support/harness';
+import { sendNotification } from './support/send-notification';
 import { spawnWorker, storeEnvironment, type WorkerProcess } from './support/worker-process';
 
 const MESSAGES = 1000;
@@ -65,79 +65,6 @@ function spawnService(env: Record<string, string>): ServiceProcess {
   });
   port.catch(() => undefined);
   return { child, port, exited };
-}
-
-/** One SendNotificationType call over HTTP POST; resolves with whether it was acknowledged (200). */
-function sendNotification(agent: http.Agent, port: number, studentId: string, type: string): Promise<boolean> {
-  const body = new URLSearchParams({ id: studentId, baseUrlSchool: SCHOOL, TypeNotfication: type }).toString();
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/NotificationNotes.asmx/SendNotificationType',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200));
-        res.on('error', () => resolve(false));
-      },
-    );
-    req.on('error', () => resolve(false));
-    req.end(body);
-  });
-}
-
-interface Send {
-  readonly id: string;
-  readonly type: string;
-  /** The access token the worker sent: each worker process mints its own. */
-  readonly worker: string;
-  readonly start: number;
-  end: number;
-}
-
-/** Answers each send after a few ms (so that sends are under way when a worker dies) and records who sent what, when. */
-function recordSends(fcm: FakeFcm): Send[] {
-  const sends: Send[] = [];
-  fcm.server.route((request: RecordedRequest) => {
-    if (!request.url.endsWith(SEND_PATH)) return undefined;
-    const message = (JSON.parse(request.body) as { message: { data: Record<string, string> } }).message;
-    const send: Send = {
-      id: message.data.notificationId ?? '',
-      type: message.data.type ?? '',
-      worker: String(request.headers.authorization),
-      start: request.receivedAt,
-      end: Infinity,
-    };
-    sends.push(send);
-    const later = new Promise<Answer>((resolve) =>
-      setTimeout(
-        () => {
-          send.end = Date.now();
-          resolve({ status: 200, body: { name: `projects/p/messages/${sends.length}` } });
-        },
-        5 + Math.random() * 15,
-      ),
-    );
-    return later as unknown as Answer;
-  });
-  return sends;
-}
-
-/** Pairs of sends of one message whose times overlap: two workers sending it at once. */
-function overlaps(sends: readonly Send[]): number {
-  const byId = new Map<string, Send[]>();
-  for (const send of sends) byId.set(send.id, [...(byId.get(send.id) ?? []), send]);
-  let count = 0;
-  for (const list of byId.values()) {
-    const sorted = [...list].sort((a, b) => a.start - b.start);
-    for (let i = 1; i < sorted.length; i++) if (sorted[i].start < sorted[i - 1].end) count++;
-  }
-  return count;
 }
 
 describeWithPostgres('scale-out on postgres', (databaseUrl) => {
@@ -253,7 +180,12 @@ describeWithPostgres('scale-out on postgres', (databaseUrl) => {
         const live = ports.filter((port): port is number => port !== null);
         const port = live[(n + c) % live.length];
         const type = `scale-${n}`;
-        if (await sendNotification(agent, port, String(1001 + (n % 100)), type)) acknowledged.add(type);
+        const status = await sendNotification(agent, port, {
+          id: String(1001 + (n % 100)),
+          baseUrlSchool: SCHOOL,
+          TypeNotfication: type,
+        });
+        if (status === 200) acknowledged.add(type);
         else refused++;
         if (n === Math.floor(CALLS / 3)) {
           events.push(`worker killed at call ${n}`);

@@ -5,7 +5,7 @@
 // SOAP 1.1 in the byte shapes test/wire pins; it records every operation
 // asked for, whatever it is. Options make it slow, fail calls with 500,
 // require Basic, or serve another WSDL. Plain node:http, so that
-// scripts/bench-seed.mjs can load it too.
+// scripts/bench-seed.ts can load it too.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

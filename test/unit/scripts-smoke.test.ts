@@ -1,11 +1,11 @@
-// Every script in scripts/*.mjs (the benchmarks and the soak) runs in its
-// smoke mode (BENCH_SMOKE=1, read in scripts/bench-support.mjs): the same
+// Every TypeScript script in scripts/ (the benchmarks and the soak) runs in its
+// smoke mode (BENCH_SMOKE=1, read in scripts/bench-support.ts): the same
 // path as a full run with tiny counts and durations, checking its own figures,
 // so that a change the scripts depend on (a store method renamed, a module
 // moved in dist/) fails `npm test` instead of the next benchmark run
 // (docs/testing.md#the-scripts-smoke-mode).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -17,29 +17,34 @@ const root = path.resolve(__dirname, '../..');
  */
 const SCRIPTS: Record<
   string,
-  { env: Record<string, string> } | { coveredBy: string; how: string } | { profileTool: true }
+  { env: Record<string, string> } | { coveredBy: string; how: string } | { profileTool: true } | { testedBy: string }
 > = {
   // Traces and the access policy on too, so that their parts and the OTLP receiver run.
-  'bench.mjs': { env: { BENCH_OTEL: '1', BENCH_POLICY: '1' } },
-  'bench-baseline.mjs': { coveredBy: 'bench.mjs', how: 'the baseline it starts' },
-  'bench-console.mjs': { env: {} },
-  'bench-delivery.mjs': { env: {} },
-  'bench-h2-client.mjs': { env: {} },
-  'bench-import.mjs': { coveredBy: 'bench.mjs', how: 'its import case, benchImport' },
-  'bench-node-soap.mjs': { coveredBy: 'bench.mjs', how: "node-soap's own server its calls part starts" },
-  'bench-otlp-receiver.mjs': { coveredBy: 'bench.mjs', how: 'the receiver it starts with BENCH_OTEL=1' },
-  'bench-runtime.mjs': { env: {} },
+  'bench.ts': { env: { BENCH_OTEL: '1', BENCH_POLICY: '1' } },
+  'bench-baseline.ts': { coveredBy: 'bench.ts', how: 'the baseline it starts' },
+  'bench-console.ts': { env: {} },
+  'bench-delivery.ts': { env: {} },
+  'bench-h2-client.ts': { env: {} },
+  'bench-import.ts': { coveredBy: 'bench.ts', how: 'its import case, benchImport' },
+  'bench-node-soap.ts': { coveredBy: 'bench.ts', how: "node-soap's own server its calls part starts" },
+  'bench-otlp-receiver.ts': { coveredBy: 'bench.ts', how: 'the receiver it starts with BENCH_OTEL=1' },
+  'bench-runtime.ts': { env: {} },
   // Without TEST_DATABASE_URL it says it needs PostgreSQL and exits 0.
-  'bench-scale-out.mjs': { env: {} },
-  'bench-seed.mjs': { env: {} },
-  'bench-shadow.mjs': { env: {} },
-  'bench-sqlite-driver.mjs': { env: {} },
-  'bench-support.mjs': { coveredBy: 'bench.mjs', how: 'every script imports it' },
-  'soak.mjs': { env: {} },
+  'bench-scale-out.ts': { env: {} },
+  'bench-seed.ts': { env: {} },
+  'bench-shadow.ts': { env: {} },
+  'bench-sqlite-driver.ts': { env: {} },
+  'bench-support.ts': { coveredBy: 'bench.ts', how: 'every script imports it' },
+  'soak.ts': { env: {} },
   // Tools for a CPU profile of the server (docs/benchmark.md#request-path): run below on a profile of their own.
-  'cpu-profile-flame.mjs': { profileTool: true },
-  'cpu-profile-summary.mjs': { profileTool: true },
+  'cpu-profile-flame.ts': { profileTool: true },
+  'cpu-profile-summary.ts': { profileTool: true },
+  // The generator of docs/configuration.md, compiled by `npm run docs:config`: no benchmark.
+  'config-reference.ts': { testedBy: 'test/unit/config-reference.test.ts' },
 };
+
+// How `npm run bench` runs a script: TypeScript through the tests' transpile-only hook (docs/benchmark.md#how-the-scripts-run).
+const TS_HOOK = ['-r', path.join(root, 'test/delivery/support/register-ts.js')];
 
 // A smoke run takes seconds; on a loaded machine, several times that.
 const SCRIPT_TIMEOUT_MS = 90_000;
@@ -53,7 +58,7 @@ interface Run {
 /** Runs `node scripts/NAME` in smoke mode, in a process group of its own so that its services go with it on a timeout. */
 function runSmoke(name: string, env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'scripts', name)], {
+    const child = spawn(process.execPath, [...TS_HOOK, path.join(root, 'scripts', name)], {
       cwd: root,
       env: { ...process.env, ...env, BENCH_SMOKE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -84,14 +89,16 @@ describe('the scripts in smoke mode', () => {
     if (built.status !== 0) throw new Error(`scripts/ensure-built.js exited with ${built.status}`);
   }, 300_000);
 
-  it('has a row for every scripts/*.mjs, and what covers a script that is not run is run', () => {
-    const files = readdirSync(path.join(root, 'scripts')).filter((name) => name.endsWith('.mjs'));
+  it('has a row for every TypeScript file in scripts/, and what covers a script that is not run is run', () => {
+    const files = readdirSync(path.join(root, 'scripts')).filter((name) => name.endsWith('.ts'));
     expect(Object.keys(SCRIPTS).sort()).toEqual(files.sort());
-    for (const row of Object.values(SCRIPTS))
+    for (const row of Object.values(SCRIPTS)) {
       if ('coveredBy' in row) expect(SCRIPTS[row.coveredBy]).toHaveProperty('env');
+      if ('testedBy' in row) expect(existsSync(path.join(root, row.testedBy))).toBe(true);
+    }
   });
 
-  it('cpu-profile-summary.mjs and cpu-profile-flame.mjs read a real CPU profile', () => {
+  it('cpu-profile-summary.ts and cpu-profile-flame.ts read a real CPU profile', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-profile-'));
     try {
       const busy = 'let x = 0; const end = Date.now() + 300; while (Date.now() < end) x += Math.sqrt(x + 1);';
@@ -102,7 +109,7 @@ describe('the scripts in smoke mode', () => {
       const profile = path.join(dir, readdirSync(dir).find((name) => name.endsWith('.cpuprofile')) ?? 'none');
       const summary = spawnSync(
         process.execPath,
-        [path.join(root, 'scripts/cpu-profile-summary.mjs'), profile, '100'],
+        [...TS_HOOK, path.join(root, 'scripts/cpu-profile-summary.ts'), profile, '100'],
         {
           encoding: 'utf8',
         },
@@ -110,9 +117,11 @@ describe('the scripts in smoke mode', () => {
       expect([summary.status, summary.stderr]).toEqual([0, '']);
       expect(summary.stdout).toMatch(/µs/);
       const svg = path.join(dir, 'flame.svg');
-      const flame = spawnSync(process.execPath, [path.join(root, 'scripts/cpu-profile-flame.mjs'), profile, svg], {
-        encoding: 'utf8',
-      });
+      const flame = spawnSync(
+        process.execPath,
+        [...TS_HOOK, path.join(root, 'scripts/cpu-profile-flame.ts'), profile, svg],
+        { encoding: 'utf8' },
+      );
       expect([flame.status, flame.stderr]).toEqual([0, '']);
       expect(readFileSync(svg, 'utf8')).toMatch(/^<\?xml|^<svg/);
     } finally {

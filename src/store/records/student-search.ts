@@ -4,7 +4,7 @@
 // lower case without Arabic diacritics. The words are matched anywhere in the
 // name, which reads the whole search_name index rather than the table
 // (docs/console.md#find-a-student has the figures at 100,000 students, from
-// scripts/bench-console.mjs).
+// scripts/bench-console.ts).
 import { sql } from 'kysely';
 import type { StoreCore } from '../core';
 import { searchName } from './search-name';

@@ -85,3 +85,55 @@ export function fcmError(
     fcmCode === null ? [] : [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: fcmCode }];
   return { status: httpStatus, headers, body: { error: { code: httpStatus, message, status, details } } };
 }
+
+/** One send the fake took, for the scale-out test and scripts/bench-scale-out.ts. */
+export interface Send {
+  readonly id: string;
+  readonly type: string;
+  /** The access token the worker sent: each worker process mints its own. */
+  readonly worker: string;
+  readonly start: number;
+  /** When it was answered; Infinity until then. */
+  end: number;
+}
+
+/**
+ * Answers each send after `delayMs()` (by default a few ms, so that sends are
+ * under way when a worker dies) and records who sent what, when.
+ */
+export function recordSends(fcm: FakeFcm, delayMs: () => number = () => 5 + Math.random() * 15): Send[] {
+  const sends: Send[] = [];
+  fcm.server.route((request: RecordedRequest) => {
+    if (!request.url.endsWith(SEND_PATH)) return undefined;
+    const message = (JSON.parse(request.body) as { message: { data: Record<string, string> } }).message;
+    const send: Send = {
+      id: message.data.notificationId ?? '',
+      type: message.data.type ?? '',
+      worker: String(request.headers.authorization),
+      start: request.receivedAt,
+      end: Infinity,
+    };
+    sends.push(send);
+    const later = new Promise<Answer>((resolve) =>
+      setTimeout(() => {
+        send.end = Date.now();
+        resolve({ status: 200, body: { name: `projects/${PROJECT}/messages/${sends.length}` } });
+      }, delayMs()),
+    );
+    // A route may answer later, as FakeHttpServer's scripted answers do; Route's type names only the immediate ones.
+    return later as unknown as Answer;
+  });
+  return sends;
+}
+
+/** Pairs of sends of one message whose times overlap: two workers sending it at once. */
+export function overlaps(sends: readonly Send[]): number {
+  const byId = new Map<string, Send[]>();
+  for (const send of sends) byId.set(send.id, [...(byId.get(send.id) ?? []), send]);
+  let count = 0;
+  for (const list of byId.values()) {
+    const sorted = [...list].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < sorted.length; i++) if (sorted[i].start < sorted[i - 1].end) count++;
+  }
+  return count;
+}

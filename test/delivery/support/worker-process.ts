@@ -15,8 +15,8 @@ export interface WorkerProcess {
   output(): string;
 }
 
-/** The environment that points a worker process at the test's store. */
-export function storeEnvironment(ctx: TestStore): Record<string, string> {
+/** The environment that points a worker process (or a service) at the test's store, or a benchmark's. */
+export function storeEnvironment(ctx: { readonly options: TestStore['options'] }): Record<string, string> {
   const { databaseUrl, schema, dataDir } = ctx.options;
   if (databaseUrl === undefined) return { DATA_DIR: dataDir, DATABASE_URL: '' };
   const separator = databaseUrl.includes('?') ? '&' : '?';

@@ -1,18 +1,17 @@
 // The import benchmark case: `npm run import` of 100,000 students (and their
 // devices) into a fresh embedded store, then the same files again (every
 // record an update). Run by `npm run bench`, or alone after `npm run build`:
-// `node scripts/bench-import.mjs`. The target is under a minute for the first run.
-import { spawn } from 'node:child_process';
+// `node -r ./test/delivery/support/register-ts.js scripts/bench-import.ts`.
+// The target is under a minute for the first run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { checkPositive, root, scaled } from './bench-support.mjs';
+import { checkPositive, runCommand, runMain, scaled } from './bench-support';
 
 const STUDENTS = scaled('BENCH_IMPORT_STUDENTS', 100_000, 50);
 const SCHOOLS = 20;
 
-function writeFiles(dir) {
+function writeFiles(dir: string): string[] {
   const schools = ['baseUrl,name'];
   for (let s = 0; s < SCHOOLS; s++) schools.push(`https://school-${s}.bench.example,Bench School ${s}`);
   const students = ['id,school,fullName,deviceId,active,classId'];
@@ -33,24 +32,7 @@ function writeFiles(dir) {
   });
 }
 
-function runImport(files, dataDir) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [path.join(root, 'dist/cli/import.js'), ...files], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      if (code === 0) resolve({ seconds, out });
-      else reject(new Error(`import exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-export async function benchImport() {
+export async function benchImport(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-import-'));
   try {
     const files = writeFiles(dir);
@@ -61,7 +43,7 @@ export async function benchImport() {
     console.log('| run | seconds | summary |');
     console.log('|---|---|---|');
     for (const run of ['first (inserts)', 'second (updates)']) {
-      const { seconds, out } = await runImport(files, dataDir);
+      const { seconds, out } = await runCommand('import', files, dataDir);
       const total = /Total: (.*)/.exec(out)?.[1];
       if (total === undefined) throw new Error(`the import printed no Total line:\n${out}`);
       checkPositive('import seconds', seconds);
@@ -73,9 +55,4 @@ export async function benchImport() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  benchImport().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+if (require.main === module) runMain(benchImport);

@@ -3,17 +3,17 @@
 // with allowH2, against the same TLS HTTP/2 server in another process (so
 // that only the client's CPU is counted). Each sends BENCH_H2_MESSAGES
 // FCM-sized POSTs, BENCH_H2_CONCURRENCY at a time, over up to 4 sessions.
-// Run after `npm run build`: node scripts/bench-h2-client.mjs
+// The server is the tests' fake FCM (test/delivery/support/fake-h2-server.ts).
+// Run after `npm run build`:
+// node -r ./test/delivery/support/register-ts.js scripts/bench-h2-client.ts
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
-import { checkPositive, makeCertificate, root, scaled, smokeHas } from './bench-support.mjs';
+import undici from 'undici';
+import type * as H2PoolModule from '../src/delivery/http/h2-pool';
+import { selfSignedCertificate } from '../test/delivery/support/fake-h2-server';
+import { built, checkPositive, root, runMain, scaled, smokeHas, TS_HOOK } from './bench-support';
 
-const require = createRequire(import.meta.url);
-const { H2Pool } = require(path.join(root, 'dist/delivery/http/h2-pool'));
-const undici = require('undici');
+const { H2Pool } = built<typeof H2PoolModule>('delivery/http/h2-pool');
 
 const MESSAGES = scaled('BENCH_H2_MESSAGES', 20_000, 50);
 const CONCURRENCY = scaled('BENCH_H2_CONCURRENCY', 200, 10);
@@ -27,17 +27,25 @@ const BODY = JSON.stringify({
 });
 const HEADERS = { authorization: `Bearer ${'t'.repeat(180)}`, 'content-type': 'application/json; charset=utf-8' };
 
+// The fake in a process of its own, so that only the client's CPU is counted here; it keeps no request.
 const SERVER = `
-const http2 = require('node:http2');
-const server = http2.createSecureServer({ key: process.env.KEY, cert: process.env.CERT, settings: { maxConcurrentStreams: 100 } }, (req, res) => {
-  req.resume();
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"name":"projects/p/messages/1"}'); });
+const { FakeH2Server } = require(${JSON.stringify(path.join(root, 'test/delivery/support/fake-h2-server.ts'))});
+FakeH2Server.start({ tls: { key: process.env.KEY, cert: process.env.CERT } }).then((fake) => {
+  fake.handle(() => {
+    fake.received.length = 0;
+    return { status: 200, body: { name: 'projects/p/messages/1' } };
+  });
+  console.log(new URL(fake.origin).port);
 });
-server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-async function run(name, send) {
-  const results = [];
+interface Round {
+  readonly cpuUs: number;
+  readonly rate: number;
+}
+
+async function run(name: string, send: () => Promise<number>): Promise<Round[]> {
+  const results: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     let next = 0;
     const cpu = process.cpuUsage();
@@ -60,15 +68,14 @@ async function run(name, send) {
   return results;
 }
 
-async function main() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-h2-bench-'));
-  const { key, cert } = makeCertificate(dir);
-  const server = spawn(process.execPath, ['-e', SERVER], {
+async function main(): Promise<void> {
+  const { key, cert } = selfSignedCertificate();
+  const server = spawn(process.execPath, [...TS_HOOK, '-e', SERVER], {
     env: { KEY: key, CERT: cert },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await new Promise((resolve) =>
-    server.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))),
+  const port = await new Promise<number>((resolve) =>
+    server.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
   );
   const origin = `https://127.0.0.1:${port}`;
   try {
@@ -104,20 +111,15 @@ async function main() {
     for (const [name, results] of [
       ['node:http2 (H2Pool)', viaNode],
       ['undici 7, allowH2', viaUndici],
-    ]) {
+    ] as const) {
       console.log(
         `| ${name} | ${results.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${results.map((r) => Math.round(r.rate)).join(', ')} |`,
       );
     }
   } finally {
     server.kill();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 // The server's certificate is made with openssl.
-if (smokeHas('openssl', 'bench-h2-client.mjs'))
-  main().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+if (smokeHas('openssl', 'bench-h2-client.ts')) runMain(main);

@@ -1,12 +1,13 @@
 // npm run bench, delivery part: push notifications queued through
 // SendNotificationType (HTTP POST binding) and delivered to fakes that behave
 // like the real services (docs/delivery.md#benchmark):
-// - FCM over TLS and HTTP/2 (a self-signed certificate made at start, which
-//   the service trusts through NODE_EXTRA_CA_CERTS; verification stays on),
-//   announcing 100 streams per session as Google does, answering after
-//   BENCH_FCM_LATENCY_MS (default 50) with +-20 % jitter, and with
-//   BENCH_FCM_ERROR_RATE (default 0) of its answers a 429 (Retry-After) or a
-//   503; its OAuth token endpoint on the same server, as slow;
+// - FCM over TLS and HTTP/2, the tests' fake (test/delivery/support/fake-h2-server.ts:
+//   a self-signed certificate made at start, which the service trusts through
+//   NODE_EXTRA_CA_CERTS; verification stays on), announcing 100 streams per
+//   session as Google does, answering after BENCH_FCM_LATENCY_MS (default 50)
+//   with +-20 % jitter, and with BENCH_FCM_ERROR_RATE (default 0) of its
+//   answers a 429 (Retry-After) or a 503; its OAuth token endpoint is the
+//   tests' too (test/delivery/support/fake-fcm.ts);
 // - an SMS gateway (HTTP/1.1) answering after BENCH_SMS_LATENCY_MS (200).
 //
 // Per store (SQLite always; PostgreSQL when BENCH_DATABASE_URL or
@@ -20,32 +21,34 @@
 //   queue-to-delivery p50/p99 is what a parent waits.
 // The fake stamps each arrival; queue time is the row's created_at. All on
 // one machine: read the figures as this machine's, on this day.
-import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import http2 from 'node:http2';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fcmError, startFakeFcm, type FakeFcm } from '../test/delivery/support/fake-fcm';
+import { FakeH2Server } from '../test/delivery/support/fake-h2-server';
+import { sendNotification } from '../test/delivery/support/send-notification';
+import { storeEnvironment } from '../test/delivery/support/worker-process';
 import {
   checkFigure,
   checkPositive,
   cpuMs,
+  createLocation,
+  DATABASE_URL,
   machineTicks,
-  makeCertificate,
+  openStore,
+  pidOf,
   postgresCpuMs,
   postgresCpuSince,
-  root,
+  runMain,
   scaled,
   skipPart,
   smokeHas,
   spawnUntilReady,
-  writeKeyFile,
-} from './bench-support.mjs';
-
-const require = createRequire(import.meta.url);
-const { openStore } = require(path.join(root, 'dist/store'));
-const { Client } = require('pg');
+  type StoreLocation,
+} from './bench-support';
+import type { DataSet } from '../src/store';
 
 const MESSAGES = scaled('BENCH_MESSAGES', 10_000, 20);
 const STUDENTS = scaled(null, 1000, 20);
@@ -69,132 +72,79 @@ const EXTRA_ENV = Object.fromEntries(
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 );
 const SCHOOL = 'https://bench.school.example';
-const PROJECT = 'bench-project';
+
+/** The fake FCM's sends (HTTP/2) as the benchmark drives them: its latency, its refusals, when each notification arrived. */
+interface BenchFcm {
+  readonly h2: FakeH2Server;
+  /** Notification id to when it was first accepted. */
+  readonly arrivals: Map<string, number>;
+  requests(): number;
+  setLatency(ms: number): void;
+  reset(): void;
+}
 
 /**
- * FCM and its token endpoint over TLS, HTTP/2 (and HTTP/1.1 for the token
- * client), answering after `latencyMs` (+-20 %); records when each
+ * FCM's send endpoint (the tests' HTTP/2 fake) answering after `latencyMs`
+ * (+-20 %), FCM_ERROR_RATE of its answers a 429 or a 503; records when each
  * notification was accepted.
  */
-async function startFakeFcm(tls) {
-  const arrivals = new Map();
+async function startBenchFcm(): Promise<BenchFcm> {
+  const arrivals = new Map<string, number>();
   let requests = 0;
-  let refused = 0;
   let latencyMs = FCM_LATENCY_MS;
-  let errorRate = FCM_ERROR_RATE;
-  const sessions = new Set();
-  const server = http2.createSecureServer(
-    { key: tls.key, cert: tls.cert, allowHTTP1: true, settings: { maxConcurrentStreams: 100 } },
-    (req, res) => {
-      const chunks = [];
-      req.on('data', (chunk) => chunks.push(chunk));
-      req.on('end', () => {
-        const delay = latencyMs === 0 ? 0 : latencyMs * (0.8 + 0.4 * Math.random());
-        const answer = () => {
-          if (req.url === '/token') {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify({ access_token: 'bench-token', expires_in: 3600, token_type: 'Bearer' }));
-            return;
-          }
-          requests++;
-          if (errorRate > 0 && Math.random() < errorRate) {
-            refused++;
-            const slowDown = Math.random() < 0.5;
-            res.writeHead(slowDown ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '1' });
-            res.end(
-              JSON.stringify({
-                error: {
-                  code: slowDown ? 429 : 503,
-                  message: 'bench',
-                  status: slowDown ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE',
-                },
-              }),
-            );
-            return;
-          }
-          const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).message.data.notificationId;
-          if (!arrivals.has(id)) arrivals.set(id, Date.now());
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(`{"name":"projects/${PROJECT}/messages/${requests}"}`);
-        };
-        if (delay === 0) answer();
-        else setTimeout(answer, delay);
-      });
-    },
-  );
-  server.on('session', (session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
+  const h2 = await FakeH2Server.start();
+  h2.handle((request) => {
+    // Nothing is read back from the fake's own record: keep it empty.
+    h2.received.length = 0;
+    const delay = latencyMs === 0 ? 0 : latencyMs * (0.8 + 0.4 * Math.random());
+    const answer = () => {
+      requests++;
+      if (FCM_ERROR_RATE > 0 && Math.random() < FCM_ERROR_RATE)
+        return Math.random() < 0.5
+          ? fcmError(429, 'RESOURCE_EXHAUSTED', null, 'bench', { 'retry-after': '1' })
+          : fcmError(503, 'UNAVAILABLE', null, 'bench', { 'retry-after': '1' });
+      const id = (JSON.parse(request.body) as { message: { data: { notificationId: string } } }).message.data
+        .notificationId;
+      if (!arrivals.has(id)) arrivals.set(id, Date.now());
+      return { status: 200, body: `{"name":"projects/bench/messages/${requests}"}` };
+    };
+    if (delay === 0) return answer();
+    return new Promise((resolve) => setTimeout(() => resolve(answer()), delay));
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `https://127.0.0.1:${server.address().port}`,
+    h2,
     arrivals,
     requests: () => requests,
-    refused: () => refused,
     setLatency(ms) {
       latencyMs = ms;
-    },
-    setErrorRate(rate) {
-      errorRate = rate;
     },
     reset() {
       arrivals.clear();
       requests = 0;
-      refused = 0;
     },
-    close: () =>
-      new Promise((resolve) => {
-        for (const session of sessions) session.destroy();
-        server.close(resolve);
-      }),
   };
 }
 
 /** An SMS gateway over plain HTTP/1.1 answering after SMS_LATENCY_MS. */
-async function startFakeSmsGateway() {
+async function startFakeSmsGateway(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => setTimeout(() => res.end('{"status":"queued"}'), SMS_LATENCY_MS));
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
   return {
-    url: `http://127.0.0.1:${server.address().port}/send`,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    url: `http://127.0.0.1:${port}/send`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-/** A fresh store: a new SQLite folder, or a new PostgreSQL schema. */
-async function createLocation(kind, databaseUrl) {
-  if (kind === 'sqlite') {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-delivery-'));
-    return {
-      options: { dataDir },
-      env: { DATA_DIR: dataDir, DATABASE_URL: '' },
-      remove: async () => rmSync(dataDir, { recursive: true, force: true }),
-    };
-  }
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const separator = databaseUrl.includes('?') ? '&' : '?';
-  return {
-    options: { databaseUrl, schema, dataDir: os.tmpdir() },
-    env: {
-      DATABASE_URL: `${databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
-      DATA_DIR: os.tmpdir(),
-    },
-    remove: async () => {
-      const client = new Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    },
-  };
-}
+type Options = StoreLocation['options'];
 
-async function seed(options) {
+async function seed(options: Options): Promise<void> {
   const store = await openStore(options);
-  const devices = [];
-  const students = [];
+  const devices: NonNullable<DataSet['devices']>[number][] = [];
+  const students: NonNullable<DataSet['students']>[number][] = [];
   for (let i = 0; i < STUDENTS; i++) {
     const id = String(100000 + i);
     devices.push({
@@ -215,13 +165,17 @@ async function seed(options) {
   await store.lifecycle.close();
 }
 
-async function startChild(script, env, readyPattern) {
+async function startChild(
+  script: string,
+  env: Record<string, string>,
+  readyPattern: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray; readyAt: number }> {
   const { child, ready } = spawnUntilReady(script, { ...env, ...EXTRA_ENV }, readyPattern);
   const match = await ready;
   return { child, match, readyAt: Date.now() };
 }
 
-function stopChild(child) {
+function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     child.once('exit', () => resolve());
@@ -230,40 +184,22 @@ function stopChild(child) {
 }
 
 /**
- * MESSAGES SendNotificationType calls over HTTP POST, CLIENT_CONNECTIONS at a
+ * `count` SendNotificationType calls over HTTP POST, CLIENT_CONNECTIONS at a
  * time, as fast as they are answered or, with `rate`, that many per second.
  */
-async function queueThroughService(port, rate = null, count = MESSAGES) {
+async function queueThroughService(port: number, rate: number | null = null, count = MESSAGES): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENT_CONNECTIONS });
-  const call = (n) =>
-    new Promise((resolve, reject) => {
-      const body = new URLSearchParams({
-        id: String(100000 + (n % STUDENTS)),
-        baseUrlSchool: SCHOOL,
-        TypeNotfication: ['absence', 'note', 'mark', 'exam'][n % 4],
-      }).toString();
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/NotificationNotes.asmx/SendNotificationType',
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 200 ? resolve() : reject(new Error(`SendNotificationType answered ${res.statusCode}`)),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
+  const call = async (n: number): Promise<void> => {
+    const status = await sendNotification(agent, port, {
+      id: String(100000 + (n % STUDENTS)),
+      baseUrlSchool: SCHOOL,
+      TypeNotfication: ['absence', 'note', 'mark', 'exam'][n % 4],
     });
+    if (status !== 200) throw new Error(`SendNotificationType answered ${status}`);
+  };
   let next = 0;
   const started = Date.now();
-  const paced = async (n) => {
+  const paced = async (n: number): Promise<void> => {
     if (rate === null) return;
     const due = started + (n * 1000) / rate;
     if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
@@ -281,7 +217,7 @@ async function queueThroughService(port, rate = null, count = MESSAGES) {
   return Date.now() - started;
 }
 
-async function waitForArrivals(fcm, count = MESSAGES, timeoutMs = 300_000) {
+async function waitForArrivals(fcm: BenchFcm, count = MESSAGES, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (fcm.arrivals.size < count) {
     if (Date.now() > deadline) throw new Error(`only ${fcm.arrivals.size} of ${count} notifications arrived`);
@@ -290,30 +226,40 @@ async function waitForArrivals(fcm, count = MESSAGES, timeoutMs = 300_000) {
 }
 
 /** Queue-to-delivery per notification, from the rows' created_at and the fake's stamps; checks every row is sent. */
-async function latencies(options, fcm, count = MESSAGES) {
+async function latencies(options: Options, fcm: BenchFcm, count = MESSAGES): Promise<{ p50: number; p99: number }> {
   const store = await openStore(options);
   try {
     const rows = await store.admin.listPushNotifications();
     const unsent = rows.filter((row) => row.status !== 'sent').length;
     if (rows.length !== count || unsent > 0) throw new Error(`${rows.length} rows, ${unsent} not sent`);
-    const values = rows.map((row) => fcm.arrivals.get(row.id) - Date.parse(row.createdAt)).sort((a, b) => a - b);
-    const at = (q) => values[Math.min(values.length - 1, Math.floor(q * values.length))];
+    const values = rows
+      .map((row) => (fcm.arrivals.get(row.id) ?? NaN) - Date.parse(row.createdAt))
+      .sort((a, b) => a - b);
+    const at = (q: number): number => values[Math.min(values.length - 1, Math.floor(q * values.length))];
     return { p50: at(0.5), p99: at(0.99) };
   } finally {
     await store.lifecycle.close();
   }
 }
 
-function serviceEnv(location, fakes, worker) {
+interface Fakes {
+  readonly fcm: BenchFcm;
+  readonly tokens: FakeFcm;
+  readonly sms: { url: string };
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+function serviceEnv(location: StoreLocation, fakes: Fakes, worker: boolean): Record<string, string> {
   return {
-    ...location.env,
+    ...storeEnvironment(location),
     PORT: '0',
     HOST: '127.0.0.1',
     DEMO_DATA: 'false',
     WORKER: String(worker),
     PUSH_PROVIDER: 'fcm',
     FCM_CREDENTIALS: fakes.keyFile,
-    FCM_BASE_URL: fakes.fcm.url,
+    FCM_BASE_URL: fakes.fcm.h2.origin,
     // The fake's certificate, trusted explicitly (verification stays on).
     NODE_EXTRA_CA_CERTS: fakes.certFile,
     SMS_PROVIDER: 'http',
@@ -331,35 +277,41 @@ function serviceEnv(location, fakes, worker) {
  * PostgreSQL's server when the store is there; and how busy the machine's
  * cores were. Near 100 % busy, a rate waited for CPU.
  */
-function startCpuCount(env, child, own) {
+interface CpuCount {
+  readonly cpu: Record<string, number | null>;
+  readonly busy: number | null;
+}
+
+function startCpuCount(env: Record<string, string>, child: { name: string; pid: number }, own: string): () => CpuCount {
   const onPostgres = env.DATABASE_URL !== '';
   const childBefore = cpuMs(child.pid);
   const postgresBefore = onPostgres ? postgresCpuMs() : null;
   const ownBefore = process.cpuUsage();
   const machineBefore = machineTicks();
   return () => {
-    const perMessage = (ms) => (ms === null ? null : (ms * 1000) / MESSAGES);
+    const perMessage = (ms: number | null): number | null => (ms === null ? null : (ms * 1000) / MESSAGES);
+    const childNow = cpuMs(child.pid);
     const ownUsage = process.cpuUsage(ownBefore);
     const machine = machineTicks();
     return {
       cpu: {
-        [child.name]: perMessage(childBefore === null ? null : cpuMs(child.pid) - childBefore),
+        [child.name]: perMessage(childBefore === null || childNow === null ? null : childNow - childBefore),
         [own]: perMessage((ownUsage.user + ownUsage.system) / 1000),
-        postgres: onPostgres ? perMessage(postgresCpuSince(postgresBefore)) : null,
+        postgres: postgresBefore === null ? null : perMessage(postgresCpuSince(postgresBefore)),
       },
       // No tick counted (a span shorter than one): unknown rather than NaN.
       busy:
-        machineBefore === null || machine.total === machineBefore.total
+        machineBefore === null || machine === null || machine.total === machineBefore.total
           ? null
           : (machine.busy - machineBefore.busy) / (machine.total - machineBefore.total),
     };
   };
 }
 
-async function ingest(env) {
+async function ingest(env: Record<string, string>): Promise<CpuCount & { rate: number }> {
   const service = await startChild('dist/main.js', { ...env, LOG_LEVEL: 'info' }, /"port":(\d+)/);
   try {
-    const count = startCpuCount(env, { name: 'service', pid: service.child.pid }, 'clients');
+    const count = startCpuCount(env, { name: 'service', pid: pidOf(service.child) }, 'clients');
     const ms = await queueThroughService(Number(service.match[1]));
     return { rate: (MESSAGES / ms) * 1000, ...count() };
   } finally {
@@ -367,11 +319,15 @@ async function ingest(env) {
   }
 }
 
-async function drainOnce(env, fcm, latencyMs) {
+async function drainOnce(
+  env: Record<string, string>,
+  fcm: BenchFcm,
+  latencyMs: number,
+): Promise<CpuCount & { rate: number; requests: number }> {
   fcm.reset();
   fcm.setLatency(latencyMs);
   const worker = await startChild('dist/cli/worker.js', { ...env, LOG_LEVEL: 'info' }, /"msg":"worker running"/);
-  const count = startCpuCount(env, { name: 'worker', pid: worker.child.pid }, 'fakes');
+  const count = startCpuCount(env, { name: 'worker', pid: pidOf(worker.child) }, 'fakes');
   await waitForArrivals(fcm);
   // From the worker's ready line, or its first send if that came first (a small backlog can be sent before the line is read).
   const arrivals = [...fcm.arrivals.values()];
@@ -383,8 +339,10 @@ async function drainOnce(env, fcm, latencyMs) {
 }
 
 /** Ingestion twice (worker off), each backlog drained by one worker process: at 0 ms, then at FCM_LATENCY_MS. */
-async function drainCase(kind, databaseUrl, fakes) {
-  const location = await createLocation(kind, databaseUrl);
+type Kind = 'sqlite' | 'postgres';
+
+async function drainCase(kind: Kind, fakes: Fakes) {
+  const location = createLocation(kind);
   try {
     await seed(location.options);
     const env = serviceEnv(location, fakes, false);
@@ -409,8 +367,8 @@ async function drainCase(kind, databaseUrl, fakes) {
   }
 }
 
-async function liveCase(kind, databaseUrl, fakes) {
-  const location = await createLocation(kind, databaseUrl);
+async function liveCase(kind: Kind, fakes: Fakes): Promise<{ callRate: number; p50: number; p99: number }> {
+  const location = createLocation(kind);
   try {
     await seed(location.options);
     fakes.fcm.reset();
@@ -432,25 +390,25 @@ async function liveCase(kind, databaseUrl, fakes) {
   }
 }
 
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const cpuCell = ({ cpu, busy }) =>
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const cpuCell = ({ cpu, busy }: CpuCount): string =>
   Object.entries(cpu)
-    .filter(([, value]) => value !== null)
-    .map(([name, value]) => `${name} ${fmt(value)}`)
+    .flatMap(([name, value]) => (value === null ? [] : [`${name} ${fmt(value)}`]))
     .join(', ') + (busy === null ? '' : ` (machine ${Math.round(busy * 100)} % busy)`);
 
-async function main() {
-  const databaseUrl = process.env.BENCH_DATABASE_URL?.trim() || process.env.TEST_DATABASE_URL?.trim() || '';
-  const stores = (databaseUrl === '' ? ['sqlite'] : ['sqlite', 'postgres']).filter(
+async function main(): Promise<void> {
+  const stores = (DATABASE_URL === '' ? (['sqlite'] as const) : (['sqlite', 'postgres'] as const)).filter(
     (kind) => ONLY_STORES.length === 0 || ONLY_STORES.includes(kind),
   );
-  const runs = (part) => ONLY_CASES.length === 0 || ONLY_CASES.includes(part);
+  const runs = (part: string): boolean => ONLY_CASES.length === 0 || ONLY_CASES.includes(part);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-delivery-'));
-  const tls = makeCertificate(dir);
-  const fcm = await startFakeFcm(tls);
+  const fcm = await startBenchFcm();
+  const tokens = await startFakeFcm();
   const sms = await startFakeSmsGateway();
   try {
-    const fakes = { fcm, sms, certFile: tls.certFile, keyFile: writeKeyFile(dir, `${fcm.url}/token`, PROJECT) };
+    const certFile = path.join(dir, 'fcm-cert.pem');
+    writeFileSync(certFile, fcm.h2.cert);
+    const fakes: Fakes = { fcm, tokens, sms, certFile, keyFile: tokens.writeKeyFile(dir) };
     console.log(
       `\nDelivery, default settings: fake FCM over TLS + HTTP/2 answering after ${FCM_LATENCY_MS} ms +-20 %` +
         `${FCM_ERROR_RATE > 0 ? ` (${FCM_ERROR_RATE * 100} % 429/503)` : ''}, SMS gateway after ${SMS_LATENCY_MS} ms; ${fmt(MESSAGES)} pushes per drain`,
@@ -459,10 +417,10 @@ async function main() {
       `| store | ingestion calls/s (HTTP POST, ${CLIENT_CONNECTIONS} connections) | drain/s at 0 ms | drain/s at ${FCM_LATENCY_MS} ms | ratio | live ${fmt(LIVE_RATE)} calls/s: achieved | p50 ms | p99 ms |`,
     );
     console.log('|---|---|---|---|---|---|---|---|');
-    const cpuLines = [];
+    const cpuLines: string[] = [];
     for (const kind of stores) {
-      const drain = runs('drain') ? await drainCase(kind, databaseUrl, fakes) : null;
-      const live = runs('live') ? await liveCase(kind, databaseUrl, fakes) : null;
+      const drain = runs('drain') ? await drainCase(kind, fakes) : null;
+      const live = runs('live') ? await liveCase(kind, fakes) : null;
       const cells = [
         ...(drain === null
           ? ['-', '-', '-', '-']
@@ -486,20 +444,17 @@ async function main() {
       console.log(
         `CPU per message (µs, from the process's ready line):\n${cpuLines.map((line) => `- ${line}`).join('\n')}`,
       );
-    if (databaseUrl === '') skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+    if (DATABASE_URL === '') skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
     console.log(
       `Targets: drain at ${FCM_LATENCY_MS} ms >= 0.8 x drain at 0 ms; one worker on PostgreSQL >= 5,000/s at ${FCM_LATENCY_MS} ms; live p50 <= 100 ms; ingestion on PostgreSQL >= 3,000/s.`,
     );
   } finally {
-    await fcm.close();
+    await fcm.h2.close();
+    await tokens.server.close();
     await sms.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 // The fake FCM's certificate is made with openssl.
-if (smokeHas('openssl', 'bench-delivery.mjs'))
-  main().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+if (smokeHas('openssl', 'bench-delivery.ts')) runMain(main);

@@ -8,22 +8,33 @@
 // unfiltered, by status and by school, and a phone's last digits. SQLite
 // always; PostgreSQL too when BENCH_DATABASE_URL or TEST_DATABASE_URL is
 // set. Run by `npm run bench`, or alone after `npm run build`:
-// `node scripts/bench-console.mjs`.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// `node -r ./test/delivery/support/register-ts.js scripts/bench-console.ts`.
 import http from 'node:http';
-import os from 'node:os';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { checkFigure, root, scaled, skipPart } from './bench-support.mjs';
+import Database from 'better-sqlite3';
+import bcrypt from 'bcryptjs';
+import express from 'express';
+import { Client } from 'pg';
+import pino from 'pino';
+import type * as BcryptPoolModule from '../src/access/bcrypt-pool';
+import type * as ConsoleModule from '../src/console';
+import {
+  built,
+  checkFigure,
+  createLocation,
+  DATABASE_URL,
+  openStore,
+  runMain,
+  scaled,
+  skipPart,
+  type Store,
+  type StoreLocation,
+} from './bench-support';
 
-const require = createRequire(import.meta.url);
-const { openStore } = require(path.join(root, 'dist/store'));
-const { createConsole } = require(path.join(root, 'dist/console'));
-const { createBcryptPool } = require(path.join(root, 'dist/access/bcrypt-pool'));
-const bcrypt = require('bcryptjs');
-const express = require('express');
-const pino = require('pino');
+const { createConsole } = built<typeof ConsoleModule>('console');
+const { createBcryptPool } = built<typeof BcryptPoolModule>('access/bcrypt-pool');
+type Options = StoreLocation['options'];
 
 const STUDENTS = scaled('BENCH_CONSOLE_STUDENTS', 100_000, 50);
 const MESSAGES = scaled('BENCH_CONSOLE_MESSAGES', 1_000_000, 500);
@@ -32,7 +43,7 @@ const ROUNDS = scaled('BENCH_CONSOLE_ROUNDS', 30, 1);
 const BATCH = 5_000;
 const PASSWORD = 'bench password long enough';
 
-async function seed(store) {
+async function seed(store: Store): Promise<void> {
   await store.dataSet.writeDataSet({
     schools: Array.from({ length: 20 }, (_, s) => ({
       baseUrl: `https://school-${s}.bench.example`,
@@ -42,7 +53,7 @@ async function seed(store) {
   const first = ['Ahmad', 'Maya', 'Omar', 'Lina', 'Sami', 'مُحَمَّد', 'فاطمة', 'يوسف', 'ليلى', 'Zaid'];
   const last = ['Ali', 'Haddad', 'Nassar', 'Khoury', 'الحسن', 'العلي', 'Saleh', 'Darwish'];
   for (let start = 0; start < STUDENTS; start += BATCH) {
-    const students = [];
+    const students: Array<{ id: string; school: string; fullName: string; classId: string }> = [];
     for (let i = start; i < Math.min(STUDENTS, start + BATCH); i++)
       students.push({
         id: String(1_000_000 + i),
@@ -62,10 +73,9 @@ const BASE_SECONDS = Date.parse('2026-01-01T00:00:00.000Z') / 1000;
 const STATUS_SQL = `case when i % 100 < 85 then 'sent' when i % 100 < 90 then 'dead' when i % 100 < 94 then 'failed'
   when i % 100 < 97 then 'queued' when i % 100 < 99 then 'uncertain' else 'sending' end`;
 
-async function seedMessages(name, options) {
+async function seedMessages(name: string, options: Options): Promise<number> {
   const pushes = Math.floor((MESSAGES * 4) / 5);
   if (name === 'sqlite') {
-    const Database = require('better-sqlite3');
     const db = new Database(path.join(options.dataDir, 'service.sqlite'));
     const at = `strftime('%Y-%m-%dT%H:%M:%fZ', ${BASE_SECONDS} + (i / 2) * 0.001 * 5, 'unixepoch')`;
     const id = `printf('%08x-%d', (i * 2654435761) % 4294967296, i)`;
@@ -82,10 +92,9 @@ async function seedMessages(name, options) {
     db.exec('analyze');
     db.close();
   } else {
-    const pg = require('pg');
-    const client = new pg.Client({ connectionString: options.databaseUrl });
+    const client = new Client({ connectionString: options.databaseUrl });
     await client.connect();
-    await client.query(`set search_path to ${options.schema}`);
+    await client.query(`set search_path to ${options.schema ?? 'public'}`);
     const at = `to_char(to_timestamp(${BASE_SECONDS} + (i / 2) * 0.005) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
     const id = `lpad(to_hex((i * 2654435761) % 4294967296), 8, '0') || '-' || i`;
     await client.query(`insert into push_notifications (id, device_id, student_id, type, title, body, data, status,
@@ -103,21 +112,26 @@ async function seedMessages(name, options) {
   return pushes;
 }
 
-function getText(port, pathAndQuery, cookie) {
+function getText(port: number, pathAndQuery: string, cookie: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port, path: pathAndQuery, headers: { cookie } }, (res) => {
         let body = '';
         res.setEncoding('utf8');
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode, body }));
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       })
       .on('error', reject);
   });
 }
 
 /** The path of the page `depth` of a list (or its last, if it has fewer), by following its Older link from the first. */
-async function pageAt(port, first, depth, cookie) {
+async function pageAt(
+  port: number,
+  first: string,
+  depth: number,
+  cookie: string,
+): Promise<{ at: string; depth: number }> {
   let at = first;
   for (let n = 1; n < depth; n++) {
     const answer = await getText(port, at, cookie);
@@ -129,11 +143,11 @@ async function pageAt(port, first, depth, cookie) {
   return { at, depth };
 }
 
-async function timePage(port, pathAndQuery, cookie) {
+async function timePage(port: number, pathAndQuery: string, cookie: string): Promise<number[]> {
   // A page that lists nothing would time nothing worth knowing.
   const shown = /(\d+) messages? on this page/.exec((await getText(port, pathAndQuery, cookie)).body);
   if (shown === null) throw new Error(`${pathAndQuery} lists no message`);
-  const times = [];
+  const times: number[] = [];
   for (let i = 0; i < ROUNDS + 3; i++) {
     const answer = await get(port, pathAndQuery, cookie);
     if (answer.status !== 200) throw new Error(`${pathAndQuery} answered ${answer.status}`);
@@ -142,29 +156,32 @@ async function timePage(port, pathAndQuery, cookie) {
   return times.sort((a, b) => a - b);
 }
 
-function get(port, pathAndQuery, cookie) {
+function get(port: number, pathAndQuery: string, cookie: string): Promise<{ status: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const req = http.get({ host: '127.0.0.1', port, path: pathAndQuery, headers: { cookie } }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6 }),
+      );
     });
     req.on('error', reject);
   });
 }
 
-async function signIn(port) {
-  const form = await new Promise((resolve, reject) => {
+async function signIn(port: number): Promise<string> {
+  const form = await new Promise<{ body: string; cookie: string }>((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port, path: '/console/sign-in' }, (res) => {
         let body = '';
         res.setEncoding('utf8');
-        res.on('data', (c) => (body += c));
+        res.on('data', (c: string) => (body += c));
         res.on('end', () => resolve({ body, cookie: String(res.headers['set-cookie']).split(';')[0] }));
       })
       .on('error', reject);
   });
-  const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)[1];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)?.[1];
+  if (csrf === undefined) throw new Error('the sign-in page holds no csrf field');
   const data = new URLSearchParams({ csrf, name: 'bench', password: PASSWORD }).toString();
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -187,9 +204,10 @@ async function signIn(port) {
   });
 }
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const quantile = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
-async function run(name, options) {
+async function run(name: string, options: Options): Promise<void> {
   const store = await openStore(options);
   const pool = createBcryptPool({ threads: 1 });
   try {
@@ -208,8 +226,8 @@ async function run(name, options) {
       }),
     );
     const server = http.createServer(app);
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
     const cookie = await signIn(port);
     const cases = [
       ['Latin part of a name', 'hadd'],
@@ -218,7 +236,7 @@ async function run(name, options) {
       ['an id', '1054321'],
     ];
     for (const [label, q] of cases) {
-      const times = [];
+      const times: number[] = [];
       for (let i = 0; i < ROUNDS + 3; i++) {
         const answer = await get(port, `/console/students?q=${encodeURIComponent(q)}`, cookie);
         if (answer.status !== 200) throw new Error(`search answered ${answer.status}`);
@@ -238,7 +256,7 @@ async function run(name, options) {
       console.log(
         `${name}: ${MESSAGES.toLocaleString('en')} messages written in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
       );
-      const lists = [
+      const lists: Array<[string, string, boolean]> = [
         ['all messages', '/console/messages', true],
         ['status dead', '/console/messages?status=dead', true],
         ['one school', `/console/messages?school=${encodeURIComponent('https://school-7.bench.example')}`, true],
@@ -263,19 +281,21 @@ async function run(name, options) {
   }
 }
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-console-'));
-try {
-  await run('sqlite', { dataDir });
-  const databaseUrl = (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '').trim();
-  if (databaseUrl !== '') {
-    const schema = `bench_console_${randomBytes(4).toString('hex')}`;
-    await run('postgres', { databaseUrl, schema, dataDir });
-    const pg = require('pg');
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    await client.query(`drop schema ${schema} cascade`);
-    await client.end();
-  } else skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
-} finally {
-  rmSync(dataDir, { recursive: true, force: true });
+async function main(): Promise<void> {
+  const sqlite = createLocation('sqlite');
+  try {
+    await run('sqlite', sqlite.options);
+    if (DATABASE_URL !== '') {
+      const postgres = createLocation('postgres');
+      try {
+        await run('postgres', { ...postgres.options, dataDir: sqlite.options.dataDir });
+      } finally {
+        await postgres.remove();
+      }
+    } else skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  } finally {
+    await sqlite.remove();
+  }
 }
+
+runMain(main);

@@ -2,7 +2,7 @@
 // (docs/benchmark.md#request-path):
 //
 //   node --cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=DIR dist/main.js   (under load, then SIGTERM)
-//   node scripts/cpu-profile-summary.mjs DIR/FILE.cpuprofile CALLS [TOP]
+//   node -r ./test/delivery/support/register-ts.js scripts/cpu-profile-summary.ts DIR/FILE.cpuprofile CALLS [TOP]
 //
 // CALLS is how many calls the process answered while profiled. Samples
 // under start-up (module loading, reading the WSDLs, building the service)
@@ -11,48 +11,57 @@
 // V8's are shown under the nearest of them) and the TOP functions by time
 // spent in themselves.
 import { readFileSync } from 'node:fs';
+import type { Profiler } from 'node:inspector';
 
 const [file, callsText, topText] = process.argv.slice(2);
 if (file === undefined || !(Number(callsText) > 0)) {
-  console.error('usage: node scripts/cpu-profile-summary.mjs FILE.cpuprofile CALLS [TOP]');
+  console.error(
+    'usage: node -r ./test/delivery/support/register-ts.js scripts/cpu-profile-summary.ts FILE.cpuprofile CALLS [TOP]',
+  );
   process.exit(2);
 }
 const calls = Number(callsText);
 const top = Number(topText ?? 25);
-const profile = JSON.parse(readFileSync(file, 'utf8'));
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Required<Profiler.Profile>;
 
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-const parents = new Map();
+const nodeOf = (id: number): Profiler.ProfileNode => {
+  const node = nodes.get(id);
+  if (node === undefined) throw new Error(`${file}: no node ${id}`);
+  return node;
+};
+const parents = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-const selfTime = new Map();
+const selfTime = new Map<number, number>();
 for (let i = 0; i < profile.samples.length; i++)
   selfTime.set(profile.samples[i], (selfTime.get(profile.samples[i]) ?? 0) + profile.timeDeltas[i]);
 
-const STARTUP = (frame) =>
+const STARTUP = (frame: Profiler.ProfileNode['callFrame']): boolean =>
   frame.functionName === 'executeUserEntryPoint' ||
   frame.url.includes('/soap/lib/') ||
   frame.url.endsWith('/dist/service.js') ||
   frame.url.includes('modules/cjs/loader');
-const packageOf = (url) => {
+const packageOf = (url: string): string | null => {
   const module = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (module !== null) return module[1];
   const own = /\/dist\/(?:([^/]+)\/)?/.exec(url);
   return own === null ? null : `dist/${own[1] ?? ''}`;
 };
-const where = (frame) =>
+const where = (frame: Profiler.ProfileNode['callFrame']): string =>
   `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*node_modules\//, '')}:${frame.lineNumber + 1}`;
 
-const byPackage = new Map();
-const byFunction = new Map();
-const add = (map, key, time) => map.set(key, (map.get(key) ?? 0) + time);
+const byPackage = new Map<string, number>();
+const byFunction = new Map<string, number>();
+const add = (map: Map<string, number>, key: string, time: number): Map<string, number> =>
+  map.set(key, (map.get(key) ?? 0) + time);
 let total = 0;
 for (const [id, time] of selfTime) {
-  const frame = nodes.get(id).callFrame;
+  const frame = nodeOf(id).callFrame;
   if (frame.functionName === '(idle)') continue;
-  let owner = null;
+  let owner: string | null = null;
   let startup = false;
-  for (let at = id; at !== undefined; at = parents.get(at)) {
-    const ancestor = nodes.get(at).callFrame;
+  for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+    const ancestor = nodeOf(at).callFrame;
     if (STARTUP(ancestor)) {
       startup = true;
       break;
@@ -67,8 +76,8 @@ for (const [id, time] of selfTime) {
   add(byFunction, where(frame), time);
 }
 
-const perCall = (time) => (time / calls).toFixed(1).padStart(7);
-const list = (map, count) =>
+const perCall = (time: number): string => (time / calls).toFixed(1).padStart(7);
+const list = (map: Map<string, number>, count: number): string =>
   [...map]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)

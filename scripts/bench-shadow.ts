@@ -6,24 +6,25 @@
 // saturated (the most calls/s 10 connections get, everything on one machine:
 // the legacy's work competes for the same cores), and at a fixed rate well
 // below saturation, where the latency of the answers is what to read.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import net from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
   checkFigure,
   checkPositive,
-  LOAD_OPTIONS,
+  fmt,
+  median,
   request,
   root,
+  runLoad,
+  runMain,
   scaled,
-  settleLoad,
   startChild,
-} from './bench-support.mjs';
-
-const require = createRequire(import.meta.url);
-const autocannon = require('autocannon');
+  type BenchRequest,
+  type LoadResult,
+} from './bench-support';
 
 const DURATION = scaled('BENCH_DURATION', 5, 0.1);
 const CONNECTIONS = 10;
@@ -33,61 +34,42 @@ const ROUNDS = scaled('BENCH_ROUNDS', 3, 1);
 const CASES = [
   ['HTTP GET', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'HTTP GET')],
   ['SOAP 1.1', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'SOAP 1.1')],
-];
+] as const;
 
-function load(port, req, rate) {
-  return new Promise((resolve, reject) =>
-    autocannon(
-      {
-        url: `http://127.0.0.1:${port}${req.path}`,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        connections: CONNECTIONS,
-        duration: DURATION,
-        ...LOAD_OPTIONS,
-        ...(rate === undefined ? {} : { overallRate: rate }),
-      },
-      settleLoad(resolve, reject, (result) => checkPositive('requests answered', result.requests.total) && result),
-    ),
-  );
-}
+const load = (port: number, req: BenchRequest, rate?: number): Promise<LoadResult> =>
+  runLoad(port, req, { connections: CONNECTIONS, duration: DURATION, rate });
 
-async function shadowCounts(port) {
+async function shadowCounts(port: number): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const counts = {};
+  const counts: Record<string, number> = {};
   for (const match of text.matchAll(/^notify_shadow_comparisons_total\{[^}]*outcome="(\w+)"\} (\d+)/gm))
     counts[match[1]] = (counts[match[1]] ?? 0) + Number(match[2]);
   return counts;
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-const fmt = (n, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-async function main() {
-  const dirs = [];
-  const children = [];
-  const env = (extra) => {
+async function main(): Promise<void> {
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const env = (extra: Record<string, string>): Record<string, string> => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-shadow-'));
     dirs.push(dataDir);
     return { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', DATABASE_URL: '', ...extra };
   };
   const hanging = net.createServer((socket) => socket.on('error', () => undefined));
-  await new Promise((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const hangingPort = (hanging.address() as AddressInfo).port;
   const refusing = net.createServer();
-  await new Promise((resolve) => refusing.listen(0, '127.0.0.1', resolve));
-  const refusingPort = refusing.address().port;
-  await new Promise((resolve) => refusing.close(resolve));
+  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  const refusingPort = (refusing.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => refusing.close(() => resolve()));
   try {
     const legacy = await startChild(path.join(root, 'dist/main.js'), env({}));
     children.push(legacy.child);
-    const variants = [
+    const variants: Array<[string, Record<string, string>]> = [
       ['off', {}],
       ['on, legacy answers', { SHADOW_URL: `http://127.0.0.1:${legacy.port}` }],
       ['on, 10% sampled', { SHADOW_URL: `http://127.0.0.1:${legacy.port}`, SHADOW_SAMPLE: '0.1' }],
-      ['on, legacy hangs', { SHADOW_URL: `http://127.0.0.1:${hanging.address().port}`, SHADOW_TIMEOUT_MS: '1000' }],
+      ['on, legacy hangs', { SHADOW_URL: `http://127.0.0.1:${hangingPort}`, SHADOW_TIMEOUT_MS: '1000' }],
       ['on, legacy refuses', { SHADOW_URL: `http://127.0.0.1:${refusingPort}` }],
     ];
     // Started together: their start-ups are not measured, and one after the other they take longest.
@@ -95,8 +77,10 @@ async function main() {
       variants.map(([, extra]) => startChild(path.join(root, 'dist/main.js'), env(extra))),
     );
     for (const result of started) if (result.status === 'fulfilled') children.push(result.value.child);
-    for (const result of started) if (result.status === 'rejected') throw result.reason;
-    const services = variants.map(([name], i) => ({ name, port: started[i].value.port }));
+    const services = started.map((result, i) => {
+      if (result.status === 'rejected') throw result.reason;
+      return { name: variants[i][0], port: result.value.port };
+    });
     console.log(
       `GetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds (the variants one after the other in each); fixed rate ${RATE}/s`,
     );
@@ -105,9 +89,9 @@ async function main() {
       for (const service of services) await load(service.port, req, RATE);
       // Each round measures every variant once; ratios are taken within a round
       // (so that a change in the machine's load between rounds cancels out), then the median.
-      const rounds = [];
+      const rounds: Array<Array<{ saturated: LoadResult; fixed: LoadResult }>> = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const results = [];
+        const results: Array<{ saturated: LoadResult; fixed: LoadResult }> = [];
         for (const service of services) {
           const saturated = await load(service.port, req);
           const fixed = await load(service.port, req, RATE);
@@ -150,7 +134,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -4,23 +4,27 @@
 // worker delivering to the log providers. The service's RSS is sampled every
 // SOAK_SAMPLE_SECONDS (default 5); the closing lines give start, end and peak
 // RSS and the request counts (docs/chaos.md). Not part of CI: it takes minutes.
+// `npm run bench` runs a short one for its memory figures (soak() below).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { Pool } from 'undici';
 import {
   BINDINGS,
   checkPositive,
+  openStore,
+  pidOf,
   request as bindingRequest,
   root,
   rssKb,
+  runMain,
   scaled,
   startChild,
-} from './bench-support.mjs';
-
-const require = createRequire(import.meta.url);
-const { Pool } = require('undici');
-const { openStore } = require(path.join(root, 'dist/store'));
+  type BenchRequest,
+  type Binding,
+  type Listening,
+  type Params,
+} from './bench-support';
 
 // A smoke run: 1.5 s of load, sampled every half second.
 const MINUTES = scaled('SOAK_MINUTES', 10, 0.025);
@@ -29,12 +33,16 @@ const CONNECTIONS = scaled('SOAK_CONNECTIONS', 8, 2);
 const STUDENTS = scaled(null, 500, 20);
 const SCHOOL = 'https://soak.school.example';
 
-async function seed(dataDir) {
+async function seed(dataDir: string): Promise<void> {
   const store = await openStore({ dataDir });
   const ids = Array.from({ length: STUDENTS }, (_, i) => String(7001 + i));
   await store.dataSet.writeDataSet({
     schools: [{ baseUrl: SCHOOL, name: 'Soak School' }],
-    devices: ids.map((id) => ({ id: `dev-${id}`, token: `fcm:soak-${id}`, platform: i(id) % 2 ? 'ios' : 'android' })),
+    devices: ids.map((id) => ({
+      id: `dev-${id}`,
+      token: `fcm:soak-${id}`,
+      platform: i(id) % 2 ? ('ios' as const) : ('android' as const),
+    })),
     students: ids.map((id) => ({
       id,
       school: SCHOOL,
@@ -79,11 +87,11 @@ async function seed(dataDir) {
   await store.lifecycle.close();
 }
 
-function i(id) {
+function i(id: string): number {
   return Number(id) - 7001;
 }
 
-function start(dataDir) {
+function start(dataDir: string): Promise<Listening> {
   // A minimal environment (no inherited settings), with the flags `npm start` gives the service.
   return startChild(
     path.join(root, 'dist/main.js'),
@@ -105,29 +113,37 @@ function start(dataDir) {
 }
 
 /** The n-th call's parameters for each operation: varied students, numbers, types. */
-const OPERATIONS = [
+const OPERATIONS: Array<[string, string, (n: number) => Params]> = [
   [
     'AuthCodeSending',
     'AuthCode',
-    (n) => ({ code: String(100000 + (n % 900000)), phone: `094${String(n % 10_000_000).padStart(7, '0')}` }),
+    (n: number) => ({ code: String(100000 + (n % 900000)), phone: `094${String(n % 10_000_000).padStart(7, '0')}` }),
   ],
-  ['GetStudentsAudit', 'GetStudentsAudtiNote', (n) => ({ SubjectID: 'MATH', Class_id: `C${n % 20}` })],
+  ['GetStudentsAudit', 'GetStudentsAudtiNote', (n: number) => ({ SubjectID: 'MATH', Class_id: `C${n % 20}` })],
   [
     'ReadNoteFromApp',
     'UpdateNoteState',
-    (n) => ({ STDid: String(7001 + (n % STUDENTS)), note_type: n % 2 ? 'audit' : 'behaviour' }),
+    (n: number) => ({ STDid: String(7001 + (n % STUDENTS)), note_type: n % 2 ? 'audit' : 'behaviour' }),
   ],
-  ['GetStudentsAbsence', 'GetStudentsAbcenceByID', (n) => ({ STDid: String(7001 + (n % STUDENTS)) })],
-  ['NotificationNotes', 'GetStudentSchool', (n) => ({ school_base_url: SCHOOL, show_active: n % 2 ? '1' : '0' })],
+  ['GetStudentsAbsence', 'GetStudentsAbcenceByID', (n: number) => ({ STDid: String(7001 + (n % STUDENTS)) })],
+  [
+    'NotificationNotes',
+    'GetStudentSchool',
+    (n: number) => ({ school_base_url: SCHOOL, show_active: n % 2 ? '1' : '0' }),
+  ],
   [
     'NotificationNotes',
     'SendNotificationType',
-    (n) => ({ id: String(7001 + (n % STUDENTS)), baseUrlSchool: SCHOOL, TypeNotfication: n % 2 ? 'absence' : 'note' }),
+    (n: number) => ({
+      id: String(7001 + (n % STUDENTS)),
+      baseUrlSchool: SCHOOL,
+      TypeNotfication: n % 2 ? 'absence' : 'note',
+    }),
   ],
-  ['PushNotificationMobile', 'GetTokenDevice', (n) => ({ id: `dev-${7001 + (n % STUDENTS)}` })],
+  ['PushNotificationMobile', 'GetTokenDevice', (n: number) => ({ id: `dev-${7001 + (n % STUDENTS)}` })],
 ];
 
-function request(endpoint, op, params, binding) {
+function request(endpoint: string, op: string, params: Params, binding: Binding): BenchRequest {
   // show_active is a char: its UTF-16 code in SOAP.
   const soapParams =
     'show_active' in params ? { ...params, show_active: String(params.show_active.charCodeAt(0)) } : params;
@@ -145,41 +161,63 @@ const DOCUMENTS = [
   '/metrics',
 ];
 
-async function main() {
+/** What a soak measured: the service's RSS (kB) over time, and the requests. */
+export interface SoakResult {
+  /** RSS once listening, before any request. */
+  readonly idleKb: number;
+  readonly endKb: number;
+  readonly peak: { readonly at: number; readonly rss: number };
+  readonly requests: number;
+  readonly seconds: number;
+  /** Answers that are neither a 200 nor one of ASMX's 500s for refused input. */
+  readonly failures: number;
+}
+
+/**
+ * Mixed load on a fresh service for `minutes`, its RSS sampled every
+ * `sampleSeconds`; `progress` says how it goes (npm run soak prints each
+ * sample; npm run bench only the result).
+ */
+export async function soak(
+  minutes: number,
+  sampleSeconds: number,
+  progress: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<SoakResult> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-soak-'));
   await seed(dataDir);
   const service = await start(dataDir);
+  const pid = pidOf(service.child);
   const pool = new Pool(`http://127.0.0.1:${service.port}`, { connections: CONNECTIONS, pipelining: 1 });
-  const counts = new Map();
-  const statuses = new Map();
-  const add = (map, key) => map.set(key, (map.get(key) ?? 0) + 1);
+  const counts = new Map<string, number>();
+  const statuses = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string): Map<string, number> => map.set(key, (map.get(key) ?? 0) + 1);
   let failures = 0;
   let slowest = 0;
   let n = 0;
   const startedAt = Date.now();
-  const endAt = startedAt + MINUTES * 60_000;
-  const samples = [{ at: 0, rss: rssKb(service.child.pid) }];
+  const endAt = startedAt + minutes * 60_000;
+  const samples = [{ at: 0, rss: rssKb(pid) }];
   const sampler = setInterval(() => {
-    const rss = rssKb(service.child.pid);
+    const rss = rssKb(pid);
     samples.push({ at: Date.now() - startedAt, rss });
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
-    process.stdout.write(
-      `soak: ${((Date.now() - startedAt) / 1000).toFixed(0)} s, RSS ${(rss / 1024).toFixed(1)} MB, ${total} requests\n`,
+    progress(
+      `soak: ${((Date.now() - startedAt) / 1000).toFixed(0)} s, RSS ${(rss / 1024).toFixed(1)} MB, ${total} requests`,
     );
-  }, SAMPLE_SECONDS * 1000);
-  process.stdout.write(
-    `soak: ${MINUTES} min, ${CONNECTIONS} connections, service pid ${service.child.pid} on port ${service.port}, RSS at start ${(samples[0].rss / 1024).toFixed(1)} MB\n`,
+  }, sampleSeconds * 1000);
+  progress(
+    `soak: ${minutes} min, ${CONNECTIONS} connections, service pid ${pid} on port ${service.port}, RSS at start ${(samples[0].rss / 1024).toFixed(1)} MB`,
   );
 
-  const loop = async () => {
+  const loop = async (): Promise<void> => {
     while (Date.now() < endAt) {
       const k = n++;
-      let req;
-      let key;
+      let req: BenchRequest;
+      let key: string;
       // One request in 15 is a document; the rest cycle through every operation and binding.
       if (k % 15 === 14) {
         const target = DOCUMENTS[k % DOCUMENTS.length];
-        req = { method: 'GET', path: target };
+        req = { method: 'GET', path: target, headers: {} };
         key = `GET ${target}`;
       } else {
         const [endpoint, op, params] = OPERATIONS[k % OPERATIONS.length];
@@ -203,7 +241,7 @@ async function main() {
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, loop));
   clearInterval(sampler);
-  samples.push({ at: Date.now() - startedAt, rss: rssKb(service.child.pid) });
+  samples.push({ at: Date.now() - startedAt, rss: rssKb(pid) });
   await pool.close();
   service.child.kill('SIGTERM');
   await new Promise((resolve) => service.child.once('exit', resolve));
@@ -213,11 +251,10 @@ async function main() {
     'requests',
     [...counts.values()].reduce((a, b) => a + b, 0),
   );
-  const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
   const peak = samples.reduce((a, b) => (b.rss > a.rss ? b : a));
   checkPositive('peak RSS kB', peak.rss);
   const seconds = (Date.now() - startedAt) / 1000;
-  process.stdout.write(
+  progress(
     [
       '',
       `soak: requests by operation and binding: ${[...counts]
@@ -233,11 +270,22 @@ async function main() {
       '',
     ].join('\n'),
   );
-  // Statuses 200 and ASMX's 500s for refused input are both expected; "failures" counts what is not.
-  process.exitCode = failures === 0 ? 0 : 1;
+  return {
+    idleKb: samples[0].rss,
+    endKb: samples[samples.length - 1].rss,
+    peak,
+    requests: total,
+    seconds,
+    failures,
+  };
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack ?? err}\n`);
-  process.exit(1);
-});
+/** kB as MB, one decimal. */
+export const mb = (kb: number): string => `${(kb / 1024).toFixed(1)} MB`;
+
+if (require.main === module)
+  runMain(async () => {
+    const result = await soak(MINUTES, SAMPLE_SECONDS);
+    // Statuses 200 and ASMX's 500s for refused input are both expected; "failures" counts what is not.
+    process.exitCode = result.failures === 0 ? 0 : 1;
+  });

@@ -2,21 +2,15 @@
 // `npm run import -- --from-asmx` as an operator runs it (the built command,
 // a process of its own, embedded SQLite) against the tests' fake legacy
 // answering every call after a set latency, as a legacy on the other side of
-// a network would. Run after `npm run build`: `node scripts/bench-seed.mjs`.
+// a network would. Run after `npm run build`:
+// `node -r ./test/delivery/support/register-ts.js scripts/bench-seed.ts`.
 // BENCH_SEED_SCHOOLS, BENCH_SEED_STUDENTS (a school), BENCH_SEED_LATENCY_MS
 // change the case. The fake runs in this process, the seeding in another.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { checkPositive, root, scaled } from './bench-support.mjs';
-
-const require = createRequire(import.meta.url);
-// The fake is TypeScript, shared with the tests; the tests' loader transpiles it.
-require(path.join(root, 'test/delivery/support/register-ts.js'));
-const { fakeData, startFakeAsmx } = require(path.join(root, 'test/support/fake-asmx.ts'));
+import { fakeData, startFakeAsmx } from '../test/support/fake-asmx';
+import { checkPositive, runCommand, runMain, scaled } from './bench-support';
 
 const SCHOOLS = scaled('BENCH_SEED_SCHOOLS', 40, 2);
 const PER_SCHOOL = scaled('BENCH_SEED_STUDENTS', 50, 5);
@@ -24,25 +18,8 @@ const LATENCY_MS = scaled('BENCH_SEED_LATENCY_MS', 20, 2);
 const BARE_SECONDS = scaled(null, 3, 0.2);
 const CONCURRENCY = 4;
 
-function runSeed(args, dataDir) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [path.join(root, 'dist/cli/import.js'), ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      if (code === 0) resolve({ seconds, out });
-      else reject(new Error(`the seeding exited with ${code}:\n${out}`));
-    });
-  });
-}
-
 /** Calls a second a bare client gets from the fake: CONCURRENCY loops of GetTokenDevice, nothing else done. */
-async function bareCallsPerSecond(url, seconds = BARE_SECONDS) {
+async function bareCallsPerSecond(url: string, seconds = BARE_SECONDS): Promise<number> {
   const body =
     '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetTokenDevice xmlns="http://tempuri.org/"><id>dev-100000</id></GetTokenDevice></soap:Body></soap:Envelope>';
   const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/GetTokenDevice"' };
@@ -60,7 +37,7 @@ async function bareCallsPerSecond(url, seconds = BARE_SECONDS) {
   return calls / ((performance.now() - started) / 1000);
 }
 
-export async function benchSeed() {
+export async function benchSeed(): Promise<void> {
   const data = fakeData(SCHOOLS, PER_SCHOOL);
   const students = SCHOOLS * PER_SCHOOL;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-seed-'));
@@ -81,7 +58,8 @@ export async function benchSeed() {
     console.log('|---|---|---|---|---|---|');
     for (const rate of ['0', '50']) {
       const before = legacy.calls.length;
-      const { seconds } = await runSeed(
+      const { seconds } = await runCommand(
+        'import',
         [
           '--from-asmx',
           legacy.url,
@@ -95,6 +73,7 @@ export async function benchSeed() {
           rate,
         ],
         path.join(dir, `data-${rate}`),
+        'ignore',
       );
       const calls = checkPositive(`--rate ${rate}: calls`, legacy.calls.length - before);
       const perSecond = checkPositive(`--rate ${rate}: calls/s`, calls / seconds);
@@ -110,9 +89,4 @@ export async function benchSeed() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  benchSeed().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+if (require.main === module) runMain(benchSeed);

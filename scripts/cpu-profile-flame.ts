@@ -1,38 +1,47 @@
 // A flame graph (SVG) of a V8 CPU profile, start-up and idle left out as in
-// scripts/cpu-profile-summary.mjs: each box a function in its caller's
+// scripts/cpu-profile-summary.ts: each box a function in its caller's
 // stack, as wide as its share of the CPU time; frames under 0.2 % of it are
 // dropped to keep the picture small.
 //
-//   node scripts/cpu-profile-flame.mjs FILE.cpuprofile OUT.svg [TITLE]
+//   node -r ./test/delivery/support/register-ts.js scripts/cpu-profile-flame.ts FILE.cpuprofile OUT.svg [TITLE]
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { Profiler } from 'node:inspector';
 
 const [file, out, title = file] = process.argv.slice(2);
 if (file === undefined || out === undefined) {
-  console.error('usage: node scripts/cpu-profile-flame.mjs FILE.cpuprofile OUT.svg [TITLE]');
+  console.error(
+    'usage: node -r ./test/delivery/support/register-ts.js scripts/cpu-profile-flame.ts FILE.cpuprofile OUT.svg [TITLE]',
+  );
   process.exit(2);
 }
-const profile = JSON.parse(readFileSync(file, 'utf8'));
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Required<Profiler.Profile>;
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-const selfTime = new Map();
+const selfTime = new Map<number, number>();
 for (let i = 0; i < profile.samples.length; i++)
   selfTime.set(profile.samples[i], (selfTime.get(profile.samples[i]) ?? 0) + profile.timeDeltas[i]);
 
-const STARTUP = (frame) =>
+const STARTUP = (frame: Profiler.ProfileNode['callFrame']): boolean =>
   frame.functionName === 'executeUserEntryPoint' ||
   frame.functionName === '(idle)' ||
   frame.url.includes('/soap/lib/') ||
   frame.url.endsWith('/dist/service.js') ||
   frame.url.includes('modules/cjs/loader');
-const label = (frame) => {
+const label = (frame: Profiler.ProfileNode['callFrame']): string => {
   const file = frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/');
   return `${frame.functionName || '(anonymous)'}${file === '' ? '' : ` ${file}:${frame.lineNumber + 1}`}`;
 };
 
+interface Tree {
+  readonly name: string;
+  total: number;
+  readonly children: Map<string, Tree>;
+}
+
 /** The tree's time, start-up and idle subtrees left out; children merged by label. */
-function build(id) {
+function build(id: number): Tree | null {
   const node = nodes.get(id);
-  if (STARTUP(node.callFrame)) return null;
-  const children = new Map();
+  if (node === undefined || STARTUP(node.callFrame)) return null;
+  const children = new Map<string, Tree>();
   let total = selfTime.get(id) ?? 0;
   for (const childId of node.children ?? []) {
     const child = build(childId);
@@ -44,7 +53,7 @@ function build(id) {
   }
   return { name: label(node.callFrame), total, children };
 }
-function mergeInto(into, from) {
+function mergeInto(into: Tree, from: Tree): void {
   into.total += from.total;
   for (const [name, child] of from.children) {
     const same = into.children.get(name);
@@ -54,20 +63,25 @@ function mergeInto(into, from) {
 }
 
 const root = build(profile.nodes[0].id);
+if (root === null) {
+  console.error(`${file}: the profile holds nothing but start-up and idle time`);
+  process.exit(1);
+}
 const WIDTH = 1200;
 const ROW = 16;
-const minTime = root.total * 0.002;
-const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const boxes = [];
+const total = root.total;
+const minTime = total * 0.002;
+const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const boxes: Array<{ node: Tree; x: number; width: number; depth: number }> = [];
 let depthMax = 0;
-function place(node, x, depth) {
+function place(node: Tree, x: number, depth: number): void {
   depthMax = Math.max(depthMax, depth);
-  const width = (node.total / root.total) * WIDTH;
+  const width = (node.total / total) * WIDTH;
   boxes.push({ node, x, width, depth });
   let at = x;
   for (const child of [...node.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     if (child.total >= minTime) place(child, at, depth + 1);
-    at += (child.total / root.total) * WIDTH;
+    at += (child.total / total) * WIDTH;
   }
 }
 place(root, 0, 0);
@@ -78,7 +92,7 @@ const svg = [
 ];
 for (const { node, x, width, depth } of boxes) {
   const y = height - (depth + 1) * ROW;
-  const share = ((100 * node.total) / root.total).toFixed(1);
+  const share = ((100 * node.total) / total).toFixed(1);
   // Warm colours by a hash of the name, so that one function keeps its colour in both pictures.
   let hash = 0;
   for (const c of node.name) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;

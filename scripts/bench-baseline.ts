@@ -2,14 +2,21 @@
 // for each case (same status, headers and body), so that the ratio measures
 // what the service adds. BASELINE=express (the default) answers from a bare
 // Express route; BASELINE=node-http from node:http's own request listener,
-// the cheapest an HTTP exchange gets on this runtime.
-import { createServer } from 'node:http';
+// the cheapest an HTTP exchange gets on this runtime. ANSWERS names the file
+// of answers scripts/bench.ts captured from the service.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 
-const require = createRequire(import.meta.url);
+/** An answer as scripts/bench.ts captures it: its body in base64. */
+export interface CapturedAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
 
-const answers = JSON.parse(readFileSync(process.env.ANSWERS, 'utf8'));
+const answers = JSON.parse(readFileSync(process.env.ANSWERS ?? '', 'utf8')) as Record<string, CapturedAnswer>;
 const fixed = new Map(
   Object.entries(answers).map(([key, a]) => {
     const body = Buffer.from(a.body, 'base64');
@@ -17,7 +24,7 @@ const fixed = new Map(
   }),
 );
 
-function answer(req, res, url) {
+function answer(req: IncomingMessage, res: ServerResponse, url: string): void {
   const found = fixed.get(`${req.method} ${url}`);
   if (found === undefined) {
     res.statusCode = 404;
@@ -32,16 +39,15 @@ function answer(req, res, url) {
   });
 }
 
-let server;
-if (process.env.BASELINE === 'node-http') {
-  server = createServer((req, res) => answer(req, res, req.url));
-} else {
-  const express = require('express');
+function baseline() {
+  if (process.env.BASELINE === 'node-http') return createServer((req, res) => answer(req, res, req.url ?? ''));
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.all('/{*path}', (req, res) => answer(req, res, req.originalUrl));
-  server = createServer(app);
+  return createServer(app);
 }
-server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+
+const server = baseline();
+server.listen(0, '127.0.0.1', () => console.log(`listening ${(server.address() as AddressInfo).port}`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,138 @@
+// Two Node.js runtimes serving the same calls: CPU per call of the service
+// process and calls/s, GetTokenDevice on every binding, the two runtimes in
+// alternating rounds on one machine (docs/benchmark.md#runtime). CPU per call
+// is read from /proc, so it holds up better than calls/s on a busy machine.
+//
+//   BENCH_NODE_B=/path/to/other/node [BENCH_ROOT_B=/folder] \
+//     node -r ./test/delivery/support/register-ts.js scripts/bench-runtime.ts
+//
+// A runs `process.execPath` on this checkout's dist/. B runs BENCH_NODE_B on
+// BENCH_ROOT_B's dist/ (default: this checkout): a folder holding a copy of
+// dist/ and wsdl/ and a node_modules whose native modules were built for B
+// (better-sqlite3 13 needs Node 22 or newer; for Node 20, 12.x).
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  BINDINGS,
+  checkAnswered,
+  checkFigure,
+  checkPositive,
+  cpuMs,
+  cpuPerCall,
+  median,
+  NODE_FLAGS,
+  openStore,
+  pidOf,
+  request,
+  root,
+  runLoad,
+  runMain,
+  scaled,
+  skipPart,
+  SMOKE,
+  startChild,
+  type Binding,
+  type Listening,
+} from './bench-support';
+
+// A smoke run without a second runtime compares this one with itself: the path is the same.
+const NODE_B = process.env.BENCH_NODE_B || (SMOKE ? process.execPath : undefined);
+if (!process.env.BENCH_NODE_B && SMOKE) skipPart('A second runtime', 'BENCH_NODE_B is unset; B is this Node too');
+if (!NODE_B) {
+  console.error('Set BENCH_NODE_B to the other node binary (see the header of this file).');
+  process.exit(2);
+}
+const ROOT_B = process.env.BENCH_ROOT_B ?? root;
+const ROUNDS = scaled('BENCH_ROUNDS', 3, 1);
+const DURATION = scaled('BENCH_DURATION', 5, 0.1);
+
+function version(node: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn(node, ['--version']);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', () => resolve(out.trim()));
+  });
+}
+
+interface Runtime {
+  readonly name: string;
+  readonly node: string;
+  readonly folder: string;
+  version?: string;
+  service?: Listening;
+  readonly results: Record<Binding, Array<{ cpuUs: number; rate: number }>>;
+}
+
+async function main(node: string): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-runtime-'));
+  const noResults = (): Runtime['results'] => ({ 'SOAP 1.1': [], 'SOAP 1.2': [], 'HTTP GET': [], 'HTTP POST': [] });
+  const runtimes: Runtime[] = [
+    { name: 'A', node: process.execPath, folder: root, results: noResults() },
+    { name: 'B', node, folder: ROOT_B, results: noResults() },
+  ];
+  try {
+    const seedDir = path.join(dataDir, 'seed');
+    const store = await openStore({ dataDir: seedDir });
+    await store.dataSet.writeDataSet({
+      schools: [{ baseUrl: 'https://bench.school.example', name: 'Bench School' }],
+      devices: [{ id: 'dev-bench', token: 'fcm:bench-token-0123456789abcdef', platform: 'android' }],
+      students: [],
+    });
+    await store.lifecycle.close();
+    for (const r of runtimes) {
+      r.version = await version(r.node);
+      const runtimeData = path.join(dataDir, r.name);
+      cpSync(seedDir, runtimeData, { recursive: true });
+      // A minimal environment (no inherited settings), in B's folder with B's node.
+      r.service = await startChild(
+        path.join(r.folder, 'dist/main.js'),
+        { PORT: '0', HOST: '127.0.0.1', DATA_DIR: runtimeData, DEMO_DATA: 'false', LOG_LEVEL: 'info' },
+        { PATH: process.env.PATH },
+        { node: r.node, cwd: r.folder },
+      );
+    }
+    console.log(
+      `A: ${runtimes[0].version ?? '?'}, B: ${runtimes[1].version ?? '?'}; flags ${NODE_FLAGS.join(' ') || '(none)'}`,
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const binding of BINDINGS) {
+        const req = request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }, binding);
+        for (const r of round % 2 === 0 ? runtimes : [...runtimes].reverse()) {
+          if (r.service === undefined) throw new Error(`${r.name} did not start`);
+          const pid = pidOf(r.service.child);
+          const before = cpuMs(pid);
+          const result = checkAnswered(
+            `${r.name} ${binding}`,
+            await runLoad(r.service.port, req, { connections: 10, duration: DURATION }),
+          );
+          // CPU is read in 10 ms ticks: a short smoke load may count none.
+          r.results[binding].push({
+            cpuUs: checkFigure(`${r.name} ${binding}: CPU µs/call`, cpuPerCall(pid, before, result.requests.total)),
+            rate: checkPositive(`${r.name} ${binding}: calls/s`, result.requests.average),
+          });
+        }
+      }
+    }
+    console.log('\nGetTokenDevice, 10 connections; medians of the rounds');
+    console.log('| binding | A CPU µs/call | B CPU µs/call | A/B CPU | A calls/s | B calls/s |');
+    console.log('|---|---|---|---|---|---|');
+    for (const binding of BINDINGS) {
+      const [a, b] = runtimes.map((r) => ({
+        cpu: median(r.results[binding].map((x) => x.cpuUs)),
+        rate: median(r.results[binding].map((x) => x.rate)),
+      }));
+      console.log(
+        `| ${binding} | ${a.cpu.toFixed(0)} | ${b.cpu.toFixed(0)} | ${(a.cpu / b.cpu).toFixed(2)} | ${a.rate.toFixed(0)} | ${b.rate.toFixed(0)} |`,
+      );
+    }
+  } finally {
+    for (const r of runtimes) r.service?.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+runMain(() => main(NODE_B));
