@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import type { Request, Response } from 'express';
 import { AuditListQuery } from '../admin';
 import type { ConsoleContext } from './context';
+import { auditWhere } from './values';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { errorSummary, page, type View } from './view';
@@ -86,7 +87,7 @@ ${
 <td data-label="${t.colTime}">${f.time(e.at)}</td>
 <td data-label="${t.colWho}"><bdi>${e.user ?? '–'}</bdi></td>
 <td data-label="${t.colAddress}"><bdi class="code">${e.address ?? '–'}</bdi></td>
-<td data-label="${t.colWhere}"><bdi class="code">${e.endpoint} ${e.operation}</bdi></td>
+<td data-label="${t.colWhere}">${auditWhere(view, e.endpoint, e.operation)}</td>
 <td data-label="${t.colSubject}">${
             e.subject === null
               ? '–'

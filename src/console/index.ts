@@ -17,6 +17,7 @@ import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
 import { html } from '../shared/markup';
 import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { showOverview } from './overview';
+import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
 import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
 import { downloadMessageList, showMessageList } from './message-list';
@@ -214,9 +215,19 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       forbidden(view, res, 'role');
     };
 
-  router.get([`${CONSOLE_BASE}`, `${CONSOLE_BASE}/`], async (_req, res) => {
+  router.get([`${CONSOLE_BASE}`, `${CONSOLE_BASE}/`], async (req, res) => {
     callRecordOf(res).operation = 'overview';
-    await showOverview(context, local(res).view, res);
+    await showOverview(context, local(res).view, req, res);
+  });
+
+  // The overview's live figures and the script that asks for them (docs/console.md#overview).
+  router.get(`${CONSOLE_BASE}/overview.js`, (req, res) => {
+    callRecordOf(res).operation = 'script';
+    sendOverviewScript(req, res);
+  });
+  router.get(`${CONSOLE_BASE}/overview.json`, async (_req, res) => {
+    callRecordOf(res).operation = 'overview';
+    await sendOverviewNumbers(context, local(res).view, res);
   });
 
   router.get(`${CONSOLE_BASE}/students`, async (req, res) => {

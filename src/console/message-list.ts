@@ -14,6 +14,7 @@ import {
   type OutboxStatus,
 } from '../store';
 import type { ConsoleContext } from './context';
+import { statusClass } from './status-style';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { lastErrorText, maskErrorText } from './students';
@@ -177,9 +178,6 @@ function timeTag(view: View, iso: string | null): Html | string {
   if (iso === null) return '–';
   return html`<time datetime="${iso}" title="${iso.replace('T', ' ').replace('Z', ' UTC')}">${view.f.timeSeconds(iso)}</time>`;
 }
-
-const statusClass = (status: OutboxStatus): string =>
-  status === 'dead' || status === 'failed' ? 'alert' : status === 'sent' ? 'ok' : '';
 
 const messageHref = (item: MessageListItem): string =>
   `${CONSOLE_BASE}/messages/${item.channel}/${encodeURIComponent(item.id)}`;

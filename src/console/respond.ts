@@ -1,7 +1,8 @@
 // Every console answer carries the same protective headers
-// (docs/console.md#security): no script at all, styles only from the
-// service, no framing, no referrer (ids are in the paths), no caching (the
-// pages show personal data).
+// (docs/console.md#security): scripts and styles from the service only (the
+// overview's one script file; no inline script, no inline style), no
+// framing, no referrer (ids are in the paths), no caching (the pages show
+// personal data).
 import type { Response } from 'express';
 import type { Html } from '../shared/markup';
 
@@ -9,7 +10,7 @@ export const CONSOLE_BASE = '/console';
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'Cache-Control': 'no-store',
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',

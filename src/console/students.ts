@@ -5,6 +5,8 @@
 // into the audit trail, and so does every reveal of a push token.
 import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
+import { statusClass } from './status-style';
+import { noteStateName, typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
@@ -166,9 +168,9 @@ export async function showStudent(
 <thead><tr><th scope="col">${t.colType}</th><th scope="col">${t.colQueued}</th><th scope="col">${t.colStatus}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.colSentAt}</th></tr></thead>
 <tbody>${items.map(
           (n) => html`<tr>
-<td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${n.type}</bdi></a></td>
+<td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${typeName(view, n.type)}</bdi></a></td>
 <td data-label="${t.colQueued}">${f.time(n.createdAt)}</td>
-<td data-label="${t.colStatus}"><span class="${n.status === 'dead' || n.status === 'failed' ? 'alert' : n.status === 'sent' ? 'ok' : ''}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
+<td data-label="${t.colStatus}"><span class="${statusClass(n.status)}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(n.attempts)}</td>
 <td data-label="${t.colLastError}">${lastErrorText(view, n.lastError)}</td>
 <td data-label="${t.colSentAt}">${f.time(n.sentAt)}</td>
@@ -181,7 +183,7 @@ export async function showStudent(
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colReason}</th><th scope="col">${t.colSeen}</th></tr></thead>
 <tbody>${absences.items.map(
           (a) =>
-            html`<tr><td data-label="${t.colDate}">${a.date}</td><td data-label="${t.colType}"><bdi>${a.type}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${a.date}</td><td data-label="${t.colType}"><bdi>${typeName(view, a.type)}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
         )}</tbody></table>`;
   const noteRows =
     notes.items.length === 0
@@ -189,7 +191,7 @@ export async function showStudent(
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colText}</th><th scope="col">${t.colState}</th></tr></thead>
 <tbody>${notes.items.map(
           (n) =>
-            html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${n.type}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${n.state ?? '–'}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${typeName(view, n.type)}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–')}</td></tr>`,
         )}</tbody></table>`;
 
   sendPage(

@@ -4,6 +4,7 @@
 import type { ConsoleRole } from '../store';
 import { html, type Html, type HtmlValue } from '../shared/markup';
 import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
+import { headerMenu } from './header-menu';
 import { CONSOLE_BASE } from './respond';
 
 export interface SignedIn {
@@ -80,8 +81,7 @@ ${options.refresh === undefined ? '' : html`<meta http-equiv="refresh" content="
 <a class="skip" href="#main">${t.skip}</a>
 <header class="top">
 <div class="brand"><a href="${CONSOLE_BASE}/">${t.appName}</a> <span>${t.consoleName}</span></div>
-${nav}
-<div class="tools">${who}<a class="lang" href="${langHref}" lang="${t.otherLang}" hreflang="${t.otherLang}">${t.otherLangName}</a></div>
+${headerMenu(view, nav, html`<div class="tools">${who}<a class="lang" href="${langHref}" lang="${t.otherLang}" hreflang="${t.otherLang}">${t.otherLangName}</a></div>`)}
 </header>
 <main id="main">
 <h1>${title}</h1>
