@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { AuditListQuery } from '../admin';
 import type { ConsoleContext } from './context';
 import { auditWhere } from './values';
+import { issueText } from './validation';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { errorSummary, page, type View } from './view';
@@ -50,7 +51,7 @@ export async function showAudit(context: ConsoleContext, view: View, req: Reques
     ? []
     : parsed.error.issues.map((issue) => {
         const field = fieldOf[String(issue.path[0])] ?? { id: 'caller', label: t.caller };
-        return { field: field.id, text: t.invalidField(field.label, issue.message) };
+        return { field: field.id, text: t.invalidField(field.label, issueText(view, issue)) };
       });
   const entries = parsed.success
     ? await context.stores.admin.listAuditEntries({ ...parsed.data, limit: SHOWN, offset: 0 })

@@ -10,10 +10,11 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { InvalidDataSetError, type DataSetCollection } from '../store';
 import type { ConsoleContext } from './context';
+import { foreignText, issueText } from './validation';
 import { html, type Html } from '../shared/markup';
 import type { Messages } from './i18n';
 import { redirect, sendPage } from './respond';
-import { csrfField, errorSummary, page, type PageOptions, type SignedIn, type View } from './view';
+import { csrfField, errorSummary, page, type PageOptions, type PageTitle, type SignedIn, type View } from './view';
 
 export interface EditField {
   /** The record's field, and the form's. */
@@ -41,7 +42,7 @@ export interface EditSpec {
   readonly patch: z.ZodType<Record<string, unknown>>;
   readonly operation: string;
   readonly subjectKind: 'student' | 'school' | 'device';
-  readonly title: (t: Messages, record: Record<string, unknown>) => string;
+  readonly title: (t: Messages, record: Record<string, unknown>) => PageTitle;
   /** The form's action, the way back, and where a save leads. */
   readonly action: string;
   readonly back: string;
@@ -159,7 +160,7 @@ export async function saveEdit(
     await refuse(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0]);
-        return { field: fieldId(name), text: `${labelOf(name)}: ${issue.message}` };
+        return { field: fieldId(name), text: `${labelOf(name)}: ${issueText(view, issue)}` };
       }),
     );
     return;
@@ -172,7 +173,10 @@ export async function saveEdit(
     if (!(err instanceof InvalidDataSetError)) throw err;
     const name = /\.(\w+)$/.exec(err.path)?.[1];
     await refuse([
-      { field: fieldId(name), text: err.message.replace(new RegExp(`^${spec.collection}\\[0\\]\\.`), '') },
+      {
+        field: fieldId(name),
+        text: foreignText(view, err.message.replace(new RegExp(`^${spec.collection}\\[0\\]\\.`), '')),
+      },
     ]);
     return;
   }

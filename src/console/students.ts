@@ -9,7 +9,7 @@ import { statusClass } from './status-style';
 import { noteStateName, typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
-import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, page, titled, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
@@ -39,7 +39,7 @@ export async function showSearch(context: ConsoleContext, view: View, req: Reque
       ? ''
       : hits.total === 0
         ? html`<p role="status">${t.noneFound}</p>`
-        : html`<p role="status">${t.found(f.number(hits.total))}</p>
+        : html`<p role="status">${t.found(hits.total, f.number(hits.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colSchool}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>
 <tbody>${hits.items.map(
@@ -199,7 +199,7 @@ export async function showStudent(
     200,
     page(
       view,
-      t.studentTitle(student.fullName),
+      titled(t.studentTitle, student.fullName),
       html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
         canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
       }</p>

@@ -62,8 +62,8 @@ form.inline{display:inline-flex;flex-wrap:wrap;gap:.25rem;align-items:center;mar
 .alert{color:#d4351c}
 .retrying{color:#8a4100}
 .given-up{color:#b3261e}
-span.retrying::before{content:"↻ "}
-span.given-up::before{content:"✕ "}
+span.retrying:not(.key)::before{content:"↻ "}
+span.given-up:not(.key)::before{content:"✕ "}
 .stat.on.retrying{border-inline-start:6px solid #b35900;padding-inline-start:.5rem;background:#fff4e5}
 .stat.on.given-up{border-inline-start:6px solid #d4351c;padding-inline-start:.5rem;background:#fdf0ee}
 .stat:not(.on){color:inherit}

@@ -98,7 +98,7 @@ test('an operator signs in, reads the overview, and signs out (desktop, English)
   expect(await push.getByText('Sent', { exact: true }).locator('xpath=..').locator('dd').textContent()).toBe('5');
   await page.getByText('UNREGISTERED: the app was removed or its token expired').waitFor();
   await page.getByText('worker-1.example/4242/5f2c9e1a').waitFor();
-  expect(await page.locator('svg[role=img]').count()).toBe(2);
+  expect(await page.locator('svg[role=img]').count()).toBe(1);
   await checkPage(page);
   await shoot(page, 'overview-desktop-en');
   await page.getByRole('button', { name: 'Sign out' }).click();

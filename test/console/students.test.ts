@@ -59,6 +59,23 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
     expect(searchName('أإآٱةى')).toBe('ااااهي');
   });
 
+  it('counts the students found in the plural form of each language (Intl.PluralRules)', async () => {
+    const viewer = await signedIn(harness.app, 'victor');
+    const status = async (q: string, lang: 'en' | 'ar') =>
+      /<p role="status">([^<]*)<\/p>/.exec(
+        (
+          await viewer.agent
+            .get(`/console/students?q=${encodeURIComponent(q)}`)
+            .set('Cookie', `sns_console_lang=${lang}`)
+        ).text,
+      )?.[1];
+    expect(await status('amira', 'en')).toBe('1 student found.');
+    expect(await status('محمد', 'en')).toBe('2 students found.');
+    expect(await status('amira', 'ar')).toBe('عُثر على طالب واحد.');
+    expect(await status('محمد', 'ar')).toBe('عُثر على طالبَين.');
+    expect(await status('احمد', 'ar')).toBe('عُثر على 3 طلاب.');
+  });
+
   it('takes % and _ as themselves, not as patterns', async () => {
     expect(await ids('100%')).toEqual(['3003']);
     expect(await ids('%')).toEqual(['3003']);
