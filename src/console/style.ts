@@ -18,7 +18,7 @@ a:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-
 .top nav ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0}
 .top nav a[aria-current="page"]{text-decoration-thickness:3px}
 .tools{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin-inline-start:auto}
-.menu{flex:1 1 auto}
+.menu{flex:1 1 20rem;min-width:0}
 .menu>summary{display:inline-flex;align-items:center;justify-content:center;min-height:44px;min-width:44px;padding:0 .75rem;border:2px solid #fff;cursor:pointer;font-weight:700;list-style:none}
 .menu>summary::-webkit-details-marker{display:none}
 .menu>summary::after{content:"";display:inline-block;margin-inline-start:.5rem;border:.35rem solid transparent;border-top-color:currentColor;border-bottom:0}

@@ -42,16 +42,10 @@ const NOTE_STATES: Readonly<Record<Lang, Names>> = {
   ar: { unread: 'غير مقروءة', read: 'مقروءة' },
 };
 
-const ENDPOINTS: Readonly<Record<Lang, Names>> = {
-  en: { console: 'Console' },
-  ar: { console: 'لوحة التشغيل' },
-};
+const CONSOLE_ENDPOINT = 'لوحة التشغيل';
 
-const OPERATIONS: Readonly<Record<Lang, Names>> = {
-  en: {
-    'sign-in': 'sign-in',
-    'sign-out': 'sign-out',
-  },
+// The console's own operations in Arabic; in English they are shown by their names in the audit trail.
+const OPERATIONS: Readonly<Record<'ar', Names>> = {
   ar: {
     'sign-in': 'تسجيل الدخول',
     'sign-out': 'تسجيل الخروج',
@@ -88,11 +82,12 @@ export const typeName = (view: View, value: string): string => named(TYPES[view.
 export const noteStateName = (view: View, value: string): string => named(NOTE_STATES[view.lang], value);
 
 /**
- * Where an audit entry was written: the console's own operations in the
- * page's language, the wire's (`soap GetStudentSchool`) as they are named
- * in the contract, in code type.
+ * Where an audit entry was written: on an Arabic page the console's own
+ * operations in Arabic; otherwise, and for the wire's (`soap
+ * GetStudentSchool`), by their names in the audit trail, in code type, as
+ * the operation filter takes them.
  */
 export function auditWhere(view: View, endpoint: string, operation: string): Html {
-  if (endpoint !== 'console') return html`<bdi class="code">${endpoint} ${operation}</bdi>`;
-  return html`${named(ENDPOINTS[view.lang], endpoint)}: <bdi>${named(OPERATIONS[view.lang], operation)}</bdi>`;
+  if (endpoint !== 'console' || view.lang === 'en') return html`<bdi class="code">${endpoint} ${operation}</bdi>`;
+  return html`${CONSOLE_ENDPOINT}: <bdi>${named(OPERATIONS.ar, operation)}</bdi>`;
 }
