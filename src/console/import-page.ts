@@ -200,7 +200,7 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
   const base = `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`;
   const title = titled(upload.apply === null ? t.importDryRunTitle : t.importAppliedTitle, upload.fileName);
   if (job === null || job.state === 'running') {
-    // A meta refresh, as the console runs no script (docs/console.md#security).
+    // A meta refresh: the import page runs no script (docs/console.md#importing-a-roster).
     sendPage(
       res,
       200,
