@@ -4,10 +4,10 @@
 // tab is shown, and writes its figures into the elements marked
 // `data-live`; it stops while the tab is hidden and refreshes at once when
 // it is shown again. Without the script the page is complete as drawn.
-import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { liveNumbers } from './overview';
+import { etagOf, sendAsset } from './respond';
 import type { View } from './view';
 
 /** How often the figures are asked for, in milliseconds. */
@@ -49,18 +49,11 @@ export const OVERVIEW_SCRIPT = `'use strict';
 })();
 `;
 
-const SCRIPT_ETAG = `"${createHash('sha256').update(OVERVIEW_SCRIPT).digest('hex').slice(0, 16)}"`;
+const SCRIPT = { body: OVERVIEW_SCRIPT, etag: etagOf(OVERVIEW_SCRIPT), type: 'text/javascript; charset=utf-8' };
 
 /** The script, revalidated by its ETag as the stylesheet is. */
 export function sendOverviewScript(req: Request, res: Response): void {
-  res.setHeader('Cache-Control', 'no-cache');
-  res.setHeader('ETag', SCRIPT_ETAG);
-  if (req.headers['if-none-match'] === SCRIPT_ETAG) {
-    res.status(304).end();
-    return;
-  }
-  res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
-  res.end(OVERVIEW_SCRIPT);
+  sendAsset(req, res, SCRIPT);
 }
 
 /** The figures, formatted in the page's language, as JSON. */

@@ -7,16 +7,15 @@
 // overview's figures change by themselves after a message is queued, with
 // no reload. Screenshots go to test/browser/.screenshots/.
 import { type BrowserContext, type Page } from 'playwright-core';
-import { addAccount, PASSWORD } from '../console/support';
+import type { DeliveryCompletion } from '../../src/store';
+import { addAccount, completePush, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
-import { listenOnLoopback, type LoopbackListener } from '../support/service';
 import { sqliteVariant } from '../support/stores';
-import { checkPage, DESKTOP, launchBrowser, PHONE, shoot, type LaunchedBrowser } from './support';
+import { browseApp, checkPage, DESKTOP, PHONE, shoot, type BrowsedApp } from './support';
 
 let service: OperatedService;
-let server: LoopbackListener | undefined;
+let browsed: BrowsedApp | undefined;
 let base: string;
-let browser: LaunchedBrowser | undefined;
 let context: BrowserContext;
 let deadId = '';
 
@@ -44,31 +43,26 @@ beforeAll(async () => {
     ],
     absences: [{ id: 'a4001', studentId: '4001', date: '2026-11-20', type: 'full-day', reason: null, seen: false }],
   });
-  const { outbox } = service.store;
-  for (const [i, outcome] of (['sent', 'sent', 'failed', 'dead'] as const).entries()) {
+  const retryAt = new Date(Date.now() + 3_600_000).toISOString();
+  const results: readonly DeliveryCompletion[] = [
+    { status: 'sent', providerMessageId: 'p-0' },
+    { status: 'sent', providerMessageId: 'p-1' },
+    { status: 'failed', retryAt, error: 'http_503' },
+    { status: 'dead', error: 'UNREGISTERED' },
+  ];
+  for (const [i, result] of results.entries()) {
     const id = await queue(service, i % 2 === 0 ? '4001' : '4003', 'absence');
-    const [claimed] = await outbox.claimPushNotifications(1, 30);
-    if (claimed?.id !== id) throw new Error('the seeded message was not the one claimed');
-    const completion =
-      outcome === 'sent'
-        ? { status: 'sent' as const, providerMessageId: `p-${i}` }
-        : outcome === 'failed'
-          ? { status: 'failed' as const, retryAt: new Date(Date.now() + 3_600_000).toISOString(), error: 'http_503' }
-          : { status: 'dead' as const, error: 'UNREGISTERED' };
-    await outbox.completeDeliveries([{ channel: 'push', id, claimToken: claimed.claimToken, completion }]);
-    if (outcome === 'dead') deadId = id;
+    await completePush(service.store, id, result);
+    if (result.status === 'dead') deadId = id;
   }
   await service.store.records.listAbsencesMarkSeen('4001');
-  await outbox.workerHeartbeat('worker-1.example/4242/5f2c9e1a', new Date().toISOString());
-  server = await listenOnLoopback(service.app);
-  base = server.base;
-  browser = await launchBrowser();
-  context = browser.context;
+  await service.store.outbox.workerHeartbeat('worker-1.example/4242/5f2c9e1a', new Date().toISOString());
+  browsed = await browseApp(service.app);
+  ({ base, context } = browsed);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await browsed?.close();
   await service?.stop();
 });
 
