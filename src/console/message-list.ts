@@ -15,6 +15,7 @@ import {
 } from '../store';
 import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
+import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { lastErrorText, maskErrorText } from './students';
@@ -195,7 +196,7 @@ function row(view: View, item: MessageListItem): Html {
 <td data-label="${t.colMessage}"><a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a></td>
 <td data-label="${t.colChannel}">${t.channelShort[item.channel]}</td>
 <td data-label="${t.colRecipient}">${recipient}</td>
-<td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${item.type}</bdi>`}</td>
+<td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${typeName(view, item.type)}</bdi>`}</td>
 <td data-label="${t.statusLabel}"><span class="${statusClass(item.status)}">${t.status[item.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(item.attempts)}</td>
 <td data-label="${t.colLastError}">${lastErrorText(view, item.lastError)}</td>

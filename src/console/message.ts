@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import type { OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
+import { typeName } from './values';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { lastErrorText, maskErrorText } from './students';
@@ -55,7 +56,7 @@ ${studentId === null ? '' : html`<p><a href="${CONSOLE_BASE}/students/${encodeUR
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${id}</bdi></dd></div>
 <div><dt>${t.colChannelName}</dt><dd>${t.channel[channel]}</dd></div>
-${found.channel === 'push' ? html`<div><dt>${t.colType}</dt><dd><bdi>${found.item.type}</bdi></dd></div>` : ''}
+${found.channel === 'push' ? html`<div><dt>${t.colType}</dt><dd><bdi>${typeName(view, found.item.type)}</bdi></dd></div>` : ''}
 <div><dt>${t.colQueued}</dt><dd>${f.time(message.createdAt)}</dd></div>
 <div><dt>${t.colStatus}</dt><dd><span class="${statusClass(message.status)}" id="message-status">${t.status[message.status]}</span></dd></div>
 <div><dt>${t.colAttempts}</dt><dd>${f.number(message.attempts)}</dd></div>

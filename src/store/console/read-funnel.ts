@@ -31,12 +31,25 @@ export const ABSENCE_TYPE = 'absence';
  * of migration 0001, on the student's few rows.
  */
 export async function readFunnel(db: Kysely<StoreDatabase>, since: string, limit: number): Promise<FunnelRow[]> {
+  const rows = await readFunnelQuery(since, limit).execute(db);
+  return rows.rows.map((row) => ({
+    day: row.day,
+    school: row.school,
+    type: row.type,
+    queued: Number(row.queued),
+    accepted: Number(row.accepted ?? 0),
+    read: Number(row.read ?? 0),
+  }));
+}
+
+/** The funnel's statement (test/store/read-funnel.test.ts reads its plan on both databases). */
+export function readFunnelQuery(since: string, limit: number) {
   const read = sql<number>`case when (p.type = ${ABSENCE_TYPE} and exists (select 1 from absences a
       where a.student_id = p.student_id and a.seen_at is not null and a.seen_at >= p.created_at))
     or (p.type <> ${ABSENCE_TYPE} and exists (select 1 from notes n
       where n.student_id = p.student_id and n.type = p.type and n.read_at is not null and n.read_at >= p.created_at))
     then 1 else 0 end`;
-  const rows = await sql<{
+  return sql<{
     day: string;
     school: string | null;
     type: string;
@@ -51,13 +64,5 @@ export async function readFunnel(db: Kysely<StoreDatabase>, since: string, limit
      where p.created_at >= ${since}
      group by substr(p.created_at, 1, 10), p.school_key, p.type
      order by day desc, school, type
-     limit ${limit}`.execute(db);
-  return rows.rows.map((row) => ({
-    day: row.day,
-    school: row.school,
-    type: row.type,
-    queued: Number(row.queued),
-    accepted: Number(row.accepted ?? 0),
-    read: Number(row.read ?? 0),
-  }));
+     limit ${limit}`;
 }
