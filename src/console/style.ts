@@ -122,11 +122,9 @@ input[type=datetime-local],input[type=date]{font:inherit;padding:.35rem .5rem;bo
   .top{flex-wrap:nowrap;gap:.5rem;padding:.25rem .75rem}
   .brand{flex:1 1 auto;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
   .brand span{display:none}
+  .top{position:relative}
   .menu{flex:0 0 auto}
-  .menu[open]{flex-basis:100%}
-  .top:has(.menu[open]){flex-wrap:wrap}
-  .menu>summary{margin-inline-start:auto}
-  .menu-body{display:block;padding-block:.5rem}
+  .menu-body{display:block;position:absolute;inset-inline:0;top:100%;z-index:3;background:#0b0c0c;padding:.25rem .75rem .75rem;box-shadow:0 4px 8px rgba(0,0,0,.3)}
   .top nav ul{flex-direction:column;gap:0}
   .tools{margin-block-start:.5rem}
   a,button,input,select,summary,textarea{min-height:44px;min-width:44px}
