@@ -4,7 +4,7 @@
 // bar of the three beside each row. The store's side is
 // src/store/console/read-funnel.ts.
 import type { FunnelRow } from '../store';
-import { html, type Html } from '../shared/markup';
+import { bdi, html, type Html } from '../shared/markup';
 import { OVERVIEW_TEXT } from './overview-text';
 import { CONSOLE_BASE } from './respond';
 import { typeName } from './values';
@@ -32,7 +32,7 @@ export function funnelTable(view: View, rows: readonly FunnelRow[], more: boolea
     const school =
       row.school === null
         ? html`<span class="muted">${words.noSchool}</span>`
-        : html`<a href="${`${messages}&school=${encodeURIComponent(row.school)}`}"><bdi>${row.school}</bdi></a>`;
-    return html`<tr><td data-label="${words.colDay}">${row.day}</td><td data-label="${words.colSchool}">${school}</td><td data-label="${words.colType}"><bdi>${typeName(view, row.type)}</bdi></td><td data-label="${words.colQueued}" class="number">${f.number(row.queued)}</td><td data-label="${words.colAccepted}" class="number">${f.number(row.accepted)}${share(row.accepted, row.queued)}</td><td data-label="${words.colRead}" class="number">${f.number(row.read)}${share(row.read, row.queued)}</td><td data-label="${words.colShare}">${funnelBar(row)}</td></tr>`;
+        : html`<a href="${`${messages}&school=${encodeURIComponent(row.school)}`}">${bdi(row.school)}</a>`;
+    return html`<tr><td data-label="${words.colDay}">${row.day}</td><td data-label="${words.colSchool}">${school}</td><td data-label="${words.colType}">${bdi(typeName(view, row.type))}</td><td data-label="${words.colQueued}" class="number">${f.number(row.queued)}</td><td data-label="${words.colAccepted}" class="number">${f.number(row.accepted)}${share(row.accepted, row.queued)}</td><td data-label="${words.colRead}" class="number">${f.number(row.read)}${share(row.read, row.queued)}</td><td data-label="${words.colShare}">${funnelBar(row)}</td></tr>`;
   })}</tbody></table>${more ? html`<p class="muted">${words.funnelMore(f.number(rows.length))}</p>` : ''}`;
 }

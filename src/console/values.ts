@@ -4,7 +4,7 @@
 // `read`), and the console's own audit operations (`console sign-in`). A
 // value without a translation (a type a school made up) is shown as stored,
 // isolated, since its direction may differ from the page's.
-import { html, type Html } from '../shared/markup';
+import { bdi, html, type Html } from '../shared/markup';
 import type { Lang } from './i18n';
 import type { View } from './view';
 
@@ -88,6 +88,6 @@ export const noteStateName = (view: View, value: string): string => named(NOTE_S
  * the operation filter takes them.
  */
 export function auditWhere(view: View, endpoint: string, operation: string): Html {
-  if (endpoint !== 'console' || view.lang === 'en') return html`<bdi class="code">${endpoint} ${operation}</bdi>`;
-  return html`${CONSOLE_ENDPOINT}: <bdi>${named(OPERATIONS.ar, operation)}</bdi>`;
+  if (endpoint !== 'console' || view.lang === 'en') return bdi(`${endpoint} ${operation}`, 'code');
+  return html`${CONSOLE_ENDPOINT}: ${bdi(named(OPERATIONS.ar, operation))}`;
 }

@@ -3,7 +3,7 @@
 // sign-out form) around each page's main content.
 import type { ConsoleRole } from '../store';
 import { isolated } from '../shared/bidi';
-import { html, type Html, type HtmlValue } from '../shared/markup';
+import { bdi, html, type Html, type HtmlValue } from '../shared/markup';
 import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
 import { headerMenu } from './header-menu';
 import { CONSOLE_BASE } from './respond';
@@ -64,7 +64,7 @@ const SLOT = '\u0000';
 /** `message(text)` as a page title, `text` isolated: `message` is one of the console's messages taking one value. */
 export function titled(message: (text: string) => string, text: string): PageTitle {
   const [before = '', after = ''] = message(SLOT).split(SLOT);
-  return { plain: message(isolated(text)), heading: html`${before}<bdi>${text}</bdi>${after}` };
+  return { plain: message(isolated(text)), heading: html`${before}${bdi(text)}${after}` };
 }
 
 export function page(view: View, title: string | PageTitle, main: HtmlValue, options: PageOptions = {}): Html {
