@@ -6,6 +6,8 @@ import { isIP } from 'node:net';
 import type { Request, Response } from 'express';
 import { AuditListQuery } from '../admin';
 import type { ConsoleContext } from './context';
+import { auditWhere } from './values';
+import { issueText } from './validation';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { errorSummary, sendView, type View } from './view';
@@ -49,7 +51,7 @@ export async function showAudit(context: ConsoleContext, view: View, req: Reques
     ? []
     : parsed.error.issues.map((issue) => {
         const field = fieldOf[String(issue.path[0])] ?? { id: 'caller', label: t.caller };
-        return { field: field.id, text: t.invalidField(field.label, issue.message) };
+        return { field: field.id, text: t.invalidField(field.label, issueText(view, issue)) };
       });
   const entries = parsed.success
     ? await context.stores.admin.listAuditEntries({ ...parsed.data, limit: SHOWN, offset: 0 })
@@ -84,7 +86,7 @@ ${
 <td data-label="${t.colTime}">${f.time(e.at)}</td>
 <td data-label="${t.colWho}"><bdi>${e.user ?? '–'}</bdi></td>
 <td data-label="${t.colAddress}"><bdi class="code">${e.address ?? '–'}</bdi></td>
-<td data-label="${t.colWhere}"><bdi class="code">${e.endpoint} ${e.operation}</bdi></td>
+<td data-label="${t.colWhere}">${auditWhere(view, e.endpoint, e.operation)}</td>
 <td data-label="${t.colSubject}">${
             e.subject === null
               ? '–'

@@ -1,59 +1,79 @@
-// The overview's chart, drawn by the server as SVG (no script, no external
-// asset): sent and failed messages per bucket as paired bars, with a
-// labelled scale. Time runs left to right in both languages, as on a clock
-// face; the text around it follows the page's direction.
+// The overview's chart, drawn by the server as SVG (no external asset):
+// sent, retrying and given-up messages per bucket as grouped bars, with a
+// labelled scale, each bucket's figures in its <title> (shown on hover).
+// Time runs left to right in both languages, as on a clock face; the text
+// around it follows the page's direction. Labels near either end are
+// anchored inwards, so that none is clipped at the edge, on a phone either.
 import { html, type Html } from '../shared/markup';
 import type { View } from './view';
 
 export interface ChartBucket {
-  /** Shown under the bar now and then (every `labelEvery` buckets). */
+  /** Shown under the bar now and then (every `labelEvery` buckets), and in its title. */
   readonly label: string;
   readonly sent: number;
-  readonly failed: number;
+  readonly retrying: number;
+  readonly dead: number;
+}
+
+/** The chart's legend and hover words, in the page's language. */
+export interface ChartWords {
+  readonly sent: string;
+  readonly retrying: string;
+  readonly dead: string;
+  summary(sent: string, retrying: string, dead: string): string;
 }
 
 const WIDTH = 720;
 const HEIGHT = 220;
 const LEFT = 60;
+const RIGHT = 8;
 const BOTTOM = 28;
 const TOP = 10;
+const SERIES = ['sent', 'retrying', 'dead'] as const;
 
-export function activityChart(view: View, title: string, buckets: readonly ChartBucket[], labelEvery: number): Html {
-  const { t, f } = view;
-  const max = Math.max(1, ...buckets.map((b) => Math.max(b.sent, b.failed)));
+export function activityChart(
+  view: View,
+  words: ChartWords,
+  title: string,
+  buckets: readonly ChartBucket[],
+  labelEvery: number,
+): Html {
+  const { f } = view;
+  const max = Math.max(1, ...buckets.map((b) => Math.max(b.sent, b.retrying, b.dead)));
   const scale = niceCeiling(max);
-  const plotWidth = WIDTH - LEFT - 8;
+  const plotWidth = WIDTH - LEFT - RIGHT;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const slot = plotWidth / Math.max(1, buckets.length);
-  const bar = Math.max(1, slot / 2 - 0.5);
+  const bar = Math.max(0.5, (slot - 1) / SERIES.length);
   const y = (value: number) => TOP + plotHeight - (value / scale) * plotHeight;
   // Whole messages only: a half-way line where it is a whole number.
   const ticks = scale % 2 === 0 ? [0, scale / 2, scale] : [0, scale];
-  const totalSent = buckets.reduce((sum, b) => sum + b.sent, 0);
-  const totalFailed = buckets.reduce((sum, b) => sum + b.failed, 0);
-  const id = `chart-${title.length}-${buckets.length}`;
+  const total = (key: (typeof SERIES)[number]) => buckets.reduce((sum, b) => sum + b[key], 0);
+  const id = `chart-${buckets.length}`;
+  const labelled = buckets.length <= 1 ? 1 : buckets.length - 1;
   return html`<figure class="chart">
 <figcaption id="${id}">${title}</figcaption>
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id} ${id}-summary">
 ${ticks.map(
   (tick) =>
-    html`<line x1="${LEFT}" x2="${WIDTH - 8}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}" class="grid"/><text x="${LEFT - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end" class="axis">${f.number(tick)}</text>`,
+    html`<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}" class="grid"/><text x="${LEFT - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end" class="axis">${f.number(tick)}</text>`,
 )}
 ${buckets.map((b, i) => {
   const x = LEFT + i * slot;
-  return html`<g><title>${b.label}: ${t.sent} ${f.number(b.sent)}, ${t.failed} ${f.number(b.failed)}</title>${
-    b.sent > 0
-      ? html`<rect x="${x.toFixed(1)}" y="${y(b.sent).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b.sent)).toFixed(1)}" class="sent"/>`
-      : ''
-  }${
-    b.failed > 0
-      ? html`<rect x="${(x + bar).toFixed(1)}" y="${y(b.failed).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b.failed)).toFixed(1)}" class="failed"/>`
-      : ''
-  }${i % labelEvery === 0 ? html`<text x="${x.toFixed(1)}" y="${HEIGHT - 8}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${b.label}</text>` : ''}</g>`;
+  // The first label starts at its bar, the last ends at the plot's edge, the others are centred on their bar.
+  const share = i / labelled;
+  const anchor = share < 0.1 ? 'start' : share > 0.85 ? 'end' : 'middle';
+  const labelX = anchor === 'start' ? x : anchor === 'end' ? Math.min(WIDTH - RIGHT, x + slot) : x + slot / 2;
+  return html`<g><title>${b.label}: ${words.sent} ${f.number(b.sent)}, ${words.retrying} ${f.number(b.retrying)}, ${words.dead} ${f.number(b.dead)}</title><rect x="${x.toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotHeight}" class="hover"/>${SERIES.map(
+    (key, k) =>
+      b[key] > 0
+        ? html`<rect x="${(x + k * bar).toFixed(1)}" y="${y(b[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b[key])).toFixed(1)}" class="${key}"/>`
+        : '',
+  )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${b.label}</text>` : ''}</g>`;
 })}
 </svg>
-<p class="legend"><span class="key sent"></span>${t.sent} <span class="key failed"></span>${t.failed}</p>
-<p id="${id}-summary" class="summary">${t.chartSummary(f.number(totalSent), f.number(totalFailed))}</p>
+<p class="legend"><span class="key sent"></span>${words.sent} <span class="key retrying"></span>${words.retrying} <span class="key dead"></span>${words.dead}</p>
+<p id="${id}-summary" class="summary">${words.summary(f.number(total('sent')), f.number(total('retrying')), f.number(total('dead')))}</p>
 </figure>`;
 }
 

@@ -8,6 +8,17 @@ export type Lang = 'en' | 'ar';
 export const LANG_COOKIE = 'sns_console_lang';
 
 const englishPlurals = new Intl.PluralRules('en');
+const arabicRules = new Intl.PluralRules('ar');
+
+/** A count's words by the language's plural form of it: `one` and `other` in English; Arabic's zero, one, two, few, many and other. */
+type PluralForms = Readonly<Partial<Record<Intl.LDMLPluralRule, (n: string) => string>>> & {
+  readonly other: (n: string) => string;
+};
+
+/** `(n, formatted) => words`, the form chosen by `rules` for `n` (Intl.PluralRules), the number written as `formatted`. */
+function plural(rules: Intl.PluralRules, forms: PluralForms): (n: number, formatted: string) => string {
+  return (n, formatted) => (forms[rules.select(n)] ?? forms.other)(formatted);
+}
 
 const en = {
   dir: 'ltr',
@@ -260,14 +271,14 @@ const en = {
   navSchools: 'Schools',
   schoolsTitle: 'Schools',
   colBaseUrl: 'Address',
-  schoolStudents: (n: string) => `${n} students, by id.`,
+  schoolStudents: plural(englishPlurals, { one: (n) => `${n} student, by id.`, other: (n) => `${n} students, by id.` }),
   schoolMissing: 'There is no such school.',
   // Students
   studentsTitle: 'Find a student',
   searchStudents: 'Search students',
   searchHint: 'A student id, or any part of the name.',
   search: 'Search',
-  found: (n: string) => `${n} students found.`,
+  found: plural(englishPlurals, { one: (n) => `${n} student found.`, other: (n) => `${n} students found.` }),
   noneFound: 'No student matches.',
   previous: 'Previous',
   next: 'Next',
@@ -573,13 +584,27 @@ const ar: Messages = {
   navSchools: 'المدارس',
   schoolsTitle: 'المدارس',
   colBaseUrl: 'العنوان',
-  schoolStudents: (n: string) => `عدد الطلاب: ${n}، مرتّبين حسب الرقم.`,
+  schoolStudents: plural(arabicRules, {
+    zero: () => 'لا طلاب.',
+    one: () => 'طالب واحد.',
+    two: () => 'طالبان، مرتّبان حسب الرقم.',
+    few: (n) => `${n} طلاب، مرتّبون حسب الرقم.`,
+    many: (n) => `${n} طالبًا، مرتّبون حسب الرقم.`,
+    other: (n) => `${n} طالب، مرتّبون حسب الرقم.`,
+  }),
   schoolMissing: 'لا توجد مدرسة بهذا العنوان.',
   studentsTitle: 'البحث عن طالب',
   searchStudents: 'ابحث عن الطلاب',
   searchHint: 'رقم الطالب أو أي جزء من الاسم.',
   search: 'بحث',
-  found: (n: string) => `عدد الطلاب المطابقين: ${n}.`,
+  found: plural(arabicRules, {
+    zero: () => 'لم يُعثر على أي طالب.',
+    one: () => 'عُثر على طالب واحد.',
+    two: () => 'عُثر على طالبَين.',
+    few: (n) => `عُثر على ${n} طلاب.`,
+    many: (n) => `عُثر على ${n} طالبًا.`,
+    other: (n) => `عُثر على ${n} طالب.`,
+  }),
   noneFound: 'لا يوجد طالب مطابق.',
   previous: 'السابق',
   next: 'التالي',

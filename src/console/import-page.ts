@@ -12,7 +12,7 @@ import { isMultipart, MultipartError, readMultipart } from './multipart';
 import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
 import { forbidden } from './sign-in';
-import { csrfField, errorSummary, page, sendView, type SignedIn, type View } from './view';
+import { csrfField, errorSummary, page, sendView, titled, type SignedIn, type View } from './view';
 
 /** Refused rows listed on the page; the downloadable report has them all. */
 const LISTED_REFUSALS = 200;
@@ -195,7 +195,7 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
   }
   const job = upload.apply ?? upload.check;
   const base = `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`;
-  const title = upload.apply === null ? t.importDryRunTitle(upload.fileName) : t.importAppliedTitle(upload.fileName);
+  const title = titled(upload.apply === null ? t.importDryRunTitle : t.importAppliedTitle, upload.fileName);
   if (job === null || job.state === 'running') {
     // A meta refresh, as the console runs no script (docs/console.md#security).
     sendView(res, view, title, html`${job === null ? '' : progressOf(view, job)}`, { current: 'import', refresh: 2 });

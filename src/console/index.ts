@@ -2,7 +2,6 @@
 // pages for support staff, behind accounts and sessions of its own, with a
 // role check on the server for every action, a CSRF token in every form, and
 // an audit entry for every action. CONSOLE=false turns it off (404).
-import { createHash } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { BcryptPool } from '../access/bcrypt-pool';
 import { createLoginThrottle, type LoginThrottle } from '../access/login-throttle';
@@ -17,6 +16,7 @@ import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
 import { html } from '../shared/markup';
 import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { showOverview } from './overview';
+import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
 import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
 import { downloadMessageList, showMessageList } from './message-list';
@@ -36,7 +36,9 @@ import {
   headerText,
   parseCookies,
   redirect,
+  etagOf,
   securityHeaders,
+  sendAsset,
 } from './respond';
 import { csrfMatches, endSession, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
@@ -74,7 +76,7 @@ interface Local {
 
 const local = (res: Response): Local => res.locals as Local;
 
-const CSS_ETAG = `"${createHash('sha256').update(CONSOLE_CSS).digest('hex').slice(0, 16)}"`;
+const CSS = { body: CONSOLE_CSS, etag: etagOf(CONSOLE_CSS), type: 'text/css; charset=utf-8' };
 
 /** The console's routes, and its import jobs (the tests wait for one to end). */
 export type ConsoleHandler = RequestHandler & { readonly imports: ImportJobs };
@@ -132,14 +134,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
 
   router.get(`${CONSOLE_BASE}/console.css`, (req, res) => {
     callRecordOf(res).operation = 'style';
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('ETag', CSS_ETAG);
-    if (req.headers['if-none-match'] === CSS_ETAG) {
-      res.status(304).end();
-      return;
-    }
-    res.setHeader('Content-Type', 'text/css; charset=utf-8');
-    res.end(CONSOLE_CSS);
+    sendAsset(req, res, CSS);
   });
 
   router.get(`${CONSOLE_BASE}/lang/:lang`, (req, res) => {
@@ -213,9 +208,19 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       forbidden(view, res, 'role');
     };
 
-  router.get([`${CONSOLE_BASE}`, `${CONSOLE_BASE}/`], async (_req, res) => {
+  router.get([`${CONSOLE_BASE}`, `${CONSOLE_BASE}/`], async (req, res) => {
     callRecordOf(res).operation = 'overview';
-    await showOverview(context, local(res).view, res);
+    await showOverview(context, local(res).view, req, res);
+  });
+
+  // The overview's live figures and the script that asks for them (docs/console.md#overview).
+  router.get(`${CONSOLE_BASE}/overview.js`, (req, res) => {
+    callRecordOf(res).operation = 'script';
+    sendOverviewScript(req, res);
+  });
+  router.get(`${CONSOLE_BASE}/overview.json`, async (_req, res) => {
+    callRecordOf(res).operation = 'overview';
+    await sendOverviewNumbers(context, local(res).view, res);
   });
 
   router.get(`${CONSOLE_BASE}/students`, async (req, res) => {

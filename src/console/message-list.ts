@@ -14,6 +14,8 @@ import {
   type OutboxStatus,
 } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
+import { statusClass } from './status-style';
+import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText } from './students';
@@ -178,9 +180,6 @@ function timeTag(view: View, iso: string | null): Html | string {
   return html`<time datetime="${iso}" title="${iso.replace('T', ' ').replace('Z', ' UTC')}">${view.f.timeSeconds(iso)}</time>`;
 }
 
-const statusClass = (status: OutboxStatus): string =>
-  status === 'dead' || status === 'failed' ? 'alert' : status === 'sent' ? 'ok' : '';
-
 const messageHref = (item: MessageListItem): string =>
   `${CONSOLE_BASE}/messages/${item.channel}/${encodeURIComponent(item.id)}`;
 
@@ -197,7 +196,7 @@ function row(view: View, item: MessageListItem): Html {
 <td data-label="${t.colMessage}"><a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a></td>
 <td data-label="${t.colChannel}">${t.channelShort[item.channel]}</td>
 <td data-label="${t.colRecipient}">${recipient}</td>
-<td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${item.type}</bdi>`}</td>
+<td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${typeName(view, item.type)}</bdi>`}</td>
 <td data-label="${t.statusLabel}"><span class="${statusClass(item.status)}">${t.status[item.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(item.attempts)}</td>
 <td data-label="${t.colLastError}">${lastErrorText(view, item.lastError)}</td>

@@ -5,6 +5,8 @@
 import type { Response } from 'express';
 import type { OutboxChannel } from '../store';
 import type { PageHandler } from './context';
+import { statusClass } from './status-style';
+import { typeName } from './values';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect } from './respond';
 import { lastErrorText, maskErrorText } from './students';
@@ -39,8 +41,6 @@ export const showMessage: MessageHandler = async (context, view, req, res, chann
   const resendable = (message.status === 'dead' || message.status === 'failed') && allows(session.role, 'operator');
   const done = req.query.done === 'resent' ? t.resent : null;
   const refused = typeof req.query.refused === 'string' ? (t.resendRefused[req.query.refused] ?? null) : null;
-  const statusClass =
-    message.status === 'dead' || message.status === 'failed' ? 'alert' : message.status === 'sent' ? 'ok' : '';
   sendView(
     res,
     view,
@@ -50,9 +50,9 @@ ${studentId === null ? '' : html`<p><a href="${CONSOLE_BASE}/students/${encodeUR
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${id}</bdi></dd></div>
 <div><dt>${t.colChannelName}</dt><dd>${t.channel[channel]}</dd></div>
-${found.channel === 'push' ? html`<div><dt>${t.colType}</dt><dd><bdi>${found.item.type}</bdi></dd></div>` : ''}
+${found.channel === 'push' ? html`<div><dt>${t.colType}</dt><dd><bdi>${typeName(view, found.item.type)}</bdi></dd></div>` : ''}
 <div><dt>${t.colQueued}</dt><dd>${f.time(message.createdAt)}</dd></div>
-<div><dt>${t.colStatus}</dt><dd><span class="${statusClass}" id="message-status">${t.status[message.status]}</span></dd></div>
+<div><dt>${t.colStatus}</dt><dd><span class="${statusClass(message.status)}" id="message-status">${t.status[message.status]}</span></dd></div>
 <div><dt>${t.colAttempts}</dt><dd>${f.number(message.attempts)}</dd></div>
 <div><dt>${t.colNextAttempt}</dt><dd>${message.status === 'queued' || message.status === 'failed' ? f.time(message.nextAttemptAt) : '–'}</dd></div>
 <div><dt>${t.colSentAt}</dt><dd>${f.time(message.sentAt)}</dd></div>

@@ -1,68 +1,141 @@
 // The landing page (docs/console.md#overview): is delivery working right
 // now? The outbox per channel, how long the oldest due message has waited,
-// sent and failed over the last hour and week, the frequent errors, and the
-// delivery workers' heartbeats.
-import type { Response } from 'express';
-import type { OutboxStatus } from '../store';
+// sent, retrying and given up over a chosen period, the read-through funnel
+// per school and type, the frequent errors, and the delivery workers'
+// heartbeats. The figures at the top refresh themselves every few seconds
+// through /console/overview.json (overview-live.ts), without a reload.
+import type { Request, Response } from 'express';
+import type { ActivityWidth, OutboxChannel, OutboxStatus } from '../store';
 import { activityChart, type ChartBucket } from './chart';
 import type { ConsoleContext } from './context';
-import { html } from '../shared/markup';
+import { html, type Html } from '../shared/markup';
 import { STATUS_PARAM } from './message-list';
+import { funnelTable } from './read-funnel';
+import { OVERVIEW_TEXT, RANGES, type Range } from './overview-text';
 import { CONSOLE_BASE } from './respond';
+import { statusClass } from './status-style';
 import { sendView, type View } from './view';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 /** A worker heard from within this long is working (it beats every 15 s: src/delivery/heartbeat.ts). */
 export const WORKER_ALIVE_MS = 45_000;
+/** The oldest due message is shown in red past this wait. */
+const DUE_ALERT_MS = 5 * MINUTE;
 const SHOWN: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed', 'dead'];
 
-export async function showOverview(context: ConsoleContext, view: View, res: Response): Promise<void> {
+interface RangeShape {
+  /** One bucket's length, and how many end now. */
+  readonly step: number;
+  readonly count: number;
+  readonly width: ActivityWidth;
+  /** A label under every this many buckets. */
+  readonly labelEvery: number;
+  /** Days of the funnel, today included. */
+  readonly days: number;
+}
+
+const SHAPES: Readonly<Record<Range, RangeShape>> = {
+  '1h': { step: MINUTE, count: 60, width: 16, labelEvery: 10, days: 1 },
+  '24h': { step: HOUR, count: 24, width: 13, labelEvery: 4, days: 2 },
+  '7d': { step: HOUR, count: 168, width: 13, labelEvery: 24, days: 7 },
+  '30d': { step: DAY, count: 30, width: 10, labelEvery: 5, days: 30 },
+};
+
+/** The `range` parameter: one of RANGES, else the last hour. */
+export function rangeOf(req: Request): Range {
+  const value = req.query.range;
+  return typeof value === 'string' && (RANGES as readonly string[]).includes(value) ? (value as Range) : '1h';
+}
+
+/** One figure that refreshes itself: its text, and whether it is shown as a warning. */
+export interface LiveFigure {
+  readonly text: string;
+  /** `given-up`, `retrying` or none: the class the figure's box takes. */
+  readonly tone: string;
+}
+
+/** What /console/overview.json answers and the page is first drawn with: keyed `push.dead`, `sms.queued`, `due`. */
+export interface LiveNumbers {
+  readonly figures: Readonly<Record<string, LiveFigure>>;
+}
+
+/** The live figures: every status count per channel, and the oldest due message's wait. */
+export async function liveNumbers(context: ConsoleContext, view: View): Promise<LiveNumbers> {
   const { t, f } = view;
   const now = context.now().getTime();
-  const store = context.stores.console;
-  const [stats, oldestDue, minutes, hours, errors, workers] = await Promise.all([
+  const [stats, oldestDue] = await Promise.all([
     context.stores.admin.outboxStats(),
-    store.oldestDueAt(),
-    store.activity(new Date(now - HOUR + MINUTE).toISOString().slice(0, 16), 16),
-    store.activity(new Date(now - 7 * 24 * HOUR + HOUR).toISOString().slice(0, 13), 13),
-    store.frequentErrors(new Date(now - 24 * HOUR).toISOString(), 10),
+    context.stores.console.oldestDueAt(),
+  ]);
+  const figures: Record<string, LiveFigure> = {};
+  for (const stat of stats) {
+    for (const status of SHOWN) {
+      const n = stat.counts[status];
+      figures[`${stat.channel}.${status}`] = { text: f.number(n), tone: n > 0 ? statusClass(status) : '' };
+    }
+  }
+  const waited = oldestDue === null ? null : now - Date.parse(oldestDue);
+  figures.due =
+    waited === null
+      ? { text: t.nothingDue, tone: '' }
+      : { text: `${t.oldestDue}: ${f.duration(waited)}`, tone: waited > DUE_ALERT_MS ? 'given-up' : '' };
+  return { figures };
+}
+
+const channelHref = (channel: OutboxChannel, status: OutboxStatus): string =>
+  `${CONSOLE_BASE}/messages?channel=${channel}&status=${STATUS_PARAM[status]}`;
+
+export async function showOverview(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  const { t, f } = view;
+  const words = OVERVIEW_TEXT[view.lang];
+  const range = rangeOf(req);
+  const shape = SHAPES[range];
+  const now = context.now().getTime();
+  const store = context.stores.console;
+  const start = new Date(now - (shape.count - 1) * shape.step).toISOString().slice(0, shape.width);
+  const funnelSince = new Date(now - (shape.days - 1) * DAY).toISOString().slice(0, 10);
+  const [live, stats, activity, funnel, errors, workers] = await Promise.all([
+    liveNumbers(context, view),
+    context.stores.admin.outboxStats(),
+    store.activity(start, shape.width),
+    store.readFunnel(funnelSince, FUNNEL_ROWS + 1),
+    store.frequentErrors(new Date(now - DAY).toISOString(), 10),
     store.listWorkers(),
   ]);
+  const figure = (key: string): LiveFigure => live.figures[key] ?? { text: '', tone: '' };
 
   const channels = stats.map(
     (stat) => html`<section class="card" aria-labelledby="channel-${stat.channel}">
 <h3 id="channel-${stat.channel}">${t.channel[stat.channel]}</h3>
-<dl class="stats">${SHOWN.map(
-      (status) =>
-        html`<div class="${status === 'dead' && stat.counts.dead > 0 ? 'stat alert' : 'stat'}"><dt>${t.status[status]}</dt><dd><a href="${CONSOLE_BASE}/messages?channel=${stat.channel}&amp;status=${STATUS_PARAM[status]}">${f.number(stat.counts[status])}</a></dd></div>`,
-    )}</dl>
+<dl class="stats">${SHOWN.map((status) => {
+      const key = `${stat.channel}.${status}`;
+      const shown = figure(key);
+      return html`<div class="stat ${statusClass(status)}${shown.tone === '' ? '' : ' on'}" data-live-box="${key}"><dt>${t.status[status]}</dt><dd><a href="${channelHref(stat.channel, status)}" data-live="${key}">${shown.text}</a></dd></div>`;
+    })}</dl>
 </section>`,
   );
-  const waited = oldestDue === null ? null : now - Date.parse(oldestDue);
-  const due =
-    waited === null
-      ? html`<p class="due">${t.nothingDue}</p>`
-      : html`<p class="${waited > 5 * MINUTE ? 'due alert' : 'due'}">${t.oldestDue}: <strong>${f.duration(waited)}</strong></p>`;
+  const due = figure('due');
 
-  const series = (
-    rows: readonly { bucket: string; sent: number; failed: number }[],
-    step: number,
-    count: number,
-    width: number,
-  ) => {
-    const byBucket = new Map(rows.map((row) => [row.bucket, row]));
-    const buckets: ChartBucket[] = [];
-    for (let i = count - 1; i >= 0; i--) {
-      const at = new Date(now - i * step).toISOString();
-      const key = at.slice(0, width);
-      const row = byBucket.get(key);
-      // Minutes by their hour and minute, hours by their day and hour (UTC).
-      const label = width === 16 ? at.slice(11, 16) : `${at.slice(5, 10)} ${at.slice(11, 13)}:00`;
-      buckets.push({ label, sent: row?.sent ?? 0, failed: row?.failed ?? 0 });
-    }
-    return buckets;
-  };
+  const byBucket = new Map(activity.map((row) => [row.bucket, row]));
+  const buckets: ChartBucket[] = [];
+  for (let i = shape.count - 1; i >= 0; i--) {
+    const at = new Date(now - i * shape.step).toISOString();
+    const row = byBucket.get(at.slice(0, shape.width));
+    // Minutes by their hour and minute, hours by their day and hour, days by their date (UTC).
+    const label =
+      shape.width === 16
+        ? at.slice(11, 16)
+        : shape.width === 13
+          ? `${at.slice(5, 10)} ${at.slice(11, 13)}:00`
+          : at.slice(5, 10);
+    buckets.push({ label, sent: row?.sent ?? 0, retrying: row?.retrying ?? 0, dead: row?.dead ?? 0 });
+  }
+  const rangeLinks = html`<nav class="ranges" aria-label="${words.rangeNav}"><ul>${RANGES.map(
+    (each) =>
+      html`<li><a href="${CONSOLE_BASE}/?range=${each}"${each === range ? html` aria-current="page"` : ''}>${words.range[each]}</a></li>`,
+  )}</ul></nav>`;
 
   const errorRows =
     errors.length === 0
@@ -75,7 +148,7 @@ export async function showOverview(context: ConsoleContext, view: View, res: Res
         )}</tbody></table>`;
 
   const alive = workers.filter((w) => now - Date.parse(w.beatAt) < WORKER_ALIVE_MS);
-  const workerRows = html`${alive.length === 0 ? html`<p class="due alert" role="alert">${t.noWorkers}</p>` : ''}${
+  const workerRows = html`${alive.length === 0 ? html`<p class="due given-up on" role="alert">${t.noWorkers}</p>` : ''}${
     workers.length === 0
       ? ''
       : html`<table class="stack">
@@ -86,19 +159,23 @@ export async function showOverview(context: ConsoleContext, view: View, res: Res
         })}</tbody></table>`
   }`;
 
-  sendView(
-    res,
-    view,
-    t.overviewTitle,
-    html`<h2>${t.deliveryNow}</h2>
+  const main: Html = html`<h2>${t.deliveryNow}</h2>
 <div class="cards">${channels}</div>
-${due}
+<p class="due${due.tone === '' ? '' : ` ${due.tone} on`}" data-live="due" data-live-box="due">${due.text}</p>
+<p class="muted">${words.live}</p>
 <h2>${t.workersTitle}</h2>
 ${workerRows}
-${activityChart(view, t.chartHour, series(minutes, MINUTE, 60, 16), 10)}
-${activityChart(view, t.chartWeek, series(hours, HOUR, 168, 13), 24)}
+<h2 id="activity">${words.chart.sent} · ${words.chart.retrying} · ${words.chart.dead}</h2>
+${rangeLinks}
+${activityChart(view, words.chart, words.chartTitle[range], buckets, shape.labelEvery)}
+<h2 id="funnel">${words.funnelTitle}</h2>
+<p class="hint">${words.funnelHint}</p>
+${funnelTable(view, funnel.slice(0, FUNNEL_ROWS), funnel.length > FUNNEL_ROWS)}
 <h2>${t.errorsTitle}</h2>
-${errorRows}`,
-    { current: 'overview' },
-  );
+${errorRows}
+<script src="${CONSOLE_BASE}/overview.js" defer></script>`;
+  sendView(res, view, t.overviewTitle, main, { current: 'overview' });
 }
+
+/** The funnel's rows on the page; more are left to a shorter period. */
+const FUNNEL_ROWS = 100;

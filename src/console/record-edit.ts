@@ -11,9 +11,19 @@ import type { z } from 'zod';
 import { InvalidDataSetError, type DataSetCollection } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
+import { foreignText, issueText } from './validation';
 import type { Messages } from './i18n';
 import { redirect, sendPage } from './respond';
-import { csrfField, errorSummary, page, type PageOptions, sendView, type SignedIn, type View } from './view';
+import {
+  csrfField,
+  errorSummary,
+  page,
+  type PageOptions,
+  type PageTitle,
+  sendView,
+  type SignedIn,
+  type View,
+} from './view';
 
 export interface EditField {
   /** The record's field, and the form's. */
@@ -41,7 +51,7 @@ export interface EditSpec {
   readonly patch: z.ZodType<Record<string, unknown>>;
   readonly operation: string;
   readonly subjectKind: 'student' | 'school' | 'device';
-  readonly title: (t: Messages, record: Record<string, unknown>) => string;
+  readonly title: (t: Messages, record: Record<string, unknown>) => PageTitle;
   /** The form's action, the way back, and where a save leads. */
   readonly action: string;
   readonly back: string;
@@ -155,7 +165,7 @@ export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (conte
     await refuse(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0]);
-        return { field: fieldId(name), text: `${labelOf(name)}: ${issue.message}` };
+        return { field: fieldId(name), text: `${labelOf(name)}: ${issueText(view, issue)}` };
       }),
     );
     return;
@@ -168,7 +178,10 @@ export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (conte
     if (!(err instanceof InvalidDataSetError)) throw err;
     const name = /\.(\w+)$/.exec(err.path)?.[1];
     await refuse([
-      { field: fieldId(name), text: err.message.replace(new RegExp(`^${spec.collection}\\[0\\]\\.`), '') },
+      {
+        field: fieldId(name),
+        text: foreignText(view, err.message.replace(new RegExp(`^${spec.collection}\\[0\\]\\.`), '')),
+      },
     ]);
     return;
   }

@@ -1,15 +1,17 @@
 // Every console answer carries the same protective headers
-// (docs/console.md#security): no script at all, styles only from the
-// service, no framing, no referrer (ids are in the paths), no caching (the
-// pages show personal data).
-import type { Response } from 'express';
+// (docs/console.md#security): scripts and styles from the service only (the
+// overview's one script file; no inline script, no inline style), no
+// framing, no referrer (ids are in the paths), no caching (the pages show
+// personal data).
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
 import type { Html } from '../shared/markup';
 
 export const CONSOLE_BASE = '/console';
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'Cache-Control': 'no-store',
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
@@ -96,4 +98,23 @@ export function addCookie(res: Response, value: string): void {
   const current = res.getHeader('Set-Cookie');
   const list = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
   res.setHeader('Set-Cookie', [...list, value]);
+}
+
+/** The ETag of a file the console serves from memory: its content's hash. */
+export const etagOf = (body: string): string => `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
+
+/**
+ * A file the console serves from memory (its stylesheet, the overview's
+ * script): revalidated by its ETag on every use, so that a new release's is
+ * taken at once, and answered 304 while it is unchanged.
+ */
+export function sendAsset(req: Request, res: Response, asset: { body: string; etag: string; type: string }): void {
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('ETag', asset.etag);
+  if (req.headers['if-none-match'] === asset.etag) {
+    res.status(304).end();
+    return;
+  }
+  res.setHeader('Content-Type', asset.type);
+  res.end(asset.body);
 }

@@ -6,7 +6,7 @@ import { COLLECTION_OF } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import { saveEdit, showEdit, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
-import type { View } from './view';
+import { titled, type View } from './view';
 
 function schoolSpec(baseUrl: string): EditSpec {
   const query = `school=${encodeURIComponent(baseUrl)}`;
@@ -18,7 +18,7 @@ function schoolSpec(baseUrl: string): EditSpec {
     patch: COLLECTION_OF.schools.schema.pick({ name: true }).partial(),
     operation: 'school-edit',
     subjectKind: 'school',
-    title: (t, record) => t.editSchoolTitle(String(record.name)),
+    title: (t, record) => titled(t.editSchoolTitle, String(record.name)),
     action: `${CONSOLE_BASE}/schools/edit?${query}`,
     back: `${CONSOLE_BASE}/schools/students?${query}`,
     saved: `${CONSOLE_BASE}/schools/students?${query}&saved=1`,
@@ -61,7 +61,7 @@ function deviceSpec(id: string, student: string | null): EditSpec {
     patch: COLLECTION_OF.devices.schema.pick({ platform: true, token: true }).partial(),
     operation: 'device-edit',
     subjectKind: 'device',
-    title: (t) => t.editDeviceTitle(id),
+    title: (t) => titled(t.editDeviceTitle, id),
     action: `${CONSOLE_BASE}/devices/${encodeURIComponent(id)}/edit${query}`,
     back,
     saved: student === null ? back : `${back}?saved=device`,

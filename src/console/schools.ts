@@ -78,7 +78,7 @@ export const showSchoolStudents: PageHandler = async (context, view, req, res) =
         ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
         : ''
     }</p>
-<p role="status">${t.schoolStudents(f.number(students.total))}</p>
+<p role="status">${t.schoolStudents(students.total, f.number(students.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>
 <tbody>${students.items.map(

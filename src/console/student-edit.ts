@@ -5,7 +5,7 @@ import { COLLECTION_OF } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import { saveEdit, showEdit, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
-import type { View } from './view';
+import { titled, type View } from './view';
 
 function studentSpec(id: string): EditSpec {
   const here = `${CONSOLE_BASE}/students/${encodeURIComponent(id)}`;
@@ -39,7 +39,7 @@ function studentSpec(id: string): EditSpec {
       .partial(),
     operation: 'student-edit',
     subjectKind: 'student',
-    title: (t, record) => t.editStudentTitle(String(record.fullName)),
+    title: (t, record) => titled(t.editStudentTitle, String(record.fullName)),
     action: `${here}/edit`,
     back: here,
     saved: `${here}?saved=1`,

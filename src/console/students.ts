@@ -5,9 +5,11 @@
 // into the audit trail, and so does every reveal of a push token.
 import type { Request, Response } from 'express';
 import type { ConsoleContext, PageHandler } from './context';
+import { statusClass } from './status-style';
+import { noteStateName, typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
-import { allows, csrfField, notice, sendView, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
@@ -37,7 +39,7 @@ export async function showSearch(context: ConsoleContext, view: View, req: Reque
       ? ''
       : hits.total === 0
         ? html`<p role="status">${t.noneFound}</p>`
-        : html`<p role="status">${t.found(f.number(hits.total))}</p>
+        : html`<p role="status">${t.found(hits.total, f.number(hits.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colSchool}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>
 <tbody>${hits.items.map(
@@ -156,9 +158,9 @@ export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (co
 <thead><tr><th scope="col">${t.colType}</th><th scope="col">${t.colQueued}</th><th scope="col">${t.colStatus}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.colSentAt}</th></tr></thead>
 <tbody>${items.map(
           (n) => html`<tr>
-<td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${n.type}</bdi></a></td>
+<td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${typeName(view, n.type)}</bdi></a></td>
 <td data-label="${t.colQueued}">${f.time(n.createdAt)}</td>
-<td data-label="${t.colStatus}"><span class="${n.status === 'dead' || n.status === 'failed' ? 'alert' : n.status === 'sent' ? 'ok' : ''}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
+<td data-label="${t.colStatus}"><span class="${statusClass(n.status)}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(n.attempts)}</td>
 <td data-label="${t.colLastError}">${lastErrorText(view, n.lastError)}</td>
 <td data-label="${t.colSentAt}">${f.time(n.sentAt)}</td>
@@ -171,7 +173,7 @@ export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (co
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colReason}</th><th scope="col">${t.colSeen}</th></tr></thead>
 <tbody>${absences.items.map(
           (a) =>
-            html`<tr><td data-label="${t.colDate}">${a.date}</td><td data-label="${t.colType}"><bdi>${a.type}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${a.date}</td><td data-label="${t.colType}"><bdi>${typeName(view, a.type)}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
         )}</tbody></table>`;
   const noteRows =
     notes.items.length === 0
@@ -179,13 +181,13 @@ export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (co
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colText}</th><th scope="col">${t.colState}</th></tr></thead>
 <tbody>${notes.items.map(
           (n) =>
-            html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${n.type}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${n.state ?? '–'}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${typeName(view, n.type)}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–')}</td></tr>`,
         )}</tbody></table>`;
 
   sendView(
     res,
     view,
-    t.studentTitle(student.fullName),
+    titled(t.studentTitle, student.fullName),
     html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
       canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
     }</p>

@@ -18,6 +18,18 @@ a:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-
 .top nav ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0}
 .top nav a[aria-current="page"]{text-decoration-thickness:3px}
 .tools{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin-inline-start:auto}
+.menu{flex:1 1 20rem;min-width:0}
+.menu>summary{display:inline-flex;align-items:center;justify-content:center;min-height:44px;min-width:44px;padding:0 .75rem;border:2px solid #fff;cursor:pointer;font-weight:700;list-style:none}
+.menu>summary::-webkit-details-marker{display:none}
+.menu>summary::after{content:"";display:inline-block;margin-inline-start:.5rem;border:.35rem solid transparent;border-top-color:currentColor;border-bottom:0}
+.menu[open]>summary::after{transform:rotate(180deg)}
+.menu-body{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem}
+@supports selector(::details-content){
+  @media (min-width:40.01rem){
+    .menu>summary{display:none}
+    .menu::details-content{content-visibility:visible;display:contents}
+  }
+}
 .sign-out{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
 button.link{background:none;border:0;padding:0;color:#fff;text-decoration:underline;font:inherit;cursor:pointer;box-shadow:none}
 main{max-width:72rem;margin:0 auto;padding:1rem}
@@ -48,6 +60,21 @@ form.inline{display:inline-flex;flex-wrap:wrap;gap:.25rem;align-items:center;mar
 .stat dt{color:#505a5f;font-size:.9rem}
 .stat dd{margin:0;font-size:1.6rem;font-weight:700;font-variant-numeric:tabular-nums}
 .alert{color:#d4351c}
+.retrying{color:#8a4100}
+.given-up{color:#b3261e}
+span.retrying:not(.key)::before{content:"↻ "}
+span.given-up:not(.key)::before{content:"✕ "}
+.stat.on.retrying{border-inline-start:6px solid #b35900;padding-inline-start:.5rem;background:#fff4e5}
+.stat.on.given-up{border-inline-start:6px solid #d4351c;padding-inline-start:.5rem;background:#fdf0ee}
+.stat:not(.on){color:inherit}
+.due.on{border-inline-start:6px solid #d4351c;color:#b3261e}
+.ranges ul{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;margin:0 0 .5rem;padding:0}
+.ranges a{display:inline-flex;align-items:center;min-height:44px;padding:0 .75rem;background:#fff;border:1px solid #b1b4b6}
+.ranges a[aria-current="page"]{font-weight:700;border:2px solid #0b0c0c;text-decoration:none}
+.funnel-bar{display:block}
+.funnel-bar rect.queued{fill:#b1b4b6}
+.funnel-bar rect.sent{fill:#00703c}
+.funnel-bar rect.read{fill:#1d70b8}
 .ok{color:#00703c;font-weight:700}
 .due{font-size:1.1rem;background:#fff;padding:.5rem 1rem;margin:1rem 0}
 .muted{color:#505a5f}
@@ -61,7 +88,10 @@ th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
 .chart .grid{stroke:#d8d8d8;stroke-width:1}
 .chart .axis{font-size:11px;fill:#505a5f}
 .chart rect.sent,.key.sent{fill:#00703c;background:#00703c}
-.chart rect.failed,.key.failed{fill:#d4351c;background:#d4351c}
+.chart rect.retrying,.key.retrying{fill:#f47738;background:#f47738}
+.chart rect.dead,.key.dead{fill:#d4351c;background:#d4351c}
+.chart rect.hover{fill:transparent}
+.chart g:hover rect.hover{fill:#f3f2f1}
 .legend{margin:.5rem 0 0}
 .key{display:inline-block;width:.9rem;height:.9rem;margin-inline:.75rem .25rem;vertical-align:middle}
 .summary{margin:.25rem 0 0;color:#505a5f}
@@ -89,6 +119,18 @@ time{white-space:nowrap}
 input[type=datetime-local],input[type=date]{font:inherit;padding:.35rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%;width:100%}
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){
+  .top{flex-wrap:nowrap;gap:.5rem;padding:.25rem .75rem}
+  .brand{flex:1 1 auto;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+  .brand span{display:none}
+  .top{position:relative}
+  .menu{flex:0 0 auto}
+  .menu-body{display:block;position:absolute;inset-inline:0;top:100%;z-index:3;background:#0b0c0c;padding:.25rem .75rem .75rem;box-shadow:0 4px 8px rgba(0,0,0,.3)}
+  .top nav ul{flex-direction:column;gap:0}
+  .tools{margin-block-start:.5rem}
+  a,button,input,select,summary,textarea{min-height:44px;min-width:44px}
+  a,.button{display:inline-flex;align-items:center}
+  button.link{padding:0 .25rem}
+  input[type=checkbox],input[type=radio]{width:44px;height:44px;margin:0}
   main{padding:.75rem}
   h1{font-size:1.4rem}
   table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}

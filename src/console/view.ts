@@ -3,8 +3,10 @@
 // sign-out form) around each page's main content.
 import type { Response } from 'express';
 import type { ConsoleRole } from '../store';
-import { html, type Html, type HtmlValue } from '../shared/markup';
+import { isolated } from '../shared/bidi';
+import { bdi, html, type Html, type HtmlValue } from '../shared/markup';
 import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
+import { headerMenu } from './header-menu';
 import { CONSOLE_BASE, sendPage } from './respond';
 
 export interface SignedIn {
@@ -50,15 +52,37 @@ export interface PageOptions {
 export function sendView(
   res: Response,
   view: View,
-  title: string,
+  title: string | PageTitle,
   main: HtmlValue,
   options: PageOptions & { readonly status?: number } = {},
 ): void {
   sendPage(res, options.status ?? 200, page(view, title, main, options));
 }
 
-export function page(view: View, title: string, main: HtmlValue, options: PageOptions = {}): Html {
+/**
+ * A page's title that holds free text (a name, a file name): in the
+ * document's <title>, which takes no markup, the text between a first-strong
+ * isolate and its pop; in the heading, in a <bdi>. Either way a Latin name
+ * reads whole in an Arabic title and an Arabic name in an English one
+ * (docs/console.md#text-direction).
+ */
+export interface PageTitle {
+  readonly plain: string;
+  readonly heading: Html;
+}
+
+const SLOT = '\u0000';
+
+/** `message(text)` as a page title, `text` isolated: `message` is one of the console's messages taking one value. */
+export function titled(message: (text: string) => string, text: string): PageTitle {
+  const [before = '', after = ''] = message(SLOT).split(SLOT);
+  return { plain: message(isolated(text)), heading: html`${before}${bdi(text)}${after}` };
+}
+
+export function page(view: View, title: string | PageTitle, main: HtmlValue, options: PageOptions = {}): Html {
   const { t, session } = view;
+  const plain = typeof title === 'string' ? title : title.plain;
+  const heading = typeof title === 'string' ? title : title.heading;
   const navItem = (key: NonNullable<PageOptions['current']>, href: string, label: string) =>
     html`<li><a href="${href}"${options.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
   const nav =
@@ -85,18 +109,17 @@ ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.n
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 ${options.refresh === undefined ? '' : html`<meta http-equiv="refresh" content="${options.refresh}">`}
-<title>${title} – ${t.consoleName}</title>
+<title>${plain} – ${t.consoleName}</title>
 <link rel="stylesheet" href="${CONSOLE_BASE}/console.css">
 </head>
 <body>
 <a class="skip" href="#main">${t.skip}</a>
 <header class="top">
 <div class="brand"><a href="${CONSOLE_BASE}/">${t.appName}</a> <span>${t.consoleName}</span></div>
-${nav}
-<div class="tools">${who}<a class="lang" href="${langHref}" lang="${t.otherLang}" hreflang="${t.otherLang}">${t.otherLangName}</a></div>
+${headerMenu(view, nav, html`<div class="tools">${who}<a class="lang" href="${langHref}" lang="${t.otherLang}" hreflang="${t.otherLang}">${t.otherLangName}</a></div>`)}
 </header>
 <main id="main">
-<h1>${title}</h1>
+<h1>${heading}</h1>
 ${main}
 </main>
 </body>

@@ -99,3 +99,15 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Htm
 
 /** Markup the program wrote itself (never data). */
 export const raw = (text: string): Html => new Html(text);
+
+/**
+ * Free text (a name, a type, a reason, a file name) as markup: in a <bdi>,
+ * which takes its direction from its own first strong letter and cannot
+ * change the direction of what is around it, so that a Latin name reads
+ * whole in an Arabic heading and an Arabic one in an English table
+ * (docs/console.md#text-direction). Where no markup can go (a <title>), the
+ * same isolation is `isolated` of src/shared/bidi.ts.
+ */
+export function bdi(value: HtmlValue, className?: string): Html {
+  return className === undefined ? html`<bdi>${value}</bdi>` : html`<bdi class="${className}">${value}</bdi>`;
+}

@@ -21,7 +21,14 @@ import {
   type ConsoleSession,
   type NewConsoleSession,
 } from './operator-accounts';
-import { activity, frequentErrors, type ActivityBucket, type ErrorCount } from './message-history/console-overview';
+import {
+  activity,
+  frequentErrors,
+  type ActivityBucket,
+  type ActivityWidth,
+  type ErrorCount,
+} from './message-history/console-overview';
+import { readFunnel, type FunnelRow } from './message-history/read-funnel';
 import { oldestDueAt } from './outbox/outbox-claims';
 import { listHeartbeats, type WorkerHeartbeat } from './outbox/worker-heartbeats';
 import { searchStudents, type StudentHits } from './records/student-search';
@@ -48,8 +55,10 @@ export interface ConsoleStore {
   touchSession(id: string): Promise<void>;
   deleteSession(id: string): Promise<void>;
   pruneSessions(idleBefore: string, startedBefore: string): Promise<number>;
-  /** Sent and failed per minute (`width` 16) or per hour (13) since `since`. */
-  activity(since: string, width: 13 | 16): Promise<ActivityBucket[]>;
+  /** Sent, retrying and given up per minute (`width` 16), hour (13) or day (10) since `since`. */
+  activity(since: string, width: ActivityWidth): Promise<ActivityBucket[]>;
+  /** Push notifications queued, accepted and read per day, school and type since `since` (read-funnel.ts). */
+  readFunnel(since: string, limit: number): Promise<FunnelRow[]>;
   frequentErrors(since: string, limit: number): Promise<ErrorCount[]>;
   /** When the longest-waiting due message came due, or null (the readiness check's question). */
   oldestDueAt(): Promise<string | null>;
@@ -86,6 +95,7 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     deleteSession: (id) => run(() => deleteSession(db, id)),
     pruneSessions: (idleBefore, startedBefore) => run(() => pruneSessions(db, idleBefore, startedBefore)),
     activity: (since, width) => run(() => activity(db, since, width)),
+    readFunnel: (since, limit) => run(() => readFunnel(db, since, limit)),
     frequentErrors: (since, limit) => run(() => frequentErrors(db, since, limit)),
     oldestDueAt: () => run(() => oldestDueAt(db, core.dialect, core.timestamp())),
     listWorkers: () => run(() => listHeartbeats(db)),
@@ -105,7 +115,8 @@ export type {
   ConsoleSession,
   NewConsoleSession,
 } from './operator-accounts';
-export type { ActivityBucket, ErrorCount } from './message-history/console-overview';
+export type { ActivityBucket, ActivityWidth, ErrorCount } from './message-history/console-overview';
+export type { FunnelRow } from './message-history/read-funnel';
 export type { WorkerHeartbeat } from './outbox/worker-heartbeats';
 export type { StudentHit, StudentHits } from './records/student-search';
 export type { DeliveryAttemptRow } from './message-history/attempts';

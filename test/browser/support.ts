@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { App } from '../../src/server';
+import { listenOnLoopback } from '../support/service';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = path.join(__dirname, '.screenshots');
@@ -41,6 +43,31 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
     async close() {
       await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BrowsedApp {
+  /** `http://127.0.0.1:PORT`. */
+  readonly base: string;
+  readonly context: BrowserContext;
+  /** Closes the browser, then the listener. */
+  close(): Promise<void>;
+}
+
+/** `app` listening on a loopback port, and a fresh Chromium to browse it. */
+export async function browseApp(app: App): Promise<BrowsedApp> {
+  const server = await listenOnLoopback(app);
+  const browser = await launchBrowser().catch(async (err: unknown) => {
+    await server.close();
+    throw err;
+  });
+  return {
+    base: server.base,
+    context: browser.context,
+    async close() {
+      await browser.close();
+      await server.close();
     },
   };
 }

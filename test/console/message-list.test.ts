@@ -109,8 +109,12 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     await sms();
     const viewer = await signedIn(harness.app, 'victor');
     const overview = await viewer.agent.get('/console/');
-    expect(overview.text).toContain('href="/console/messages?channel=push&amp;status=dead">1</a>');
-    expect(overview.text).toContain('href="/console/messages?channel=sms&amp;status=queued">1</a>');
+    expect(overview.text).toContain(
+      'href="/console/messages?channel=push&amp;status=dead" data-live="push.dead">1</a>',
+    );
+    expect(overview.text).toContain(
+      'href="/console/messages?channel=sms&amp;status=queued" data-live="sms.queued">1</a>',
+    );
     const errorLink = /href="(\/console\/messages\?channel=push&amp;error=[^"]+)"/.exec(overview.text)?.[1] ?? '';
     expect(errorLink).toBe(`/console/messages?channel=push&amp;error=${encodeURIComponent('UNREGISTERED: gone')}`);
     expect(idsIn((await viewer.agent.get(errorLink.replace(/&amp;/g, '&'))).text)).toEqual([dead]);

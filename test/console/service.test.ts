@@ -54,7 +54,7 @@ describe('the console in the service', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h3 id="channel-push">Push notifications</h3>');
     expect(page.text).toContain(
-      '<div class="stat alert"><dt>Dead</dt><dd><a href="/console/messages?channel=push&amp;status=dead">1</a></dd></div>',
+      '<div class="stat given-up on" data-live-box="push.dead"><dt>Dead</dt><dd><a href="/console/messages?channel=push&amp;status=dead" data-live="push.dead">1</a></dd></div>',
     );
     expect(page.text).toContain('HTTP 400 &lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page.text).not.toContain('<script>');

@@ -46,6 +46,21 @@ describe.each(storeVariants())('editing a student on $name', (variant) => {
     expect(await ctx.store.admin.getRecord('students', '1001')).toMatchObject({ fullName: 'Ahmad Ali', classId: '7A' });
   });
 
+  it('says each refusal in Arabic on an Arabic page, an English text it has no words for kept whole', async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const res = await olga.agent
+      .post('/console/students/1001/edit')
+      .set('Cookie', 'sns_console_lang=ar')
+      .type('form')
+      .send({ csrf: await olga.csrf(), fullName: '', classId: 'x'.repeat(65), active: '2' });
+    expect(res.status).toBe(400);
+    const problems = /<ul>([^]*?)<\/ul>/.exec(res.text.slice(res.text.indexOf('error-summary')))?.[1] ?? '';
+    expect(problems).toContain('مطلوب.');
+    expect(problems).toContain('يجب ألا يزيد على 64 حرفًا.');
+    // Every text in it is Arabic, or English between an isolate and its pop (its full stop inside).
+    for (const text of problems.match(/>([^<]+)</g) ?? []) expect(text).not.toMatch(/[A-Za-z][^\u2069]*\.<$/);
+  });
+
   // Every write checks the student's links (docs/design.md#storage): its school must be stored, its device need not be.
   it('saves a device id that is not registered yet, as the admin API does', async () => {
     const olga = await signedIn(harness.app, 'olga');

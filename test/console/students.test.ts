@@ -15,6 +15,8 @@ const MORE = {
     { id: '3001', school: 'https://school-c.example', fullName: 'مُحَمَّد الحَسَن', deviceId: null, classId: '9A' },
     { id: '3002', school: 'https://school-c.example', fullName: 'محمـــد خالد', deviceId: null, classId: '9A' },
     { id: '3003', school: 'https://school-c.example', fullName: 'AMIRA 100%_done', deviceId: null, classId: '9B' },
+    { id: '3004', school: 'https://school-c.example', fullName: 'إحمد آمنة', deviceId: null, classId: '9B' },
+    { id: '3005', school: 'https://school-c.example', fullName: 'ٱحمد مصطفى', deviceId: null, classId: '9B' },
   ],
 };
 
@@ -44,7 +46,34 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
     expect((await ids('محمد')).sort()).toEqual(['3001', '3002']);
     expect((await ids('مُحَمَّد')).sort()).toEqual(['3001', '3002']);
     expect(await ids('الحسن')).toEqual(['3001']);
-    expect(await ids('أحمد')).toEqual(['1002']);
+  });
+
+  it('folds hamza and madda alefs, taa marbuta and alef maqsura, on both sides', async () => {
+    // أحمد (1002), إحمد (3004), ٱحمد (3005): however it is typed, the bare spelling finds all three.
+    for (const typed of ['احمد', 'أحمد', 'إحمد', 'آحمد', 'أَحْمَد'])
+      expect((await ids(typed)).sort()).toEqual(['1002', '3004', '3005']);
+    expect(await ids('امنه')).toEqual(['3004']);
+    expect(await ids('آمنة')).toEqual(['3004']);
+    expect(await ids('مصطفي')).toEqual(['3005']);
+    expect(await ids('مصطفى')).toEqual(['3005']);
+    expect(searchName('أإآٱةى')).toBe('ااااهي');
+  });
+
+  it('counts the students found in the plural form of each language (Intl.PluralRules)', async () => {
+    const viewer = await signedIn(harness.app, 'victor');
+    const status = async (q: string, lang: 'en' | 'ar') =>
+      /<p role="status">([^<]*)<\/p>/.exec(
+        (
+          await viewer.agent
+            .get(`/console/students?q=${encodeURIComponent(q)}`)
+            .set('Cookie', `sns_console_lang=${lang}`)
+        ).text,
+      )?.[1];
+    expect(await status('amira', 'en')).toBe('1 student found.');
+    expect(await status('محمد', 'en')).toBe('2 students found.');
+    expect(await status('amira', 'ar')).toBe('عُثر على طالب واحد.');
+    expect(await status('محمد', 'ar')).toBe('عُثر على طالبَين.');
+    expect(await status('احمد', 'ar')).toBe('عُثر على 3 طلاب.');
   });
 
   it('takes % and _ as themselves, not as patterns', async () => {

@@ -478,6 +478,29 @@ const FILLS: Readonly<Record<string, Fill>> = {
       });
     },
   },
+  // The search column folds hamza forms and taa marbuta: a name written before, as 0008 computed it, is found
+  // by its bare spelling once 0012 has recomputed the column.
+  '0012_arabic_folding': {
+    async fill(insert) {
+      await insert('schools', {
+        key: 'https://v12.school.example',
+        base_url: 'https://v12.school.example',
+        name: 'V12',
+      });
+      await insert('students', {
+        id: 'v12-student',
+        school_key: 'https://v12.school.example',
+        full_name: 'إسراء فاطمة',
+        device_id: null,
+        active: '1',
+        class_id: '7A',
+      });
+    },
+    async check(store) {
+      const hits = await store.console.searchStudents('اسراء فاطمه', { limit: 10, offset: 0 });
+      expect(hits.items.map((hit) => hit.id)).toEqual(['v12-student']);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {
@@ -485,6 +508,15 @@ test('every migration has a fill, and every fill a migration', () => {
   expect(missing.map((name) => `add a fill for migration ${name} to FILLS in test/store/upgrade.test.ts`)).toEqual([]);
   expect(Object.keys(FILLS).filter((name) => !MIGRATION_NAMES.includes(name))).toEqual([]);
 });
+
+/** Computed columns a migration defines anew, by the migration that does: their values change on purpose. */
+const RECOMPUTED: Readonly<Record<string, string>> = { 'students.search_name': '0012_arabic_folding' };
+
+/** Whether `column` (table.column) is computed anew by a migration after `name`. */
+function recomputedAfter(name: string, column: string): boolean {
+  const by = RECOMPUTED[column];
+  return by !== undefined && name < by;
+}
 
 /** A database of its own, at a chosen schema, and the store options that reach it. */
 interface Location {
@@ -633,7 +665,9 @@ describe.each(variants)('upgrading on $name', ({ location: create }) => {
             }>`select count(*) as n from ${sql.table(table.name)} where ${sql.ref(column)} is not null`.execute(db);
             if (Number(found[0].n) === 0) empty.push(`${table.name}.${column}`);
           }
-          before.set(table.name, { columns: table.columns, rows: await rowsOf(db, table.name, table.columns) });
+          // A column the database computes, which a later migration computes anew, is compared without it.
+          const kept = table.columns.filter((column) => !recomputedAfter(name, `${table.name}.${column}`));
+          before.set(table.name, { columns: kept, rows: await rowsOf(db, table.name, kept) });
         }
         expect({ name, empty }).toEqual({ name, empty: [] });
       } finally {

@@ -8,11 +8,17 @@ import type { StoreDatabase } from '../database';
 import { channelTable } from '../outbox/channel-table';
 
 export interface ActivityBucket {
-  /** The bucket's start: `YYYY-MM-DDTHH:MM` for minutes, `YYYY-MM-DDTHH` for hours (UTC). */
+  /** The bucket's start: `YYYY-MM-DDTHH:MM` for minutes, `YYYY-MM-DDTHH` for hours, `YYYY-MM-DD` for days (UTC). */
   readonly bucket: string;
   readonly sent: number;
-  readonly failed: number;
+  /** Failed and to be tried again (status `failed`). */
+  readonly retrying: number;
+  /** Given up: dead, or uncertain (not sent again to avoid a duplicate). */
+  readonly dead: number;
 }
+
+/** The length of the ISO prefix that names a bucket: days, hours, minutes. */
+export type ActivityWidth = 10 | 13 | 16;
 
 export interface ErrorCount {
   readonly channel: OutboxChannel;
@@ -21,19 +27,23 @@ export interface ErrorCount {
 }
 
 /**
- * Sent and failed messages per bucket since `since`: sent by their sent time,
- * failed (retrying, dead or uncertain) by their last change. `width` is the
- * length of the ISO prefix that names a bucket: 16 for minutes, 13 for hours.
+ * Sent, retrying and given-up messages per bucket since `since`: sent by
+ * their sent time, the others by their last change. `width` is the length of
+ * the ISO prefix that names a bucket: 16 for minutes, 13 for hours, 10 for days.
  */
-export async function activity(db: Kysely<StoreDatabase>, since: string, width: 13 | 16): Promise<ActivityBucket[]> {
-  const totals = new Map<string, { sent: number; failed: number }>();
-  const add = (bucket: string, field: 'sent' | 'failed', n: number) => {
-    const entry = totals.get(bucket) ?? { sent: 0, failed: 0 };
+export async function activity(
+  db: Kysely<StoreDatabase>,
+  since: string,
+  width: ActivityWidth,
+): Promise<ActivityBucket[]> {
+  const totals = new Map<string, { sent: number; retrying: number; dead: number }>();
+  const add = (bucket: string, field: 'sent' | 'retrying' | 'dead', n: number) => {
+    const entry = totals.get(bucket) ?? { sent: 0, retrying: 0, dead: 0 };
     entry[field] += n;
     totals.set(bucket, entry);
   };
   // A literal, not a parameter: PostgreSQL matches the grouped expression by its text.
-  const size = sql.raw(String(width === 13 ? 13 : 16));
+  const size = sql.raw(String(width === 10 ? 10 : width === 13 ? 13 : 16));
   for (const channel of OUTBOX_CHANNELS) {
     const { db: typed, table: name } = channelTable(db, channel);
     const sent = await typed
@@ -46,12 +56,16 @@ export async function activity(db: Kysely<StoreDatabase>, since: string, width: 
     for (const row of sent) add(row.bucket, 'sent', Number(row.n));
     const failed = await typed
       .selectFrom(name)
-      .select([sql<string>`substr(updated_at, 1, ${size})`.as('bucket'), (eb) => eb.fn.countAll<number>().as('n')])
+      .select([
+        sql<string>`substr(updated_at, 1, ${size})`.as('bucket'),
+        'status',
+        (eb) => eb.fn.countAll<number>().as('n'),
+      ])
       .where('status', 'in', ['failed', 'dead', 'uncertain'])
       .where('updated_at', '>=', since)
-      .groupBy(sql`substr(updated_at, 1, ${size})`)
+      .groupBy([sql`substr(updated_at, 1, ${size})`, 'status'])
       .execute();
-    for (const row of failed) add(row.bucket, 'failed', Number(row.n));
+    for (const row of failed) add(row.bucket, row.status === 'failed' ? 'retrying' : 'dead', Number(row.n));
   }
   return [...totals.entries()]
     .map(([bucket, counts]) => ({ bucket, ...counts }))

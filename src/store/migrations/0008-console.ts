@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { SEARCH_NAME_SQL } from '../records/search-name';
 import { textType } from './column-types';
 import type { StoreMigration } from './migration';
 
@@ -21,6 +20,22 @@ import type { StoreMigration } from './migration';
 //   (src/store/records/student-search.ts), computed by the database on
 //   every write whichever path writes (import, admin API, console), and
 //   indexed.
+// The search column as this release computed it: lower case, without the
+// harakat U+064B to U+0652, the dagger alef and the tatweel. Frozen here;
+// 0012 replaces it with the folding of src/store/records/search-name.ts.
+export const SEARCH_NAME_0008 = [
+  '\u064B',
+  '\u064C',
+  '\u064D',
+  '\u064E',
+  '\u064F',
+  '\u0650',
+  '\u0651',
+  '\u0652',
+  '\u0670',
+  '\u0640',
+].reduce((inner, ch) => `replace(${inner}, '${ch}', '')`, `lower(full_name)`);
+
 export const consoleMigration: StoreMigration = {
   async up(db, dialect) {
     const text = textType(dialect);
@@ -75,7 +90,7 @@ export const consoleMigration: StoreMigration = {
 
     // SQLite adds only virtual generated columns to an existing table; PostgreSQL only stored ones. Both index them.
     const kind = dialect === 'sqlite' ? sql`virtual` : sql`stored`;
-    await sql`alter table students add column search_name ${text} generated always as (${sql.raw(SEARCH_NAME_SQL)}) ${kind}`.execute(
+    await sql`alter table students add column search_name ${text} generated always as (${sql.raw(SEARCH_NAME_0008)}) ${kind}`.execute(
       db,
     );
     await db.schema.createIndex('students_search_name_idx').on('students').columns(['search_name', 'id']).execute();

@@ -1,0 +1,38 @@
+// The overview's read-through funnel (docs/console.md#overview): per day,
+// school and type, push notifications queued, accepted by the provider and
+// read in the app, as a table (a stack of cards on a phone) with a simple
+// bar of the three beside each row. The store's side is
+// src/store/message-history/read-funnel.ts.
+import type { FunnelRow } from '../store';
+import { bdi, html, type Html } from '../shared/markup';
+import { OVERVIEW_TEXT } from './overview-text';
+import { CONSOLE_BASE } from './respond';
+import { typeName } from './values';
+import type { View } from './view';
+
+const BAR_WIDTH = 120;
+const BAR_HEIGHT = 8;
+
+/** Three bars, queued (whole), accepted and read, their lengths as shares of queued. */
+function funnelBar(row: FunnelRow): Html {
+  const part = (n: number) => (row.queued === 0 ? 0 : (n / row.queued) * BAR_WIDTH).toFixed(1);
+  return html`<svg class="funnel-bar" viewBox="0 0 ${BAR_WIDTH} ${BAR_HEIGHT * 3 + 4}" width="${BAR_WIDTH}" height="${BAR_HEIGHT * 3 + 4}" aria-hidden="true" focusable="false"><rect x="0" y="0" width="${BAR_WIDTH}" height="${BAR_HEIGHT}" class="queued"/><rect x="0" y="${BAR_HEIGHT + 2}" width="${part(row.accepted)}" height="${BAR_HEIGHT}" class="sent"/><rect x="0" y="${2 * BAR_HEIGHT + 4}" width="${part(row.read)}" height="${BAR_HEIGHT}" class="read"/></svg>`;
+}
+
+export function funnelTable(view: View, rows: readonly FunnelRow[], more: boolean): Html {
+  const { f } = view;
+  const words = OVERVIEW_TEXT[view.lang];
+  if (rows.length === 0) return html`<p>${words.funnelEmpty}</p>`;
+  const percent = new Intl.NumberFormat(view.t.locale, { style: 'percent', maximumFractionDigits: 0 });
+  const share = (n: number, of: number) => (of === 0 ? '' : ` (${percent.format(n / of)})`);
+  return html`<table class="stack funnel">
+<thead><tr><th scope="col">${words.colDay}</th><th scope="col">${words.colSchool}</th><th scope="col">${words.colType}</th><th scope="col" class="number">${words.colQueued}</th><th scope="col" class="number">${words.colAccepted}</th><th scope="col" class="number">${words.colRead}</th><th scope="col">${words.colShare}</th></tr></thead>
+<tbody>${rows.map((row) => {
+    const messages = `${CONSOLE_BASE}/messages?channel=push&type=${encodeURIComponent(row.type)}&from=${row.day}&to=${row.day}`;
+    const school =
+      row.school === null
+        ? html`<span class="muted">${words.noSchool}</span>`
+        : html`<a href="${`${messages}&school=${encodeURIComponent(row.school)}`}">${bdi(row.school)}</a>`;
+    return html`<tr><td data-label="${words.colDay}">${row.day}</td><td data-label="${words.colSchool}">${school}</td><td data-label="${words.colType}">${bdi(typeName(view, row.type))}</td><td data-label="${words.colQueued}" class="number">${f.number(row.queued)}</td><td data-label="${words.colAccepted}" class="number">${f.number(row.accepted)}${share(row.accepted, row.queued)}</td><td data-label="${words.colRead}" class="number">${f.number(row.read)}${share(row.read, row.queued)}</td><td data-label="${words.colShare}">${funnelBar(row)}</td></tr>`;
+  })}</tbody></table>${more ? html`<p class="muted">${words.funnelMore(f.number(rows.length))}</p>` : ''}`;
+}
