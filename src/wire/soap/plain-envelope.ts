@@ -34,6 +34,8 @@ export interface EnvelopeEvents {
 
 const XML_DECLARATION =
   /^<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(["'])1\.0\1(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\2)?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(["'])(?:yes|no)\3)?[ \t\n]*\?>/;
+// What nearly every client sends, checked before the regular expression.
+const COMMON_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
 const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
@@ -69,7 +71,8 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
   const n = xml.length;
   if (xml.indexOf('\r') !== -1) return false;
   let i = 0;
-  if (xml.startsWith('<?')) {
+  if (xml.startsWith(COMMON_DECLARATION)) i = COMMON_DECLARATION.length;
+  else if (xml.startsWith('<?')) {
     const declaration = XML_DECLARATION.exec(xml);
     if (declaration === null) return false;
     i = declaration[0].length;
@@ -114,7 +117,8 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
       const end = nameEnd(start);
       if (end === -1) return false;
       const scope = scopes[scopes.length - 1];
-      if (xml.slice(start, end) !== scope.qname || scopes.length === 1) return false;
+      if (end - start !== scope.qname.length || !xml.startsWith(scope.qname, start) || scopes.length === 1)
+        return false;
       let k = end;
       while (k < n && isSpace(xml.charCodeAt(k))) k++;
       if (xml.charCodeAt(k) !== 0x3e) return false;
@@ -128,8 +132,9 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
       const end = nameEnd(start);
       if (end === -1) return false;
       const qname = xml.slice(start, end);
-      const names: string[] = [];
-      const values: string[] = [];
+      // Most tags have no attribute: the lists are made for the first.
+      let names: string[] | null = null;
+      let values: string[] = [];
       let k = end;
       let closed = false;
       for (;;) {
@@ -161,7 +166,10 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
           // References and whitespace other than spaces are normalised by saxes: left to it.
           if (vc === 0x26 || vc === 0x3c || vc === 0x09 || vc === 0x0a || !isPlainChar(vc)) return false;
         }
-        if (names.includes(name)) return false;
+        if (names === null) {
+          names = [];
+          values = [];
+        } else if (names.includes(name)) return false;
         names.push(name);
         values.push(xml.slice(k + 1, valueEnd));
         k = valueEnd + 1;
@@ -170,6 +178,7 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
       const parent = scopes[scopes.length - 1];
       let prefixes = parent.prefixes;
       let defaultNs = parent.defaultNs;
+      if (names === null) names = NO_NAMES;
       for (let a = 0; a < names.length; a++) {
         const name = names[a];
         // saxes trims a namespace name: one with spaces is left to it.
@@ -184,14 +193,7 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
         }
       }
       if (defaultNs === XML_NS || defaultNs === XMLNS_NS) return false;
-      const resolve = (name: string, unprefixed: string): { uri: string; local: string } | null => {
-        const colon = name.indexOf(':');
-        if (colon === -1) return { uri: unprefixed, local: name };
-        const prefix = name.slice(0, colon);
-        const uri = prefixes.get(prefix);
-        return uri === undefined ? null : { uri, local: name.slice(colon + 1) };
-      };
-      const element = resolve(qname, defaultNs);
+      const element = resolve(prefixes, qname, defaultNs);
       if (element === null) return false;
       const attributes: Record<string, PlainAttribute> = {};
       const expanded: string[] = [];
@@ -200,7 +202,7 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
         let attribute: { uri: string; local: string } | null;
         if (name === 'xmlns') attribute = { uri: XMLNS_NS, local: 'xmlns' };
         else if (name.startsWith('xmlns:')) attribute = { uri: XMLNS_NS, local: name.slice(6) };
-        else attribute = resolve(name, '');
+        else attribute = resolve(prefixes, name, '');
         if (attribute === null) return false;
         const key = `${attribute.uri}\u0000${attribute.local}`;
         if (attribute.uri !== '' && expanded.includes(key)) return false;
@@ -232,6 +234,20 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
     }
     i = lt;
   }
+}
+
+const NO_NAMES: string[] = [];
+
+/** A qualified name's namespace and local name; `unprefixed` is its namespace without a prefix; null: an unbound prefix. */
+function resolve(
+  prefixes: ReadonlyMap<string, string>,
+  name: string,
+  unprefixed: string,
+): { uri: string; local: string } | null {
+  const colon = name.indexOf(':');
+  if (colon === -1) return { uri: unprefixed, local: name };
+  const uri = prefixes.get(name.slice(0, colon));
+  return uri === undefined ? null : { uri, local: name.slice(colon + 1) };
 }
 
 /** The text between `from` and `to` with its references replaced, or null when it is not plain. */
