@@ -3,7 +3,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Logger } from '../log';
 import type { AdminStore } from '../store';
-import { callRecordOf, NOSNIFF } from '../wire';
+import { callOf, NOSNIFF } from '../wire';
 import { auditRoutes } from './audit-routes';
 import { requireBearer } from './auth';
 import { AdminError, sendError } from './errors';
@@ -33,7 +33,7 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
   const api = Router();
   router.use(API_BASE, api);
   api.use((_req, res, next) => {
-    callRecordOf(res).endpoint = 'admin';
+    callOf(res).endpoint = 'admin';
     next();
   });
   if (options.token === null) {
@@ -51,7 +51,7 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
   const document = JSON.stringify(openApiDocument(routes, API_BASE));
   // The description holds no data, and tools fetch it without credentials.
   api.get('/openapi.json', (_req, res) => {
-    callRecordOf(res).operation = 'openapi';
+    callOf(res).operation = 'openapi';
     res.writeHead(200, {
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-cache',

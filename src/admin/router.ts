@@ -6,7 +6,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import type { z } from 'zod';
 import type { Logger } from '../log';
 import { InvalidDataSetError, StoreError } from '../store';
-import { callRecordOf } from '../wire';
+import { callOf } from '../wire';
 import { AdminError, sendError, sendJson, type ErrorDetail } from './errors';
 import type { AdminRoute } from './route-table';
 
@@ -18,7 +18,7 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
   router.use(express.json({ limit: bodyLimit }));
   for (const entry of routes) {
     router[entry.method](toExpressPath(entry.path), async (req: Request, res: Response) => {
-      const record = callRecordOf(res);
+      const record = callOf(res);
       record.endpoint = 'admin';
       record.operation = entry.operationId;
       try {
@@ -29,14 +29,14 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
         });
         sendJson(res, reply.status, reply.body, reply.headers);
       } catch (err) {
-        sendError(res, asAdminError(err, req, logger));
+        sendError(res, asAdminError(err, req, record.requestId, logger));
       }
     });
   }
 
   const patterns = routes.map((entry) => ({ pattern: toPattern(entry.path), method: entry.method.toUpperCase() }));
   router.use((req: Request, res: Response) => {
-    callRecordOf(res).endpoint = 'admin';
+    callOf(res).endpoint = 'admin';
     const allowed = [...new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method))];
     if (allowed.length > 0) {
       sendError(
@@ -63,7 +63,7 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
   // Express's failure to decode a path parameter, and body-parser's: bad JSON, too large, wrong charset.
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (err instanceof URIError) {
-      callRecordOf(res).endpoint = 'admin';
+      callOf(res).endpoint = 'admin';
       sendError(
         res,
         new AdminError(
@@ -107,7 +107,7 @@ function fail(error: AdminError): never {
   throw error;
 }
 
-function asAdminError(err: unknown, req: Request, logger: Logger): AdminError {
+function asAdminError(err: unknown, req: Request, requestId: string, logger: Logger): AdminError {
   if (err instanceof AdminError) return err;
   if (err instanceof InvalidDataSetError) {
     // The store names the record as in a data set (`students[0].school`); here it is the body.
@@ -119,9 +119,6 @@ function asAdminError(err: unknown, req: Request, logger: Logger): AdminError {
   if (err instanceof StoreError && err.kind === 'unavailable') {
     return new AdminError(503, 'store_unavailable', err.message, undefined, { 'Retry-After': '5' });
   }
-  logger.error(
-    { err, method: req.method, path: req.path, requestId: req.headers['x-request-id'] },
-    'admin API: request failed',
-  );
+  logger.error({ err, method: req.method, path: req.path, requestId }, 'admin API: request failed');
   return new AdminError(500, 'internal', 'The request failed on our side; it has been logged.');
 }

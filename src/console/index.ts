@@ -9,7 +9,7 @@ import { addressMatches } from '../access/policy';
 import type { Logger } from '../log';
 import { DEFAULT_MAX_ROWS } from '../import';
 import { StoreError, type ConsoleRole } from '../store';
-import { callRecordOf, sendText } from '../wire';
+import { callOf, sendText } from '../wire';
 import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
 import { consoleAudit } from './audit';
 import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
@@ -69,7 +69,8 @@ export interface ConsoleOptions {
   readonly onResent?: () => void;
 }
 
-interface Local {
+/** What the console keeps in `res.locals` beside the call record (src/wire/call-record.ts). */
+interface Local extends Express.Locals {
   view: View;
   cookies: Map<string, string>;
 }
@@ -118,7 +119,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   };
 
   router.use((req: Request, res: Response, next: NextFunction) => {
-    const record = callRecordOf(res);
+    const record = callOf(res);
     record.endpoint = 'console';
     securityHeaders(res);
     const allow = context.settings.allow;
@@ -133,7 +134,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   });
 
   router.get(`${CONSOLE_BASE}/console.css`, (req, res) => {
-    callRecordOf(res).operation = 'style';
+    callOf(res).operation = 'style';
     sendAsset(req, res, CSS);
   });
 
@@ -153,12 +154,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 50 });
 
   router.get(`${CONSOLE_BASE}/sign-in`, (req, res) => {
-    callRecordOf(res).operation = 'sign-in';
+    callOf(res).operation = 'sign-in';
     const note = req.query.ended === '1' ? 'ended' : req.query.out === '1' ? 'signed-out' : null;
     showSignIn(context, local(res).view, res, note);
   });
   router.post(`${CONSOLE_BASE}/sign-in`, forms, async (req, res) => {
-    callRecordOf(res).operation = 'sign-in';
+    callOf(res).operation = 'sign-in';
     await signIn(context, local(res).view, req, res, local(res).cookies);
   });
 
@@ -209,55 +210,55 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     };
 
   router.get([`${CONSOLE_BASE}`, `${CONSOLE_BASE}/`], async (req, res) => {
-    callRecordOf(res).operation = 'overview';
+    callOf(res).operation = 'overview';
     await showOverview(context, local(res).view, req, res);
   });
 
   // The overview's live figures and the script that asks for them (docs/console.md#overview).
   router.get(`${CONSOLE_BASE}/overview.js`, (req, res) => {
-    callRecordOf(res).operation = 'script';
+    callOf(res).operation = 'script';
     sendOverviewScript(req, res);
   });
   router.get(`${CONSOLE_BASE}/overview.json`, async (_req, res) => {
-    callRecordOf(res).operation = 'overview';
+    callOf(res).operation = 'overview';
     await sendOverviewNumbers(context, local(res).view, res);
   });
 
   router.get(`${CONSOLE_BASE}/students`, async (req, res) => {
-    callRecordOf(res).operation = 'students';
+    callOf(res).operation = 'students';
     await showSearch(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/students/:id`, async (req, res) => {
-    callRecordOf(res).operation = 'student';
+    callOf(res).operation = 'student';
     await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), false);
   });
   router.get(`${CONSOLE_BASE}/students/:id/edit`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'student-edit';
+    callOf(res).operation = 'student-edit';
     await showEditStudent(context, local(res).view, res, String(req.params.id).slice(0, 128));
   });
   router.post(`${CONSOLE_BASE}/students/:id/edit`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'student-edit';
+    callOf(res).operation = 'student-edit';
     await saveStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
   });
   router.post(`${CONSOLE_BASE}/students/:id/reveal`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'reveal-token';
+    callOf(res).operation = 'reveal-token';
     await showStudent(context, local(res).view, req, res, String(req.params.id).slice(0, 128), true);
   });
 
   router.get(`${CONSOLE_BASE}/import`, need('operator'), (_req, res) => {
-    callRecordOf(res).operation = 'import';
+    callOf(res).operation = 'import';
     showImport(local(res).view, res);
   });
   router.post(`${CONSOLE_BASE}/import`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'import-check';
+    callOf(res).operation = 'import-check';
     await receiveUpload(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/import/:id`, need('operator'), (req, res) => {
-    callRecordOf(res).operation = 'import';
+    callOf(res).operation = 'import';
     showUpload(context, local(res).view, res, String(req.params.id).slice(0, 64));
   });
   router.post(`${CONSOLE_BASE}/import/:id/apply`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'import-apply';
+    callOf(res).operation = 'import-apply';
     await applyUpload(context, local(res).view, req, res, String(req.params.id).slice(0, 64));
   });
   router.get(`${CONSOLE_BASE}/import/:id/:report`, need('operator'), async (req, res, next) => {
@@ -266,17 +267,17 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       next();
       return;
     }
-    callRecordOf(res).operation = 'import-report';
+    callOf(res).operation = 'import-report';
     const [, kind, format] = match as RegExpExecArray & [string, 'check' | 'apply', 'txt' | 'json'];
     await downloadReport(context, local(res).view, req, res, String(req.params.id).slice(0, 64), kind, format);
   });
 
   router.get(`${CONSOLE_BASE}/messages`, async (req, res) => {
-    callRecordOf(res).operation = 'messages';
+    callOf(res).operation = 'messages';
     await showMessageList(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/messages.csv`, async (req, res) => {
-    callRecordOf(res).operation = 'messages-export';
+    callOf(res).operation = 'messages-export';
     await downloadMessageList(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/messages/:channel/:id`, async (req, res, next) => {
@@ -285,7 +286,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       next();
       return;
     }
-    callRecordOf(res).operation = 'message';
+    callOf(res).operation = 'message';
     await showMessage(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
   });
   router.get(`${CONSOLE_BASE}/messages/:channel/:id/resend`, need('operator'), (req, res, next) => {
@@ -302,53 +303,53 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       next();
       return;
     }
-    callRecordOf(res).operation = 'resend';
+    callOf(res).operation = 'resend';
     await resend(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
   });
 
   router.get(`${CONSOLE_BASE}/dead`, async (req, res) => {
-    callRecordOf(res).operation = 'dead';
+    callOf(res).operation = 'dead';
     await showDead(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
     await confirmResendDead(context, local(res).view, req, res);
   });
   router.post(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'resend-dead';
+    callOf(res).operation = 'resend-dead';
     await resendDead(context, local(res).view, req, res);
   });
 
   router.get(`${CONSOLE_BASE}/schools`, async (req, res) => {
-    callRecordOf(res).operation = 'schools';
+    callOf(res).operation = 'schools';
     await showSchools(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/schools/edit`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'school-edit';
+    callOf(res).operation = 'school-edit';
     await showEditSchool(context, local(res).view, req, res);
   });
   router.post(`${CONSOLE_BASE}/schools/edit`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'school-edit';
+    callOf(res).operation = 'school-edit';
     await saveSchool(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/devices/:id/edit`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'device-edit';
+    callOf(res).operation = 'device-edit';
     await showEditDevice(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
   });
   router.post(`${CONSOLE_BASE}/devices/:id/edit`, need('operator'), async (req, res) => {
-    callRecordOf(res).operation = 'device-edit';
+    callOf(res).operation = 'device-edit';
     await saveDevice(context, local(res).view, req, res, String(req.params.id).slice(0, 128));
   });
   router.get(`${CONSOLE_BASE}/schools/students`, async (req, res) => {
-    callRecordOf(res).operation = 'schools';
+    callOf(res).operation = 'schools';
     await showSchoolStudents(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/audit`, async (req, res) => {
-    callRecordOf(res).operation = 'audit';
+    callOf(res).operation = 'audit';
     await showAudit(context, local(res).view, req, res);
   });
 
   router.post(`${CONSOLE_BASE}/sign-out`, async (req, res) => {
-    callRecordOf(res).operation = 'sign-out';
+    callOf(res).operation = 'sign-out';
     const session = local(res).view.session as SignedIn;
     await endSession(context, res, session);
     await context.audit({
@@ -361,11 +362,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   });
 
   router.get(`${CONSOLE_BASE}/accounts`, need('admin'), async (req, res) => {
-    callRecordOf(res).operation = 'accounts';
+    callOf(res).operation = 'accounts';
     await showAccounts(context, local(res).view, req, res);
   });
   router.post(`${CONSOLE_BASE}/accounts`, need('admin'), async (req, res) => {
-    callRecordOf(res).operation = 'account-add';
+    callOf(res).operation = 'account-add';
     await addAccount(context, local(res).view, req, res);
   });
   // A name an account cannot have is no account's page: 404, nothing asked or done
@@ -384,7 +385,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       next();
       return;
     }
-    callRecordOf(res).operation = `account-${change}`;
+    callOf(res).operation = `account-${change}`;
     await changeAccount(context, local(res).view, req, res, String(req.params.name), change as AccountChange);
   });
 
@@ -422,7 +423,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
 
 /** CONSOLE=false: every path under /console answers 404, as a path the service does not have. */
 export const consoleOff: RequestHandler = (_req, res) => {
-  callRecordOf(res).endpoint = 'console';
+  callOf(res).endpoint = 'console';
   sendText(res, 404, 'Not Found.');
 };
 

@@ -1,6 +1,6 @@
 import { SERVICE_VERSION } from '../shared/version';
 import { Router, type RequestHandler, type Response } from 'express';
-import { callRecordOf, NOSNIFF } from '../wire';
+import { callOf, NOSNIFF } from '../wire';
 import { checkReadiness, type ReadinessOptions } from './readiness';
 
 // application/health+json, after the (expired) IETF health-check draft that
@@ -23,11 +23,11 @@ function answer(res: Response, status: number, body: unknown): void {
 export function healthRoutes(options: ReadinessOptions): RequestHandler {
   const router = Router();
   router.get('/healthz', (_req, res) => {
-    Object.assign(callRecordOf(res), { endpoint: 'health', operation: 'healthz' });
+    Object.assign(callOf(res), { endpoint: 'health', operation: 'healthz' });
     answer(res, 200, { status: 'pass', version: SERVICE_VERSION });
   });
   router.get('/readyz', async (_req, res) => {
-    Object.assign(callRecordOf(res), { endpoint: 'health', operation: 'readyz' });
+    Object.assign(callOf(res), { endpoint: 'health', operation: 'readyz' });
     const readiness = await checkReadiness(options);
     answer(res, readiness.status === 'pass' ? 200 : 503, readiness);
   });

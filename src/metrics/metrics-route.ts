@@ -1,13 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
-import { callRecordOf } from '../wire/call-record';
+import { callOf } from '../wire/call-record';
 import { NOSNIFF } from '../wire/respond';
 
 /** `GET /metrics` in the Prometheus text format. */
 export function metricsRoute(registry: Registry): RequestHandler {
   const router = Router();
   router.get('/metrics', async (_req, res) => {
-    Object.assign(callRecordOf(res), { endpoint: 'metrics', operation: 'metrics' });
+    Object.assign(callOf(res), { endpoint: 'metrics', operation: 'metrics' });
     try {
       const text = await registry.metrics();
       res.writeHead(200, {

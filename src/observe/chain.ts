@@ -7,12 +7,12 @@ import type { RequestObserver } from './request-observer';
  */
 export function chainObservers(observers: readonly RequestObserver[]): RequestObserver {
   if (observers.length === 1) return observers[0];
-  return (req, res, next) => {
+  return (req, res, call, next) => {
     let index = 0;
     const step = () => {
       const observer = observers[index++];
       if (observer === undefined) next();
-      else observer(req, res, step);
+      else observer(req, res, call, step);
     };
     step();
   };

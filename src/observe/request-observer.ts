@@ -1,18 +1,16 @@
-// The first middleware every request meets: it gives the request an id
-// (honouring and echoing a well-formed incoming X-Request-Id), and when the answer is
+// The first middleware every request meets: it echoes the caller's
+// well-formed X-Request-Id (the call record holds the request's id,
+// src/wire/call-record.ts), and when the answer is
 // done it feeds the metrics and writes one access-log line with what the wire
 // learnt (endpoint, operation, binding, outcome). Never the query string or
 // the body: they carry phone numbers and auth codes. With tracing on, the
 // rest of the request runs inside its call span (docs/operating.md#traces).
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import parseurl from 'parseurl';
 import type { Logger } from '../log';
 import type { RequestMetrics, RequestObservation } from '../metrics';
 import type { RequestSpan, Tracer } from '../trace';
-import { callRecordOf, type CallRecord } from '../wire';
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
+import type { CallRecord } from '../wire';
 
 export interface RequestObserverOptions {
   readonly logger: Logger;
@@ -21,8 +19,11 @@ export interface RequestObserverOptions {
   readonly tracer?: Tracer | null;
 }
 
-/** Middleware on Node's own request and response: it runs before Express has decorated them (src/server/app.ts). */
-export type RequestObserver = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+/**
+ * Middleware on Node's own request and response: it runs before Express has
+ * decorated them (src/server/app.ts), and is handed the request's call record.
+ */
+export type RequestObserver = (req: IncomingMessage, res: ServerResponse, call: CallRecord, next: () => void) => void;
 
 export function observeRequests(options: RequestObserverOptions): RequestObserver {
   const { metrics } = options;
@@ -31,23 +32,14 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
   // query or the body), so it skips the redaction pass, a measurable share
   // of each request's cost.
   const logger = options.logger.child({}, { redact: { paths: [], censor: '' } });
-  return (req, res, next) => {
+  return (req, res, record, next) => {
     const start = process.hrtime.bigint();
     // Taken now: a router mounted further on rewrites req.url while it works.
     const path = parseurl(req)?.pathname ?? '/';
-    const header = req.headers['x-request-id'];
-    const incoming = Array.isArray(header) ? header[0] : header;
-    let requestId: string;
-    if (incoming !== undefined && REQUEST_ID.test(incoming)) {
-      requestId = incoming;
-      // Echoed only when the caller sent one: a header set here takes Node's
-      // slower path when the wire writes its answer (about 5% of a GetTokenDevice).
-      res.setHeader('X-Request-Id', requestId);
-    } else {
-      requestId = randomUUID();
-      // The wire reads the id from the header: make it the one we log.
-      req.headers['x-request-id'] = requestId;
-    }
+    const requestId = record.requestId;
+    // Echoed only when the caller sent one: a header set here takes Node's
+    // slower path when the wire writes its answer (about 5% of a GetTokenDevice).
+    if (record.idFromCaller) res.setHeader('X-Request-Id', requestId);
 
     // 'finish' when the answer is handed over (before the client can read it,
     // so a test that asks next sees the count); 'close' alone when the client left first.
@@ -57,7 +49,6 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
       if (observed) return;
       observed = true;
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const record = callRecordOf(res);
       const finished = res.writableFinished;
       const status = finished ? res.statusCode : 0;
       const observation = observe(record, status, seconds);

@@ -23,14 +23,16 @@ import type { EndpointModel } from '../contract';
 import type { RequestObserver } from '../observe';
 import type { Operations } from '../operations';
 import {
-  callRecordOf,
+  type CallRecord,
   createAsmxCalls,
   createAsmxDocuments,
   createDispatcher,
   DEFAULT_MAX_XML_DEPTH,
   QUERY_STRING_TOO_LONG,
   queryStringTooLong,
+  callOf,
   sendText,
+  startCall,
 } from '../wire';
 import { operatorRoutes, type OperatorRoute } from './operator-routes';
 
@@ -66,8 +68,9 @@ export type App = RequestListener;
 
 export function createApp(options: AppOptions): App {
   // Last line of defence: never an HTML page or a stack trace.
-  const lastResort = (err: unknown, req: IncomingMessage, res: ServerResponse) => {
-    Object.assign(callRecordOf(res), { outcome: 'server_fault', fault: 'unexpected' });
+  const lastResort = (err: unknown, req: IncomingMessage, res: ServerResponse, call: CallRecord) => {
+    call.outcome = 'server_fault';
+    call.fault = 'unexpected';
     // The path only: queries carry phone numbers and codes.
     options.logger.error({ err, method: req.method, path: parseurl(req)?.pathname }, 'unhandled request error');
     if (res.headersSent) {
@@ -94,7 +97,7 @@ export function createApp(options: AppOptions): App {
   app.use((_req: Request, res: Response) => {
     sendText(res, 404, 'Not Found.');
   });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => lastResort(err, req, res));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => lastResort(err, req, res, callOf(res)));
 
   // The same rule `req.ip` follows in the application, compiled by Express from TRUST_PROXY.
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
@@ -104,7 +107,12 @@ export function createApp(options: AppOptions): App {
     bodyLimit: options.bodyLimit,
     xmlMaxDepth: options.xmlMaxDepth ?? DEFAULT_MAX_XML_DEPTH,
     jsonBodies: options.jsonBodies,
-    callerAddress: (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
+    // Trusting no proxy, the address is the socket's: proxy-addr would parse
+    // X-Forwarded-For only to drop it (2 µs a call in the profile, docs/benchmark.md#request-path).
+    callerAddress:
+      options.trustProxy === false
+        ? (req) => req.socket.remoteAddress ?? null
+        : (req) => (req.socket.remoteAddress === undefined ? null : proxyaddr(req, trust)),
     passCredentials: options.access !== undefined,
     access: options.access,
     keepBodies: options.keepBodies,
@@ -112,25 +120,33 @@ export function createApp(options: AppOptions): App {
   // After the observer, so that the refusal is counted and logged as any answer.
   const maxQuery = options.maxQueryStringLength ?? 0;
   // A call, or else the application; whatever escapes either way gets the last resort.
-  const callOrApplication = (req: IncomingMessage, res: ServerResponse) => {
+  const callOrApplication = (req: IncomingMessage, res: ServerResponse, call: CallRecord) => {
     if (maxQuery > 0 && queryStringTooLong(req, maxQuery)) {
-      Object.assign(callRecordOf(res), { outcome: 'client_fault', fault: 'query_string_too_long' });
+      call.outcome = 'client_fault';
+      call.fault = 'query_string_too_long';
       sendText(res, 400, QUERY_STRING_TOO_LONG);
       return;
     }
-    calls(req, res, (err?: unknown) => {
-      if (err !== undefined && err !== null) lastResort(err, req, res);
-      else app(req, res);
-    }).catch((err: unknown) => lastResort(err, req, res));
+    calls(req, res, call, (err?: unknown) => {
+      if (err !== undefined && err !== null) lastResort(err, req, res, call);
+      else {
+        // The application's routes find the record as `res.locals.call` (callOf);
+        // Express keeps a `locals` it finds on the response.
+        (res as ServerResponse & { locals: Response['locals'] }).locals = { call };
+        app(req, res);
+      }
+    }).catch((err: unknown) => lastResort(err, req, res, call));
   };
   const observe = options.observe;
 
+  // The request's call record is made here, once, and handed on (src/wire/call-record.ts).
   return (req, res) => {
+    const call = startCall(req);
     try {
-      if (observe === undefined) callOrApplication(req, res);
-      else observe(req, res, () => callOrApplication(req, res));
+      if (observe === undefined) callOrApplication(req, res, call);
+      else observe(req, res, call, () => callOrApplication(req, res, call));
     } catch (err) {
-      lastResort(err, req, res);
+      lastResort(err, req, res, call);
     }
   };
 }

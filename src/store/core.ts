@@ -2,12 +2,13 @@
 // database, its dialect, the clock, and the runner every call goes through.
 // The roles (records, outbox, data set, access, admin) are built over one
 // core by openStore(); closing the core refuses every role's calls at once.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { InvalidDataSetError } from './data-set/data-set-values';
 import type { StoreDatabase } from './database';
 import { StoreError, toStoreError } from './errors';
 import { inWriteTransaction } from './connection/transaction';
 import type { StoreDialect } from './migrations';
+import type { ReadNow } from './connection/sqlite';
 import type { Tracer } from '../trace';
 
 export interface StoreCore {
@@ -25,6 +26,13 @@ export interface StoreCore {
    * and none starts once the store is closing.
    */
   readonly run: <T>(work: () => Promise<T>) => Promise<T>;
+  /**
+   * The rows of a read statement, on the ordinary path through `run` and
+   * Kysely's executor, or at once on SQLite when nothing holds the
+   * connection in a transaction (connection/sqlite.ts, ReadNow): the hot
+   * reads' way around the executor's promises and queue.
+   */
+  readonly read: <R>(query: CompiledQuery<R>) => Promise<R[]>;
   /** `work` in one read-write transaction (see connection/transaction.ts). */
   readonly writeTransaction: <T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>) => Promise<T>;
   /** True once close() began. */
@@ -46,6 +54,7 @@ export function createStoreCore(
   now: () => Date,
   release: () => Promise<void>,
   tracer: Tracer | null = null,
+  readNow: ReadNow | null = null,
 ): StoreCore {
   let closing: Promise<void> | null = null;
   let active = 0;
@@ -65,24 +74,31 @@ export function createStoreCore(
     clearTimeout(timer);
   };
 
+  const run = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (closing !== null) throw new StoreError('unavailable');
+    active++;
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof InvalidDataSetError) throw error;
+      throw toStoreError(error);
+    } finally {
+      active--;
+      if (active === 0) onIdle?.();
+    }
+  };
+
   return {
     db,
     dialect,
     tracer,
     now,
     timestamp: () => now().toISOString(),
-    run: async <T>(work: () => Promise<T>): Promise<T> => {
-      if (closing !== null) throw new StoreError('unavailable');
-      active++;
-      try {
-        return await work();
-      } catch (error) {
-        if (error instanceof InvalidDataSetError) throw error;
-        throw toStoreError(error);
-      } finally {
-        active--;
-        if (active === 0) onIdle?.();
-      }
+    run,
+    read: <R>(query: CompiledQuery<R>): Promise<R[]> => {
+      // Closing: the ordinary path refuses it as it refuses every call.
+      const rows = readNow === null || closing !== null ? null : readNow(query);
+      return rows !== null ? Promise.resolve(rows) : run(async () => (await db.executeQuery(query)).rows);
     },
     writeTransaction: (work) => inWriteTransaction(db, dialect, work),
     get closing() {

@@ -18,7 +18,7 @@ import type { OutboxSubscription } from './outbox/outbox-notify';
 import { prepareQueries } from './records/queries';
 import { createRecords } from './records/records-role';
 import type { OpenedStore } from './roles';
-import { openSqliteDialect, SQLITE_FILE_NAME } from './connection/sqlite';
+import { openSqlite, SQLITE_FILE_NAME, type ReadNow } from './connection/sqlite';
 import { tracedDialect } from './connection/traced-dialect';
 import type { Tracer } from '../trace';
 
@@ -53,7 +53,7 @@ export const DEFAULT_GROUP_COMMIT_MS = 2;
 // lock: one would wait (sqlite-lock-wait.ts) and fail after its deadline
 // while the other holds it, where one queue serves both. Stores of the same
 // file in one process therefore share a connection and its queue.
-const sqliteFiles = new SharedResources<Kysely<StoreDatabase>>();
+const sqliteFiles = new SharedResources<{ db: Kysely<StoreDatabase>; readNow: ReadNow | null }>();
 
 /**
  * Opens the store and brings its schema up to date. Rejects with StoreError
@@ -68,10 +68,30 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     const file = path.resolve(options.dataDir, SQLITE_FILE_NAME);
     const lease = await sqliteFiles.acquire(
       file,
-      () => connect('sqlite', () => openSqliteDialect(options.dataDir), undefined, tracer),
-      (db) => db.destroy(),
+      async () => {
+        const opened: { readNow?: ReadNow } = {};
+        const db = await connect(
+          'sqlite',
+          () => {
+            const sqlite = openSqlite(options.dataDir);
+            opened.readNow = sqlite.readNow;
+            return sqlite.dialect;
+          },
+          undefined,
+          tracer,
+        );
+        // With traces on, every statement goes through Kysely's executor, where its span is taken.
+        return { db, readNow: tracer === null ? (opened.readNow ?? null) : null };
+      },
+      ({ db }) => db.destroy(),
     );
-    return assemble(lease.value, 'sqlite', { now, tracer, release: () => lease.release(), groupCommitMs: null });
+    return assemble(lease.value.db, 'sqlite', {
+      now,
+      tracer,
+      release: () => lease.release(),
+      groupCommitMs: null,
+      readNow: lease.value.readNow,
+    });
   }
 
   // A malformed schema name is a configuration mistake, not an outage.
@@ -97,6 +117,8 @@ interface Assembly {
   readonly groupCommitMs: number | null;
   /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
   readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
+  /** SQLite: reads run at once on the connection (connection/sqlite.ts); absent, every read takes Kysely's path. */
+  readonly readNow?: ReadNow | null;
 }
 
 // A bound on one group commit: bind parameters (13 per push row, PostgreSQL
@@ -107,7 +129,7 @@ const GROUP_COMMIT_IN_FLIGHT = 4;
 
 // The roles over one core: one connection, one clock, one close.
 function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
-  const core = createStoreCore(db, dialect, assembly.now, assembly.release, assembly.tracer);
+  const core = createStoreCore(db, dialect, assembly.now, assembly.release, assembly.tracer, assembly.readNow ?? null);
   const queries = prepareQueries(db, dialect);
   const waitMs = assembly.groupCommitMs;
   const batching =

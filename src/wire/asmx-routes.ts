@@ -3,7 +3,6 @@
 // list of endpoints). Routing only: the bindings are in ./soap and ./http,
 // the documents in ./wsdl/serve-documents.ts. Paths match case-insensitively,
 // as on IIS.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import parseurl from 'parseurl';
@@ -18,7 +17,7 @@ import { createBodyReader, type BodyGate } from './read-body';
 import { createSoapHandler } from './soap/handler';
 import { createSoapRouter } from './soap/router';
 import { createDocumentServer, createServiceListServer, type DocumentOptions } from './wsdl/serve-documents';
-import { callRecordOf, keepRequestBody } from './call-record';
+import { callOf, type CallRecord } from './call-record';
 
 const ASMX_PATH = /^\/([^/]+)\.asmx(?:\/(.*))?$/i;
 
@@ -40,7 +39,7 @@ export interface AsmxCallOptions extends AsmxOptions {
   readonly passCredentials?: boolean;
   /** The access policy, to refuse a caller before its body is read (access-gate.ts); absent: no policy. */
   readonly access?: PreBodyAccess;
-  /** Keep each body read for the shadow calls or the request recording (requestBodyOf in call-record.ts). */
+  /** Keep each body read for the shadow calls or the request recording (CallRecord.body in call-record.ts). */
   readonly keepBodies?: boolean;
 }
 
@@ -59,7 +58,7 @@ type Next = (err?: unknown) => void;
  */
 export function createAsmxCalls(
   options: AsmxCallOptions,
-): (req: IncomingMessage, res: ServerResponse, next: Next) => Promise<void> {
+): (req: IncomingMessage, res: ServerResponse, record: CallRecord, next: Next) => Promise<void> {
   const endpoints = endpointMap(options.endpoints, (model) => ({
     soap: createSoapHandler(model, options.dispatcher, options.xmlMaxDepth),
     http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
@@ -70,7 +69,7 @@ export function createAsmxCalls(
   const access = options.access;
   const keepBodies = options.keepBodies === true;
 
-  return async (req, res, next) => {
+  return async (req, res, record, next) => {
     const url = parseurl(req);
     const match = url?.pathname == null ? null : ASMX_PATH.exec(url.pathname);
     const found = match ? endpoints.get(safeDecode(match[1]).toLowerCase()) : undefined;
@@ -80,12 +79,11 @@ export function createAsmxCalls(
       return;
     }
     const address = options.callerAddress(req);
-    const record = callRecordOf(res);
     record.endpoint = found.model.name;
     record.binding = operationPath === undefined ? 'soap' : req.method === 'POST' ? 'http_post' : 'http_get';
     // The operation is told the caller's address and the request id; the credentials are for the access policy alone.
     const call: WireCall = {
-      context: { callerAddress: address, requestId: requestIdOf(req) },
+      context: { callerAddress: address, requestId: record.requestId },
       record,
       authorization: credentials ? req.headers.authorization : undefined,
     };
@@ -102,7 +100,7 @@ export function createAsmxCalls(
     if (req.method !== 'POST' && gate !== undefined && !(await gate.decide())) return;
     const body = req.method === 'POST' ? await readBody(req, res, gate) : undefined;
     if (body === null) return;
-    if (keepBodies && body !== undefined) keepRequestBody(res, body);
+    if (keepBodies && body !== undefined) record.body = body;
     if (operationPath !== undefined)
       await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call);
     else await found.handlers.soap(req, res, body as Buffer, call);
@@ -151,7 +149,7 @@ export function createAsmxDocuments(options: AsmxDocumentOptions): RequestHandle
       next();
       return;
     }
-    const record = callRecordOf(res);
+    const record = callOf(res);
     record.endpoint = found.model.name;
     record.binding = 'document';
     if (req.method === 'GET') {
@@ -169,10 +167,4 @@ function endpointMap<T>(
   build: (model: EndpointModel) => T,
 ): Map<string, { model: EndpointModel; handlers: T }> {
   return new Map(models.map((model) => [model.name.toLowerCase(), { model, handlers: build(model) }]));
-}
-
-function requestIdOf(req: IncomingMessage): string {
-  const header = req.headers['x-request-id'];
-  const id = Array.isArray(header) ? header[0] : header;
-  return id !== undefined && /^[\w.:-]{1,128}$/.test(id) ? id : randomUUID();
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { AnswerTap } from './call-record';
 
 /** ASMX's cache policy: results carry `private, max-age=0`; errors raised before an operation ran only `private`. */
 export const CACHE_RESULT = 'private, max-age=0';
@@ -13,13 +14,18 @@ export const CACHE_ERROR = 'private';
  */
 export const NOSNIFF = 'nosniff';
 
-/** Writes a whole answer with exact headers: a length, never chunked, nothing added by a framework. */
+/**
+ * Writes a whole answer with exact headers: a length, never chunked, nothing
+ * added by a framework. `tap`, when given, is handed the status, headers and
+ * bytes as written (the call's AnswerTap, call-record.ts).
+ */
 export function send(
   res: ServerResponse,
   status: number,
   contentType: string | null,
   body: string | Buffer | readonly Buffer[],
   cacheControl = CACHE_RESULT,
+  tap: AnswerTap | null = null,
 ): void {
   const chunks = typeof body === 'string' ? [Buffer.from(body, 'utf8')] : Buffer.isBuffer(body) ? [body] : body;
   let length = 0;
@@ -30,6 +36,7 @@ export function send(
   res.writeHead(status, headers);
   for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
   res.end(chunks[chunks.length - 1]);
+  if (tap !== null) tap(res, status, headers, chunks);
 }
 
 /** A one-line plain-text answer for requests that are not SOAP or GET/POST calls at all. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { sendRequest, type Answer, type RecordedRequest } from '../../src/legacy-kit/compare';
 import { createShadow } from '../../src/legacy-kit/shadow';
-import { callRecordOf } from '../../src/wire';
+import { CACHE_RESULT, send, startCall } from '../../src/wire';
 import type { DataSet } from '../../src/store';
 import { OPEN_PERSONAL_READS, PASSWORDS, basic, policyFile, usersYaml } from '../access/support';
 import { FIXTURES } from '../support/fixtures';
@@ -358,12 +358,13 @@ describe('a legacy that answers differently', () => {
       metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
       now: () => clock,
     });
-    const server = http.createServer((req, res) =>
-      shadow.observe(req, res, () => {
-        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
-        res.end('answer');
-      }),
-    );
+    const server = http.createServer((req, res) => {
+      const record = startCall(req);
+      shadow.observe(req, res, record, () => {
+        Object.assign(record, { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
+        send(res, 200, 'text/plain', 'answer', CACHE_RESULT, record.answerTap);
+      });
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
     const differing = () => lines.filter((l) => l.msg === 'shadow: the legacy service answers differently');
@@ -408,12 +409,13 @@ describe('a legacy that keeps failing', () => {
       metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
       now: () => clock,
     });
-    const server = http.createServer((req, res) =>
-      shadow.observe(req, res, () => {
-        Object.assign(callRecordOf(res), { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
-        res.end('answer');
-      }),
-    );
+    const server = http.createServer((req, res) => {
+      const record = startCall(req);
+      shadow.observe(req, res, record, () => {
+        Object.assign(record, { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
+        send(res, 200, 'text/plain', 'answer', CACHE_RESULT, record.answerTap);
+      });
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
     const total = () => (counts.error ?? 0) + (counts.dropped ?? 0);

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { ENDPOINTS, type OperationModel } from '../../src/contract';
 import { ClientError, type Operations } from '../../src/operations';
 import { StoreError } from '../../src/store';
-import { createDispatcher, type CallRecord } from '../../src/wire';
+import { CallRecord, createDispatcher } from '../../src/wire';
 
 const spec = ENDPOINTS.find((e) => e.name === 'PushNotificationMobile')!.operations[0];
 const operation: OperationModel = {
@@ -16,7 +16,7 @@ const operation: OperationModel = {
   result: spec.result,
 };
 const context = { callerAddress: '127.0.0.1', requestId: 'r1' };
-const newRecord = (): CallRecord => ({ endpoint: null, binding: null, operation: null, outcome: null, fault: null });
+const newRecord = (): CallRecord => new CallRecord('r1', false);
 const call = { context, record: newRecord() };
 
 function dispatcherWith(GetTokenDevice: Operations['GetTokenDevice'], timeoutMs = 1000) {

@@ -65,7 +65,7 @@ describe('which half answers', () => {
       trustProxy: false,
       operationTimeoutMs: 5000,
       helpPages: true,
-      observe: (req, res, next) => {
+      observe: (req, res, _call, next) => {
         if (failNext) {
           failNext = false;
           throw new Error('observer broke');

@@ -9,7 +9,6 @@ import { closeSync, fchmodSync, fstatSync, openSync, write } from 'node:fs';
 import type { Logger } from '../../log';
 import type { RecordingMetrics } from '../../metrics';
 import { bodyFields, operationKind, requestLine } from '../compare';
-import { callRecordOf, requestBodyOf } from '../../wire';
 import type { RequestObserver } from '../../observe/request-observer';
 import { replayHeaders, sampledCall } from './sampled-call';
 
@@ -67,17 +66,17 @@ export function recordRequests(options: RecordRequestsOptions): RequestRecorder 
     });
   };
 
-  const observe: RequestObserver = (req, res, next) => {
+  const observe: RequestObserver = (req, res, record, next) => {
     const sampled = sampledCall(req, options.sample, random);
     if (sampled === null) return next();
     const { method, url } = sampled;
     const headers = replayHeaders(req, { keepAuthorization: false });
-    // The id is this service's (observeRequests gives one when the caller did not): not part of what was sent.
+    // A caller's request id names this service's log lines for that one call: not part of what is replayed.
     delete headers['x-request-id'];
     res.once('finish', () => {
-      const operation = callRecordOf(res).operation;
+      const operation = record.operation;
       if (operation === null || operationKind(operation) === 'write' || closed) return;
-      const line = requestLine({ method, path: url, headers, ...bodyFields(requestBodyOf(res) ?? Buffer.alloc(0)) });
+      const line = requestLine({ method, path: url, headers, ...bodyFields(record.body ?? Buffer.alloc(0)) });
       const bytes = Buffer.byteLength(line);
       if (size + bytes > options.maxBytes) {
         options.metrics.recorded('full');

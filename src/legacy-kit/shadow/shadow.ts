@@ -25,7 +25,6 @@ import {
   type RecordedRequest,
   type RequestScope,
 } from '../compare';
-import { callRecordOf, requestBodyOf } from '../../wire';
 import { captureAnswer } from '../../observe/answer-capture';
 import type { RequestObserver } from '../../observe/request-observer';
 import { replayHeaders, sampledCall } from './sampled-call';
@@ -160,14 +159,14 @@ export function createShadow(options: ShadowOptions): Shadow {
   // Slots are taken when a call arrives, so that a call finding them all busy
   // costs nothing but a count: no copy of its request or its answer.
   let reserved = 0;
-  const observe: RequestObserver = (req, res, next) => {
+  const observe: RequestObserver = (req, res, record, next) => {
     // Only the calls' paths, and only the sampled share.
     const sampled = sampledCall(req, options.sample, random);
     if (sampled === null) return next();
     const { method, url } = sampled;
     if (reserved >= options.concurrency || (pausedUntil !== 0 && now() < pausedUntil)) {
       res.once('finish', () => {
-        const { operation, binding } = callRecordOf(res);
+        const { operation, binding } = record;
         if (operation !== null && binding !== null && operationKind(operation) === 'read')
           options.metrics.compared(operation, binding, 'dropped');
       });
@@ -187,13 +186,14 @@ export function createShadow(options: ShadowOptions): Shadow {
     // The body is sent as it was read, inflated: the legacy must not inflate it again.
     const headers = replayHeaders(req, { keepAuthorization: forwardAuthorization });
     if (ownAuthorization !== null) headers.authorization = ownAuthorization;
-    const answer = captureAnswer(res, options.maxAnswerBytes);
+    // The same id as this service's log line for the call, the caller's or ours.
+    headers['x-request-id'] = record.requestId;
+    const answer = captureAnswer(record, options.maxAnswerBytes);
     // A client that leaves before its answer frees the slot too.
     res.once('close', () => {
       if (!res.writableFinished) release();
     });
     res.once('finish', () => {
-      const record = callRecordOf(res);
       const operation = record.operation;
       // Only what we answered: a call we refused (401, 403, 429) or faulted is
       // not the legacy's business, and wrong passwords sent on would count
@@ -210,9 +210,9 @@ export function createShadow(options: ShadowOptions): Shadow {
         options.metrics.compared(operation, record.binding, 'dropped');
         return;
       }
-      const body = requestBodyOf(res) ?? Buffer.alloc(0);
+      const body = record.body ?? Buffer.alloc(0);
       const request: RecordedRequest = { method, path: url, headers, ...bodyFields(body) };
-      const requestId = String(req.headers['x-request-id'] ?? '');
+      const requestId = record.requestId;
       // Started after this tick: nothing of it runs while the answer is being sent.
       const call = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => shadowCall(request, ours, scope, requestId))

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { SqliteDialect, type CompiledQuery, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { DEFAULT_LOCK_WAIT, waitingForLocks, type LockWaitOptions } from './sqlite-lock-wait';
 
 export const SQLITE_FILE_NAME = 'service.sqlite';
@@ -12,11 +12,30 @@ export const SQLITE_FILE_NAME = 'service.sqlite';
 const STATEMENT_CACHE_SIZE = 200;
 
 /**
+ * A read statement run at once on the connection, synchronously, outside
+ * Kysely's executor: its rows, or null when it must take the ordinary path
+ * (a transaction is open on the connection, or the statement failed in any
+ * way: the ordinary path runs it again, waits for a lock or reports the
+ * error as every other statement does). See docs/design.md#storage.
+ */
+export type ReadNow = <R>(query: CompiledQuery<R>) => R[] | null;
+
+/** The SQLite connection for Kysely, and the same connection's ReadNow. */
+export interface OpenedSqlite {
+  readonly dialect: Dialect;
+  readonly readNow: ReadNow;
+}
+
+/**
  * Opens (creating if needed) `<dataDir>/service.sqlite` for Kysely. A lock
  * held by another connection is waited for asynchronously, up to
  * `lockWait.deadlineMs` (sqlite-lock-wait.ts).
  */
 export function openSqliteDialect(dataDir: string, lockWait: LockWaitOptions = DEFAULT_LOCK_WAIT): Dialect {
+  return openSqlite(dataDir, lockWait).dialect;
+}
+
+export function openSqlite(dataDir: string, lockWait: LockWaitOptions = DEFAULT_LOCK_WAIT): OpenedSqlite {
   mkdirSync(dataDir, { recursive: true });
   const database = new Database(path.join(dataDir, SQLITE_FILE_NAME));
   try {
@@ -35,11 +54,23 @@ export function openSqliteDialect(dataDir: string, lockWait: LockWaitOptions = D
     database.close();
     throw error;
   }
-  return waitingForLocks(
-    new SqliteDialect({ database: withStatementCache(database) }),
-    () => database.inTransaction,
-    lockWait,
-  );
+  const statements = withStatementCache(database);
+  // better-sqlite3 runs a statement to its end before returning, so outside
+  // a transaction nothing else can be half-way through on the connection;
+  // inside one (BEGIN IMMEDIATE ... COMMIT spans awaits), a read would see
+  // the transaction's uncommitted work, so it waits its turn in Kysely's queue.
+  const readNow: ReadNow = <R>(query: CompiledQuery<R>): R[] | null => {
+    if (database.inTransaction) return null;
+    try {
+      return statements.prepare(query.sql).all(query.parameters) as R[];
+    } catch {
+      return null;
+    }
+  };
+  return {
+    dialect: waitingForLocks(new SqliteDialect({ database: statements }), () => database.inTransaction, lockWait),
+    readNow,
+  };
 }
 
 function withStatementCache(database: Database.Database): SqliteDatabase {

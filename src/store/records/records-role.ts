@@ -25,7 +25,7 @@ function toStudentPlacement(row: {
 
 /** `batching`: on PostgreSQL, how concurrent student look-ups share one query; null reads each on its own. */
 export function createRecords(core: StoreCore, queries: StoreQueries, batching: GroupCommitBatching | null): Records {
-  const { db, run } = core;
+  const { db, run, read } = core;
 
   // SendNotificationType reads the student, then queues: on PostgreSQL a
   // burst of calls would otherwise pay a round trip (and a statement the
@@ -43,24 +43,14 @@ export function createRecords(core: StoreCore, queries: StoreQueries, batching: 
   const studentReads = batching === null ? null : new GroupCommit({ ...batching, write: readStudents });
 
   return {
-    listStudentsOfSchool: (key, active) =>
-      run(async () => {
-        // schoolKey is idempotent, so a caller passing a raw base URL still matches.
-        const { rows } = await db.executeQuery(queries.studentsOfSchool({ schoolKey: schoolKey(key), active }));
-        return rows;
-      }),
+    // The operations' hot reads, at once on SQLite (core.read).
+    // schoolKey is idempotent, so a caller passing a raw base URL still matches.
+    listStudentsOfSchool: (key, active) => read(queries.studentsOfSchool({ schoolKey: schoolKey(key), active })),
 
-    getDeviceToken: (deviceId) =>
-      run(async () => {
-        const { rows } = await db.executeQuery(queries.deviceToken({ deviceId }));
-        return rows[0]?.push_token ?? null;
-      }),
+    getDeviceToken: async (deviceId) => (await read(queries.deviceToken({ deviceId })))[0]?.push_token ?? null,
 
-    listAuditNotes: (subjectId, classId) =>
-      run(async () => {
-        const { rows } = await db.executeQuery(queries.auditNotes({ subjectId, classId }));
-        return rows.map(toNoteRecord);
-      }),
+    listAuditNotes: async (subjectId, classId) =>
+      (await read(queries.auditNotes({ subjectId, classId }))).map(toNoteRecord),
 
     markNotesRead: (studentId, noteType) =>
       run(() =>

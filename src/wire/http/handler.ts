@@ -128,7 +128,7 @@ export function createHttpOperationHandler(
       sendError(res, outcome.message, CACHE_RESULT);
       return;
     }
-    send(res, 200, outcome.contentType, outcome.body);
+    send(res, 200, outcome.contentType, outcome.body, CACHE_RESULT, call.record.answerTap);
   };
 }
 

@@ -1,8 +1,9 @@
-// Reads a SOAP request in one pass with saxes (namespace-aware, strict, no
-// DTD): the envelope version, the headers that must be understood, the first
+// Reads a SOAP request in one pass, as a plain envelope (plain-envelope.ts)
+// or else with saxes (namespace-aware, strict, no DTD): the envelope version, the headers that must be understood, the first
 // Body element and its direct children. Choosing the operation and reading
 // parameters by name is the router's job; this only reads XML.
 import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { readPlainEnvelope, type EnvelopeEvents, type PlainTag } from './plain-envelope';
 import { ENVELOPE_NS, versionOfEnvelope, type SoapVersion } from './version';
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -77,14 +78,73 @@ class ReadState {
   current: Collecting | null = null;
 }
 
+/** The handlers both readers report to (plain-envelope.ts, saxes), filling one ReadState. */
+function eventsFor(s: ReadState): EnvelopeEvents {
+  return {
+    open(tag, line, column) {
+      s.depth++;
+      const namespace = tag.uri;
+      if (s.depth === 1) {
+        s.version = versionOfEnvelope(namespace);
+        if (s.version === null || tag.local !== 'Envelope') throw new EnvelopeVersionError(namespace);
+        s.envelopeNs = namespace;
+        return;
+      }
+      if (s.depth === 2) {
+        if (namespace === s.envelopeNs && tag.local === 'Header') s.section = 'header';
+        else if (namespace === s.envelopeNs && tag.local === 'Body') {
+          s.section = 'body';
+          s.hasBody = true;
+        } else s.section = 'other';
+        return;
+      }
+      if (s.depth === 3) {
+        if (s.section === 'header' && isMustUnderstand(tag, s.envelopeNs)) s.mustUnderstand.push(tag.local);
+        if (s.section === 'body' && s.bodyElement === null) {
+          s.bodyElement = { namespace, localName: tag.local };
+          s.inFirstBodyElement = true;
+        }
+        return;
+      }
+      if (s.depth === 4 && s.inFirstBodyElement) {
+        s.current = { namespace, localName: tag.local, nil: isNil(tag), line, column: column + 1, text: [] };
+      }
+    },
+    text(text) {
+      s.current?.text.push(text);
+    },
+    close() {
+      const current = s.current;
+      if (s.depth === 4 && current !== null) {
+        s.children.push({
+          namespace: current.namespace,
+          localName: current.localName,
+          text: current.text.join(''),
+          nil: current.nil,
+          line: current.line,
+          column: current.column,
+        });
+        s.current = null;
+      } else if (s.depth === 3) {
+        s.inFirstBodyElement = false;
+      } else if (s.depth === 2) {
+        s.section = 'none';
+      }
+      s.depth--;
+    },
+  };
+}
+
 interface Reader {
   readonly parser: SaxesParser<{ xmlns: true; position: true }>;
-  state: ReadState;
+  events: EnvelopeEvents;
+  maxDepth: number;
+  depth: () => number;
 }
 
 function createReader(): Reader {
   const parser = new SaxesParser({ xmlns: true, position: true });
-  const reader: Reader = { parser, state: new ReadState() };
+  const reader: Reader = { parser, events: eventsFor(IDLE_STATE), maxDepth: DEFAULT_MAX_XML_DEPTH, depth: () => 0 };
 
   parser.on('doctype', () => {
     throw new XmlReadError('DTD is prohibited in this XML document.');
@@ -92,78 +152,22 @@ function createReader(): Reader {
 
   // Fires once a tag's name is read, before its attributes and namespaces are.
   parser.on('opentagstart', () => {
-    const s = reader.state;
-    if (s.depth >= s.maxDepth) {
+    if (reader.depth() >= reader.maxDepth) {
       throw new XmlReadError(
-        `There is an error in XML document (${parser.line}, ${parser.column}). ---> Elements are nested deeper than ${s.maxDepth} levels.`,
+        `There is an error in XML document (${parser.line}, ${parser.column}). ---> Elements are nested deeper than ${reader.maxDepth} levels.`,
       );
     }
   });
-
-  parser.on('opentag', (tag: SaxesTagNS) => {
-    const s = reader.state;
-    s.depth++;
-    const namespace = tag.uri ?? '';
-    if (s.depth === 1) {
-      s.version = versionOfEnvelope(namespace);
-      if (s.version === null || tag.local !== 'Envelope') throw new EnvelopeVersionError(namespace);
-      s.envelopeNs = namespace;
-      return;
-    }
-    if (s.depth === 2) {
-      if (namespace === s.envelopeNs && tag.local === 'Header') s.section = 'header';
-      else if (namespace === s.envelopeNs && tag.local === 'Body') {
-        s.section = 'body';
-        s.hasBody = true;
-      } else s.section = 'other';
-      return;
-    }
-    if (s.depth === 3) {
-      if (s.section === 'header' && isMustUnderstand(tag, s.envelopeNs)) s.mustUnderstand.push(tag.local);
-      if (s.section === 'body' && s.bodyElement === null) {
-        s.bodyElement = { namespace, localName: tag.local };
-        s.inFirstBodyElement = true;
-      }
-      return;
-    }
-    if (s.depth === 4 && s.inFirstBodyElement) {
-      s.current = {
-        namespace,
-        localName: tag.local,
-        nil: isNil(tag),
-        line: parser.line,
-        column: parser.column + 1,
-        text: [],
-      };
-    }
-  });
-
-  const collect = (text: string) => {
-    reader.state.current?.text.push(text);
-  };
-  parser.on('text', collect);
-  parser.on('cdata', collect);
-
-  parser.on('closetag', () => {
-    const s = reader.state;
-    const current = s.current;
-    if (s.depth === 4 && current !== null) {
-      s.children.push({
-        namespace: current.namespace,
-        localName: current.localName,
-        text: current.text.join(''),
-        nil: current.nil,
-        line: current.line,
-        column: current.column,
-      });
-      s.current = null;
-    } else if (s.depth === 3) {
-      s.inFirstBodyElement = false;
-    } else if (s.depth === 2) {
-      s.section = 'none';
-    }
-    s.depth--;
-  });
+  parser.on('opentag', (tag: SaxesTagNS) =>
+    reader.events.open(
+      { uri: tag.uri ?? '', local: tag.local, attributes: tag.attributes },
+      parser.line,
+      parser.column,
+    ),
+  );
+  parser.on('text', (text) => reader.events.text(text));
+  parser.on('cdata', (text) => reader.events.text(text));
+  parser.on('closetag', () => reader.events.close());
   return reader;
 }
 
@@ -174,13 +178,27 @@ function createReader(): Reader {
 let idle: Reader | null = null;
 const IDLE_STATE = new ReadState();
 
+/**
+ * Reads a request: first as a plain envelope (plain-envelope.ts), the shape
+ * clients send, without saxes; anything else, or anything wrong, with saxes.
+ */
 export function readSoapRequest(xml: string, maxDepth = DEFAULT_MAX_XML_DEPTH): SoapRequest {
+  if (xml.trim() === '') throw new XmlReadError('Root element is missing.');
+  const plain = new ReadState(maxDepth);
+  if (readPlainEnvelope(xml, maxDepth, eventsFor(plain))) return resultOf(plain);
+  return readWithSaxes(xml, maxDepth);
+}
+
+/** Reads a request with saxes alone (the plain reader's fallback; its tests compare the two). */
+export function readWithSaxes(xml: string, maxDepth = DEFAULT_MAX_XML_DEPTH): SoapRequest {
   if (xml.trim() === '') throw new XmlReadError('Root element is missing.');
 
   const reader = idle ?? createReader();
   idle = null;
   const state = new ReadState(maxDepth);
-  reader.state = state;
+  reader.events = eventsFor(state);
+  reader.maxDepth = maxDepth;
+  reader.depth = () => state.depth;
   try {
     reader.parser.write(xml).close();
   } catch (err) {
@@ -188,8 +206,13 @@ export function readSoapRequest(xml: string, maxDepth = DEFAULT_MAX_XML_DEPTH): 
     throw new XmlReadError(describeSaxesError(err));
   }
   // Let go of this request's values (they may hold a phone number or a code) until the next read.
-  reader.state = IDLE_STATE;
+  reader.events = eventsFor(IDLE_STATE);
+  reader.depth = () => 0;
   idle = reader;
+  return resultOf(state);
+}
+
+function resultOf(state: ReadState): SoapRequest {
   if (state.version === null) throw new XmlReadError('Root element is missing.');
   return {
     version: state.version,
@@ -200,7 +223,7 @@ export function readSoapRequest(xml: string, maxDepth = DEFAULT_MAX_XML_DEPTH): 
   };
 }
 
-function isMustUnderstand(tag: SaxesTagNS, envelopeNs: string): boolean {
+function isMustUnderstand(tag: PlainTag, envelopeNs: string): boolean {
   for (const attribute of Object.values(tag.attributes)) {
     if (attribute.uri === envelopeNs && attribute.local === 'mustUnderstand') {
       const value = attribute.value.trim();
@@ -210,7 +233,7 @@ function isMustUnderstand(tag: SaxesTagNS, envelopeNs: string): boolean {
   return false;
 }
 
-function isNil(tag: SaxesTagNS): boolean {
+function isNil(tag: PlainTag): boolean {
   for (const attribute of Object.values(tag.attributes)) {
     if (attribute.uri === XSI && attribute.local === 'nil') {
       const value = attribute.value.trim();

@@ -130,7 +130,7 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       throw new Error(`unreachable: ${operation.wireName} is not an operation of ${endpoint.name}`);
     const outcome = await callOperation(values, call, version);
     if (outcome.ok) {
-      send(res, 200, CONTENT_TYPE[version], outcome.envelope);
+      send(res, 200, CONTENT_TYPE[version], outcome.envelope, CACHE_RESULT, call.record.answerTap);
     } else if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
       sendAccessRefusal(res, outcome);
     } else if (outcome.kind === 'throttled' || outcome.kind === 'client') {
