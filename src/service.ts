@@ -112,6 +112,7 @@ async function startParts(
   const operations = createOperations(operationStore, {
     phone: { defaultRegion: config.smsDefaultRegion, allowedCountries: config.smsAllowedCountries },
     templates: config.delivery.notificationTemplates,
+    urgentTypes: config.delivery.urgentTypes,
     authCodeLimits: config.delivery.authCodeLimits,
     onQueued: wakeWorker,
   });

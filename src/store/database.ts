@@ -13,6 +13,12 @@ export interface SchoolsTable {
   key: string;
   base_url: string;
   name: string;
+  /** IANA time zone (migration 0012). */
+  time_zone: string;
+  /** `HH:MM-HH:MM` in time_zone; null: none (migration 0012). */
+  quiet_hours: string | null;
+  /** JSON: the school's message options per type; null: none (migration 0012). */
+  push_options: string | null;
 }
 
 export interface StudentsTable {
@@ -78,6 +84,8 @@ export interface PushNotificationsTable {
   traceparent: string | null;
   /** The student's school when it was queued; null for a student unknown then (migration 0010). */
   school_key: string | null;
+  /** JSON: the message options resolved when it was queued (src/domain/message-options.ts); null before migration 0012. */
+  options: string | null;
 }
 
 export interface AuthCodeMessagesTable {

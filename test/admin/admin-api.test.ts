@@ -156,7 +156,13 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     it('finds a school by any form of its base URL', async () => {
       const res = await api().get(`/schools/${encodeURIComponent('HTTPS://School-B.example')}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ baseUrl: 'https://school-b.example/', name: 'School B' });
+      expect(res.body).toEqual({
+        baseUrl: 'https://school-b.example/',
+        name: 'School B',
+        timeZone: 'UTC',
+        quietHours: null,
+        pushOptions: null,
+      });
     });
 
     it('pages lists with limit and offset, and filters them', async () => {
