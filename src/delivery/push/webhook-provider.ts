@@ -17,13 +17,15 @@ export interface WebhookProviderOptions {
   /** Sent as `Authorization: Bearer …` when set. */
   readonly token: string | null;
   readonly timeoutMs: number;
+  /** The clock the options' ttlSeconds is counted by (ms since the epoch); the system's unless given (tests). */
+  readonly now?: () => number;
 }
 
 // gorush's platform numbers.
 const GORUSH_PLATFORM = { ios: 1, android: 2, web: 2 } as const;
 
-function secondsLeft(expiresAt: string | null): number | null {
-  return expiresAt === null ? null : Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
+function secondsLeft(expiresAt: string | null, now: number): number | null {
+  return expiresAt === null ? null : Math.max(0, Math.floor((Date.parse(expiresAt) - now) / 1000));
 }
 
 export function createWebhookProvider(options: WebhookProviderOptions): PushProvider {
@@ -43,7 +45,12 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
         data,
         ...(message.options === null || message.options === undefined
           ? {}
-          : { options: { ...message.options, ttlSeconds: secondsLeft(message.options.expiresAt) } }),
+          : {
+              options: {
+                ...message.options,
+                ttlSeconds: secondsLeft(message.options.expiresAt, (options.now ?? Date.now)()),
+              },
+            }),
         notifications: [
           {
             tokens: [message.token],
