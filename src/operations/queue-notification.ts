@@ -6,6 +6,7 @@
 // school's quiet hours (src/domain/school-time.ts): a non-urgent type queued
 // during them is held until they end (docs/delivery.md#quiet-hours).
 import { parseQuietHours, quietHoursEnd, renderNotification, resolveOptions, schoolKey } from '../domain';
+import type { QueuedNotification, QueueNotification } from '../domain/queued-notification';
 import type { OperationDeps } from './define';
 import { ClientError } from './errors';
 
@@ -18,14 +19,6 @@ export interface NotificationRequest {
   readonly type: string;
   /** Not before this time (the admin API's sendAt); left out, now. */
   readonly sendAt?: Date;
-}
-
-export interface QueuedNotification {
-  readonly id: string;
-  /** When it becomes due (ISO time). */
-  readonly dueAt: string;
-  /** Set when quiet hours hold it: when they end. */
-  readonly heldUntil: string | null;
 }
 
 /** The student's school holds notifications of `type` queued at `at` until this time, or null. */
@@ -85,4 +78,16 @@ export async function queueNotification(
   });
   rules.onQueued?.('push');
   return { id: messageId, dueAt: due.toISOString(), heldUntil: held === null ? null : held.toISOString() };
+}
+
+/** The admin API's way in (POST /admin/api/v1/notifications): the caller's mistakes as values, with their codes. */
+export function notificationQueue(deps: OperationDeps): QueueNotification {
+  return async (request) => {
+    try {
+      return { ok: true, ...(await queueNotification(deps, { ...request, school: null })) };
+    } catch (error) {
+      if (error instanceof ClientError) return { ok: false, code: error.code, message: error.message };
+      throw error;
+    }
+  };
 }
