@@ -457,8 +457,9 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
         Object.entries(methods).map(([method, op]) => ({ path, method, op })),
       );
-      // Five collections of six routes, a school's event subscription's three, five outbox routes and the audit listing.
-      expect(operations).toHaveLength(39);
+      // Five collections of six routes, a school's event subscription's three, five outbox routes, the audit
+      // listing, and queueing and cancelling a notification.
+      expect(operations).toHaveLength(41);
       const calls = api() as unknown as Record<string, (path: string, body?: unknown) => request.Test>;
       for (const { path, method, op } of operations) {
         expect(
