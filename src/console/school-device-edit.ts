@@ -1,4 +1,4 @@
-// Editing a school's name and a device's platform and push token (operators,
+// Editing a school's name, time zone and quiet hours, and a device's platform and push token (operators,
 // docs/console.md#editing-records), by the shared record form (record-edit.ts):
 // the admin API's PATCH /schools and PATCH /devices rules and messages.
 import type { Request, Response } from 'express';
@@ -14,8 +14,27 @@ function schoolSpec(baseUrl: string): EditSpec {
     collection: 'schools',
     fields: [
       { name: 'name', id: 'school-name', label: (t) => t.colName, maxLength: 256, dir: 'auto', untrimmed: true },
+      // The school's clock (docs/delivery.md#quiet-hours): an empty field puts it back on UTC, or takes the quiet hours away.
+      {
+        name: 'timeZone',
+        id: 'school-time-zone',
+        label: (t) => t.timeZone,
+        hint: (t) => t.timeZoneHint,
+        maxLength: 64,
+        dir: 'ltr',
+        clearable: true,
+      },
+      {
+        name: 'quietHours',
+        id: 'school-quiet-hours',
+        label: (t) => t.quietHours,
+        hint: (t) => t.quietHoursHint,
+        maxLength: 11,
+        dir: 'ltr',
+        clearable: true,
+      },
     ],
-    patch: COLLECTION_OF.schools.schema.pick({ name: true }).partial(),
+    patch: COLLECTION_OF.schools.schema.pick({ name: true, timeZone: true, quietHours: true }).partial(),
     operation: 'school-edit',
     subjectKind: 'school',
     title: (t, record) => t.editSchoolTitle(String(record.name)),
