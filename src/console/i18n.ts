@@ -536,7 +536,8 @@ const ar: Messages = {
   timeZoneHint: 'اسم من قاعدة IANA مثل Asia/Riyadh أو Europe/London. فارغ: UTC.',
   quietHours: 'ساعات الهدوء',
   quietHoursHint:
-    'بالصيغة HH:MM-HH:MM بتوقيت المدرسة، مثل 21:00-06:30 (قد تتجاوز منتصف الليل). الإشعارات التي تُرسل خلالها تنتظر حتى تنتهي، إلا الأنواع العاجلة. فارغ: لا شيء.',
+    // The times are isolated left to right (U+2066 … U+2069): in a right-to-left line, 21:00-06:30 would read 06:30-21:00.
+    'بالصيغة \u2066HH:MM-HH:MM\u2069 بتوقيت المدرسة، مثل \u206621:00-06:30\u2069 (قد تتجاوز منتصف الليل). الإشعارات التي تُرسل خلالها تنتظر حتى تنتهي، إلا الأنواع العاجلة. فارغ: لا شيء.',
   noQuietHours: 'لا شيء',
   colHeldUntil: 'مؤجَّلة حتى',
   editDevice: 'تعديل الجهاز',
