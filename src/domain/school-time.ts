@@ -4,7 +4,7 @@
 // Everything goes through Intl, so daylight-saving changes follow the
 // zone's rules: a local time the clocks skip is reached when they jump past
 // it, and one they repeat is the first of the two that is still ahead
-// (test/domain/school-time.test.ts).
+// (test/unit/school-time.test.ts).
 
 export const DEFAULT_TIME_ZONE = 'UTC';
 /** The longest IANA name is about 30 characters; anything far beyond is not one. */
@@ -117,9 +117,7 @@ export function quietHoursEnd(now: Date, timeZone: string, quiet: QuietHours): D
   const minute = Math.round((wall % DAY) / MINUTE);
   const midnight = wall - minute * MINUTE;
   const wraps = quiet.start > quiet.end;
-  const inside = wraps
-    ? minute >= quiet.start || minute < quiet.end
-    : minute >= quiet.start && minute < quiet.end;
+  const inside = wraps ? minute >= quiet.start || minute < quiet.end : minute >= quiet.start && minute < quiet.end;
   if (!inside) return null;
   // Past the start of quiet hours that wrap, they end tomorrow.
   const day = wraps && minute >= quiet.start ? midnight + DAY : midnight;
