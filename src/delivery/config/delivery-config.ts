@@ -258,6 +258,7 @@ export function parseDeliveryConfig(
   const smsSettings = sms.settings(raw, problems);
   const smsTemplate = smsTemplateFor(raw, problems);
   const notificationTemplates = notificationTemplatesFor(raw, problems);
+  const urgentTypes = urgentTypesFor(raw, problems);
   const authCodeLimits = limitsFor(raw, problems);
   if (raw.DELIVERY_LEASE_SECONDS * 1000 < 2 * raw.DELIVERY_TIMEOUT_MS) {
     problems.push(
@@ -295,7 +296,7 @@ export function parseDeliveryConfig(
       sms: smsSettings,
       smsTemplate,
       notificationTemplates,
-      urgentTypes: urgentTypesFor(raw, problems),
+      urgentTypes,
       retry: {
         maxAttempts: raw.DELIVERY_MAX_ATTEMPTS,
         baseDelayMs: raw.DELIVERY_RETRY_BASE_SECONDS * 1000,
