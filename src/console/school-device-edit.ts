@@ -4,9 +4,20 @@
 import type { Request, Response } from 'express';
 import { COLLECTION_OF } from '../store';
 import type { ConsoleContext } from './context';
-import { saveEdit, showEdit, type EditSpec } from './record-edit';
+import type { Messages } from './i18n';
+import { saveEdit, showEdit, type EditField, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
 import type { View } from './view';
+
+/** A left-to-right text field of the school's clock, with its label and hint. */
+function clockField(
+  name: string,
+  id: string,
+  maxLength: number,
+  words: (t: Messages) => readonly [string, string],
+): EditField {
+  return { name, id, label: (t) => words(t)[0], hint: (t) => words(t)[1], maxLength, dir: 'ltr', clearable: true };
+}
 
 function schoolSpec(baseUrl: string): EditSpec {
   const query = `school=${encodeURIComponent(baseUrl)}`;
@@ -15,24 +26,8 @@ function schoolSpec(baseUrl: string): EditSpec {
     fields: [
       { name: 'name', id: 'school-name', label: (t) => t.colName, maxLength: 256, dir: 'auto', untrimmed: true },
       // The school's clock (docs/delivery.md#quiet-hours): an empty field puts it back on UTC, or takes the quiet hours away.
-      {
-        name: 'timeZone',
-        id: 'school-time-zone',
-        label: (t) => t.timeZone,
-        hint: (t) => t.timeZoneHint,
-        maxLength: 64,
-        dir: 'ltr',
-        clearable: true,
-      },
-      {
-        name: 'quietHours',
-        id: 'school-quiet-hours',
-        label: (t) => t.quietHours,
-        hint: (t) => t.quietHoursHint,
-        maxLength: 11,
-        dir: 'ltr',
-        clearable: true,
-      },
+      clockField('timeZone', 'school-time-zone', 64, (t) => [t.timeZone, t.timeZoneHint]),
+      clockField('quietHours', 'school-quiet-hours', 11, (t) => [t.quietHours, t.quietHoursHint]),
     ],
     patch: COLLECTION_OF.schools.schema.pick({ name: true, timeZone: true, quietHours: true }).partial(),
     operation: 'school-edit',

@@ -6,16 +6,14 @@
 import { type BrowserContext, type Page } from 'playwright-core';
 import { addAccount, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
-import { listenOnLoopback, type LoopbackListener } from '../support/service';
 import { sqliteVariant } from '../support/stores';
-import { checkPage, DESKTOP, launchBrowser, PHONE, type LaunchedBrowser, shoot as shootPage } from './support';
+import { checkPage, DESKTOP, PHONE, serveInBrowser, type ServedInBrowser, shoot as shootPage } from './support';
 
 const SCHOOL = 'https://school-a.example';
 
 let service: OperatedService;
-let server: LoopbackListener | undefined;
+let served: ServedInBrowser | undefined;
 let base: string;
-let browser: LaunchedBrowser | undefined;
 let context: BrowserContext;
 let heldId: string;
 
@@ -31,15 +29,12 @@ beforeAll(async () => {
     data: {},
     dueAt: '2099-01-01T06:30:00.000Z',
   });
-  server = await listenOnLoopback(service.app);
-  base = server.base;
-  browser = await launchBrowser();
-  context = browser.context;
+  served = await serveInBrowser(service.app);
+  ({ base, context } = served);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await served?.close();
   await service?.stop();
 });
 

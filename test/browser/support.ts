@@ -6,7 +6,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RequestListener } from 'node:http';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { listenOnLoopback } from '../support/service';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = path.join(__dirname, '.screenshots');
@@ -41,6 +43,30 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
     async close() {
       await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ServedInBrowser {
+  /** `http://127.0.0.1:PORT`. */
+  readonly base: string;
+  readonly context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** An application on a loopback port and Chromium to open it with; close stops both. */
+export async function serveInBrowser(app: RequestListener): Promise<ServedInBrowser> {
+  const server = await listenOnLoopback(app);
+  const browser = await launchBrowser().catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
+  return {
+    base: server.base,
+    context: browser.context,
+    async close() {
+      await browser.close();
+      await server.close();
     },
   };
 }

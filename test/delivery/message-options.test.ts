@@ -9,7 +9,7 @@ import { storeVariants } from '../support/stores';
 import { SEND_PATH } from './support/fake-fcm';
 import { messageShapeProblem } from './support/fcm-message-shape';
 import { FakeHttpServer } from './support/fake-http-server';
-import { SCHOOL, startHarness, type Harness } from './support/harness';
+import { queuePush, SCHOOL, startHarness, type Harness } from './support/harness';
 
 const T0 = '2030-01-01T00:00:00.000Z';
 const at = (iso: string) => new Date(iso);
@@ -137,14 +137,7 @@ describe.each(storeVariants())('message options through FCM on $name', (variant)
   });
 
   it('sends a message queued before there were options as it always was', async () => {
-    await h.ctx.store.outbox.enqueuePushNotification({
-      deviceId: 'dev-1001',
-      studentId: '1001',
-      type: 'absence',
-      title: 't',
-      body: 'b',
-      data: {},
-    });
+    await queuePush(h);
     expect(await h.worker.runOnce()).toBe(1);
     expect(Object.keys(sentMessage() as object).sort()).toEqual(['data', 'notification', 'token']);
   });
