@@ -187,7 +187,7 @@ function merge(layers: readonly Layer[]): MessageOptions {
       } else top[name] = value;
     }
   }
-  return { ...top, ...platforms } as MessageOptions;
+  return { ...top, ...platforms };
 }
 
 const present = <T extends Flat>(fields: T): T =>

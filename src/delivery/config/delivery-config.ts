@@ -356,7 +356,8 @@ function urgentTypesFor(raw: Raw, problems: string[]): ReadonlySet<string> {
   const types = raw.URGENT_NOTIFICATION_TYPES.split(',')
     .map((type) => type.trim().toLowerCase())
     .filter((type) => type !== '');
-  const bad = types.filter((type) => type.length > 64 || /[\s\x00-\x1f]/.test(type));
+  // \s covers spaces and line breaks; \p{Cc} the other control characters.
+  const bad = types.filter((type) => type.length > 64 || /[\s\p{Cc}]/u.test(type));
   if (bad.length > 0)
     problems.push(
       `URGENT_NOTIFICATION_TYPES: ${bad.length} of the types are not type names (at most 64 characters, no spaces)`,
