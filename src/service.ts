@@ -2,7 +2,7 @@
 import { createAccessControl, type AccessControl } from './access';
 import { createBcryptPool } from './access/bcrypt-pool';
 import { startAccessLimits } from './access/start-access-limits';
-import { API_BASE as ADMIN_API_BASE, createAdminApi } from './admin';
+import { API_BASE as ADMIN_API_BASE, createAdminApi, type QueueNotification } from './admin';
 import type { Config } from './config';
 import { CONSOLE_BASE, consoleOff, createConsole } from './console';
 import { consoleAllowList } from './console/allow-list';
@@ -16,6 +16,7 @@ import { readIgnoreFile } from './legacy-kit/compare';
 import { createShadow, recordRequests } from './legacy-kit/shadow';
 import { chainObservers, observeRequests, type RequestObserver } from './observe';
 import { createOperations } from './operations';
+import { notificationQueue } from './operations/queue-notification';
 import { createApp, type App, type OperatorRoute } from './server';
 import { loadDemoData, openStore, type OpenedStore } from './store';
 import { startTracing, TRACES_FLUSH_MS, type Tracer } from './trace';
@@ -110,12 +111,14 @@ async function startParts(
   };
   // The operations are given what they read and what they queue, nothing else.
   const operationStore = { records: store.records, outbox: store.outbox };
-  const operations = createOperations(operationStore, {
+  const rules = {
     phone: { defaultRegion: config.smsDefaultRegion, allowedCountries: config.smsAllowedCountries },
     templates: config.delivery.notificationTemplates,
+    urgentTypes: config.delivery.urgentTypes,
     authCodeLimits: config.delivery.authCodeLimits,
     onQueued: wakeWorker,
-  });
+  };
+  const operations = createOperations(operationStore, rules);
 
   // The worker starts last; until then (and if it stops) readiness says so.
   const worker = config.delivery.worker
@@ -132,7 +135,15 @@ async function startParts(
     worker,
   };
   readiness = () => checkReadiness(readinessOptions);
-  const routes = operatorRoutes(config, logger, store, metrics, healthRoutes(readinessOptions), wakeWorker, own);
+  const routes = operatorRoutes(
+    config,
+    logger,
+    store,
+    metrics,
+    { health: healthRoutes(readinessOptions), queueNotification: notificationQueue({ store: operationStore, rules }) },
+    wakeWorker,
+    own,
+  );
   const observers = startObservers(config, logger, metrics, tracer, own);
 
   const app = createApp({
@@ -259,7 +270,7 @@ function operatorRoutes(
   logger: Logger,
   store: OpenedStore,
   metrics: Metrics,
-  health: OperatorRoute['handler'],
+  { health, queueNotification }: { health: OperatorRoute['handler']; queueNotification: QueueNotification },
   onResent: () => void,
   own: Own,
 ): OperatorRoute[] {
@@ -274,6 +285,7 @@ function operatorRoutes(
         logger,
         bodyLimit: config.bodyLimit,
         eventsAllowHttp: config.delivery.events.allowHttp,
+        queueNotification,
       }),
     },
   ];

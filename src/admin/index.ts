@@ -9,11 +9,14 @@ import { requireBearer } from './auth';
 import { AdminError, sendError } from './errors';
 import { openApiDocument } from './openapi';
 import { eventRoutes } from './event-routes';
+import type { QueueNotification } from '../domain/queued-notification';
+import { notificationRoutes } from './notification-routes';
 import { outboxRoutes } from './outbox-routes';
 import { API_BASE, recordRoutes } from './record-routes';
 import { routeTable } from './router';
 
 export { API_BASE } from './record-routes';
+export type { QueueNotification } from '../domain/queued-notification';
 /** The audit listing's filters, as the admin API checks them: the console's audit page checks its form with the same rules. */
 export { AuditListQuery } from './schemas';
 
@@ -26,6 +29,10 @@ export interface AdminApiOptions {
   readonly bodyLimit?: number;
   /** Event subscriptions may name an http:// URL (EVENTS_ALLOW_HTTP); false unless told. */
   readonly eventsAllowHttp?: boolean;
+  /** Queues a notification as SendNotificationType does, with a time to send it at; left out: no POST /notifications. */
+  readonly queueNotification?: QueueNotification;
+  /** The clock sendAt is checked against; the system's unless given (tests). */
+  readonly now?: () => Date;
 }
 
 export function createAdminApi(options: AdminApiOptions): RequestHandler {
@@ -46,6 +53,9 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
     ...recordRoutes(options.store),
     ...eventRoutes(options.store, { allowHttp: options.eventsAllowHttp ?? false, logger: options.logger }),
     ...outboxRoutes(options.store),
+    ...(options.queueNotification === undefined
+      ? []
+      : notificationRoutes(options.store, options.queueNotification, options.now ?? (() => new Date()))),
     ...auditRoutes(options.store),
   ];
   const document = JSON.stringify(openApiDocument(routes, API_BASE));

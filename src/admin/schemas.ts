@@ -72,6 +72,21 @@ export const PushMessage = z
     title: z.string(),
     body: z.string(),
     data: z.record(z.string(), z.string()),
+    options: z
+      .object({
+        expiresAt: z.string().nullable(),
+        android: z.record(z.string(), z.union([z.string(), z.number()])),
+        apns: z.record(z.string(), z.union([z.string(), z.number()])),
+        webpush: z.record(z.string(), z.string()),
+      })
+      .nullable()
+      .describe(
+        'How it travels on each platform and until when it is worth sending, resolved when queued; null for a message queued before there were options.',
+      ),
+    heldUntil: z
+      .string()
+      .nullable()
+      .describe("Held through the school's quiet hours or scheduled, not yet tried: when it becomes due."),
   })
   .meta({ id: 'PushMessage' });
 

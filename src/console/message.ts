@@ -53,6 +53,11 @@ ${studentId === null ? '' : html`<p><a href="${CONSOLE_BASE}/students/${encodeUR
 ${found.channel === 'push' ? html`<div><dt>${t.colType}</dt><dd><bdi>${typeName(view, found.item.type)}</bdi></dd></div>` : ''}
 <div><dt>${t.colQueued}</dt><dd>${f.time(message.createdAt)}</dd></div>
 <div><dt>${t.colStatus}</dt><dd><span class="${statusClass(message.status)}" id="message-status">${t.status[message.status]}</span></dd></div>
+${
+  found.channel === 'push' && found.item.heldUntil !== null
+    ? html`<div><dt>${t.colHeldUntil}</dt><dd id="held-until">${f.time(found.item.heldUntil)}</dd></div>`
+    : ''
+}
 <div><dt>${t.colAttempts}</dt><dd>${f.number(message.attempts)}</dd></div>
 <div><dt>${t.colNextAttempt}</dt><dd>${message.status === 'queued' || message.status === 'failed' ? f.time(message.nextAttemptAt) : '–'}</dd></div>
 <div><dt>${t.colSentAt}</dt><dd>${f.time(message.sentAt)}</dd></div>

@@ -1,12 +1,23 @@
-// Editing a school's name and a device's platform and push token (operators,
+// Editing a school's name, time zone and quiet hours, and a device's platform and push token (operators,
 // docs/console.md#editing-records), by the shared record form (record-edit.ts):
 // the admin API's PATCH /schools and PATCH /devices rules and messages.
 import type { Request, Response } from 'express';
 import { COLLECTION_OF } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
-import { saveEdit, showEdit, type EditSpec } from './record-edit';
+import type { Messages } from './i18n';
+import { saveEdit, showEdit, type EditField, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
 import { titled, type View } from './view';
+
+/** A left-to-right text field of the school's clock, with its label and hint. */
+function clockField(
+  name: string,
+  id: string,
+  maxLength: number,
+  words: (t: Messages) => readonly [string, string],
+): EditField {
+  return { name, id, label: (t) => words(t)[0], hint: (t) => words(t)[1], maxLength, dir: 'ltr', clearable: true };
+}
 
 function schoolSpec(baseUrl: string): EditSpec {
   const query = `school=${encodeURIComponent(baseUrl)}`;
@@ -14,8 +25,11 @@ function schoolSpec(baseUrl: string): EditSpec {
     collection: 'schools',
     fields: [
       { name: 'name', id: 'school-name', label: (t) => t.colName, maxLength: 256, dir: 'auto', untrimmed: true },
+      // The school's clock (docs/delivery.md#quiet-hours): an empty field puts it back on UTC, or takes the quiet hours away.
+      clockField('timeZone', 'school-time-zone', 64, (t) => [t.timeZone, t.timeZoneHint]),
+      clockField('quietHours', 'school-quiet-hours', 11, (t) => [t.quietHours, t.quietHoursHint]),
     ],
-    patch: COLLECTION_OF.schools.schema.pick({ name: true }).partial(),
+    patch: COLLECTION_OF.schools.schema.pick({ name: true, timeZone: true, quietHours: true }).partial(),
     operation: 'school-edit',
     subjectKind: 'school',
     title: (t, record) => titled(t.editSchoolTitle, String(record.name)),

@@ -78,6 +78,11 @@ export const showSchoolStudents: PageHandler = async (context, view, req, res) =
         ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
         : ''
     }</p>
+<section aria-labelledby="school-clock"><h2 id="school-clock">${t.schoolClock}</h2>
+<dl class="summary-list">
+<div><dt>${t.timeZone}</dt><dd><bdi class="code">${school.timeZone}</bdi></dd></div>
+<div><dt>${t.quietHours}</dt><dd>${school.quietHours === null ? t.noQuietHours : html`<bdi class="code">${school.quietHours}</bdi>`}</dd></div>
+</dl></section>
 <p role="status">${t.schoolStudents(students.total, f.number(students.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>

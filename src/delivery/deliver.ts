@@ -53,9 +53,14 @@ async function attemptPush(
   message: ClaimedPushNotification,
   span: DeliverySpan | null,
 ): Promise<void> {
+  const expiresAt = message.options?.expiresAt ?? null;
   const refusal =
     exhausted(context, message) ??
-    (message.pushToken === null ? deadBefore('no_token', 'The device has no push token.') : null);
+    (message.pushToken === null ? deadBefore('no_token', 'The device has no push token.') : null) ??
+    // Its lifetime (docs/delivery.md#message-options) ran out while it waited or was retried: news too late to matter.
+    (expiresAt !== null && context.now().getTime() >= Date.parse(expiresAt)
+      ? deadBefore('expired', `The message expired at ${expiresAt} before it could be sent.`)
+      : null);
   if (refusal !== null)
     return finish(context, 'push', context.push.name, message, refusal.completion, refusal.code, 0, span);
 
@@ -69,6 +74,7 @@ async function attemptPush(
       title: message.title,
       body: message.body,
       data: message.data,
+      options: message.options,
     }),
   );
   // A provider may quote the token in its error; the error goes to the store,

@@ -1,6 +1,7 @@
 // What the worker asks of a push or SMS provider, and what it gets back.
 // Failures are values, classified by the provider that understands them, so
 // that the worker decides retries from the class alone.
+import type { ResolvedOptions } from '../domain';
 import type { DevicePlatform } from '../store';
 
 export interface SendSuccess {
@@ -41,6 +42,8 @@ export interface PushMessage {
   readonly title: string;
   readonly body: string;
   readonly data: Readonly<Record<string, string>>;
+  /** Per-platform options (src/domain/message-options.ts); null or left out: none of ours, the provider's defaults. */
+  readonly options?: ResolvedOptions | null;
 }
 
 export interface SmsMessage {

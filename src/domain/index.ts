@@ -5,4 +5,22 @@ export {
   type NotificationTemplate,
   type RenderedNotification,
 } from './notification-templates';
+export {
+  DEFAULT_OPTIONS,
+  MessageOptionsSchema,
+  OptionsByTypeSchema,
+  parseResolvedOptions,
+  resolveOptions,
+  type MessageOptions,
+  type OptionsByType,
+  type ResolvedOptions,
+} from './message-options';
+export {
+  DEFAULT_TIME_ZONE,
+  isTimeZone,
+  parseQuietHours,
+  quietHoursEnd,
+  QUIET_HOURS_SYNTAX,
+  type QuietHours,
+} from './school-time';
 export { schoolKey } from './school-key';

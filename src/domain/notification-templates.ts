@@ -1,6 +1,8 @@
 // Title and body of a push notification per TypeNotfication, in Arabic and
 // English. `{name}` is the student's full name. The key `*` is the template
-// of any type without its own; NOTIFICATION_TEMPLATES may override any key.
+// of any type without its own; NOTIFICATION_TEMPLATES may override any key,
+// and give a type's message options (message-options.ts).
+import type { MessageOptions } from './message-options';
 
 export interface LocalisedText {
   readonly title: string;
@@ -10,6 +12,8 @@ export interface LocalisedText {
 export interface NotificationTemplate {
   readonly ar: LocalisedText;
   readonly en: LocalisedText;
+  /** Over the built-in options of the type (DEFAULT_OPTIONS); the school's own come over these. */
+  readonly options?: MessageOptions;
 }
 
 export const DEFAULT_TEMPLATES: Readonly<Record<string, NotificationTemplate>> = {

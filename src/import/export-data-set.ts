@@ -41,5 +41,6 @@ export async function exportDataSet(
 /** A cell a spreadsheet shows as text, never runs (src/shared/spreadsheet-cell.ts); the import reads it back as the value. */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return spreadsheetSafe(String(value));
+  // A school's message options: their JSON text, which the import reads back.
+  return spreadsheetSafe(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }

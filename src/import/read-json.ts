@@ -6,7 +6,8 @@
 // than JSON.parse: JSON.parse builds the whole document before anything can
 // be counted, so 32 MiB of `{},{},...` is ten million objects and the process
 // runs out of memory, and a deep `[[[[...` costs a stack as deep. Here only the
-// records are built, each record's fields and nesting are bounded, the records
+// records are built, each record's fields, nesting and values nested in its
+// fields (a school's message options) are bounded, the records
 // by the file's row limit, and the reading gives the event loop a turn every
 // READ_YIELD_EVERY tokens (docs/console.md#import-limits). Tokens also carry
 // their lines, so a record's line comes with it.
@@ -17,6 +18,7 @@ import {
   MAX_CELL_CHARS,
   MAX_FIELDS,
   MAX_JSON_DEPTH,
+  MAX_NESTED_VALUES,
   READ_YIELD_EVERY,
   RefusalList,
   yieldToEventLoop,
@@ -67,6 +69,8 @@ interface Frame {
   expect: 'first' | 'key' | 'colon' | 'value' | 'next';
   /** A record: why it cannot be used, once known. */
   problem: string | null;
+  /** A record: values so far inside its fields' objects and arrays. */
+  nested: number;
 }
 
 export async function readJson(file: string, text: string, limits: ReadLimits): Promise<Source> {
@@ -130,7 +134,16 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     parent.expect = 'next';
     if (parent.place === 'record' && parent.count > MAX_FIELDS && parent.problem === null)
       parent.problem = `has more than ${MAX_FIELDS} fields.`;
-    if (parent.value === null || parent.place === 'inside') return;
+    if (parent.value === null) return;
+    // A value inside a field's object or array: kept up to the bound, so that one record cannot fill the memory.
+    if (parent.place === 'inside') {
+      const record = recordFrame();
+      if (record === undefined || ++record.nested > MAX_NESTED_VALUES) {
+        if (record !== undefined && record.problem === null)
+          record.problem = `has more than ${MAX_NESTED_VALUES.toLocaleString('en-US')} values inside its fields.`;
+        return;
+      }
+    }
     if (parent.isArray) (parent.value as unknown[]).push(value);
     else (parent.value as Record<string, unknown>)[parent.key as string] = value;
   };
@@ -147,10 +160,20 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     if (place === 'collection' && !isArray)
       throw new SourceError(`${file}: ${collection as string} must be an array of records.`);
     if (place === 'collection') rows[collection as DataSetCollection] = [];
-    // Inside a record only the shell of a nested value is kept: the record is refused for it all the same.
     const value = place === 'record' || place === 'inside' ? (isArray ? [] : {}) : place === 'collection' ? [] : null;
     if (parent !== undefined && place === 'inside') put(value);
-    stack.push({ place, isArray, value, collection, line, key: null, count: 0, expect: 'first', problem: null });
+    stack.push({
+      place,
+      isArray,
+      value,
+      collection,
+      line,
+      key: null,
+      count: 0,
+      expect: 'first',
+      problem: null,
+      nested: 0,
+    });
   };
 
   const end = () => {

@@ -29,6 +29,9 @@ export const MAX_FIELDS = 256;
 /** Characters a single CSV cell or JSON string may hold; a roster's longest field is a name or an address. */
 export const MAX_CELL_CHARS = 64 * 1024;
 
+/** Values a JSON record may hold inside its fields' objects and arrays: a school's message options are a few dozen. */
+export const MAX_NESTED_VALUES = 1024;
+
 /** How deep a JSON document may nest: the document, a collection, a record, and a little inside it. */
 export const MAX_JSON_DEPTH = 32;
 

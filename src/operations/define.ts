@@ -18,6 +18,10 @@ export interface OperationRules {
   readonly authCodeLimits?: readonly AuthCodeLimit[];
   /** Told after a message was queued, so that a worker in this process can send it at once. */
   readonly onQueued?: (channel: OutboxChannel) => void;
+  /** Notification types (lower case) sent during a school's quiet hours; none given: every type is held (URGENT_NOTIFICATION_TYPES). */
+  readonly urgentTypes?: ReadonlySet<string>;
+  /** The clock the due times are reckoned by; the system's unless given (tests). */
+  readonly now?: () => Date;
 }
 
 export interface OperationDeps {

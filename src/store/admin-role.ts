@@ -13,10 +13,12 @@ import {
   type PushNotificationRow,
 } from './outbox/outbox';
 import {
+  cancelPushNotification,
   outboxStats,
   requeueDeadMessages,
   requeueMessage,
   type OutboxChannel,
+  type CancelResult,
   type OutboxChannelStats,
   type RequeueResult,
 } from './outbox/outbox-admin';
@@ -78,6 +80,8 @@ export interface AdminStore {
   requeueOutboxMessage(channel: OutboxChannel, id: string): Promise<RequeueResult>;
   /** Re-queues every dead message of the channel that can still be sent (with this last error only, when given); returns how many. */
   requeueDeadOutboxMessages(channel: OutboxChannel, lastError?: string): Promise<number>;
+  /** Removes a push notification no worker has claimed yet (see outbox-admin.ts). */
+  cancelPushNotification(id: string): Promise<CancelResult>;
   /** A page of the audit trail, newest first, with the total. */
   listAuditEntries(query: AuditQuery): Promise<AuditPage>;
   /** Sets a school's event subscription (active, failures forgotten); null when there is no such school. */
@@ -136,6 +140,8 @@ export function createAdminStore(core: StoreCore): AdminStore {
         if (count > 0 && dialect === 'postgres') await notifyOutbox(channel).execute(db);
         return count;
       }),
+
+    cancelPushNotification: (id) => run(() => cancelPushNotification(db, id)),
 
     listAuditEntries: (query) => run(() => listAuditRows(db, query)),
 

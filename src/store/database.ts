@@ -16,6 +16,12 @@ export type SchoolsTable = {
   key: string;
   base_url: string;
   name: string;
+  /** IANA time zone (migration 0013). */
+  time_zone: string;
+  /** `HH:MM-HH:MM` in time_zone; null: none (migration 0013). */
+  quiet_hours: string | null;
+  /** JSON: the school's message options per type; null: none (migration 0013). */
+  push_options: string | null;
 };
 
 export type StudentsTable = {
@@ -81,6 +87,8 @@ export type PushNotificationsTable = {
   traceparent: string | null;
   /** The student's school when it was queued; null for a student unknown then (migration 0010). */
   school_key: string | null;
+  /** JSON: the message options resolved when it was queued (src/domain/message-options.ts); null before migration 0013. */
+  options: string | null;
 };
 
 export type AuthCodeMessagesTable = {

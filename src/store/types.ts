@@ -1,5 +1,6 @@
 // The store's view of the domain (docs/design.md#domain). Operations depend on
 // this interface only; they never see SQL, and the store never sees XML.
+import type { OptionsByType, ResolvedOptions } from '../domain/message-options';
 import type { z } from 'zod';
 import type { COLLECTION_OF } from './collections';
 import type { AuthCodeAdmission, AuthCodeLimit } from './outbox/auth-code-admission';
@@ -19,6 +20,12 @@ export interface StudentPlacement {
   deviceId: string | null;
   /** The push token of the student's device; null when none is registered. */
   pushToken: string | null;
+  /** The school's IANA time zone (UTC when the school is not stored). */
+  schoolTimeZone: string;
+  /** The school's quiet hours, `HH:MM-HH:MM` in its zone; null: none. */
+  quietHours: string | null;
+  /** The school's message options per type; null: none. */
+  pushOptions: OptionsByType | null;
 }
 
 export type NoteState = 'unread' | 'read';
@@ -49,6 +56,10 @@ export interface NewPushNotification {
   data: Record<string, string>;
   /** The student's school, which the caller has looked up; left out, the insert looks it up (migration 0010). */
   schoolKey?: string;
+  /** When it may be sent (ISO time): later than now for a message held through quiet hours or scheduled; left out, now. */
+  dueAt?: string;
+  /** Its message options, resolved (src/domain/message-options.ts); left out, none. */
+  options?: ResolvedOptions;
 }
 
 export interface NewAuthCodeMessage {

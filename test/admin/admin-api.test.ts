@@ -156,7 +156,13 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
     it('finds a school by any form of its base URL', async () => {
       const res = await api().get(`/schools/${encodeURIComponent('HTTPS://School-B.example')}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ baseUrl: 'https://school-b.example/', name: 'School B' });
+      expect(res.body).toEqual({
+        baseUrl: 'https://school-b.example/',
+        name: 'School B',
+        timeZone: 'UTC',
+        quietHours: null,
+        pushOptions: null,
+      });
     });
 
     it('pages lists with limit and offset, and filters them', async () => {
@@ -451,8 +457,9 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
         Object.entries(methods).map(([method, op]) => ({ path, method, op })),
       );
-      // Five collections of six routes, a school's event subscription's three, five outbox routes and the audit listing.
-      expect(operations).toHaveLength(39);
+      // Five collections of six routes, a school's event subscription's three, five outbox routes, the audit
+      // listing, and queueing and cancelling a notification.
+      expect(operations).toHaveLength(41);
       const calls = api() as unknown as Record<string, (path: string, body?: unknown) => request.Test>;
       for (const { path, method, op } of operations) {
         expect(

@@ -44,6 +44,58 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
     ]);
   });
 
+  it("sets a school's time zone and quiet hours, refuses bad ones with the collection's messages, and shows them", async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const form = await olga.agent.get(SCHOOL_EDIT);
+    expect(form.text).toContain('id="school-time-zone"');
+    expect(form.text).toContain('value="UTC"');
+    expect(form.text).toContain('id="school-quiet-hours"');
+    const refused = await olga.agent
+      .post(SCHOOL_EDIT)
+      .type('form')
+      .send({ csrf: await olga.csrf(), timeZone: 'Mars/Olympus', quietHours: '22:00-30:00' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('href="#school-time-zone"');
+    expect(refused.text).toContain('must be an IANA time zone name');
+    expect(refused.text).toContain('href="#school-quiet-hours"');
+    expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ timeZone: 'UTC', quietHours: null });
+    const saved = await olga.agent
+      .post(SCHOOL_EDIT)
+      .type('form')
+      .send({ csrf: await olga.csrf(), timeZone: ' Asia/Riyadh ', quietHours: '21:00-06:30' });
+    expect(saved.status).toBe(303);
+    expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({
+      timeZone: 'Asia/Riyadh',
+      quietHours: '21:00-06:30',
+    });
+    const page = await olga.agent.get(saved.headers.location);
+    expect(page.text).toContain('Time zone and quiet hours');
+    expect(page.text).toContain('<bdi class="code">21:00-06:30</bdi>');
+    // Emptied: back on UTC, no quiet hours.
+    await olga.agent
+      .post(SCHOOL_EDIT)
+      .type('form')
+      .send({ csrf: await olga.csrf(), timeZone: '', quietHours: '' });
+    expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ timeZone: 'UTC', quietHours: null });
+  });
+
+  it('shows when a held message becomes due on its page', async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    const id = await ctx.store.outbox.enqueuePushNotification({
+      deviceId: 'dev-1001',
+      studentId: '1001',
+      type: 'note',
+      title: 't',
+      body: 'b',
+      data: {},
+      dueAt: '2099-01-01T06:30:00.000Z',
+    });
+    const page = await olga.agent.get(`/console/messages/push/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Held until');
+    expect(page.text).toMatch(/id="held-until">[^<]*2099/);
+  });
+
   it('changes a device platform, keeps its token when left empty, replaces it when given, and never shows it', async () => {
     const olga = await signedIn(harness.app, 'olga');
     const student = await olga.agent.get('/console/students/1001');

@@ -246,6 +246,32 @@ describe('delivery configuration', () => {
     );
   });
 
+  it('takes message options in the templates file, strictly checked, and the urgent types', () => {
+    const en = { title: 't', body: 'b' };
+    const withOptions = file('o.json', {
+      absence: { ar: en, en, options: { android: { channelId: 'absence' }, apns: { badge: 1 } } },
+    });
+    expect(loadConfig({ NOTIFICATION_TEMPLATES: withOptions }).delivery.notificationTemplates.absence.options).toEqual({
+      android: { channelId: 'absence' },
+      apns: { badge: 1 },
+    });
+    expect(() =>
+      loadConfig({
+        NOTIFICATION_TEMPLATES: file('p.json', { note: { ar: en, en, options: { android: { ttl: 60 } } } }),
+      }),
+    ).toThrow(/NOTIFICATION_TEMPLATES: .*p\.json at note\.options\.android/);
+    expect(() =>
+      loadConfig({ NOTIFICATION_TEMPLATES: file('q.json', { note: { ar: en, en, options: { ttlSeconds: 9e9 } } }) }),
+    ).toThrow(/ttlSeconds must be at most 2419200/);
+    expect(loadConfig({}).delivery.urgentTypes).toEqual(new Set());
+    expect(loadConfig({ URGENT_NOTIFICATION_TYPES: ' Absence, exam ,' }).delivery.urgentTypes).toEqual(
+      new Set(['absence', 'exam']),
+    );
+    expect(() => loadConfig({ URGENT_NOTIFICATION_TYPES: `absence,${'x'.repeat(65)}` })).toThrow(
+      /URGENT_NOTIFICATION_TYPES: 1 of the types are not type names/,
+    );
+  });
+
   it('names every bad variable at once, with the rest of the configuration', () => {
     expect(() => loadConfig({ PORT: 'x', PUSH_PROVIDER: 'fcm', SMS_PROVIDER: 'http' })).toThrow(
       /PORT[\s\S]*FCM_CREDENTIALS[\s\S]*SMS_HTTP_URL/,

@@ -176,6 +176,27 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
       expect(queued).toEqual(['push']);
     });
 
+    it("answers the same during the school's quiet hours, at once, and the message is held in the outbox", async () => {
+      await start({ now: clock.now });
+      const params = { id: '1001', baseUrlSchool: 'https://school.example', TypeNotfication: 'note' };
+      const before = await soap11(app, 'NotificationNotes', 'SendNotificationType', params);
+      // 00:00 UTC is 03:00 in Damascus (UTC+3): inside its quiet hours, which end at 06:30 there (03:30Z).
+      await ctx.store.dataSet.writeDataSet({
+        schools: [
+          { baseUrl: 'https://school.example', name: 'School', timeZone: 'Asia/Damascus', quietHours: '22:00-06:30' },
+        ],
+      });
+      const during = await soap11(app, 'NotificationNotes', 'SendNotificationType', params);
+      expect([during.status, bodyText(during), during.headers['content-type']]).toEqual([
+        before.status,
+        bodyText(before),
+        before.headers['content-type'],
+      ]);
+      const rows = await ctx.store.admin.listPushNotifications();
+      expect(rows.map((row) => row.heldUntil)).toEqual([null, '2030-01-01T03:30:00.000Z']);
+      expect(queued).toEqual(['push', 'push']);
+    });
+
     it('NOTIFICATION_TEMPLATES override per type and for the fallback', async () => {
       await start({ templates: custom });
       await send('ABSENCE');

@@ -298,11 +298,26 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
 
   it.each(['csv', 'json'] as const)('exports to %s and imports back to the same store', async (format) => {
     await ctx.store.dataSet.writeDataSet(FIXTURES);
+    // A school with its clock and message options: a CSV cell holds the options' JSON.
+    await ctx.store.dataSet.writeDataSet({
+      schools: [
+        {
+          baseUrl: 'https://clock.school.example',
+          name: 'Clock',
+          timeZone: 'Europe/London',
+          quietHours: '21:00-06:30',
+          pushOptions: {
+            absence: { ttlSeconds: 3600, android: { channelId: 'absence' } },
+            '*': { apns: { sound: null } },
+          },
+        },
+      ],
+    });
     await ctx.store.records.markNotesRead('1001', 'behaviour');
     await ctx.store.records.listAbsencesMarkSeen('1001');
     const out = path.join(dir, 'export');
     const { files, counts: exported } = await exportDataSet(ctx.store.dataSet, out, format);
-    expect(exported).toEqual({ schools: 2, devices: 5, students: 6, notes: 3, absences: 2 });
+    expect(exported).toEqual({ schools: 3, devices: 5, students: 6, notes: 3, absences: 2 });
     expect(readdirSync(out).sort()).toEqual(
       format === 'csv' ? ['absences.csv', 'devices.csv', 'notes.csv', 'schools.csv', 'students.csv'] : ['data.json'],
     );
@@ -312,6 +327,11 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
       const report = await importFiles(copy.store.dataSet, files, { strict: true });
       expect(report.complete).toBe(true);
       expect(await copy.store.dataSet.readDataSet()).toEqual(await ctx.store.dataSet.readDataSet());
+      expect(await copy.store.admin.getRecord('schools', 'https://clock.school.example')).toMatchObject({
+        timeZone: 'Europe/London',
+        quietHours: '21:00-06:30',
+        pushOptions: { '*': { apns: { sound: null } } },
+      });
     } finally {
       await copy.cleanup();
     }

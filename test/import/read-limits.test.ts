@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatImportReport, importFiles, LISTED_REJECTIONS_MAX, readSource } from '../../src/import';
-import { MAX_CELL_CHARS, MAX_FIELDS, MAX_JSON_DEPTH } from '../../src/import/read-limits';
+import { MAX_CELL_CHARS, MAX_FIELDS, MAX_JSON_DEPTH, MAX_NESTED_VALUES } from '../../src/import/read-limits';
 import { storeVariants, type TestStore } from '../support/stores';
 
 let dir: string;
@@ -75,14 +75,33 @@ describe('reading a file within limits', () => {
     ]);
   });
 
-  it('refuses a JSON document nested deeper than the bound, and keeps no nested value of a record', async () => {
+  it('refuses a JSON document nested deeper than the bound, and keeps nested values of a record up to theirs', async () => {
     const deep = `{"schools":${'['.repeat(MAX_JSON_DEPTH * 1000)}`;
     await expect(readSource(file('deep.json', deep))).rejects.toThrow(
       new RegExp(`is not valid JSON: it nests deeper than ${MAX_JSON_DEPTH} levels`),
     );
-    const nested = JSON.stringify({ schools: [{ baseUrl: 'https://a.example', name: { first: [1, 2, 3] } }] });
+    // A school's message options are an object in its record.
+    const options = { absence: { android: { channelId: 'absence' }, apns: { sound: null } } };
+    const nested = JSON.stringify({ schools: [{ baseUrl: 'https://a.example', name: 'A', pushOptions: options }] });
     const read = await readSource(file('nested.json', nested));
-    expect(read.rows.schools).toEqual([{ line: 1, record: { baseUrl: 'https://a.example', name: {} } }]);
+    expect(read.rows.schools).toEqual([
+      { line: 1, record: { baseUrl: 'https://a.example', name: 'A', pushOptions: options } },
+    ]);
+    // Past the bound the record is refused, and what is inside it no longer kept.
+    const many = JSON.stringify({
+      schools: [
+        {
+          baseUrl: 'https://b.example',
+          name: 'B',
+          pushOptions: { x: Array.from({ length: MAX_NESTED_VALUES + 1 }, () => 1) },
+        },
+      ],
+    });
+    const refused = await readSource(file('many.json', many));
+    expect(refused.rows.schools ?? []).toEqual([]);
+    expect(JSON.stringify(refused)).toContain(
+      `has more than ${MAX_NESTED_VALUES.toLocaleString('en-US')} values inside its fields.`,
+    );
   });
 
   it('names a JSON syntax error and its line', async () => {

@@ -179,6 +179,9 @@ describe.each(storeVariants())('writeDataSet on $name', (variant) => {
       schoolKey: SCHOOL_A,
       deviceId: null,
       pushToken: null,
+      schoolTimeZone: 'UTC',
+      quietHours: null,
+      pushOptions: null,
     });
     expect(await fresh.ctx.store.records.listStudentsOfSchool(SCHOOL_A, '1')).toHaveLength(1);
     expect(await fresh.ctx.store.records.markNotesRead('s', 'general')).toEqual([

@@ -137,11 +137,19 @@ describeWithPostgres('group commit on postgres', (databaseUrl) => {
       ],
     });
     const found = await Promise.all(['2', 'nobody', '1', '2'].map((id) => ctx.store.records.findStudent(id)));
+    const school = { schoolTimeZone: 'UTC', quietHours: null, pushOptions: null };
     expect(found).toEqual([
-      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
+      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null, ...school },
       null,
-      { studentId: '1', fullName: 'One', schoolKey: 'https://a.example', deviceId: 'dev-1', pushToken: 'tok-1' },
-      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null },
+      {
+        studentId: '1',
+        fullName: 'One',
+        schoolKey: 'https://a.example',
+        deviceId: 'dev-1',
+        pushToken: 'tok-1',
+        ...school,
+      },
+      { studentId: '2', fullName: 'Two', schoolKey: 'https://a.example', deviceId: null, pushToken: null, ...school },
     ]);
   });
 

@@ -28,6 +28,9 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
       expect(await fresh.ctx.store.admin.getRecord('schools', 'HTTPS://Riverside.School.Example/')).toEqual({
         baseUrl: 'https://Riverside.School.Example/',
         name: 'Riverside Academy',
+        timeZone: 'UTC',
+        quietHours: null,
+        pushOptions: null,
       });
       expect(await fresh.ctx.store.admin.getRecord('notes', 'n-9')).toMatchObject({
         date: '2025-10-06T07:00:00.000Z',

@@ -34,8 +34,43 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
           createdAt: '2030-01-01T00:00:00.000Z',
           updatedAt: '2030-01-01T00:00:00.000Z',
           sentAt: null,
+          options: null,
+          heldUntil: null,
         },
       ]);
+    });
+
+    it('writes a message held until a later due time, with its options, and no claim takes it before then', async () => {
+      const options = {
+        expiresAt: '2030-01-02T00:00:00.000Z',
+        android: { priority: 'high' as const, channelId: 'absence' },
+        apns: { priority: 10 as const, sound: 'default' },
+        webpush: { urgency: 'high' as const },
+      };
+      const id = await fresh.ctx.store.outbox.enqueuePushNotification({
+        deviceId: 'dev-1',
+        studentId: '1001',
+        type: 'absence',
+        title: 't',
+        body: 'b',
+        data: {},
+        dueAt: '2030-01-01T06:30:00.000Z',
+        options,
+      });
+      expect(await fresh.ctx.store.admin.listPushNotifications()).toEqual([
+        expect.objectContaining({
+          id,
+          nextAttemptAt: '2030-01-01T06:30:00.000Z',
+          heldUntil: '2030-01-01T06:30:00.000Z',
+          options,
+        }),
+      ]);
+      expect(await fresh.ctx.store.outbox.claimPushNotifications(10, 60)).toEqual([]);
+      clock.set('2030-01-01T06:30:00.000Z');
+      const claimed = await fresh.ctx.store.outbox.claimPushNotifications(10, 60);
+      expect(claimed.map((message) => ({ id: message.id, options: message.options }))).toEqual([{ id, options }]);
+      // Claimed, it is no longer held.
+      expect((await fresh.ctx.store.admin.listPushNotifications())[0].heldUntil).toBeNull();
     });
 
     it('lists oldest first, filtered by status and limited', async () => {

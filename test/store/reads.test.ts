@@ -93,8 +93,30 @@ describe.each(storeVariants())('reads on $name', (variant) => {
         schoolKey: 'https://alnoor.school.example',
         deviceId: 'dev-2',
         pushToken: 'tok-2&<x>"',
+        schoolTimeZone: 'UTC',
+        quietHours: null,
+        pushOptions: null,
       });
       expect((await ctx.store.records.findStudent('2001'))?.schoolKey).toBe(SCHOOL_B);
+    });
+
+    it("returns the school's clock and message options with the student", async () => {
+      await ctx.store.dataSet.writeDataSet({
+        schools: [
+          {
+            baseUrl: 'https://alnoor.school.example',
+            name: 'Al Noor',
+            timeZone: 'Asia/Damascus',
+            quietHours: '22:00-06:00',
+            pushOptions: { Absence: { android: { channelId: 'absence' } } },
+          },
+        ],
+      });
+      expect(await ctx.store.records.findStudent('1010')).toMatchObject({
+        schoolTimeZone: 'Asia/Damascus',
+        quietHours: '22:00-06:00',
+        pushOptions: { absence: { android: { channelId: 'absence' } } },
+      });
     });
 
     it('has a null token when the device has none, is unregistered or missing', async () => {

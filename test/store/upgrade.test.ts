@@ -501,6 +501,55 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(hits.items.map((hit) => hit.id)).toEqual(['v12-student']);
     },
   },
+  // A school's clock and options, and a push held through its quiet hours with its options resolved.
+  '0013_message_options_quiet_hours': {
+    async fill(insert) {
+      await insert('schools', {
+        key: 'https://v13.school.example',
+        base_url: 'https://v13.school.example',
+        name: 'V13',
+        time_zone: 'Europe/London',
+        quiet_hours: '21:00-07:00',
+        push_options: '{"note":{"android":{"channelId":"notes"}}}',
+      });
+      await insert('push_notifications', {
+        id: 'v13-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'note',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'queued',
+        attempts: 0,
+        next_attempt_at: LATER,
+        created_at: T0,
+        updated_at: T0,
+        school_key: 'https://v13.school.example',
+        options: `{"expiresAt":"${LATER}","android":{"priority":"normal"},"apns":{"priority":5},"webpush":{}}`,
+      });
+    },
+    async check(store) {
+      expect(await store.admin.getRecord('schools', 'https://v13.school.example')).toEqual({
+        baseUrl: 'https://v13.school.example',
+        name: 'V13',
+        timeZone: 'Europe/London',
+        quietHours: '21:00-07:00',
+        pushOptions: { note: { android: { channelId: 'notes' } } },
+      });
+      // A school stored before keeps UTC and no quiet hours.
+      expect(await store.admin.getRecord('schools', 'https://v1.school.example')).toMatchObject({
+        timeZone: 'UTC',
+        quietHours: null,
+      });
+      expect(await store.admin.getOutboxMessage('push', 'v13-push')).toMatchObject({
+        item: {
+          heldUntil: LATER,
+          options: { expiresAt: LATER, android: { priority: 'normal' }, apns: { priority: 5 } },
+        },
+      });
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

@@ -23,6 +23,8 @@ export interface DeliveryConfig {
   /** The login-code text in SMS_LANGUAGE, with `{code}`. */
   readonly smsTemplate: string;
   readonly notificationTemplates: Readonly<Record<string, NotificationTemplate>>;
+  /** Types (lower case) sent during quiet hours (URGENT_NOTIFICATION_TYPES). */
+  readonly urgentTypes: ReadonlySet<string>;
   readonly retry: RetryPolicy;
   readonly leaseSeconds: number;
   /** Sends in flight at most (the ceiling of the adaptive limits, src/delivery/concurrency). */
@@ -99,6 +101,18 @@ const schema = z.object({
       setting(
         'delivery',
         'JSON file of push templates per `TypeNotfication` (and `*` for any other), merged over the built-in ones ([notification content](delivery.md#notification-content)).',
+      ),
+    ),
+  URGENT_NOTIFICATION_TYPES: z
+    .string()
+    .trim()
+    .max(4096)
+    .optional()
+    .meta(
+      setting(
+        'delivery',
+        "Comma-separated `TypeNotfication` values sent during a school's quiet hours; every other type is held until they end ([quiet hours](delivery.md#quiet-hours)).",
+        'none: every type is held',
       ),
     ),
   DELIVERY_MAX_ATTEMPTS: integer('DELIVERY_MAX_ATTEMPTS', 1, 100)
@@ -244,6 +258,7 @@ export function parseDeliveryConfig(
   const smsSettings = sms.settings(raw, problems);
   const smsTemplate = smsTemplateFor(raw, problems);
   const notificationTemplates = notificationTemplatesFor(raw, problems);
+  const urgentTypes = urgentTypesFor(raw, problems);
   const authCodeLimits = limitsFor(raw, problems);
   if (raw.DELIVERY_LEASE_SECONDS * 1000 < 2 * raw.DELIVERY_TIMEOUT_MS) {
     problems.push(
@@ -281,6 +296,7 @@ export function parseDeliveryConfig(
       sms: smsSettings,
       smsTemplate,
       notificationTemplates,
+      urgentTypes,
       retry: {
         maxAttempts: raw.DELIVERY_MAX_ATTEMPTS,
         baseDelayMs: raw.DELIVERY_RETRY_BASE_SECONDS * 1000,
@@ -332,6 +348,21 @@ function notificationTemplatesFor(raw: Raw, problems: string[]): Record<string, 
     return { ...DEFAULT_TEMPLATES };
   }
   return { ...DEFAULT_TEMPLATES, ...read.value };
+}
+
+// Type names as SendNotificationType takes them (at most 64 characters), matched in any letter case.
+function urgentTypesFor(raw: Raw, problems: string[]): ReadonlySet<string> {
+  if (raw.URGENT_NOTIFICATION_TYPES === undefined) return new Set();
+  const types = raw.URGENT_NOTIFICATION_TYPES.split(',')
+    .map((type) => type.trim().toLowerCase())
+    .filter((type) => type !== '');
+  // \s covers spaces and line breaks; \p{Cc} the other control characters.
+  const bad = types.filter((type) => type.length > 64 || /[\s\p{Cc}]/u.test(type));
+  if (bad.length > 0)
+    problems.push(
+      `URGENT_NOTIFICATION_TYPES: ${bad.length} of the types are not type names (at most 64 characters, no spaces)`,
+    );
+  return new Set(types);
 }
 
 function limitsFor(raw: Raw, problems: string[]): AuthCodeLimit[] {

@@ -2,7 +2,7 @@
 // problem names the variable and the file, and says what was expected.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { NotificationTemplate } from '../../domain';
+import { MessageOptionsSchema, type NotificationTemplate } from '../../domain';
 
 type Read<T> = { ok: true; value: T } | { ok: false; problem: string };
 
@@ -36,11 +36,19 @@ function readJson<T>(name: string, file: string, schema: z.ZodType<T>, expected:
 }
 
 const localised = z.object({ title: z.string().min(1), body: z.string().min(1) });
-const notificationTemplates = z.record(z.string(), z.object({ ar: localised, en: localised }));
+const notificationTemplates = z.record(
+  z.string(),
+  z.object({ ar: localised, en: localised, options: MessageOptionsSchema.optional() }),
+);
 
-/** `{ "absence": { "ar": { "title", "body" }, "en": { … } }, "*": … }`; keys are matched case-insensitively. */
+/** `{ "absence": { "ar": { "title", "body" }, "en": { … }, "options": { … } }, "*": … }`; keys are matched case-insensitively. */
 export function readNotificationTemplates(name: string, file: string): Read<Record<string, NotificationTemplate>> {
-  const read = readJson(name, file, notificationTemplates, 'an object of types, each with ar and en title and body');
+  const read = readJson(
+    name,
+    file,
+    notificationTemplates,
+    'an object of types, each with ar and en title and body, and options',
+  );
   if (!read.ok) return read;
   return {
     ok: true,

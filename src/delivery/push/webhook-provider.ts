@@ -3,7 +3,9 @@
 // shape gorush's POST /api/push reads, so that gorush can be the target as is.
 // The outbox id travels as `Idempotency-Key` (and in the document), the same
 // on every attempt, so that a gateway can drop a repeat: a send whose answer
-// was lost is sent again.
+// was lost is sent again. The message options travel in our fields as
+// `options` (docs/delivery.md#message-options), with the lifetime left at the
+// moment of sending as `ttlSeconds`; the gorush part leaves them out.
 import { z } from 'zod';
 import { secretSetting, setting, url } from '../../config-values';
 import { failureFromStatus, httpCall, isSuccess } from '../http/http-call';
@@ -15,10 +17,16 @@ export interface WebhookProviderOptions {
   /** Sent as `Authorization: Bearer …` when set. */
   readonly token: string | null;
   readonly timeoutMs: number;
+  /** The clock the options' ttlSeconds is counted by (ms since the epoch); the system's unless given (tests). */
+  readonly now?: () => number;
 }
 
 // gorush's platform numbers.
 const GORUSH_PLATFORM = { ios: 1, android: 2, web: 2 } as const;
+
+function secondsLeft(expiresAt: string | null, now: number): number | null {
+  return expiresAt === null ? null : Math.max(0, Math.floor((Date.parse(expiresAt) - now) / 1000));
+}
 
 export function createWebhookProvider(options: WebhookProviderOptions): PushProvider {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
@@ -35,6 +43,14 @@ export function createWebhookProvider(options: WebhookProviderOptions): PushProv
         title: message.title,
         body: message.body,
         data,
+        ...(message.options === null || message.options === undefined
+          ? {}
+          : {
+              options: {
+                ...message.options,
+                ttlSeconds: secondsLeft(message.options.expiresAt, (options.now ?? Date.now)()),
+              },
+            }),
         notifications: [
           {
             tokens: [message.token],

@@ -115,6 +115,66 @@ export function optionalText<K extends string>(
   });
 }
 
+/**
+ * Optional text that must pass a check (a time zone, quiet hours), trimmed,
+ * at most `max` characters. Null or an empty cell sets `fallback` (null:
+ * clears it); a new record left without it stores `fallback`.
+ */
+export function checkedText<K extends string>(
+  column: K,
+  max: number,
+  check: { readonly valid: (value: string) => boolean; readonly message: string },
+  description: string,
+  fallback: string | null = null,
+) {
+  const schema = z
+    .string({ error: 'must be a string.' })
+    .trim()
+    .max(max, tooLong(max))
+    .refine((value) => value === '' || check.valid(value), check.message)
+    .nullable()
+    .optional()
+    .describe(`${description}; null ${fallback === null ? 'clears it' : `sets ${fallback}`}.`);
+  return field(schema, {
+    column,
+    required: false,
+    fromFile: numberAsText,
+    toColumn: (value) => (value === undefined ? undefined : value === null || value === '' ? fallback : value),
+    fromColumn: (value) => (value === null || value === undefined ? fallback : String(value)),
+    default: fallback,
+  });
+}
+
+/**
+ * An optional JSON object checked by `schema`, stored as its JSON text. A
+ * CSV cell holds the JSON text; null or an empty cell clears it.
+ */
+export function jsonObject<K extends string, S extends z.ZodType>(column: K, schema: S, description: string) {
+  return field(schema.nullable().optional().describe(`${description}; null clears it.`), {
+    column,
+    required: false,
+    fromFile: (value) => {
+      if (typeof value !== 'string') return value;
+      if (value.trim() === '') return null;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return value;
+      }
+    },
+    toColumn: (value) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value)),
+    fromColumn: (value) => {
+      if (value === null || value === undefined) return null;
+      try {
+        return JSON.parse(String(value)) as unknown;
+      } catch {
+        // Only a hand-edited row could hold anything else: read as none.
+        return null;
+      }
+    },
+  });
+}
+
 interface ChoiceOptions<T extends string> extends FilterOptions {
   readonly description?: string;
   /** Stored for a new record when left out. */

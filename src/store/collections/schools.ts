@@ -1,8 +1,16 @@
 // Schools (docs/design.md#import-format): keyed by their base URL, stored
 // normalised (src/domain/school-key.ts) so that any spelling finds the school.
+import { OptionsByTypeSchema } from '../../domain/message-options';
 import { schoolKey } from '../../domain/school-key';
+import {
+  DEFAULT_TIME_ZONE,
+  isTimeZone,
+  MAX_TIME_ZONE_LENGTH,
+  parseQuietHours,
+  QUIET_HOURS_SYNTAX,
+} from '../../domain/school-time';
 import { defineCollection } from './collection';
-import { requiredText } from './fields';
+import { checkedText, jsonObject, requiredText } from './fields';
 
 export const schools = defineCollection({
   name: 'schools',
@@ -16,6 +24,25 @@ export const schools = defineCollection({
       description: 'The school base URL, its key: matched case-insensitively on scheme and host, a trailing / ignored.',
     }),
     name: requiredText('name', 256),
+    // The school's clock and message options (docs/delivery.md#quiet-hours, #message-options).
+    timeZone: checkedText(
+      'time_zone',
+      MAX_TIME_ZONE_LENGTH,
+      { valid: isTimeZone, message: 'must be an IANA time zone name, such as Asia/Riyadh.' },
+      'IANA time zone of the school (its quiet hours and local times); UTC for a new school',
+      DEFAULT_TIME_ZONE,
+    ),
+    quietHours: checkedText(
+      'quiet_hours',
+      11,
+      { valid: (value) => parseQuietHours(value) !== null, message: `must be ${QUIET_HOURS_SYNTAX}.` },
+      'Quiet hours in the school time zone, HH:MM-HH:MM, may wrap past midnight: non-urgent notifications queued then are held until they end',
+    ),
+    pushOptions: jsonObject(
+      'push_options',
+      OptionsByTypeSchema,
+      "The school's message options per notification type (`*`: any other), over the service's",
+    ),
   },
   // The base URL is kept as written; the key is what lookups match.
   derived: (record) => ({ row: { key: schoolKey(record.baseUrl as string) }, given: [] }),

@@ -27,11 +27,14 @@ export async function writeNormalisedDataSet(
   // links for all of them.
   for (const link of LINKS) if (link.onDelete !== 'keep') await assertLinkKnown(db, data, link);
 
-  await upsertInBatches(data.schools, progress('schools', data.schools.length), async (rows) => {
+  // A school's clock and options change only when the record gives them (an older file leaves them be).
+  await upsertInBatches(data.schools, progress('schools', data.schools.length), async (rows, given) => {
     await db
       .insertInto('schools')
       .values(rows)
-      .onConflict((oc) => oc.column('key').doUpdateSet(fromExcluded(COLLECTION_OF.schools.requiredColumns)))
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet(fromExcluded([...COLLECTION_OF.schools.requiredColumns, ...given])),
+      )
       .execute();
   });
 

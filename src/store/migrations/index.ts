@@ -11,6 +11,7 @@ import { smsSendStartedMigration } from './0009-sms-send-started';
 import { messageListMigration } from './0010-message-list';
 import { eventsMigration } from './0011-events';
 import { arabicFoldingMigration } from './0012-arabic-folding';
+import { messageOptionsQuietHoursMigration } from './0013-message-options-quiet-hours';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -28,6 +29,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0010_message_list': messageListMigration,
   '0011_events': eventsMigration,
   '0012_arabic_folding': arabicFoldingMigration,
+  '0013_message_options_quiet_hours': messageOptionsQuietHoursMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

@@ -47,6 +47,27 @@ export async function requeueMessage(
   return Number(result.numUpdatedRows) === 1 ? 'requeued' : 'not_dead';
 }
 
+export type CancelResult = 'cancelled' | 'not_found' | 'claimed';
+
+/**
+ * Removes a push notification that no worker has claimed yet (queued, never
+ * tried: one held through quiet hours or scheduled for later). One statement,
+ * so that a claim and a cancel cannot both win: once a worker has claimed it
+ * (or it was tried, sent or given up), the cancel is refused.
+ */
+export async function cancelPushNotification(db: Kysely<StoreDatabase>, id: string): Promise<CancelResult> {
+  const result = await db
+    .deleteFrom('push_notifications')
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .where('attempts', '=', 0)
+    .where('locked_until', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 1) return 'cancelled';
+  const row = await db.selectFrom('push_notifications').select('id').where('id', '=', id).executeTakeFirst();
+  return row === undefined ? 'not_found' : 'claimed';
+}
+
 /** Re-queues every dead message of a channel that can still be sent (only those whose last error is `lastError`, when given); returns how many. */
 export async function requeueDeadMessages(
   db: Kysely<StoreDatabase>,

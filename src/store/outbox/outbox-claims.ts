@@ -17,6 +17,7 @@ import type { AuthCodeMessagesTable, DevicePlatform, PushNotificationsTable, Sto
 import { OUTBOX_CHANNELS, OUTBOX_TABLE, type OutboxChannel, type OutboxTable } from '../../shared/outbox-channel';
 import type { StoreDialect } from '../migrations';
 import { channelTable } from './channel-table';
+import { parseResolvedOptions, type ResolvedOptions } from '../../domain/message-options';
 import { parseData } from './outbox';
 
 export interface ClaimedMessage {
@@ -40,6 +41,8 @@ export interface ClaimedPushNotification extends ClaimedMessage {
   readonly title: string;
   readonly body: string;
   readonly data: Readonly<Record<string, string>>;
+  /** How it travels on each platform, and until when it is worth sending (migration 0012); null: as before there were options. */
+  readonly options: ResolvedOptions | null;
 }
 
 export interface ClaimedAuthCodeMessage extends ClaimedMessage {
@@ -213,6 +216,7 @@ function toClaimedPush(
     title: row.title,
     body: row.body,
     data: parseData(row.data),
+    options: parseResolvedOptions(row.options),
   };
 }
 

@@ -138,6 +138,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
         notification.schoolKey ??
         sql<string | null>`(select school_key from students where id = ${notification.studentId})`,
       ...queuedColumns(now),
+      // Held through quiet hours or scheduled: the claim takes it once due (docs/delivery.md#quiet-hours).
+      next_attempt_at: notification.dueAt ?? now,
+      options: notification.options === undefined ? null : JSON.stringify(notification.options),
     }));
     const ids = rows.map((row) => row.id);
     if (dialect === 'sqlite') {

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { parseResolvedOptions, type ResolvedOptions } from '../../domain/message-options';
 import type { AuthCodeMessagesTable, OutboxStatus, PushNotificationsTable } from '../database';
 import type { NewPushNotification } from '../types';
 
@@ -21,7 +22,25 @@ interface OutboxRow {
 }
 
 /** A push notification as stored: what was queued, and how its delivery stands. */
-export interface PushNotificationRow extends OutboxRow, NewPushNotification {}
+export interface PushNotificationRow extends OutboxRow, Omit<NewPushNotification, 'options' | 'dueAt'> {
+  /** Its message options as resolved when it was queued; null for one queued before there were any. */
+  options: ResolvedOptions | null;
+  /** Held through quiet hours or scheduled, never tried yet: when it becomes due; null otherwise. */
+  heldUntil: string | null;
+}
+
+/**
+ * A message never tried whose due time is later than its last change was
+ * held (quiet hours) or scheduled when queued; a retry is `failed`, and a
+ * re-send is due when it is changed.
+ */
+export function heldUntil(
+  row: Pick<DeliveryColumns, 'status' | 'attempts' | 'next_attempt_at' | 'updated_at'>,
+): string | null {
+  return row.status === 'queued' && Number(row.attempts) === 0 && row.next_attempt_at > row.updated_at
+    ? row.next_attempt_at
+    : null;
+}
 
 export interface AuthCodeMessageRow extends OutboxRow {
   phone: string;
@@ -78,6 +97,8 @@ export function toPushNotificationRow(row: Selectable<PushNotificationsTable>): 
     title: row.title,
     body: row.body,
     data: parseData(row.data),
+    options: parseResolvedOptions(row.options),
+    heldUntil: heldUntil(row),
   };
 }
 

@@ -95,16 +95,23 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
       db
         .selectFrom('students')
         .leftJoin('devices', 'devices.id', 'students.device_id')
-        .select([
-          'students.id',
-          'students.full_name',
-          'students.school_key',
-          'students.device_id',
-          'devices.push_token',
-        ])
+        .leftJoin('schools', 'schools.key', 'students.school_key')
+        .select(STUDENT_PLACEMENT_COLUMNS)
         .where('students.id', '=', p.studentId),
     ),
   };
 }
+
+/** What SendNotificationType reads of a student: where the push goes, and the school's clock and options. */
+export const STUDENT_PLACEMENT_COLUMNS = [
+  'students.id',
+  'students.full_name',
+  'students.school_key',
+  'students.device_id',
+  'devices.push_token',
+  'schools.time_zone',
+  'schools.quiet_hours',
+  'schools.push_options',
+] as const;
 
 export type StoreQueries = ReturnType<typeof prepareQueries>;

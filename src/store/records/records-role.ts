@@ -1,10 +1,12 @@
 // The records role: what the operations read (types.ts, Records), on the
 // statements prepared once per store (queries.ts).
+import { OptionsByTypeSchema, type OptionsByType } from '../../domain/message-options';
 import { schoolKey } from '../../domain/school-key';
+import { DEFAULT_TIME_ZONE } from '../../domain/school-time';
 import type { StoreCore } from '../core';
 import { GroupCommit, type GroupCommitBatching } from '../outbox/group-commit';
 import type { Records, StudentPlacement } from '../types';
-import type { StoreQueries } from './queries';
+import { STUDENT_PLACEMENT_COLUMNS, type StoreQueries } from './queries';
 import { toAbsenceRecord, toNoteRecord } from './rows';
 
 function toStudentPlacement(row: {
@@ -13,6 +15,9 @@ function toStudentPlacement(row: {
   school_key: string;
   device_id: string | null;
   push_token: string | null;
+  time_zone: string | null;
+  quiet_hours: string | null;
+  push_options: string | null;
 }): StudentPlacement {
   return {
     studentId: row.id,
@@ -20,7 +25,21 @@ function toStudentPlacement(row: {
     schoolKey: row.school_key,
     deviceId: row.device_id,
     pushToken: row.push_token ?? null,
+    schoolTimeZone: row.time_zone ?? DEFAULT_TIME_ZONE,
+    quietHours: row.quiet_hours,
+    pushOptions: parseOptionsByType(row.push_options),
   };
+}
+
+// Checked when written (the schools collection); a row edited by hand into something else reads as none.
+function parseOptionsByType(text: string | null): OptionsByType | null {
+  if (text === null) return null;
+  try {
+    const parsed = OptionsByTypeSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `batching`: on PostgreSQL, how concurrent student look-ups share one query; null reads each on its own. */
@@ -34,7 +53,8 @@ export function createRecords(core: StoreCore, queries: StoreQueries, batching: 
     const rows = await db
       .selectFrom('students')
       .leftJoin('devices', 'devices.id', 'students.device_id')
-      .select(['students.id', 'students.full_name', 'students.school_key', 'students.device_id', 'devices.push_token'])
+      .leftJoin('schools', 'schools.key', 'students.school_key')
+      .select(STUDENT_PLACEMENT_COLUMNS)
       .where('students.id', 'in', [...new Set(studentIds)])
       .execute();
     const byId = new Map(rows.map((row) => [row.id, toStudentPlacement(row)]));

@@ -4,6 +4,7 @@ import { createVerify, generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ServiceAccount } from '../../../src/delivery/push/fcm/service-account';
+import { refuseMisplacedFields } from './fcm-message-shape';
 import { FakeHttpServer, type Answer, type RecordedRequest } from './fake-http-server';
 
 export const PROJECT = 'school-notify-test';
@@ -41,6 +42,8 @@ export async function startFakeFcm(): Promise<FakeFcm> {
     );
     return { status: 200, body: { access_token: `access-${++issued}`, expires_in: 3600, token_type: 'Bearer' } };
   });
+  // A send whose message FCM would refuse for its shape gets FCM's 400 (fcm-message-shape.ts).
+  server.route(refuseMisplacedFields);
   server.answerByDefault({ status: 200, body: { name: `projects/${PROJECT}/messages/1` } });
   const account: ServiceAccount = {
     clientEmail: 'notify@test.iam.example',

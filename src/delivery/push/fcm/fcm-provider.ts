@@ -12,6 +12,7 @@ import { pushProvider, required } from '../../provider-descriptor';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../../provider';
 import { AccessTokenSource } from './access-token';
 import { fcmFailure } from './fcm-error';
+import { fcmMessage } from './fcm-message';
 import { parseServiceAccount, type ServiceAccount } from './service-account';
 
 /** FCM's limit on a message's payload (notification and data, keys and values). */
@@ -27,6 +28,8 @@ export interface FcmProviderOptions {
   readonly http2Sessions?: number;
   /** Extra certificate authorities (PEM) for the HTTP/2 sessions (tests); NODE_EXTRA_CA_CERTS serves a process. */
   readonly ca?: string;
+  /** The clock a message's time to live is counted by (ms since the epoch); the system's unless given (tests). */
+  readonly now?: () => number;
 }
 
 export function createFcmProvider(options: FcmProviderOptions): PushProvider {
@@ -46,11 +49,9 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
     // which the app drops, and a lost notice is worse than a dropped repeat.
     retriesUncertain: true,
     async send(message: PushMessage): Promise<SendResult> {
-      const payload = {
-        notification: { title: message.title, body: message.body },
-        data: { ...message.data, notificationId: message.id },
-      };
-      const body = JSON.stringify({ message: { token: message.token, ...payload } });
+      const fcm = fcmMessage(message, (options.now ?? Date.now)());
+      const payload = { notification: fcm.notification, data: fcm.data };
+      const body = JSON.stringify({ message: fcm });
       // A request within the limit has a payload within it too: only a large one is measured on its own.
       if (Buffer.byteLength(body, 'utf8') > FCM_PAYLOAD_LIMIT) {
         const size = Buffer.byteLength(JSON.stringify(payload), 'utf8');
