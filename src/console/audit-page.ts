@@ -83,7 +83,7 @@ ${
 <thead><tr><th scope="col">${t.colTime}</th><th scope="col">${t.colWho}</th><th scope="col">${t.colAddress}</th><th scope="col">${t.colWhere}</th><th scope="col">${t.colSubject}</th><th scope="col">${t.outcomeLabel}</th></tr></thead>
 <tbody>${entries.items.map(
           (e) => html`<tr>
-<td data-label="${t.colTime}">${f.time(e.at)}</td>
+<td data-label="${t.colTime}">${view.times.atSecond(e.at)}</td>
 <td data-label="${t.colWho}"><bdi>${e.user ?? '–'}</bdi></td>
 <td data-label="${t.colAddress}"><bdi class="code">${e.address ?? '–'}</bdi></td>
 <td data-label="${t.colWhere}"><bdi class="code">${e.endpoint} ${e.operation}</bdi></td>

@@ -16,7 +16,7 @@ import {
 import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
-import { lastErrorText, maskErrorText } from './students';
+import { lastErrorText, maskErrorText } from './explain';
 import { errorSummary, page, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 50;
@@ -172,12 +172,6 @@ function auditedFind(find: string): string | null {
   return digits !== null && digits.length > PHONE_SUFFIX_DIGITS ? maskPhone(find) : find;
 }
 
-/** A time to the second, with the exact UTC time in its title. */
-function timeTag(view: View, iso: string | null): Html | string {
-  if (iso === null) return '–';
-  return html`<time datetime="${iso}" title="${iso.replace('T', ' ').replace('Z', ' UTC')}">${view.f.timeSeconds(iso)}</time>`;
-}
-
 const statusClass = (status: OutboxStatus): string =>
   status === 'dead' || status === 'failed' ? 'alert' : status === 'sent' ? 'ok' : '';
 
@@ -193,15 +187,15 @@ function row(view: View, item: MessageListItem): Html {
         ? '–'
         : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(item.studentId)}"><bdi>${item.studentId}</bdi></a>`;
   return html`<tr>
-<td data-label="${t.colQueued}">${timeTag(view, item.createdAt)}</td>
+<td data-label="${t.colQueued}">${view.times.atSecond(item.createdAt)}</td>
 <td data-label="${t.colMessage}"><a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a></td>
 <td data-label="${t.colChannel}">${t.channelShort[item.channel]}</td>
 <td data-label="${t.colRecipient}">${recipient}</td>
 <td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${item.type}</bdi>`}</td>
 <td data-label="${t.statusLabel}"><span class="${statusClass(item.status)}">${t.status[item.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(item.attempts)}</td>
-<td data-label="${t.colLastError}">${lastErrorText(view, item.lastError)}</td>
-<td data-label="${t.colSentAt}">${timeTag(view, item.sentAt)}</td>
+<td data-label="${t.colLastError}">${lastErrorText(view, item.channel, item.lastError, { full: false })}</td>
+<td data-label="${t.colSentAt}">${view.times.atSecond(item.sentAt)}</td>
 </tr>`;
 }
 

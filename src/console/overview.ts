@@ -57,8 +57,11 @@ export async function showOverview(context: ConsoleContext, view: View, res: Res
       const at = new Date(now - i * step).toISOString();
       const key = at.slice(0, width);
       const row = byBucket.get(key);
-      // Minutes by their hour and minute, hours by their day and hour (UTC).
-      const label = width === 16 ? at.slice(11, 16) : `${at.slice(5, 10)} ${at.slice(11, 13)}:00`;
+      // Minutes by their hour and minute, hours by their day and hour, in the operator's zone (src/console/times.ts).
+      const label =
+        width === 16
+          ? view.times.chartLabel(`${key}:00.000Z`, 'minute')
+          : view.times.chartLabel(`${key}:00:00.000Z`, 'hour');
       buckets.push({ label, sent: row?.sent ?? 0, failed: row?.failed ?? 0 });
     }
     return buckets;
@@ -82,7 +85,7 @@ export async function showOverview(context: ConsoleContext, view: View, res: Res
 <thead><tr><th scope="col">${t.colWorker}</th><th scope="col">${t.colStarted}</th><th scope="col">${t.colLastHeard}</th><th scope="col">${t.colState}</th></tr></thead>
 <tbody>${workers.map((w) => {
           const ok = now - Date.parse(w.beatAt) < WORKER_ALIVE_MS;
-          return html`<tr><td data-label="${t.colWorker}"><bdi class="code">${w.id}</bdi></td><td data-label="${t.colStarted}">${f.time(w.startedAt)}</td><td data-label="${t.colLastHeard}">${t.ago(f.duration(now - Date.parse(w.beatAt)))}</td><td data-label="${t.colState}"><span class="${ok ? 'ok' : 'alert'}">${ok ? t.workerAlive : t.workerSilent}</span></td></tr>`;
+          return html`<tr><td data-label="${t.colWorker}"><bdi class="code">${w.id}</bdi></td><td data-label="${t.colStarted}">${view.times.at(w.startedAt)}</td><td data-label="${t.colLastHeard}">${view.times.relative(w.beatAt, now)}</td><td data-label="${t.colState}"><span class="${ok ? 'ok' : 'alert'}">${ok ? t.workerAlive : t.workerSilent}</span></td></tr>`;
         })}</tbody></table>`
   }`;
 

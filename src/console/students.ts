@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
+import { lastErrorText } from './explain';
 import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
@@ -78,28 +79,6 @@ export function maskToken(token: string): string {
   return `${token.slice(0, 4)}…${token.slice(-4)}`;
 }
 
-/** Long unbroken runs of letters and digits in an error text (tokens, ids) shown by their ends only. */
-export function maskErrorText(text: string): string {
-  return text.replace(/[A-Za-z0-9_:.-]{33,}/g, (run) => `${run.slice(0, 6)}…${run.slice(-4)}`);
-}
-
-/** The stored error in plain words for support staff, where its kind is known. */
-function plainError(view: View, error: string): string | null {
-  const e = error.toLowerCase();
-  if (e.startsWith('no_token')) return view.t.plainError.no_token;
-  if (/unregistered|not ?registered|invalid.?registration|badDeviceToken|invalid.?token/i.test(error))
-    return view.t.plainError.unregistered;
-  if (e.includes('may have been accepted')) return view.t.plainError.uncertain;
-  if (e.startsWith('gave up after') || e.startsWith('attempts_exhausted')) return view.t.plainError.exhausted;
-  return view.t.plainError.provider;
-}
-
-/** A message's last error as every page shows it: in plain words, then the stored text masked; a dash when none. */
-export function lastErrorText(view: View, error: string | null): Html | string {
-  if (error === null) return '–';
-  return html`${plainError(view, error)}<br><bdi class="code muted">${maskErrorText(error)}</bdi>`;
-}
-
 export async function showStudent(
   context: ConsoleContext,
   view: View,
@@ -167,11 +146,11 @@ export async function showStudent(
 <tbody>${items.map(
           (n) => html`<tr>
 <td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${n.type}</bdi></a></td>
-<td data-label="${t.colQueued}">${f.time(n.createdAt)}</td>
+<td data-label="${t.colQueued}">${view.times.atSecond(n.createdAt)}</td>
 <td data-label="${t.colStatus}"><span class="${n.status === 'dead' || n.status === 'failed' ? 'alert' : n.status === 'sent' ? 'ok' : ''}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(n.attempts)}</td>
-<td data-label="${t.colLastError}">${lastErrorText(view, n.lastError)}</td>
-<td data-label="${t.colSentAt}">${f.time(n.sentAt)}</td>
+<td data-label="${t.colLastError}">${lastErrorText(view, 'push', n.lastError)}</td>
+<td data-label="${t.colSentAt}">${view.times.atSecond(n.sentAt)}</td>
 </tr>`,
         )}</tbody></table>`;
 
@@ -181,7 +160,7 @@ export async function showStudent(
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colReason}</th><th scope="col">${t.colSeen}</th></tr></thead>
 <tbody>${absences.items.map(
           (a) =>
-            html`<tr><td data-label="${t.colDate}">${a.date}</td><td data-label="${t.colType}"><bdi>${a.type}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${view.times.day(a.date)}</td><td data-label="${t.colType}"><bdi>${a.type}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
         )}</tbody></table>`;
   const noteRows =
     notes.items.length === 0
@@ -189,7 +168,7 @@ export async function showStudent(
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colText}</th><th scope="col">${t.colState}</th></tr></thead>
 <tbody>${notes.items.map(
           (n) =>
-            html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${n.type}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${n.state ?? '–'}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${view.times.at(n.date)}</td><td data-label="${t.colType}"><bdi>${n.type}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${n.state ?? '–'}</td></tr>`,
         )}</tbody></table>`;
 
   sendPage(

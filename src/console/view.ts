@@ -5,6 +5,7 @@ import type { ConsoleRole } from '../store';
 import { html, type Html, type HtmlValue } from '../shared/markup';
 import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
 import { CONSOLE_BASE } from './respond';
+import { DEFAULT_TIME_ZONE, timesFor, type Times } from './times';
 
 export interface SignedIn {
   /** SHA-256 (hex) of the cookie's value: the session row's key. */
@@ -18,6 +19,8 @@ export interface View {
   readonly lang: Lang;
   readonly t: Messages;
   readonly f: Formats;
+  /** Every time on a page, in the operator's zone (src/console/times.ts). */
+  readonly times: Times;
   readonly session: SignedIn | null;
   /** The request's path and query, for the language link's way back. */
   readonly here: string;
@@ -25,8 +28,22 @@ export interface View {
 
 const formats = { en: formatsFor(MESSAGES.en), ar: formatsFor(MESSAGES.ar) };
 
-export function viewFor(lang: Lang, session: SignedIn | null, here: string): View {
-  return { lang, t: MESSAGES[lang], f: formats[lang], session, here };
+// One set of formats per language and zone in use: a few hundred zones at most.
+const times = new Map<string, Times>();
+
+function timesOf(lang: Lang, zone: string): Times {
+  const key = `${lang} ${zone}`;
+  let found = times.get(key);
+  if (found === undefined) {
+    found = timesFor(MESSAGES[lang].locale, zone);
+    times.set(key, found);
+  }
+  return found;
+}
+
+/** `zone` must be a zone isTimeZone accepts (the setting and the preference are checked where they are read). */
+export function viewFor(lang: Lang, session: SignedIn | null, here: string, zone = DEFAULT_TIME_ZONE): View {
+  return { lang, t: MESSAGES[lang], f: formats[lang], times: timesOf(lang, zone), session, here };
 }
 
 const RANK: Readonly<Record<ConsoleRole, number>> = { viewer: 0, operator: 1, admin: 2 };
@@ -40,7 +57,8 @@ export const csrfField = (view: View): Html =>
 
 export interface PageOptions {
   /** The navigation entry to mark as current. */
-  readonly current?: 'overview' | 'messages' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts';
+  readonly current?:
+    'overview' | 'messages' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts' | 'preferences';
   /** Seconds after which the browser loads the page again (a running import job). */
   readonly refresh?: number;
 }
@@ -65,7 +83,7 @@ ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.n
   const who =
     session === null
       ? ''
-      : html`<form class="sign-out" method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(view)}<span>${t.signedInAs} <bdi>${session.account}</bdi> (${t.role[session.role]})</span> <button type="submit" class="link">${t.signOut}</button></form>`;
+      : html`<form class="sign-out" method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(view)}<span>${t.signedInAs} <bdi>${session.account}</bdi> (${t.role[session.role]})</span> <a href="${CONSOLE_BASE}/preferences"${options.current === 'preferences' ? html` aria-current="page"` : ''}>${t.navPreferences}</a> <button type="submit" class="link">${t.signOut}</button></form>`;
   const langHref = `${CONSOLE_BASE}/lang/${t.otherLang}?back=${encodeURIComponent(view.here)}`;
   return html`<html lang="${view.lang}" dir="${t.dir}">
 <head>

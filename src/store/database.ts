@@ -78,6 +78,8 @@ export interface PushNotificationsTable {
   traceparent: string | null;
   /** The student's school when it was queued; null for a student unknown then (migration 0010). */
   school_key: string | null;
+  /** When an operator dismissed it from the dead letters (migration 0012); null: never. */
+  dismissed_at: string | null;
 }
 
 export interface AuthCodeMessagesTable {
@@ -101,6 +103,8 @@ export interface AuthCodeMessagesTable {
   send_started_at: string | null;
   /** The phone's last 4 digits, computed by the database (migration 0010); never written. */
   phone_suffix: GeneratedAlways<string>;
+  /** As push_notifications.dismissed_at (migration 0012). */
+  dismissed_at: string | null;
 }
 
 /** One read of personal data, allowed or refused (migration 0004). */

@@ -478,6 +478,48 @@ const FILLS: Readonly<Record<string, Fill>> = {
       });
     },
   },
+  // A dead letter dismissed from the console: kept, and out of the list while it stays dead.
+  '0012_dead_letter_dismissal': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v12-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'absence',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'dead',
+        attempts: 3,
+        next_attempt_at: T0,
+        last_error: 'UNREGISTERED: gone',
+        created_at: T0,
+        updated_at: T0,
+        school_key: 'https://v1.school.example',
+        dismissed_at: LATER,
+      });
+      await insert('auth_code_messages', {
+        id: 'v12-sms',
+        phone: '+963944123461',
+        code: '24680',
+        status: 'dead',
+        attempts: 1,
+        next_attempt_at: T0,
+        last_error: 'twilio_21211: invalid To',
+        created_at: T0,
+        updated_at: T0,
+        dismissed_at: LATER,
+      });
+    },
+    async check(store) {
+      const dismissed = await store.console.listDead('push', { errors: null, dismissed: true }, { limit: 50 });
+      expect(dismissed.items.map((item) => item.id)).toEqual(['v12-push']);
+      const shown = await store.console.listDead('push', { errors: null, dismissed: false }, { limit: 50 });
+      expect(shown.items.map((item) => item.id)).not.toContain('v12-push');
+      const sms = await store.console.listDead('sms', { errors: null, dismissed: true }, { limit: 50 });
+      expect(sms.items.map((item) => item.id)).toEqual(['v12-sms']);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

@@ -26,7 +26,15 @@ import { oldestDueAt } from '../outbox/outbox-claims';
 import { listHeartbeats, type WorkerHeartbeat } from '../outbox/worker-heartbeats';
 import { searchStudents, type StudentHits } from './student-search';
 import { listAttempts, type DeliveryAttemptRow } from './attempts';
-import { deadErrors, listDead, type DeadPage } from './dead-letters';
+import {
+  deadErrors,
+  dismissDead,
+  listDead,
+  requeueDead,
+  type DeadFilter,
+  type DeadPage,
+  type DeadPageRequest,
+} from './dead-letters';
 import { listMessages, type MessageListFilter, type MessageListPage, type MessagePageRequest } from './message-list';
 
 export interface ConsoleStore {
@@ -54,14 +62,14 @@ export interface ConsoleStore {
   searchStudents(text: string, page: { limit: number; offset: number }): Promise<StudentHits>;
   /** A message's attempts, oldest first (attempts.ts). */
   listAttempts(channel: OutboxChannel, messageId: string): Promise<DeliveryAttemptRow[]>;
-  /** Dead messages of a channel, newest change first; with `lastError`, those with it only. */
-  listDead(
-    channel: OutboxChannel,
-    lastError: string | null,
-    page: { limit: number; offset: number },
-  ): Promise<DeadPage>;
-  /** The last errors of a channel's dead messages, most frequent first. */
-  deadErrors(channel: OutboxChannel, limit: number): Promise<{ error: string; count: number }[]>;
+  /** Dead messages of a channel, the latest given up first, a page at a time by their key (dead-letters.ts). */
+  listDead(channel: OutboxChannel, filter: DeadFilter, page: DeadPageRequest): Promise<DeadPage>;
+  /** The last errors of a channel's dead messages (the dismissed ones, or the others), most frequent first. */
+  deadErrors(channel: OutboxChannel, limit: number, dismissed?: boolean): Promise<{ error: string; count: number }[]>;
+  /** Dismisses a dead message (kept, out of the list). False: no dead message with that id. */
+  dismissDead(channel: OutboxChannel, id: string): Promise<boolean>;
+  /** Re-queues the dead messages with one of these last errors (all for null), the dismissed ones and erased codes left out. */
+  requeueDead(channel: OutboxChannel, errors: readonly string[] | null): Promise<number>;
   /** Messages of both channels, newest first, a page at a time by their key (message-list.ts). */
   listMessages(filter: MessageListFilter, page: MessagePageRequest): Promise<MessageListPage>;
 }
@@ -86,8 +94,10 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     listWorkers: () => run(() => listHeartbeats(db)),
     searchStudents: (text, page) => run(() => searchStudents(core, text, page)),
     listAttempts: (channel, messageId) => run(() => listAttempts(db, channel, messageId)),
-    listDead: (channel, lastError, page) => run(() => listDead(db, channel, lastError, page)),
-    deadErrors: (channel, limit) => run(() => deadErrors(db, channel, limit)),
+    listDead: (channel, filter, page) => run(() => listDead(db, channel, filter, page)),
+    deadErrors: (channel, limit, dismissed) => run(() => deadErrors(db, channel, limit, dismissed)),
+    dismissDead: (channel, id) => run(() => dismissDead(db, channel, id, core.timestamp())),
+    requeueDead: (channel, errors) => run(() => requeueDead(db, channel, errors, core.timestamp())),
     listMessages: (filter, page) => run(() => listMessages(core, filter, page)),
   };
 }
