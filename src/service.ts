@@ -114,6 +114,8 @@ async function startParts(
     templates: config.delivery.notificationTemplates,
     authCodeLimits: config.delivery.authCodeLimits,
     onQueued: wakeWorker,
+    onRefusalNotRecorded: (error) =>
+      logger.warn({ err: error }, 'a refused call could not be recorded for the console; it was refused all the same'),
   });
 
   // The worker starts last; until then (and if it stops) readiness says so.

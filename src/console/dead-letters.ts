@@ -7,8 +7,7 @@
 // count, and leaves out the failures that need a change first unless asked.
 import type { Request, Response } from 'express';
 import { explainFailure, explanationByKey, type Explanation } from '../shared/failure-explanations';
-import type { OutboxChannel } from '../store';
-import type { DeadCursor } from '../store/console/dead-letters';
+import type { DeadCursor, OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';

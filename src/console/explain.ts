@@ -1,7 +1,7 @@
 // A failure as every console page shows it (docs/console.md#explanations):
 // what happened, who must act and what to do, from the one table in
 // src/shared/failure-explanations.ts, then the provider's own text masked.
-import { explainFailure, type Explanation } from '../shared/failure-explanations';
+import { explainFailure, explainRefusal, type Explanation } from '../shared/failure-explanations';
 import type { OutboxChannel } from '../store';
 import { html, type Html } from '../shared/markup';
 import type { View } from './view';
@@ -37,4 +37,9 @@ export function lastErrorText(
   return html`${explanationText(view, explanation, options.full ?? true)}${
     error === null ? '' : html`<br><bdi class="code muted">${maskErrorText(error)}</bdi>`
   }`;
+}
+
+/** Why a call was refused (its reason, `no_token`, …): explained, then the reason's code. */
+export function refusalText(view: View, reason: string, full = true): Html {
+  return html`${explanationText(view, explainRefusal(reason), full)}<br><bdi class="code muted">${reason}</bdi>`;
 }

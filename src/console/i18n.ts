@@ -53,6 +53,7 @@ const en = {
     failed: 'Retrying',
     dead: 'Dead',
     uncertain: 'Uncertain',
+    refused: 'Refused',
   },
   oldestDue: 'Oldest due message has waited',
   nothingDue: 'Nothing is waiting to be sent.',
@@ -350,6 +351,9 @@ const en = {
   timeZoneHint:
     'Every time in the console is shown in this zone, named beside it; the exact UTC time is in its tooltip.',
   preferencesSaved: 'Your preferences are saved.',
+  refusedTitle: 'Refused calls, newest first',
+  noRefused: 'No call for this student was refused.',
+  colCall: 'Call',
 };
 
 export type Messages = typeof en;
@@ -415,6 +419,7 @@ const ar: Messages = {
     failed: 'تُعاد محاولتها',
     dead: 'فشلت نهائيًا',
     uncertain: 'غير مؤكدة',
+    refused: 'مرفوض',
   },
   oldestDue: 'أقدم رسالة مستحقة تنتظر منذ',
   nothingDue: 'لا توجد رسائل تنتظر الإرسال.',
@@ -699,6 +704,9 @@ const ar: Messages = {
   timeZoneLabel: 'المنطقة الزمنية',
   timeZoneHint: 'تظهر كل الأوقات في وحدة التحكم بهذه المنطقة مع اسمها؛ والوقت الدقيق بالتوقيت العالمي في تلميحه.',
   preferencesSaved: 'حُفظت تفضيلاتك.',
+  refusedTitle: 'الطلبات المرفوضة، الأحدث أولًا',
+  noRefused: 'لم يُرفض أي طلب لهذا الطالب.',
+  colCall: 'الطلب',
 };
 
 export const MESSAGES: Readonly<Record<Lang, Messages>> = { en, ar };

@@ -11,12 +11,12 @@ import {
   type MessageCursor,
   type MessageListFilter,
   type MessageListItem,
-  type OutboxStatus,
+  type MessageListStatus,
 } from '../store';
 import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
-import { lastErrorText, maskErrorText } from './explain';
+import { lastErrorText, maskErrorText, refusalText } from './explain';
 import { errorSummary, page, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 50;
@@ -25,17 +25,18 @@ export const CSV_MAX_ROWS = 10_000;
 const CSV_BATCH = 500;
 
 /** The status values of the query string, as the page names them, and what the outbox calls them. */
-const STATUSES: Readonly<Record<string, OutboxStatus>> = {
+const STATUSES: Readonly<Record<string, MessageListStatus>> = {
   queued: 'queued',
   'in-flight': 'sending',
   sent: 'sent',
   retrying: 'failed',
   uncertain: 'uncertain',
   dead: 'dead',
+  refused: 'refused',
 };
 export const STATUS_PARAM = Object.fromEntries(
   Object.entries(STATUSES).map(([param, status]) => [status, param]),
-) as Readonly<Record<OutboxStatus, string>>;
+) as Readonly<Record<MessageListStatus, string>>;
 
 const MAX = { school: 512, type: 64, find: 128, error: 2000, id: 128 } as const;
 const DAY = /^(\d{4})-(\d\d)-(\d\d)$/;
@@ -172,8 +173,8 @@ function auditedFind(find: string): string | null {
   return digits !== null && digits.length > PHONE_SUFFIX_DIGITS ? maskPhone(find) : find;
 }
 
-const statusClass = (status: OutboxStatus): string =>
-  status === 'dead' || status === 'failed' ? 'alert' : status === 'sent' ? 'ok' : '';
+const statusClass = (status: MessageListStatus): string =>
+  status === 'dead' || status === 'failed' || status === 'refused' ? 'alert' : status === 'sent' ? 'ok' : '';
 
 const messageHref = (item: MessageListItem): string =>
   `${CONSOLE_BASE}/messages/${item.channel}/${encodeURIComponent(item.id)}`;
@@ -188,13 +189,22 @@ function row(view: View, item: MessageListItem): Html {
         : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(item.studentId)}"><bdi>${item.studentId}</bdi></a>`;
   return html`<tr>
 <td data-label="${t.colQueued}">${view.times.atSecond(item.createdAt)}</td>
-<td data-label="${t.colMessage}"><a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a></td>
+<td data-label="${t.colMessage}">${
+    // A refused call queued nothing: there is no message page to go to.
+    item.status === 'refused'
+      ? html`<bdi class="code">${item.id.slice(0, 8)}</bdi>`
+      : html`<a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a>`
+  }</td>
 <td data-label="${t.colChannel}">${t.channelShort[item.channel]}</td>
 <td data-label="${t.colRecipient}">${recipient}</td>
 <td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${item.type}</bdi>`}</td>
 <td data-label="${t.statusLabel}"><span class="${statusClass(item.status)}">${t.status[item.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(item.attempts)}</td>
-<td data-label="${t.colLastError}">${lastErrorText(view, item.channel, item.lastError, { full: false })}</td>
+<td data-label="${t.colLastError}">${
+    item.status === 'refused'
+      ? refusalText(view, item.lastError ?? '', false)
+      : lastErrorText(view, item.channel, item.lastError, { full: false })
+  }</td>
 <td data-label="${t.colSentAt}">${view.times.atSecond(item.sentAt)}</td>
 </tr>`;
 }

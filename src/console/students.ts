@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
-import { lastErrorText } from './explain';
+import { lastErrorText, refusalText } from './explain';
 import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
@@ -96,12 +96,13 @@ export async function showStudent(
     sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students' }));
     return;
   }
-  const [school, device, notifications, absences, notes] = await Promise.all([
+  const [school, device, notifications, absences, notes, refusedCalls] = await Promise.all([
     admin.getRecord('schools', student.school),
     student.deviceId === undefined || student.deviceId === null ? null : admin.getRecord('devices', student.deviceId),
     admin.listOutbox('push', { studentId: id, limit: LIST_MAX, offset: 0 }),
     admin.listRecords('absences', { studentId: id }, { limit: LIST_MAX, offset: 0 }),
     admin.listRecords('notes', { studentId: id }, { limit: LIST_MAX, offset: 0 }),
+    context.stores.console.listRefusedCalls(id, LIST_MAX),
   ]);
   await context.audit({
     address,
@@ -154,6 +155,21 @@ export async function showStudent(
 </tr>`,
         )}</tbody></table>`;
 
+  const refusedRows =
+    refusedCalls.length === 0
+      ? html`<p>${t.noRefused}</p>`
+      : html`<table class="stack">
+<thead><tr><th scope="col">${t.colTime}</th><th scope="col">${t.colCall}</th><th scope="col">${t.colType}</th><th scope="col">${t.colStatus}</th><th scope="col">${t.colReason}</th></tr></thead>
+<tbody>${refusedCalls.map(
+          (r) => html`<tr>
+<td data-label="${t.colTime}">${view.times.atSecond(r.at)}</td>
+<td data-label="${t.colCall}"><bdi class="code">${r.operation}</bdi></td>
+<td data-label="${t.colType}">${r.type === null ? '–' : html`<bdi>${r.type}</bdi>`}</td>
+<td data-label="${t.colStatus}"><span class="alert">${t.status.refused}</span></td>
+<td data-label="${t.colReason}">${refusalText(view, r.reason)}</td>
+</tr>`,
+        )}</tbody></table>`;
+
   const absenceRows =
     absences.items.length === 0
       ? html`<p>${t.noAbsences}</p>`
@@ -190,6 +206,8 @@ export async function showStudent(
 ${deviceBlock}
 <h2>${t.notifications}</h2>
 ${notificationRows}
+<h2>${t.refusedTitle}</h2>
+${refusedRows}
 <h2>${t.absences}</h2>
 ${absenceRows}
 <h2>${t.notes}</h2>

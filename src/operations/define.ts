@@ -18,6 +18,8 @@ export interface OperationRules {
   readonly authCodeLimits?: readonly AuthCodeLimit[];
   /** Told after a message was queued, so that a worker in this process can send it at once. */
   readonly onQueued?: (channel: OutboxChannel) => void;
+  /** Told when a refused call could not be recorded for the console (the call is refused all the same). */
+  readonly onRefusalNotRecorded?: (error: unknown) => void;
 }
 
 export interface OperationDeps {

@@ -454,3 +454,137 @@ export function explainFailure(
 export function explanationByKey(key: string): Explanation | null {
   return EXPLANATIONS.find((e) => e.key === key) ?? null;
 }
+
+// Calls refused before anything was queued (src/operations/refused-call.ts),
+// by the fault's code: what happened, who must act, what to do.
+const REFUSALS: Readonly<Record<string, Explanation>> = {
+  no_device: entry(
+    'refused-no-device',
+    'parents',
+    true,
+    [
+      'Nothing was sent: the student has no phone registered for notifications (the parents have not signed in to the app yet).',
+      'The parents install the app and sign in; the school sends again after that.',
+    ],
+    [
+      'لم يُرسل شيء: ليس للطالب هاتف مسجّل للإشعارات (لم يسجّل الأهل الدخول إلى التطبيق بعد).',
+      'يثبّت الأهل التطبيق ويسجّلون الدخول؛ ثم تعيد المدرسة الإرسال.',
+    ],
+  ),
+  no_token: entry(
+    'refused-no-token',
+    'parents',
+    true,
+    [
+      'Nothing was sent: the phone’s push token was removed (the app was uninstalled, or the push service said the token is no longer valid).',
+      'The parents open the app on the phone so that it registers again; the school sends again after that.',
+    ],
+    [
+      'لم يُرسل شيء: أُزيل رمز الإشعارات للهاتف (حُذف التطبيق، أو قالت خدمة الإشعارات إن الرمز لم يعد صالحًا).',
+      'يفتح الأهل التطبيق على الهاتف ليسجّل من جديد؛ ثم تعيد المدرسة الإرسال.',
+    ],
+  ),
+  student_unknown: entry(
+    'refused-student-unknown',
+    'school',
+    true,
+    [
+      'Nothing was sent: the school’s system asked for a student id the service does not know.',
+      'The school checks the id it sent, or imports its roster so that the student is known.',
+    ],
+    [
+      'لم يُرسل شيء: طلب نظام المدرسة رقم طالب لا تعرفه الخدمة.',
+      'تتحقق المدرسة من الرقم الذي أرسلته، أو تستورد قائمة طلابها ليصبح الطالب معروفًا.',
+    ],
+  ),
+  student_not_in_school: entry(
+    'refused-other-school',
+    'school',
+    true,
+    [
+      'Nothing was sent: the student belongs to another school than the one that asked.',
+      'The school checks the id and its own address; if the student moved, an operator corrects the student’s school.',
+    ],
+    [
+      'لم يُرسل شيء: ينتمي الطالب إلى مدرسة غير التي طلبت.',
+      'تتحقق المدرسة من الرقم ومن عنوانها؛ وإن انتقل الطالب يصحّح أحد المشغّلين مدرسته.',
+    ],
+  ),
+  phone_invalid: entry(
+    'refused-phone-invalid',
+    'parents',
+    true,
+    [
+      'No code was sent: the phone number given is not a valid number.',
+      'The parents check the number they typed in the app and ask again.',
+    ],
+    [
+      'لم يُرسل أي رمز: رقم الهاتف المعطى ليس رقمًا صالحًا.',
+      'يتحقق الأهل من الرقم الذي كتبوه في التطبيق ثم يطلبون مجددًا.',
+    ],
+  ),
+  phone_not_mobile: entry(
+    'refused-phone-not-mobile',
+    'parents',
+    true,
+    ['No code was sent: the number given is not a mobile number.', 'The parents ask again with a mobile number.'],
+    ['لم يُرسل أي رمز: الرقم المعطى ليس رقم جوال.', 'يطلب الأهل مجددًا برقم جوال.'],
+  ),
+  phone_country: entry(
+    'refused-phone-country',
+    'us',
+    true,
+    [
+      'No code was sent: numbers of that country are not accepted by this service (SMS_ALLOWED_COUNTRIES).',
+      'If the country should be served, we add it to the service’s settings; otherwise the parents use a local number.',
+    ],
+    [
+      'لم يُرسل أي رمز: لا تقبل هذه الخدمة أرقام ذلك البلد (SMS_ALLOWED_COUNTRIES).',
+      'إن كان ينبغي خدمة ذلك البلد نضيفه إلى إعدادات الخدمة؛ وإلا يستعمل الأهل رقمًا محليًا.',
+    ],
+  ),
+  auth_code_limit_phone: entry(
+    'refused-limit-phone',
+    'parents',
+    false,
+    [
+      'No code was sent: too many login codes were asked for this phone in a short time.',
+      'The parents wait for the time the app shows, then ask once, and wait for the text message.',
+    ],
+    [
+      'لم يُرسل أي رمز: طُلبت رموز دخول كثيرة لهذا الهاتف في وقت قصير.',
+      'ينتظر الأهل المدة التي يعرضها التطبيق، ثم يطلبون مرة واحدة وينتظرون الرسالة.',
+    ],
+  ),
+  auth_code_limit_caller: entry(
+    'refused-limit-caller',
+    'us',
+    false,
+    [
+      'No code was sent: too many login codes were asked from one network address.',
+      'We check in the audit trail whether that address is misusing the service; a shared school network may need a higher limit.',
+    ],
+    [
+      'لم يُرسل أي رمز: طُلبت رموز دخول كثيرة من عنوان شبكة واحد.',
+      'نتحقق في سجل التدقيق مما إذا كان ذلك العنوان يسيء استخدام الخدمة؛ وقد تحتاج شبكة مدرسة مشتركة إلى حد أعلى.',
+    ],
+  ),
+  auth_code_limit_global: entry(
+    'refused-limit-global',
+    'us',
+    false,
+    [
+      'No code was sent: the service reached its budget of login codes.',
+      'We look for misuse, then raise the budget (AUTH_CODE_LIMIT_GLOBAL) if the demand is real.',
+    ],
+    [
+      'لم يُرسل أي رمز: بلغت الخدمة ميزانيتها من رموز الدخول.',
+      'نبحث عن إساءة استخدام، ثم نرفع الميزانية (AUTH_CODE_LIMIT_GLOBAL) إن كان الطلب حقيقيًا.',
+    ],
+  ),
+};
+
+/** Why a call was refused, in plain words, from its reason (`no_token`, …); the unknown table entry for another. */
+export function explainRefusal(reason: string): Explanation {
+  return Object.hasOwn(REFUSALS, reason) ? (REFUSALS[reason] ?? UNKNOWN) : UNKNOWN;
+}

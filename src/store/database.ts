@@ -212,6 +212,26 @@ export interface EventOutboxTable {
   sent_at: string | null;
 }
 
+/** A refused SendNotificationType or AuthCode call (migration 0013). */
+export interface RefusedCallsTable {
+  id: string;
+  created_at: string;
+  /** `SendNotificationType` or `AuthCode`. */
+  operation: string;
+  /** The channel the call would have queued on: `push` or `sms`. */
+  channel: string;
+  /** The fault's code: `no_device`, `no_token`, `auth_code_limit_phone`, … */
+  reason: string;
+  student_id: string | null;
+  school_key: string | null;
+  /** The notification type asked for. */
+  type: string | null;
+  /** Masked as the logs mask it (`+*********459`); never the whole number. */
+  phone: string | null;
+  /** The phone's last 4 digits, for the console's search. */
+  phone_suffix: string | null;
+}
+
 export interface StoreDatabase {
   schools: SchoolsTable;
   students: StudentsTable;
@@ -228,4 +248,5 @@ export interface StoreDatabase {
   delivery_workers: DeliveryWorkersTable;
   event_subscriptions: EventSubscriptionsTable;
   event_outbox: EventOutboxTable;
+  refused_calls: RefusedCallsTable;
 }

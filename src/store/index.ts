@@ -73,6 +73,7 @@ export {
 export type {
   AbsenceRecord,
   NewAuthCodeMessage,
+  NewRefusedCall,
   NewPushNotification,
   NoteRecord,
   NoteState,
@@ -98,7 +99,10 @@ export type {
   MessageListFilter,
   MessageListItem,
   MessageListPage,
+  MessageListStatus,
   NewConsoleSession,
+  RefusedCall,
+  DeadCursor,
   StudentHit,
   StudentHits,
   WorkerHeartbeat,

@@ -520,6 +520,42 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(sms.items.map((item) => item.id)).toEqual(['v12-sms']);
     },
   },
+  // A refused call, kept for the console with its phone masked.
+  '0013_refused_calls': {
+    async fill(insert) {
+      await insert('refused_calls', {
+        id: 'v13-refused',
+        created_at: T0,
+        operation: 'AuthCode',
+        channel: 'sms',
+        reason: 'auth_code_limit_phone',
+        student_id: null,
+        school_key: null,
+        type: null,
+        phone: '+*********462',
+        phone_suffix: '3462',
+      });
+      await insert('refused_calls', {
+        id: 'v13-refused-push',
+        created_at: T0,
+        operation: 'SendNotificationType',
+        channel: 'push',
+        reason: 'no_token',
+        student_id: 'v1-student',
+        school_key: 'https://v1.school.example',
+        type: 'absence',
+        phone: null,
+        phone_suffix: null,
+      });
+    },
+    async check(store) {
+      const none = { channel: null, school: null, type: null, from: null, until: null, error: null };
+      const refused = await store.console.listMessages({ ...none, status: 'refused', find: '3462' }, { limit: 10 });
+      expect(refused.items.map((item) => [item.id, item.status, item.lastError])).toEqual([
+        ['v13-refused', 'refused', 'auth_code_limit_phone'],
+      ]);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

@@ -36,6 +36,7 @@ import {
   type DeadPageRequest,
 } from './dead-letters';
 import { listMessages, type MessageListFilter, type MessageListPage, type MessagePageRequest } from './message-list';
+import { listRefusedCalls, type RefusedCall } from './refused-calls';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -72,6 +73,8 @@ export interface ConsoleStore {
   requeueDead(channel: OutboxChannel, errors: readonly string[] | null): Promise<number>;
   /** Messages of both channels, newest first, a page at a time by their key (message-list.ts). */
   listMessages(filter: MessageListFilter, page: MessagePageRequest): Promise<MessageListPage>;
+  /** A student's refused calls, newest first (refused-calls.ts). */
+  listRefusedCalls(studentId: string, limit: number): Promise<RefusedCall[]>;
 }
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {
@@ -99,6 +102,7 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     dismissDead: (channel, id) => run(() => dismissDead(db, channel, id, core.timestamp())),
     requeueDead: (channel, errors) => run(() => requeueDead(db, channel, errors, core.timestamp())),
     listMessages: (filter, page) => run(() => listMessages(core, filter, page)),
+    listRefusedCalls: (studentId, limit) => run(() => listRefusedCalls(db, studentId, limit)),
   };
 }
 
@@ -114,12 +118,14 @@ export type { ActivityBucket, ErrorCount } from './console-overview';
 export type { WorkerHeartbeat } from '../outbox/worker-heartbeats';
 export type { StudentHit, StudentHits } from './student-search';
 export type { DeliveryAttemptRow } from './attempts';
-export type { DeadMessage, DeadPage } from './dead-letters';
+export type { DeadCursor, DeadFilter, DeadMessage, DeadPage } from './dead-letters';
+export type { RefusedCall } from './refused-calls';
 export type {
   MessageChannel,
   MessageCursor,
   MessageListFilter,
   MessageListItem,
   MessageListPage,
+  MessageListStatus,
   MessagePageRequest,
 } from './message-list';

@@ -11,6 +11,7 @@ import { smsSendStartedMigration } from './0009-sms-send-started';
 import { messageListMigration } from './0010-message-list';
 import { eventsMigration } from './0011-events';
 import { deadLetterDismissalMigration } from './0012-dead-letter-dismissal';
+import { refusedCallsMigration } from './0013-refused-calls';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -28,6 +29,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0010_message_list': messageListMigration,
   '0011_events': eventsMigration,
   '0012_dead_letter_dismissal': deadLetterDismissalMigration,
+  '0013_refused_calls': refusedCallsMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
