@@ -1,7 +1,7 @@
 // How every console page writes a time (docs/console.md#times): one
 // `<time datetime="…">` element, shown in the operator's time zone with the
 // zone named, the exact UTC time in its title; to the minute or to the
-// second; and "3 min ago" / "in 35 sec." where people think that way. One
+// second; and "3 min ago" / "in 35 sec" where people think that way. One
 // module, so that one page never shows two formats.
 import { html, type Html } from '../shared/markup';
 
@@ -31,7 +31,7 @@ export interface Times {
   at(iso: string | null): Html | string;
   /** A `<time>` to the second (attempts, messages), with its zone; a dash for null. */
   atSecond(iso: string | null): Html | string;
-  /** A `<time>` holding how long ago or how soon (`3 min. ago`, `in 35 sec.`), the time itself in its title. */
+  /** A `<time>` holding how long ago or how soon (`3 min ago`, `in 35 sec`), the time itself in its title. */
   relative(iso: string | null, now: number): Html | string;
   /** A calendar day (`2026-03-02`, a stored date with no time), as a `<time>`. */
   day(date: string | null): Html | string;
