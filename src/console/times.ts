@@ -106,3 +106,37 @@ export function timesFor(locale: string, zone: string): Times {
     },
   };
 }
+
+/**
+ * A wall-clock time in `zone` (`2026-03-02T11:00`, as a datetime-local field
+ * gives it) as the UTC instant it names; null when it is not one. In a
+ * change of the clocks an hour that happens twice is read as its second, and
+ * one that never happens as the hour after.
+ */
+export function zonedToUtc(local: string, zone: string): string | null {
+  const match = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d))?$/.exec(local);
+  if (match === null) return null;
+  const [y, mo, d, h, mi, se] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
+  const wall = Date.UTC(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0, se ?? 0);
+  if (Number.isNaN(wall) || new Date(wall).toISOString().slice(0, 16) !== local.slice(0, 16)) return null;
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  // The zone's offset at an instant: its wall clock then, less the instant.
+  const offsetAt = (instant: number): number => {
+    const p = Object.fromEntries(parts.formatToParts(new Date(instant)).map((part) => [part.type, part.value]));
+    return (
+      Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second)) -
+      instant
+    );
+  };
+  const first = wall - offsetAt(wall);
+  return new Date(wall - offsetAt(first)).toISOString();
+}

@@ -53,7 +53,7 @@ export type {
   EventHealthRule,
   EventSubscriptionView,
 } from './outbox/events';
-export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access/access-audit';
+export type { AuditCursor, AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './access/access-audit';
 export { counterTotalKey, type CounterDelta, type CounterMerge, type CounterWindow } from './access/access-counters';
 export type { AuthCodeAdmission, AuthCodeLimit, AuthCodeLimitScope } from './outbox/auth-code-admission';
 export type { DevicePlatform, EventSubscriptionState, OutboxStatus } from './database';
