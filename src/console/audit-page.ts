@@ -12,7 +12,7 @@ import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { zonedToUtc } from './times';
-import { errorSummary, page, type View } from './view';
+import { errorSummary, keysetPager, page, type View } from './view';
 
 const SHOWN = 100;
 const CURSOR = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z)_([\w-]{1,64})$/;
@@ -109,20 +109,18 @@ export async function showAudit(context: ConsoleContext, view: View, req: Reques
       : null;
   const more = found !== null && found.items.length > SHOWN;
   const items = found === null ? [] : after !== undefined && more ? found.items.slice(1) : found.items.slice(0, SHOWN);
-  const cursor = (e: { at: string; id: string } | undefined) =>
-    e === undefined ? '' : encodeURIComponent(`${e.at}_${e.id}`);
+  const cursor = (e: { at: string; id: string } | undefined) => (e === undefined ? null : `${e.at}_${e.id}`);
   const query = new URLSearchParams(Object.entries(form).filter(([, value]) => value !== '')).toString();
-  const link = (extra: string) => `${CONSOLE_BASE}/audit?${[query, extra].filter((p) => p !== '').join('&')}`;
   const hasNewer = after !== undefined ? more : before !== undefined;
   const hasOlder = after !== undefined ? true : more;
-  const pager =
-    items.length === 0 || (!hasNewer && !hasOlder)
-      ? ''
-      : html`<nav class="pager" aria-label="${t.auditPager}">${
-          hasNewer
-            ? html`<a href="${link('')}">${t.newest}</a> <a rel="prev" href="${link(`after=${cursor(items[0])}`)}">${t.newer}</a> `
-            : ''
-        }${hasOlder ? html`<a rel="next" href="${link(`before=${cursor(items[items.length - 1])}`)}">${t.older}</a>` : ''}</nav>`;
+  const pager = keysetPager(
+    view,
+    t.auditPager,
+    `${CONSOLE_BASE}/audit`,
+    query,
+    hasNewer ? cursor(items[0]) : null,
+    hasOlder ? cursor(items[items.length - 1]) : null,
+  );
   const invalid = (id: string) => (problems.some((p) => p.field === id) ? html` aria-invalid="true"` : '');
   const option = (value: string, label: string) =>
     html`<option value="${value}"${form.outcome === value ? html` selected` : ''}>${label}</option>`;

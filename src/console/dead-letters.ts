@@ -12,7 +12,7 @@ import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, page, type SignedIn, type View } from './view';
+import { allows, csrfField, errorSummary, keysetPager, notice, page, type SignedIn, type View } from './view';
 
 const PAGE_SIZE = 50;
 /** Distinct errors read for the groups and the filters (the store's DEAD_ERRORS_READ bounds it too). */
@@ -132,17 +132,16 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
   const tab = (channel: OutboxChannel) =>
     html`<li><a href="${CONSOLE_BASE}/dead?channel=${channel}"${q.channel === channel ? html` aria-current="page"` : ''}>${t.channel[channel]}</a></li>`;
   const pager =
-    list === null || (list.older === null && list.newer === null)
+    list === null
       ? ''
-      : html`<nav class="pager" aria-label="${t.deadPager}">${
-          list.newer === null
-            ? ''
-            : html`<a href="${CONSOLE_BASE}/dead?${filter}">${t.newest}</a> <a rel="prev" href="${CONSOLE_BASE}/dead?${filter}&amp;after=${encodeURIComponent(cursorParam(list.newer))}">${t.newer}</a> `
-        }${
-          list.older === null
-            ? ''
-            : html`<a rel="next" href="${CONSOLE_BASE}/dead?${filter}&amp;before=${encodeURIComponent(cursorParam(list.older))}">${t.older}</a>`
-        }</nav>`;
+      : keysetPager(
+          view,
+          t.deadPager,
+          `${CONSOLE_BASE}/dead`,
+          filter,
+          list.newer === null ? null : cursorParam(list.newer),
+          list.older === null ? null : cursorParam(list.older),
+        );
   const rows = (list?.items ?? []).map(
     (m) => html`<tr>
 <td data-label="${t.colMessage}"><a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a></td>
@@ -171,7 +170,7 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
 <li><a href="${here({ reason: null, error: null })}"${q.reason === null && q.error === null ? html` aria-current="true"` : ''}>${t.allReasons}</a></li>
 ${groups.map(
   (g) =>
-    html`<li><a href="${here({ reason: g.explanation.key, error: null })}"${q.reason === g.explanation.key && q.error === null ? html` aria-current="true"` : ''}>${g.explanation[view.lang].what}</a> (${f.number(g.count)})<br>${explanationText(view, g.explanation)}</li>`,
+    html`<li><a href="${here({ reason: g.explanation.key, error: null })}"${q.reason === g.explanation.key && q.error === null ? html` aria-current="true"` : ''}>${g.explanation[view.lang].what}</a> (${f.number(g.count)})<br>${explanationText(view, g.explanation, 'todo')}</li>`,
 )}
 </ul>
 ${q.error === null ? '' : html`<p>${t.lastErrorFilter}: <bdi class="code">${maskErrorText(q.error)}</bdi> · <a href="${here({ error: null })}">${t.removeFilter}</a></p>`}
@@ -249,12 +248,17 @@ export async function confirmResendDead(
 <div><dt>${t.filterReason}</dt><dd>${reason === null ? t.allReasons : reason[view.lang].what}</dd></div>
 ${q.error === null ? '' : html`<div><dt>${t.lastErrorFilter}</dt><dd><bdi class="code">${maskErrorText(q.error)}</bdi></dd></div>`}
 <div><dt>${t.colStatus}</dt><dd>${t.status.dead}</dd></div>
+<div><dt>${t.matching}</dt><dd>${f.number(plan.all)}</dd></div>
 <div><dt>${t.filterPermanent}</dt><dd>${f.number(plan.permanent)} (${t.permanentExcluded})</dd></div>
 </dl>
 ${
   plan.all === 0
     ? html`<p role="status">${t.noneToResend}</p><p><a href="${back}">${t.back}</a></p>`
-    : html`<p>${t.confirmResendFiltered(f.number(plan.all - plan.permanent))}</p>
+    : html`<p>${
+        plan.permanent === 0
+          ? t.confirmResendFiltered(f.number(plan.all))
+          : t.confirmResendSome(f.number(plan.all - plan.permanent), f.number(plan.all))
+      }</p>
 <form method="post" action="${CONSOLE_BASE}/dead/resend">${csrfField(view)}
 <input type="hidden" name="channel" value="${q.channel}">
 <input type="hidden" name="reason" value="${q.reason ?? ''}">

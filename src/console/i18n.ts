@@ -340,6 +340,9 @@ const en = {
   permanentExcluded: 'left out',
   permanentIncluded: 'included',
   confirmResendFiltered: (n: string) => `Put these ${n} dead messages back in the queue, to be sent now?`,
+  confirmResendSome: (some: string, all: string) =>
+    `Put ${some} of these ${all} dead messages back in the queue, to be sent now? With the box ticked, all ${all}.`,
+  matching: 'Dead messages matching',
   noneToResend: 'No message matches this filter: nothing would be resent.',
   deadPager: 'Dead letters pages',
   auditPager: 'Audit trail pages',
@@ -697,6 +700,9 @@ const ar: Messages = {
   permanentExcluded: 'مستثناة',
   permanentIncluded: 'مشمولة',
   confirmResendFiltered: (n: string) => `هل تريد إعادة هذه الرسائل الفاشلة (${n}) إلى قائمة الانتظار لتُرسل الآن؟`,
+  confirmResendSome: (some: string, all: string) =>
+    `هل تريد إعادة ${some} من هذه الرسائل الفاشلة (${all}) إلى قائمة الانتظار لتُرسل الآن؟ ومع تحديد المربع، كلها (${all}).`,
+  matching: 'الرسائل الفاشلة المطابقة',
   noneToResend: 'لا توجد رسالة تطابق هذا المرشّح: لن يُعاد إرسال شيء.',
   deadPager: 'صفحات الرسائل الفاشلة',
   auditPager: 'صفحات سجل التدقيق',

@@ -17,7 +17,7 @@ import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { lastErrorText, maskErrorText, refusalText } from './explain';
-import { errorSummary, page, type SignedIn, type View } from './view';
+import { errorSummary, keysetPager, page, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 50;
 /** The most rows one CSV download holds; a longer list is cut there (the page says so). */
@@ -255,23 +255,16 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
     html`<option value="${value}"${form[name] === value ? html` selected` : ''}>${label}</option>`;
   const statusOptions = Object.entries(STATUSES).map(([param, status]) => option('status', param, t.status[status]));
   const pager =
-    list === null || (list.older === null && list.newer === null)
+    list === null
       ? ''
-      : html`<nav class="pager" aria-label="${t.messagesPager}">${
-          list.newer === null
-            ? ''
-            : html`<a href="${withQuery(`${CONSOLE_BASE}/messages`, query)}">${t.newest}</a> <a rel="prev" href="${withQuery(
-                `${CONSOLE_BASE}/messages`,
-                [query, `after=${encodeURIComponent(cursorParam(list.newer))}`].filter((p) => p !== '').join('&'),
-              )}">${t.newer}</a> `
-        }${
-          list.older === null
-            ? ''
-            : html`<a rel="next" href="${withQuery(
-                `${CONSOLE_BASE}/messages`,
-                [query, `before=${encodeURIComponent(cursorParam(list.older))}`].filter((p) => p !== '').join('&'),
-              )}">${t.older}</a>`
-        }</nav>`;
+      : keysetPager(
+          view,
+          t.messagesPager,
+          `${CONSOLE_BASE}/messages`,
+          query,
+          list.newer === null ? null : cursorParam(list.newer),
+          list.older === null ? null : cursorParam(list.older),
+        );
   const errorFilter =
     form.error === ''
       ? ''

@@ -122,3 +122,28 @@ export function errorSummary(view: View, problems: readonly { field?: string; te
 export function notice(text: string | null): Html | '' {
   return text === null ? '' : html`<div class="notice" role="status"><p>${text}</p></div>`;
 }
+
+/**
+ * The pager of a list paged by its key (Messages, dead letters, the audit
+ * trail): `Newest` and `Newer` when there is a newer page, `Older` when there
+ * is an older one, each the list's `path` with its filter `query` and the
+ * cursor of the row to seek from (`after=` the first row, `before=` the last).
+ */
+export function keysetPager(
+  view: View,
+  label: string,
+  path: string,
+  query: string,
+  newer: string | null,
+  older: string | null,
+): Html | '' {
+  if (newer === null && older === null) return '';
+  const link = (cursor: string) =>
+    `${path}?${[query, cursor].filter((part) => part !== '').join('&')}`.replace(/\?$/, '');
+  const { t } = view;
+  return html`<nav class="pager" aria-label="${label}">${
+    newer === null
+      ? ''
+      : html`<a href="${link('')}">${t.newest}</a> <a rel="prev" href="${link(`after=${encodeURIComponent(newer)}`)}">${t.newer}</a> `
+  }${older === null ? '' : html`<a rel="next" href="${link(`before=${encodeURIComponent(older)}`)}">${t.older}</a>`}</nav>`;
+}

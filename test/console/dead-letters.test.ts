@@ -109,7 +109,10 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
     expect(confirm.text).toContain('<dt>Channel</dt><dd>Push notifications</dd>');
     expect(confirm.text).toContain('<dt>Reason</dt><dd>All reasons</dd>');
     expect(confirm.text).toContain('<dt>Failures that need a change first</dt><dd>3 (left out)</dd>');
-    expect(confirm.text).toContain('Put these 2 dead messages back in the queue');
+    expect(confirm.text).toContain('<dt>Dead messages matching</dt><dd>5</dd>');
+    expect(confirm.text).toContain(
+      'Put 2 of these 5 dead messages back in the queue, to be sent now? With the box ticked, all 5.',
+    );
     expect(confirm.text).toContain('<input type="checkbox" id="permanent" name="permanent" value="1">');
     const done = await operator.agent
       .post('/console/dead/resend')
