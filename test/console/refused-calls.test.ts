@@ -4,31 +4,16 @@
 // shown on the student's page and in Messages as Refused, with the reason in
 // plain words; the caller's answer is the one it was, even when the record
 // cannot be written.
-import pino from 'pino';
-import { loadServiceModel } from '../../src/contract';
-import { createOperations, type OperationRules } from '../../src/operations';
-import { createApp, type App } from '../../src/server';
+import type { OperationRules } from '../../src/operations';
+import type { App } from '../../src/server';
+import { operationsApp } from '../support/operations-app';
 import type { OpenedStore } from '../../src/store';
 import { storeVariants, type TestStore } from '../support/stores';
 import { bodyText, httpPost } from '../support/wire';
 import { closeConsoleWorld, openConsoleWorld, signedIn, type ConsoleHarness } from './support';
 
-async function wire(store: OpenedStore, rules: Partial<OperationRules> = {}): Promise<App> {
-  const operations = createOperations(store, {
-    phone: { defaultRegion: 'SY', allowedCountries: ['SY'] },
-    authCodeLimits: [{ scope: 'phone', max: 1, windowSeconds: 60 }],
-    ...rules,
-  });
-  return createApp({
-    endpoints: await loadServiceModel('http://tempuri.org/'),
-    operations,
-    logger: pino({ level: 'silent' }),
-    bodyLimit: 1048576,
-    trustProxy: false,
-    operationTimeoutMs: 5000,
-    helpPages: false,
-  });
-}
+const wire = (store: OpenedStore, rules: Partial<OperationRules> = {}): Promise<App> =>
+  operationsApp(store, { authCodeLimits: [{ scope: 'phone', max: 1, windowSeconds: 60 }], ...rules });
 
 const send = (app: App, id: string) =>
   httpPost(app, 'NotificationNotes', 'SendNotificationType', {
