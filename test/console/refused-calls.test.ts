@@ -4,6 +4,8 @@
 // shown on the student's page and in Messages as Refused, with the reason in
 // plain words; the caller's answer is the one it was, even when the record
 // cannot be written.
+import pino from 'pino';
+import { pruneOutboxOnce } from '../../src/delivery/outbox-retention';
 import type { OperationRules } from '../../src/operations';
 import type { App } from '../../src/server';
 import { operationsApp } from '../support/operations-app';
@@ -107,6 +109,19 @@ describe.each(storeVariants())('refused calls in the console on $name', (variant
       'Student 1003 has no device registered for push notifications.\r\n',
     ]);
     await until(() => failures.length === 1);
+    expect(await ctx.query('select id from refused_calls')).toEqual([]);
+  });
+
+  it('prunes the refusals with the finished messages', async () => {
+    for (const id of ['1003', '1005']) expect((await send(app, id)).status).toBe(500);
+    await until(async () => (await ctx.query('select id from refused_calls')).length === 2);
+    const deleted = await pruneOutboxOnce(
+      ctx.store.outbox,
+      1,
+      new Date(Date.now() + 2 * 24 * 3_600_000),
+      pino({ level: 'silent' }),
+    );
+    expect(deleted).toEqual({ push: 0, sms: 0 });
     expect(await ctx.query('select id from refused_calls')).toEqual([]);
   });
 });
