@@ -75,7 +75,6 @@ const en = {
   workerAlive: 'Working',
   workerSilent: 'Not responding',
   noWorkers: 'No delivery worker has reported in the last minute: nothing is being sent.',
-  ago: (duration: string) => `${duration} ago`,
   // Accounts
   accountsTitle: 'Accounts',
   addAccount: 'Add an account',
@@ -447,7 +446,6 @@ const ar: Messages = {
   workerAlive: 'يعمل',
   workerSilent: 'لا يستجيب',
   noWorkers: 'لم يُبلغ أي معالج إرسال عن نفسه خلال الدقيقة الأخيرة: لا يُرسَل شيء الآن.',
-  ago: (duration: string) => `قبل ${duration}`,
   accountsTitle: 'الحسابات',
   addAccount: 'إضافة حساب',
   passwordRule: '12 حرفًا على الأقل.',
