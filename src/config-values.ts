@@ -112,6 +112,22 @@ export const url = (name: string) =>
     .refine((v) => /^https?:\/\/[^\s/]+/.test(v) && URL.canParse(v), `${name} must be an http:// or https:// URL`)
     .meta(accepts('an `http://` or `https://` URL'));
 
+/** An IANA time zone this Node knows (`UTC`, `Asia/Riyadh`), checked by Intl itself. */
+export const timeZone = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine((zone) => {
+      if (zone === '' || zone.length > 64) return false;
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, `${name} must be an IANA time zone such as UTC or Asia/Riyadh`)
+    .meta(accepts('an IANA time zone such as `UTC` or `Asia/Riyadh`'));
+
 /** A trimmed string that says something: a path, a name (loadConfig has already taken a blank one as unset). */
 export const text = (name: string) => z.string().trim().min(1, `${name} must not be blank`);
 

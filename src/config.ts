@@ -17,6 +17,7 @@ import {
   secretSetting,
   setting,
   text,
+  timeZone,
   url,
 } from './config-values';
 import { DEFAULT_NAMESPACE } from './contract/contract';
@@ -117,6 +118,8 @@ export interface ConsoleConfig {
   readonly allow: readonly string[] | null;
   /** CONSOLE_IMPORT_MAX_ROWS: rows a roster import may hold. */
   readonly importMaxRows: number;
+  /** CONSOLE_TIME_ZONE: the zone of the console's times when the operator chose none. */
+  readonly timeZone: string;
 }
 
 export class ConfigError extends Error {
@@ -528,6 +531,14 @@ const schema = z.object({
         'Rows a roster import in the console may hold, all collections of the file together; a file with more is refused whole ([import limits](console.md#import-limits)).',
       ),
     ),
+  CONSOLE_TIME_ZONE: timeZone('CONSOLE_TIME_ZONE')
+    .default('UTC')
+    .meta(
+      setting(
+        'console',
+        'The time zone the console shows times in for an operator who has chosen none on the Preferences page ([times](console.md#times)); each time names its zone and gives the UTC time in its tooltip.',
+      ),
+    ),
   CONSOLE_ALLOW: z
     .string()
     .trim()
@@ -677,6 +688,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionMaxHours: c.CONSOLE_SESSION_MAX_HOURS,
       allow: c.CONSOLE_ALLOW === undefined || c.CONSOLE_ALLOW === '' ? null : parseAllowList(c.CONSOLE_ALLOW),
       importMaxRows: c.CONSOLE_IMPORT_MAX_ROWS,
+      timeZone: c.CONSOLE_TIME_ZONE,
     },
   };
 }

@@ -117,6 +117,8 @@ async function startParts(
     urgentTypes: config.delivery.urgentTypes,
     authCodeLimits: config.delivery.authCodeLimits,
     onQueued: wakeWorker,
+    onRefusalNotRecorded: (error: unknown) =>
+      logger.warn({ err: error }, 'a refused call could not be recorded for the console; it was refused all the same'),
   };
   const operations = createOperations(operationStore, rules);
 
@@ -302,6 +304,7 @@ function operatorRoutes(
         maxAgeMs: config.console.sessionMaxHours * 3_600_000,
         allow: consoleAllowList(config.console.allow),
         importMaxRows: config.console.importMaxRows,
+        timeZone: config.console.timeZone,
       },
       logger,
       bcrypt: consoleBcrypt,

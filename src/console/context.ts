@@ -21,6 +21,8 @@ export interface ConsoleSettings {
   readonly allow: BlockList | null;
   /** Rows a roster import may hold (CONSOLE_IMPORT_MAX_ROWS); DEFAULT_MAX_ROWS when left out. */
   readonly importMaxRows?: number;
+  /** The zone times are shown in for an operator who chose none (CONSOLE_TIME_ZONE); UTC when left out. */
+  readonly timeZone?: string;
 }
 
 export interface ConsoleStores {

@@ -64,6 +64,7 @@ const en = {
     failed: 'Retrying',
     dead: 'Dead',
     uncertain: 'Uncertain',
+    refused: 'Refused',
   },
   oldestDue: 'Oldest due message has waited',
   nothingDue: 'Nothing is waiting to be sent.',
@@ -85,7 +86,6 @@ const en = {
   workerAlive: 'Working',
   workerSilent: 'Not responding',
   noWorkers: 'No delivery worker has reported in the last minute: nothing is being sent.',
-  ago: (duration: string) => `${duration} ago`,
   // Accounts
   accountsTitle: 'Accounts',
   addAccount: 'Add an account',
@@ -194,8 +194,8 @@ const en = {
   anyOutcome: 'Any',
   allowed: 'Allowed',
   refused: 'Refused',
-  fromTime: 'From (UTC)',
-  toTime: 'Until (UTC)',
+  fromTime: (zone: string) => `From (${zone})`,
+  toTime: (zone: string) => `Until (${zone})`,
   filter: 'Filter',
   auditShown: (n: string, total: string) => `${n} of ${total} entries, newest first.`,
   noEntries: 'No entries match.',
@@ -322,14 +322,62 @@ const en = {
   notes: 'Notes',
   noNotes: 'No notes.',
   colText: 'Text',
-  plainError: {
-    no_token: 'The phone had no push token: the parents must open the app again.',
-    unregistered:
-      'The app is no longer registered on this phone (removed, or not opened for a long time): the parents must open the app again.',
-    exhausted: 'Every attempt failed; delivery gave up.',
-    uncertain: 'The provider may have received it; it was not sent again to avoid a duplicate.',
-    provider: 'The provider refused or did not answer.',
-  },
+  // One message whole, explanations, dead letters' actions, times and preferences (docs/console.md).
+  whoActs: {
+    parents: 'The parents',
+    school: 'The school',
+    us: 'Us (the service’s operators)',
+    provider: 'The provider',
+    nobody: 'Nobody: the service tries again by itself',
+  } as Readonly<Record<'parents' | 'school' | 'us' | 'provider' | 'nobody', string>>,
+  pushTitle: (type: string, student: string) => `“${type}” to ${student}`,
+  smsTitle: (phone: string) => `Login code to ${phone}`,
+  recipientLabel: 'Recipient',
+  phone: 'Phone',
+  sentTitle: 'Title sent',
+  sentText: 'Text sent',
+  smsTextHidden: 'The login code and its message (the code is never shown).',
+  colExplanation: 'What it means',
+  nextTry: 'Next try',
+  permanentFirst: (todo: string) => `Resending fails the same way until this is done: ${todo}`,
+  codeErased:
+    'The login code was erased once it was given up, so it cannot be sent again: the parents ask for a new code in the app.',
+  deadGroupsTitle: 'Why they died, and who must act',
+  allReasons: 'All reasons',
+  showDismissed: 'Show the dismissed ones',
+  hideDismissed: 'Hide the dismissed ones',
+  dismiss: 'Dismiss',
+  dismissedAt: 'Dismissed',
+  dismissedNote: 'The message was dismissed: it is kept, and out of the dead letters list.',
+  resendThese: (n: string) => `Resend these ${n}…`,
+  includePermanent: 'Also resend those that fail the same way until something changes',
+  filterRestated: 'These dead messages match the filter shown:',
+  filterChannel: 'Channel',
+  filterReason: 'Reason',
+  filterPermanent: 'Failures that need a change first',
+  permanentExcluded: 'left out',
+  permanentIncluded: 'included',
+  confirmResendFiltered: (n: string) => `Put these ${n} dead messages back in the queue, to be sent now?`,
+  confirmResendSome: (some: string, all: string) =>
+    `Put ${some} of these ${all} dead messages back in the queue, to be sent now? With the box ticked, all ${all}.`,
+  matching: 'Dead messages matching',
+  noneToResend: 'No message matches this filter: nothing would be resent.',
+  deadPager: 'Dead letters pages',
+  auditPager: 'Audit trail pages',
+  anyOperation: 'Any',
+  consoleOperations: 'In the console',
+  serviceOperations: 'Calls to the service',
+  oldValue: 'before',
+  newValue: 'after',
+  preferencesTitle: 'Preferences',
+  navPreferences: 'Preferences',
+  timeZoneLabel: 'Time zone',
+  preferencesZoneHint:
+    'Every time in the console is shown in this zone, named beside it; the exact UTC time is in its tooltip.',
+  preferencesSaved: 'Your preferences are saved.',
+  refusedTitle: 'Refused calls, newest first',
+  noRefused: 'No call for this student was refused.',
+  colCall: 'Call',
 };
 
 export type Messages = typeof en;
@@ -395,6 +443,7 @@ const ar: Messages = {
     failed: 'تُعاد محاولتها',
     dead: 'فشلت نهائيًا',
     uncertain: 'غير مؤكدة',
+    refused: 'مرفوض',
   },
   oldestDue: 'أقدم رسالة مستحقة تنتظر منذ',
   nothingDue: 'لا توجد رسائل تنتظر الإرسال.',
@@ -416,7 +465,6 @@ const ar: Messages = {
   workerAlive: 'يعمل',
   workerSilent: 'لا يستجيب',
   noWorkers: 'لم يُبلغ أي معالج إرسال عن نفسه خلال الدقيقة الأخيرة: لا يُرسَل شيء الآن.',
-  ago: (duration: string) => `قبل ${duration}`,
   accountsTitle: 'الحسابات',
   addAccount: 'إضافة حساب',
   passwordRule: '12 حرفًا على الأقل.',
@@ -518,8 +566,8 @@ const ar: Messages = {
   anyOutcome: 'الكل',
   allowed: 'مسموح',
   refused: 'مرفوض',
-  fromTime: 'من (UTC)',
-  toTime: 'حتى (UTC)',
+  fromTime: (zone: string) => `من (${zone})`,
+  toTime: (zone: string) => `حتى (${zone})`,
   filter: 'تصفية',
   auditShown: (n: string, total: string) => `${n} من ${total} قيدًا، الأحدث أولًا.`,
   noEntries: 'لا توجد قيود مطابقة.',
@@ -657,14 +705,61 @@ const ar: Messages = {
   notes: 'الملاحظات',
   noNotes: 'لا توجد ملاحظات.',
   colText: 'النص',
-  plainError: {
-    no_token: 'لم يكن لدى الهاتف رمز إشعارات: يجب أن يفتح الأهل التطبيق مرة أخرى.',
-    unregistered:
-      'لم يعد التطبيق مسجّلًا على هذا الهاتف (حُذف أو لم يُفتح منذ مدة طويلة): يجب أن يفتح الأهل التطبيق مرة أخرى.',
-    exhausted: 'فشلت كل المحاولات وتوقّف الإرسال.',
-    uncertain: 'ربما استلمه مزوّد الخدمة؛ لم يُرسل مرة أخرى تجنّبًا للتكرار.',
-    provider: 'رفض مزوّد الخدمة الرسالة أو لم يُجب.',
+  // One message whole, explanations, dead letters' actions, times and preferences (docs/console.md).
+  whoActs: {
+    parents: 'الأهل',
+    school: 'المدرسة',
+    us: 'نحن (مشغّلو الخدمة)',
+    provider: 'المزوّد',
+    nobody: 'لا أحد: تعيد الخدمة المحاولة بنفسها',
   },
+  pushTitle: (type: string, student: string) => `«${type}» إلى ${student}`,
+  smsTitle: (phone: string) => `رمز دخول إلى ${phone}`,
+  recipientLabel: 'المستلم',
+  phone: 'الهاتف',
+  sentTitle: 'العنوان المرسل',
+  sentText: 'النص المرسل',
+  smsTextHidden: 'رمز الدخول ورسالته (لا يُعرض الرمز أبدًا).',
+  colExplanation: 'ما معناه',
+  nextTry: 'المحاولة التالية',
+  permanentFirst: (todo: string) => `تفشل إعادة الإرسال بالطريقة نفسها حتى يتم هذا: ${todo}`,
+  codeErased: 'مُحي رمز الدخول بعد التوقف عن إرساله، فلا يمكن إرساله مرة أخرى: يطلب الأهل رمزًا جديدًا في التطبيق.',
+  deadGroupsTitle: 'لماذا فشلت، ومن عليه أن يتصرف',
+  allReasons: 'كل الأسباب',
+  showDismissed: 'عرض المستبعدة',
+  hideDismissed: 'إخفاء المستبعدة',
+  dismiss: 'استبعاد',
+  dismissedAt: 'استُبعدت',
+  dismissedNote: 'استُبعدت الرسالة: هي محفوظة، وخارج قائمة الرسائل الفاشلة.',
+  resendThese: (n: string) => `إعادة إرسال هذه الرسائل (${n})…`,
+  includePermanent: 'أعد أيضًا إرسال ما يفشل بالطريقة نفسها حتى يتغير شيء',
+  filterRestated: 'تطابق هذه الرسائل الفاشلة المرشّح المعروض:',
+  filterChannel: 'القناة',
+  filterReason: 'السبب',
+  filterPermanent: 'الإخفاقات التي تحتاج إلى تغيير أولًا',
+  permanentExcluded: 'مستثناة',
+  permanentIncluded: 'مشمولة',
+  confirmResendFiltered: (n: string) => `هل تريد إعادة هذه الرسائل الفاشلة (${n}) إلى قائمة الانتظار لتُرسل الآن؟`,
+  confirmResendSome: (some: string, all: string) =>
+    `هل تريد إعادة ${some} من هذه الرسائل الفاشلة (${all}) إلى قائمة الانتظار لتُرسل الآن؟ ومع تحديد المربع، كلها (${all}).`,
+  matching: 'الرسائل الفاشلة المطابقة',
+  noneToResend: 'لا توجد رسالة تطابق هذا المرشّح: لن يُعاد إرسال شيء.',
+  deadPager: 'صفحات الرسائل الفاشلة',
+  auditPager: 'صفحات سجل التدقيق',
+  anyOperation: 'الكل',
+  consoleOperations: 'في وحدة التحكم',
+  serviceOperations: 'طلبات إلى الخدمة',
+  oldValue: 'قبل',
+  newValue: 'بعد',
+  preferencesTitle: 'التفضيلات',
+  navPreferences: 'التفضيلات',
+  timeZoneLabel: 'المنطقة الزمنية',
+  preferencesZoneHint:
+    'تظهر كل الأوقات في وحدة التحكم بهذه المنطقة مع اسمها؛ والوقت الدقيق بالتوقيت العالمي في تلميحه.',
+  preferencesSaved: 'حُفظت تفضيلاتك.',
+  refusedTitle: 'الطلبات المرفوضة، الأحدث أولًا',
+  noRefused: 'لم يُرفض أي طلب لهذا الطالب.',
+  colCall: 'الطلب',
 };
 
 export const MESSAGES: Readonly<Record<Lang, Messages>> = { en, ar };
@@ -694,48 +789,16 @@ export function chooseLang(cookies: ReadonlyMap<string, string>, headers: Incomi
 
 export interface Formats {
   number(value: number): string;
-  /** An ISO time as a date and time in UTC, in the page's language. */
-  time(iso: string | null): string;
-  /** An ISO time as a date and time to the second in UTC, without the zone's name (the caller gives it). */
-  timeSeconds(iso: string): string;
   /** A length of time in its largest whole unit or two: `3 minutes`, `2 hours 5 minutes`. */
   duration(ms: number): string;
 }
 
 export function formatsFor(messages: Messages): Formats {
   const numbers = new Intl.NumberFormat(messages.locale);
-  const times = new Intl.DateTimeFormat(messages.locale, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-    timeZone: 'UTC',
-  });
-  const toTheSecond = new Intl.DateTimeFormat(messages.locale, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-    timeZone: 'UTC',
-  });
   const unit = (name: 'second' | 'minute' | 'hour' | 'day', n: number) =>
     new Intl.NumberFormat(messages.locale, { style: 'unit', unit: name, unitDisplay: 'long' }).format(n);
   return {
     number: (value) => numbers.format(value),
-    time: (iso) => {
-      if (iso === null) return '–';
-      const at = new Date(iso);
-      return Number.isNaN(at.getTime()) ? iso : `${times.format(at)} UTC`;
-    },
-    timeSeconds: (iso) => {
-      const at = new Date(iso);
-      return Number.isNaN(at.getTime()) ? iso : toTheSecond.format(at);
-    },
     duration: (ms) => {
       const seconds = Math.max(0, Math.floor(ms / 1000));
       if (seconds < 60) return unit('second', seconds);

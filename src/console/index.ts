@@ -20,7 +20,9 @@ import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
 import { showSearch, showStudent } from './students';
 import { confirmResend, isChannel, resend, showMessage } from './message';
 import { downloadMessageList, showMessageList } from './message-list';
-import { confirmResendDead, resendDead, showDead } from './dead-letters';
+import { confirmResendDead, dismissDead, resendDead, showDead } from './dead-letters';
+import { chooseZone, savePreferences, showPreferences } from './preferences';
+import { DEFAULT_TIME_ZONE } from './times';
 import { showAudit } from './audit-page';
 import { createImportJobs, type ImportJobs } from './import-jobs';
 import { applyUpload, downloadReport, jobSummary, receiveUpload, showImport, showUpload } from './import-page';
@@ -129,7 +131,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     }
     const cookies = parseCookies(req.headers.cookie);
     res.locals.cookies = cookies;
-    res.locals.view = viewFor(chooseLang(cookies, req.headers), null, req.originalUrl.slice(0, 1000));
+    res.locals.view = viewFor(
+      chooseLang(cookies, req.headers),
+      null,
+      req.originalUrl.slice(0, 1000),
+      chooseZone(cookies, context.settings.timeZone ?? DEFAULT_TIME_ZONE),
+    );
     next();
   });
 
@@ -170,7 +177,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       redirect(res, `${CONSOLE_BASE}/sign-in${found.state === 'ended' ? '?ended=1' : ''}`);
       return;
     }
-    const view = viewFor(local(res).view.lang, found.session, local(res).view.here);
+    const view = viewFor(local(res).view.lang, found.session, local(res).view.here, local(res).view.times.zone);
     res.locals.view = view;
     // The import's upload carries its token in the multipart body, read (within its bound) and checked by its route.
     const deferred =
@@ -317,6 +324,25 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   router.post(`${CONSOLE_BASE}/dead/resend`, need('operator'), async (req, res) => {
     callOf(res).operation = 'resend-dead';
     await resendDead(context, local(res).view, req, res);
+  });
+
+  // Dismissing a dead letter, and the operator's preferences (docs/console.md#dead-letters, #times).
+  router.post(`${CONSOLE_BASE}/dead/:channel/:id/dismiss`, need('operator'), async (req, res, next) => {
+    const channel = String(req.params.channel);
+    if (!isChannel(channel)) {
+      next();
+      return;
+    }
+    callOf(res).operation = 'dismiss-dead';
+    await dismissDead(context, local(res).view, req, res, channel, String(req.params.id).slice(0, 128));
+  });
+  router.get(`${CONSOLE_BASE}/preferences`, (req, res) => {
+    callOf(res).operation = 'preferences';
+    showPreferences(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/preferences`, async (req, res) => {
+    callOf(res).operation = 'preferences';
+    await savePreferences(context, local(res).view, req, res);
   });
 
   router.get(`${CONSOLE_BASE}/schools`, async (req, res) => {

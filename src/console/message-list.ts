@@ -11,15 +11,15 @@ import {
   type MessageCursor,
   type MessageListFilter,
   type MessageListItem,
-  type OutboxStatus,
+  type MessageListStatus,
 } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import { statusClass } from './status-style';
 import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
-import { lastErrorText, maskErrorText } from './students';
-import { errorSummary, sendView, type SignedIn, type View } from './view';
+import { lastErrorText, maskErrorText, refusalText } from './explain';
+import { errorSummary, keysetPager, sendView, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 50;
 /** The most rows one CSV download holds; a longer list is cut there (the page says so). */
@@ -27,17 +27,18 @@ export const CSV_MAX_ROWS = 10_000;
 const CSV_BATCH = 500;
 
 /** The status values of the query string, as the page names them, and what the outbox calls them. */
-const STATUSES: Readonly<Record<string, OutboxStatus>> = {
+const STATUSES: Readonly<Record<string, MessageListStatus>> = {
   queued: 'queued',
   'in-flight': 'sending',
   sent: 'sent',
   retrying: 'failed',
   uncertain: 'uncertain',
   dead: 'dead',
+  refused: 'refused',
 };
 export const STATUS_PARAM = Object.fromEntries(
   Object.entries(STATUSES).map(([param, status]) => [status, param]),
-) as Readonly<Record<OutboxStatus, string>>;
+) as Readonly<Record<MessageListStatus, string>>;
 
 const MAX = { school: 512, type: 64, find: 128, error: 2000, id: 128 } as const;
 const DAY = /^(\d{4})-(\d\d)-(\d\d)$/;
@@ -174,12 +175,6 @@ function auditedFind(find: string): string | null {
   return digits !== null && digits.length > PHONE_SUFFIX_DIGITS ? maskPhone(find) : find;
 }
 
-/** A time to the second, with the exact UTC time in its title. */
-function timeTag(view: View, iso: string | null): Html | string {
-  if (iso === null) return '–';
-  return html`<time datetime="${iso}" title="${iso.replace('T', ' ').replace('Z', ' UTC')}">${view.f.timeSeconds(iso)}</time>`;
-}
-
 const messageHref = (item: MessageListItem): string =>
   `${CONSOLE_BASE}/messages/${item.channel}/${encodeURIComponent(item.id)}`;
 
@@ -192,15 +187,24 @@ function row(view: View, item: MessageListItem): Html {
         ? '–'
         : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(item.studentId)}"><bdi>${item.studentId}</bdi></a>`;
   return html`<tr>
-<td data-label="${t.colQueued}">${timeTag(view, item.createdAt)}</td>
-<td data-label="${t.colMessage}"><a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a></td>
+<td data-label="${t.colQueued}">${view.times.atSecond(item.createdAt)}</td>
+<td data-label="${t.colMessage}">${
+    // A refused call queued nothing: there is no message page to go to.
+    item.status === 'refused'
+      ? html`<bdi class="code">${item.id.slice(0, 8)}</bdi>`
+      : html`<a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a>`
+  }</td>
 <td data-label="${t.colChannel}">${t.channelShort[item.channel]}</td>
 <td data-label="${t.colRecipient}">${recipient}</td>
 <td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${typeName(view, item.type)}</bdi>`}</td>
 <td data-label="${t.statusLabel}"><span class="${statusClass(item.status)}">${t.status[item.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(item.attempts)}</td>
-<td data-label="${t.colLastError}">${lastErrorText(view, item.lastError)}</td>
-<td data-label="${t.colSentAt}">${timeTag(view, item.sentAt)}</td>
+<td data-label="${t.colLastError}">${
+    item.status === 'refused'
+      ? refusalText(view, item.lastError ?? '', false)
+      : lastErrorText(view, item.channel, item.lastError, { full: false })
+  }</td>
+<td data-label="${t.colSentAt}">${view.times.atSecond(item.sentAt)}</td>
 </tr>`;
 }
 
@@ -250,23 +254,16 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
     html`<option value="${value}"${form[name] === value ? html` selected` : ''}>${label}</option>`;
   const statusOptions = Object.entries(STATUSES).map(([param, status]) => option('status', param, t.status[status]));
   const pager =
-    list === null || (list.older === null && list.newer === null)
+    list === null
       ? ''
-      : html`<nav class="pager" aria-label="${t.messagesPager}">${
-          list.newer === null
-            ? ''
-            : html`<a href="${withQuery(`${CONSOLE_BASE}/messages`, query)}">${t.newest}</a> <a rel="prev" href="${withQuery(
-                `${CONSOLE_BASE}/messages`,
-                [query, `after=${encodeURIComponent(cursorParam(list.newer))}`].filter((p) => p !== '').join('&'),
-              )}">${t.newer}</a> `
-        }${
-          list.older === null
-            ? ''
-            : html`<a rel="next" href="${withQuery(
-                `${CONSOLE_BASE}/messages`,
-                [query, `before=${encodeURIComponent(cursorParam(list.older))}`].filter((p) => p !== '').join('&'),
-              )}">${t.older}</a>`
-        }</nav>`;
+      : keysetPager(
+          view,
+          t.messagesPager,
+          `${CONSOLE_BASE}/messages`,
+          query,
+          list.newer === null ? null : cursorParam(list.newer),
+          list.older === null ? null : cursorParam(list.older),
+        );
   const errorFilter =
     form.error === ''
       ? ''

@@ -1,35 +1,53 @@
-// One message (docs/console.md#one-message): what was queued, every attempt
-// with the provider's answer and the masked error, the next attempt; and,
-// for a dead or retrying message, Resend (operators) after a confirmation
-// page, through the same store function as the admin API's requeue.
-import type { Response } from 'express';
+// One message, whole (docs/console.md#one-message): whose it is (the student,
+// linked, and the school), where it went (the device and its masked token, or
+// the masked phone), what was sent, every attempt to the second with the
+// provider's answer explained and the next try; and, for a dead or retrying
+// message, Resend (operators) after a confirmation page, through the same
+// store function as the admin API's requeue, never for an erased login code.
+import type { Request, Response } from 'express';
+import { explainFailure } from '../shared/failure-explanations';
+import { maskPhone } from '../log';
 import type { OutboxChannel } from '../store';
-import type { PageHandler } from './context';
+import type { ConsoleContext } from './context';
+import { isolated } from '../shared/bidi';
 import { statusClass } from './status-style';
 import { typeName } from './values';
-import { html } from '../shared/markup';
-import { CONSOLE_BASE, redirect } from './respond';
-import { lastErrorText, maskErrorText } from './students';
-import { allows, csrfField, notice, sendView, type SignedIn, type View } from './view';
+import { html, type Html } from '../shared/markup';
+import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { lastErrorText } from './explain';
+import { maskToken } from './students';
+import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
-/** A page of one message, named by its channel and id in the path. */
-type MessageHandler = PageHandler<[channel: OutboxChannel, id: string]>;
-
 const messagePath = (channel: OutboxChannel, id: string) =>
   `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
 
-export const showMessage: MessageHandler = async (context, view, req, res, channel, id) => {
-  const { t, f } = view;
+export async function showMessage(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+  channel: OutboxChannel,
+  id: string,
+): Promise<void> {
+  const { t, f, times } = view;
   const session = view.session as SignedIn;
-  const found = await context.stores.admin.getOutboxMessage(channel, id);
+  const admin = context.stores.admin;
+  const found = await admin.getOutboxMessage(channel, id);
   if (found === null) {
-    sendView(res, view, t.notFoundTitle, html`<p>${t.messageMissing}</p>`, { status: 404 });
+    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.messageMissing}</p>`));
     return;
   }
-  const attempts = await context.stores.console.listAttempts(channel, id);
+  const push = found.channel === 'push' ? found.item : null;
+  const sms = found.channel === 'sms' ? found.item : null;
+  const [attempts, student, device] = await Promise.all([
+    context.stores.console.listAttempts(channel, id),
+    push === null ? null : admin.getRecord('students', push.studentId),
+    push === null ? null : admin.getRecord('devices', push.deviceId),
+  ]);
+  const school = student === null ? null : await admin.getRecord('schools', student.school);
   const message = found.item;
-  const studentId = found.channel === 'push' ? found.item.studentId : null;
+  const studentId = push?.studentId ?? null;
   await context.audit({
     address: req.ip ?? null,
     account: session.account,
@@ -38,65 +56,123 @@ export const showMessage: MessageHandler = async (context, view, req, res, chann
     subject: studentId,
     outcome: 'allowed',
   });
-  const resendable = (message.status === 'dead' || message.status === 'failed') && allows(session.role, 'operator');
+  const now = context.now().getTime();
+  const explanation = explainFailure(channel, message.lastError);
+  const erased = sms !== null && sms.code === null;
+  const resendable =
+    (message.status === 'dead' || message.status === 'failed') && allows(session.role, 'operator') && !erased;
   const done = req.query.done === 'resent' ? t.resent : null;
   const refused = typeof req.query.refused === 'string' ? (t.resendRefused[req.query.refused] ?? null) : null;
-  sendView(
+  const maskedPhone = sms === null ? '' : maskPhone(sms.phone);
+  const title =
+    push === null
+      ? t.smsTitle(maskedPhone)
+      : t.pushTitle(typeName(view, push.type), isolated(student?.fullName ?? push.studentId));
+  const pending = message.status === 'queued' || message.status === 'failed';
+  const nextAttempt = (iso: string | null): Html | string =>
+    iso === null ? '–' : html`${times.atSecond(iso)} (${times.relative(iso, now)})`;
+  const studentLink =
+    studentId === null
+      ? ''
+      : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(studentId)}"><bdi>${student?.fullName ?? studentId}</bdi></a> <bdi class="code muted">${studentId}</bdi>`;
+  const recipient =
+    push !== null
+      ? html`<div><dt>${t.recipientLabel}</dt><dd>${t.device} <bdi class="code">${push.deviceId}</bdi>${
+          device === null
+            ? html` · <span class="alert">${t.noDevice}</span>`
+            : html` · ${t.pushToken} ${
+                device.token === null || device.token === undefined
+                  ? html`<span class="alert">${t.noToken}</span>`
+                  : html`<bdi class="code">${maskToken(device.token)}</bdi>`
+              }`
+        }</dd></div>`
+      : html`<div><dt>${t.recipientLabel}</dt><dd>${t.phone} <bdi class="code" dir="ltr">${maskedPhone}</bdi></dd></div>`;
+  const what =
+    push !== null
+      ? html`<div><dt>${t.sentTitle}</dt><dd><bdi>${push.title}</bdi></dd></div>
+<div><dt>${t.sentText}</dt><dd><bdi class="sent-text">${push.body}</bdi></dd></div>`
+      : html`<div><dt>${t.sentText}</dt><dd>${t.smsTextHidden}</dd></div>`;
+  const resendBlock = resendable
+    ? html`${
+        explanation?.permanent === true
+          ? html`<p class="due alert">${t.permanentFirst(explanation[view.lang].todo)}</p>`
+          : ''
+      }<p><a class="button secondary" href="${messagePath(channel, id)}/resend">${t.resend}</a></p>`
+    : erased && message.status === 'dead'
+      ? html`<p class="due">${t.codeErased}</p>`
+      : '';
+  sendPage(
     res,
-    view,
-    `${t.messageTitle} ${id.slice(0, 8)}`,
-    html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
-${studentId === null ? '' : html`<p><a href="${CONSOLE_BASE}/students/${encodeURIComponent(studentId)}">${t.back}</a></p>`}
+    200,
+    page(
+      view,
+      title,
+      html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
 <dl class="summary-list">
-<div><dt>${t.colId}</dt><dd><bdi class="code">${id}</bdi></dd></div>
-<div><dt>${t.colChannelName}</dt><dd>${t.channel[channel]}</dd></div>
-${found.channel === 'push' ? html`<div><dt>${t.colType}</dt><dd><bdi>${typeName(view, found.item.type)}</bdi></dd></div>` : ''}
-<div><dt>${t.colQueued}</dt><dd>${f.time(message.createdAt)}</dd></div>
 <div><dt>${t.colStatus}</dt><dd><span class="${statusClass(message.status)}" id="message-status">${t.status[message.status]}</span></dd></div>
 ${
-  found.channel === 'push' && found.item.heldUntil !== null
-    ? html`<div><dt>${t.colHeldUntil}</dt><dd id="held-until">${f.time(found.item.heldUntil)}</dd></div>`
+  push !== null && push.heldUntil !== null
+    ? html`<div><dt>${t.colHeldUntil}</dt><dd id="held-until">${times.atSecond(push.heldUntil)}</dd></div>`
     : ''
 }
+${studentId === null ? '' : html`<div><dt>${t.colStudent}</dt><dd>${studentLink}</dd></div>`}
+${push === null ? '' : html`<div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? push.schoolKey ?? student?.school ?? '–'}</bdi></dd></div>`}
+<div><dt>${t.colType}</dt><dd>${push === null ? t.loginCode : html`<bdi>${typeName(view, push.type)}</bdi>`}</dd></div>
+${recipient}
+${what}
+<div><dt>${t.colChannelName}</dt><dd>${t.channel[channel]}</dd></div>
+<div><dt>${t.colId}</dt><dd><bdi class="code">${id}</bdi></dd></div>
+<div><dt>${t.colQueued}</dt><dd>${times.atSecond(message.createdAt)}</dd></div>
 <div><dt>${t.colAttempts}</dt><dd>${f.number(message.attempts)}</dd></div>
-<div><dt>${t.colNextAttempt}</dt><dd>${message.status === 'queued' || message.status === 'failed' ? f.time(message.nextAttemptAt) : '–'}</dd></div>
-<div><dt>${t.colSentAt}</dt><dd>${f.time(message.sentAt)}</dd></div>
-<div><dt>${t.colLastError}</dt><dd>${lastErrorText(view, message.lastError)}</dd></div>
+<div><dt>${t.nextTry}</dt><dd>${pending ? nextAttempt(message.nextAttemptAt) : '–'}</dd></div>
+<div><dt>${t.colSentAt}</dt><dd>${times.atSecond(message.sentAt)}</dd></div>
+<div><dt>${t.colLastError}</dt><dd>${lastErrorText(view, channel, message.lastError)}</dd></div>
 </dl>
-${resendable ? html`<p><a class="button" href="${messagePath(channel, id)}/resend">${t.resend}</a></p>` : ''}
+${resendBlock}
 <h2>${t.attemptsTitle}</h2>
 ${
   attempts.length === 0
     ? html`<p>${t.noAttempts}</p>`
     : html`<table class="stack">
-<thead><tr><th scope="col" class="number">${t.colAttempt}</th><th scope="col">${t.colTime}</th><th scope="col">${t.colOutcome}</th><th scope="col">${t.colCode}</th><th scope="col">${t.colError}</th><th scope="col">${t.colNextAttempt}</th></tr></thead>
+<thead><tr><th scope="col" class="number">${t.colAttempt}</th><th scope="col">${t.colTime}</th><th scope="col">${t.colOutcome}</th><th scope="col">${t.colCode}</th><th scope="col">${t.colExplanation}</th><th scope="col">${t.nextTry}</th></tr></thead>
 <tbody>${attempts.map(
         (a) => html`<tr>
 <td data-label="${t.colAttempt}" class="number">${f.number(a.attempt)}</td>
-<td data-label="${t.colTime}">${f.time(a.at)}</td>
+<td data-label="${t.colTime}">${times.atSecond(a.at)}</td>
 <td data-label="${t.colOutcome}">${t.outcome[a.outcome] ?? a.outcome}</td>
 <td data-label="${t.colCode}"><bdi class="code">${a.code ?? '–'}</bdi></td>
-<td data-label="${t.colError}">${a.error === null ? '–' : html`<bdi class="code">${maskErrorText(a.error)}</bdi>`}</td>
-<td data-label="${t.colNextAttempt}">${f.time(a.nextAttemptAt)}</td>
+<td data-label="${t.colExplanation}">${a.error === null && a.code === null ? '–' : lastErrorText(view, channel, a.error, { code: a.code })}</td>
+<td data-label="${t.nextTry}">${a.outcome === 'failed' ? nextAttempt(a.nextAttemptAt) : '–'}</td>
 </tr>`,
       )}</tbody></table>`
 }`,
+    ),
   );
-};
+}
 
 /** The confirmation step: one question on its own page. */
 export function confirmResend(view: View, res: Response, channel: OutboxChannel, id: string): void {
   const { t } = view;
-  sendView(
+  sendPage(
     res,
-    view,
-    t.resend,
-    html`<p>${t.confirmResend}</p>
+    200,
+    page(
+      view,
+      t.resend,
+      html`<p>${t.confirmResend}</p>
 <form method="post" action="${messagePath(channel, id)}/resend">${csrfField(view)}<button type="submit">${t.yesResend}</button> <a href="${messagePath(channel, id)}">${t.cancel}</a></form>`,
+    ),
   );
 }
 
-export const resend: MessageHandler = async (context, view, req, res, channel, id) => {
+export async function resend(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+  channel: OutboxChannel,
+  id: string,
+): Promise<void> {
   const session = view.session as SignedIn;
   const result = await context.stores.admin.requeueOutboxMessage(channel, id);
   await context.audit({
@@ -109,4 +185,4 @@ export const resend: MessageHandler = async (context, view, req, res, channel, i
   });
   if (result === 'requeued') context.onResent?.();
   redirect(res, `${messagePath(channel, id)}?${result === 'requeued' ? 'done=resent' : `refused=${result}`}`);
-};
+}

@@ -122,14 +122,16 @@ export async function showOverview(context: ConsoleContext, view: View, req: Req
   const buckets: ChartBucket[] = [];
   for (let i = shape.count - 1; i >= 0; i--) {
     const at = new Date(now - i * shape.step).toISOString();
-    const row = byBucket.get(at.slice(0, shape.width));
-    // Minutes by their hour and minute, hours by their day and hour, days by their date (UTC).
+    const key = at.slice(0, shape.width);
+    const row = byBucket.get(key);
+    // Minutes by their hour and minute, hours by their day and hour, in the operator's zone; days by their date
+    // (src/console/times.ts).
     const label =
       shape.width === 16
-        ? at.slice(11, 16)
+        ? view.times.chartLabel(`${key}:00.000Z`, 'minute')
         : shape.width === 13
-          ? `${at.slice(5, 10)} ${at.slice(11, 13)}:00`
-          : at.slice(5, 10);
+          ? view.times.chartLabel(`${key}:00:00.000Z`, 'hour')
+          : view.times.chartLabel(`${key}T00:00:00.000Z`, 'day');
     buckets.push({ label, sent: row?.sent ?? 0, retrying: row?.retrying ?? 0, dead: row?.dead ?? 0 });
   }
   const rangeLinks = html`<nav class="ranges" aria-label="${words.rangeNav}"><ul>${RANGES.map(
@@ -155,7 +157,7 @@ export async function showOverview(context: ConsoleContext, view: View, req: Req
 <thead><tr><th scope="col">${t.colWorker}</th><th scope="col">${t.colStarted}</th><th scope="col">${t.colLastHeard}</th><th scope="col">${t.colState}</th></tr></thead>
 <tbody>${workers.map((w) => {
           const ok = now - Date.parse(w.beatAt) < WORKER_ALIVE_MS;
-          return html`<tr><td data-label="${t.colWorker}"><bdi class="code">${w.id}</bdi></td><td data-label="${t.colStarted}">${f.time(w.startedAt)}</td><td data-label="${t.colLastHeard}">${t.ago(f.duration(now - Date.parse(w.beatAt)))}</td><td data-label="${t.colState}"><span class="${ok ? 'ok' : 'alert'}">${ok ? t.workerAlive : t.workerSilent}</span></td></tr>`;
+          return html`<tr><td data-label="${t.colWorker}"><bdi class="code">${w.id}</bdi></td><td data-label="${t.colStarted}">${view.times.at(w.startedAt)}</td><td data-label="${t.colLastHeard}">${view.times.relative(w.beatAt, now)}</td><td data-label="${t.colState}"><span class="${ok ? 'ok' : 'alert'}">${ok ? t.workerAlive : t.workerSilent}</span></td></tr>`;
         })}</tbody></table>`
   }`;
 

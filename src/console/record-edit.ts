@@ -14,6 +14,7 @@ import { html, type Html } from '../shared/markup';
 import { foreignText, issueText } from './validation';
 import type { Messages } from './i18n';
 import { redirect, sendPage } from './respond';
+import { maskToken } from './students';
 import {
   csrfField,
   errorSummary,
@@ -185,6 +186,30 @@ export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (conte
     ]);
     return;
   }
-  await audit('allowed', Object.keys(parsed.data).join(' '));
+  await audit('allowed', changeText(spec, current, parsed.data));
   redirect(res, spec.saved);
 };
+
+/** A changed value as the audit trail keeps it: cut short, a secret (a push token) by its ends only. */
+function auditValue(field: EditSpec['fields'][number] | undefined, value: unknown): string {
+  if (value === null || value === undefined || value === '') return '–';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (field?.secret === true) return maskToken(text);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/**
+ * What an edit changed, for the audit trail's reason: `classId: 7A -> 7B;
+ * active: 1 -> 0` (docs/console.md#audit-trail), the fields left as they were
+ * left out; `no change` when none changed.
+ */
+export function changeText(spec: EditSpec, before: Record<string, unknown>, after: Record<string, unknown>): string {
+  const changes: string[] = [];
+  for (const [name, value] of Object.entries(after)) {
+    const field = spec.fields.find((f) => f.name === name);
+    const old = auditValue(field, before[name]);
+    const now = auditValue(field, value);
+    if (old !== now || (field?.secret === true && before[name] !== value)) changes.push(`${name}: ${old} -> ${now}`);
+  }
+  return changes.length === 0 ? 'no change' : changes.join('; ').slice(0, 500);
+}

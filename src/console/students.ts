@@ -4,12 +4,13 @@
 // admin API uses; every page of a student is a read of personal data and goes
 // into the audit trail, and so does every reveal of a push token.
 import type { Request, Response } from 'express';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { noteStateName, typeName } from './values';
 import { html, type Html } from '../shared/markup';
-import { CONSOLE_BASE } from './respond';
-import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
+import { CONSOLE_BASE, sendPage } from './respond';
+import { lastErrorText, refusalText } from './explain';
+import { allows, csrfField, notice, page, titled, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
@@ -58,16 +59,19 @@ ${
       }${pageNumber < pages ? html`<a rel="next" href="${link(pageNumber + 1)}">${t.next}</a>` : ''}</nav>`
     : ''
 }`;
-  sendView(
+  sendPage(
     res,
-    view,
-    t.studentsTitle,
-    html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
+    200,
+    page(
+      view,
+      t.studentsTitle,
+      html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
 <div class="field"><label for="q">${t.searchStudents}</label><p class="hint" id="q-hint">${t.searchHint}</p>
 <div class="search-row"><input id="q" name="q" type="search" maxlength="100" dir="auto" aria-describedby="q-hint" value="${q}"> <button type="submit">${t.search}</button></div></div>
 </form>
 ${results}`,
-    { current: 'students' },
+      { current: 'students' },
+    ),
   );
 }
 
@@ -77,44 +81,30 @@ export function maskToken(token: string): string {
   return `${token.slice(0, 4)}…${token.slice(-4)}`;
 }
 
-/** Long unbroken runs of letters and digits in an error text (tokens, ids) shown by their ends only. */
-export function maskErrorText(text: string): string {
-  return text.replace(/[A-Za-z0-9_:.-]{33,}/g, (run) => `${run.slice(0, 6)}…${run.slice(-4)}`);
-}
-
-/** The stored error in plain words for support staff, where its kind is known. */
-function plainError(view: View, error: string): string | null {
-  const e = error.toLowerCase();
-  if (e.startsWith('no_token')) return view.t.plainError.no_token;
-  if (/unregistered|not ?registered|invalid.?registration|badDeviceToken|invalid.?token/i.test(error))
-    return view.t.plainError.unregistered;
-  if (e.includes('may have been accepted')) return view.t.plainError.uncertain;
-  if (e.startsWith('gave up after') || e.startsWith('attempts_exhausted')) return view.t.plainError.exhausted;
-  return view.t.plainError.provider;
-}
-
-/** A message's last error as every page shows it: in plain words, then the stored text masked; a dash when none. */
-export function lastErrorText(view: View, error: string | null): Html | string {
-  if (error === null) return '–';
-  return html`${plainError(view, error)}<br><bdi class="code muted">${maskErrorText(error)}</bdi>`;
-}
-
-export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (context, view, req, res, id, reveal) => {
+export async function showStudent(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+  id: string,
+  reveal: boolean,
+): Promise<void> {
   const { t, f } = view;
   const session = view.session as SignedIn;
   const admin = context.stores.admin;
   const student = await admin.getRecord('students', id);
   const address = req.ip ?? null;
   if (student === null) {
-    sendView(res, view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { status: 404, current: 'students' });
+    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students' }));
     return;
   }
-  const [school, device, notifications, absences, notes] = await Promise.all([
+  const [school, device, notifications, absences, notes, refusedCalls] = await Promise.all([
     admin.getRecord('schools', student.school),
     student.deviceId === undefined || student.deviceId === null ? null : admin.getRecord('devices', student.deviceId),
     admin.listOutbox('push', { studentId: id, limit: LIST_MAX, offset: 0 }),
     admin.listRecords('absences', { studentId: id }, { limit: LIST_MAX, offset: 0 }),
     admin.listRecords('notes', { studentId: id }, { limit: LIST_MAX, offset: 0 }),
+    context.stores.console.listRefusedCalls(id, LIST_MAX),
   ]);
   await context.audit({
     address,
@@ -159,11 +149,26 @@ export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (co
 <tbody>${items.map(
           (n) => html`<tr>
 <td data-label="${t.colType}"><a href="${CONSOLE_BASE}/messages/push/${encodeURIComponent(n.id)}"><bdi>${typeName(view, n.type)}</bdi></a></td>
-<td data-label="${t.colQueued}">${f.time(n.createdAt)}</td>
+<td data-label="${t.colQueued}">${view.times.atSecond(n.createdAt)}</td>
 <td data-label="${t.colStatus}"><span class="${statusClass(n.status)}">${t.status[n.status === 'uncertain' ? 'uncertain' : n.status]}</span></td>
 <td data-label="${t.colAttempts}" class="number">${f.number(n.attempts)}</td>
-<td data-label="${t.colLastError}">${lastErrorText(view, n.lastError)}</td>
-<td data-label="${t.colSentAt}">${f.time(n.sentAt)}</td>
+<td data-label="${t.colLastError}">${lastErrorText(view, 'push', n.lastError)}</td>
+<td data-label="${t.colSentAt}">${view.times.atSecond(n.sentAt)}</td>
+</tr>`,
+        )}</tbody></table>`;
+
+  const refusedRows =
+    refusedCalls.length === 0
+      ? html`<p>${t.noRefused}</p>`
+      : html`<table class="stack">
+<thead><tr><th scope="col">${t.colTime}</th><th scope="col">${t.colCall}</th><th scope="col">${t.colType}</th><th scope="col">${t.colStatus}</th><th scope="col">${t.colReason}</th></tr></thead>
+<tbody>${refusedCalls.map(
+          (r) => html`<tr>
+<td data-label="${t.colTime}">${view.times.atSecond(r.at)}</td>
+<td data-label="${t.colCall}"><bdi class="code">${r.operation}</bdi></td>
+<td data-label="${t.colType}">${r.type === null ? '–' : html`<bdi>${r.type}</bdi>`}</td>
+<td data-label="${t.colStatus}"><span class="alert">${t.status.refused}</span></td>
+<td data-label="${t.colReason}">${refusalText(view, r.reason)}</td>
 </tr>`,
         )}</tbody></table>`;
 
@@ -173,7 +178,7 @@ export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (co
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colReason}</th><th scope="col">${t.colSeen}</th></tr></thead>
 <tbody>${absences.items.map(
           (a) =>
-            html`<tr><td data-label="${t.colDate}">${a.date}</td><td data-label="${t.colType}"><bdi>${typeName(view, a.type)}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${view.times.day(a.date)}</td><td data-label="${t.colType}"><bdi>${typeName(view, a.type)}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
         )}</tbody></table>`;
   const noteRows =
     notes.items.length === 0
@@ -181,16 +186,18 @@ export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (co
       : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colText}</th><th scope="col">${t.colState}</th></tr></thead>
 <tbody>${notes.items.map(
           (n) =>
-            html`<tr><td data-label="${t.colDate}">${n.date}</td><td data-label="${t.colType}"><bdi>${typeName(view, n.type)}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–')}</td></tr>`,
+            html`<tr><td data-label="${t.colDate}">${view.times.at(n.date)}</td><td data-label="${t.colType}"><bdi>${typeName(view, n.type)}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–')}</td></tr>`,
         )}</tbody></table>`;
 
-  sendView(
+  sendPage(
     res,
-    view,
-    titled(t.studentTitle, student.fullName),
-    html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
-      canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
-    }</p>
+    200,
+    page(
+      view,
+      titled(t.studentTitle, student.fullName),
+      html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
+        canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
+      }</p>
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${student.id}</bdi></dd></div>
 <div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? student.school}</bdi></dd></div>
@@ -201,10 +208,13 @@ export const showStudent: PageHandler<[id: string, reveal: boolean]> = async (co
 ${deviceBlock}
 <h2>${t.notifications}</h2>
 ${notificationRows}
+<h2>${t.refusedTitle}</h2>
+${refusedRows}
 <h2>${t.absences}</h2>
 ${absenceRows}
 <h2>${t.notes}</h2>
 ${noteRows}`,
-    { current: 'students' },
+      { current: 'students' },
+    ),
   );
-};
+}

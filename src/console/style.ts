@@ -78,6 +78,11 @@ span.given-up:not(.key)::before{content:"✕ "}
 .ok{color:#00703c;font-weight:700}
 .due{font-size:1.1rem;background:#fff;padding:.5rem 1rem;margin:1rem 0}
 .muted{color:#505a5f}
+.who{display:inline-block;margin-block-start:.25rem;font-size:.95rem}
+.who strong{font-weight:700}
+.sent-text{white-space:pre-wrap}
+.field.checkbox{display:flex;gap:.5rem;align-items:flex-start;margin:1rem 0}
+.field.checkbox input{width:1.5rem;height:1.5rem;margin:0;flex:none}
 .code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9rem;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{text-align:start;padding:.5rem;border-bottom:1px solid #b1b4b6;vertical-align:top}
@@ -132,6 +137,7 @@ input[type=datetime-local],input[type=date]{font:inherit;padding:.35rem .5rem;bo
   button.link{padding:0 .25rem}
   input[type=checkbox],input[type=radio]{width:44px;height:44px;margin:0}
   main{padding:.75rem}
+  time{white-space:normal}
   h1{font-size:1.4rem}
   table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
   table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}

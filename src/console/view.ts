@@ -8,6 +8,7 @@ import { bdi, html, type Html, type HtmlValue } from '../shared/markup';
 import { formatsFor, MESSAGES, type Formats, type Lang, type Messages } from './i18n';
 import { headerMenu } from './header-menu';
 import { CONSOLE_BASE, sendPage } from './respond';
+import { DEFAULT_TIME_ZONE, timesFor, type Times } from './times';
 
 export interface SignedIn {
   /** SHA-256 (hex) of the cookie's value: the session row's key. */
@@ -21,6 +22,8 @@ export interface View {
   readonly lang: Lang;
   readonly t: Messages;
   readonly f: Formats;
+  /** Every time on a page, in the operator's zone (src/console/times.ts). */
+  readonly times: Times;
   readonly session: SignedIn | null;
   /** The request's path and query, for the language link's way back. */
   readonly here: string;
@@ -28,8 +31,22 @@ export interface View {
 
 const formats = { en: formatsFor(MESSAGES.en), ar: formatsFor(MESSAGES.ar) };
 
-export function viewFor(lang: Lang, session: SignedIn | null, here: string): View {
-  return { lang, t: MESSAGES[lang], f: formats[lang], session, here };
+// One set of formats per language and zone in use: a few hundred zones at most.
+const times = new Map<string, Times>();
+
+function timesOf(lang: Lang, zone: string): Times {
+  const key = `${lang} ${zone}`;
+  let found = times.get(key);
+  if (found === undefined) {
+    found = timesFor(MESSAGES[lang].locale, zone);
+    times.set(key, found);
+  }
+  return found;
+}
+
+/** `zone` must be a zone isTimeZone accepts (the setting and the preference are checked where they are read). */
+export function viewFor(lang: Lang, session: SignedIn | null, here: string, zone = DEFAULT_TIME_ZONE): View {
+  return { lang, t: MESSAGES[lang], f: formats[lang], times: timesOf(lang, zone), session, here };
 }
 
 const RANK: Readonly<Record<ConsoleRole, number>> = { viewer: 0, operator: 1, admin: 2 };
@@ -43,7 +60,8 @@ export const csrfField = (view: View): Html =>
 
 export interface PageOptions {
   /** The navigation entry to mark as current. */
-  readonly current?: 'overview' | 'messages' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts';
+  readonly current?:
+    'overview' | 'messages' | 'students' | 'schools' | 'dead' | 'audit' | 'import' | 'accounts' | 'preferences';
   /** Seconds after which the browser loads the page again (a running import job). */
   readonly refresh?: number;
 }
@@ -101,7 +119,7 @@ ${session.role === 'admin' ? navItem('accounts', `${CONSOLE_BASE}/accounts`, t.n
   const who =
     session === null
       ? ''
-      : html`<form class="sign-out" method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(view)}<span>${t.signedInAs} <bdi>${session.account}</bdi> (${t.role[session.role]})</span> <button type="submit" class="link">${t.signOut}</button></form>`;
+      : html`<form class="sign-out" method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(view)}<span>${t.signedInAs} <bdi>${session.account}</bdi> (${t.role[session.role]})</span> <a href="${CONSOLE_BASE}/preferences"${options.current === 'preferences' ? html` aria-current="page"` : ''}>${t.navPreferences}</a> <button type="submit" class="link">${t.signOut}</button></form>`;
   const langHref = `${CONSOLE_BASE}/lang/${t.otherLang}?back=${encodeURIComponent(view.here)}`;
   return html`<html lang="${view.lang}" dir="${t.dir}">
 <head>
@@ -138,4 +156,29 @@ export function errorSummary(view: View, problems: readonly { field?: string; te
 /** A short note after a change (the flash message of the next page), in the page's colours for success. */
 export function notice(text: string | null): Html | '' {
   return text === null ? '' : html`<div class="notice" role="status"><p>${text}</p></div>`;
+}
+
+/**
+ * The pager of a list paged by its key (Messages, dead letters, the audit
+ * trail): `Newest` and `Newer` when there is a newer page, `Older` when there
+ * is an older one, each the list's `path` with its filter `query` and the
+ * cursor of the row to seek from (`after=` the first row, `before=` the last).
+ */
+export function keysetPager(
+  view: View,
+  label: string,
+  path: string,
+  query: string,
+  newer: string | null,
+  older: string | null,
+): Html | '' {
+  if (newer === null && older === null) return '';
+  const link = (cursor: string) =>
+    `${path}?${[query, cursor].filter((part) => part !== '').join('&')}`.replace(/\?$/, '');
+  const { t } = view;
+  return html`<nav class="pager" aria-label="${label}">${
+    newer === null
+      ? ''
+      : html`<a href="${link('')}">${t.newest}</a> <a rel="prev" href="${link(`after=${encodeURIComponent(newer)}`)}">${t.newer}</a> `
+  }${older === null ? '' : html`<a rel="next" href="${link(`before=${encodeURIComponent(older)}`)}">${t.older}</a>`}</nav>`;
 }

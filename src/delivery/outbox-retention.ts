@@ -15,6 +15,8 @@ export interface PruningStore {
   pruneOutbox(before: string, signal?: AbortSignal): Promise<Readonly<Record<OutboxChannel, number>>>;
   /** Delivered events to the schools' systems (docs/delivery.md#delivery-events); absent: none kept. */
   pruneEvents?(before: string, signal?: AbortSignal): Promise<number>;
+  /** Refused SendNotificationType and AuthCode calls (docs/console.md#refused-calls); absent: none kept. */
+  pruneRefusedCalls?(before: string, signal?: AbortSignal): Promise<number>;
 }
 
 const DAY_MS = 86_400_000;
@@ -48,6 +50,8 @@ export async function pruneOutboxOnce(
   if (deleted.push + deleted.sms > 0) logger.info({ deleted, before }, 'outbox pruned');
   const events = (await store.pruneEvents?.(before, signal)) ?? 0;
   if (events > 0) logger.info({ deleted: events, before }, 'delivered events pruned');
+  const refused = (await store.pruneRefusedCalls?.(before, signal)) ?? 0;
+  if (refused > 0) logger.info({ deleted: refused, before }, 'refused calls pruned');
   return deleted;
 }
 

@@ -22,6 +22,8 @@ export interface OperationRules {
   readonly urgentTypes?: ReadonlySet<string>;
   /** The clock the due times are reckoned by; the system's unless given (tests). */
   readonly now?: () => Date;
+  /** Told when a refused call could not be recorded for the console (the call is refused all the same). */
+  readonly onRefusalNotRecorded?: (error: unknown) => void;
 }
 
 export interface OperationDeps {

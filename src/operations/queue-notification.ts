@@ -32,20 +32,33 @@ function quietUntil(
   return quiet === null ? null : quietHoursEnd(at, student.schoolTimeZone, quiet);
 }
 
+/** How a refusal after the form checks leaves: thrown as it is, unless the caller records it first (`reason`: a finer one than the error's code). */
+export type Refusal = (error: ClientError, reason?: string) => never;
+
+const throwIt: Refusal = (error) => {
+  throw error;
+};
+
 export async function queueNotification(
   { store, rules }: OperationDeps,
   request: NotificationRequest,
+  refused: Refusal = throwIt,
 ): Promise<QueuedNotification> {
   const { studentId: id, type: kind } = request;
   if (kind.length > MAX_TYPE_LENGTH)
     throw new ClientError('type_too_long', `TypeNotfication must be at most ${MAX_TYPE_LENGTH} characters.`);
   const student = await store.records.findStudent(id);
-  if (student === null) throw new ClientError('student_unknown', `No student with id ${id}.`);
+  if (student === null) return refused(new ClientError('student_unknown', `No student with id ${id}.`));
   if (request.school !== null && student.schoolKey !== schoolKey(request.school)) {
-    throw new ClientError('student_not_in_school', `Student ${id} does not belong to the school ${request.school}.`);
+    return refused(
+      new ClientError('student_not_in_school', `Student ${id} does not belong to the school ${request.school}.`),
+    );
   }
   if (student.deviceId === null || student.pushToken === null) {
-    throw new ClientError('no_push_device', `Student ${id} has no device registered for push notifications.`);
+    return refused(
+      new ClientError('no_push_device', `Student ${id} has no device registered for push notifications.`),
+      student.deviceId === null ? 'no_device' : 'no_token',
+    );
   }
   const now = rules.now?.() ?? new Date();
   const requested = request.sendAt !== undefined && request.sendAt > now ? request.sendAt : now;

@@ -33,13 +33,22 @@ import { oldestDueAt } from './outbox/outbox-claims';
 import { listHeartbeats, type WorkerHeartbeat } from './outbox/worker-heartbeats';
 import { searchStudents, type StudentHits } from './records/student-search';
 import { listAttempts, type DeliveryAttemptRow } from './message-history/attempts';
-import { deadErrors, listDead, type DeadPage } from './message-history/dead-letters';
+import {
+  deadErrors,
+  dismissDead,
+  listDead,
+  requeueDead,
+  type DeadFilter,
+  type DeadPage,
+  type DeadPageRequest,
+} from './message-history/dead-letters';
 import {
   listMessages,
   type MessageListFilter,
   type MessageListPage,
   type MessagePageRequest,
 } from './message-history/message-list';
+import { listRefusedCalls, type RefusedCall } from './message-history/refused-calls';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -68,16 +77,18 @@ export interface ConsoleStore {
   searchStudents(text: string, page: { limit: number; offset: number }): Promise<StudentHits>;
   /** A message's attempts, oldest first (attempts.ts). */
   listAttempts(channel: OutboxChannel, messageId: string): Promise<DeliveryAttemptRow[]>;
-  /** Dead messages of a channel, newest change first; with `lastError`, those with it only. */
-  listDead(
-    channel: OutboxChannel,
-    lastError: string | null,
-    page: { limit: number; offset: number },
-  ): Promise<DeadPage>;
-  /** The last errors of a channel's dead messages, most frequent first. */
-  deadErrors(channel: OutboxChannel, limit: number): Promise<{ error: string; count: number }[]>;
+  /** Dead messages of a channel, the latest given up first, a page at a time by their key (dead-letters.ts). */
+  listDead(channel: OutboxChannel, filter: DeadFilter, page: DeadPageRequest): Promise<DeadPage>;
+  /** The last errors of a channel's dead messages (the dismissed ones, or the others), most frequent first. */
+  deadErrors(channel: OutboxChannel, limit: number, dismissed?: boolean): Promise<{ error: string; count: number }[]>;
+  /** Dismisses a dead message (kept, out of the list). False: no dead message with that id. */
+  dismissDead(channel: OutboxChannel, id: string): Promise<boolean>;
+  /** Re-queues the dead messages with one of these last errors (all for null), the dismissed ones and erased codes left out. */
+  requeueDead(channel: OutboxChannel, errors: readonly string[] | null): Promise<number>;
   /** Messages of both channels, newest first, a page at a time by their key (message-list.ts). */
   listMessages(filter: MessageListFilter, page: MessagePageRequest): Promise<MessageListPage>;
+  /** A student's refused calls, newest first (refused-calls.ts). */
+  listRefusedCalls(studentId: string, limit: number): Promise<RefusedCall[]>;
 }
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {
@@ -101,9 +112,12 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     listWorkers: () => run(() => listHeartbeats(db)),
     searchStudents: (text, page) => run(() => searchStudents(core, text, page)),
     listAttempts: (channel, messageId) => run(() => listAttempts(db, channel, messageId)),
-    listDead: (channel, lastError, page) => run(() => listDead(db, channel, lastError, page)),
-    deadErrors: (channel, limit) => run(() => deadErrors(db, channel, limit)),
+    listDead: (channel, filter, page) => run(() => listDead(db, channel, filter, page)),
+    deadErrors: (channel, limit, dismissed) => run(() => deadErrors(db, channel, limit, dismissed)),
+    dismissDead: (channel, id) => run(() => dismissDead(db, channel, id, core.timestamp())),
+    requeueDead: (channel, errors) => run(() => requeueDead(db, channel, errors, core.timestamp())),
     listMessages: (filter, page) => run(() => listMessages(core, filter, page)),
+    listRefusedCalls: (studentId, limit) => run(() => listRefusedCalls(db, studentId, limit)),
   };
 }
 
@@ -120,12 +134,14 @@ export type { FunnelRow } from './message-history/read-funnel';
 export type { WorkerHeartbeat } from './outbox/worker-heartbeats';
 export type { StudentHit, StudentHits } from './records/student-search';
 export type { DeliveryAttemptRow } from './message-history/attempts';
-export type { DeadMessage, DeadPage } from './message-history/dead-letters';
+export type { DeadCursor, DeadFilter, DeadMessage, DeadPage } from './message-history/dead-letters';
+export type { RefusedCall } from './message-history/refused-calls';
 export type {
   MessageChannel,
   MessageCursor,
   MessageListFilter,
   MessageListItem,
   MessageListPage,
+  MessageListStatus,
   MessagePageRequest,
 } from './message-history/message-list';

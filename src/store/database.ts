@@ -89,6 +89,8 @@ export type PushNotificationsTable = {
   school_key: string | null;
   /** JSON: the message options resolved when it was queued (src/domain/message-options.ts); null before migration 0013. */
   options: string | null;
+  /** When an operator dismissed it from the dead letters (migration 0014); null: never. */
+  dismissed_at: string | null;
 };
 
 export type AuthCodeMessagesTable = {
@@ -112,6 +114,8 @@ export type AuthCodeMessagesTable = {
   send_started_at: string | null;
   /** The phone's last 4 digits, computed by the database (migration 0010); never written. */
   phone_suffix: GeneratedAlways<string>;
+  /** As push_notifications.dismissed_at (migration 0014). */
+  dismissed_at: string | null;
 };
 
 /** One read of personal data, allowed or refused (migration 0004). */
@@ -219,6 +223,26 @@ export type EventOutboxTable = {
   sent_at: string | null;
 };
 
+/** A refused SendNotificationType or AuthCode call (migration 0015). */
+export interface RefusedCallsTable {
+  id: string;
+  created_at: string;
+  /** `SendNotificationType` or `AuthCode`. */
+  operation: string;
+  /** The channel the call would have queued on: `push` or `sms`. */
+  channel: string;
+  /** The fault's code: `no_device`, `no_token`, `auth_code_limit_phone`, … */
+  reason: string;
+  student_id: string | null;
+  school_key: string | null;
+  /** The notification type asked for. */
+  type: string | null;
+  /** Masked as the logs mask it (`+*********459`); never the whole number. */
+  phone: string | null;
+  /** The phone's last 4 digits, for the console's search. */
+  phone_suffix: string | null;
+}
+
 export interface StoreDatabase {
   schools: SchoolsTable;
   students: StudentsTable;
@@ -235,4 +259,5 @@ export interface StoreDatabase {
   delivery_workers: DeliveryWorkersTable;
   event_subscriptions: EventSubscriptionsTable;
   event_outbox: EventOutboxTable;
+  refused_calls: RefusedCallsTable;
 }

@@ -53,7 +53,14 @@ export type {
   EventHealthRule,
   EventSubscriptionView,
 } from './outbox/events';
-export type { AuditOutcome, AuditPage, AuditQuery, AuditRow, NewAuditRow } from './audit-and-counters/access-audit';
+export type {
+  AuditCursor,
+  AuditOutcome,
+  AuditPage,
+  AuditQuery,
+  AuditRow,
+  NewAuditRow,
+} from './audit-and-counters/access-audit';
 export {
   counterTotalKey,
   type CounterDelta,
@@ -78,6 +85,7 @@ export {
 export type {
   AbsenceRecord,
   NewAuthCodeMessage,
+  NewRefusedCall,
   NewPushNotification,
   NoteRecord,
   NoteState,
@@ -105,7 +113,10 @@ export type {
   MessageListFilter,
   MessageListItem,
   MessageListPage,
+  MessageListStatus,
   NewConsoleSession,
+  RefusedCall,
+  DeadCursor,
   StudentHit,
   StudentHits,
   WorkerHeartbeat,

@@ -70,6 +70,20 @@ export interface NewAuthCodeMessage {
   callerAddress: string | null;
 }
 
+/** A refused SendNotificationType or AuthCode call, as the console shows it (migration 0015). */
+export interface NewRefusedCall {
+  operation: 'SendNotificationType' | 'AuthCode';
+  /** The fault's code: `no_device`, `no_token`, `student_unknown`, `auth_code_limit_phone`, … */
+  reason: string;
+  studentId: string | null;
+  /** The school's key (schoolKey of the address the caller gave). */
+  schoolKey: string | null;
+  /** The notification type asked for. */
+  type: string | null;
+  /** The phone (AuthCode): the store keeps it masked and its last 4 digits, never the whole number. */
+  phone: string | null;
+}
+
 /** What the operations read: the records role of the store. */
 export interface Records {
   /** Students of a school (by normalised key) whose active flag equals `active`, by full name then id. */
@@ -98,6 +112,9 @@ export interface OutboxQueue {
 
   /** Queue an auth-code SMS unless an abuse limit is reached; counted and written in one transaction. */
   admitAuthCode(message: NewAuthCodeMessage, limits: readonly AuthCodeLimit[]): Promise<AuthCodeAdmission>;
+
+  /** Records a refused call for the console (one insert; the caller's answer does not wait on more). */
+  recordRefusedCall(call: NewRefusedCall): Promise<void>;
 }
 
 /** The operations' view of the store: what they read and what they queue, nothing else. */

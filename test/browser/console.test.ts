@@ -39,7 +39,7 @@ async function seedOutbox(svc: OperatedService): Promise<void> {
           ? {
               status: 'failed' as const,
               retryAt: new Date(Date.now() + 3_600_000).toISOString(),
-              error: 'HTTP 503 from FCM',
+              error: 'http_503: HTTP 503 from FCM',
             }
           : { status: 'dead' as const, error: 'UNREGISTERED: the app was removed or its token expired' };
     await outbox.completeDeliveries([{ channel: 'push', id, claimToken: claimed.claimToken, completion }]);
@@ -57,6 +57,23 @@ beforeAll(async () => {
     ],
   });
   await seedOutbox(service);
+  // Two refused calls: a notification for a student whose token was removed, a login code past its limit.
+  await service.store.outbox.recordRefusedCall({
+    operation: 'SendNotificationType',
+    reason: 'no_token',
+    studentId: '3001',
+    schoolKey: 'https://school-a.example',
+    type: 'absence',
+    phone: null,
+  });
+  await service.store.outbox.recordRefusedCall({
+    operation: 'AuthCode',
+    reason: 'auth_code_limit_phone',
+    studentId: null,
+    schoolKey: null,
+    type: null,
+    phone: '+963944123467',
+  });
   server = await listenOnLoopback(service.app);
   base = server.base;
   browser = await launchBrowser();
@@ -212,7 +229,29 @@ test('support finds a student by part of the name and reads why a notice did not
   await page.close();
 });
 
-test('dead letters: filter by the error, resend all of them after a confirmation (phone, Arabic, then English)', async () => {
+test('dead letters: grouped by who must act, one dismissed, the rest resent after a confirmation that restates the filter (phone, Arabic, then English)', async () => {
+  // A second dead message, of another reason (the one before was resent on the student's page); what else is due is sent.
+  const { outbox } = service.store;
+  const extra = await outbox.enqueuePushNotification({
+    deviceId: 'dev-1001',
+    studentId: '3001',
+    type: 'note',
+    title: 'Note',
+    body: 'Gave up',
+    data: {},
+  });
+  const claimed = await outbox.claimPushNotifications(20, 30);
+  await outbox.completeDeliveries(
+    claimed.map((c) => ({
+      channel: 'push' as const,
+      id: c.id,
+      claimToken: c.claimToken,
+      completion:
+        c.id === extra
+          ? { status: 'dead' as const, error: 'gave up after 5 attempts; last: http_503: HTTP 503' }
+          : { status: 'sent' as const, providerMessageId: `p-${c.id}` },
+    })),
+  );
   const page = await context.newPage();
   await page.setViewportSize(PHONE);
   await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fdead`);
@@ -222,18 +261,110 @@ test('dead letters: filter by the error, resend all of them after a confirmation
     await page.getByRole('link', { name: 'الرسائل الفاشلة' }).click();
   }
   await page.getByRole('heading', { name: 'الرسائل الفاشلة نهائيًا', level: 1 }).waitFor();
+  await page.getByText('يجب أن يفتح الأهل التطبيق على الهاتف').first().waitFor();
   await checkPage(page);
   await shoot(page, 'dead-phone-ar');
   // On a phone the navigation and the language link are behind the menu button.
   await page.getByText('القائمة').click();
   await page.getByRole('link', { name: 'English' }).click();
-  await page.getByRole('link', { name: /UNREGISTERED/ }).click();
-  await page.getByRole('link', { name: /^Resend all/ }).click();
-  await page.getByText(/Put these \d+ dead messages back in the queue/).waitFor();
+  // A group keeps the messages it explains.
+  await page.getByRole('link', { name: /^The app is no longer registered on this phone/ }).click();
+  await page.waitForURL(/reason=push-token-gone/);
+  await page.getByRole('status').getByText('1 of 1 shown, the latest first.').waitFor();
+  await page.getByRole('link', { name: 'All reasons' }).click();
+  await page.getByRole('status').getByText('2 of 2 shown, the latest first.').waitFor();
   await checkPage(page);
+  // Dismiss the latest: it leaves the list, and is shown on asking.
+  await page.getByRole('button', { name: 'Dismiss' }).first().click();
+  await page.getByText('The message was dismissed').waitFor();
+  await page.getByRole('status').getByText('1 of 1 shown, the latest first.').waitFor();
+  await checkPage(page);
+  await shoot(page, 'dead-dismissed-phone-en');
+  await page.getByRole('link', { name: 'Show the dismissed ones' }).click();
+  await page
+    .getByText(/^Dismissed/)
+    .first()
+    .waitFor();
+  await checkPage(page);
+  await page.getByRole('link', { name: 'Hide the dismissed ones' }).click();
+  // Resend what is shown: a secondary action, whose confirmation restates the filter and leaves out permanent failures.
+  await page.getByRole('link', { name: /^Resend these/ }).click();
+  await page.getByText('These dead messages match the filter shown:').waitFor();
+  await page.getByText('Failures that need a change first').waitFor();
+  await checkPage(page);
+  await shoot(page, 'dead-resend-confirm-phone-en');
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await shoot(page, 'dead-resend-confirm-desktop-en');
+  await page.getByLabel(/Also resend those that fail the same way/).check();
   await page.getByRole('button', { name: 'Yes, resend it' }).click();
-  await page.getByText(/\d+ messages are queued again\./).waitFor();
+  await page.getByText('1 messages are queued again.').waitFor();
   await page.getByText('No dead messages.').waitFor();
+  await page.close();
+});
+
+test("one message whole, a refused call, and times in the operator's zone (desktop and phone, both languages)", async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fpreferences`);
+  await page.waitForURL(/\/console\/(preferences|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
+    await page.goto(`${base}/console/preferences`);
+  }
+  await page.getByLabel('Time zone').selectOption('Asia/Riyadh');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Your preferences are saved.').waitFor();
+  await checkPage(page);
+  await shoot(page, 'preferences-desktop-en');
+
+  // The retrying message: whose it is, what was sent, each attempt to the second, the next try.
+  await page.goto(`${base}/console/messages?status=retrying`);
+  await page.getByRole('row').filter({ hasText: 'Retrying' }).first().getByRole('link').first().click();
+  await page.getByRole('heading', { name: '“absence” to Ahmad Ali', level: 1 }).waitFor();
+  await page.getByText('Title sent').waitFor();
+  await page
+    .getByText(/GMT\+3/)
+    .first()
+    .waitFor();
+  const title = await page.locator('time').first().getAttribute('title');
+  expect(title).toMatch(/ UTC$/);
+  await page
+    .getByText(/^in \d+ min$/)
+    .first()
+    .waitFor();
+  expect(await page.getByText('fcm:AAAA-1001').count()).toBe(0);
+  await checkPage(page);
+  await shoot(page, 'message-whole-desktop-en');
+  await page.setViewportSize(PHONE);
+  await checkPage(page);
+  await shoot(page, 'message-whole-phone-en');
+  await page.goto(`${base}/console/lang/ar?back=${encodeURIComponent(page.url().replace(base, ''))}`);
+  await page.getByRole('heading', { name: '«absence» إلى Ahmad Ali', level: 1 }).waitFor();
+  await page
+    .getByText(/غرينتش\+3/)
+    .first()
+    .waitFor();
+  await checkPage(page);
+  await shoot(page, 'message-whole-phone-ar');
+
+  // Refused calls: in Messages as Refused with the reason, and on the student's page.
+  await page.goto(`${base}/console/messages?status=refused`);
+  await page.getByRole('cell', { name: 'مرفوض' }).first().waitFor();
+  await shoot(page, 'messages-refused-phone-ar');
+  await checkPage(page);
+  await page.goto(`${base}/console/students/3001`);
+  await page.getByRole('heading', { name: 'الطلبات المرفوضة، الأحدث أولًا', level: 2 }).waitFor();
+  await checkPage(page);
+  await page.setViewportSize(DESKTOP);
+  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fstudents%2F3001`);
+  await page.getByRole('heading', { name: 'Refused calls, newest first', level: 2 }).waitFor();
+  await page.getByText('the phone’s push token was removed').waitFor();
+  await checkPage(page);
+  await shoot(page, 'student-refused-desktop-en');
+  await page.goto(`${base}/console/preferences`);
+  await page.getByLabel('Time zone').selectOption('UTC');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Your preferences are saved.').waitFor();
   await page.close();
 });
 
@@ -246,7 +377,7 @@ test('the audit trail: console actions with their account, filtered by caller (d
     await page.getByRole('link', { name: 'Audit trail' }).click();
   }
   await page.getByLabel('Caller').fill('amira');
-  await page.getByLabel('Operation').fill('resend');
+  await page.getByLabel('Operation').selectOption('resend');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page
     .getByRole('status')
@@ -402,7 +533,7 @@ test('support finds a login code by the last digits of the phone and pages throu
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/status=retrying/);
   await page.getByRole('status').getByText('1 message on this page, newest first.').waitFor();
-  await page.getByRole('cell', { name: 'The provider refused or did not answer.' }).waitFor();
+  await page.getByRole('cell', { name: /The provider had a fault or was unavailable/ }).waitFor();
   await checkPage(page);
   await shoot(page, 'messages-retrying-desktop-en');
 
@@ -427,8 +558,8 @@ test('support finds a login code by the last digits of the phone and pages throu
   await page.goto(`${base}/console/lang/ar?back=${encodeURIComponent('/console/messages?channel=push')}`);
   await page.getByRole('heading', { name: 'الرسائل', level: 1 }).waitFor();
   await page.getByRole('status').getByText('50 رسالة في هذه الصفحة، الأحدث أولًا.').waitFor();
-  await checkPage(page);
   await shoot(page, 'messages-phone-ar');
+  await checkPage(page);
   await page.setViewportSize(DESKTOP);
   await checkPage(page);
   await shoot(page, 'messages-desktop-ar');

@@ -49,4 +49,38 @@ describe.each(storeVariants())('the audit trail page on $name', (variant) => {
     expect(res.text).toContain('href="#outcome"');
     expect(res.text).not.toContain('entries, newest first');
   });
+
+  it('pages by key, newest first, every entry once, and offers the operations in a list', async () => {
+    const base = Date.parse('2026-03-01T00:00:00.000Z');
+    await ctx.store.access.insertAuditEntries(
+      Array.from({ length: 150 }, (_, i) => ({
+        at: new Date(base + Math.floor(i / 3) * 1000).toISOString(),
+        address: '10.0.0.1',
+        user: 'basic-user',
+        endpoint: 'NotificationNotes',
+        operation: 'GetStudentSchool',
+        subjectKind: null,
+        subject: `s-${i}`,
+        outcome: 'allowed' as const,
+        reason: null,
+        subjectLength: null,
+        subjectSha256: null,
+        omitted: null,
+      })),
+    );
+    const olga = await signedIn(harness.app, 'olga');
+    const first = await olga.agent.get('/console/audit?operation=GetStudentSchool');
+    expect(first.text).toContain('<option value="GetStudentSchool" selected>GetStudentSchool</option>');
+    expect(first.text).toContain('<option value="resend-dead">resend-dead</option>');
+    expect(first.text).toContain('100 of 150 entries');
+    const subjects = (page: string) => [...page.matchAll(/<bdi class="code">(s-\d+)<\/bdi>/g)].map((m) => m[1]);
+    const older = /<a rel="next" href="([^"]+)"/.exec(first.text)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    const second = await olga.agent.get(older);
+    expect(second.status).toBe(200);
+    const seen = [...subjects(first.text), ...subjects(second.text)];
+    expect(new Set(seen).size).toBe(150);
+    const newer = /<a rel="prev" href="([^"]+)"/.exec(second.text)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    expect(subjects((await olga.agent.get(newer)).text)).toEqual(subjects(first.text));
+    expect((await olga.agent.get('/console/audit?before=nonsense')).status).toBe(400);
+  });
 });

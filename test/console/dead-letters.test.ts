@@ -1,46 +1,78 @@
-// Dead letters (docs/console.md#dead-letters): per channel, filtered by the
-// error, and Resend for all those matching after a confirmation with their count.
+// Dead letters (docs/console.md#dead-letters): per channel, grouped by what
+// the failure means and who must act, filtered by that or by the exact
+// error, a page at a time by their key; dismissed ones kept and left out;
+// Resend of the filter shown after a confirmation that restates it, leaving
+// out the failures that need a change first unless asked.
 import { storeVariants, type TestStore } from '../support/stores';
-import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld, queuePush, completePush } from './support';
+import {
+  signedIn,
+  type Clock,
+  type ConsoleHarness,
+  openConsoleWorld,
+  closeConsoleWorld,
+  queuePush,
+  completePush,
+  hiddenField,
+} from './support';
+
+const ids = (page: string): string[] =>
+  [...page.matchAll(/href="\/console\/messages\/push\/([^"]+)"/g)].map((match) => decodeURIComponent(match[1] ?? ''));
 
 describe.each(storeVariants())('dead letters in the console on $name', (variant) => {
   let ctx: TestStore;
+  let clock: Clock;
   let harness: ConsoleHarness;
 
+  const die = async (error: string | null): Promise<string> => {
+    const id = await queuePush(ctx.store);
+    const completion =
+      error === null ? { status: 'sent' as const, providerMessageId: null } : { status: 'dead' as const, error };
+    expect(await completePush(ctx.store, id, completion)).toBe(true);
+    clock.advance(1000);
+    return id;
+  };
+
   beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant));
-    // Three dead of one error, two of another, one sent.
-    const outcomes = [
+    ({ ctx, clock, harness } = await openConsoleWorld(variant));
+    // Three dead of a token gone (permanent), two of a provider's answer the table does not know, one sent.
+    for (const error of [
       'UNREGISTERED: gone',
       'UNREGISTERED: gone',
       'UNREGISTERED: gone',
       'QUOTA: <over>',
       'QUOTA: <over>',
       null,
-    ];
-    for (const error of outcomes) {
-      const id = await queuePush(ctx.store);
-      const completion =
-        error === null ? { status: 'sent' as const, providerMessageId: null } : { status: 'dead' as const, error };
-      expect(await completePush(ctx.store, id, completion)).toBe(true);
-    }
+    ])
+      await die(error);
   });
   afterEach(() => closeConsoleWorld(ctx, harness));
 
   const dead = async () => (await ctx.store.admin.listOutbox('push', { status: 'dead', limit: 50, offset: 0 })).total;
 
-  it('lists the dead per channel with the errors they died of, escaped, and filters by one', async () => {
+  it('groups the dead by what their failure means and who must act, and filters by a group or one error', async () => {
     const viewer = await signedIn(harness.app, 'victor');
     const all = await viewer.agent.get('/console/dead?channel=push');
     expect(all.status).toBe(200);
     expect(all.text).toContain('5 of 5 shown');
-    expect(all.text).toContain('QUOTA: &lt;over&gt;</bdi></a> (2)');
-    expect(all.text).toContain('UNREGISTERED: gone</bdi></a> (3)');
-    // A viewer sees no Resend.
+    expect(all.text).toContain(
+      '<a href="/console/dead?channel=push&amp;reason=push-token-gone">The app is no longer registered on this phone',
+    );
+    expect(all.text).toMatch(/reason=push-token-gone">[^<]+<\/a> \(3\)/);
+    expect(all.text).toMatch(/reason=other">[^<]+<\/a> \(2\)/);
+    expect(all.text).toContain('<strong>The parents</strong>: The parents must open the app');
+    // The provider's own text is shown escaped under the explanation.
+    expect(all.text).toContain('QUOTA: &lt;over&gt;</bdi>');
+    // A viewer sees no Resend and no Dismiss.
     expect(all.text).not.toContain('/console/dead/resend');
+    expect(all.text).not.toContain('/dismiss');
+    const group = await viewer.agent.get('/console/dead?channel=push&reason=push-token-gone');
+    expect(group.text).toContain('3 of 3 shown');
     const filtered = await viewer.agent.get(`/console/dead?channel=push&error=${encodeURIComponent('QUOTA: <over>')}`);
     expect(filtered.text).toContain('2 of 2 shown');
     expect((await viewer.agent.get('/console/dead?channel=sms')).text).toContain('No dead messages.');
+    // A reason the table does not have, or a damaged page link, lists nothing.
+    expect((await viewer.agent.get('/console/dead?channel=push&reason=nope')).status).toBe(400);
+    expect((await viewer.agent.get('/console/dead?channel=push&before=yesterday')).status).toBe(400);
     const refused = await viewer.agent
       .post('/console/dead/resend')
       .type('form')
@@ -49,20 +81,96 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
     expect(await dead()).toBe(5);
   });
 
-  it('resends all the messages of one error after a confirmation that gives their count', async () => {
+  it('pages by the last row: every dead message once, the latest given up first', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 52; i++) made.push(await die('http_503: HTTP 503'));
+    const viewer = await signedIn(harness.app, 'victor');
+    const first = await viewer.agent.get('/console/dead?channel=push&reason=provider-unavailable');
+    expect(first.text).toContain('50 of 52 shown');
+    const older = /<a rel="next" href="([^"]+)"/.exec(first.text)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    expect(older).toContain('reason=provider-unavailable');
+    const second = await viewer.agent.get(older);
+    expect(second.status).toBe(200);
+    expect([...ids(first.text), ...ids(second.text)]).toEqual([...made].reverse());
+    const newer = /<a rel="prev" href="([^"]+)"/.exec(second.text)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    expect(ids((await viewer.agent.get(newer)).text)).toEqual(ids(first.text));
+  });
+
+  it('resends the filter shown after a confirmation that restates it, leaving out permanent failures unless asked', async () => {
     const operator = await signedIn(harness.app, 'olga');
-    const error = encodeURIComponent('UNREGISTERED: gone');
-    const confirm = await operator.agent.get(`/console/dead/resend?channel=push&error=${error}`);
+    const page = await operator.agent.get('/console/dead?channel=push');
+    // A secondary button, not the page's main action.
+    expect(page.text).toContain(
+      '<a class="button secondary" href="/console/dead/resend?channel=push">Resend these 5…</a>',
+    );
+    const confirm = await operator.agent.get('/console/dead/resend?channel=push');
     expect(confirm.status).toBe(200);
-    expect(confirm.text).toContain('Put these 3 dead messages back in the queue');
+    expect(confirm.text).toContain('These dead messages match the filter shown:');
+    expect(confirm.text).toContain('<dt>Channel</dt><dd>Push notifications</dd>');
+    expect(confirm.text).toContain('<dt>Reason</dt><dd>All reasons</dd>');
+    expect(confirm.text).toContain('<dt>Failures that need a change first</dt><dd>3 (left out)</dd>');
+    expect(confirm.text).toContain('<dt>Dead messages matching</dt><dd>5</dd>');
+    expect(confirm.text).toContain(
+      'Put 2 of these 5 dead messages back in the queue, to be sent now? With the box ticked, all 5.',
+    );
+    expect(confirm.text).toContain('<input type="checkbox" id="permanent" name="permanent" value="1">');
     const done = await operator.agent
       .post('/console/dead/resend')
       .type('form')
-      .send({ csrf: await operator.csrf(), channel: 'push', error: 'UNREGISTERED: gone' });
+      .send({ csrf: hiddenField(confirm.text), channel: 'push', reason: '', error: '' });
     expect(done.status).toBe(303);
-    expect((await operator.agent.get(done.headers.location)).text).toContain('3 messages are queued again.');
-    expect(await dead()).toBe(2);
+    expect((await operator.agent.get(done.headers.location)).text).toContain('2 messages are queued again.');
+    expect(await dead()).toBe(3);
+    // Asked: the permanent ones too, exactly the group shown.
+    clock.advance(1000);
+    const group = await operator.agent.get('/console/dead/resend?channel=push&reason=push-token-gone');
+    expect(group.text).toContain('<dt>Reason</dt><dd>The app is no longer registered on this phone');
+    const all = await operator.agent
+      .post('/console/dead/resend')
+      .type('form')
+      .send({ csrf: hiddenField(group.text), channel: 'push', reason: 'push-token-gone', error: '', permanent: '1' });
+    expect(all.status).toBe(303);
+    expect(await dead()).toBe(0);
     const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'resend-dead' })).items;
-    expect(entries.map((e) => [e.user, e.reason])).toEqual([['olga', 'push: 3']]);
+    expect(entries.map((e) => [e.user, e.subject, e.reason])).toEqual([
+      ['olga', 'push-token-gone', 'push: 3, permanent included'],
+      ['olga', null, 'push: 2'],
+    ]);
+  });
+
+  it('dismisses a dead message: kept, audited, out of the list and of a resend, shown on asking', async () => {
+    const operator = await signedIn(harness.app, 'olga');
+    const page = await operator.agent.get('/console/dead?channel=push&reason=other');
+    const [id] = ids(page.text);
+    expect(id).toBeDefined();
+    const viewer = await signedIn(harness.app, 'victor');
+    const refused = await viewer.agent
+      .post(`/console/dead/push/${id}/dismiss`)
+      .type('form')
+      .send({ csrf: await viewer.csrf() });
+    expect(refused.status).toBe(403);
+    const done = await operator.agent
+      .post(`/console/dead/push/${id}/dismiss`)
+      .type('form')
+      .send({ csrf: hiddenField(page.text), back: 'channel=push&reason=other' });
+    expect(done.status).toBe(303);
+    expect(done.headers.location).toBe('/console/dead?channel=push&reason=other&done=dismissed');
+    const after = await operator.agent.get(done.headers.location);
+    expect(after.text).toContain('The message was dismissed');
+    expect(after.text).toContain('1 of 1 shown');
+    expect(ids(after.text)).not.toContain(id);
+    const shown = await operator.agent.get('/console/dead?channel=push&dismissed=1');
+    expect(ids(shown.text)).toEqual([id]);
+    expect(shown.text).toContain('Dismissed <time');
+    // Kept in the store, still dead; a resend of everything leaves it.
+    expect(await ctx.store.admin.getOutboxMessage('push', id ?? '')).toMatchObject({ item: { status: 'dead' } });
+    const confirm = await operator.agent.get('/console/dead/resend?channel=push');
+    await operator.agent
+      .post('/console/dead/resend')
+      .type('form')
+      .send({ csrf: hiddenField(confirm.text), channel: 'push', permanent: '1' });
+    expect(await dead()).toBe(1);
+    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'dismiss-dead' })).items;
+    expect(entries.map((e) => [e.user, e.subject, e.outcome])).toEqual([['olga', id, 'allowed']]);
   });
 });

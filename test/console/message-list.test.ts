@@ -56,7 +56,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     expect(page.text).not.toContain('fcm:AAAA-1001');
     expect(page.text).toContain('<a href="/console/students/1001"><bdi>1001</bdi></a>');
     expect(page.text).toContain(
-      '<time datetime="2026-03-02T08:00:01.500Z" title="2026-03-02 08:00:01.500 UTC">2 Mar 2026, 08:00:01</time>',
+      '<time datetime="2026-03-02T08:00:01.500Z" title="2026-03-02 08:00:01.500 UTC">2 Mar 2026, 08:00:01 UTC</time>',
     );
     expect(page.text).toContain('2 messages on this page, newest first.');
     expect(page.text).toContain('<a href="/console/messages" aria-current="page">Messages</a>');

@@ -1,7 +1,8 @@
 // One message in the console (docs/console.md#one-message): its attempt
 // history, written with each result and pruned with the message, and Resend
 // with its confirmation, for operators only.
-import { storeVariants, type TestStore } from '../support/stores';
+import { completeOne, queueAuthCode, storeVariants, type TestStore } from '../support/stores';
+import { consoleApp } from './support';
 import {
   Clock,
   signedIn,
@@ -99,5 +100,86 @@ describe.each(storeVariants())('one message in the console on $name', (variant) 
       .send({ csrf: await viewer.csrf() });
     expect(res.status).toBe(403);
     expect((await ctx.store.admin.getOutboxMessage('push', id))?.item.status).toBe('dead');
+  });
+
+  it('names the student, school, type and recipient, what was sent, and each attempt to the second with its explanation', async () => {
+    const id = await queuePush(ctx.store);
+    const retryAt = new Date(clock.ms + 36_000).toISOString();
+    const failed = { status: 'failed' as const, retryAt, error: 'http_503: HTTP 503' };
+    expect(await completePush(ctx.store, id, failed, 'http_503', () => clock.advance(1000))).toBe(true);
+    const viewer = await signedIn(harness.app, 'victor');
+    const page = await viewer.agent.get(`/console/messages/push/${id}`);
+    expect(page.status).toBe(200);
+    // A title that says whose message it is, not its id.
+    expect(page.text).toContain('<title>“absence” to Ahmad Ali – Console</title>');
+    expect(page.text).toContain('<a href="/console/students/1001"><bdi>Ahmad Ali</bdi></a>');
+    expect(page.text).toContain('<dt>School</dt><dd><bdi>School A</bdi></dd>');
+    expect(page.text).toContain('<bdi class="code">dev-1001</bdi>');
+    expect(page.text).not.toContain('fcm:AAAA-1001');
+    expect(page.text).toContain('<dt>Title sent</dt><dd><bdi>t</bdi></dd>');
+    expect(page.text).toContain('<bdi class="sent-text">b</bdi>');
+    // The attempt to the second, in UTC by default, and its next try relative to now.
+    expect(page.text).toContain(
+      '<time datetime="2026-03-02T08:00:01.000Z" title="2026-03-02 08:00:01.000 UTC">2 Mar 2026, 08:00:01 UTC</time>',
+    );
+    expect(page.text).toContain('title="2026-03-02 08:00:36.000 UTC">in 35 sec</time>');
+    expect(page.text).toContain('The provider had a fault or was unavailable');
+    expect(page.text).toContain('<strong>The provider</strong>');
+  });
+
+  it('shows times in the zone the operator chose, named, with UTC in the title', async () => {
+    const id = await deadMessage();
+    const viewer = await signedIn(harness.app, 'victor');
+    const saved = await viewer.agent
+      .post('/console/preferences')
+      .type('form')
+      .send({ csrf: await viewer.csrf(), zone: 'Asia/Riyadh' });
+    expect(saved.status).toBe(303);
+    expect((await viewer.agent.get(saved.headers.location)).text).toContain('<option value="Asia/Riyadh" selected>');
+    const page = await viewer.agent.get(`/console/messages/push/${id}`);
+    expect(page.text).toContain(
+      '<time datetime="2026-03-02T08:00:01.000Z" title="2026-03-02 08:00:01.000 UTC">2 Mar 2026, 11:00:01 GMT+3</time>',
+    );
+    const refused = await viewer.agent
+      .post('/console/preferences')
+      .type('form')
+      .send({ csrf: await viewer.csrf(), zone: 'Mars/Olympus' });
+    expect(refused.status).toBe(400);
+    // Arabic: the same instant, the same digits as the rest of the page.
+    await viewer.agent.get('/console/lang/ar');
+    expect((await viewer.agent.get(`/console/messages/push/${id}`)).text).toContain('2 مارس 2026، 11:00:01 غرينتش+3');
+  });
+
+  it('takes its default zone from the setting', async () => {
+    const id = await deadMessage();
+    const local = consoleApp(ctx.store, clock, { timeZone: 'Europe/London' });
+    try {
+      const viewer = await signedIn(local.app, 'victor');
+      expect((await viewer.agent.get(`/console/messages/push/${id}`)).text).toContain(
+        '2 Mar 2026, 08:00:01 GMT</time>',
+      );
+    } finally {
+      await local.bcrypt.close();
+    }
+  });
+
+  it('says what must change before a permanent failure is resent, and offers no resend of an erased login code', async () => {
+    const id = await deadMessage();
+    const operator = await signedIn(harness.app, 'olga');
+    const page = await operator.agent.get(`/console/messages/push/${id}`);
+    expect(page.text).toContain('Resending fails the same way until this is done: The parents must open the app');
+    expect(page.text).toContain(`<a class="button secondary" href="/console/messages/push/${id}/resend">`);
+
+    const sms = await queueAuthCode(ctx.store, { phone: '+963944123459', code: '24680', callerAddress: null });
+    const { messages } = await ctx.store.outbox.claimAuthCodeMessages(1, 30);
+    const dead = { status: 'dead' as const, error: 'twilio_21211: The To number is not valid' };
+    expect(await completeOne(ctx.store, 'sms', sms, messages[0]?.claimToken ?? '', dead)).toBe(true);
+    const code = await operator.agent.get(`/console/messages/sms/${sms}`);
+    expect(code.text).toContain('<title>Login code to +*********459 – Console</title>');
+    expect(code.text).not.toContain('944123459');
+    expect(code.text).not.toContain('24680');
+    expect(code.text).toContain('The phone number is not a valid number');
+    expect(code.text).toContain('The login code was erased once it was given up');
+    expect(code.text).not.toContain('/resend"');
   });
 });

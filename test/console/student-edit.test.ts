@@ -30,6 +30,12 @@ describe.each(storeVariants())('editing a student on $name', (variant) => {
     ]);
     const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'student-edit' })).items;
     expect(entries.map((e) => [e.user, e.subject, e.outcome])).toEqual([['olga', '1001', 'allowed']]);
+    // The audit trail keeps what changed, old -> new, and its page shows it.
+    expect(entries[0]?.reason).toBe(
+      'fullName: Ahmad Ali -> Ahmad Ali Nassar; classId: 7A -> 8B; deviceId: dev-1001 -> –; active: 1 -> 0',
+    );
+    const trail = await olga.agent.get('/console/audit?operation=student-edit');
+    expect(trail.text).toContain('classId: 7A -&gt; 8B');
   });
 
   it("refuses what the admin API refuses, with the collection's message, and changes nothing", async () => {

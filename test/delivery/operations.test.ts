@@ -1,11 +1,9 @@
 // AuthCode's abuse limits and phone rules, and SendNotificationType's
 // templates, as a caller sees them over the wire.
-import pino from 'pino';
 import type { App } from '../../src/server';
-import { loadServiceModel } from '../../src/contract';
 import type { NotificationTemplate } from '../../src/domain';
-import { createOperations, type OperationRules } from '../../src/operations';
-import { createApp } from '../../src/server';
+import type { OperationRules } from '../../src/operations';
+import { operationsApp } from '../support/operations-app';
 import type { AuthCodeLimit } from '../../src/store';
 import { testClock } from '../store/store-fixture';
 import { type TestStore, sqliteVariant } from '../support/stores';
@@ -29,20 +27,10 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
 
   async function start(rules: Partial<OperationRules> = {}): Promise<void> {
     queued = [];
-    const operations = createOperations(ctx.store, {
-      phone: { defaultRegion: 'SY', allowedCountries: ['SY'] },
+    app = await operationsApp(ctx.store, {
       authCodeLimits: LIMITS,
       onQueued: (channel) => queued.push(channel),
       ...rules,
-    });
-    app = createApp({
-      endpoints: await loadServiceModel('http://tempuri.org/'),
-      operations,
-      logger: pino({ level: 'silent' }),
-      bodyLimit: 1048576,
-      trustProxy: false,
-      operationTimeoutMs: 5000,
-      helpPages: false,
     });
   }
 

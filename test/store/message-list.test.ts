@@ -1,4 +1,4 @@
-// The console's list of messages in the store (migration 0010,
+// The console's list of messages in the store (migrations 0010 and 0015,
 // src/store/message-history/message-list.ts): every source statement of every
 // filter reads an index that ends in (created_at, id), in its order, never
 // sorting the table; the rows already there when 0010 runs get their school
@@ -26,6 +26,8 @@ const NONE: MessageListFilter = {
 const FILTERS: Readonly<Record<string, { filter: Partial<MessageListFilter>; indexes: readonly string[] }>> = {
   none: { filter: {}, indexes: ['created'] },
   status: { filter: { status: 'dead' }, indexes: ['status'] },
+  // The refused calls (migration 0015) of both channels, by time; the channel is checked on each row.
+  refused: { filter: { status: 'refused' }, indexes: ['created'] },
   channel: { filter: { channel: 'sms' }, indexes: ['created'] },
   school: { filter: { school: 'https://school-a.example' }, indexes: ['school_key'] },
   // A type is one of a handful of common values: read from the time index, checked on each row.
@@ -58,9 +60,11 @@ const PAGES: Readonly<Record<string, MessagePageRequest>> = {
 
 /** The indexes a plan reads, by the list's short names (`status`, `created`), a primary key as `pkey`. */
 const indexesRead = (plan: string): string[] =>
-  [...plan.matchAll(/(?:push_notifications|auth_code_messages)_(?:list_(\w+?)_idx|pkey)|sqlite_autoindex_\w+/g)].map(
-    (match) => match[1] ?? 'pkey',
-  );
+  [
+    ...plan.matchAll(
+      /(?:push_notifications|auth_code_messages)_(?:list_(\w+?)_idx|pkey)|refused_calls_(?:(?!pkey)(\w+?)_idx|pkey)|sqlite_autoindex_\w+/g,
+    ),
+  ].map((match) => match[1] ?? match[2] ?? 'pkey');
 
 describe.each(storeVariants())('the list of messages in the store on $name', (variant) => {
   let ctx: TestStore;

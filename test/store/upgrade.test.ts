@@ -550,6 +550,84 @@ const FILLS: Readonly<Record<string, Fill>> = {
       });
     },
   },
+  // A dead letter dismissed from the console: kept, and out of the list while it stays dead.
+  '0014_dead_letter_dismissal': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v14-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'absence',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'dead',
+        attempts: 3,
+        next_attempt_at: T0,
+        last_error: 'UNREGISTERED: gone',
+        created_at: T0,
+        updated_at: T0,
+        school_key: 'https://v1.school.example',
+        dismissed_at: LATER,
+      });
+      await insert('auth_code_messages', {
+        id: 'v14-sms',
+        phone: '+963944123461',
+        code: '24680',
+        status: 'dead',
+        attempts: 1,
+        next_attempt_at: T0,
+        last_error: 'twilio_21211: invalid To',
+        created_at: T0,
+        updated_at: T0,
+        dismissed_at: LATER,
+      });
+    },
+    async check(store) {
+      const dismissed = await store.console.listDead('push', { errors: null, dismissed: true }, { limit: 50 });
+      expect(dismissed.items.map((item) => item.id)).toEqual(['v14-push']);
+      const shown = await store.console.listDead('push', { errors: null, dismissed: false }, { limit: 50 });
+      expect(shown.items.map((item) => item.id)).not.toContain('v14-push');
+      const sms = await store.console.listDead('sms', { errors: null, dismissed: true }, { limit: 50 });
+      expect(sms.items.map((item) => item.id)).toEqual(['v14-sms']);
+    },
+  },
+  // A refused call, kept for the console with its phone masked.
+  '0015_refused_calls': {
+    async fill(insert) {
+      await insert('refused_calls', {
+        id: 'v15-refused',
+        created_at: T0,
+        operation: 'AuthCode',
+        channel: 'sms',
+        reason: 'auth_code_limit_phone',
+        student_id: null,
+        school_key: null,
+        type: null,
+        phone: '+*********462',
+        phone_suffix: '3462',
+      });
+      await insert('refused_calls', {
+        id: 'v15-refused-push',
+        created_at: T0,
+        operation: 'SendNotificationType',
+        channel: 'push',
+        reason: 'no_token',
+        student_id: 'v1-student',
+        school_key: 'https://v1.school.example',
+        type: 'absence',
+        phone: null,
+        phone_suffix: null,
+      });
+    },
+    async check(store) {
+      const none = { channel: null, school: null, type: null, from: null, until: null, error: null };
+      const refused = await store.console.listMessages({ ...none, status: 'refused', find: '3462' }, { limit: 10 });
+      expect(refused.items.map((item) => [item.id, item.status, item.lastError])).toEqual([
+        ['v15-refused', 'refused', 'auth_code_limit_phone'],
+      ]);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

@@ -6,7 +6,9 @@
 import type { SendNotificationTypeArgs } from '../../contract/generated';
 import type { OperationDeps } from '../define';
 import { ClientError } from '../errors';
+import { schoolKey } from '../../domain';
 import { queueNotification } from '../queue-notification';
+import { refuse } from '../refused-call';
 
 function required(value: string | null, wireName: string): string {
   if (value === null || value.trim() === '')
@@ -20,5 +22,19 @@ export const SendNotificationType =
     const id = required(studentId, 'id');
     const school = required(baseUrlSchool, 'baseUrlSchool');
     const kind = required(type, 'TypeNotfication');
-    await queueNotification(deps, { studentId: id, school, type: kind });
+    // A refusal after the form checks is recorded for the console (docs/console.md#refused-calls), its answer unchanged.
+    await queueNotification(deps, { studentId: id, school, type: kind }, (error, reason) =>
+      refuse(
+        deps,
+        {
+          operation: 'SendNotificationType',
+          ...(reason === undefined ? {} : { reason }),
+          studentId: id,
+          schoolKey: schoolKey(school),
+          type: kind,
+          phone: null,
+        },
+        error,
+      ),
+    );
   };

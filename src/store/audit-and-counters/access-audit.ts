@@ -44,6 +44,16 @@ export interface AuditQuery {
   readonly subject?: string;
   readonly limit: number;
   readonly offset: number;
+  /** Entries older than this one (the console's next page, by key rather than offset). */
+  readonly before?: AuditCursor;
+  /** Entries newer than this one (the console's previous page). */
+  readonly after?: AuditCursor;
+}
+
+/** An entry's place in the trail's order: its time, then its id. */
+export interface AuditCursor {
+  readonly at: string;
+  readonly id: string;
 }
 
 export interface AuditPage {
@@ -103,13 +113,27 @@ export async function listAuditRows(db: Kysely<StoreDatabase>, query: AuditQuery
   if (query.user !== undefined) base = base.where('user', '=', query.user);
   if (query.subject !== undefined) base = base.where('subject', '=', query.subject);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  const rows = await base
+  // A cursor seeks in the (at, id) index; the later entries are read oldest first and turned round.
+  const cursor = query.after ?? query.before;
+  const backwards = query.after !== undefined;
+  const seek =
+    cursor === undefined
+      ? base
+      : base.where((eb) =>
+          eb.or([
+            eb('at', backwards ? '>' : '<', cursor.at),
+            eb.and([eb('at', '=', cursor.at), eb('id', backwards ? '>' : '<', cursor.id)]),
+          ]),
+        );
+  const direction = backwards ? 'asc' : 'desc';
+  const rows = await seek
     .selectAll()
-    .orderBy('at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('at', direction)
+    .orderBy('id', direction)
     .limit(query.limit)
-    .offset(query.offset)
+    .offset(cursor === undefined ? query.offset : 0)
     .execute();
+  if (backwards) rows.reverse();
   return { items: rows.map(toAuditRow), total: Number(total?.n ?? 0) };
 }
 

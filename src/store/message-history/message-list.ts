@@ -15,11 +15,14 @@ import type { OutboxStatus } from '../database';
 
 export type MessageChannel = 'push' | 'sms';
 
+/** A message's status, or `refused`: a call refused before anything was queued (migration 0015). */
+export type MessageListStatus = OutboxStatus | 'refused';
+
 /** How many of a phone's last digits the store keeps searchable (migration 0010). */
 export const PHONE_SUFFIX_DIGITS = 4;
 
 export interface MessageListFilter {
-  readonly status: OutboxStatus | null;
+  readonly status: MessageListStatus | null;
   readonly channel: MessageChannel | null;
   /** Push only: a filter by school or type leaves the text messages out. */
   readonly school: string | null;
@@ -46,14 +49,15 @@ export interface MessageListItem {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly sentAt: string | null;
-  readonly status: OutboxStatus;
+  readonly status: MessageListStatus;
   readonly attempts: number;
+  /** For a refused call, the reason (`no_token`, `auth_code_limit_phone`, …). */
   readonly lastError: string | null;
   /** Push only. */
   readonly studentId: string | null;
   readonly schoolKey: string | null;
   readonly type: string | null;
-  /** Text messages only, in full: the console masks it before it is shown. */
+  /** Text messages only, in full (masked already for a refused call): the console masks it before it is shown. */
   readonly phone: string | null;
 }
 
@@ -77,6 +81,8 @@ const TABLE = { push: 'push_notifications', sms: 'auth_code_messages' } as const
 
 interface Source {
   readonly channel: MessageChannel;
+  /** The refused calls of the channel rather than its messages. */
+  readonly refused: boolean;
   readonly conditions: RawBuilder<unknown>[];
 }
 
@@ -89,29 +95,37 @@ export function phoneDigits(text: string): string | null {
 
 function sourcesFor(filter: MessageListFilter): Source[] {
   const channels: MessageChannel[] = filter.channel !== null ? [filter.channel] : ['push', 'sms'];
+  // The refused calls are listed with every status, or alone with `refused`; an error filter is a message's.
+  const kinds: boolean[] =
+    filter.status === 'refused' ? [true] : filter.status === null && filter.error === null ? [false, true] : [false];
   const sources: Source[] = [];
-  for (const channel of channels) {
-    if (channel === 'sms' && (filter.school !== null || filter.type !== null)) continue;
-    const common: RawBuilder<unknown>[] = [];
-    if (filter.status !== null) common.push(sql`status = ${filter.status}`);
-    if (filter.school !== null) common.push(sql`school_key = ${filter.school}`);
-    if (filter.type !== null) common.push(sql`type = ${filter.type}`);
-    if (filter.from !== null) common.push(sql`created_at >= ${filter.from}`);
-    if (filter.until !== null) common.push(sql`created_at < ${filter.until}`);
-    if (filter.error !== null) common.push(sql`last_error = ${filter.error}`);
-    if (filter.find === null) {
-      sources.push({ channel, conditions: common });
-      continue;
-    }
-    const find = filter.find;
-    sources.push({ channel, conditions: [...common, sql`id = ${find}`] });
-    if (channel === 'push') sources.push({ channel, conditions: [...common, sql`student_id = ${find}`] });
-    const digits = phoneDigits(find);
-    if (channel === 'sms' && digits !== null) {
-      const suffix = digits.slice(-PHONE_SUFFIX_DIGITS);
-      // More digits than the suffix: the rest are compared on the rows the suffix found.
-      const longer = digits.length > PHONE_SUFFIX_DIGITS ? [sql`phone like ${`%${digits}`}`] : [];
-      sources.push({ channel, conditions: [...common, sql`phone_suffix = ${suffix}`, ...longer] });
+  for (const refused of kinds) {
+    for (const channel of channels) {
+      if (channel === 'sms' && (filter.school !== null || filter.type !== null)) continue;
+      const common: RawBuilder<unknown>[] = [];
+      if (refused) common.push(sql`channel = ${channel}`);
+      else if (filter.status !== null) common.push(sql`status = ${filter.status}`);
+      if (filter.school !== null) common.push(sql`school_key = ${filter.school}`);
+      if (filter.type !== null) common.push(sql`type = ${filter.type}`);
+      if (filter.from !== null) common.push(sql`created_at >= ${filter.from}`);
+      if (filter.until !== null) common.push(sql`created_at < ${filter.until}`);
+      if (filter.error !== null)
+        common.push(refused ? sql`reason = ${filter.error}` : sql`last_error = ${filter.error}`);
+      if (filter.find === null) {
+        sources.push({ channel, refused, conditions: common });
+        continue;
+      }
+      const find = filter.find;
+      sources.push({ channel, refused, conditions: [...common, sql`id = ${find}`] });
+      if (channel === 'push') sources.push({ channel, refused, conditions: [...common, sql`student_id = ${find}`] });
+      const digits = phoneDigits(find);
+      if (channel === 'sms' && digits !== null) {
+        const suffix = digits.slice(-PHONE_SUFFIX_DIGITS);
+        // More digits than the suffix: the rest are compared on the rows the suffix found (a refused call
+        // keeps its phone masked, so only the suffix can be compared there).
+        const longer = digits.length > PHONE_SUFFIX_DIGITS && !refused ? [sql`phone like ${`%${digits}`}`] : [];
+        sources.push({ channel, refused, conditions: [...common, sql`phone_suffix = ${suffix}`, ...longer] });
+      }
     }
   }
   return sources;
@@ -122,10 +136,10 @@ export interface MessageRow {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
-  status: OutboxStatus;
+  status: MessageListStatus;
   attempts: number | string;
   last_error: string | null;
-  student_id?: string;
+  student_id?: string | null;
   school_key?: string | null;
   type?: string;
   phone?: string;
@@ -147,7 +161,7 @@ const newerFirst = (a: MessageListItem, b: MessageListItem): number =>
 export function messageListQueries(
   filter: MessageListFilter,
   page: MessagePageRequest,
-): { channel: MessageChannel; query: RawBuilder<MessageRow> }[] {
+): { channel: MessageChannel; refused: boolean; query: RawBuilder<MessageRow> }[] {
   const backwards = page.after !== undefined;
   const cursor = page.after ?? page.before ?? null;
   const direction = sql.raw(backwards ? 'asc' : 'desc');
@@ -160,14 +174,18 @@ export function messageListQueries(
           : sql`(created_at, id) < (${cursor.createdAt}, ${cursor.id})`,
       );
     }
-    const columns =
-      source.channel === 'push'
+    const columns = source.refused
+      ? sql.raw(
+          "id, created_at, created_at as updated_at, null as sent_at, 'refused' as status, 0 as attempts, reason as last_error, student_id, school_key, type, phone",
+        )
+      : source.channel === 'push'
         ? sql.raw('id, created_at, updated_at, sent_at, status, attempts, last_error, student_id, school_key, type')
         : sql.raw('id, created_at, updated_at, sent_at, status, attempts, last_error, phone');
-    const query = sql<MessageRow>`select ${columns} from ${sql.table(TABLE[source.channel])}
+    const table = source.refused ? 'refused_calls' : TABLE[source.channel];
+    const query = sql<MessageRow>`select ${columns} from ${sql.table(table)}
       ${where.length === 0 ? sql`` : sql`where ${sql.join(where, sql` and `)}`}
       order by created_at ${direction}, id ${direction} limit ${page.limit + 1}`;
-    return { channel: source.channel, query };
+    return { channel: source.channel, refused: source.refused, query };
   });
 }
 

@@ -12,6 +12,8 @@ import { messageListMigration } from './0010-message-list';
 import { eventsMigration } from './0011-events';
 import { arabicFoldingMigration } from './0012-arabic-folding';
 import { messageOptionsQuietHoursMigration } from './0013-message-options-quiet-hours';
+import { deadLetterDismissalMigration } from './0014-dead-letter-dismissal';
+import { refusedCallsMigration } from './0015-refused-calls';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -30,6 +32,8 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0011_events': eventsMigration,
   '0012_arabic_folding': arabicFoldingMigration,
   '0013_message_options_quiet_hours': messageOptionsQuietHoursMigration,
+  '0014_dead_letter_dismissal': deadLetterDismissalMigration,
+  '0015_refused_calls': refusedCallsMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

@@ -41,7 +41,7 @@ export interface ClaimedPushNotification extends ClaimedMessage {
   readonly title: string;
   readonly body: string;
   readonly data: Readonly<Record<string, string>>;
-  /** How it travels on each platform, and until when it is worth sending (migration 0012); null: as before there were options. */
+  /** How it travels on each platform, and until when it is worth sending (migration 0013); null: as before there were options. */
   readonly options: ResolvedOptions | null;
 }
 

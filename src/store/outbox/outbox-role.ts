@@ -42,6 +42,7 @@ import {
 } from './events';
 import { notifyOutbox, OUTBOX_CHANNEL, type OutboxSubscription } from './outbox-notify';
 import { deleteHeartbeat, writeHeartbeat } from './worker-heartbeats';
+import { insertRefusedCall, pruneRefusedCalls } from './refused-calls';
 
 export interface AuthCodeClaim {
   readonly messages: ClaimedAuthCodeMessage[];
@@ -96,6 +97,8 @@ export interface Outbox extends OutboxQueue {
   eventSubscriptionStates(): Promise<Readonly<Record<EventSubscriptionState, number>>>;
   /** Deletes delivered events last changed before `before` (an ISO time); how many. */
   pruneEvents(before: string, signal?: AbortSignal): Promise<number>;
+  /** Deletes the refused calls recorded before `before` (docs/console.md#refused-calls). */
+  pruneRefusedCalls(before: string, signal?: AbortSignal): Promise<number>;
 }
 
 export interface OutboxOptions {
@@ -318,6 +321,8 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       run(() => core.writeTransaction((trx) => completeEvents(trx, entries, rule, core.timestamp()))),
     eventSubscriptionStates: () => run(() => subscriptionStates(db)),
     pruneEvents: (before, signal) => run(() => pruneSentEvents(db, before, signal)),
+    pruneRefusedCalls: (before, signal) => run(() => pruneRefusedCalls(db, before, signal)),
+    recordRefusedCall: (call) => run(() => insertRefusedCall(db, dialect, call, core.timestamp())),
 
     pruneOutbox: (before, signal) =>
       run(async () => ({

@@ -1,0 +1,68 @@
+// A refused SendNotificationType or AuthCode call is recorded for the
+// operators' console (docs/console.md#refused-calls), and refused with the
+// same fault as before, at once: the record is written in the background
+// (one insert), so that it neither delays nor changes the answer. Its
+// failure is told to onRefusalNotRecorded (the service logs it). A flood of
+// refused calls (a script hammering AuthCode past its limit) is recorded up
+// to RECORDS_PER_SECOND a process and MAX_IN_FLIGHT writes at once; the rest
+// are counted and told as dropped, so that the flood cannot fill the store.
+import type { NewRefusedCall } from '../store';
+import type { OperationDeps } from './define';
+import { ClientError } from './errors';
+
+/** The reasons worth a support person's look: the caller's own mistakes in a field's form are not kept. */
+export const RECORDED_REASONS: ReadonlySet<string> = new Set([
+  'student_unknown',
+  'student_not_in_school',
+  'no_device',
+  'no_token',
+  'phone_invalid',
+  'phone_not_mobile',
+  'phone_country',
+  'auth_code_limit_phone',
+  'auth_code_limit_caller',
+  'auth_code_limit_global',
+]);
+
+export const RECORDS_PER_SECOND = 50;
+export const MAX_IN_FLIGHT = 64;
+
+/** Why a refusal was not recorded: the store failed, or the bounds above were reached. */
+export class RefusalNotRecorded extends Error {
+  override readonly name = 'RefusalNotRecorded';
+}
+
+let inFlight = 0;
+let second = 0;
+let recordedThisSecond = 0;
+
+/** Records `call` (in the background) when its reason is one worth keeping, and throws `error` now. */
+export function refuse(
+  { store, rules }: OperationDeps,
+  call: Omit<NewRefusedCall, 'reason'> & { reason?: string },
+  error: unknown,
+): never {
+  const reason = call.reason ?? (error instanceof ClientError ? error.code : null);
+  if (reason !== null && RECORDED_REASONS.has(reason)) {
+    const now = Math.floor(Date.now() / 1000);
+    if (now !== second) {
+      second = now;
+      recordedThisSecond = 0;
+    }
+    if (inFlight >= MAX_IN_FLIGHT || recordedThisSecond >= RECORDS_PER_SECOND) {
+      rules.onRefusalNotRecorded?.(
+        new RefusalNotRecorded(`too many refused calls at once; a ${reason} was not recorded`),
+      );
+    } else {
+      inFlight += 1;
+      recordedThisSecond += 1;
+      store.outbox
+        .recordRefusedCall({ ...call, reason })
+        .catch((failure: unknown) => rules.onRefusalNotRecorded?.(failure))
+        .finally(() => {
+          inFlight -= 1;
+        });
+    }
+  }
+  throw error;
+}
