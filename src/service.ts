@@ -289,6 +289,7 @@ function operatorRoutes(
         maxAgeMs: config.console.sessionMaxHours * 3_600_000,
         allow: consoleAllowList(config.console.allow),
         importMaxRows: config.console.importMaxRows,
+        eventsAllowHttp: config.delivery.events.allowHttp,
       },
       logger,
       bcrypt: consoleBcrypt,

@@ -19,6 +19,8 @@ export interface ConsoleSettings {
   readonly allow: BlockList | null;
   /** Rows a roster import may hold (CONSOLE_IMPORT_MAX_ROWS); DEFAULT_MAX_ROWS when left out. */
   readonly importMaxRows?: number;
+  /** A school's event receiver may be http:// (EVENTS_ALLOW_HTTP); false when left out. */
+  readonly eventsAllowHttp?: boolean;
 }
 
 export interface ConsoleStores {

@@ -100,6 +100,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     imports: createImportJobs({
       store: options.stores.import,
       limits: { maxRows: options.settings.importMaxRows ?? DEFAULT_MAX_ROWS },
+      eventsAllowHttp: options.settings.eventsAllowHttp === true,
       logger: options.logger,
       now,
       onEnded: (upload, job) =>

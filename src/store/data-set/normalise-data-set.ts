@@ -2,6 +2,7 @@ import type { AbsencesTable, DevicesTable, NotesTable, SchoolsTable, StudentsTab
 import { COLLECTION_OF, COLLECTIONS, RowProblem, type DataSetCollection } from '../collections';
 import type { DataSet } from './data-set';
 import { InvalidDataSetError } from './data-set-values';
+import { subscriptionChangeOf, type SubscriptionChange } from './event-subscriptions';
 
 /**
  * One row to upsert: `row` holds every column for an insert (defaults filled
@@ -21,6 +22,15 @@ export interface NormalisedDataSet {
   devices: UpsertRecord<DevicesTable>[];
   notes: UpsertRecord<NotesTable>[];
   absences: UpsertRecord<AbsencesTable>[];
+  /** The schools' `eventsUrl` where given, one per school (event-subscriptions.ts). */
+  eventSubscriptions: SubscriptionChange[];
+  /** When the data set is written (new marks, new subscriptions). */
+  now: string;
+}
+
+export interface NormaliseOptions {
+  /** A school's eventsUrl may be http:// (EVENTS_ALLOW_HTTP). */
+  readonly eventsAllowHttp?: boolean;
 }
 
 /**
@@ -28,9 +38,19 @@ export interface NormalisedDataSet {
  * record is checked against its collection's schema (collections/), the one
  * the admin API validates with, after reading the spellings files use.
  */
-export function normaliseDataSet(dataSet: DataSet, now: string): NormalisedDataSet {
+export function normaliseDataSet(dataSet: DataSet, now: string, options: NormaliseOptions = {}): NormalisedDataSet {
   const data = Object.fromEntries(COLLECTIONS.map((collection) => [collection, collect(dataSet, collection, now)]));
-  return data as unknown as NormalisedDataSet;
+  return { ...data, eventSubscriptions: subscriptionChanges(dataSet, options), now } as unknown as NormalisedDataSet;
+}
+
+// After collect() has checked the schools: each school's last eventsUrl wins, as its last record does.
+function subscriptionChanges(dataSet: DataSet, options: NormaliseOptions): SubscriptionChange[] {
+  const bySchool = new Map<string, SubscriptionChange>();
+  (dataSet.schools ?? []).forEach((item, index) => {
+    const change = subscriptionChangeOf(item, `schools[${index}]`, options.eventsAllowHttp === true);
+    if (change !== null) bySchool.set(change.schoolKey, change);
+  });
+  return [...bySchool.values()];
 }
 
 // Later records replace earlier ones with the same key: PostgreSQL refuses

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { COLLECTION_OF, LINKS, type CollectionLink } from '../collections';
 import type { StoreDatabase } from '../database';
 import { InvalidDataSetError } from './data-set-values';
+import { writeSubscriptionChanges } from './event-subscriptions';
 import type { DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
 import type { NormalisedDataSet, UpsertRecord } from './normalise-data-set';
 
@@ -33,6 +34,9 @@ export async function writeNormalisedDataSet(
       .onConflict((oc) => oc.column('key').doUpdateSet(fromExcluded(COLLECTION_OF.schools.requiredColumns)))
       .execute();
   });
+
+  // Before anything that may queue events: a school's subscription follows its record.
+  await writeSubscriptionChanges(db, data.eventSubscriptions, data.now);
 
   await upsertInBatches(data.devices, progress('devices', data.devices.length), async (rows, given) => {
     await db
