@@ -6,6 +6,7 @@ import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, sendPage } from './respond';
 import { allows, notice, page, type SignedIn, type View } from './view';
+import { eventsNotice, eventsSection } from './school-events';
 
 const PAGE_SIZE = 50;
 const MAX_PAGE = 2000;
@@ -72,6 +73,7 @@ export async function showSchoolStudents(
     outcome: 'allowed',
   });
   const pageNumber = pageOf(req);
+  const events = await eventsSection(context, view, school.baseUrl);
   const students = await context.stores.admin.listRecords(
     'students',
     { school: school.baseUrl },
@@ -83,11 +85,13 @@ export async function showSchoolStudents(
     page(
       view,
       school.name,
-      html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
+      html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}${eventsNotice(view, req)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
         allows((view.session as SignedIn).role, 'operator')
           ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
           : ''
       }</p>
+${events}
+<h2>${t.navStudents}</h2>
 <p role="status">${t.schoolStudents(f.number(students.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>

@@ -394,11 +394,14 @@ export async function findSchool(
   return row === undefined ? null : { key: row.key, baseUrl: row.base_url };
 }
 
-/** Creates or replaces a school's subscription: active again, its failures forgotten. */
+/**
+ * Creates or replaces a school's subscription: active again, its failures
+ * forgotten; with `keepStoredSecret`, a stored subscription keeps its secret.
+ */
 export async function putSubscription(
   db: Kysely<StoreDatabase>,
   schoolKey: string,
-  subscription: { url: string; secret: string },
+  subscription: { url: string; secret: string; keepStoredSecret?: boolean },
   now: string,
 ): Promise<void> {
   await db
@@ -416,7 +419,7 @@ export async function putSubscription(
     .onConflict((oc) =>
       oc.column('school_key').doUpdateSet({
         url: subscription.url,
-        secret: subscription.secret,
+        ...(subscription.keepStoredSecret === true ? {} : { secret: subscription.secret }),
         state: 'active',
         failing_since: null,
         last_error: null,
