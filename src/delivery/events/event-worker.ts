@@ -5,7 +5,13 @@
 // nothing, the event is sent again when its lease ends (at least once; the
 // receiver drops a repeat by its webhook-id).
 import type { Logger } from '../../log';
-import type { ClaimedEvent, EventCompletion, EventCompletionEntry, EventHealthRule } from '../../store';
+import {
+  GroupCommit,
+  type ClaimedEvent,
+  type EventCompletion,
+  type EventCompletionEntry,
+  type EventHealthRule,
+} from '../../store';
 import { parseRetryAfter } from '../http/retry-after';
 import { retryDelayMs } from '../retry-policy';
 import { eventSignature } from '../../shared/event-signature';
@@ -45,17 +51,29 @@ export interface EventWorkerOptions {
 const USER_AGENT = 'student-notifications-events/1';
 // A failure to claim (store unreachable): wait longer each time, up to this.
 const MAX_CLAIM_BACKOFF_MS = 30_000;
+// Results written together (as the pushes' are, completion-writer.ts): one transaction per batch rather than per
+// event, bounded so that a burst does not hold the write lock long.
+const MAX_COMPLETION_BATCH = 200;
 
 export class EventWorker {
   readonly #options: EventWorkerOptions;
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #completions: GroupCommit<EventCompletionEntry, boolean>;
   #running: Promise<void> | null = null;
   #stopping = false;
   #wake: (() => void) | null = null;
+  // A notify() that came while the loop was not asleep (claiming, or waiting for a slot): the next sleep is skipped.
+  #notified = false;
 
   constructor(options: EventWorkerOptions) {
     if (options.concurrency < 1 || options.perSchool < 1) throw new RangeError('event concurrency must be at least 1');
     this.#options = options;
+    this.#completions = new GroupCommit({
+      write: (entries) => options.store.completeEvents(entries, options.health),
+      waitMs: 0,
+      maxBatch: MAX_COMPLETION_BATCH,
+      maxInFlight: 1,
+    });
   }
 
   start(): void {
@@ -66,7 +84,8 @@ export class EventWorker {
 
   /** Look now rather than at the next poll. */
   notify(): void {
-    this.#wake?.();
+    if (this.#wake === null) this.#notified = true;
+    else this.#wake();
   }
 
   /** Claims nothing more; waits up to `timeoutMs` for the deliveries under way (the rest are sent again after their lease). */
@@ -90,9 +109,17 @@ export class EventWorker {
 
   async #loop(): Promise<void> {
     const { concurrency, logger, pollMs } = this.#options;
+    // Claim when a quarter of the slots are free, not at each free slot: every claim is a write transaction (the
+    // store's write lock on SQLite), and one per event cost the pushes a third of their drain
+    // (scripts/bench-events.mjs, docs/benchmark.md#delivery-events).
+    const batch = Math.max(1, Math.ceil(concurrency / 4));
     let failures = 0;
     while (!this.#stopping) {
       const room = concurrency - this.#inFlight.size;
+      if (room < batch && this.#inFlight.size > 0) {
+        await Promise.race([...this.#inFlight]);
+        continue;
+      }
       let claimed: number;
       try {
         claimed = room > 0 ? await this.#claimAndStart(room) : 0;
@@ -123,7 +150,8 @@ export class EventWorker {
         })
         .finally(() => {
           this.#inFlight.delete(tracked);
-          this.#wake?.();
+          // A slot is free, and the message's next event may be due: look again, even if the loop is claiming now.
+          this.notify();
         });
       this.#inFlight.add(tracked);
     }
@@ -131,16 +159,18 @@ export class EventWorker {
   }
 
   async #deliver(event: ClaimedEvent): Promise<void> {
-    const { logger, observer, store, health } = this.#options;
+    const { logger, observer } = this.#options;
     const started = performance.now();
     const completion = await this.#post(event);
     const outcome: EventOutcome =
       completion.status === 'sent' ? 'sent' : completion.status === 'gone' ? 'gone' : 'retry';
     observer?.eventAttempted({ outcome, durationMs: performance.now() - started });
-    const [current] = await store.completeEvents(
-      [{ id: event.id, claimToken: event.claimToken, schoolKey: event.schoolKey, completion }],
-      health,
-    );
+    const current = await this.#completions.submit({
+      id: event.id,
+      claimToken: event.claimToken,
+      schoolKey: event.schoolKey,
+      completion,
+    });
     if (current !== true)
       logger.warn({ event: event.id }, 'event result dropped: its lease ran out and it was claimed again');
     else if (completion.status === 'gone')
@@ -203,6 +233,10 @@ export class EventWorker {
 
   #sleep(ms: number): Promise<void> {
     if (this.#stopping) return Promise.resolve();
+    if (this.#notified) {
+      this.#notified = false;
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
