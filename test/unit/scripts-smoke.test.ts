@@ -24,6 +24,8 @@ const SCRIPTS: Record<
   'bench-baseline.mjs': { coveredBy: 'bench.mjs', how: 'the baseline it starts' },
   'bench-console.mjs': { env: {} },
   'bench-delivery.mjs': { env: {} },
+  // Without TEST_DATABASE_URL, SQLite only.
+  'bench-events.mjs': { env: {} },
   'bench-h2-client.mjs': { env: {} },
   'bench-import.mjs': { coveredBy: 'bench.mjs', how: 'its import case, benchImport' },
   'bench-node-soap.mjs': { coveredBy: 'bench.mjs', how: "node-soap's own server its calls part starts" },
