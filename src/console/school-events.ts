@@ -97,6 +97,27 @@ ${
   );
 }
 
+/** A change of a school's subscription in the audit trail (docs/console.md#audit), never its secret. */
+function auditChange(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  operation: string,
+  baseUrl: string,
+  outcome: 'allowed' | 'refused',
+  reason: string,
+): Promise<void> {
+  return context.audit({
+    address: req.ip ?? null,
+    account: (view.session as SignedIn).account,
+    operation,
+    subjectKind: 'school',
+    subject: baseUrl,
+    outcome,
+    reason,
+  });
+}
+
 function noSchool(view: View, res: Response): void {
   sendPage(res, 404, page(view, view.t.notFoundTitle, html`<p>${view.t.schoolMissing}</p>`, { current: 'schools' }));
 }
@@ -131,15 +152,7 @@ export async function saveEvents(context: ConsoleContext, view: View, req: Reque
   const newSecret = body.newSecret === '1';
   const current = await currentOf(context, school.baseUrl);
   const audit = (outcome: 'allowed' | 'refused', reason: string) =>
-    context.audit({
-      address: req.ip ?? null,
-      account: (view.session as SignedIn).account,
-      operation: 'school-events',
-      subjectKind: 'school',
-      subject: school.baseUrl,
-      outcome,
-      reason,
-    });
+    auditChange(context, view, req, 'school-events', school.baseUrl, outcome, reason);
 
   const problems: { field: string; text: string }[] = [];
   const checked = checkReceiverUrl(urlText, context.settings.eventsAllowHttp === true);
@@ -220,15 +233,15 @@ export async function removeEvents(context: ConsoleContext, view: View, req: Req
   const school = await schoolOf(context, view, res, eventsSchoolOf(req));
   if (school === null) return;
   const removed = await context.stores.admin.deleteEventSubscription(school.baseUrl);
-  await context.audit({
-    address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
-    operation: 'school-events-remove',
-    subjectKind: 'school',
-    subject: school.baseUrl,
-    outcome: removed ? 'allowed' : 'refused',
-    reason: removed ? 'removed' : 'none',
-  });
+  await auditChange(
+    context,
+    view,
+    req,
+    'school-events-remove',
+    school.baseUrl,
+    removed ? 'allowed' : 'refused',
+    removed ? 'removed' : 'none',
+  );
   if (removed) context.logger.info({ school: school.baseUrl }, 'console: event subscription removed');
   redirect(res, `${schoolPage(school.baseUrl)}${removed ? '&events=removed' : ''}`);
 }

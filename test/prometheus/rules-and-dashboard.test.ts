@@ -202,22 +202,26 @@ describeWithTools(
     });
 
     it('sees the subscriptions of a receiver that never answers turn failing, and NotifyEventSubscriptionsFailing pending', async () => {
-      const failing = await until(
+      // The first answer of `query` with a series, waited for.
+      const seen = (what: string, query: string, explain: () => string) =>
+        until(
+          what,
+          async () => {
+            const found = await prometheus.query(query);
+            return found.length > 0 ? found : null;
+          },
+          explain,
+        );
+      const failing = await seen(
         'a failing event subscription, scraped',
-        async () => {
-          const found = await prometheus.query('max by (state) (notify_event_subscriptions{state="failing"}) > 0');
-          return found.length > 0 ? found : null;
-        },
+        'max by (state) (notify_event_subscriptions{state="failing"}) > 0',
         () => service.log(),
       );
       expect(Number(failing[0]?.value[1])).toBeGreaterThan(0);
       // Its `for` (15 minutes) is far longer than the run: pending is as far as it gets here.
-      const alert = await until(
+      const alert = await seen(
         'NotifyEventSubscriptionsFailing pending',
-        async () => {
-          const found = await prometheus.query('ALERTS{alertname="NotifyEventSubscriptionsFailing"}');
-          return found.length > 0 ? found : null;
-        },
+        'ALERTS{alertname="NotifyEventSubscriptionsFailing"}',
         () => prometheus.log(),
       );
       expect(alert.map((s) => [s.metric.state, s.metric.alertstate])).toEqual([['failing', 'pending']]);
