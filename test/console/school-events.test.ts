@@ -34,7 +34,7 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
   it('sets up a subscription with a made secret shown once, then keeps, replaces and takes a given secret', async () => {
     const olga = await signedIn(harness.app, 'olga');
     const before = await olga.agent.get(SCHOOL_PAGE);
-    expect(before.text).toContain("No subscription: the school&#39;s system hears nothing of its messages.");
+    expect(before.text).toContain('No subscription: the school&#39;s system hears nothing of its messages.');
     expect(before.text).toContain(`href="${FORM.replace(/&/g, '&amp;')}"`);
 
     const form = await olga.agent.get(FORM);
