@@ -305,6 +305,7 @@ function operatorRoutes(
         allow: consoleAllowList(config.console.allow),
         importMaxRows: config.console.importMaxRows,
         timeZone: config.console.timeZone,
+        eventsAllowHttp: config.delivery.events.allowHttp,
       },
       logger,
       bcrypt: consoleBcrypt,

@@ -3,6 +3,7 @@
 // shown once, when it was made here, and never again.
 import { z } from 'zod';
 import { isEventSecret, newEventSecret } from '../shared/event-signature';
+import { checkReceiverUrl } from '../shared/event-receiver-url';
 import type { Logger } from '../log';
 import type { AdminStore } from '../store';
 import { AdminError } from './errors';
@@ -127,18 +128,10 @@ export function eventRoutes(store: AdminStore, options: EventRouteOptions): Admi
   ];
 }
 
-// An absolute https:// URL (http:// when allowed), without credentials in it: they would be logged and shown.
+// The shared rule (src/shared/event-receiver-url.ts), as a 400 naming the field.
 function receiverUrl(text: string, allowHttp: boolean): string {
-  const refuse = (message: string) => new AdminError(400, 'invalid_request', message, [{ path: 'body.url', message }]);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw refuse('The url is not an absolute URL.');
-  }
-  if (url.protocol === 'http:' && !allowHttp)
-    throw refuse('The url must be https:// (http:// only with EVENTS_ALLOW_HTTP=true).');
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse('The url must be https://.');
-  if (url.username !== '' || url.password !== '') throw refuse('The url must not carry a user name or password.');
-  return url.href;
+  const checked = checkReceiverUrl(text, allowHttp);
+  if ('problem' in checked)
+    throw new AdminError(400, 'invalid_request', checked.problem, [{ path: 'body.url', message: checked.problem }]);
+  return checked.url;
 }

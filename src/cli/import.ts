@@ -6,6 +6,7 @@ import { COLLECTIONS, type DataSetCollection } from '../store';
 import { answerHelpOrVersion, fromInvocation } from './args';
 import { SEED_USAGE, seedMain } from './seed-from-asmx';
 import { runCommand, storeFromConfig } from './store-from-config';
+import { loadConfigOrExit } from './load-config';
 
 const USAGE = `Usage: npm run import -- [--strict] [--dry-run] [--collection NAME] FILE...
 
@@ -50,9 +51,11 @@ export async function main(args: readonly string[]): Promise<number> {
     );
     return 2;
   }
-  const store = await storeFromConfig();
+  const config = loadConfigOrExit();
+  const store = await storeFromConfig(config);
   try {
     const report = await importFiles(store.dataSet, files, {
+      eventsAllowHttp: config.delivery.events.allowHttp,
       strict: flags.has('--strict'),
       dryRun: flags.has('--dry-run'),
       progress: terminalProgress(),

@@ -2,9 +2,9 @@
 // command-line tools. A bad configuration exits with code 2, as the server does.
 import { openStore, type OpenedStore } from '../store';
 import { loadConfigOrExit } from './load-config';
+import type { Config } from '../config';
 
-export async function storeFromConfig(): Promise<OpenedStore> {
-  const config = loadConfigOrExit();
+export async function storeFromConfig(config: Config = loadConfigOrExit()): Promise<OpenedStore> {
   return openStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
 }
 

@@ -23,6 +23,8 @@ export interface ConsoleSettings {
   readonly importMaxRows?: number;
   /** The zone times are shown in for an operator who chose none (CONSOLE_TIME_ZONE); UTC when left out. */
   readonly timeZone?: string;
+  /** A school's event receiver may be http:// (EVENTS_ALLOW_HTTP); false when left out. */
+  readonly eventsAllowHttp?: boolean;
 }
 
 export interface ConsoleStores {

@@ -56,6 +56,8 @@ export interface ImportJobsOptions {
   readonly store: ImportStore;
   /** What an uploaded file may hold (docs/console.md#import-limits). */
   readonly limits: ReadLimits;
+  /** A school's eventsUrl may be http:// (EVENTS_ALLOW_HTTP). */
+  readonly eventsAllowHttp?: boolean;
   readonly logger: Logger;
   readonly now: () => Date;
   /** Told when a job ends, with the report (the audit trail's second entry). */
@@ -112,6 +114,7 @@ export function createImportJobs(options: ImportJobsOptions): ImportJobs {
           progress,
           now: options.now,
           limits: options.limits,
+          eventsAllowHttp: options.eventsAllowHttp,
         });
         job.report = withName(report, file, upload.fileName);
         await writeFile(path.join(upload.dir, `${kind}.json`), JSON.stringify(job.report));

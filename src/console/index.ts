@@ -30,6 +30,7 @@ import { isMultipart } from './multipart';
 import { saveStudent, showEditStudent } from './student-edit';
 import { showSchools, showSchoolStudents } from './schools';
 import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
+import { confirmRemoveEvents, removeEvents, saveEvents, showEventsForm } from './school-events';
 import {
   addCookie,
   BadHeaderValue,
@@ -104,6 +105,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     imports: createImportJobs({
       store: options.stores.import,
       limits: { maxRows: options.settings.importMaxRows ?? DEFAULT_MAX_ROWS },
+      eventsAllowHttp: options.settings.eventsAllowHttp === true,
       logger: options.logger,
       now,
       onEnded: (upload, job) =>
@@ -356,6 +358,22 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   router.post(`${CONSOLE_BASE}/schools/edit`, need('operator'), async (req, res) => {
     callOf(res).operation = 'school-edit';
     await saveSchool(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/schools/events`, need('operator'), async (req, res) => {
+    callOf(res).operation = 'school-events';
+    await showEventsForm(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/schools/events`, need('operator'), async (req, res) => {
+    callOf(res).operation = 'school-events';
+    await saveEvents(context, local(res).view, req, res);
+  });
+  router.get(`${CONSOLE_BASE}/schools/events/remove`, need('operator'), async (req, res) => {
+    callOf(res).operation = 'school-events-remove';
+    await confirmRemoveEvents(context, local(res).view, req, res);
+  });
+  router.post(`${CONSOLE_BASE}/schools/events/remove`, need('operator'), async (req, res) => {
+    callOf(res).operation = 'school-events-remove';
+    await removeEvents(context, local(res).view, req, res);
   });
   router.get(`${CONSOLE_BASE}/devices/:id/edit`, need('operator'), async (req, res) => {
     callOf(res).operation = 'device-edit';

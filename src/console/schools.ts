@@ -6,6 +6,7 @@ import type { ConsoleContext, PageHandler } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { allows, notice, sendView, type SignedIn, type View } from './view';
+import { eventsNotice, eventsSection } from './school-events';
 
 const PAGE_SIZE = 50;
 const MAX_PAGE = 2000;
@@ -64,6 +65,7 @@ export const showSchoolStudents: PageHandler = async (context, view, req, res) =
     outcome: 'allowed',
   });
   const pageNumber = pageOf(req);
+  const events = await eventsSection(context, view, school.baseUrl);
   const students = await context.stores.admin.listRecords(
     'students',
     { school: school.baseUrl },
@@ -73,7 +75,7 @@ export const showSchoolStudents: PageHandler = async (context, view, req, res) =
     res,
     view,
     school.name,
-    html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
+    html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}${eventsNotice(view, req)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
       allows((view.session as SignedIn).role, 'operator')
         ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
         : ''
@@ -83,6 +85,8 @@ export const showSchoolStudents: PageHandler = async (context, view, req, res) =
 <div><dt>${t.timeZone}</dt><dd><bdi class="code">${school.timeZone}</bdi></dd></div>
 <div><dt>${t.quietHours}</dt><dd>${school.quietHours === null ? t.noQuietHours : html`<bdi class="code">${school.quietHours}</bdi>`}</dd></div>
 </dl></section>
+${events}
+<h2>${t.navStudents}</h2>
 <p role="status">${t.schoolStudents(students.total, f.number(students.total))}</p>
 <table class="stack">
 <thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colId}</th><th scope="col">${t.colClass}</th><th scope="col">${t.colActive}</th></tr></thead>

@@ -39,6 +39,7 @@ h3{font-size:1.1rem;margin:0 0 .5rem}
 .field{margin-block-end:1rem}
 label{display:block;font-weight:700;margin-block-end:.25rem}
 .hint{margin:0 0 .25rem;color:#505a5f}
+label.inline{display:inline;font-weight:400}
 input[type=text],input[type=password],input[type=search],select{font:inherit;padding:.4rem .5rem;border:2px solid #0b0c0c;border-radius:0;background:#fff;max-width:100%}
 input[type=text],input[type=password],input[type=search]{width:100%}
 input[aria-invalid=true],select[aria-invalid=true]{border-color:#d4351c}

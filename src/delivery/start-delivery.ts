@@ -59,24 +59,6 @@ export function startDelivery(
           },
           concurrency: extra.concurrency?.bind(extra),
         };
-  const worker = new DeliveryWorker({
-    store,
-    push: createPushProvider(config.push, config.timeoutMs, logger),
-    sms: createSmsProvider(config.sms, config.timeoutMs, logger),
-    observer,
-    logger,
-    policy: config.retry,
-    authCodeMaxAgeMs: config.authCodeMaxAgeSeconds * 1000,
-    smsTemplate: config.smsTemplate,
-    now,
-    random: options.random ?? Math.random,
-    tracer: options.tracer ?? null,
-    concurrency: config.concurrency,
-    concurrencyFloor: config.concurrencyFloor,
-    leaseSeconds: config.leaseSeconds,
-    pollMs: config.pollMs,
-  });
-  worker.start();
   // Its own loop and slots: a slow or failing school receiver never holds up a push or a login code.
   const events =
     store.claimEvents === undefined || store.completeEvents === undefined
@@ -97,6 +79,36 @@ export function startDelivery(
           observer: options.eventObserver,
         });
   events?.start();
+  // A result the worker writes may queue events (docs/delivery.md#delivery-events): the event worker
+  // looks at once rather than at its next poll, so an event leaves moments after its outcome.
+  const completing =
+    events === null
+      ? store
+      : Object.assign(Object.create(store) as typeof store, {
+          async completeDeliveries(entries: Parameters<typeof store.completeDeliveries>[0]) {
+            const taken = await store.completeDeliveries(entries);
+            events.notify();
+            return taken;
+          },
+        });
+  const worker = new DeliveryWorker({
+    store: completing,
+    push: createPushProvider(config.push, config.timeoutMs, logger),
+    sms: createSmsProvider(config.sms, config.timeoutMs, logger),
+    observer,
+    logger,
+    policy: config.retry,
+    authCodeMaxAgeMs: config.authCodeMaxAgeSeconds * 1000,
+    smsTemplate: config.smsTemplate,
+    now,
+    random: options.random ?? Math.random,
+    tracer: options.tracer ?? null,
+    concurrency: config.concurrency,
+    concurrencyFloor: config.concurrencyFloor,
+    leaseSeconds: config.leaseSeconds,
+    pollMs: config.pollMs,
+  });
+  worker.start();
   const wakeUp =
     store.listenForOutbox === undefined
       ? null

@@ -51,7 +51,7 @@ export interface SourceChecker {
 export function createSourceChecker(
   store: Pick<ImportStore, 'existingKeys'>,
   now: string,
-  options: { readonly foresee?: boolean } = {},
+  options: { readonly foresee?: boolean; readonly eventsAllowHttp?: boolean } = {},
 ): SourceChecker {
   // Keys accepted earlier in this import, and answers the store already gave.
   const imported = new Map<DataSetCollection, Set<string>>(COLLECTIONS.map((c) => [c, new Set()]));
@@ -89,7 +89,7 @@ export function createSourceChecker(
           onRow?.();
           // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
-          const result = checkRecord(collection, row.record, now);
+          const result = checkRecord(collection, row.record, now, { eventsAllowHttp: options.eventsAllowHttp });
           if ('problem' in result) rejected.add({ collection, line: row.line, reason: result.problem });
           else passed.push({ row, key: result.key, references: result.references });
         }

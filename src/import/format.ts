@@ -2,10 +2,14 @@
 // collection, with these fields as its header row (named after the collection,
 // or told by --collection or by its header: docs/operating.md#import-and-export),
 // or one JSON document holding the collections as arrays.
-import { COLLECTION_OF, COLLECTIONS, type Collection, type DataSetCollection } from '../store';
+import { COLLECTION_OF, COLLECTIONS, EVENTS_URL_FIELD, type Collection, type DataSetCollection } from '../store';
 
 /** Every field of a collection, in header order (from its schema, src/store/collections/). */
-export const FIELDS: Readonly<Record<DataSetCollection, readonly string[]>> = fieldLists((c) => c.fieldNames);
+export const FIELDS: Readonly<Record<DataSetCollection, readonly string[]>> = {
+  ...fieldLists((c) => c.fieldNames),
+  // A school's event subscription travels as its receiver's URL (src/store/data-set/event-subscriptions.ts).
+  schools: [...COLLECTION_OF.schools.fieldNames, EVENTS_URL_FIELD],
+};
 
 /** Fields a CSV header must have; the others may be left out (stored values are then kept). */
 export const REQUIRED_FIELDS: Readonly<Record<DataSetCollection, readonly string[]>> = fieldLists(

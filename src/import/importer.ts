@@ -25,6 +25,8 @@ export interface ImportOptions {
   readonly now?: () => Date;
   /** What a file may hold (docs/console.md#import-limits); none by default. */
   readonly limits?: ReadLimits;
+  /** A school's eventsUrl may be http:// (EVENTS_ALLOW_HTTP); false when left out. */
+  readonly eventsAllowHttp?: boolean;
 }
 
 export interface CollectionReport {
@@ -88,7 +90,8 @@ export async function importFiles(
   // Records may only refer to earlier collections: schools before students before notes.
   sources.sort((a, b) => rank(a) - rank(b));
 
-  const checker = createSourceChecker(store, now, { foresee: options.foresee === true });
+  const eventsAllowHttp = options.eventsAllowHttp === true;
+  const checker = createSourceChecker(store, now, { foresee: options.foresee === true, eventsAllowHttp });
   const totalRows = sources.reduce((n, s) => n + COLLECTIONS.reduce((m, c) => m + (s.rows[c]?.length ?? 0), 0), 0);
   let checkedRows = 0;
   progress.stage('checking', totalRows);
@@ -101,7 +104,7 @@ export async function importFiles(
   for (const source of checked) {
     if (refused) reports.push(report(source, 'not_written', null));
     else if (options.dryRun === true) reports.push(report(source, 'checked', null));
-    else reports.push(await write(store, source, progress));
+    else reports.push(await write(store, source, progress, eventsAllowHttp));
   }
   // In the order given on the command line.
   reports.sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file));
@@ -109,13 +112,19 @@ export async function importFiles(
   return { files: reports, complete, refused };
 }
 
-async function write(store: ImportStore, source: CheckedSource, progress: Progress): Promise<FileReport> {
+async function write(
+  store: ImportStore,
+  source: CheckedSource,
+  progress: Progress,
+  eventsAllowHttp = false,
+): Promise<FileReport> {
   const total = COLLECTIONS.reduce((n, c) => n + (source.accepted[c] ?? 0), 0);
   let before = 0;
   let current: DataSetCollection | null = null;
   progress.stage(`writing ${source.file}`, total);
   try {
     const counts = await store.importDataSet(source.dataSet, {
+      eventsAllowHttp,
       onProgress: (collection, written) => {
         if (collection !== current) {
           if (current !== null) before += source.accepted[current] ?? 0;

@@ -84,10 +84,14 @@ export interface AdminStore {
   cancelPushNotification(id: string): Promise<CancelResult>;
   /** A page of the audit trail, newest first, with the total. */
   listAuditEntries(query: AuditQuery): Promise<AuditPage>;
-  /** Sets a school's event subscription (active, failures forgotten); null when there is no such school. */
+  /**
+   * Sets a school's event subscription (active, failures forgotten); null
+   * when there is no such school. With `keepStoredSecret`, a school that has
+   * a subscription keeps its secret and `secret` is used only for a new one.
+   */
   putEventSubscription(
     baseUrl: string,
-    subscription: { url: string; secret: string },
+    subscription: { url: string; secret: string; keepStoredSecret?: boolean },
   ): Promise<EventSubscriptionView | null>;
   /** A school's event subscription, never its secret; `no_school` or `none` when there is nothing to show. */
   getEventSubscription(baseUrl: string): Promise<EventSubscriptionView | 'no_school' | 'none'>;

@@ -23,6 +23,7 @@ export {
   type SqliteBackupResult,
 } from './connection/sqlite-backup';
 export { InvalidDataSetError } from './data-set/data-set-values';
+export { EVENTS_URL_FIELD } from './data-set/event-subscriptions';
 export { checkRecord, type RecordCheck, type RecordReference } from './records/check-record';
 export { DEMO_DATA, loadDemoData } from './data-set/demo-data';
 export type {

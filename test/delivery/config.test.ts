@@ -59,17 +59,20 @@ describe('delivery configuration', () => {
     const credentials = key();
     expect(loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: credentials }).delivery.push).toEqual({
       provider: 'fcm',
-      account: {
-        clientEmail: 'a@b.iam.example',
-        privateKey: pem,
-        projectId: 'proj-1',
-        tokenUri: 'https://oauth2.googleapis.com/token',
+      credentials: {
+        kind: 'file',
+        json: { type: 'service_account', project_id: 'proj-1', client_email: 'a@b.iam.example', private_key: pem },
       },
       projectId: 'proj-1',
       baseUrl: 'https://fcm.googleapis.com',
       tokenUrl: null,
       http2Sessions: 4,
     });
+    // The key file's token_uri is where its token is asked for.
+    expect(
+      loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ token_uri: 'https://tokens.example/t' }) }).delivery
+        .push,
+    ).toMatchObject({ tokenUrl: 'https://tokens.example/t' });
     expect(
       loadConfig({
         PUSH_PROVIDER: 'fcm',
@@ -160,7 +163,10 @@ describe('delivery configuration', () => {
 
   it.each([
     [{ PUSH_PROVIDER: 'apns' }, /PUSH_PROVIDER must be log, fcm or webhook/],
-    [{ PUSH_PROVIDER: 'fcm' }, /FCM_CREDENTIALS: required with PUSH_PROVIDER=fcm/],
+    [
+      { PUSH_PROVIDER: 'fcm' },
+      /FCM_PROJECT_ID: required with Application Default Credentials \(FCM_CREDENTIALS unset\)/,
+    ],
     [
       { PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: '/nonexistent/key.json' },
       /FCM_CREDENTIALS: cannot read \/nonexistent\/key.json \(ENOENT\)/,
@@ -225,16 +231,43 @@ describe('delivery configuration', () => {
       /has no private_key/,
     );
     expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ type: 'authorized_user' }) })).toThrow(
-      /is a "authorized_user" key, not a service_account key/,
+      /is a "authorized_user" key, not a service_account key or an external_account file/,
     );
     expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ project_id: undefined }) })).toThrow(
-      /FCM_PROJECT_ID: required with a key file without project_id/,
+      /FCM_PROJECT_ID: required with a credentials file without project_id/,
     );
     try {
       loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: key({ client_email: 1 }) });
     } catch (error) {
       expect(String(error)).not.toContain('PRIVATE KEY');
     }
+  });
+
+  it('fcm: Application Default Credentials when FCM_CREDENTIALS is unset, an external-account file, checked', () => {
+    expect(loadConfig({ PUSH_PROVIDER: 'fcm', FCM_PROJECT_ID: 'proj-2' }).delivery.push).toMatchObject({
+      credentials: { kind: 'application_default' },
+      projectId: 'proj-2',
+    });
+    const external = {
+      type: 'external_account',
+      audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+      token_url: 'https://sts.googleapis.com/v1/token',
+      credential_source: { file: '/var/run/secrets/token' },
+    };
+    expect(
+      loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: file('wif.json', external), FCM_PROJECT_ID: 'proj-3' })
+        .delivery.push,
+    ).toMatchObject({ credentials: { kind: 'file', json: external }, projectId: 'proj-3' });
+    expect(() =>
+      loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: file('wif.json', { ...external, token_url: undefined }) }),
+    ).toThrow(/is an external_account file without token_url/);
+    expect(() =>
+      loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: file('wif.json', { ...external, credential_source: null }) }),
+    ).toThrow(/is an external_account file without credential_source/);
+    expect(() => loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: file('wif.json', external) })).toThrow(
+      /FCM_PROJECT_ID: required with a credentials file without project_id/,
+    );
   });
 
   it('refuses template files that do not fit, naming the file and the place', () => {

@@ -46,7 +46,7 @@ describe('FCM over HTTP/2', () => {
     createFcmProvider({
       projectId: PROJECT,
       baseUrl: server.origin,
-      tokens: new AccessTokenSource({ account: tokens.account, timeoutMs }),
+      tokens: new AccessTokenSource({ credentials: tokens.credentials, tokenUrl: tokens.account.tokenUri, timeoutMs }),
       timeoutMs,
       http2Sessions,
       ca: TLS.cert,
@@ -56,7 +56,11 @@ describe('FCM over HTTP/2', () => {
     const untrusted = createFcmProvider({
       projectId: PROJECT,
       baseUrl: server.origin,
-      tokens: new AccessTokenSource({ account: tokens.account, timeoutMs: 2000 }),
+      tokens: new AccessTokenSource({
+        credentials: tokens.credentials,
+        tokenUrl: tokens.account.tokenUri,
+        timeoutMs: 2000,
+      }),
       timeoutMs: 2000,
     });
     const result = await untrusted.send(message(1));

@@ -40,13 +40,18 @@ describe.each(storeVariants())('delivery worker on $name', (variant) => {
           data: { type: 'absence', studentId: '1001', school: 'https://school.example', notificationId: id },
         },
       });
+      // google-auth-library's request, made at the key file's token_uri (the fake) and addressed to Google's endpoint.
       expect(h.fcm.tokenRequests).toEqual([
-        expect.objectContaining({
+        {
           iss: 'notify@test.iam.example',
           scope: 'https://www.googleapis.com/auth/firebase.messaging',
-          aud: `${h.fcm.server.url}/token`,
-        }),
+          aud: 'https://oauth2.googleapis.com/token',
+          iat: expect.any(Number),
+          exp: expect.any(Number),
+          grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        },
       ]);
+      expect(h.fcm.tokenRequests[0].exp - h.fcm.tokenRequests[0].iat).toBe(3600);
       expect(await pushRow(id)).toMatchObject({
         status: 'sent',
         attempts: 1,

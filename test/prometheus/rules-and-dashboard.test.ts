@@ -24,6 +24,9 @@ const prometheusBinary = findTool('prometheus', 'PROMETHEUS');
 // AUTH_CODE_LIMIT_GLOBAL for the run, and as many codes: the limit is spent whole.
 const GLOBAL_CODES = 5;
 const WAIT_MS = 60_000;
+const ADMIN_TOKEN = 'a-prometheus-check-admin-token-0123456789';
+// Nothing listens here: every school's event receiver is down for the whole run.
+const DEAD_RECEIVER = 'http://127.0.0.1:9/events';
 
 /** Selectors (as selectorsOf writes them) that are rightly empty under this load, and why. */
 const EMPTY_SELECTORS: Readonly<Record<string, string>> = {
@@ -69,6 +72,9 @@ describeWithTools(
         AUTH_CODE_LIMIT_GLOBAL: `${GLOBAL_CODES}/1h`,
         DELIVERY_RETRY_BASE_SECONDS: '1',
         DELIVERY_POLL_MS: '200',
+        ADMIN_TOKEN,
+        EVENTS_ALLOW_HTTP: 'true',
+        EVENTS_FAILING_AFTER_MS: '1000',
       });
       prometheus = await startPrometheus({
         binary: prometheusBinary as string,
@@ -84,6 +90,19 @@ describeWithTools(
         explain,
       );
 
+      // Every school subscribes to delivery events at a receiver that never answers, so that the
+      // subscriptions turn failing under the load (NotifyEventSubscriptionsFailing).
+      for (const school of FIXTURES.schools ?? []) {
+        const response = await fetch(
+          `http://127.0.0.1:${service.port}/admin/api/v1/schools/${encodeURIComponent(school.baseUrl)}/events`,
+          {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ url: DEAD_RECEIVER }),
+          },
+        );
+        if (response.status !== 200) throw new Error(`subscription: ${response.status} ${await response.text()}`);
+      }
       const load = await driveMixedLoad(`http://127.0.0.1:${service.port}`, GLOBAL_CODES);
       console.log(`load: ${load.calls} calls, by status ${JSON.stringify(load.statuses)}`);
       // Delivered, retried and given up, and the worker's counts of each scraped.
@@ -180,6 +199,32 @@ describeWithTools(
       expect(firing.map((s) => s.metric.alertname).sort()).toEqual(
         expect.arrayContaining(['NotifyAuthCodeGlobalLimitNearlyReached', 'NotifyEnumerationRefused']),
       );
+    });
+
+    it('sees the subscriptions of a receiver that never answers turn failing, and NotifyEventSubscriptionsFailing pending', async () => {
+      // The first answer of `query` with a series, waited for.
+      const seen = (what: string, query: string, explain: () => string) =>
+        until(
+          what,
+          async () => {
+            const found = await prometheus.query(query);
+            return found.length > 0 ? found : null;
+          },
+          explain,
+        );
+      const failing = await seen(
+        'a failing event subscription, scraped',
+        'max by (state) (notify_event_subscriptions{state="failing"}) > 0',
+        () => service.log(),
+      );
+      expect(Number(failing[0]?.value[1])).toBeGreaterThan(0);
+      // Its `for` (15 minutes) is far longer than the run: pending is as far as it gets here.
+      const alert = await seen(
+        'NotifyEventSubscriptionsFailing pending',
+        'ALERTS{alertname="NotifyEventSubscriptionsFailing"}',
+        () => prometheus.log(),
+      );
+      expect(alert.map((s) => [s.metric.state, s.metric.alertstate])).toEqual([['failing', 'pending']]);
     });
 
     it('names only empty selectors that are still in the rules', () => {

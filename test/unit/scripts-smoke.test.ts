@@ -24,6 +24,8 @@ const SCRIPTS: Record<
   'bench-baseline.ts': { coveredBy: 'bench.ts', how: 'the baseline it starts' },
   'bench-console.ts': { env: {} },
   'bench-delivery.ts': { env: {} },
+  // Without TEST_DATABASE_URL, SQLite only.
+  'bench-events.ts': { env: {} },
   'bench-h2-client.ts': { env: {} },
   'bench-import.ts': { coveredBy: 'bench.ts', how: 'its import case, benchImport' },
   'bench-node-soap.ts': { coveredBy: 'bench.ts', how: "node-soap's own server its calls part starts" },

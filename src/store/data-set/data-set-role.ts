@@ -4,10 +4,12 @@
 import type { StoreCore } from '../core';
 import type { StoreQueries } from '../records/queries';
 import { COLLECTIONS, existingKeys, readAllRecords } from '../records/records';
-import type { DataSet, DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
+import type { DataSet, DataSetCollection, DataSetCounts, DataSetSchool, WriteDataSetOptions } from './data-set';
 import { importNormalisedDataSet, type ImportCounts } from './import-data-set';
 import { normaliseDataSet } from './normalise-data-set';
 import { writeNormalisedDataSet } from './write-data-set';
+import { EVENTS_URL_FIELD, subscriptionUrls } from './event-subscriptions';
+import { schoolKey } from '../../domain/school-key';
 
 export interface DataSetStore {
   /**
@@ -30,22 +32,28 @@ export function createDataSetStore(core: StoreCore, queries: StoreQueries): Data
   return {
     writeDataSet: (dataSet, options = {}) =>
       run(() => {
-        const data = normaliseDataSet(dataSet, core.timestamp());
+        const data = normaliseDataSet(dataSet, core.timestamp(), options);
         return core.writeTransaction((trx) => writeNormalisedDataSet(trx, data, options));
       }),
 
     importDataSet: (dataSet, options = {}) =>
       run(() => {
-        const data = normaliseDataSet(dataSet, core.timestamp());
+        const data = normaliseDataSet(dataSet, core.timestamp(), options);
         return core.writeTransaction((trx) => importNormalisedDataSet(trx, data, options));
       }),
 
     readDataSet: () =>
       run(async () => {
-        const [schools, devices, students, notes, absences] = await Promise.all(
-          COLLECTIONS.map((c) => readAllRecords(db, c)),
-        );
-        return { schools, devices, students, notes, absences } as Required<DataSet>;
+        const [[schools, devices, students, notes, absences], urls] = await Promise.all([
+          Promise.all(COLLECTIONS.map((c) => readAllRecords(db, c))),
+          subscriptionUrls(db),
+        ]);
+        // A school's subscription travels as its eventsUrl, without the secret (event-subscriptions.ts).
+        const withUrls = (schools as DataSetSchool[]).map((school) => {
+          const url = urls.get(schoolKey(school.baseUrl));
+          return url === undefined ? school : { ...school, [EVENTS_URL_FIELD]: url };
+        });
+        return { schools: withUrls, devices, students, notes, absences } as Required<DataSet>;
       }),
 
     existingKeys: (collection, keys) => run(() => existingKeys(db, collection, keys)),

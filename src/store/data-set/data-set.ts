@@ -8,13 +8,20 @@ import type { COLLECTION_OF, DataSetCollection } from '../collections';
 // without a `state` or `seen` column leave the parents' read marks alone.
 // Each record type is its collection's schema (collections/).
 
-export type DataSetSchool = z.input<typeof COLLECTION_OF.schools.schema>;
+export type DataSetSchool = z.input<typeof COLLECTION_OF.schools.schema> & {
+  /** The school's event receiver, without its secret (event-subscriptions.ts); null or '' removes it. */
+  readonly eventsUrl?: string | null;
+};
 export type DataSetStudent = z.input<typeof COLLECTION_OF.students.schema>;
 export type DataSetDevice = z.input<typeof COLLECTION_OF.devices.schema>;
 export type DataSetNote = z.input<typeof COLLECTION_OF.notes.schema>;
 export type DataSetAbsence = z.input<typeof COLLECTION_OF.absences.schema>;
 
-export type DataSet = { readonly [C in DataSetCollection]?: readonly z.input<(typeof COLLECTION_OF)[C]['schema']>[] };
+export type DataSet = {
+  readonly [C in DataSetCollection]?: readonly (C extends 'schools'
+    ? DataSetSchool
+    : z.input<(typeof COLLECTION_OF)[C]['schema']>)[];
+};
 
 export type { DataSetCollection };
 
@@ -22,6 +29,8 @@ export type { DataSetCollection };
 export type DataSetCounts = Record<DataSetCollection, number>;
 
 export interface WriteDataSetOptions {
+  /** A school's eventsUrl may be http:// (EVENTS_ALLOW_HTTP). */
+  readonly eventsAllowHttp?: boolean;
   /** Called after each batch, for progress on large imports. */
   onProgress?: (collection: DataSetCollection, written: number, total: number) => void;
 }

@@ -2,6 +2,7 @@ import type { StoreDatabase } from '../database';
 import { COLLECTION_OF, COLLECTIONS, RowProblem, type DataSetCollection } from '../collections';
 import type { DataSet } from './data-set';
 import { InvalidDataSetError } from './data-set-values';
+import { subscriptionChangeOf, type SubscriptionChange } from './event-subscriptions';
 
 /**
  * One row to upsert: `row` holds every column for an insert (defaults filled
@@ -16,21 +17,44 @@ export interface UpsertRecord<Row> {
 }
 
 /** Each collection's rows, typed as its table's (the table each collection names, collections/). */
-export type NormalisedDataSet = {
+type CollectionRows = {
   [C in DataSetCollection]: UpsertRecord<StoreDatabase[(typeof COLLECTION_OF)[C]['table']]>[];
 };
+
+export type NormalisedDataSet = CollectionRows & {
+  /** The schools' `eventsUrl` where given, one per school (event-subscriptions.ts). */
+  eventSubscriptions: SubscriptionChange[];
+  /** When the data set is written (new marks, new subscriptions). */
+  now: string;
+};
+
+export interface NormaliseOptions {
+  /** A school's eventsUrl may be http:// (EVENTS_ALLOW_HTTP). */
+  readonly eventsAllowHttp?: boolean;
+}
 
 /**
  * Checks and converts a data set to table rows; `now` stamps new marks. Every
  * record is checked against its collection's schema (collections/), the one
  * the admin API validates with, after reading the spellings files use.
  */
-export function normaliseDataSet(dataSet: DataSet, now: string): NormalisedDataSet {
+export function normaliseDataSet(dataSet: DataSet, now: string, options: NormaliseOptions = {}): NormalisedDataSet {
   // Each collection's toRow writes the columns of its table (collections/), as
   // rows of column to value; Object.fromEntries keys them by string.
-  return Object.fromEntries(
+  const collections = Object.fromEntries(
     COLLECTIONS.map((collection) => [collection, collect(dataSet, collection, now)]),
-  ) as NormalisedDataSet;
+  ) as CollectionRows;
+  return { ...collections, eventSubscriptions: subscriptionChanges(dataSet, options), now };
+}
+
+// After collect() has checked the schools: each school's last eventsUrl wins, as its last record does.
+function subscriptionChanges(dataSet: DataSet, options: NormaliseOptions): SubscriptionChange[] {
+  const bySchool = new Map<string, SubscriptionChange>();
+  (dataSet.schools ?? []).forEach((item, index) => {
+    const change = subscriptionChangeOf(item, `schools[${index}]`, options.eventsAllowHttp === true);
+    if (change !== null) bySchool.set(change.schoolKey, change);
+  });
+  return [...bySchool.values()];
 }
 
 // Later records replace earlier ones with the same key: PostgreSQL refuses

@@ -3,6 +3,7 @@ import { COLLECTION_OF, LINKS, type CollectionLink } from '../collections';
 import { collectionTables, type LooseRow } from '../collections/collection-tables';
 import type { StoreDatabase } from '../database';
 import { InvalidDataSetError } from './data-set-values';
+import { writeSubscriptionChanges } from './event-subscriptions';
 import type { DataSetCollection, DataSetCounts, WriteDataSetOptions } from './data-set';
 import type { NormalisedDataSet, UpsertRecord } from './normalise-data-set';
 
@@ -37,6 +38,9 @@ export async function writeNormalisedDataSet(
       )
       .execute();
   });
+
+  // Before anything that may queue events: a school's subscription follows its record.
+  await writeSubscriptionChanges(db, data.eventSubscriptions, data.now);
 
   await upsertInBatches(data.devices, progress('devices', data.devices.length), async (rows, given) => {
     await db

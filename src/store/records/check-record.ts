@@ -3,7 +3,7 @@
 import { checkedLinksFrom } from '../collections';
 import type { DataSetCollection } from '../data-set/data-set';
 import { InvalidDataSetError } from '../data-set/data-set-values';
-import { normaliseDataSet } from '../data-set/normalise-data-set';
+import { normaliseDataSet, type NormaliseOptions } from '../data-set/normalise-data-set';
 
 export interface RecordCheck {
   /** The record's key as stored (a school's normalised base URL, anything else's id). */
@@ -23,9 +23,10 @@ export function checkRecord(
   collection: DataSetCollection,
   record: unknown,
   now: string,
+  options: NormaliseOptions = {},
 ): RecordCheck | { readonly problem: string } {
   try {
-    const data = normaliseDataSet({ [collection]: [record] }, now);
+    const data = normaliseDataSet({ [collection]: [record] }, now, options);
     const [checked] = data[collection];
     if (checked === undefined) return { problem: 'is empty.' };
     const row: Readonly<Record<string, unknown>> = checked.row;

@@ -1,9 +1,11 @@
 // A fake FCM HTTP v1 endpoint and OAuth2 token endpoint on loopback, and a
-// service-account key whose token_uri points at it.
+// service-account key whose token_uri points at it. The token endpoint checks
+// the request as Google's does: a form with the JWT bearer grant and an
+// assertion signed RS256 by the key.
+import type { FcmCredentials } from '../../../src/delivery/push/fcm/access-token';
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ServiceAccount } from '../../../src/delivery/push/fcm/service-account';
 import { refuseMisplacedFields } from './fcm-message-shape';
 import { FakeHttpServer, type Answer, type RecordedRequest } from './fake-http-server';
 
@@ -14,11 +16,27 @@ export const SEND_PATH = `/v1/projects/${PROJECT}/messages:send`;
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_PEM = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
+/** The key the fake trusts, as a key file names it. */
+export interface FakeAccount {
+  readonly clientEmail: string;
+  readonly projectId: string;
+  readonly tokenUri: string;
+}
+
 export interface FakeFcm {
   readonly server: FakeHttpServer;
-  readonly account: ServiceAccount;
-  /** Assertions received at the token endpoint, verified. */
-  readonly tokenRequests: Array<{ iss: string; scope: string; aud: string }>;
+  readonly account: FakeAccount;
+  /** The key file's JSON, as FCM_CREDENTIALS would give it. */
+  readonly credentials: FcmCredentials;
+  /** The claims of the assertions received at the token endpoint, each verified, with the request's grant type. */
+  readonly tokenRequests: Array<{
+    iss: string;
+    scope: string;
+    aud: string;
+    iat: number;
+    exp: number;
+    grantType: string;
+  }>;
   /** The send requests' messages. */
   messages(): Array<{ token: string; notification: { title: string; body: string }; data: Record<string, string> }>;
   /** Writes the key file (for a process that reads FCM_CREDENTIALS). */
@@ -31,29 +49,44 @@ export async function startFakeFcm(): Promise<FakeFcm> {
   let issued = 0;
   server.route((request) => {
     if (request.url !== '/token') return undefined;
-    const assertion = new URLSearchParams(request.body).get('assertion') ?? '';
+    const form = new URLSearchParams(request.body);
+    const grantType = form.get('grant_type') ?? '';
+    if (grantType !== 'urn:ietf:params:oauth:grant-type:jwt-bearer')
+      return { status: 400, body: { error: 'unsupported_grant_type' } };
+    const assertion = form.get('assertion') ?? '';
     const [header, claims, signature] = assertion.split('.');
     const valid = createVerify('RSA-SHA256')
       .update(`${header}.${claims}`)
       .verify(keys.publicKey, signature ?? '', 'base64url');
     if (!valid) return { status: 400, body: { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' } };
-    tokenRequests.push(
-      JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as FakeFcm['tokenRequests'][number],
-    );
+    tokenRequests.push({
+      ...(JSON.parse(Buffer.from(claims ?? '', 'base64url').toString('utf8')) as Omit<
+        FakeFcm['tokenRequests'][number],
+        'grantType'
+      >),
+      grantType,
+    });
     return { status: 200, body: { access_token: `access-${++issued}`, expires_in: 3600, token_type: 'Bearer' } };
   });
   // A send whose message FCM would refuse for its shape gets FCM's 400 (fcm-message-shape.ts).
   server.route(refuseMisplacedFields);
   server.answerByDefault({ status: 200, body: { name: `projects/${PROJECT}/messages/1` } });
-  const account: ServiceAccount = {
+  const account: FakeAccount = {
     clientEmail: 'notify@test.iam.example',
-    privateKey: PRIVATE_PEM,
     projectId: PROJECT,
     tokenUri: `${server.url}/token`,
+  };
+  const keyFile = {
+    type: 'service_account',
+    project_id: PROJECT,
+    client_email: account.clientEmail,
+    private_key: PRIVATE_PEM,
+    token_uri: account.tokenUri,
   };
   return {
     server,
     account,
+    credentials: { kind: 'file', json: keyFile },
     tokenRequests,
     messages: () =>
       server.requests.map(
@@ -61,16 +94,7 @@ export async function startFakeFcm(): Promise<FakeFcm> {
       ),
     writeKeyFile(dir) {
       const file = path.join(dir, 'service-account.json');
-      writeFileSync(
-        file,
-        JSON.stringify({
-          type: 'service_account',
-          project_id: PROJECT,
-          client_email: account.clientEmail,
-          private_key: PRIVATE_PEM,
-          token_uri: account.tokenUri,
-        }),
-      );
+      writeFileSync(file, JSON.stringify(keyFile));
       return file;
     },
   };

@@ -140,8 +140,13 @@ export function pushWorker(
 
 /** An FCM provider aimed at the fake. */
 export function fcmProvider(fcm: FakeFcm, timeoutMs: number, now?: () => number): PushProvider {
-  const tokens = new AccessTokenSource({ account: fcm.account, timeoutMs, now });
-  return createFcmProvider({ projectId: fcm.account.projectId ?? '', baseUrl: fcm.server.url, tokens, timeoutMs, now });
+  const tokens = new AccessTokenSource({
+    credentials: fcm.credentials,
+    tokenUrl: fcm.account.tokenUri,
+    timeoutMs,
+    now,
+  });
+  return createFcmProvider({ projectId: fcm.account.projectId, baseUrl: fcm.server.url, tokens, timeoutMs, now });
 }
 
 /** Queues a push to student 1001's device (or another). */

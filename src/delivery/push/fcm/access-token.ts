@@ -1,21 +1,44 @@
-// An OAuth2 access token for FCM, minted from a service account without an
-// SDK: a JWT signed RS256 with node:crypto, exchanged at the token endpoint
-// (RFC 7523), and cached until shortly before it expires. Concurrent senders
-// share one exchange.
-import { createSign } from 'node:crypto';
-import { answerDetail, httpCall, isSuccess, jsonBody } from '../../http/http-call';
+// An OAuth2 access token for FCM (docs/delivery.md#fcm-credentials) from the
+// official google-auth-library: a service-account key file, an
+// external-account file (workload identity federation), or Application
+// Default Credentials. The library only mints tokens; its HTTP client
+// (gaxios) never sends a message: the sends stay on our HTTP/2 sessions
+// (fcm-provider.ts). A token is cached here until shortly before it expires,
+// so that a send costs no call into the library, and concurrent senders
+// share one refresh.
+import {
+  ExternalAccountClient,
+  GoogleAuth,
+  JWT,
+  gaxios,
+  type AuthClient,
+  type ExternalAccountClientOptions,
+} from 'google-auth-library';
 import { failure, type SendFailure } from '../../provider';
-import type { ServiceAccount } from './service-account';
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
-const ASSERTION_LIFETIME_S = 3600;
+/** Where the library sends a service account's signed assertion, whatever the key file says. */
+export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 // Renew this long before expiry, so that a token never lapses mid-request.
 const RENEW_BEFORE_MS = 5 * 60 * 1000;
+// When the library says no expiry: Google's tokens live an hour.
+const DEFAULT_LIFETIME_MS = 3600 * 1000;
+const MAX_PROBLEM = 300;
+
+/** Where the credentials come from: a file's JSON (service or external account), or the environment (ADC). */
+export type FcmCredentials =
+  | { readonly kind: 'file'; readonly json: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'application_default' };
 
 export interface AccessTokenOptions {
-  readonly account: ServiceAccount;
-  /** Overrides the key file's token_uri (tests, proxies). */
-  readonly tokenUrl?: string;
+  readonly credentials: FcmCredentials;
+  /**
+   * A service account's token endpoint (FCM_TOKEN_URL, else the key file's
+   * token_uri): requests the library would make to Google's are made there
+   * (a proxy, a private endpoint, a test's fake). External accounts name
+   * theirs in their own file (`token_url`).
+   */
+  readonly tokenUrl: string | null;
   readonly timeoutMs: number;
   readonly now?: () => number;
 }
@@ -23,79 +46,118 @@ export interface AccessTokenOptions {
 export type AccessTokenResult = { readonly ok: true; readonly token: string } | SendFailure;
 
 export class AccessTokenSource {
-  readonly #options: AccessTokenOptions;
   readonly #now: () => number;
+  readonly #makeClient: () => Promise<AuthClient>;
+  #client: Promise<AuthClient> | null = null;
   #cached: { token: string; renewAt: number } | null = null;
   #pending: Promise<AccessTokenResult> | null = null;
 
   constructor(options: AccessTokenOptions) {
-    this.#options = options;
     this.#now = options.now ?? Date.now;
+    // The token requests only; a request the library retries still ends within our timeout per try. Node's fetch,
+    // given rather than left for gaxios to import when first used (a dynamic import some runners refuse).
+    const transporter = new gaxios.Gaxios({ timeout: options.timeoutMs, fetchImplementation: fetch });
+    const tokenUrl = options.tokenUrl;
+    if (tokenUrl !== null && tokenUrl !== GOOGLE_TOKEN_URL)
+      transporter.interceptors.request.add({
+        resolved: (config) => {
+          if (config.url.href === GOOGLE_TOKEN_URL) config.url = new URL(tokenUrl);
+          return Promise.resolve(config);
+        },
+      });
+    this.#makeClient = clientMaker(options.credentials, transporter);
   }
 
   get(): Promise<AccessTokenResult> {
     if (this.#cached !== null && this.#now() < this.#cached.renewAt)
       return Promise.resolve({ ok: true, token: this.#cached.token });
-    this.#pending ??= this.#exchange().finally(() => {
+    this.#pending ??= this.#refresh().finally(() => {
       this.#pending = null;
     });
     return this.#pending;
   }
 
-  /** FCM refused the token (401): mint a new one next time. */
+  /** FCM refused the token (401): mint a new one next time, here and in the library's own cache. */
   invalidate(token: string): void {
-    if (this.#cached?.token === token) this.#cached = null;
+    if (this.#cached?.token !== token) return;
+    this.#cached = null;
+    void this.#client?.then(expire, () => undefined);
   }
 
-  async #exchange(): Promise<AccessTokenResult> {
-    const url = this.#options.tokenUrl ?? this.#options.account.tokenUri;
-    const answer = await httpCall({
-      url,
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-        assertion: this.#assertion(url),
-      }).toString(),
-      timeoutMs: this.#options.timeoutMs,
-    });
-    // Not the message's fault: whatever went wrong, the message waits and is tried again.
-    if (!answer.ok) return failure('oauth_unavailable', `FCM access token: ${answer.message}`, { retryable: true });
-    const body = jsonBody(answer) as { access_token?: unknown; expires_in?: unknown } | undefined;
-    if (!isSuccess(answer) || typeof body?.access_token !== 'string') {
+  async #refresh(): Promise<AccessTokenResult> {
+    let client: AuthClient;
+    try {
+      this.#client ??= this.#makeClient();
+      client = await this.#client;
+    } catch (error) {
+      // No credentials found (ADC), or a file the library refuses: looked for again next time.
+      this.#client = null;
+      return failure('oauth_unavailable', `FCM credentials: ${describe(error)}`, { retryable: true });
+    }
+    try {
+      expire(client);
+      const { token } = await client.getAccessToken();
+      if (typeof token !== 'string' || token === '')
+        return failure('oauth_refused', 'FCM access token: the token endpoint gave none', { retryable: true });
+      // The library stamps the expiry by the real clock.
+      const expiry = client.credentials.expiry_date;
+      const left = typeof expiry === 'number' ? expiry - Date.now() : 0;
+      const lifetimeMs = left > 0 ? left : DEFAULT_LIFETIME_MS;
+      this.#cached = { token, renewAt: this.#now() + Math.max(lifetimeMs - RENEW_BEFORE_MS, lifetimeMs / 2) };
+      return { ok: true, token };
+    } catch (error) {
+      // Not the message's fault: whatever went wrong, the message waits and is tried again.
+      const refused = error instanceof gaxios.GaxiosError && error.status !== undefined;
       return failure(
-        'oauth_refused',
-        `FCM access token refused (HTTP ${answer.status}): ${answerDetail(answer.body)}`,
+        refused ? 'oauth_refused' : 'oauth_unavailable',
+        `FCM access token${refused ? ` refused (HTTP ${error.status})` : ''}: ${describe(error)}`,
         { retryable: true },
       );
     }
-    const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : ASSERTION_LIFETIME_S) * 1000;
-    this.#cached = {
-      token: body.access_token,
-      renewAt: this.#now() + Math.max(lifetimeMs - RENEW_BEFORE_MS, lifetimeMs / 2),
-    };
-    return { ok: true, token: body.access_token };
-  }
-
-  #assertion(audience: string): string {
-    const issuedAt = Math.floor(this.#now() / 1000);
-    const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
-    const claims = base64url(
-      JSON.stringify({
-        iss: this.#options.account.clientEmail,
-        scope: SCOPE,
-        aud: audience,
-        iat: issuedAt,
-        exp: issuedAt + ASSERTION_LIFETIME_S,
-      }),
-    );
-    const signature = createSign('RSA-SHA256')
-      .update(`${header}.${claims}`)
-      .sign(this.#options.account.privateKey, 'base64url');
-    return `${header}.${claims}.${signature}`;
   }
 }
 
-function base64url(text: string): string {
-  return Buffer.from(text, 'utf8').toString('base64url');
+// The library's client for the credentials: built from the file checked at start (credentials-file.ts), or found by
+// Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server).
+function clientMaker(credentials: FcmCredentials, transporter: gaxios.Gaxios): () => Promise<AuthClient> {
+  if (credentials.kind === 'application_default')
+    return () => new GoogleAuth({ scopes: [SCOPE], clientOptions: { transporter } }).getClient();
+  const { json } = credentials;
+  if (json.type === 'external_account')
+    return () => {
+      const client = ExternalAccountClient.fromJSON({
+        ...(json as unknown as ExternalAccountClientOptions),
+        scopes: [SCOPE],
+        transporter,
+      });
+      if (client === null) return Promise.reject(new Error('the external_account file is not one the library knows'));
+      // The library (11.3) gives its token exchange a client of its own, not the one given here: it would then
+      // neither keep our timeout nor use Node's fetch. Handed ours, as its other requests have it.
+      const exchange = (client as unknown as { stsCredential?: { transporter: gaxios.Gaxios } }).stsCredential;
+      if (exchange !== undefined) exchange.transporter = transporter;
+      return Promise.resolve(client);
+    };
+  return () =>
+    Promise.resolve(
+      new JWT({
+        email: String(json.client_email),
+        key: String(json.private_key),
+        keyId: typeof json.private_key_id === 'string' ? json.private_key_id : undefined,
+        scopes: [SCOPE],
+        transporter,
+      }),
+    );
+}
+
+// Renewal is decided here (by the injected clock, or a 401): the library's own cache must not answer with the old
+// token. Marked expired rather than emptied, so that what the client keeps (its refresh placeholder) stays.
+function expire(client: AuthClient): void {
+  client.setCredentials({ ...client.credentials, access_token: undefined, expiry_date: 1 });
+}
+
+// The library's words, bounded. They name the endpoint and Google's error (invalid_grant, …), never the key or
+// the assertion (those are in the request, which is not quoted).
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > MAX_PROBLEM ? `${text.slice(0, MAX_PROBLEM)}…` : text;
 }

@@ -10,10 +10,10 @@ import { H2Pool } from '../../http/h2-pool';
 import { httpCall, isSuccess, jsonBody, type HttpAnswer } from '../../http/http-call';
 import { pushProvider, required } from '../../provider-descriptor';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../../provider';
-import { AccessTokenSource } from './access-token';
+import { AccessTokenSource, type FcmCredentials } from './access-token';
+import { parseCredentialsFile } from './credentials-file';
 import { fcmFailure } from './fcm-error';
 import { fcmMessage } from './fcm-message';
-import { parseServiceAccount, type ServiceAccount } from './service-account';
 
 /** FCM's limit on a message's payload (notification and data, keys and values). */
 export const FCM_PAYLOAD_LIMIT = 4096;
@@ -80,15 +80,21 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
 
 /** What FCM_* say, checked, the key file read. */
 export interface FcmSettings {
-  readonly account: ServiceAccount;
+  /** A key or external-account file's JSON, or Application Default Credentials (FCM_CREDENTIALS unset). */
+  readonly credentials: FcmCredentials;
   readonly projectId: string;
   readonly baseUrl: string;
+  /** A service account's token endpoint: FCM_TOKEN_URL, else the key file's token_uri; null: Google's. */
   readonly tokenUrl: string | null;
   /** HTTP/2 sessions to an https:// FCM at most. */
   readonly http2Sessions: number;
 }
 
-/** PUSH_PROVIDER=fcm: the service-account key file (FCM_CREDENTIALS) is read at start, so that a bad one stops the start. */
+/**
+ * PUSH_PROVIDER=fcm: FCM_CREDENTIALS, a service-account key file or an
+ * external-account file, is read at start, so that a bad one stops the start;
+ * unset, Application Default Credentials (docs/delivery.md#fcm-credentials).
+ */
 export const fcm = pushProvider({
   name: 'fcm',
   env: {
@@ -99,21 +105,33 @@ export const fcm = pushProvider({
       .meta(
         setting(
           'push',
-          '`fcm`: path of the service-account key file (JSON from the Firebase console).',
-          'required with `fcm`',
+          '`fcm`: path of a service-account key file (JSON from the Firebase console) or of an external-account file (workload identity federation); unset, Application Default Credentials ([FCM credentials](delivery.md#fcm-credentials)).',
+          'Application Default Credentials',
         ),
       ),
     FCM_PROJECT_ID: z
       .string()
       .trim()
       .optional()
-      .meta(setting('push', '`fcm`: the Firebase project.', "the key file's `project_id`")),
+      .meta(
+        setting(
+          'push',
+          '`fcm`: the Firebase project (required with Application Default Credentials or an external-account file without `project_id`).',
+          "the file's `project_id`",
+        ),
+      ),
     FCM_BASE_URL: url('FCM_BASE_URL')
       .default(FCM_BASE_URL)
       .meta(setting('push', '`fcm`: the API base (a proxy, a test double).')),
     FCM_TOKEN_URL: url('FCM_TOKEN_URL')
       .optional()
-      .meta(setting('push', '`fcm`: the OAuth2 token endpoint.', "the key file's `token_uri`")),
+      .meta(
+        setting(
+          'push',
+          "`fcm`: a service account's OAuth2 token endpoint (an external-account file names its own).",
+          "the key file's `token_uri`",
+        ),
+      ),
     FCM_HTTP2_SESSIONS: integer('FCM_HTTP2_SESSIONS', 1, 64)
       .default(4)
       .meta(
@@ -123,35 +141,40 @@ export const fcm = pushProvider({
         ),
       ),
   },
-  settings(values, problems, chosenBy): FcmSettings | null {
-    if (values.FCM_CREDENTIALS === undefined)
-      return required(problems, 'FCM_CREDENTIALS', chosenBy, ' (the path of a service-account key file)');
+  settings(values, problems): FcmSettings | null {
+    if (values.FCM_CREDENTIALS === undefined) {
+      if (values.FCM_PROJECT_ID === undefined)
+        return required(problems, 'FCM_PROJECT_ID', 'Application Default Credentials (FCM_CREDENTIALS unset)');
+      return {
+        credentials: { kind: 'application_default' },
+        projectId: values.FCM_PROJECT_ID,
+        baseUrl: values.FCM_BASE_URL,
+        tokenUrl: values.FCM_TOKEN_URL ?? null,
+        http2Sessions: values.FCM_HTTP2_SESSIONS,
+      };
+    }
     const text = readTextFile('FCM_CREDENTIALS', values.FCM_CREDENTIALS);
     if (!text.ok) {
       problems.push(text.problem);
       return null;
     }
-    const key = parseServiceAccount(text.value);
-    if (!key.ok) {
-      problems.push(`FCM_CREDENTIALS: ${values.FCM_CREDENTIALS} ${key.problem}`);
+    const parsed = parseCredentialsFile(text.value);
+    if (!parsed.ok) {
+      problems.push(`FCM_CREDENTIALS: ${values.FCM_CREDENTIALS} ${parsed.problem}`);
       return null;
     }
-    const projectId = values.FCM_PROJECT_ID ?? key.account.projectId;
-    if (projectId === null) return required(problems, 'FCM_PROJECT_ID', 'a key file without project_id');
+    const projectId = values.FCM_PROJECT_ID ?? parsed.file.projectId;
+    if (projectId === null) return required(problems, 'FCM_PROJECT_ID', 'a credentials file without project_id');
     return {
-      account: key.account,
+      credentials: { kind: 'file', json: parsed.file.json },
       projectId,
       baseUrl: values.FCM_BASE_URL,
-      tokenUrl: values.FCM_TOKEN_URL ?? null,
+      tokenUrl: values.FCM_TOKEN_URL ?? parsed.file.tokenUri,
       http2Sessions: values.FCM_HTTP2_SESSIONS,
     };
   },
   create(settings, timeoutMs) {
-    const tokens = new AccessTokenSource({
-      account: settings.account,
-      tokenUrl: settings.tokenUrl ?? undefined,
-      timeoutMs,
-    });
+    const tokens = new AccessTokenSource({ credentials: settings.credentials, tokenUrl: settings.tokenUrl, timeoutMs });
     return createFcmProvider({
       projectId: settings.projectId,
       baseUrl: settings.baseUrl,

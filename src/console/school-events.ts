@@ -1,0 +1,247 @@
+// A school's delivery-event subscription on its page (docs/console.md#delivery-events):
+// everyone sees the receiver, its state, the waiting and retrying events and
+// the last error, never the secret; operators set, change and remove it
+// through the admin role's functions, the admin API's PUT, GET and DELETE
+// (src/admin/event-routes.ts), with the same URL rule
+// (src/shared/event-receiver-url.ts). A secret made here is shown once, on
+// the page that answers the save, and never again.
+import type { Request, Response } from 'express';
+import type { EventSubscriptionView } from '../store';
+import { html, type Html } from '../shared/markup';
+import { checkReceiverUrl, MAX_RECEIVER_URL } from '../shared/event-receiver-url';
+import { isEventSecret, newEventSecret } from '../shared/event-signature';
+import type { ConsoleContext } from './context';
+import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { maskErrorText } from './explain';
+import { allows, csrfField, errorSummary, notice, page, type SignedIn, type View } from './view';
+
+const MAX_SECRET = 128;
+
+const schoolQuery = (baseUrl: string) => `school=${encodeURIComponent(baseUrl)}`;
+const schoolPage = (baseUrl: string) => `${CONSOLE_BASE}/schools/students?${schoolQuery(baseUrl)}`;
+const formPath = (baseUrl: string) => `${CONSOLE_BASE}/schools/events?${schoolQuery(baseUrl)}`;
+const removePath = (baseUrl: string) => `${CONSOLE_BASE}/schools/events/remove?${schoolQuery(baseUrl)}`;
+
+/** The school whose subscription a request is about (`?school=`), bounded as the school page bounds it. */
+export const eventsSchoolOf = (req: Request): string =>
+  typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '';
+
+/** The notice of the school page after a change here (`?events=`). */
+export function eventsNotice(view: View, req: Request): Html | '' {
+  const done = req.query.events;
+  return notice(done === 'saved' ? view.t.schoolEvents.saved : done === 'removed' ? view.t.schoolEvents.removed : null);
+}
+
+/** The school page's section: the subscription, or that there is none; the links to change it for operators. */
+export async function eventsSection(context: ConsoleContext, view: View, baseUrl: string): Promise<Html> {
+  const { t, f } = view;
+  const e = t.schoolEvents;
+  const found = await context.stores.admin.getEventSubscription(baseUrl);
+  const canEdit = allows((view.session as SignedIn).role, 'operator');
+  if (found === 'no_school' || found === 'none')
+    return html`<section aria-labelledby="events-title"><h2 id="events-title">${e.title}</h2>
+<p>${e.none}</p>
+${canEdit ? html`<p><a class="button secondary" href="${formPath(baseUrl)}">${e.setUp}</a></p>` : ''}</section>`;
+  const stateClass = found.state === 'active' ? 'ok' : 'alert';
+  return html`<section aria-labelledby="events-title"><h2 id="events-title">${e.title}</h2>
+<p class="hint">${e.intro}</p>
+<dl class="summary-list" id="event-subscription">
+<div><dt>${e.url}</dt><dd><bdi class="code">${found.url}</bdi></dd></div>
+<div><dt>${e.state}</dt><dd><span class="${stateClass}" id="events-state">${e.states[found.state]}</span><br><span class="muted">${e.stateHint[found.state]}</span></dd></div>
+${found.failingSince === null ? '' : html`<div><dt>${e.failingSince}</dt><dd>${view.times.at(found.failingSince)}</dd></div>`}
+<div><dt>${e.pending}</dt><dd>${f.number(found.pending)}</dd></div>
+<div><dt>${e.failed}</dt><dd>${f.number(found.failed)}</dd></div>
+<div><dt>${e.lastError}</dt><dd>${found.lastError === null ? '–' : html`<bdi class="code muted">${maskErrorText(found.lastError)}</bdi>`}</dd></div>
+</dl>
+${
+  canEdit
+    ? html`<p><a class="button secondary" href="${formPath(baseUrl)}">${e.change}</a> <a class="button warning" href="${removePath(baseUrl)}">${e.remove}</a></p>`
+    : ''
+}</section>`;
+}
+
+interface FormState {
+  readonly url: string;
+  readonly newSecret: boolean;
+  readonly problems: readonly { field: string; text: string }[];
+}
+
+function eventsForm(
+  view: View,
+  school: { baseUrl: string; name: string },
+  current: EventSubscriptionView | null,
+  state: FormState,
+): Html {
+  const { t } = view;
+  const e = t.schoolEvents;
+  const invalid = (id: string) => (state.problems.some((p) => p.field === id) ? html` aria-invalid="true"` : '');
+  return page(
+    view,
+    e.formTitle(school.name),
+    html`${errorSummary(view, state.problems)}
+<p><a href="${schoolPage(school.baseUrl)}">${t.back}</a></p>
+<form class="narrow" method="post" action="${formPath(school.baseUrl)}" novalidate>
+${csrfField(view)}
+<div class="field"><label for="events-url">${e.url}</label><p class="hint" id="events-url-hint">${e.urlHint}</p>
+<input id="events-url" name="url" type="text" dir="ltr" inputmode="url" maxlength="${MAX_RECEIVER_URL}" autocomplete="off" aria-describedby="events-url-hint" value="${state.url}"${invalid('events-url')}></div>
+<div class="field"><label for="events-secret">${e.secret}</label><p class="hint" id="events-secret-hint">${e.secretHint}</p>
+<input id="events-secret" name="secret" type="text" dir="ltr" maxlength="${MAX_SECRET}" autocomplete="off" aria-describedby="events-secret-hint" value=""${invalid('events-secret')}></div>
+${
+  current === null
+    ? ''
+    : html`<div class="field"><input id="events-new-secret" name="newSecret" type="checkbox" value="1"${state.newSecret ? html` checked` : ''}> <label for="events-new-secret" class="inline">${e.newSecret}</label></div>`
+}
+<button type="submit">${t.save}</button>
+</form>`,
+    { current: 'schools' },
+  );
+}
+
+/** A change of a school's subscription in the audit trail (docs/console.md#audit), never its secret. */
+function auditChange(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  operation: string,
+  baseUrl: string,
+  outcome: 'allowed' | 'refused',
+  reason: string,
+): Promise<void> {
+  return context.audit({
+    address: req.ip ?? null,
+    account: (view.session as SignedIn).account,
+    operation,
+    subjectKind: 'school',
+    subject: baseUrl,
+    outcome,
+    reason,
+  });
+}
+
+function noSchool(view: View, res: Response): void {
+  sendPage(res, 404, page(view, view.t.notFoundTitle, html`<p>${view.t.schoolMissing}</p>`, { current: 'schools' }));
+}
+
+async function schoolOf(context: ConsoleContext, view: View, res: Response, baseUrl: string) {
+  const school = baseUrl === '' ? null : await context.stores.admin.getRecord('schools', baseUrl);
+  if (school === null) noSchool(view, res);
+  return school;
+}
+
+async function currentOf(context: ConsoleContext, baseUrl: string): Promise<EventSubscriptionView | null> {
+  const found = await context.stores.admin.getEventSubscription(baseUrl);
+  return found === 'none' || found === 'no_school' ? null : found;
+}
+
+export async function showEventsForm(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
+  if (school === null) return;
+  const current = await currentOf(context, school.baseUrl);
+  sendPage(res, 200, eventsForm(view, school, current, { url: current?.url ?? '', newSecret: false, problems: [] }));
+}
+
+export async function saveEvents(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  const { t } = view;
+  const e = t.schoolEvents;
+  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
+  if (school === null) return;
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const text = (name: string, max: number) => (typeof body[name] === 'string' ? body[name].slice(0, max) : '');
+  const urlText = text('url', MAX_RECEIVER_URL + 1);
+  const secretText = text('secret', MAX_SECRET + 1).trim();
+  const newSecret = body.newSecret === '1';
+  const current = await currentOf(context, school.baseUrl);
+  const audit = (outcome: 'allowed' | 'refused', reason: string) =>
+    auditChange(context, view, req, 'school-events', school.baseUrl, outcome, reason);
+
+  const problems: { field: string; text: string }[] = [];
+  const checked = checkReceiverUrl(urlText, context.settings.eventsAllowHttp === true);
+  if ('refusal' in checked) problems.push({ field: 'events-url', text: e.urlProblem[checked.refusal] });
+  if (secretText !== '' && !isEventSecret(secretText)) problems.push({ field: 'events-secret', text: e.secretProblem });
+  if ('refusal' in checked || problems.length > 0) {
+    await audit('refused', 'invalid');
+    // The typed secret is never sent back: the field is empty again.
+    sendPage(res, 400, eventsForm(view, school, current, { url: urlText, newSecret, problems }));
+    return;
+  }
+
+  // Kept when the school has a subscription and no new one is asked for; else given or made here.
+  const keep = secretText === '' && !newSecret && current !== null;
+  const made = secretText === '' ? newEventSecret() : null;
+  const stored = await context.stores.admin.putEventSubscription(school.baseUrl, {
+    url: checked.url,
+    secret: secretText === '' ? (made as string) : secretText,
+    keepStoredSecret: keep,
+  });
+  if (stored === null) {
+    // Removed since the form was read.
+    noSchool(view, res);
+    return;
+  }
+  const how = keep ? 'secret-kept' : made === null ? 'secret-given' : 'secret-made';
+  await audit('allowed', `${current === null ? 'created' : 'changed'} ${how}`);
+  context.logger.info(
+    { school: school.baseUrl, receiver: new URL(checked.url).origin, secret: how },
+    'console: event subscription set',
+  );
+  if (keep || made === null) {
+    redirect(res, `${schoolPage(school.baseUrl)}&events=saved`);
+    return;
+  }
+  // The one page that shows the made secret (answered with no-store, as every console page).
+  sendPage(
+    res,
+    200,
+    page(
+      view,
+      e.secretTitle,
+      html`${notice(e.saved)}
+<p>${e.secretText}</p>
+<dl class="summary-list">
+<div><dt>${e.url}</dt><dd><bdi class="code">${stored.url}</bdi></dd></div>
+<div><dt>${e.secretLabel}</dt><dd><bdi class="code token" id="events-made-secret">${made}</bdi></dd></div>
+</dl>
+<p><a class="button" href="${schoolPage(school.baseUrl)}">${e.done}</a></p>`,
+      { current: 'schools' },
+    ),
+  );
+}
+
+export async function confirmRemoveEvents(
+  context: ConsoleContext,
+  view: View,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const { t } = view;
+  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
+  if (school === null) return;
+  sendPage(
+    res,
+    200,
+    page(
+      view,
+      t.schoolEvents.remove,
+      html`<p>${t.schoolEvents.confirmRemove(school.name)}</p>
+<form method="post" action="${removePath(school.baseUrl)}">${csrfField(view)}<button type="submit" class="warning">${t.schoolEvents.yesRemove}</button> <a href="${schoolPage(school.baseUrl)}">${t.cancel}</a></form>`,
+      { current: 'schools' },
+    ),
+  );
+}
+
+export async function removeEvents(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
+  if (school === null) return;
+  const removed = await context.stores.admin.deleteEventSubscription(school.baseUrl);
+  await auditChange(
+    context,
+    view,
+    req,
+    'school-events-remove',
+    school.baseUrl,
+    removed ? 'allowed' : 'refused',
+    removed ? 'removed' : 'none',
+  );
+  if (removed) context.logger.info({ school: school.baseUrl }, 'console: event subscription removed');
+  redirect(res, `${schoolPage(school.baseUrl)}${removed ? '&events=removed' : ''}`);
+}
