@@ -9,14 +9,13 @@ import { explainFailure } from '../shared/failure-explanations';
 import { maskPhone } from '../log';
 import type { OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
-import { isolated } from '../shared/bidi';
 import { statusClass } from './status-style';
 import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { lastErrorText } from './explain';
 import { maskToken } from './students';
-import { allows, csrfField, notice, page, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, page, titled, type SignedIn, type View } from './view';
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
 const messagePath = (channel: OutboxChannel, id: string) =>
@@ -67,7 +66,7 @@ export async function showMessage(
   const title =
     push === null
       ? t.smsTitle(maskedPhone)
-      : t.pushTitle(typeName(view, push.type), isolated(student?.fullName ?? push.studentId));
+      : titled((name) => t.pushTitle(typeName(view, push.type), name), student?.fullName ?? push.studentId);
   const pending = message.status === 'queued' || message.status === 'failed';
   const nextAttempt = (iso: string | null): Html | string =>
     iso === null ? '–' : html`${times.atSecond(iso)} (${times.relative(iso, now)})`;

@@ -134,6 +134,9 @@ export async function showOverview(context: ConsoleContext, view: View, req: Req
           : view.times.chartLabel(`${key}T00:00:00.000Z`, 'day');
     buckets.push({ label, sent: row?.sent ?? 0, retrying: row?.retrying ?? 0, dead: row?.dead ?? 0 });
   }
+  // Minute and hour bars are labelled in the operator's zone, day bars by their UTC date: the caption says which.
+  const chartCaption =
+    shape.width === 10 ? words.chartTitle[range] : words.chartTitle[range].replace('(UTC)', `(${view.times.zone})`);
   const rangeLinks = html`<nav class="ranges" aria-label="${words.rangeNav}"><ul>${RANGES.map(
     (each) =>
       html`<li><a href="${CONSOLE_BASE}/?range=${each}"${each === range ? html` aria-current="page"` : ''}>${words.range[each]}</a></li>`,
@@ -169,7 +172,7 @@ export async function showOverview(context: ConsoleContext, view: View, req: Req
 ${workerRows}
 <h2 id="activity">${words.chart.sent} · ${words.chart.retrying} · ${words.chart.dead}</h2>
 ${rangeLinks}
-${activityChart(view, words.chart, words.chartTitle[range], buckets, shape.labelEvery)}
+${activityChart(view, words.chart, chartCaption, buckets, shape.labelEvery)}
 <h2 id="funnel">${words.funnelTitle}</h2>
 <p class="hint">${words.funnelHint}</p>
 ${funnelTable(view, funnel.slice(0, FUNNEL_ROWS), funnel.length > FUNNEL_ROWS)}

@@ -111,7 +111,7 @@ describe.each(storeVariants())('one message in the console on $name', (variant) 
     const page = await viewer.agent.get(`/console/messages/push/${id}`);
     expect(page.status).toBe(200);
     // A title that says whose message it is, not its id.
-    expect(page.text).toContain('<title>“absence” to Ahmad Ali – Console</title>');
+    expect(page.text).toContain('<title>\u2068“Absence” to \u2068Ahmad Ali\u2069\u2069 – Console</title>');
     expect(page.text).toContain('<a href="/console/students/1001"><bdi>Ahmad Ali</bdi></a>');
     expect(page.text).toContain('<dt>School</dt><dd><bdi>School A</bdi></dd>');
     expect(page.text).toContain('<bdi class="code">dev-1001</bdi>');

@@ -122,7 +122,7 @@ describe.each(storeVariants())('the overview on $name', (variant) => {
     expect(res.text).toContain('<a href="/console/?range=1h" aria-current="page">1 hour</a>');
     const month = await browser.agent.get('/console/?range=30d');
     expect(month.text).toContain('<figcaption id="chart-30">Per day, last 30 days (UTC)</figcaption>');
-    expect(month.text).toContain('<title>03-02: Sent 0, Retrying 1, Given up 1</title>');
+    expect(month.text).toContain('<title>2 Mar: Sent 0, Retrying 1, Given up 1</title>');
     expect((await browser.agent.get('/console/?range=24h')).text).toContain('Per hour, last 24 hours (UTC)');
     expect((await browser.agent.get('/console/?range=forever')).text).toContain('Per minute, last hour (UTC)');
 

@@ -94,7 +94,13 @@ describe('npm run import -- --from-asmx', () => {
     const store = await openStore({ dataDir: path.join(dir, 'data') });
     try {
       expect((await store.dataSet.readDataSet()).schools).toEqual([
-        { baseUrl: 'https://school-0.legacy.example', name: 'Al Noor School' },
+        {
+          baseUrl: 'https://school-0.legacy.example',
+          name: 'Al Noor School',
+          timeZone: 'UTC',
+          quietHours: null,
+          pushOptions: null,
+        },
       ]);
     } finally {
       await store.lifecycle.close();
