@@ -15,16 +15,27 @@
 // All on one machine: read the figures as this machine's, on this day.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { checkFigure, checkPositive, root, scaled, skipPart, spawnUntilReady } from './bench-support.mjs';
-
-const require = createRequire(import.meta.url);
-const { openStore } = require(path.join(root, 'dist/store'));
-const { Webhook } = require('standardwebhooks');
-const { Client } = require('pg');
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { storeEnvironment } from '../test/delivery/support/worker-process';
+import {
+  checkFigure,
+  checkPositive,
+  createLocation,
+  DATABASE_URL,
+  drainRate,
+  fmt,
+  openStore,
+  quantile,
+  runMain,
+  scaled,
+  skipPart,
+  spawnUntilReady,
+  stopChild,
+  type Store,
+  waitUntil,
+} from './bench-support';
+import type { DataSet } from '../src/store';
 
 const MESSAGES = scaled('BENCH_MESSAGES', 10_000, 20);
 const SCHOOLS = scaled('BENCH_SCHOOLS', 20, 2);
@@ -35,16 +46,26 @@ const ONLY_STORES = (process.env.BENCH_STORES ?? '').split(',').filter(Boolean);
 // Each kind of event a push that is sent at the first attempt gets: queued, then sent.
 const EVENTS_PER_PUSH = 2;
 
-const schoolOf = (n) => `https://bench-${n % SCHOOLS}.school.example`;
+type Kind = 'sqlite' | 'postgres';
 
-/** Answers `handle(body, headers)`'s status after `latencyMs`; stamps nothing itself. */
-async function listen(latencyMs, handle) {
+const schoolOf = (n: number): string => `https://bench-${n % SCHOOLS}.school.example`;
+
+interface Listener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Answers `handle(body, headers)`'s status after `latencyMs` (+-20 %); stamps nothing itself. */
+async function listen(
+  latencyMs: number,
+  handle: (body: string, headers: http.IncomingHttpHeaders) => number,
+): Promise<Listener> {
   const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const status = handle(Buffer.concat(chunks).toString('utf8'), req.headers);
-      const answer = () => {
+      const answer = (): void => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end('{}');
       };
@@ -52,27 +73,53 @@ async function listen(latencyMs, handle) {
       else setTimeout(answer, latencyMs * (0.8 + 0.4 * Math.random()));
     });
   });
+  // Longer than Node's 5 s default: the worker's connections stay open through a pause, as to a real gateway.
   server.keepAliveTimeout = 60_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(resolve);
+        server.close(() => resolve());
       }),
   };
 }
 
-/** The push gateway: when each notification first arrived. */
-async function startGateway() {
-  const arrivals = new Map();
+/** The push gateway, with when each notification first arrived. */
+interface Gateway extends Listener {
+  readonly arrivals: Map<string, number>;
+}
+
+async function startGateway(): Promise<Gateway> {
+  const arrivals = new Map<string, number>();
   const server = await listen(PROVIDER_LATENCY_MS, (body) => {
-    const { id } = JSON.parse(body);
+    const { id } = JSON.parse(body) as { id: string };
     if (!arrivals.has(id)) arrivals.set(id, Date.now());
     return 200;
   });
   return { ...server, arrivals };
+}
+
+/** What the schools' receiver saw. */
+interface Receiver extends Listener {
+  /** Events accepted, repeats dropped. */
+  count(): number;
+  /** Deliveries whose signature failed. */
+  bad(): number;
+  /** Deliveries dropped as repeats of a webhook-id. */
+  repeats(): number;
+  firstAt(): number;
+  lastAt(): number;
+  /** Message id to its event types in arrival order. */
+  readonly byMessage: Map<string, string[]>;
+  /** Message id to when its `notification.sent` arrived. */
+  readonly sentAt: Map<string, number>;
+}
+
+interface DeliveryEvent {
+  readonly type: string;
+  readonly data: { readonly notificationId: string };
 }
 
 /**
@@ -80,10 +127,10 @@ async function startGateway() {
  * secret (standardwebhooks), drops repeats by webhook-id, and keeps each
  * message's event types in arrival order and when its `notification.sent` came.
  */
-async function startReceiver(secrets) {
-  const seen = new Set();
-  const byMessage = new Map();
-  const sentAt = new Map();
+async function startReceiver(secrets: ReadonlyMap<string, string>): Promise<Receiver> {
+  const seen = new Set<string>();
+  const byMessage = new Map<string, string[]>();
+  const sentAt = new Map<string, number>();
   const hooks = new Map([...secrets].map(([school, secret]) => [school, new Webhook(secret)]));
   // The body's school is checked against the key the signature was checked with.
   let bad = 0;
@@ -91,15 +138,17 @@ async function startReceiver(secrets) {
   let firstAt = Infinity;
   let lastAt = 0;
   const server = await listen(RECEIVER_LATENCY_MS, (body, headers) => {
-    let event;
+    let event: DeliveryEvent;
     try {
-      const school = JSON.parse(body).data.school;
-      event = hooks.get(school).verify(body, headers);
+      const { school } = (JSON.parse(body) as { data: { school: string } }).data;
+      const hook = hooks.get(school);
+      if (hook === undefined) throw new Error('no such school');
+      event = hook.verify(body, headers as Record<string, string>) as DeliveryEvent;
     } catch {
       bad++;
       return 400;
     }
-    const id = headers['webhook-id'];
+    const id = String(headers['webhook-id']);
     if (seen.has(id)) {
       repeats++;
       return 200;
@@ -124,36 +173,11 @@ async function startReceiver(secrets) {
   };
 }
 
-/** A fresh store: a new SQLite folder, or a new PostgreSQL schema; `env` points a worker at it. */
-async function freshStore(kind, databaseUrl) {
-  if (kind === 'sqlite') {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-bench-events-'));
-    return {
-      options: { dataDir },
-      env: { DATA_DIR: dataDir, DATABASE_URL: '' },
-      remove: async () => rmSync(dataDir, { recursive: true, force: true }),
-    };
-  }
-  const schema = `bench_events_${randomBytes(5).toString('hex')}`;
-  const joiner = databaseUrl.includes('?') ? '&' : '?';
-  const searchPath = encodeURIComponent(`-c search_path=${schema}`);
-  return {
-    options: { databaseUrl, schema, dataDir: os.tmpdir() },
-    env: { DATABASE_URL: `${databaseUrl}${joiner}options=${searchPath}`, DATA_DIR: os.tmpdir() },
-    remove: async () => {
-      const client = new Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    },
-  };
-}
-
 /** SCHOOLS schools, STUDENTS students (one device each) spread over them. */
-async function seed(store) {
+async function seed(store: Store): Promise<void> {
   const schools = Array.from({ length: SCHOOLS }, (_, n) => ({ baseUrl: schoolOf(n), name: `Bench ${n}` }));
-  const devices = [];
-  const students = [];
+  const devices: NonNullable<DataSet['devices']>[number][] = [];
+  const students: NonNullable<DataSet['students']>[number][] = [];
   for (let i = 0; i < STUDENTS; i++) {
     const id = String(500000 + i);
     devices.push({ id: `dev-${id}`, token: `token-${id}-${'x'.repeat(100)}`, platform: 'android' });
@@ -163,9 +187,9 @@ async function seed(store) {
 }
 
 /** MESSAGES pushes queued straight into the outbox (with their queued events when the schools subscribe). */
-async function queueBacklog(store) {
+async function queueBacklog(store: Store): Promise<string[]> {
   let next = 0;
-  const ids = [];
+  const ids: string[] = [];
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (next < MESSAGES) {
@@ -187,104 +211,116 @@ async function queueBacklog(store) {
   return ids;
 }
 
-async function waitFor(what, done, timeoutMs = 300_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`${what} not done within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+interface Drain {
+  readonly rate: number;
 }
 
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+interface DrainWithEvents extends Drain {
+  readonly eventRate: number;
+  readonly p50: number;
+  readonly p99: number;
 }
-
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 /** One worker drains the backlog `ids`; with `receiver`, until every event arrived too. */
-async function drain(env, gateway, ids, receiver) {
+async function drain(env: Record<string, string>, gateway: Gateway, ids: readonly string[]): Promise<Drain>;
+async function drain(
+  env: Record<string, string>,
+  gateway: Gateway,
+  ids: readonly string[],
+  receiver: Receiver,
+): Promise<DrainWithEvents>;
+async function drain(
+  env: Record<string, string>,
+  gateway: Gateway,
+  ids: readonly string[],
+  receiver?: Receiver,
+): Promise<Drain | DrainWithEvents> {
   gateway.arrivals.clear();
   const { child, ready } = spawnUntilReady('dist/cli/worker.js', env, /"msg":"worker running"/);
-  await ready;
-  const readyAt = Date.now();
   try {
-    await waitFor('the pushes', () => gateway.arrivals.size >= ids.length);
-    const arrivals = [...gateway.arrivals.values()];
-    const drainMs = Math.max(1, Math.max(...arrivals) - Math.min(readyAt, ...arrivals));
-    if (receiver === null) return { rate: (ids.length / drainMs) * 1000 };
-    await waitFor('the events', () => receiver.count() >= ids.length * EVENTS_PER_PUSH);
-    const latencies = ids.map((id) => receiver.sentAt.get(id) - gateway.arrivals.get(id)).sort((a, b) => a - b);
+    await ready;
+    const readyAt = Date.now();
+    await waitUntil(
+      () => gateway.arrivals.size >= ids.length,
+      () => `only ${gateway.arrivals.size} of ${ids.length} pushes arrived`,
+    );
+    const rate = drainRate(ids.length, readyAt, gateway.arrivals.values());
+    if (receiver === undefined) return { rate };
+    const events = ids.length * EVENTS_PER_PUSH;
+    await waitUntil(
+      () => receiver.count() >= events,
+      () => `only ${receiver.count()} of ${events} events arrived`,
+    );
+    const latencies = ids
+      .map((id) => (receiver.sentAt.get(id) ?? NaN) - (gateway.arrivals.get(id) ?? NaN))
+      .sort((a, b) => a - b);
     return {
-      rate: (ids.length / drainMs) * 1000,
-      eventRate:
-        ((ids.length * EVENTS_PER_PUSH) / Math.max(1, receiver.lastAt() - Math.min(readyAt, receiver.firstAt()))) *
-        1000,
+      rate,
+      eventRate: (events / Math.max(1, receiver.lastAt() - Math.min(readyAt, receiver.firstAt()))) * 1000,
       p50: quantile(latencies, 0.5),
       p99: quantile(latencies, 0.99),
     };
   } finally {
-    await stop(child);
+    await stopChild(child);
   }
 }
 
 /** Every event once, signed right, queued before sent for each message. */
-function checkEvents(kind, receiver, ids) {
+function checkEvents(kind: Kind, receiver: Receiver, ids: readonly string[]): void {
   if (receiver.bad() > 0) throw new Error(`${kind}: ${receiver.bad()} events failed the signature check`);
   const wrong = ids.filter((id) => receiver.byMessage.get(id)?.join() !== 'notification.queued,notification.sent');
   if (wrong.length > 0)
     throw new Error(
-      `${kind}: ${wrong.length} messages' events not queued then sent: ${receiver.byMessage.get(wrong[0])}`,
+      `${kind}: ${wrong.length} messages' events not queued then sent: ${receiver.byMessage.get(wrong[0])?.join() ?? 'none'}`,
     );
 }
 
-async function storeCase(kind, databaseUrl, gateway) {
-  const location = await freshStore(kind, databaseUrl);
-  const store = await openStore(location.options);
-  let receiver = null;
+async function storeCase(
+  kind: Kind,
+  gateway: Gateway,
+): Promise<{ off: Drain; on: DrainWithEvents; ratio: number; repeats: number }> {
+  const location = createLocation(kind);
+  let receiver: Receiver | null = null;
   try {
-    await seed(store);
-    const env = {
-      ...location.env,
-      DEMO_DATA: 'false',
-      PUSH_PROVIDER: 'webhook',
-      PUSH_WEBHOOK_URL: gateway.url,
-      EVENTS_ALLOW_HTTP: 'true',
-      LOG_LEVEL: 'info',
-    };
-    const off = await drain(env, gateway, await queueBacklog(store), null);
-    // Every school subscribes, each with a secret of its own, which its system (the receiver) holds.
-    const secrets = new Map(
-      Array.from({ length: SCHOOLS }, (_, n) => [schoolOf(n), `whsec_${randomBytes(32).toString('base64')}`]),
-    );
-    receiver = await startReceiver(secrets);
-    for (const [school, secret] of secrets)
-      if ((await store.admin.putEventSubscription(school, { url: `${receiver.url}/events`, secret })) === null)
-        throw new Error(`no school ${school}`);
-    const ids = await queueBacklog(store);
-    const on = await drain(env, gateway, ids, receiver);
-    checkEvents(kind, receiver, ids);
-    const ratio = on.rate / off.rate;
-    checkPositive(`${kind}: drain/s, events off`, off.rate);
-    checkPositive(`${kind}: drain/s, events on`, on.rate);
-    checkFigure(`${kind}: event p50 ms`, on.p50);
-    checkFigure(`${kind}: event p99 ms`, on.p99);
-    return { off, on, ratio, repeats: receiver.repeats() };
+    const store = await openStore(location.options);
+    try {
+      await seed(store);
+      const env = {
+        ...storeEnvironment(location),
+        DEMO_DATA: 'false',
+        PUSH_PROVIDER: 'webhook',
+        PUSH_WEBHOOK_URL: gateway.url,
+        EVENTS_ALLOW_HTTP: 'true',
+        LOG_LEVEL: 'info',
+      };
+      const off = await drain(env, gateway, await queueBacklog(store));
+      // Every school subscribes, each with a secret of its own, which its system (the receiver) holds.
+      const secrets = new Map(
+        Array.from({ length: SCHOOLS }, (_, n) => [schoolOf(n), `whsec_${randomBytes(32).toString('base64')}`]),
+      );
+      receiver = await startReceiver(secrets);
+      for (const [school, secret] of secrets)
+        if ((await store.admin.putEventSubscription(school, { url: `${receiver.url}/events`, secret })) === null)
+          throw new Error(`no school ${school}`);
+      const ids = await queueBacklog(store);
+      const on = await drain(env, gateway, ids, receiver);
+      checkEvents(kind, receiver, ids);
+      checkPositive(`${kind}: drain/s, events off`, off.rate);
+      checkPositive(`${kind}: drain/s, events on`, on.rate);
+      checkFigure(`${kind}: event p50 ms`, on.p50);
+      checkFigure(`${kind}: event p99 ms`, on.p99);
+      return { off, on, ratio: on.rate / off.rate, repeats: receiver.repeats() };
+    } finally {
+      await store.lifecycle.close();
+    }
   } finally {
     await receiver?.close();
-    await store.lifecycle.close();
     await location.remove();
   }
 }
 
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
-
-async function main() {
-  const databaseUrl = process.env.BENCH_DATABASE_URL?.trim() || process.env.TEST_DATABASE_URL?.trim() || '';
-  const stores = (databaseUrl === '' ? ['sqlite'] : ['sqlite', 'postgres']).filter(
+async function main(): Promise<void> {
+  const stores = (DATABASE_URL === '' ? (['sqlite'] as const) : (['sqlite', 'postgres'] as const)).filter(
     (kind) => ONLY_STORES.length === 0 || ONLY_STORES.includes(kind),
   );
   const gateway = await startGateway();
@@ -298,20 +334,17 @@ async function main() {
     );
     console.log('|---|---|---|---|---|---|---|');
     for (const kind of stores) {
-      const { off, on, ratio, repeats } = await storeCase(kind, databaseUrl, gateway);
+      const { off, on, ratio, repeats } = await storeCase(kind, gateway);
       console.log(
         `| ${kind} | ${fmt(off.rate)} | ${fmt(on.rate)} | ${ratio.toFixed(2)} | ${fmt(on.eventRate)} | ${fmt(on.p50)} | ${fmt(on.p99)} |`,
       );
       if (repeats > 0) console.log(`${kind}: ${repeats} events arrived twice (dropped by webhook-id)`);
     }
-    if (databaseUrl === '') skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+    if (DATABASE_URL === '') skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
     console.log('Target: drain with events on >= 0.8 x drain with events off.');
   } finally {
     await gateway.close();
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);
