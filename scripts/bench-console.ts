@@ -25,6 +25,7 @@ import {
   createLocation,
   DATABASE_URL,
   openStore,
+  quantile,
   runMain,
   scaled,
   skipPart,
@@ -203,9 +204,6 @@ async function signIn(port: number): Promise<string> {
     req.end(data);
   });
 }
-
-const quantile = (sorted: readonly number[], q: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 async function run(name: string, options: Options): Promise<void> {
   const store = await openStore(options);

@@ -36,17 +36,22 @@ import {
   cpuMs,
   createLocation,
   DATABASE_URL,
+  drainRate,
+  fmt,
   machineTicks,
   openStore,
   pidOf,
   postgresCpuMs,
   postgresCpuSince,
+  quantile,
   runMain,
   scaled,
   skipPart,
   smokeHas,
   spawnUntilReady,
+  stopChild,
   type StoreLocation,
+  waitUntil,
 } from './bench-support';
 import type { DataSet } from '../src/store';
 
@@ -175,14 +180,6 @@ async function startChild(
   return { child, match, readyAt: Date.now() };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 /**
  * `count` SendNotificationType calls over HTTP POST, CLIENT_CONNECTIONS at a
  * time, as fast as they are answered or, with `rate`, that many per second.
@@ -217,13 +214,11 @@ async function queueThroughService(port: number, rate: number | null = null, cou
   return Date.now() - started;
 }
 
-async function waitForArrivals(fcm: BenchFcm, count = MESSAGES, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (fcm.arrivals.size < count) {
-    if (Date.now() > deadline) throw new Error(`only ${fcm.arrivals.size} of ${count} notifications arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitForArrivals = (fcm: BenchFcm, count = MESSAGES): Promise<void> =>
+  waitUntil(
+    () => fcm.arrivals.size >= count,
+    () => `only ${fcm.arrivals.size} of ${count} notifications arrived`,
+  );
 
 /** Queue-to-delivery per notification, from the rows' created_at and the fake's stamps; checks every row is sent. */
 async function latencies(options: Options, fcm: BenchFcm, count = MESSAGES): Promise<{ p50: number; p99: number }> {
@@ -235,8 +230,7 @@ async function latencies(options: Options, fcm: BenchFcm, count = MESSAGES): Pro
     const values = rows
       .map((row) => (fcm.arrivals.get(row.id) ?? NaN) - Date.parse(row.createdAt))
       .sort((a, b) => a - b);
-    const at = (q: number): number => values[Math.min(values.length - 1, Math.floor(q * values.length))];
-    return { p50: at(0.5), p99: at(0.99) };
+    return { p50: quantile(values, 0.5), p99: quantile(values, 0.99) };
   } finally {
     await store.lifecycle.close();
   }
@@ -329,13 +323,10 @@ async function drainOnce(
   const worker = await startChild('dist/cli/worker.js', { ...env, LOG_LEVEL: 'info' }, /"msg":"worker running"/);
   const count = startCpuCount(env, { name: 'worker', pid: pidOf(worker.child) }, 'fakes');
   await waitForArrivals(fcm);
-  // From the worker's ready line, or its first send if that came first (a small backlog can be sent before the line is read).
-  const arrivals = [...fcm.arrivals.values()];
-  // At least the clock's 1 ms: a small backlog can arrive within one millisecond.
-  const drainMs = Math.max(1, Math.max(...arrivals) - Math.min(worker.readyAt, ...arrivals));
+  const rate = drainRate(MESSAGES, worker.readyAt, fcm.arrivals.values());
   const { cpu, busy } = count();
   await stopChild(worker.child);
-  return { rate: (MESSAGES / drainMs) * 1000, requests: fcm.requests(), cpu, busy };
+  return { rate, requests: fcm.requests(), cpu, busy };
 }
 
 /** Ingestion twice (worker off), each backlog drained by one worker process: at 0 ms, then at FCM_LATENCY_MS. */
@@ -390,7 +381,6 @@ async function liveCase(kind: Kind, fakes: Fakes): Promise<{ callRate: number; p
   }
 }
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const cpuCell = ({ cpu, busy }: CpuCount): string =>
   Object.entries(cpu)
     .flatMap(([name, value]) => (value === null ? [] : [`${name} ${fmt(value)}`]))

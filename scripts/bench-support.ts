@@ -2,9 +2,10 @@
 // share: the repository root, how a script and the built service are started,
 // the Node flags `npm start` gives the service, the request each binding sends,
 // autocannon's load, a child process started until it listens (or says it is
-// ready), its memory and CPU from /proc (and PostgreSQL's and the machine's),
-// a fresh store to seed, and the smoke mode every script runs in from `npm
-// test`. The fakes (FCM, the legacy service) are the tests' own, under test/.
+// ready) and stopped, its memory and CPU from /proc (and PostgreSQL's and the
+// machine's), waiting for a fake to have seen everything, quantiles and drain
+// rates, a fresh store to seed, and the smoke mode every script runs in from
+// `npm test`. The fakes (FCM, the legacy service) are the tests' own, under test/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -387,6 +388,42 @@ export function spawnUntilReady(script: string, env: Record<string, string>, rea
   });
   ready.catch(() => undefined);
   return { child, exited, ready };
+}
+
+/** Stops a child with SIGTERM; resolves once it has exited (at once when it already had). */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Resolves once `done()` holds, looking every 20 ms; rejects after
+ * `timeoutMs` with `failure()`, which says how far it got.
+ */
+export async function waitUntil(done: () => boolean, failure: () => string, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${failure()} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The `q` quantile (0.5 for the median, 0.99 for p99) of a list sorted ascending. */
+export const quantile = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+/**
+ * A worker's drain rate a second: `count` sends, from its ready line (or its
+ * first send if that came first: a small backlog can be sent before the line
+ * is read) to its last send, `arrivals` being when each reached the fake.
+ */
+export function drainRate(count: number, readyAt: number, arrivals: Iterable<number>): number {
+  const times = [...arrivals];
+  // At least the clock's 1 ms: a small backlog can arrive within one millisecond.
+  return (count / Math.max(1, Math.max(...times) - Math.min(readyAt, ...times))) * 1000;
 }
 
 /**

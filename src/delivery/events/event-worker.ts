@@ -116,7 +116,7 @@ export class EventWorker {
     const { concurrency, logger, pollMs } = this.#options;
     // Claim when a quarter of the slots are free, not at each free slot: every claim is a write transaction (the
     // store's write lock on SQLite), and one per event cost the pushes a third of their drain
-    // (scripts/bench-events.mjs, docs/benchmark.md#delivery-events).
+    // (scripts/bench-events.ts, docs/benchmark.md#delivery-events).
     const batch = Math.max(1, Math.ceil(concurrency / 4));
     let failures = 0;
     while (!this.#stopping) {
@@ -215,7 +215,7 @@ export class EventWorker {
     const { now, timeoutMs } = this.#options;
     const timestamp = Math.floor(now().getTime() / 1000);
     // node:http with keep-alive (http-call.ts), as the providers: fetch cost four times the CPU per request, and
-    // events are two requests a push (scripts/bench-events.mjs). It follows no redirect.
+    // events are two requests a push (scripts/bench-events.ts). It follows no redirect.
     const answer = await httpCall({
       url: event.url,
       method: 'POST',

@@ -212,7 +212,7 @@ export async function claimEvents(
   const room = new Map(inFlight.map((row) => [row.school_key, request.perSchool - Number(row.n)]));
   // Read in due order from the due index (SQLite is told to use it: with its own choice, the status index and a
   // sort of every pending row, the claim took 160 ms at 12,000 pending events and held the write lock meanwhile,
-  // holding up the pushes' claims and results; scripts/bench-events.mjs). Ties need no order: an event whose
+  // holding up the pushes' claims and results; scripts/bench-events.ts). Ties need no order: an event whose
   // message has an earlier one pending is never a candidate.
   const outbox = dialect === 'sqlite' ? sql`event_outbox as o indexed by event_outbox_due_idx` : sql`event_outbox as o`;
   const { rows: candidates } = await sql<{ id: string; school_key: string }>`
