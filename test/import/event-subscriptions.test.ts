@@ -14,6 +14,9 @@ const HILLTOP = 'https://hilltop.school.example';
 const RIVER = 'https://river.school.example';
 const KNOWN_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
+// A school's clock and message options as an export writes them when none was set (docs/delivery.md#quiet-hours).
+const CLOCK_UNSET = { timeZone: 'UTC', quietHours: null, pushOptions: null };
+
 describe.each(storeVariants())('event subscriptions in export and import on $name', (variant) => {
   let ctx: TestStore;
   let dir: string;
@@ -52,16 +55,16 @@ describe.each(storeVariants())('event subscriptions in export and import on $nam
     expect(text).not.toContain('whsec_');
     expect(text).not.toContain(KNOWN_SECRET.slice(6, 30));
     expect(JSON.parse(text).schools).toEqual([
-      { baseUrl: HILLTOP, name: 'Hilltop', eventsUrl: 'https://hooks.hilltop.example/in' },
-      { baseUrl: RIVER, name: 'River' },
+      { ...CLOCK_UNSET, baseUrl: HILLTOP, name: 'Hilltop', eventsUrl: 'https://hooks.hilltop.example/in' },
+      { ...CLOCK_UNSET, baseUrl: RIVER, name: 'River' },
     ]);
     const csv = await exportDataSet(ctx.store.dataSet, path.join(dir, 'csv'), 'csv');
     const schools = readFileSync(csv.files.find((f) => f.endsWith('schools.csv')) as string, 'utf8');
     expect(schools).not.toContain('whsec_');
     expect(parse(schools)).toEqual([
-      ['baseUrl', 'name', 'eventsUrl'],
-      [HILLTOP, 'Hilltop', 'https://hooks.hilltop.example/in'],
-      [RIVER, 'River', ''],
+      ['baseUrl', 'name', 'timeZone', 'quietHours', 'pushOptions', 'eventsUrl'],
+      [HILLTOP, 'Hilltop', 'UTC', '', '', 'https://hooks.hilltop.example/in'],
+      [RIVER, 'River', 'UTC', '', '', ''],
     ]);
   });
 
