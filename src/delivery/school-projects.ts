@@ -25,8 +25,7 @@ export class SchoolProjects {
   async resolve(schoolKeys: readonly (string | null)[]): Promise<(key: string | null) => string> {
     const now = this.#now();
     const missing = new Set<string>();
-    for (const key of schoolKeys)
-      if (key !== null && !((this.#cached.get(key)?.until ?? 0) > now)) missing.add(key);
+    for (const key of schoolKeys) if (key !== null && !((this.#cached.get(key)?.until ?? 0) > now)) missing.add(key);
     if (missing.size > 0) {
       const found = await this.#store.schoolFcmProjects([...missing]);
       if (this.#cached.size + missing.size > MAX_SCHOOLS) this.#cached.clear();

@@ -32,6 +32,14 @@ const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL.' })
   .max(2048, 'must be at most 2048 characters.');
 
+const wholeNumber = (min: number, max: number) =>
+  z
+    .number({ error: 'must be a number.' })
+    .refine(
+      (value) => Number.isInteger(value) && value >= min && value <= max,
+      `must be a whole number from ${min} to ${max}.`,
+    );
+
 const Entry = z.strictObject({
   name: z
     .string({ error: 'must be a string.' })
@@ -41,8 +49,8 @@ const Entry = z.strictObject({
   credentials: z.string({ error: 'must be a path.' }).trim().min(1, 'must not be empty.').max(4096).optional(),
   baseUrl: httpUrl.optional(),
   tokenUrl: httpUrl.optional(),
-  http2Sessions: z.int({ error: 'must be a whole number.' }).min(1).max(64).optional(),
-  maxInFlight: z.int({ error: 'must be a whole number.' }).min(1).max(10_000).optional(),
+  http2Sessions: wholeNumber(1, 64).optional(),
+  maxInFlight: wholeNumber(1, 10_000).optional(),
 });
 
 /** What an entry, or the FCM_* variables, say before the credentials file is read. */
