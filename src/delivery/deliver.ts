@@ -70,7 +70,18 @@ async function attemptPush(
       ? deadBefore('expired', `The message expired at ${expiresAt} before it could be sent.`)
       : null);
   if (refusal !== null)
-    return finish(context, 'push', context.push.name, message, refusal.completion, refusal.code, 0, span);
+    return finish(
+      context,
+      'push',
+      context.push.name,
+      message,
+      refusal.completion,
+      refusal.code,
+      0,
+      span,
+      false,
+      project,
+    );
 
   const token = message.pushToken as string;
   const started = performance.now();
@@ -121,6 +132,7 @@ async function attemptPush(
     durationMs,
     span,
     !result.ok && result.tokenInvalid === true,
+    project,
   );
 }
 
@@ -248,9 +260,17 @@ async function finish(
   durationMs: number,
   span: DeliverySpan | null,
   tokenGone = false,
+  project?: string,
 ): Promise<void> {
   const outcome = completion.status === 'failed' ? 'retry' : completion.status;
-  context.observer.attempted({ channel, provider, outcome, errorCode, durationMs });
+  context.observer.attempted({
+    channel,
+    provider,
+    outcome,
+    errorCode,
+    durationMs,
+    ...(project === undefined ? {} : { project }),
+  });
   span?.finished(outcome, errorCode);
   let current: boolean;
   try {

@@ -6,9 +6,9 @@
 
 /** The project of FCM_PROJECT_ID/FCM_CREDENTIALS, and of every school that names none. */
 export const DEFAULT_FCM_PROJECT = 'default';
-/** A project's name: short, plain, and fit for a metrics label. */
-export const FCM_PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-export const FCM_PROJECT_NAME_MAX = 64;
+/** A project's name: short, plain, and fit for a metrics label (src/metrics/labels.ts). */
+export const FCM_PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,47}$/;
+export const FCM_PROJECT_NAME_MAX = 48;
 
 let known: ReadonlySet<string> = new Set([DEFAULT_FCM_PROJECT]);
 

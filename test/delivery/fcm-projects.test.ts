@@ -7,11 +7,13 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Registry } from 'prom-client';
 import { DEFAULT_FCM_PROJECT, isKnownFcmProject, setKnownFcmProjects } from '../../src/domain/fcm-project';
 import type { PushProvider } from '../../src/delivery';
-import { fcm as fcmDescriptor, type FcmSettings } from '../../src/delivery/push/fcm/fcm-provider';
+import { fcm as fcmDescriptor, routeByProject, type FcmSettings } from '../../src/delivery/push/fcm/fcm-provider';
 import { MAX_FCM_PROJECTS, parseFcmProjects } from '../../src/delivery/push/fcm/fcm-projects';
 import { SchoolProjects } from '../../src/delivery/school-projects';
+import { createDeliveryMetrics } from '../../src/metrics/delivery-metrics';
 import { storeVariants, type TestStore } from '../support/stores';
 import { startFakeFcm, type FakeFcm } from './support/fake-fcm';
 import { pushWorker } from './support/harness';
@@ -109,7 +111,7 @@ describe('FCM_PROJECTS', () => {
     [
       'a name unfit for a label',
       '[{"name":"Brand A","projectId":"p"}]',
-      ['FCM_PROJECTS entry 1 ("Brand A"): name must be 1-64 of a-z, 0-9, - and _, starting with a letter or digit.'],
+      ['FCM_PROJECTS entry 1 ("Brand A"): name must be 1-48 of a-z, 0-9, - and _, starting with a letter or digit.'],
     ],
     [
       'an unknown field',
@@ -171,6 +173,54 @@ describe('FCM_PROJECTS', () => {
     expect(refused).toEqual([
       'FCM_PROJECTS entry 1 ("x"): projectId: required with Application Default Credentials (no credentials)',
     ]);
+  });
+});
+
+describe('routeByProject', () => {
+  it("holds each project's sends in flight to its own maxInFlight, the others unbounded by it", async () => {
+    const peak = new Map<string, number>();
+    const now = new Map<string, number>();
+    const slow = (name: string): PushProvider => ({
+      name: 'fcm',
+      retriesUncertain: true,
+      async send() {
+        now.set(name, (now.get(name) ?? 0) + 1);
+        peak.set(name, Math.max(peak.get(name) ?? 0, now.get(name)!));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        now.set(name, now.get(name)! - 1);
+        return { ok: true, providerMessageId: null };
+      },
+    });
+    const project = (name: string, maxInFlight: number | null) => ({
+      project: {
+        name,
+        credentials: { kind: 'application_default' as const },
+        projectId: name,
+        baseUrl: 'http://127.0.0.1:9',
+        tokenUrl: null,
+        http2Sessions: 1,
+        maxInFlight,
+      },
+      provider: slow(name),
+    });
+    const router = routeByProject([project('default', null), project('brand-a', 2)]);
+    expect(router.byProject).toBe(true);
+    const message = (projectName: string) => ({
+      id: 'x',
+      token: 't',
+      platform: null,
+      title: 't',
+      body: 'b',
+      data: {},
+      project: projectName,
+    });
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, () => router.send(message('brand-a'))),
+      ...Array.from({ length: 6 }, () => router.send(message('default'))),
+    ]);
+    expect(results.every((result) => result.ok)).toBe(true);
+    expect(peak.get('brand-a')).toBe(2);
+    expect(peak.get('default')).toBe(6);
   });
 });
 
@@ -254,7 +304,9 @@ describe.each(storeVariants())('pushes through the school’s FCM project on $na
 
   it("each push reaches its school's project with that project's token, and no other", async () => {
     for (const student of ['p1', 'a1', 'a2', 'b1']) await queue(student);
-    expect(await pushWorker(ctx.store.outbox, push).drain()).toBe(4);
+    const registry = new Registry();
+    const metrics = createDeliveryMetrics(registry);
+    expect(await pushWorker(ctx.store.outbox, push, { observer: metrics }).drain()).toBe(4);
 
     expect(sends(brandA)).toEqual([
       { url: '/v1/projects/a-project/messages:send', authorization: 'Bearer brand-a-1', token: 'token-a1' },
@@ -271,6 +323,12 @@ describe.each(storeVariants())('pushes through the school’s FCM project on $na
     for (const fake of [main, brandA, brandB]) expect(fake.tokenRequests).toHaveLength(1);
     const statuses = (await ctx.store.admin.listPushNotifications()).map((row) => row.status);
     expect(statuses).toEqual(['sent', 'sent', 'sent', 'sent']);
+    // The metrics by project: the configured names only.
+    const text = await registry.metrics();
+    expect(text).toContain('notify_fcm_project_deliveries_total{project="brand-a",outcome="sent"} 2');
+    expect(text).toContain('notify_fcm_project_deliveries_total{project="brand-b",outcome="sent"} 1');
+    expect(text).toContain('notify_fcm_project_deliveries_total{project="default",outcome="sent"} 1');
+    expect(text).toContain('notify_fcm_project_duration_seconds_count{project="brand-a"} 2');
   });
 
   it('a school moved to another project is sent through it once the short cache has passed', async () => {

@@ -43,7 +43,7 @@ const wholeNumber = (min: number, max: number) =>
 const Entry = z.strictObject({
   name: z
     .string({ error: 'must be a string.' })
-    .regex(FCM_PROJECT_NAME, 'must be 1-64 of a-z, 0-9, - and _, starting with a letter or digit.')
+    .regex(FCM_PROJECT_NAME, 'must be 1-48 of a-z, 0-9, - and _, starting with a letter or digit.')
     .refine((name) => name !== DEFAULT_FCM_PROJECT, `"${DEFAULT_FCM_PROJECT}" is FCM_PROJECT_ID's project.`),
   projectId: z.string({ error: 'must be a string.' }).trim().min(1, 'must not be empty.').max(128).optional(),
   credentials: z.string({ error: 'must be a path.' }).trim().min(1, 'must not be empty.').max(4096).optional(),
