@@ -143,7 +143,7 @@ export const fcm = pushProvider({
       .meta(
         secretSetting(
           'push',
-          '`fcm`: more FCM projects, chosen per school by name: a JSON list of `{"name", "projectId", "credentials", "baseUrl", "tokenUrl", "http2Sessions", "maxInFlight"}` ([FCM credentials](delivery.md#fcm-credentials)).',
+          '`fcm`: more FCM projects, chosen per school by name: a JSON list of `{"name", "projectId", "credentials", "baseUrl", "tokenUrl", "http2Sessions", "maxInFlight"}` ([several projects](delivery.md#several-fcm-projects-chosen-per-school)).',
           'none: the default project alone',
         ),
       ),
