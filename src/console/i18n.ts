@@ -645,7 +645,8 @@ const ar: Messages = {
     'بالصيغة \u2066HH:MM-HH:MM\u2069 بتوقيت المدرسة، مثل \u206621:00-06:30\u2069 (قد تتجاوز منتصف الليل). الإشعارات التي تُرسل خلالها تنتظر حتى تنتهي، إلا الأنواع العاجلة. فارغ: لا شيء.',
   noQuietHours: 'لا شيء',
   fcmProject: 'مشروع FCM',
-  fcmProjectHint: 'مشروع Firebase الخاص بتطبيق المدرسة الذي تُرسل عبره إشعاراتها (تسمّيه FCM_PROJECTS).',
+  // The setting's name is isolated left to right (U+2066 … U+2069), as the quiet hours' times are.
+  fcmProjectHint: 'مشروع Firebase الخاص بتطبيق المدرسة الذي تُرسل عبره إشعاراتها (تسمّيه \u2066FCM_PROJECTS\u2069).',
   fcmProjectDefault: 'المشروع الافتراضي',
   colHeldUntil: 'مؤجَّلة حتى',
   editDevice: 'تعديل الجهاز',
