@@ -7,7 +7,7 @@ import { setKnownFcmProjects } from '../../src/domain/fcm-project';
 import { addAccount, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { sqliteVariant } from '../support/stores';
-import { checkPage, DESKTOP, PHONE, browseApp, type BrowsedApp, shoot as shootPage } from './support';
+import { checkPage, DESKTOP, PHONE, browseApp, signInTo, type BrowsedApp, shoot as shootPage } from './support';
 
 const SCHOOL = 'https://school-a.example';
 
@@ -33,19 +33,8 @@ afterAll(async () => {
 const shoot = (page: Page, name: string): Promise<void> => shootPage(page, `console-school-fcm-project-${name}`);
 const editPage = `/console/schools/edit?school=${encodeURIComponent(SCHOOL)}`;
 
-async function signIn(page: Page, lang: 'en' | 'ar', back: string): Promise<void> {
-  await page.goto(`${base}/console/lang/${lang}?back=${encodeURIComponent(back)}`);
-  if (!page.url().includes('/console/sign-in')) return;
-  const labels =
-    lang === 'en'
-      ? { name: 'User name', password: 'Password', button: 'Sign in' }
-      : { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' };
-  await page.getByLabel(labels.name).fill('olga');
-  await page.getByLabel(labels.password).fill(PASSWORD);
-  await page.getByRole('button', { name: labels.button }).click();
-  await page.waitForURL(`${base}/console/`);
-  await page.goto(`${base}${back}`);
-}
+const signIn = (page: Page, lang: 'en' | 'ar', back: string): Promise<void> =>
+  signInTo(page, base, lang, back, { name: 'olga', password: PASSWORD });
 
 test('an operator puts a school on another FCM project (desktop, English)', async () => {
   const page = await context.newPage();
