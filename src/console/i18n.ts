@@ -226,6 +226,9 @@ const en = {
   quietHoursHint:
     "HH:MM-HH:MM in the school's time zone, such as 21:00-06:30 (it may pass midnight). Notifications queued then wait until the quiet hours end, except the urgent types. Empty: none.",
   noQuietHours: 'None',
+  fcmProject: 'FCM project',
+  fcmProjectHint: "The app's Firebase project its notifications go through (FCM_PROJECTS names them).",
+  fcmProjectDefault: 'The default project',
   colHeldUntil: 'Held until',
   editDevice: 'Edit the device',
   editDeviceTitle: (id: string) => `Edit the device ${id}`,
@@ -641,6 +644,10 @@ const ar: Messages = {
     // The times are isolated left to right (U+2066 … U+2069): in a right-to-left line, 21:00-06:30 would read 06:30-21:00.
     'بالصيغة \u2066HH:MM-HH:MM\u2069 بتوقيت المدرسة، مثل \u206621:00-06:30\u2069 (قد تتجاوز منتصف الليل). الإشعارات التي تُرسل خلالها تنتظر حتى تنتهي، إلا الأنواع العاجلة. فارغ: لا شيء.',
   noQuietHours: 'لا شيء',
+  fcmProject: 'مشروع FCM',
+  // The setting's name is isolated left to right (U+2066 … U+2069), as the quiet hours' times are.
+  fcmProjectHint: 'مشروع Firebase الخاص بتطبيق المدرسة الذي تُرسل عبره إشعاراتها (تسمّيه \u2066FCM_PROJECTS\u2069).',
+  fcmProjectDefault: 'المشروع الافتراضي',
   colHeldUntil: 'مؤجَّلة حتى',
   editDevice: 'تعديل الجهاز',
   editDeviceTitle: (id: string) => `تعديل الجهاز ${id}`,

@@ -1,7 +1,8 @@
-// Editing a school's name, time zone and quiet hours, and a device's platform and push token (operators,
+// Editing a school's name, time zone, quiet hours and FCM project, and a device's platform and push token (operators,
 // docs/console.md#editing-records), by the shared record form (record-edit.ts):
 // the admin API's PATCH /schools and PATCH /devices rules and messages.
 import type { Request, Response } from 'express';
+import { DEFAULT_FCM_PROJECT, knownFcmProjects } from '../domain/fcm-project';
 import { COLLECTION_OF } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import type { Messages } from './i18n';
@@ -19,6 +20,27 @@ function clockField(
   return { name, id, label: (t) => words(t)[0], hint: (t) => words(t)[1], maxLength, dir: 'ltr', clearable: true };
 }
 
+// The FCM projects configured (docs/delivery.md#fcm-credentials), offered only
+// where there is a choice: with the default project alone there is none.
+function fcmProjectField(): EditField[] {
+  const named = knownFcmProjects().filter((name) => name !== DEFAULT_FCM_PROJECT);
+  if (named.length === 0) return [];
+  return [
+    {
+      name: 'fcmProject',
+      id: 'school-fcm-project',
+      label: (t) => t.fcmProject,
+      hint: (t) => t.fcmProjectHint,
+      dir: 'ltr',
+      clearable: true,
+      options: [
+        { value: '', label: (t) => t.fcmProjectDefault },
+        ...named.map((name) => ({ value: name, label: () => name })),
+      ],
+    },
+  ];
+}
+
 function schoolSpec(baseUrl: string): EditSpec {
   const query = `school=${encodeURIComponent(baseUrl)}`;
   return {
@@ -28,8 +50,11 @@ function schoolSpec(baseUrl: string): EditSpec {
       // The school's clock (docs/delivery.md#quiet-hours): an empty field puts it back on UTC, or takes the quiet hours away.
       clockField('timeZone', 'school-time-zone', 64, (t) => [t.timeZone, t.timeZoneHint]),
       clockField('quietHours', 'school-quiet-hours', 11, (t) => [t.quietHours, t.quietHoursHint]),
+      ...fcmProjectField(),
     ],
-    patch: COLLECTION_OF.schools.schema.pick({ name: true, timeZone: true, quietHours: true }).partial(),
+    patch: COLLECTION_OF.schools.schema
+      .pick({ name: true, timeZone: true, quietHours: true, fcmProject: true })
+      .partial(),
     operation: 'school-edit',
     subjectKind: 'school',
     title: (t, record) => titled(t.editSchoolTitle, String(record.name)),

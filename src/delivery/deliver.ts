@@ -32,10 +32,17 @@ export interface DeliveryContext {
   readonly tracer?: Tracer | null;
 }
 
-export function deliverPush(context: DeliveryContext, message: ClaimedPushNotification): Promise<void> {
+/** `project`: the FCM project of the message's school, for a provider that sends `byProject`. */
+export function deliverPush(
+  context: DeliveryContext,
+  message: ClaimedPushNotification,
+  project?: string,
+): Promise<void> {
   const tracer = context.tracer ?? null;
-  if (tracer === null) return attemptPush(context, message, null);
-  return tracer.delivery(traced('push', context.push.name, message), (span) => attemptPush(context, message, span));
+  if (tracer === null) return attemptPush(context, message, null, project);
+  return tracer.delivery(traced('push', context.push.name, message), (span) =>
+    attemptPush(context, message, span, project),
+  );
 }
 
 export function deliverSms(context: DeliveryContext, message: ClaimedAuthCodeMessage): Promise<void> {
@@ -52,6 +59,7 @@ async function attemptPush(
   context: DeliveryContext,
   message: ClaimedPushNotification,
   span: DeliverySpan | null,
+  project: string | undefined,
 ): Promise<void> {
   const expiresAt = message.options?.expiresAt ?? null;
   const refusal =
@@ -62,7 +70,18 @@ async function attemptPush(
       ? deadBefore('expired', `The message expired at ${expiresAt} before it could be sent.`)
       : null);
   if (refusal !== null)
-    return finish(context, 'push', context.push.name, message, refusal.completion, refusal.code, 0, span);
+    return finish(
+      context,
+      'push',
+      context.push.name,
+      message,
+      refusal.completion,
+      refusal.code,
+      0,
+      span,
+      false,
+      project,
+    );
 
   const token = message.pushToken as string;
   const started = performance.now();
@@ -75,6 +94,7 @@ async function attemptPush(
       body: message.body,
       data: message.data,
       options: message.options,
+      ...(project === undefined ? {} : { project }),
     }),
   );
   // A provider may quote the token in its error; the error goes to the store,
@@ -112,6 +132,7 @@ async function attemptPush(
     durationMs,
     span,
     !result.ok && result.tokenInvalid === true,
+    project,
   );
 }
 
@@ -239,9 +260,17 @@ async function finish(
   durationMs: number,
   span: DeliverySpan | null,
   tokenGone = false,
+  project?: string,
 ): Promise<void> {
   const outcome = completion.status === 'failed' ? 'retry' : completion.status;
-  context.observer.attempted({ channel, provider, outcome, errorCode, durationMs });
+  context.observer.attempted({
+    channel,
+    provider,
+    outcome,
+    errorCode,
+    durationMs,
+    ...(project === undefined ? {} : { project }),
+  });
   span?.finished(outcome, errorCode);
   let current: boolean;
   try {

@@ -8,5 +8,6 @@ export type DeliveryStore = Pick<
   | 'markSmsSendStarted'
   | 'completeDeliveries'
   | 'removeDeviceToken'
+  | 'schoolFcmProjects'
   | 'outboxStats'
 >;

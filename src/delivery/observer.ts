@@ -18,6 +18,8 @@ export interface DeliveryAttempt {
   /** The provider's error code (`UNAVAILABLE`, `http_503`, `timeout`, …); null when sent. */
   readonly errorCode: string | null;
   readonly durationMs: number;
+  /** The FCM project it went through, when the push provider sends by project (FCM_PROJECTS); left out otherwise. */
+  readonly project?: string;
 }
 
 /** Sends in flight to one provider and the adaptive limit they follow (src/delivery/concurrency). */

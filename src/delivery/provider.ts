@@ -44,6 +44,8 @@ export interface PushMessage {
   readonly data: Readonly<Record<string, string>>;
   /** Per-platform options (src/domain/message-options.ts); null or left out: none of ours, the provider's defaults. */
   readonly options?: ResolvedOptions | null;
+  /** The FCM project of the student's school (src/delivery/school-projects.ts); left out: the default. */
+  readonly project?: string;
 }
 
 export interface SmsMessage {
@@ -59,6 +61,8 @@ export interface PushProvider {
   readonly name: string;
   /** An uncertain send may be sent again: the provider drops a repeat (idempotency key) or a repeat is harmless. */
   readonly retriesUncertain: boolean;
+  /** Sends through the FCM project of the message's school: the worker looks each school's up before sending. */
+  readonly byProject?: boolean;
   send(message: PushMessage): Promise<SendResult>;
 }
 

@@ -4,10 +4,12 @@
 // channel has a quarter of its slots free, and polling when the outbox is empty.
 // Everything it claims is leased, so stopping, or dying, mid-send loses
 // nothing: the lease runs out and a worker tries again.
+import type { ClaimedPushNotification } from '../store';
 import { CompletionWriter } from './completion-writer';
 import { createDeliveryLimits, type AdaptiveLimit, type DeliveryLimits } from './concurrency';
 import { deliverPush, deliverSms, interruptedSend, type DeliveryContext } from './deliver';
 import type { DeliveryChannel } from './observer';
+import { SchoolProjects } from './school-projects';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryContext, 'completions' | 'limits'> {
   /** Messages in flight at once, at most (the ceiling of the adaptive limits). */
@@ -39,6 +41,8 @@ export class DeliveryWorker {
   readonly #options: DeliveryWorkerOptions;
   readonly #context: DeliveryContext;
   readonly #inFlight = new Set<Promise<void>>();
+  // Only for a provider that sends by project (FCM with FCM_PROJECTS): others never ask the store.
+  readonly #projects: SchoolProjects | null;
   #running: Promise<void> | null = null;
   #stopping = false;
   #wakeRequested = false;
@@ -60,6 +64,7 @@ export class DeliveryWorker {
       options.limits ??
       createDeliveryLimits({ floor: options.concurrencyFloor ?? DEFAULT_FLOOR, ceiling: options.concurrency });
     this.#context = { ...options, limits, completions: new CompletionWriter(options.store) };
+    this.#projects = options.push.byProject === true ? new SchoolProjects(options.store) : null;
   }
 
   /** Runs the loop in the background until stop(). */
@@ -170,10 +175,21 @@ export class DeliveryWorker {
     for (const message of codes) this.#track('sms', deliverSms(this.#context, message));
     const pushRoom = Math.min(room - codes.length, push.available());
     const pushes = pushRoom > 0 ? await store.claimPushNotifications(pushRoom, leaseSeconds) : [];
-    for (const message of pushes) this.#track('push', deliverPush(this.#context, message));
+    await this.#startPushes(pushes);
     this.#full = { sms: codes.length >= smsRoom, push: pushes.length >= pushRoom };
     this.#lastClaimAt = this.#options.now();
     return codes.length + pushes.length;
+  }
+
+  async #startPushes(pushes: readonly ClaimedPushNotification[]): Promise<void> {
+    if (this.#projects === null) {
+      for (const message of pushes) this.#track('push', deliverPush(this.#context, message));
+      return;
+    }
+    // A store that cannot say now leaves the claim leased: the messages are tried again when it ends.
+    const projectOf = await this.#projects.resolve(pushes.map((message) => message.schoolKey));
+    for (const message of pushes)
+      this.#track('push', deliverPush(this.#context, message, projectOf(message.schoolKey)));
   }
 
   #track(channel: DeliveryChannel, delivery: Promise<void>): void {

@@ -24,3 +24,11 @@ export {
   type QuietHours,
 } from './school-time';
 export { schoolKey } from './school-key';
+export {
+  DEFAULT_FCM_PROJECT,
+  FCM_PROJECT_NAME,
+  FCM_PROJECT_NAME_MAX,
+  isKnownFcmProject,
+  knownFcmProjects,
+  setKnownFcmProjects,
+} from './fcm-project';

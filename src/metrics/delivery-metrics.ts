@@ -2,6 +2,7 @@
 // (src/delivery/observer.ts); this one counts them for Prometheus.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DeliveryObserver } from '../delivery/observer';
+import { MAX_FCM_PROJECTS } from '../delivery/push/fcm/fcm-projects';
 import { boundedCode, childCache } from './labels';
 
 // Provider calls: tens of milliseconds to a few seconds, up to their timeout.
@@ -39,6 +40,24 @@ export function createDeliveryMetrics(registry: Registry): DeliveryObserver {
     labelNames: ['channel', 'provider'] as const,
     registers: [registry],
   });
+  // FCM_PROJECTS: the same attempts again by project, only where there are several (docs/delivery.md#fcm-credentials).
+  const byProject = new Counter({
+    name: 'notify_fcm_project_deliveries_total',
+    help: 'Push attempts through FCM by project (default, or a name in FCM_PROJECTS) and outcome; only with FCM_PROJECTS.',
+    labelNames: ['project', 'outcome'] as const,
+    registers: [registry],
+  });
+  const projectDuration = new Histogram({
+    name: 'notify_fcm_project_duration_seconds',
+    help: 'Time of one FCM call by project; only with FCM_PROJECTS.',
+    labelNames: ['project'] as const,
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  // The configured names bound it already (at most 32 and the default); this guards against anything else.
+  const project = boundedCode(MAX_FCM_PROJECTS + 1);
+  const projectChild = childCache((v) => byProject.labels(v[0] ?? '', v[1] ?? ''));
+  const projectDurationChild = childCache((v) => projectDuration.labels(v[0] ?? ''));
   const provider = boundedCode(20);
   const errorCode = boundedCode(100);
   const deliveryChild = childCache((v) => deliveries.labels(v[0] ?? '', v[1] ?? '', v[2] ?? ''));
@@ -52,6 +71,11 @@ export function createDeliveryMetrics(registry: Registry): DeliveryObserver {
       deliveryChild(attempt.channel, name, attempt.outcome).inc();
       durationChild(attempt.channel, name).observe(Math.max(0, attempt.durationMs) / 1000);
       if (attempt.errorCode !== null) errors.labels(attempt.channel, name, errorCode(attempt.errorCode)).inc();
+      if (attempt.project !== undefined) {
+        const projectName = project(attempt.project);
+        projectChild(projectName, attempt.outcome).inc();
+        projectDurationChild(projectName).observe(Math.max(0, attempt.durationMs) / 1000);
+      }
     },
     concurrency(state) {
       const name = provider(state.provider);

@@ -101,6 +101,21 @@ const SENDER_MISMATCH = entry(
   ],
 );
 
+// A school naming an FCM project that is no longer configured (docs/delivery.md#fcm-credentials).
+const FCM_PROJECT_UNKNOWN = entry(
+  'push-fcm-project-unknown',
+  'us',
+  true,
+  [
+    "The school's app is set to an FCM project that the service no longer has in its settings, so the message could not be sent.",
+    "We add the project back to FCM_PROJECTS, or set the school's FCM project to one configured (the school's edit page or the admin API); then resend.",
+  ],
+  [
+    'تطبيق المدرسة مضبوط على مشروع FCM لم يعد في إعدادات الخدمة، فلم يمكن إرسال الرسالة.',
+    'نعيد المشروع إلى FCM_PROJECTS، أو نضبط مشروع FCM للمدرسة على مشروع مُعَدّ (صفحة تعديل المدرسة أو واجهة الإدارة)؛ ثم نعيد الإرسال.',
+  ],
+);
+
 const APNS_AUTH = entry(
   'push-apns-auth',
   'us',
@@ -350,6 +365,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
   TOKEN_GONE,
   PUSH_INVALID,
   SENDER_MISMATCH,
+  FCM_PROJECT_UNKNOWN,
   APNS_AUTH,
   PUSH_REFUSED,
   OUR_CREDENTIALS,
@@ -399,6 +415,7 @@ const BY_CODE: Readonly<Record<OutboxChannel, Readonly<Record<string, Explanatio
     NOT_FOUND: TOKEN_GONE,
     INVALID_ARGUMENT: PUSH_INVALID,
     SENDER_ID_MISMATCH: SENDER_MISMATCH,
+    fcm_project_unknown: FCM_PROJECT_UNKNOWN,
     THIRD_PARTY_AUTH_ERROR: APNS_AUTH,
     http_400: PUSH_REFUSED,
     http_410: TOKEN_GONE,

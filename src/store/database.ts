@@ -22,6 +22,8 @@ export type SchoolsTable = {
   quiet_hours: string | null;
   /** JSON: the school's message options per type; null: none (migration 0013). */
   push_options: string | null;
+  /** The FCM project of its pushes; null: the default (migration 0016). */
+  fcm_project: string | null;
 };
 
 export type StudentsTable = {

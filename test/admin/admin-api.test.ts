@@ -4,6 +4,7 @@ import request from 'supertest';
 import type { DataSetCollection } from '../../src/store';
 import { asStored } from '../support/fixtures';
 import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
+import { setKnownFcmProjects } from '../../src/domain/fcm-project';
 import { storeVariants, sqliteVariant } from '../support/stores';
 import { bodyText, httpGet, httpPost } from '../support/wire';
 
@@ -162,6 +163,7 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
         timeZone: 'UTC',
         quietHours: null,
         pushOptions: null,
+        fcmProject: null,
       });
     });
 
@@ -246,6 +248,25 @@ describe.each(storeVariants())('admin API on $name', (variant) => {
       expect(refused.status).toBe(400);
       expect(refused.body.error.details).toEqual([{ path: 'body.active', message: 'must be "1" or "0".' }]);
       expect((await api().get('/students?active=0')).body.items.map((s: { id: string }) => s.id)).toContain('9');
+    });
+
+    it('sets, refuses and clears a school’s FCM project by the names configured (FCM_PROJECTS)', async () => {
+      setKnownFcmProjects(['brand-a']);
+      try {
+        const path = `/schools/${encodeURIComponent('https://school-b.example/')}`;
+        const set = await api().patch(path, { fcmProject: 'brand-a' });
+        expect(set.status).toBe(200);
+        expect(set.body).toMatchObject({ baseUrl: 'https://school-b.example/', fcmProject: 'brand-a' });
+        expect((await api().get(path)).body.fcmProject).toBe('brand-a');
+        const refused = await api().patch(path, { fcmProject: 'brand-z' });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.details).toEqual([
+          { path: 'body.fcmProject', message: 'must name an FCM project configured in FCM_PROJECTS, or default.' },
+        ]);
+        expect((await api().patch(path, { fcmProject: null })).body.fcmProject).toBeNull();
+      } finally {
+        setKnownFcmProjects([]);
+      }
     });
 
     it('refuses with 422 what only the store can tell: an unknown school, a date that does not exist', async () => {

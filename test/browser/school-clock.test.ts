@@ -7,7 +7,7 @@ import { type BrowserContext, type Page } from 'playwright-core';
 import { addAccount, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { sqliteVariant } from '../support/stores';
-import { checkPage, DESKTOP, PHONE, browseApp, type BrowsedApp, shoot as shootPage } from './support';
+import { checkPage, DESKTOP, PHONE, browseApp, signInTo, type BrowsedApp, shoot as shootPage } from './support';
 
 const SCHOOL = 'https://school-a.example';
 
@@ -41,20 +41,8 @@ afterAll(async () => {
 const shoot = (page: Page, name: string): Promise<void> => shootPage(page, `console-school-clock-${name}`);
 const schoolPage = `/console/schools/students?school=${encodeURIComponent(SCHOOL)}`;
 
-async function signIn(page: Page, lang: 'en' | 'ar', back: string): Promise<void> {
-  await page.goto(`${base}/console/lang/${lang}?back=${encodeURIComponent(back)}`);
-  // The browser context keeps the session of an earlier test: only the language changes then.
-  if (!page.url().includes('/console/sign-in')) return;
-  const labels =
-    lang === 'en'
-      ? { name: 'User name', password: 'Password', button: 'Sign in' }
-      : { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' };
-  await page.getByLabel(labels.name).fill('olga');
-  await page.getByLabel(labels.password).fill(PASSWORD);
-  await page.getByRole('button', { name: labels.button }).click();
-  await page.waitForURL(`${base}/console/`);
-  await page.goto(`${base}${back}`);
-}
+const signIn = (page: Page, lang: 'en' | 'ar', back: string): Promise<void> =>
+  signInTo(page, base, lang, back, { name: 'olga', password: PASSWORD });
 
 test('an operator sets a school time zone and quiet hours (desktop, English)', async () => {
   const page = await context.newPage();

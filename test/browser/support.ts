@@ -73,6 +73,31 @@ export async function browseApp(app: App): Promise<BrowsedApp> {
 }
 
 /** A full-page screenshot named `name`.png in SCREENSHOTS. */
+/**
+ * Opens `back` in the console in `lang` as `user`, signing in on the way when
+ * the browser context has no session yet (an earlier test's is kept: then
+ * only the language changes).
+ */
+export async function signInTo(
+  page: Page,
+  base: string,
+  lang: 'en' | 'ar',
+  back: string,
+  user: { readonly name: string; readonly password: string },
+): Promise<void> {
+  await page.goto(`${base}/console/lang/${lang}?back=${encodeURIComponent(back)}`);
+  if (!page.url().includes('/console/sign-in')) return;
+  const labels =
+    lang === 'en'
+      ? { name: 'User name', password: 'Password', button: 'Sign in' }
+      : { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' };
+  await page.getByLabel(labels.name).fill(user.name);
+  await page.getByLabel(labels.password).fill(user.password);
+  await page.getByRole('button', { name: labels.button }).click();
+  await page.waitForURL(`${base}/console/`);
+  await page.goto(`${base}${back}`);
+}
+
 export async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }

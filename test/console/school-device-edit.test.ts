@@ -1,6 +1,7 @@
 // Editing a school and a device in the console (docs/console.md#editing-records):
 // the collections' own rules and messages, operators only, audited; a push
 // token is never shown in the form and an empty one keeps what is stored.
+import { setKnownFcmProjects } from '../../src/domain/fcm-project';
 import { storeVariants, type TestStore } from '../support/stores';
 import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
 
@@ -42,6 +43,41 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
       ['olga', SCHOOL, 'allowed'],
       ['olga', SCHOOL, 'refused'],
     ]);
+  });
+
+  it("chooses a school's FCM project among those configured, offered only when there is a choice", async () => {
+    const olga = await signedIn(harness.app, 'olga');
+    expect((await olga.agent.get(SCHOOL_EDIT)).text).not.toContain('id="school-fcm-project"');
+    setKnownFcmProjects(['brand-a', 'brand-b']);
+    try {
+      const form = await olga.agent.get(SCHOOL_EDIT);
+      expect(form.text).toContain('id="school-fcm-project"');
+      expect(form.text).toContain('The default project');
+      expect(form.text).toContain('value="brand-b"');
+      const arabic = await olga.agent.get(SCHOOL_EDIT).set('accept-language', 'ar');
+      expect(arabic.text).toContain('المشروع الافتراضي');
+      const saved = await olga.agent
+        .post(SCHOOL_EDIT)
+        .type('form')
+        .send({ csrf: await olga.csrf(), fcmProject: 'brand-b' });
+      expect(saved.status).toBe(303);
+      expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ fcmProject: 'brand-b' });
+      // A name not configured (a form sent by hand): the collection's message.
+      const refused = await olga.agent
+        .post(SCHOOL_EDIT)
+        .type('form')
+        .send({ csrf: await olga.csrf(), fcmProject: 'brand-z' });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('href="#school-fcm-project"');
+      expect(refused.text).toContain('must name an FCM project configured in FCM_PROJECTS');
+      await olga.agent
+        .post(SCHOOL_EDIT)
+        .type('form')
+        .send({ csrf: await olga.csrf(), fcmProject: '' });
+      expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ fcmProject: null });
+    } finally {
+      setKnownFcmProjects([]);
+    }
   });
 
   it("sets a school's time zone and quiet hours, refuses bad ones with the collection's messages, and shows them", async () => {

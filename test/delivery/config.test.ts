@@ -67,6 +67,9 @@ describe('delivery configuration', () => {
       baseUrl: 'https://fcm.googleapis.com',
       tokenUrl: null,
       http2Sessions: 4,
+      name: 'default',
+      maxInFlight: null,
+      projects: [],
     });
     // The key file's token_uri is where its token is asked for.
     expect(
@@ -82,6 +85,29 @@ describe('delivery configuration', () => {
         FCM_TOKEN_URL: 'http://127.0.0.1:9000/token',
       }).delivery.push,
     ).toMatchObject({ projectId: 'other', baseUrl: 'http://127.0.0.1:9000', tokenUrl: 'http://127.0.0.1:9000/token' });
+  });
+
+  it('fcm: FCM_PROJECTS, or the file FCM_PROJECTS_FILE names, adds projects; a bad entry is named', () => {
+    const credentials = key();
+    const brandKey = file('key-a.json', {
+      type: 'service_account',
+      project_id: 'proj-a',
+      client_email: 'a@b',
+      private_key: pem,
+    });
+    const projects = [{ name: 'brand-a', credentials: brandKey, maxInFlight: 8 }];
+    const listed = file('projects.json', projects);
+    for (const variables of [{ FCM_PROJECTS: JSON.stringify(projects) }, { FCM_PROJECTS_FILE: listed }]) {
+      const push = loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: credentials, ...variables }).delivery.push;
+      expect(push).toMatchObject({
+        name: 'default',
+        projectId: 'proj-1',
+        projects: [{ name: 'brand-a', projectId: 'proj-a', maxInFlight: 8, http2Sessions: 4 }],
+      });
+    }
+    expect(() =>
+      loadConfig({ PUSH_PROVIDER: 'fcm', FCM_CREDENTIALS: credentials, FCM_PROJECTS: '[{"name":"a"},{"name":"a"}]' }),
+    ).toThrow(/FCM_PROJECTS entry 1 \("a"\): projectId: required/);
   });
 
   it('webhook, http and twilio settings', () => {

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { exportDataSet, formatImportReport, importFiles, type ImportReport } from '../../src/import';
+import { setKnownFcmProjects } from '../../src/domain/fcm-project';
 import { asStored, FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
 import type { DataSet } from '../../src/store';
@@ -297,6 +298,8 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
   });
 
   it.each(['csv', 'json'] as const)('exports to %s and imports back to the same store', async (format) => {
+    // A school on its own FCM project travels by the project's name.
+    setKnownFcmProjects(['brand-a']);
     await ctx.store.dataSet.writeDataSet(FIXTURES);
     // A school with its clock and message options: a CSV cell holds the options' JSON.
     await ctx.store.dataSet.writeDataSet({
@@ -310,6 +313,7 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
             absence: { ttlSeconds: 3600, android: { channelId: 'absence' } },
             '*': { apns: { sound: null } },
           },
+          fcmProject: 'brand-a',
         },
       ],
     });
@@ -331,8 +335,11 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
         timeZone: 'Europe/London',
         quietHours: '21:00-06:30',
         pushOptions: { '*': { apns: { sound: null } } },
+        fcmProject: 'brand-a',
       });
+      if (format === 'csv') expect(readFileSync(path.join(out, 'schools.csv'), 'utf8')).toContain(',brand-a');
     } finally {
+      setKnownFcmProjects([]);
       await copy.cleanup();
     }
   });

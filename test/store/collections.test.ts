@@ -10,7 +10,7 @@ describe('stored collections', () => {
   it('are the import format, in dependency order', () => {
     expect(COLLECTIONS).toEqual(['schools', 'devices', 'students', 'notes', 'absences']);
     expect(FIELDS).toEqual({
-      schools: ['baseUrl', 'name', 'timeZone', 'quietHours', 'pushOptions', 'eventsUrl'],
+      schools: ['baseUrl', 'name', 'timeZone', 'quietHours', 'pushOptions', 'fcmProject', 'eventsUrl'],
       devices: ['id', 'token', 'platform'],
       students: ['id', 'school', 'fullName', 'deviceId', 'active', 'classId'],
       notes: ['id', 'studentId', 'type', 'subjectId', 'classId', 'text', 'date', 'badge', 'state'],

@@ -31,6 +31,7 @@ describe.each(storeVariants())('the store behind the operator surface on $name',
         timeZone: 'UTC',
         quietHours: null,
         pushOptions: null,
+        fcmProject: null,
       });
       expect(await fresh.ctx.store.admin.getRecord('notes', 'n-9')).toMatchObject({
         date: '2025-10-06T07:00:00.000Z',

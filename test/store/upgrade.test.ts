@@ -536,6 +536,7 @@ const FILLS: Readonly<Record<string, Fill>> = {
         timeZone: 'Europe/London',
         quietHours: '21:00-07:00',
         pushOptions: { note: { android: { channelId: 'notes' } } },
+        fcmProject: null,
       });
       // A school stored before keeps UTC and no quiet hours.
       expect(await store.admin.getRecord('schools', 'https://v1.school.example')).toMatchObject({
@@ -626,6 +627,33 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(refused.items.map((item) => [item.id, item.status, item.lastError])).toEqual([
         ['v15-refused', 'refused', 'auth_code_limit_phone'],
       ]);
+    },
+  },
+  // A school on its own FCM project (a name the store accepts as read; a write checks it against the configuration).
+  '0016_school_fcm_project': {
+    async fill(insert) {
+      await insert('schools', {
+        key: 'https://v16.school.example',
+        base_url: 'https://v16.school.example',
+        name: 'V16',
+        time_zone: 'UTC',
+        quiet_hours: null,
+        push_options: null,
+        fcm_project: 'brand-a',
+      });
+    },
+    async check(store) {
+      expect(await store.admin.getRecord('schools', 'https://v16.school.example')).toMatchObject({
+        fcmProject: 'brand-a',
+      });
+      // A school stored before stays on the default project.
+      expect(await store.admin.getRecord('schools', 'https://v1.school.example')).toMatchObject({ fcmProject: null });
+      expect(await store.outbox.schoolFcmProjects(['https://v16.school.example', 'https://v1.school.example'])).toEqual(
+        new Map([
+          ['https://v16.school.example', 'brand-a'],
+          ['https://v1.school.example', null],
+        ]),
+      );
     },
   },
 };

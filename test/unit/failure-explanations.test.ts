@@ -38,6 +38,13 @@ const cases: readonly [channel: 'push' | 'sms', error: string, key: string, who:
     true,
   ],
   ['push', 'http_429: HTTP 429', 'rate-limited', 'nobody', false],
+  [
+    'push',
+    'fcm_project_unknown: The school names the FCM project "brand-c", which is not configured (FCM_PROJECTS).',
+    'push-fcm-project-unknown',
+    'us',
+    true,
+  ],
   ['push', 'http_502: HTTP 502', 'provider-unavailable', 'provider', false],
   // The SMS gateway's statuses: never "the parents must open the app".
   ['sms', 'http_400: HTTP 400: bad number', 'sms-refused', 'parents', true],

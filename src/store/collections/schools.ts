@@ -1,5 +1,6 @@
 // Schools (docs/design.md#import-format): keyed by their base URL, stored
 // normalised (src/domain/school-key.ts) so that any spelling finds the school.
+import { FCM_PROJECT_NAME_MAX, isKnownFcmProject } from '../../domain/fcm-project';
 import { OptionsByTypeSchema } from '../../domain/message-options';
 import { schoolKey } from '../../domain/school-key';
 import {
@@ -42,6 +43,14 @@ export const schools = defineCollection({
       'push_options',
       OptionsByTypeSchema,
       "The school's message options per notification type (`*`: any other), over the service's",
+    ),
+    // Checked against the projects configured now (FCM_PROJECTS), so that a
+    // typo is refused at the write rather than failing every push later.
+    fcmProject: checkedText(
+      'fcm_project',
+      FCM_PROJECT_NAME_MAX,
+      { valid: isKnownFcmProject, message: 'must name an FCM project configured in FCM_PROJECTS, or default.' },
+      'The FCM project its pushes go through, one named in FCM_PROJECTS; null: `default`',
     ),
   },
   // The base URL is kept as written; the key is what lookups match.

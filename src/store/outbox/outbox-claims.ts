@@ -37,6 +37,8 @@ export interface ClaimedPushNotification extends ClaimedMessage {
   readonly pushToken: string | null;
   readonly platform: DevicePlatform | null;
   readonly studentId: string;
+  /** The student's school when it was queued; null for a student unknown then (its FCM project: the default). */
+  readonly schoolKey: string | null;
   readonly type: string;
   readonly title: string;
   readonly body: string;
@@ -212,6 +214,7 @@ function toClaimedPush(
     pushToken: device?.push_token ?? null,
     platform: device?.platform ?? null,
     studentId: row.student_id,
+    schoolKey: row.school_key,
     type: row.type,
     title: row.title,
     body: row.body,

@@ -74,6 +74,8 @@ export interface Outbox extends OutboxQueue {
   completeDeliveries(completions: readonly DeliveryCompletionEntry[]): Promise<boolean[]>;
   /** Forgets a device's push token if it is still `token`; returns whether it did. */
   removeDeviceToken(deviceId: string, token: string): Promise<boolean>;
+  /** The FCM project each of these schools names (null: none); a school not stored is left out. */
+  schoolFcmProjects(schoolKeys: readonly string[]): Promise<ReadonlyMap<string, string | null>>;
   /** Counts by status and the oldest pending message, per channel. */
   outboxStats(): Promise<OutboxChannelStats[]>;
   /**
@@ -293,6 +295,17 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       ),
 
     removeDeviceToken: (deviceId, token) => run(() => removeDeviceToken(db, deviceId, token, core.timestamp())),
+
+    schoolFcmProjects: (schoolKeys) =>
+      run(async () => {
+        if (schoolKeys.length === 0) return new Map<string, string | null>();
+        const rows = await db
+          .selectFrom('schools')
+          .select(['key', 'fcm_project'])
+          .where('key', 'in', [...schoolKeys])
+          .execute();
+        return new Map(rows.map((row) => [row.key, row.fcm_project]));
+      }),
 
     outboxStats: () => run(() => Promise.all(OUTBOX_CHANNELS.map((channel) => outboxStats(db, channel)))),
 

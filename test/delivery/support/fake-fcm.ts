@@ -43,7 +43,12 @@ export interface FakeFcm {
   writeKeyFile(dir: string): string;
 }
 
-export async function startFakeFcm(): Promise<FakeFcm> {
+/** `projectId` and `tokenPrefix` tell two fakes apart (several FCM projects at once). */
+export async function startFakeFcm(
+  options: { readonly projectId?: string; readonly tokenPrefix?: string } = {},
+): Promise<FakeFcm> {
+  const projectId = options.projectId ?? PROJECT;
+  const tokenPrefix = options.tokenPrefix ?? 'access';
   const server = await FakeHttpServer.start();
   const tokenRequests: FakeFcm['tokenRequests'] = [];
   let issued = 0;
@@ -66,19 +71,22 @@ export async function startFakeFcm(): Promise<FakeFcm> {
       >),
       grantType,
     });
-    return { status: 200, body: { access_token: `access-${++issued}`, expires_in: 3600, token_type: 'Bearer' } };
+    return {
+      status: 200,
+      body: { access_token: `${tokenPrefix}-${++issued}`, expires_in: 3600, token_type: 'Bearer' },
+    };
   });
   // A send whose message FCM would refuse for its shape gets FCM's 400 (fcm-message-shape.ts).
   server.route(refuseMisplacedFields);
-  server.answerByDefault({ status: 200, body: { name: `projects/${PROJECT}/messages/1` } });
+  server.answerByDefault({ status: 200, body: { name: `projects/${projectId}/messages/1` } });
   const account: FakeAccount = {
     clientEmail: 'notify@test.iam.example',
-    projectId: PROJECT,
+    projectId,
     tokenUri: `${server.url}/token`,
   };
   const keyFile = {
     type: 'service_account',
-    project_id: PROJECT,
+    project_id: projectId,
     client_email: account.clientEmail,
     private_key: PRIVATE_PEM,
     token_uri: account.tokenUri,

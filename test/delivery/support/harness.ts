@@ -5,6 +5,7 @@ import pino from 'pino';
 import {
   DeliveryWorker,
   type DeliveryAttempt,
+  type DeliveryObserver,
   type DeliveryStore,
   type PushProvider,
   type RetryPolicy,
@@ -118,14 +119,14 @@ export async function startHarness(variant: StoreVariant, options: HarnessOption
 export function pushWorker(
   store: DeliveryStore,
   push: PushProvider,
-  options: { now?: () => Date; concurrency?: number } = {},
+  options: { now?: () => Date; concurrency?: number; observer?: DeliveryObserver } = {},
 ): DeliveryWorker {
   const logger = pino({ level: 'silent' });
   return new DeliveryWorker({
     store,
     push,
     sms: createLogSmsProvider(logger),
-    observer: { attempted: () => undefined },
+    observer: options.observer ?? { attempted: () => undefined },
     logger,
     policy: POLICY,
     authCodeMaxAgeMs: 600_000,

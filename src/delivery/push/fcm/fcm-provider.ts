@@ -4,16 +4,16 @@
 // sessions, docs/delivery.md#fcm-over-http2); over HTTP/1.1 to an http://
 // one (a local fake or a plain proxy).
 import { z } from 'zod';
-import { integer, setting, url } from '../../../config-values';
-import { readTextFile } from '../../config/json-files';
+import { integer, secretSetting, setting, url } from '../../../config-values';
+import { DEFAULT_FCM_PROJECT, setKnownFcmProjects } from '../../../domain/fcm-project';
 import { H2Pool } from '../../http/h2-pool';
 import { httpCall, isSuccess, jsonBody, type HttpAnswer } from '../../http/http-call';
-import { pushProvider, required } from '../../provider-descriptor';
+import { pushProvider } from '../../provider-descriptor';
 import { failure, sent, type PushMessage, type PushProvider, type SendResult } from '../../provider';
-import { AccessTokenSource, type FcmCredentials } from './access-token';
-import { parseCredentialsFile } from './credentials-file';
+import { AccessTokenSource } from './access-token';
 import { fcmFailure } from './fcm-error';
 import { fcmMessage } from './fcm-message';
+import { parseFcmProjects, projectSettings, type FcmProjectSettings } from './fcm-projects';
 
 /** FCM's limit on a message's payload (notification and data, keys and values). */
 export const FCM_PAYLOAD_LIMIT = 4096;
@@ -78,22 +78,17 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
   };
 }
 
-/** What FCM_* say, checked, the key file read. */
-export interface FcmSettings {
-  /** A key or external-account file's JSON, or Application Default Credentials (FCM_CREDENTIALS unset). */
-  readonly credentials: FcmCredentials;
-  readonly projectId: string;
-  readonly baseUrl: string;
-  /** A service account's token endpoint: FCM_TOKEN_URL, else the key file's token_uri; null: Google's. */
-  readonly tokenUrl: string | null;
-  /** HTTP/2 sessions to an https:// FCM at most. */
-  readonly http2Sessions: number;
-}
+/** What FCM_* say, checked, the key files read: the default project's, and FCM_PROJECTS' beside it. */
+export type FcmSettings = FcmProjectSettings & {
+  /** FCM_PROJECTS' entries, in order; empty: the default project alone. */
+  readonly projects: readonly FcmProjectSettings[];
+};
 
 /**
  * PUSH_PROVIDER=fcm: FCM_CREDENTIALS, a service-account key file or an
  * external-account file, is read at start, so that a bad one stops the start;
  * unset, Application Default Credentials (docs/delivery.md#fcm-credentials).
+ * FCM_PROJECTS adds projects that schools choose by name.
  */
 export const fcm = pushProvider({
   name: 'fcm',
@@ -140,47 +135,114 @@ export const fcm = pushProvider({
           '`fcm` over `https://`: HTTP/2 sessions at most ([FCM over HTTP/2](delivery.md#fcm-over-http2)).',
         ),
       ),
+    FCM_PROJECTS: z
+      .string()
+      .trim()
+      .max(64 * 1024)
+      .optional()
+      .meta(
+        secretSetting(
+          'push',
+          '`fcm`: more FCM projects, chosen per school by name: a JSON list of `{"name", "projectId", "credentials", "baseUrl", "tokenUrl", "http2Sessions", "maxInFlight"}` ([several projects](delivery.md#several-fcm-projects-chosen-per-school)).',
+          'none: the default project alone',
+        ),
+      ),
   },
   settings(values, problems): FcmSettings | null {
-    if (values.FCM_CREDENTIALS === undefined) {
-      if (values.FCM_PROJECT_ID === undefined)
-        return required(problems, 'FCM_PROJECT_ID', 'Application Default Credentials (FCM_CREDENTIALS unset)');
-      return {
-        credentials: { kind: 'application_default' },
+    const defaults = { baseUrl: values.FCM_BASE_URL, http2Sessions: values.FCM_HTTP2_SESSIONS };
+    const projects = values.FCM_PROJECTS === undefined ? [] : parseFcmProjects(values.FCM_PROJECTS, defaults, problems);
+    const main = projectSettings(
+      {
+        name: DEFAULT_FCM_PROJECT,
+        label: 'FCM_CREDENTIALS',
+        credentialsPath: values.FCM_CREDENTIALS,
         projectId: values.FCM_PROJECT_ID,
-        baseUrl: values.FCM_BASE_URL,
-        tokenUrl: values.FCM_TOKEN_URL ?? null,
-        http2Sessions: values.FCM_HTTP2_SESSIONS,
-      };
-    }
-    const text = readTextFile('FCM_CREDENTIALS', values.FCM_CREDENTIALS);
-    if (!text.ok) {
-      problems.push(text.problem);
-      return null;
-    }
-    const parsed = parseCredentialsFile(text.value);
-    if (!parsed.ok) {
-      problems.push(`FCM_CREDENTIALS: ${values.FCM_CREDENTIALS} ${parsed.problem}`);
-      return null;
-    }
-    const projectId = values.FCM_PROJECT_ID ?? parsed.file.projectId;
-    if (projectId === null) return required(problems, 'FCM_PROJECT_ID', 'a credentials file without project_id');
-    return {
-      credentials: { kind: 'file', json: parsed.file.json },
-      projectId,
-      baseUrl: values.FCM_BASE_URL,
-      tokenUrl: values.FCM_TOKEN_URL ?? parsed.file.tokenUri,
-      http2Sessions: values.FCM_HTTP2_SESSIONS,
-    };
+        tokenUrl: values.FCM_TOKEN_URL,
+        maxInFlight: null,
+        ...defaults,
+      },
+      problems,
+    );
+    if (main === null || projects === null) return null;
+    // What schools may name from now on (the schools collection checks it at each write).
+    setKnownFcmProjects(projects.map((project) => project.name));
+    return { ...main, projects };
   },
   create(settings, timeoutMs) {
-    const tokens = new AccessTokenSource({ credentials: settings.credentials, tokenUrl: settings.tokenUrl, timeoutMs });
-    return createFcmProvider({
-      projectId: settings.projectId,
-      baseUrl: settings.baseUrl,
-      tokens,
-      timeoutMs,
-      http2Sessions: settings.http2Sessions,
-    });
+    const one = (project: FcmProjectSettings): PushProvider =>
+      createFcmProvider({
+        projectId: project.projectId,
+        baseUrl: project.baseUrl,
+        tokens: new AccessTokenSource({ credentials: project.credentials, tokenUrl: project.tokenUrl, timeoutMs }),
+        timeoutMs,
+        http2Sessions: project.http2Sessions,
+      });
+    if (settings.projects.length === 0) return one(settings);
+    return routeByProject([settings, ...settings.projects].map((project) => ({ project, provider: one(project) })));
   },
 });
+
+/**
+ * One provider over several projects, each with its own token source, HTTP/2
+ * sessions and bound on sends in flight: a message goes through the project
+ * its school names (PushMessage.project), the default when it names none. A
+ * project no longer configured (removed from FCM_PROJECTS since the school
+ * named it) fails the message for good: no retry would find it.
+ */
+export function routeByProject(
+  projects: readonly { readonly project: FcmProjectSettings; readonly provider: PushProvider }[],
+): PushProvider {
+  const byName = new Map(
+    projects.map(({ project, provider }) => [
+      project.name,
+      { provider, gate: project.maxInFlight === null ? null : new InFlightGate(project.maxInFlight) },
+    ]),
+  );
+  return {
+    name: fcm.name,
+    retriesUncertain: true,
+    byProject: true,
+    async send(message: PushMessage): Promise<SendResult> {
+      const name = message.project ?? DEFAULT_FCM_PROJECT;
+      const route = byName.get(name);
+      if (route === undefined)
+        return failure(
+          'fcm_project_unknown',
+          `The school names the FCM project "${name.slice(0, 64)}", which is not configured (FCM_PROJECTS).`,
+        );
+      if (route.gate === null) return route.provider.send(message);
+      await route.gate.enter();
+      try {
+        return await route.provider.send(message);
+      } finally {
+        route.gate.leave();
+      }
+    },
+  };
+}
+
+/** At most `limit` holders at once; the others wait in order. */
+class InFlightGate {
+  readonly #limit: number;
+  #held = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  enter(): Promise<void> {
+    if (this.#held < this.#limit) {
+      this.#held++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  leave(): void {
+    const next = this.#waiting.shift();
+    // The slot passes straight to the next in line: held stays the same.
+    if (next !== undefined) next();
+    else this.#held--;
+  }
+}
