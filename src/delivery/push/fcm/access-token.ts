@@ -125,11 +125,10 @@ function clientMaker(credentials: FcmCredentials, transporter: gaxios.Gaxios): (
   const { json } = credentials;
   if (json.type === 'external_account')
     return () => {
-      const client = ExternalAccountClient.fromJSON({
-        ...(json as unknown as ExternalAccountClientOptions),
-        scopes: [SCOPE],
-        transporter,
-      });
+      // The file was checked at start to be an external account (credentials-file.ts); the library's options are a
+      // union of shapes that the parsed JSON, typed as a plain record, cannot be narrowed to.
+      const options = json as unknown as ExternalAccountClientOptions;
+      const client = ExternalAccountClient.fromJSON({ ...options, scopes: [SCOPE], transporter });
       if (client === null) return Promise.reject(new Error('the external_account file is not one the library knows'));
       // The library (11.3) gives its token exchange a client of its own, not the one given here: it would then
       // neither keep our timeout nor use Node's fetch. Handed ours, as its other requests have it.
