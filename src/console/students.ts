@@ -8,9 +8,9 @@ import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { noteStateName, typeName } from './values';
 import { html, type Html } from '../shared/markup';
-import { CONSOLE_BASE, sendPage } from './respond';
+import { CONSOLE_BASE } from './respond';
 import { lastErrorText, refusalText } from './explain';
-import { allows, csrfField, notice, page, titled, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
@@ -59,19 +59,16 @@ ${
       }${pageNumber < pages ? html`<a rel="next" href="${link(pageNumber + 1)}">${t.next}</a>` : ''}</nav>`
     : ''
 }`;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.studentsTitle,
-      html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
+    view,
+    t.studentsTitle,
+    html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
 <div class="field"><label for="q">${t.searchStudents}</label><p class="hint" id="q-hint">${t.searchHint}</p>
 <div class="search-row"><input id="q" name="q" type="search" maxlength="100" dir="auto" aria-describedby="q-hint" value="${q}"> <button type="submit">${t.search}</button></div></div>
 </form>
 ${results}`,
-      { current: 'students' },
-    ),
+    { current: 'students' },
   );
 }
 
@@ -95,7 +92,7 @@ export async function showStudent(
   const student = await admin.getRecord('students', id);
   const address = req.ip ?? null;
   if (student === null) {
-    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students' }));
+    sendView(res, view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students', status: 404 });
     return;
   }
   const [school, device, notifications, absences, notes, refusedCalls] = await Promise.all([
@@ -189,15 +186,13 @@ export async function showStudent(
             html`<tr><td data-label="${t.colDate}">${view.times.at(n.date)}</td><td data-label="${t.colType}"><bdi>${typeName(view, n.type)}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–')}</td></tr>`,
         )}</tbody></table>`;
 
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      titled(t.studentTitle, student.fullName),
-      html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
-        canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
-      }</p>
+    view,
+    titled(t.studentTitle, student.fullName),
+    html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
+      canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
+    }</p>
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${student.id}</bdi></dd></div>
 <div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? student.school}</bdi></dd></div>
@@ -214,7 +209,6 @@ ${refusedRows}
 ${absenceRows}
 <h2>${t.notes}</h2>
 ${noteRows}`,
-      { current: 'students' },
-    ),
+    { current: 'students' },
   );
 }
