@@ -12,7 +12,7 @@ import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, keysetPager, notice, sendView, type SignedIn, type View } from './view';
+import { allows, csrfField, errorSummary, notice, pagerOf, sendView, type SignedIn, type View } from './view';
 import type { MessageAction } from './message';
 
 const PAGE_SIZE = 50;
@@ -132,17 +132,7 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
   const here = (extra: Partial<DeadQuery>) => `${CONSOLE_BASE}/dead?${deadFilterQuery({ ...q, ...extra })}`;
   const tab = (channel: OutboxChannel) =>
     html`<li><a href="${CONSOLE_BASE}/dead?channel=${channel}"${q.channel === channel ? html` aria-current="page"` : ''}>${t.channel[channel]}</a></li>`;
-  const pager =
-    list === null
-      ? ''
-      : keysetPager(
-          view,
-          t.deadPager,
-          `${CONSOLE_BASE}/dead`,
-          filter,
-          list.newer === null ? null : cursorParam(list.newer),
-          list.older === null ? null : cursorParam(list.older),
-        );
+  const pager = pagerOf(view, t.deadPager, `${CONSOLE_BASE}/dead`, filter, list, cursorParam);
   const rows = (list?.items ?? []).map(
     (m) => html`<tr>
 <td data-label="${t.colMessage}"><a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a></td>
