@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { noteStateName, typeName } from './values';
-import { html, type Html } from '../shared/markup';
+import { html, type Html, type HtmlValue } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, refusalText } from './explain';
 import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
@@ -169,22 +169,18 @@ export async function showStudent(
 </tr>`,
         )}</tbody></table>`;
 
-  const absenceRows =
-    absences.items.length === 0
-      ? html`<p>${t.noAbsences}</p>`
-      : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colReason}</th><th scope="col">${t.colSeen}</th></tr></thead>
-<tbody>${absences.items.map(
-          (a) =>
-            html`<tr><td data-label="${t.colDate}">${view.times.day(a.date)}</td><td data-label="${t.colType}"><bdi>${typeName(view, a.type)}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
-        )}</tbody></table>`;
-  const noteRows =
-    notes.items.length === 0
-      ? html`<p>${t.noNotes}</p>`
-      : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colText}</th><th scope="col">${t.colState}</th></tr></thead>
-<tbody>${notes.items.map(
-          (n) =>
-            html`<tr><td data-label="${t.colDate}">${view.times.at(n.date)}</td><td data-label="${t.colType}"><bdi>${typeName(view, n.type)}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–')}</td></tr>`,
-        )}</tbody></table>`;
+  const absenceRows = compactTable(t.noAbsences, absences.items, [
+    [t.colDate, (a) => view.times.day(a.date)],
+    [t.colType, (a) => html`<bdi>${typeName(view, a.type)}</bdi>`],
+    [t.colReason, (a) => html`<bdi>${a.reason ?? '–'}</bdi>`],
+    [t.colSeen, (a) => (a.seen === true ? t.yes : t.no)],
+  ]);
+  const noteRows = compactTable(t.noNotes, notes.items, [
+    [t.colDate, (n) => view.times.at(n.date)],
+    [t.colType, (n) => html`<bdi>${typeName(view, n.type)}</bdi>`],
+    [t.colText, (n) => html`<bdi>${n.text}</bdi>`],
+    [t.colState, (n) => (typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–'))],
+  ]);
 
   sendView(
     res,
@@ -211,4 +207,21 @@ ${absenceRows}
 ${noteRows}`,
     { current: 'students' },
   );
+}
+
+/**
+ * A table that stacks on a phone, a row a line: each cell is labelled with
+ * its column's heading (data-label), and `empty` stands instead when there
+ * are no rows.
+ */
+function compactTable<T>(
+  empty: string,
+  items: readonly T[],
+  columns: readonly (readonly [heading: string, cell: (item: T) => HtmlValue])[],
+): Html {
+  if (items.length === 0) return html`<p>${empty}</p>`;
+  return html`<table class="stack"><thead><tr>${columns.map(([heading]) => html`<th scope="col">${heading}</th>`)}</tr></thead>
+<tbody>${items.map(
+    (item) => html`<tr>${columns.map(([heading, cell]) => html`<td data-label="${heading}">${cell(item)}</td>`)}</tr>`,
+  )}</tbody></table>`;
 }
