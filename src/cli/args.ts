@@ -63,6 +63,12 @@ export function fromInvocation(
  * after `prefix`, and exit code 1. process.exit rather than exitCode: a
  * password prompt may still hold stdin open.
  */
+/** A usage error: the command's usage written where errors go, and exit status 2. */
+export function usageError(io: { err(line: string): void }, usage: string): number {
+  io.err(usage);
+  return 2;
+}
+
 export function exitWhenDone(run: Promise<number>, prefix: string): void {
   run.then(
     (code) => process.exit(code),

@@ -7,7 +7,7 @@ import './node-guard';
 import bcrypt from 'bcryptjs';
 import { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from '../console';
 import { CONSOLE_ROLES, type ConsoleRole, type ConsoleStore } from '../store';
-import { answerHelpOrVersion, exitWhenDone } from './args';
+import { answerHelpOrVersion, exitWhenDone, usageError } from './args';
 import { readPassword } from './password-prompt';
 import { storeFromConfig } from './store-from-config';
 
@@ -131,10 +131,7 @@ function report(io: OperatorCliIo, found: boolean, done: string, name: string): 
   return 0;
 }
 
-function usage(io: OperatorCliIo): number {
-  io.err(USAGE);
-  return 2;
-}
+const usage = (io: OperatorCliIo): number => usageError(io, USAGE);
 
 if (require.main === module) {
   exitWhenDone(

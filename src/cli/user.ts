@@ -10,7 +10,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSyn
 import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
 import { PolicyError, USER_NAME, parsePolicy } from '../access';
-import { answerHelpOrVersion, exitWhenDone, fromInvocation } from './args';
+import { answerHelpOrVersion, exitWhenDone, fromInvocation, usageError } from './args';
 import { readPassword } from './password-prompt';
 
 const USAGE = `usage: npm run user -- add NAME [--policy FILE]     (asks the password; reads it from stdin when not a terminal)
@@ -152,10 +152,7 @@ function writeAtomically(file: string, text: string): void {
   renameSync(temporary, file);
 }
 
-function usage(io: UserCliIo): number {
-  io.err(USAGE);
-  return 2;
-}
+const usage = (io: UserCliIo): number => usageError(io, USAGE);
 
 if (require.main === module) {
   exitWhenDone(

@@ -10,9 +10,10 @@ import { explainFailure, explanationByKey, type Explanation } from '../shared/fa
 import type { DeadCursor, OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { CONSOLE_BASE, redirect } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, keysetPager, notice, page, type SignedIn, type View } from './view';
+import { allows, csrfField, errorSummary, notice, pagerOf, sendView, type SignedIn, type View } from './view';
+import type { MessageAction } from './message';
 
 const PAGE_SIZE = 50;
 /** Distinct errors read for the groups and the filters (the store's DEAD_ERRORS_READ bounds it too). */
@@ -131,17 +132,7 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
   const here = (extra: Partial<DeadQuery>) => `${CONSOLE_BASE}/dead?${deadFilterQuery({ ...q, ...extra })}`;
   const tab = (channel: OutboxChannel) =>
     html`<li><a href="${CONSOLE_BASE}/dead?channel=${channel}"${q.channel === channel ? html` aria-current="page"` : ''}>${t.channel[channel]}</a></li>`;
-  const pager =
-    list === null
-      ? ''
-      : keysetPager(
-          view,
-          t.deadPager,
-          `${CONSOLE_BASE}/dead`,
-          filter,
-          list.newer === null ? null : cursorParam(list.newer),
-          list.older === null ? null : cursorParam(list.older),
-        );
+  const pager = pagerOf(view, t.deadPager, `${CONSOLE_BASE}/dead`, filter, list, cursorParam);
   const rows = (list?.items ?? []).map(
     (m) => html`<tr>
 <td data-label="${t.colMessage}"><a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a></td>
@@ -158,13 +149,11 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
     }</td>
 </tr>`,
   );
-  sendPage(
+  sendView(
     res,
-    q.invalid ? 400 : 200,
-    page(
-      view,
-      t.deadTitle,
-      html`${notice(done)}${q.invalid ? errorSummary(view, [{ text: t.badCursor }]) : ''}<nav aria-label="${t.colChannel}"><ul class="tabs">${tab('push')}${tab('sms')}</ul></nav>
+    view,
+    t.deadTitle,
+    html`${notice(done)}${q.invalid ? errorSummary(view, [{ text: t.badCursor }]) : ''}<nav aria-label="${t.colChannel}"><ul class="tabs">${tab('push')}${tab('sms')}</ul></nav>
 <h2>${t.deadGroupsTitle}</h2>
 <ul class="errors">
 <li><a href="${here({ reason: null, error: null })}"${q.reason === null && q.error === null ? html` aria-current="true"` : ''}>${t.allReasons}</a></li>
@@ -187,8 +176,7 @@ ${canAct && !q.dismissed ? html`<p><a class="button secondary" href="${CONSOLE_B
 <tbody>${rows}</tbody></table>
 ${pager}`
 }`,
-      { current: 'dead' },
-    ),
+    { current: 'dead', status: q.invalid ? 400 : 200 },
   );
 }
 
@@ -236,13 +224,11 @@ export async function confirmResendDead(
   const plan = await resendPlan(context, q);
   const reason = q.reason === null ? null : explanationByKey(q.reason);
   const back = `${CONSOLE_BASE}/dead?${deadFilterQuery(q)}`;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.resend,
-      html`<p>${t.filterRestated}</p>
+    view,
+    t.resend,
+    html`<p>${t.filterRestated}</p>
 <dl class="summary-list">
 <div><dt>${t.filterChannel}</dt><dd>${t.channel[q.channel]}</dd></div>
 <div><dt>${t.filterReason}</dt><dd>${reason === null ? t.allReasons : reason[view.lang].what}</dd></div>
@@ -270,8 +256,7 @@ ${
 }
 <button type="submit">${t.yesResend}</button> <a href="${back}">${t.cancel}</a></form>`
 }`,
-      { current: 'dead' },
-    ),
+    { current: 'dead' },
   );
 }
 
@@ -293,14 +278,7 @@ export async function resendDead(context: ConsoleContext, view: View, req: Reque
   redirect(res, `${CONSOLE_BASE}/dead?${deadFilterQuery(q)}&resent=${count}`);
 }
 
-export async function dismissDead(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  channel: OutboxChannel,
-  id: string,
-): Promise<void> {
+export const dismissDead: MessageAction = async (context, view, req, res, channel, id) => {
   const dismissed = await context.stores.console.dismissDead(channel, id);
   await context.audit({
     address: req.ip ?? null,
@@ -316,4 +294,4 @@ export async function dismissDead(
     Object.fromEntries(new URLSearchParams(typeof body.back === 'string' ? body.back.slice(0, 3000) : '')),
   );
   redirect(res, `${CONSOLE_BASE}/dead?${deadFilterQuery(back)}&done=dismissed`);
-}
+};

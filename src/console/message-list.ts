@@ -19,7 +19,7 @@ import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText, refusalText } from './explain';
-import { errorSummary, keysetPager, sendView, type SignedIn, type View } from './view';
+import { errorSummary, pagerOf, sendView, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 50;
 /** The most rows one CSV download holds; a longer list is cut there (the page says so). */
@@ -253,17 +253,7 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
   const option = (name: 'status' | 'channel', value: string, label: string) =>
     html`<option value="${value}"${form[name] === value ? html` selected` : ''}>${label}</option>`;
   const statusOptions = Object.entries(STATUSES).map(([param, status]) => option('status', param, t.status[status]));
-  const pager =
-    list === null
-      ? ''
-      : keysetPager(
-          view,
-          t.messagesPager,
-          `${CONSOLE_BASE}/messages`,
-          query,
-          list.newer === null ? null : cursorParam(list.newer),
-          list.older === null ? null : cursorParam(list.older),
-        );
+  const pager = pagerOf(view, t.messagesPager, `${CONSOLE_BASE}/messages`, query, list, cursorParam);
   const errorFilter =
     form.error === ''
       ? ''

@@ -12,29 +12,31 @@ import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { CONSOLE_BASE, redirect } from './respond';
 import { lastErrorText } from './explain';
 import { maskToken } from './students';
-import { allows, csrfField, notice, page, titled, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
-const messagePath = (channel: OutboxChannel, id: string) =>
-  `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
-
-export async function showMessage(
+/** A console action on one outbox message, named by its channel and id (the routes in src/console/index.ts). */
+export type MessageAction = (
   context: ConsoleContext,
   view: View,
   req: Request,
   res: Response,
   channel: OutboxChannel,
   id: string,
-): Promise<void> {
+) => Promise<void>;
+const messagePath = (channel: OutboxChannel, id: string) =>
+  `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
+
+export const showMessage: MessageAction = async (context, view, req, res, channel, id) => {
   const { t, f, times } = view;
   const session = view.session as SignedIn;
   const admin = context.stores.admin;
   const found = await admin.getOutboxMessage(channel, id);
   if (found === null) {
-    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.messageMissing}</p>`));
+    sendView(res, view, t.notFoundTitle, html`<p>${t.messageMissing}</p>`, { status: 404 });
     return;
   }
   const push = found.channel === 'push' ? found.item : null;
@@ -100,20 +102,18 @@ export async function showMessage(
     : erased && message.status === 'dead'
       ? html`<p class="due">${t.codeErased}</p>`
       : '';
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      title,
-      html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
+    view,
+    title,
+    html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
 <dl class="summary-list">
 <div><dt>${t.colStatus}</dt><dd><span class="${statusClass(message.status)}" id="message-status">${t.status[message.status]}</span></dd></div>
 ${
   push !== null && push.heldUntil !== null
     ? html`<div><dt>${t.colHeldUntil}</dt><dd id="held-until">${times.atSecond(push.heldUntil)}</dd></div>`
     : ''
-}
+};
 ${studentId === null ? '' : html`<div><dt>${t.colStudent}</dt><dd>${studentLink}</dd></div>`}
 ${push === null ? '' : html`<div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? push.schoolKey ?? student?.school ?? '–'}</bdi></dd></div>`}
 <div><dt>${t.colType}</dt><dd>${push === null ? t.loginCode : html`<bdi>${typeName(view, push.type)}</bdi>`}</dd></div>
@@ -145,33 +145,22 @@ ${
 </tr>`,
       )}</tbody></table>`
 }`,
-    ),
   );
-}
+};
 
 /** The confirmation step: one question on its own page. */
 export function confirmResend(view: View, res: Response, channel: OutboxChannel, id: string): void {
   const { t } = view;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.resend,
-      html`<p>${t.confirmResend}</p>
+    view,
+    t.resend,
+    html`<p>${t.confirmResend}</p>
 <form method="post" action="${messagePath(channel, id)}/resend">${csrfField(view)}<button type="submit">${t.yesResend}</button> <a href="${messagePath(channel, id)}">${t.cancel}</a></form>`,
-    ),
   );
 }
 
-export async function resend(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  channel: OutboxChannel,
-  id: string,
-): Promise<void> {
+export const resend: MessageAction = async (context, view, req, res, channel, id) => {
   const session = view.session as SignedIn;
   const result = await context.stores.admin.requeueOutboxMessage(channel, id);
   await context.audit({
@@ -184,4 +173,4 @@ export async function resend(
   });
   if (result === 'requeued') context.onResent?.();
   redirect(res, `${messagePath(channel, id)}?${result === 'requeued' ? 'done=resent' : `refused=${result}`}`);
-}
+};

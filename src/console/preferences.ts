@@ -4,9 +4,9 @@
 import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
-import { addCookie, cookie, CONSOLE_BASE, redirect, sendPage } from './respond';
+import { addCookie, cookie, CONSOLE_BASE, redirect } from './respond';
 import { isTimeZone, timeZones } from './times';
-import { csrfField, notice, page, type View } from './view';
+import { csrfField, notice, sendView, type View } from './view';
 
 export const ZONE_COOKIE = 'sns_console_zone';
 
@@ -19,23 +19,20 @@ export function chooseZone(cookies: ReadonlyMap<string, string>, fallback: strin
 export function showPreferences(context: ConsoleContext, view: View, req: Request, res: Response): void {
   const { t } = view;
   const current = view.times.zone;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.preferencesTitle,
-      html`${notice(req.query.saved === '1' ? t.preferencesSaved : null)}
+    view,
+    t.preferencesTitle,
+    html`${notice(req.query.saved === '1' ? t.preferencesSaved : null)}
 <form method="post" action="${CONSOLE_BASE}/preferences">${csrfField(view)}
 <div class="field"><label for="zone">${t.timeZoneLabel}</label><p class="hint" id="zone-hint">${t.preferencesZoneHint}</p>
 <select id="zone" name="zone" dir="ltr" aria-describedby="zone-hint">${timeZones().map(
-        (zone) => html`<option value="${zone}"${zone === current ? html` selected` : ''}>${zone}</option>`,
-      )}</select></div>
+      (zone) => html`<option value="${zone}"${zone === current ? html` selected` : ''}>${zone}</option>`,
+    )}</select></div>
 <p class="hint">${view.times.atSecond(context.now().toISOString())}</p>
 <button type="submit">${t.save}</button>
 </form>`,
-      { current: 'preferences' },
-    ),
+    { current: 'preferences' },
   );
 }
 

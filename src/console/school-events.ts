@@ -13,7 +13,7 @@ import { isEventSecret, newEventSecret } from '../shared/event-signature';
 import type { ConsoleContext } from './context';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, page, type SignedIn, type View } from './view';
+import { allows, csrfField, errorSummary, notice, page, sendView, type SignedIn, type View } from './view';
 
 const MAX_SECRET = 128;
 
@@ -119,7 +119,7 @@ function auditChange(
 }
 
 function noSchool(view: View, res: Response): void {
-  sendPage(res, 404, page(view, view.t.notFoundTitle, html`<p>${view.t.schoolMissing}</p>`, { current: 'schools' }));
+  sendView(res, view, view.t.notFoundTitle, html`<p>${view.t.schoolMissing}</p>`, { current: 'schools', status: 404 });
 }
 
 async function schoolOf(context: ConsoleContext, view: View, res: Response, baseUrl: string) {
@@ -189,21 +189,18 @@ export async function saveEvents(context: ConsoleContext, view: View, req: Reque
     return;
   }
   // The one page that shows the made secret (answered with no-store, as every console page).
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      e.secretTitle,
-      html`${notice(e.saved)}
+    view,
+    e.secretTitle,
+    html`${notice(e.saved)}
 <p>${e.secretText}</p>
 <dl class="summary-list">
 <div><dt>${e.url}</dt><dd><bdi class="code">${stored.url}</bdi></dd></div>
 <div><dt>${e.secretLabel}</dt><dd><bdi class="code token" id="events-made-secret">${made}</bdi></dd></div>
 </dl>
 <p><a class="button" href="${schoolPage(school.baseUrl)}">${e.done}</a></p>`,
-      { current: 'schools' },
-    ),
+    { current: 'schools' },
   );
 }
 
@@ -216,16 +213,13 @@ export async function confirmRemoveEvents(
   const { t } = view;
   const school = await schoolOf(context, view, res, eventsSchoolOf(req));
   if (school === null) return;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.schoolEvents.remove,
-      html`<p>${t.schoolEvents.confirmRemove(school.name)}</p>
+    view,
+    t.schoolEvents.remove,
+    html`<p>${t.schoolEvents.confirmRemove(school.name)}</p>
 <form method="post" action="${removePath(school.baseUrl)}">${csrfField(view)}<button type="submit" class="warning">${t.schoolEvents.yesRemove}</button> <a href="${schoolPage(school.baseUrl)}">${t.cancel}</a></form>`,
-      { current: 'schools' },
-    ),
+    { current: 'schools' },
   );
 }
 

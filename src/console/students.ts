@@ -7,10 +7,10 @@ import type { Request, Response } from 'express';
 import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { noteStateName, typeName } from './values';
-import { html, type Html } from '../shared/markup';
-import { CONSOLE_BASE, sendPage } from './respond';
+import { html, type Html, type HtmlValue } from '../shared/markup';
+import { CONSOLE_BASE } from './respond';
 import { lastErrorText, refusalText } from './explain';
-import { allows, csrfField, notice, page, titled, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
@@ -59,19 +59,16 @@ ${
       }${pageNumber < pages ? html`<a rel="next" href="${link(pageNumber + 1)}">${t.next}</a>` : ''}</nav>`
     : ''
 }`;
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      t.studentsTitle,
-      html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
+    view,
+    t.studentsTitle,
+    html`<form class="search" method="get" action="${CONSOLE_BASE}/students" role="search">
 <div class="field"><label for="q">${t.searchStudents}</label><p class="hint" id="q-hint">${t.searchHint}</p>
 <div class="search-row"><input id="q" name="q" type="search" maxlength="100" dir="auto" aria-describedby="q-hint" value="${q}"> <button type="submit">${t.search}</button></div></div>
 </form>
 ${results}`,
-      { current: 'students' },
-    ),
+    { current: 'students' },
   );
 }
 
@@ -95,7 +92,7 @@ export async function showStudent(
   const student = await admin.getRecord('students', id);
   const address = req.ip ?? null;
   if (student === null) {
-    sendPage(res, 404, page(view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students' }));
+    sendView(res, view, t.notFoundTitle, html`<p>${t.studentMissing}</p>`, { current: 'students', status: 404 });
     return;
   }
   const [school, device, notifications, absences, notes, refusedCalls] = await Promise.all([
@@ -172,32 +169,26 @@ export async function showStudent(
 </tr>`,
         )}</tbody></table>`;
 
-  const absenceRows =
-    absences.items.length === 0
-      ? html`<p>${t.noAbsences}</p>`
-      : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colReason}</th><th scope="col">${t.colSeen}</th></tr></thead>
-<tbody>${absences.items.map(
-          (a) =>
-            html`<tr><td data-label="${t.colDate}">${view.times.day(a.date)}</td><td data-label="${t.colType}"><bdi>${typeName(view, a.type)}</bdi></td><td data-label="${t.colReason}"><bdi>${a.reason ?? '–'}</bdi></td><td data-label="${t.colSeen}">${a.seen === true ? t.yes : t.no}</td></tr>`,
-        )}</tbody></table>`;
-  const noteRows =
-    notes.items.length === 0
-      ? html`<p>${t.noNotes}</p>`
-      : html`<table class="stack"><thead><tr><th scope="col">${t.colDate}</th><th scope="col">${t.colType}</th><th scope="col">${t.colText}</th><th scope="col">${t.colState}</th></tr></thead>
-<tbody>${notes.items.map(
-          (n) =>
-            html`<tr><td data-label="${t.colDate}">${view.times.at(n.date)}</td><td data-label="${t.colType}"><bdi>${typeName(view, n.type)}</bdi></td><td data-label="${t.colText}"><bdi>${n.text}</bdi></td><td data-label="${t.colState}">${typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–')}</td></tr>`,
-        )}</tbody></table>`;
+  const absenceRows = compactTable(t.noAbsences, absences.items, [
+    [t.colDate, (a) => view.times.day(a.date)],
+    [t.colType, (a) => html`<bdi>${typeName(view, a.type)}</bdi>`],
+    [t.colReason, (a) => html`<bdi>${a.reason ?? '–'}</bdi>`],
+    [t.colSeen, (a) => (a.seen === true ? t.yes : t.no)],
+  ]);
+  const noteRows = compactTable(t.noNotes, notes.items, [
+    [t.colDate, (n) => view.times.at(n.date)],
+    [t.colType, (n) => html`<bdi>${typeName(view, n.type)}</bdi>`],
+    [t.colText, (n) => html`<bdi>${n.text}</bdi>`],
+    [t.colState, (n) => (typeof n.state === 'string' ? noteStateName(view, n.state) : (n.state ?? '–'))],
+  ]);
 
-  sendPage(
+  sendView(
     res,
-    200,
-    page(
-      view,
-      titled(t.studentTitle, student.fullName),
-      html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
-        canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
-      }</p>
+    view,
+    titled(t.studentTitle, student.fullName),
+    html`${notice(req.query.saved === '1' ? t.studentSaved : req.query.saved === 'device' ? t.deviceSaved : null)}<p><a href="${CONSOLE_BASE}/students">${t.back}</a>${
+      canReveal ? html` · <a href="${CONSOLE_BASE}/students/${encodeURIComponent(id)}/edit">${t.edit}</a>` : ''
+    }</p>
 <dl class="summary-list">
 <div><dt>${t.colId}</dt><dd><bdi class="code">${student.id}</bdi></dd></div>
 <div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? student.school}</bdi></dd></div>
@@ -214,7 +205,23 @@ ${refusedRows}
 ${absenceRows}
 <h2>${t.notes}</h2>
 ${noteRows}`,
-      { current: 'students' },
-    ),
+    { current: 'students' },
   );
+}
+
+/**
+ * A table that stacks on a phone, a row a line: each cell is labelled with
+ * its column's heading (data-label), and `empty` stands instead when there
+ * are no rows.
+ */
+function compactTable<T>(
+  empty: string,
+  items: readonly T[],
+  columns: readonly (readonly [heading: string, cell: (item: T) => HtmlValue])[],
+): Html {
+  if (items.length === 0) return html`<p>${empty}</p>`;
+  return html`<table class="stack"><thead><tr>${columns.map(([heading]) => html`<th scope="col">${heading}</th>`)}</tr></thead>
+<tbody>${items.map(
+    (item) => html`<tr>${columns.map(([heading, cell]) => html`<td data-label="${heading}">${cell(item)}</td>`)}</tr>`,
+  )}</tbody></table>`;
 }

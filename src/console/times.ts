@@ -3,6 +3,7 @@
 // zone named, the exact UTC time in its title; to the minute or to the
 // second; and "3 min ago" / "in 35 sec" where people think that way. One
 // module, so that one page never shows two formats.
+import { WALL_CLOCK_PARTS } from '../domain/school-time';
 import { html, type Html } from '../shared/markup';
 
 /** The zone a console shows times in when nothing else is chosen (CONSOLE_TIME_ZONE's default). */
@@ -121,16 +122,7 @@ export function zonedToUtc(local: string, zone: string): string | null {
   const [y, mo, d, h, mi, se] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
   const wall = Date.UTC(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0, se ?? 0);
   if (Number.isNaN(wall) || new Date(wall).toISOString().slice(0, 16) !== local.slice(0, 16)) return null;
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  });
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, ...WALL_CLOCK_PARTS, second: 'numeric' });
   // The zone's offset at an instant: its wall clock then, less the instant.
   const offsetAt = (instant: number): number => {
     const p = Object.fromEntries(parts.formatToParts(new Date(instant)).map((part) => [part.type, part.value]));

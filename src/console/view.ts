@@ -159,6 +159,30 @@ export function notice(text: string | null): Html | '' {
 }
 
 /**
+ * keysetPager for a page the store returned with the cursors of its newer
+ * and older neighbours (null: none), each written as a query value by
+ * `param`; no pager for no page.
+ */
+export function pagerOf<Cursor>(
+  view: View,
+  label: string,
+  path: string,
+  query: string,
+  list: { readonly newer: Cursor | null; readonly older: Cursor | null } | null,
+  param: (cursor: Cursor) => string,
+): Html | '' {
+  if (list === null) return '';
+  return keysetPager(
+    view,
+    label,
+    path,
+    query,
+    list.newer === null ? null : param(list.newer),
+    list.older === null ? null : param(list.older),
+  );
+}
+
+/**
  * The pager of a list paged by its key (Messages, dead letters, the audit
  * trail): `Newest` and `Newer` when there is a newer page, `Older` when there
  * is an older one, each the list's `path` with its filter `query` and the

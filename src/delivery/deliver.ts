@@ -113,15 +113,7 @@ async function attemptPush(
         'push token removed: the provider says it is no longer registered',
       );
   }
-  const completion = completionFor(
-    result,
-    message.attempts,
-    context.policy,
-    context.now(),
-    context.random,
-    null,
-    context.push.retriesUncertain,
-  );
+  const completion = completionNow(context, result, message, null, context.push.retriesUncertain);
   await finish(
     context,
     'push',
@@ -166,15 +158,7 @@ async function attemptSms(
   // A gateway may echo the request back in its error; neither the code nor the
   // number may reach the store, the log or the admin API that way.
   const result = raw.ok ? raw : { ...raw, message: hidePhoneIn(raw.message.replaceAll(code, '[code]'), message.phone) };
-  const completion = completionFor(
-    result,
-    message.attempts,
-    context.policy,
-    context.now(),
-    context.random,
-    deadline,
-    context.sms.retriesUncertain,
-  );
+  const completion = completionNow(context, result, message, deadline, context.sms.retriesUncertain);
   await finish(context, 'sms', context.sms.name, message, completion, result.ok ? null : result.code, durationMs, span);
 }
 
@@ -248,6 +232,25 @@ async function guarded(send: () => Promise<SendResult>): Promise<SendResult> {
       { retryable: true },
     );
   }
+}
+
+/** What an attempt's result makes of the message now, under the worker's retry policy (src/delivery/retry-policy.ts). */
+function completionNow(
+  context: DeliveryContext,
+  result: SendResult,
+  message: ClaimedMessage,
+  deadline: Date | null,
+  retriesUncertain: boolean,
+): DeliveryCompletion {
+  return completionFor(
+    result,
+    message.attempts,
+    context.policy,
+    context.now(),
+    context.random,
+    deadline,
+    retriesUncertain,
+  );
 }
 
 async function finish(

@@ -13,20 +13,26 @@ export const MAX_TIME_ZONE_LENGTH = 64;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
+/**
+ * A zone's wall clock to the minute as numbers (en-US, 24-hour): the parts
+ * the zone arithmetic here and the console's reading of a local time
+ * (src/console/times.ts) take apart with formatToParts.
+ */
+export const WALL_CLOCK_PARTS = {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+} as const satisfies Intl.DateTimeFormatOptions;
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-    });
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, ...WALL_CLOCK_PARTS });
     // A few hundred zones exist: the cache stays small.
     formatters.set(timeZone, formatter);
   }

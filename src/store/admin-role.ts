@@ -24,6 +24,7 @@ import {
 } from './outbox/outbox-admin';
 import {
   findOutboxMessage,
+  listOldestFirst,
   listOutbox,
   type OutboxMessage,
   type OutboxPage,
@@ -109,20 +110,9 @@ export function createAdminStore(core: StoreCore): AdminStore {
     deleteRecord: (collection, key) => run(() => core.writeTransaction((trx) => deleteRecord(trx, collection, key))),
 
     listPushNotifications: (filter = {}) =>
-      run(async () => {
-        let query = db.selectFrom('push_notifications').selectAll().orderBy('created_at').orderBy('id');
-        if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-        if (filter.limit !== undefined) query = query.limit(filter.limit);
-        return (await query.execute()).map(toPushNotificationRow);
-      }),
-
+      run(async () => (await listOldestFirst(db, 'push', filter)).map(toPushNotificationRow)),
     listAuthCodeMessages: (filter = {}) =>
-      run(async () => {
-        let query = db.selectFrom('auth_code_messages').selectAll().orderBy('created_at').orderBy('id');
-        if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-        if (filter.limit !== undefined) query = query.limit(filter.limit);
-        return (await query.execute()).map(toAuthCodeMessageRow);
-      }),
+      run(async () => (await listOldestFirst(db, 'sms', filter)).map(toAuthCodeMessageRow)),
 
     listOutbox: (channel, query) => run(() => listOutbox(db, channel, query)),
     getOutboxMessage: (channel, id) => run(() => findOutboxMessage(db, channel, id)),

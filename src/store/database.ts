@@ -65,15 +65,12 @@ export type AbsencesTable = {
   seen_at: string | null;
 };
 
-export type PushNotificationsTable = {
+/**
+ * The columns both outbox tables carry: a message's state, its attempts and
+ * their lease, the provider's id and the trace it was queued under.
+ */
+type OutboxStateColumns = {
   id: string;
-  device_id: string;
-  student_id: string;
-  type: string;
-  title: string;
-  body: string;
-  /** JSON object of string values. */
-  data: string;
   status: OutboxStatus;
   attempts: Generated<number>;
   next_attempt_at: string;
@@ -87,37 +84,32 @@ export type PushNotificationsTable = {
   provider_message_id: string | null;
   /** The W3C traceparent of the span that queued it; null without tracing (migration 0007). */
   traceparent: string | null;
-  /** The student's school when it was queued; null for a student unknown then (migration 0010). */
-  school_key: string | null;
-  /** JSON: the message options resolved when it was queued (src/domain/message-options.ts); null before migration 0013. */
-  options: string | null;
   /** When an operator dismissed it from the dead letters (migration 0014); null: never. */
   dismissed_at: string | null;
 };
 
-export type AuthCodeMessagesTable = {
-  id: string;
+export type PushNotificationsTable = OutboxStateColumns & {
+  device_id: string;
+  student_id: string;
+  type: string;
+  title: string;
+  body: string;
+  /** JSON object of string values. */
+  data: string;
+  /** The student's school when it was queued; null for a student unknown then (migration 0010). */
+  school_key: string | null;
+  /** JSON: the message options resolved when it was queued (src/domain/message-options.ts); null before migration 0013. */
+  options: string | null;
+};
+
+export type AuthCodeMessagesTable = OutboxStateColumns & {
   phone: string;
   code: string | null;
-  status: OutboxStatus;
-  attempts: Generated<number>;
-  next_attempt_at: string;
-  locked_until: string | null;
-  last_error: string | null;
   caller_address: string | null;
-  created_at: string;
-  updated_at: string;
-  sent_at: string | null;
-  claim_token: string | null;
-  provider_message_id: string | null;
-  /** As push_notifications.traceparent (migration 0007). */
-  traceparent: string | null;
   /** When the current attempt was handed to a gateway that cannot drop a repeat (migration 0009); null before that. */
   send_started_at: string | null;
   /** The phone's last 4 digits, computed by the database (migration 0010); never written. */
   phone_suffix: GeneratedAlways<string>;
-  /** As push_notifications.dismissed_at (migration 0014). */
-  dismissed_at: string | null;
 };
 
 /** One read of personal data, allowed or refused (migration 0004). */

@@ -147,19 +147,14 @@ export class EventWorker {
     const { store, perSchool, leaseSeconds } = this.#options;
     const events = await store.claimEvents(room, perSchool, leaseSeconds);
     for (const event of events) {
-      const tracked: Promise<void> = this.#deliver(event)
-        .catch((error: unknown) => {
-          this.#options.logger.error(
-            { err: error, event: event.id },
-            'event delivery failed unexpectedly; retried after its lease',
-          );
-        })
-        .finally(() => {
-          this.#inFlight.delete(tracked);
-          // A slot is free, and the message's next event may be due: look again, even if the loop is claiming now.
-          this.notify();
-        });
-      this.#inFlight.add(tracked);
+      // Once it is done a slot is free, and the message's next event may be due: the worker looks again, even if
+      // the loop is claiming now.
+      this.#track(
+        this.#inFlight,
+        this.#deliver(event),
+        event,
+        'event delivery failed unexpectedly; retried after its lease',
+      );
     }
     return events.length;
   }
@@ -173,19 +168,29 @@ export class EventWorker {
     observer?.eventAttempted({ outcome, durationMs: performance.now() - started });
     // The slot is free once the receiver has answered: a slot held until the result's batch was written held it
     // for the store's time too, most of an event's time under load (docs/benchmark.md#delivery-events).
-    const written: Promise<void> = this.#record(event, completion)
+    // The message's next event is due once this one is written.
+    this.#track(
+      this.#writing,
+      this.#record(event, completion),
+      event,
+      'event result not written; sent again after its lease',
+    );
+  }
+
+  /**
+   * Holds `work` in `set` until it settles (stop() waits for both sets), logs
+   * its failure with `failed`, then looks for due events again.
+   */
+  #track(set: Set<Promise<void>>, work: Promise<void>, event: ClaimedEvent, failed: string): void {
+    const tracked: Promise<void> = work
       .catch((error: unknown) => {
-        this.#options.logger.error(
-          { err: error, event: event.id },
-          'event result not written; sent again after its lease',
-        );
+        this.#options.logger.error({ err: error, event: event.id }, failed);
       })
       .finally(() => {
-        this.#writing.delete(written);
-        // The message's next event is due once this one is written.
+        set.delete(tracked);
         this.notify();
       });
-    this.#writing.add(written);
+    set.add(tracked);
   }
 
   async #record(event: ClaimedEvent, completion: EventCompletion): Promise<void> {

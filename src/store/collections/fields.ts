@@ -284,14 +284,15 @@ function calendarDate(date: string): string {
   return date;
 }
 
+/** Required text, trimmed, in an ISO 8601 form (`pattern`; `message` when it is not). */
+function isoText(pattern: RegExp, message: string, description?: string) {
+  const schema = z.string({ error: textError }).trim().min(1, { error: REQUIRED, abort: true }).regex(pattern, message);
+  return description === undefined ? schema : schema.describe(description);
+}
+
 /** A date as written (the day the school recorded), YYYY-MM-DD. Whether the day exists is the store's check (a 422 in the admin API). */
 export function isoDate<K extends string>(column: K, description?: string) {
-  const schema = z
-    .string({ error: textError })
-    .trim()
-    .min(1, { error: REQUIRED, abort: true })
-    .regex(DATE, 'must be an ISO 8601 date (YYYY-MM-DD).');
-  return field(description === undefined ? schema : schema.describe(description), {
+  return field(isoText(DATE, 'must be an ISO 8601 date (YYYY-MM-DD).', description), {
     column,
     required: true,
     fromFile: numberAsText,
@@ -306,12 +307,7 @@ export function isoDate<K extends string>(column: K, description?: string) {
  * as UTC rather than in the server's zone.
  */
 export function isoTimestamp<K extends string>(column: K, description?: string) {
-  const schema = z
-    .string({ error: textError })
-    .trim()
-    .min(1, { error: REQUIRED, abort: true })
-    .regex(TIMESTAMP, 'must be an ISO 8601 timestamp.');
-  return field(description === undefined ? schema : schema.describe(description), {
+  return field(isoText(TIMESTAMP, 'must be an ISO 8601 timestamp.', description), {
     column,
     required: true,
     fromFile: numberAsText,

@@ -1,15 +1,17 @@
 // The outbox as the admin API pages through it: newest first, so that the
 // message just queued is on the first page, with a total for the pager.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { OutboxStatus, StoreDatabase } from '../database';
 import {
   toAuthCodeMessageRow,
   toPushNotificationRow,
   type AuthCodeMessageRow,
+  type OutboxFilter,
   type PushNotificationRow,
 } from './outbox';
 import { channelTable } from './channel-table';
 import type { OutboxChannel } from './outbox-admin';
+import type { OutboxTable } from '../../shared/outbox-channel';
 
 export interface OutboxQuery {
   readonly status?: OutboxStatus;
@@ -50,6 +52,19 @@ export async function listOutbox(
   return channel === 'push'
     ? { channel, items: channelTable(db, channel).rowsOf(rows).map(toPushNotificationRow), total }
     : { channel, items: channelTable(db, channel).rowsOf(rows).map(toAuthCodeMessageRow), total };
+}
+
+/** A channel's rows oldest first, as `npm run outbox` and the tests list them. */
+export async function listOldestFirst<C extends OutboxChannel>(
+  db: Kysely<StoreDatabase>,
+  channel: C,
+  filter: OutboxFilter,
+): Promise<Selectable<StoreDatabase[OutboxTable<C>]>[]> {
+  const { db: typed, table, rowsOf } = channelTable(db, channel);
+  let query = typed.selectFrom(table).selectAll().orderBy('created_at').orderBy('id');
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.limit !== undefined) query = query.limit(filter.limit);
+  return rowsOf(await query.execute());
 }
 
 export type OutboxMessage =

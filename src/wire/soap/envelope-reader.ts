@@ -224,20 +224,19 @@ function resultOf(state: ReadState): SoapRequest {
 }
 
 function isMustUnderstand(tag: PlainTag, envelopeNs: string): boolean {
-  for (const attribute of Object.values(tag.attributes)) {
-    if (attribute.uri === envelopeNs && attribute.local === 'mustUnderstand') {
-      const value = attribute.value.trim();
-      return value === '1' || value === 'true';
-    }
-  }
-  return false;
+  return isTrueAttribute(tag, envelopeNs, 'mustUnderstand');
 }
 
 function isNil(tag: PlainTag): boolean {
+  return isTrueAttribute(tag, XSI, 'nil');
+}
+
+/** An xsd:boolean attribute (`1` or `true`, spaces around allowed) in the given namespace; absent is false. */
+function isTrueAttribute(tag: PlainTag, uri: string, local: string): boolean {
   for (const attribute of Object.values(tag.attributes)) {
-    if (attribute.uri === XSI && attribute.local === 'nil') {
+    if (attribute.uri === uri && attribute.local === local) {
       const value = attribute.value.trim();
-      return value === 'true' || value === '1';
+      return value === '1' || value === 'true';
     }
   }
   return false;
