@@ -113,7 +113,7 @@ ${
   push !== null && push.heldUntil !== null
     ? html`<div><dt>${t.colHeldUntil}</dt><dd id="held-until">${times.atSecond(push.heldUntil)}</dd></div>`
     : ''
-};
+}
 ${studentId === null ? '' : html`<div><dt>${t.colStudent}</dt><dd>${studentLink}</dd></div>`}
 ${push === null ? '' : html`<div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? push.schoolKey ?? student?.school ?? '–'}</bdi></dd></div>`}
 <div><dt>${t.colType}</dt><dd>${push === null ? t.loginCode : html`<bdi>${typeName(view, push.type)}</bdi>`}</dd></div>

@@ -320,7 +320,7 @@ test("one message whole, a refused call, and times in the operator's zone (deskt
   // The retrying message: whose it is, what was sent, each attempt to the second, the next try.
   await page.goto(`${base}/console/messages?status=retrying`);
   await page.getByRole('row').filter({ hasText: 'Retrying' }).first().getByRole('link').first().click();
-  await page.getByRole('heading', { name: '“absence” to Ahmad Ali', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: '“Absence” to Ahmad Ali', level: 1 }).waitFor();
   await page.getByText('Title sent').waitFor();
   await page
     .getByText(/GMT\+3/)
@@ -339,7 +339,7 @@ test("one message whole, a refused call, and times in the operator's zone (deskt
   await checkPage(page);
   await shoot(page, 'message-whole-phone-en');
   await page.goto(`${base}/console/lang/ar?back=${encodeURIComponent(page.url().replace(base, ''))}`);
-  await page.getByRole('heading', { name: '«absence» إلى Ahmad Ali', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: '«غياب» إلى Ahmad Ali', level: 1 }).waitFor();
   await page
     .getByText(/غرينتش\+3/)
     .first()
