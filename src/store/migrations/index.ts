@@ -10,6 +10,7 @@ import { consoleMigration } from './0008-console';
 import { smsSendStartedMigration } from './0009-sms-send-started';
 import { messageListMigration } from './0010-message-list';
 import { eventsMigration } from './0011-events';
+import { consoleJobsMigration } from './0012-console-jobs';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -26,6 +27,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0009_sms_send_started': smsSendStartedMigration,
   '0010_message_list': messageListMigration,
   '0011_events': eventsMigration,
+  '0012_console_jobs': consoleJobsMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
