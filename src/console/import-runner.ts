@@ -69,18 +69,19 @@ export function createImportSlot(options: ImportRunnerOptions): ImportSlot {
     const { upload, kind } = claim;
     let progress: ImportProgress = { stage: 'checking', done: 0, total: 0 };
     let writtenAt = 0;
-    let writing: Promise<void> | null = null;
+    // The write under way, if any: one at a time, and the end waits for it.
+    const pending: { writing: Promise<void> | null } = { writing: null };
     const write = () => {
-      if (writing !== null) return;
+      if (pending.writing !== null) return;
       writtenAt = performance.now();
-      writing = store
+      pending.writing = store
         .writeImportProgress(claim.jobId, claim.claimToken, progress, IMPORT_LEASE_MS)
         .then((held) => {
           if (!held) logger.warn({ upload: upload.id, kind }, 'console: an import job lost its claim');
         })
         .catch((err: unknown) => logger.warn({ err, upload: upload.id, kind }, 'console: import progress not written'))
         .finally(() => {
-          writing = null;
+          pending.writing = null;
         });
     };
     const reporter: Progress = {
@@ -117,7 +118,7 @@ export function createImportSlot(options: ImportRunnerOptions): ImportSlot {
       clearInterval(renew);
       await rm(dir, { recursive: true, force: true });
     }
-    await writing;
+    await pending.writing;
     const ended = await store.finishImportJob(
       claim.jobId,
       claim.claimToken,
@@ -154,7 +155,7 @@ export function createImportSlot(options: ImportRunnerOptions): ImportSlot {
 
 /** A slot that looks for a job every second (or when notified) until it is stopped. */
 export function startImportRunner(options: ImportRunnerOptions): ImportRunner {
-  const { runOnce } = createImportSlot(options);
+  const slot = createImportSlot(options);
   let stopped = false;
   let current: Promise<boolean> | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -168,7 +169,7 @@ export function startImportRunner(options: ImportRunnerOptions): ImportRunner {
   const tick = () => {
     timer = null;
     if (current !== null || stopped) return;
-    current = runOnce().catch((err: unknown) => {
+    current = slot.runOnce().catch((err: unknown) => {
       options.logger.warn({ err }, 'console: looking for an import job failed');
       return false;
     });
@@ -180,7 +181,7 @@ export function startImportRunner(options: ImportRunnerOptions): ImportRunner {
   schedule(0);
 
   return {
-    runOnce,
+    runOnce: () => slot.runOnce(),
     notify() {
       if (current === null) schedule(0);
     },

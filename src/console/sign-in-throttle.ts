@@ -33,7 +33,11 @@ export interface SignInThrottle {
    * raised and read in one statement, so that a burst of concurrent attempts,
    * on one node or several, gets no more password checks than the limit.
    */
-  reserve(address: string | null, name: string, nowMs: number): Promise<SignInAttempt | { readonly retryAfter: number }>;
+  reserve(
+    address: string | null,
+    name: string,
+    nowMs: number,
+  ): Promise<SignInAttempt | { readonly retryAfter: number }>;
 }
 
 export function storeSignInThrottle(store: ConsoleStore, options: SignInThrottleOptions): SignInThrottle {

@@ -107,7 +107,11 @@ function newJob(uploadId: string, kind: ImportJobKind, now: string): Insertable<
 }
 
 /** Keeps the upload and queues its dry run; false when a job is queued or running (one at a time, every node). */
-export async function insertUpload(trx: Kysely<StoreDatabase>, upload: NewConsoleUpload, now: string): Promise<boolean> {
+export async function insertUpload(
+  trx: Kysely<StoreDatabase>,
+  upload: NewConsoleUpload,
+  now: string,
+): Promise<boolean> {
   if (await activeJob(trx)) return false;
   await trx
     .insertInto('console_uploads')
@@ -121,7 +125,10 @@ export async function insertUpload(trx: Kysely<StoreDatabase>, upload: NewConsol
       uploaded_at: now,
     })
     .execute();
-  await trx.insertInto('console_import_jobs').values(newJob(upload.id, 'check', now)).execute();
+  await trx
+    .insertInto('console_import_jobs')
+    .values(newJob(upload.id, 'check', now))
+    .execute();
   return true;
 }
 
@@ -132,7 +139,10 @@ export async function queueApply(trx: Kysely<StoreDatabase>, uploadId: string, n
   if (jobs.some((job) => job.kind === 'apply')) return 'applied';
   if (!jobs.some((job) => job.kind === 'check' && job.state === 'done')) return 'not-checked';
   if (await activeJob(trx)) return 'busy';
-  await trx.insertInto('console_import_jobs').values(newJob(uploadId, 'apply', now)).execute();
+  await trx
+    .insertInto('console_import_jobs')
+    .values(newJob(uploadId, 'apply', now))
+    .execute();
   return 'started';
 }
 
@@ -164,7 +174,9 @@ export async function claimImportJob(
     .selectFrom('console_import_jobs')
     .selectAll()
     .where('active', '=', 1)
-    .where((eb) => eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)])]))
+    .where((eb) =>
+      eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)])]),
+    )
     .executeTakeFirst();
   if (row === undefined) return null;
   const update = () => db.updateTable('console_import_jobs');
@@ -268,8 +280,12 @@ export async function pruneUploads(trx: Kysely<StoreDatabase>, before: string, k
     .orderBy('uploaded_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
-  const total = (await trx.selectFrom('console_uploads').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())
-    ?.n;
+  const total = (
+    await trx
+      .selectFrom('console_uploads')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst()
+  )?.n;
   let over = Number(total ?? 0) - keep;
   const gone: string[] = [];
   for (const row of [...idle].reverse()) {

@@ -11,11 +11,7 @@ import type { StoreDatabase } from '../database';
  * answers the window's count with it. A row of an earlier window starts
  * again at 1; a later one (another node's clock ahead) keeps counting.
  */
-export async function countSignInFailure(
-  db: Kysely<StoreDatabase>,
-  key: string,
-  windowStart: string,
-): Promise<number> {
+export async function countSignInFailure(db: Kysely<StoreDatabase>, key: string, windowStart: string): Promise<number> {
   const row = await db
     .insertInto('console_sign_in_failures')
     .values({ key, window_start: windowStart, count: 1 })
@@ -46,7 +42,11 @@ export async function readSignInFailures(
 }
 
 /** Gives back a failure counted in `windowStart`; nothing once that window is over. */
-export async function giveBackSignInFailure(db: Kysely<StoreDatabase>, key: string, windowStart: string): Promise<void> {
+export async function giveBackSignInFailure(
+  db: Kysely<StoreDatabase>,
+  key: string,
+  windowStart: string,
+): Promise<void> {
   await db
     .updateTable('console_sign_in_failures')
     .set({ count: sql`count - 1` })
@@ -75,11 +75,7 @@ export async function signInTrusted(db: Kysely<StoreDatabase>, key: string, now:
 }
 
 /** Deletes the counts of windows before `windowBefore` and the trust that ended before `now`. */
-export async function pruneSignInThrottle(
-  db: Kysely<StoreDatabase>,
-  windowBefore: string,
-  now: string,
-): Promise<void> {
+export async function pruneSignInThrottle(db: Kysely<StoreDatabase>, windowBefore: string, now: string): Promise<void> {
   await db.deleteFrom('console_sign_in_failures').where('window_start', '<', windowBefore).execute();
   await db.deleteFrom('console_sign_in_trust').where('until', '<', now).execute();
 }

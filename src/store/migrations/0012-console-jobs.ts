@@ -79,7 +79,11 @@ export const consoleJobsMigration: StoreMigration = {
       .addColumn('key', text, (c) => c.primaryKey())
       .addColumn('until', text, (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('console_sign_in_trust_until_idx').on('console_sign_in_trust').column('until').execute();
+    await db.schema
+      .createIndex('console_sign_in_trust_until_idx')
+      .on('console_sign_in_trust')
+      .column('until')
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropTable('console_sign_in_trust').ifExists().execute();
