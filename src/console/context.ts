@@ -1,14 +1,14 @@
 // What the console's routes share: the store's roles, the settings, the
-// bcrypt threads, the sign-in throttle, the audit trail's writer, the clock.
+// bcrypt threads, the sign-in throttle (in the store), the audit trail's writer, the clock.
 import type { BlockList } from 'node:net';
 import type { BcryptPool } from '../access/bcrypt-pool';
-import type { LoginThrottle } from '../access/login-throttle';
 import type { Logger } from '../log';
 import type { AccessStore, AdminStore, ConsoleStore, ImportStore } from '../store';
 import type { ConsoleAudit } from './audit';
 import type { Request, Response } from 'express';
 import type { ImportJobs } from './import-jobs';
 import type { View } from './view';
+import type { SignInThrottle } from './sign-in-throttle';
 
 export interface ConsoleSettings {
   /** Secure cookies: PUBLIC_BASE_URL is https. */
@@ -40,9 +40,9 @@ export interface ConsoleContext {
   readonly settings: ConsoleSettings;
   readonly logger: Logger;
   readonly bcrypt: BcryptPool;
-  readonly throttle: LoginThrottle;
+  readonly throttle: SignInThrottle;
   readonly audit: ConsoleAudit;
-  /** The roster import's uploads and jobs on this node. */
+  /** The roster import's uploads and jobs, in the store. */
   readonly imports: ImportJobs;
   readonly now: () => Date;
   /** A message was queued again: an in-process worker may look now rather than at its next poll. */

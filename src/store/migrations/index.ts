@@ -14,6 +14,7 @@ import { arabicFoldingMigration } from './0012-arabic-folding';
 import { messageOptionsQuietHoursMigration } from './0013-message-options-quiet-hours';
 import { deadLetterDismissalMigration } from './0014-dead-letter-dismissal';
 import { refusedCallsMigration } from './0015-refused-calls';
+import { consoleJobsMigration } from './0017-console-jobs';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -34,6 +35,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0013_message_options_quiet_hours': messageOptionsQuietHoursMigration,
   '0014_dead_letter_dismissal': deadLetterDismissalMigration,
   '0015_refused_calls': refusedCallsMigration,
+  '0017_console_jobs': consoleJobsMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
