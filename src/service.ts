@@ -305,13 +305,12 @@ function operatorRoutes(
     const consoleBcrypt = createBcryptPool({ threads: 1 });
     own('console bcrypt thread', () => consoleBcrypt.close());
     consoleHandler = createConsole({
-      stores: { console: store.console, admin: store.admin, access: store.access, import: store.dataSet },
+      stores: { console: store.console, admin: store.admin, access: store.access },
       settings: {
         secureCookies: config.publicBaseUrl?.startsWith('https:') ?? false,
         idleMs: config.console.sessionIdleMinutes * 60_000,
         maxAgeMs: config.console.sessionMaxHours * 3_600_000,
         allow: consoleAllowList(config.console.allow),
-        importMaxRows: config.console.importMaxRows,
         timeZone: config.console.timeZone,
         eventsAllowHttp: config.delivery.events.allowHttp,
       },

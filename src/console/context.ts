@@ -3,7 +3,7 @@
 import type { BlockList } from 'node:net';
 import type { BcryptPool } from '../access/bcrypt-pool';
 import type { Logger } from '../log';
-import type { AccessStore, AdminStore, ConsoleStore, ImportStore } from '../store';
+import type { AccessStore, AdminStore, ConsoleStore } from '../store';
 import type { ConsoleAudit } from './audit';
 import type { Request, Response } from 'express';
 import type { ImportJobs } from './import-jobs';
@@ -19,8 +19,6 @@ export interface ConsoleSettings {
   readonly maxAgeMs: number;
   /** CONSOLE_ALLOW: the addresses that may reach the console; null: every address. */
   readonly allow: BlockList | null;
-  /** Rows a roster import may hold (CONSOLE_IMPORT_MAX_ROWS); DEFAULT_MAX_ROWS when left out. */
-  readonly importMaxRows?: number;
   /** The zone times are shown in for an operator who chose none (CONSOLE_TIME_ZONE); UTC when left out. */
   readonly timeZone?: string;
   /** A school's event receiver may be http:// (EVENTS_ALLOW_HTTP); false when left out. */
@@ -31,8 +29,6 @@ export interface ConsoleStores {
   readonly console: ConsoleStore;
   readonly admin: AdminStore;
   readonly access: Pick<AccessStore, 'insertAuditEntries'>;
-  /** The roster import's (src/import): the same store role as `npm run import`. */
-  readonly import: ImportStore;
 }
 
 export interface ConsoleContext {

@@ -72,7 +72,7 @@ export function consoleApp(
   const app = express();
   app.set('trust proxy', false);
   const handler = createConsole({
-    stores: { console: store.console, admin: store.admin, access: store.access, import: store.dataSet },
+    stores: { console: store.console, admin: store.admin, access: store.access },
     settings: { secureCookies: false, idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000, allow: null, ...settings },
     logger,
     bcrypt: pool,
