@@ -178,7 +178,11 @@ async function startParts(
     // Started after the store, so it stops first: no claim after the store closed.
     own('delivery worker', () => running.stop(DELIVERY_STOP_MS));
     if (config.console.enabled) {
-      const runner = startConsoleImports(config, logger, store);
+      const runner = startConsoleImports(
+        { importMaxRows: config.console.importMaxRows, eventsAllowHttp: config.delivery.events.allowHttp },
+        logger,
+        store,
+      );
       imports = runner;
       own('console import slot', (budgetMs) => runner.stop(budgetMs));
     }

@@ -45,7 +45,13 @@ async function main(): Promise<void> {
     tracer,
   });
   // The console's roster imports run here too, off the nodes that answer the calls (docs/console.md#importing-a-roster).
-  const imports = config.console.enabled ? startConsoleImports(config, logger, store) : null;
+  const imports = config.console.enabled
+    ? startConsoleImports(
+        { importMaxRows: config.console.importMaxRows, eventsAllowHttp: config.delivery.events.allowHttp },
+        logger,
+        store,
+      )
+    : null;
   let metricsServer: Server | null = null;
   if (metrics !== null && config.metricsPort !== null) {
     metricsServer = await serveMetrics(metrics, config.metricsPort, config.host, config.connections);

@@ -11,7 +11,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Config } from '../config';
 import { importFiles, type ImportReport, type Progress, type ReadLimits } from '../import';
 import type { Logger } from '../log';
 import type {
@@ -209,14 +208,19 @@ export function startImportRunner(options: ImportRunnerOptions): ImportRunner {
 
 /** The slot of a service with its delivery worker, and of `npm run worker`, on the whole store. */
 export function startConsoleImports(
-  config: Pick<Config, 'console' | 'delivery'>,
+  settings: {
+    /** CONSOLE_IMPORT_MAX_ROWS. */
+    readonly importMaxRows: number;
+    /** EVENTS_ALLOW_HTTP. */
+    readonly eventsAllowHttp: boolean;
+  },
   logger: Logger,
   store: OpenedStore,
 ): ImportRunner {
   return startImportRunner({
     stores: { console: store.console, import: store.dataSet, access: store.access },
-    limits: { maxRows: config.console.importMaxRows },
-    eventsAllowHttp: config.delivery.events.allowHttp,
+    limits: { maxRows: settings.importMaxRows },
+    eventsAllowHttp: settings.eventsAllowHttp,
     logger,
   });
 }

@@ -626,8 +626,8 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(refused.items.map((item) => [item.id, item.status, item.lastError])).toEqual([
         ['v15-refused', 'refused', 'auth_code_limit_phone'],
       ]);
-      },
     },
+  },
   // A roster upload whose dry run a node's background slot holds, and a name with failed sign-ins.
   '0017_console_jobs': {
     async fill(insert) {
