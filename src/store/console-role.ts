@@ -222,17 +222,6 @@ export type { DeliveryAttemptRow } from './message-history/attempts';
 export type { DeadCursor, DeadFilter, DeadMessage, DeadPage } from './message-history/dead-letters';
 export type { RefusedCall } from './message-history/refused-calls';
 export type {
-  ApplyStart,
-  ClaimedImportJob,
-  ConsoleImportJob,
-  ConsoleUpload,
-  ConsoleUploadWithJobs,
-  ImportJobKind,
-  ImportJobState,
-  ImportProgress,
-  NewConsoleUpload,
-} from './import-jobs';
-export type {
   MessageChannel,
   MessageCursor,
   MessageListFilter,
