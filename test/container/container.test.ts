@@ -660,6 +660,8 @@ describeImage('the container image', () => {
             DATABASE_URL: databaseUrl,
             PORT: String(ports[at]),
             HOST: '127.0.0.1',
+            // compose gives every container METRICS_PORT 9464; on one host network each needs a port of its own.
+            METRICS_PORT: String(await freePort()),
             WORKER: 'false',
             TRUST_PROXY: '127.0.0.1',
           }),
@@ -669,7 +671,15 @@ describeImage('the container image', () => {
       const worker = `sns-ct-${RUN_ID}-import-worker`;
       await startContainer(
         worker,
-        ['--network', 'host', ...envArgs({ ...(await composeEnvironment('worker')), DATABASE_URL: databaseUrl })],
+        [
+          '--network',
+          'host',
+          ...envArgs({
+            ...(await composeEnvironment('worker')),
+            DATABASE_URL: databaseUrl,
+            METRICS_PORT: String(await freePort()),
+          }),
+        ],
         ['node', 'dist/cli/worker.js'],
       );
       // The repository's Caddyfile finds the replicas by compose's DNS name; on the host network, by their ports.
