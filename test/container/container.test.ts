@@ -743,7 +743,7 @@ describeImage('the container image', () => {
       await follow('The file has been written:');
       const report = await browser.get(`${job}/apply.txt`);
       expect(report.status).toBe(200);
-      expect(report.text).toContain('schools: 2000 inserted');
+      expect(report.text).toContain('schools: 2,000 inserted');
 
       for (const name of [caddy, worker, ...names]) await stopContainer(name);
       rmSync(caddyDir, { recursive: true, force: true });
