@@ -18,7 +18,7 @@ import type { OutboxSubscription } from './outbox/outbox-notify';
 import { prepareQueries } from './records/queries';
 import { createRecords } from './records/records-role';
 import type { OpenedStore } from './roles';
-import { openSqlite, SQLITE_FILE_NAME, type ReadNow } from './connection/sqlite';
+import { openSqlite, SQLITE_FILE_NAME, type ReadNow, type WriteNow } from './connection/sqlite';
 import { tracedDialect } from './connection/traced-dialect';
 import type { Tracer } from '../trace';
 
@@ -53,7 +53,11 @@ export const DEFAULT_GROUP_COMMIT_MS = 2;
 // lock: one would wait (sqlite-lock-wait.ts) and fail after its deadline
 // while the other holds it, where one queue serves both. Stores of the same
 // file in one process therefore share a connection and its queue.
-const sqliteFiles = new SharedResources<{ db: Kysely<StoreDatabase>; readNow: ReadNow | null }>();
+const sqliteFiles = new SharedResources<{
+  db: Kysely<StoreDatabase>;
+  readNow: ReadNow | null;
+  writeNow: WriteNow | null;
+}>();
 
 /**
  * Opens the store and brings its schema up to date. Rejects with StoreError
@@ -69,19 +73,24 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     const lease = await sqliteFiles.acquire(
       file,
       async () => {
-        const opened: { readNow?: ReadNow } = {};
+        const opened: { readNow?: ReadNow; writeNow?: WriteNow } = {};
         const db = await connect(
           'sqlite',
           () => {
             const sqlite = openSqlite(options.dataDir);
             opened.readNow = sqlite.readNow;
+            opened.writeNow = sqlite.writeNow;
             return sqlite.dialect;
           },
           undefined,
           tracer,
         );
         // With traces on, every statement goes through Kysely's executor, where its span is taken.
-        return { db, readNow: tracer === null ? (opened.readNow ?? null) : null };
+        return {
+          db,
+          readNow: tracer === null ? (opened.readNow ?? null) : null,
+          writeNow: tracer === null ? (opened.writeNow ?? null) : null,
+        };
       },
       ({ db }) => db.destroy(),
     );
@@ -91,6 +100,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       release: () => lease.release(),
       groupCommitMs: null,
       readNow: lease.value.readNow,
+      writeNow: lease.value.writeNow,
     });
   }
 
@@ -119,6 +129,8 @@ interface Assembly {
   readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
   /** SQLite: reads run at once on the connection (connection/sqlite.ts); absent, every read takes Kysely's path. */
   readonly readNow?: ReadNow | null;
+  /** SQLite: the outbox insert runs at once on the connection (connection/sqlite.ts); absent, it takes Kysely's path. */
+  readonly writeNow?: WriteNow | null;
 }
 
 // A bound on one group commit: bind parameters (13 per push row, PostgreSQL
@@ -129,7 +141,15 @@ const GROUP_COMMIT_IN_FLIGHT = 4;
 
 // The roles over one core: one connection, one clock, one close.
 function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
-  const core = createStoreCore(db, dialect, assembly.now, assembly.release, assembly.tracer, assembly.readNow ?? null);
+  const core = createStoreCore(
+    db,
+    dialect,
+    assembly.now,
+    assembly.release,
+    assembly.tracer,
+    assembly.readNow ?? null,
+    assembly.writeNow ?? null,
+  );
   const queries = prepareQueries(db, dialect);
   const waitMs = assembly.groupCommitMs;
   const batching =

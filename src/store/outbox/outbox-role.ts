@@ -10,6 +10,7 @@ import { StoreError } from '../errors';
 import type { NewAuthCodeMessage, NewPushNotification, OutboxQueue } from '../types';
 import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { GroupCommit, type GroupCommitBatching } from './group-commit';
+import { prepareQuery } from '../connection/prepared';
 import { queuedColumns } from './outbox';
 import { outboxStats, pruneFinishedMessages, type OutboxChannel, type OutboxChannelStats } from './outbox-admin';
 import {
@@ -34,7 +35,7 @@ import {
   pruneSentEvents,
   queuedEventsFrom,
   recordOutcomeEvents,
-  recordQueuedEvents,
+  queuedEventStatement,
   subscriptionStates,
   type ClaimedEvent,
   type EventCompletionEntry,
@@ -123,6 +124,47 @@ interface PushRequest {
 export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const { db, dialect, run, tracer } = core;
 
+  const sqliteStatements =
+    dialect === 'sqlite'
+      ? {
+          insertPush: prepareQuery(
+            [
+              'id',
+              'deviceId',
+              'studentId',
+              'type',
+              'title',
+              'body',
+              'data',
+              'traceparent',
+              'schoolKey',
+              'now',
+              'nextAttemptAt',
+              'options',
+            ],
+            (p) =>
+              db.insertInto('push_notifications').values({
+                id: p.id,
+                device_id: p.deviceId,
+                student_id: p.studentId,
+                type: p.type,
+                title: p.title,
+                body: p.body,
+                data: p.data,
+                traceparent: p.traceparent,
+                // As below: the student's school when the caller did not say it.
+                school_key: sql<
+                  string | null
+                >`coalesce(${p.schoolKey}, (select school_key from students where id = ${p.studentId}))`,
+                ...queuedColumns(p.now),
+                next_attempt_at: p.nextAttemptAt,
+                options: p.options,
+              }),
+          ),
+          queuedEvent: queuedEventStatement(db),
+        }
+      : null;
+
   // One statement: the rows and the NOTIFY commit together (a data-modifying
   // WITH runs to completion whether or not the outer query reads it).
   const insertPushNotifications = async (requests: readonly PushRequest[]): Promise<string[]> => {
@@ -146,12 +188,28 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       options: notification.options === undefined ? null : JSON.stringify(notification.options),
     }));
     const ids = rows.map((row) => row.id);
-    if (dialect === 'sqlite') {
-      // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction.
-      await core.writeTransaction(async (trx) => {
-        await trx.insertInto('push_notifications').values(rows).execute();
-        await recordQueuedEvents(trx, dialect, ids, now);
-      });
+    if (sqliteStatements !== null) {
+      // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction,
+      // from statements compiled once: building them with Kysely cost more than SQLite's work.
+      await core.write(
+        requests.flatMap(({ notification, traceparent }, index) => [
+          sqliteStatements.insertPush({
+            id: ids[index],
+            deviceId: notification.deviceId,
+            studentId: notification.studentId,
+            type: notification.type,
+            title: notification.title,
+            body: notification.body,
+            data: rows[index].data,
+            traceparent,
+            schoolKey: notification.schoolKey ?? null,
+            now,
+            nextAttemptAt: rows[index].next_attempt_at,
+            options: rows[index].options,
+          }),
+          sqliteStatements.queuedEvent({ id: ids[index], now }),
+        ]),
+      );
     } else {
       const queued = db
         .insertInto('push_notifications')
