@@ -139,6 +139,12 @@ const GROUP_COMMIT_MAX_BATCH = 500;
 // Batches written at once; the pool (10 connections) also serves the reads.
 const GROUP_COMMIT_IN_FLIGHT = 4;
 
+// SQLite: the push notifications queued in one turn of the event loop share
+// a commit, which is most of an insert's cost (a page of each of the table's
+// eight b-trees written to the WAL); one transaction at a time, as the
+// connection allows (docs/design.md#storage).
+const SQLITE_PUSH_BATCHING = { waitMs: DEFAULT_GROUP_COMMIT_MS, maxBatch: 64, maxInFlight: 1 };
+
 // The roles over one core: one connection, one clock, one close.
 function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
   const core = createStoreCore(
@@ -158,7 +164,11 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
       : null;
   return {
     records: createRecords(core, queries, batching),
-    outbox: createOutbox(core, { batching, listen: assembly.listen }),
+    outbox: createOutbox(core, {
+      batching,
+      ...(dialect === 'sqlite' ? { pushBatching: SQLITE_PUSH_BATCHING } : {}),
+      listen: assembly.listen,
+    }),
     dataSet: createDataSetStore(core, queries),
     access: createAccessStore(core),
     admin: createAdminStore(core),

@@ -105,6 +105,8 @@ export interface Outbox extends OutboxQueue {
 export interface OutboxOptions {
   /** PostgreSQL: how concurrent queueing calls share a commit (see group-commit.ts); null writes each call on its own. */
   readonly batching: GroupCommitBatching | null;
+  /** How queued push notifications share a commit, when not as `batching` says (SQLite: they do, the login codes do not). */
+  readonly pushBatching?: GroupCommitBatching | null;
   /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
   readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
 }
@@ -231,7 +233,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
     });
 
   const { batching } = options;
-  const pushBatches = batching === null ? null : new GroupCommit({ ...batching, write: insertPushNotifications });
+  const pushBatching = options.pushBatching === undefined ? batching : options.pushBatching;
+  const pushBatches =
+    pushBatching === null ? null : new GroupCommit({ ...pushBatching, write: insertPushNotifications });
   const admissionBatches = batching === null ? null : new GroupCommit({ ...batching, write: admitInOneTransaction });
 
   const claimRequest = (limit: number, leaseSeconds: number): ClaimRequest => {
@@ -252,8 +256,8 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const deliveryWrite = <T>(work: (q: typeof db) => Promise<T>): Promise<T> =>
     dialect === 'postgres' ? work(db) : core.writeTransaction(work);
 
-  // On PostgreSQL with its NOTIFY, in a group commit with concurrent calls
-  // (whose statements then show under the call that opened the batch).
+  // In a group commit with concurrent calls (whose statements then show
+  // under the call that opened the batch); on PostgreSQL with its NOTIFY.
   const queuePush = async (request: PushRequest): Promise<string> => {
     if (pushBatches !== null) return pushBatches.submit(request);
     const [id] = await insertPushNotifications([request]);
