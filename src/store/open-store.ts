@@ -34,9 +34,10 @@ export interface OpenStoreOptions {
   /** Source of timestamps; tests pin it. */
   now?: () => Date;
   /**
-   * PostgreSQL only: how long a call that queues a message waits for others
-   * to share its commit while earlier ones are being written (group commit);
-   * null commits each call on its own. Default 2 ms.
+   * How long a call that queues a message waits for others to share its
+   * commit while earlier ones are being written (group commit; on SQLite only
+   * push notifications share one); null commits each call on its own.
+   * Default 2 ms.
    */
   groupCommitMs?: number | null;
   /**
@@ -67,6 +68,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   const databaseUrl = options.databaseUrl?.trim() ?? '';
   const now = options.now ?? (() => new Date());
   const tracer = options.tracer ?? null;
+  const groupCommitMs = options.groupCommitMs === undefined ? DEFAULT_GROUP_COMMIT_MS : options.groupCommitMs;
 
   if (databaseUrl === '') {
     const file = path.resolve(options.dataDir, SQLITE_FILE_NAME);
@@ -98,7 +100,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       now,
       tracer,
       release: () => lease.release(),
-      groupCommitMs: null,
+      groupCommitMs,
       readNow: lease.value.readNow,
       writeNow: lease.value.writeNow,
     });
@@ -113,7 +115,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     now,
     tracer,
     release: () => db.destroy(),
-    groupCommitMs: options.groupCommitMs === undefined ? DEFAULT_GROUP_COMMIT_MS : options.groupCommitMs,
+    groupCommitMs,
     listen: (onNotification) => listenForOutbox({ databaseUrl, schema: options.schema, onNotification }),
   });
 }
@@ -123,7 +125,7 @@ interface Assembly {
   readonly tracer: Tracer | null;
   /** Gives the connection back (destroys it, or drops a share of it). */
   readonly release: () => Promise<void>;
-  /** PostgreSQL: how long a queueing call waits for others to share its commit (see group-commit.ts); null writes each call on its own. */
+  /** How long a queueing call waits for others to share its commit (see group-commit.ts); null writes each call on its own. */
   readonly groupCommitMs: number | null;
   /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
   readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
@@ -143,7 +145,7 @@ const GROUP_COMMIT_IN_FLIGHT = 4;
 // a commit, which is most of an insert's cost (a page of each of the table's
 // eight b-trees written to the WAL); one transaction at a time, as the
 // connection allows (docs/design.md#storage).
-const SQLITE_PUSH_BATCHING = { waitMs: DEFAULT_GROUP_COMMIT_MS, maxBatch: 64, maxInFlight: 1 };
+const SQLITE_PUSH_BATCH = 64;
 
 // The roles over one core: one connection, one clock, one close.
 function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
@@ -166,7 +168,9 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
     records: createRecords(core, queries, batching),
     outbox: createOutbox(core, {
       batching,
-      ...(dialect === 'sqlite' ? { pushBatching: SQLITE_PUSH_BATCHING } : {}),
+      ...(dialect === 'sqlite'
+        ? { pushBatching: waitMs === null ? null : { waitMs, maxBatch: SQLITE_PUSH_BATCH, maxInFlight: 1 } }
+        : {}),
       listen: assembly.listen,
     }),
     dataSet: createDataSetStore(core, queries),
