@@ -118,7 +118,14 @@ async function main(node: string): Promise<void> {
       // A minimal environment (no inherited settings), in B's folder with B's node.
       r.service = await startChild(
         path.join(r.folder, 'dist/main.js'),
-        { PORT: '0', HOST: '127.0.0.1', DATA_DIR: runtimeData, DEMO_DATA: 'false', LOG_LEVEL: 'info', ...(INGESTION ? { WORKER: 'false' } : {}) },
+        {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DATA_DIR: runtimeData,
+          DEMO_DATA: 'false',
+          LOG_LEVEL: 'info',
+          ...(INGESTION ? { WORKER: 'false' } : {}),
+        },
         { PATH: process.env.PATH },
         { node: r.node, cwd: r.folder },
       );

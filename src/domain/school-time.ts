@@ -62,7 +62,7 @@ function wallClock(instant: number, timeZone: string): number {
   const kept = zone?.get(minute);
   if (kept !== undefined) return kept;
   const wall = readWallClock(instant, timeZone);
-  if (zone === undefined) wallReadings.set(timeZone, (zone = new Map()));
+  if (zone === undefined) wallReadings.set(timeZone, (zone = new Map<number, number>()));
   // The minutes around now are read again and again; a full zone starts afresh.
   else if (zone.size >= READINGS_PER_ZONE) zone.clear();
   zone.set(minute, wall);
