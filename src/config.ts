@@ -183,7 +183,7 @@ const schema = z.object({
     .meta(
       setting(
         'store',
-        "The longest a queueing call waits, in milliseconds, to share its commit with concurrent calls while earlier ones are written ([PostgreSQL at scale](delivery.md#postgresql-at-scale)). On SQLite only SendNotificationType's push notifications share a commit, one at a time; `off` writes each on its own there too.",
+        "The longest a queueing call waits, in milliseconds, to share its commit with concurrent calls while earlier ones are written ([PostgreSQL at scale](delivery.md#postgresql-at-scale)). On SQLite only SendNotificationType's push notifications share a commit; `off` writes each on its own there too.",
       ),
     ),
   DEMO_DATA: bool('DEMO_DATA')

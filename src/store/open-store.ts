@@ -143,9 +143,12 @@ const GROUP_COMMIT_IN_FLIGHT = 4;
 
 // SQLite: the push notifications queued in one turn of the event loop share
 // a commit, which is most of an insert's cost (a page of each of the table's
-// eight b-trees written to the WAL); one transaction at a time, as the
-// connection allows (docs/design.md#storage).
+// eight b-trees written to the WAL; docs/design.md#storage). Batches are not
+// held behind one another: while another program holds the write lock each
+// waits for it from its own start, as single calls did (sqlite-lock-wait.ts),
+// so a call's wait stays within one deadline.
 const SQLITE_PUSH_BATCH = 64;
+const SQLITE_PUSH_IN_FLIGHT = 1024;
 
 // The roles over one core: one connection, one clock, one close.
 function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
@@ -169,7 +172,10 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
     outbox: createOutbox(core, {
       batching,
       ...(dialect === 'sqlite'
-        ? { pushBatching: waitMs === null ? null : { waitMs, maxBatch: SQLITE_PUSH_BATCH, maxInFlight: 1 } }
+        ? {
+            pushBatching:
+              waitMs === null ? null : { waitMs, maxBatch: SQLITE_PUSH_BATCH, maxInFlight: SQLITE_PUSH_IN_FLIGHT },
+          }
         : {}),
       listen: assembly.listen,
     }),
