@@ -6,6 +6,10 @@
 //   BENCH_NODE_B=/path/to/other/node [BENCH_ROOT_B=/folder] \
 //     node -r ./test/delivery/support/register-ts.js scripts/bench-runtime.ts
 //
+// BENCH_INGESTION=1 serves SendNotificationType over SOAP 1.1 beside
+// GetTokenDevice over SOAP 1.1 instead of the four bindings: two builds'
+// ingestion cost side by side (docs/benchmark.md#ingestion).
+//
 // A runs `process.execPath` on this checkout's dist/. B runs BENCH_NODE_B on
 // BENCH_ROOT_B's dist/ (default: this checkout): a folder holding a copy of
 // dist/ and wsdl/ and a node_modules whose native modules were built for B
@@ -33,7 +37,7 @@ import {
   skipPart,
   SMOKE,
   startChild,
-  type Binding,
+  type BenchRequest,
   type Listening,
 } from './bench-support';
 
@@ -47,6 +51,31 @@ if (!NODE_B) {
 const ROOT_B = process.env.BENCH_ROOT_B ?? root;
 const ROUNDS = scaled('BENCH_ROUNDS', 3, 1);
 const DURATION = scaled('BENCH_DURATION', 5, 0.1);
+const INGESTION = process.env.BENCH_INGESTION === '1';
+const STUDENT = 'stu-bench';
+const SCHOOL = 'https://bench.school.example';
+
+/** What each round serves, by name. */
+const CASES: ReadonlyArray<readonly [string, BenchRequest]> = INGESTION
+  ? [
+      [
+        'GetTokenDevice, SOAP 1.1',
+        request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }, 'SOAP 1.1'),
+      ],
+      [
+        'SendNotificationType, SOAP 1.1',
+        request(
+          'NotificationNotes',
+          'SendNotificationType',
+          { id: STUDENT, baseUrlSchool: SCHOOL, TypeNotfication: 'absence' },
+          'SOAP 1.1',
+        ),
+      ],
+    ]
+  : BINDINGS.map((binding) => [
+      binding,
+      request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }, binding),
+    ]);
 
 function version(node: string): Promise<string> {
   return new Promise((resolve) => {
@@ -63,12 +92,12 @@ interface Runtime {
   readonly folder: string;
   version?: string;
   service?: Listening;
-  readonly results: Record<Binding, Array<{ cpuUs: number; rate: number }>>;
+  readonly results: Record<string, Array<{ cpuUs: number; rate: number }>>;
 }
 
 async function main(node: string): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-runtime-'));
-  const noResults = (): Runtime['results'] => ({ 'SOAP 1.1': [], 'SOAP 1.2': [], 'HTTP GET': [], 'HTTP POST': [] });
+  const noResults = (): Runtime['results'] => Object.fromEntries(CASES.map(([name]) => [name, []]));
   const runtimes: Runtime[] = [
     { name: 'A', node: process.execPath, folder: root, results: noResults() },
     { name: 'B', node, folder: ROOT_B, results: noResults() },
@@ -77,9 +106,9 @@ async function main(node: string): Promise<void> {
     const seedDir = path.join(dataDir, 'seed');
     const store = await openStore({ dataDir: seedDir });
     await store.dataSet.writeDataSet({
-      schools: [{ baseUrl: 'https://bench.school.example', name: 'Bench School' }],
+      schools: [{ baseUrl: SCHOOL, name: 'Bench School' }],
       devices: [{ id: 'dev-bench', token: 'fcm:bench-token-0123456789abcdef', platform: 'android' }],
-      students: [],
+      students: [{ id: STUDENT, school: SCHOOL, fullName: 'Bench Student', deviceId: 'dev-bench', active: '1' }],
     });
     await store.lifecycle.close();
     for (const r of runtimes) {
@@ -89,7 +118,14 @@ async function main(node: string): Promise<void> {
       // A minimal environment (no inherited settings), in B's folder with B's node.
       r.service = await startChild(
         path.join(r.folder, 'dist/main.js'),
-        { PORT: '0', HOST: '127.0.0.1', DATA_DIR: runtimeData, DEMO_DATA: 'false', LOG_LEVEL: 'info' },
+        {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DATA_DIR: runtimeData,
+          DEMO_DATA: 'false',
+          LOG_LEVEL: 'info',
+          ...(INGESTION ? { WORKER: 'false' } : {}),
+        },
         { PATH: process.env.PATH },
         { node: r.node, cwd: r.folder },
       );
@@ -98,8 +134,7 @@ async function main(node: string): Promise<void> {
       `A: ${runtimes[0].version ?? '?'}, B: ${runtimes[1].version ?? '?'}; flags ${NODE_FLAGS.join(' ') || '(none)'}`,
     );
     for (let round = 0; round < ROUNDS; round++) {
-      for (const binding of BINDINGS) {
-        const req = request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }, binding);
+      for (const [binding, req] of CASES) {
         for (const r of round % 2 === 0 ? runtimes : [...runtimes].reverse()) {
           if (r.service === undefined) throw new Error(`${r.name} did not start`);
           const pid = pidOf(r.service.child);
@@ -116,10 +151,10 @@ async function main(node: string): Promise<void> {
         }
       }
     }
-    console.log('\nGetTokenDevice, 10 connections; medians of the rounds');
-    console.log('| binding | A CPU µs/call | B CPU µs/call | A/B CPU | A calls/s | B calls/s |');
+    console.log(`\n${INGESTION ? 'Ingestion' : 'GetTokenDevice'}, 10 connections; medians of the rounds`);
+    console.log('| case | A CPU µs/call | B CPU µs/call | A/B CPU | A calls/s | B calls/s |');
     console.log('|---|---|---|---|---|---|');
-    for (const binding of BINDINGS) {
+    for (const [binding] of CASES) {
       const [a, b] = runtimes.map((r) => ({
         cpu: median(r.results[binding].map((x) => x.cpuUs)),
         rate: median(r.results[binding].map((x) => x.rate)),

@@ -34,7 +34,7 @@ export interface Config {
   readonly soapNamespace: string;
   readonly dataDir: string;
   readonly databaseUrl: string | null;
-  /** PostgreSQL: longest wait of a queueing call for others to share its commit; null: no group commit. */
+  /** Longest wait of a queueing call for others to share its commit (SQLite: push notifications only); null: no group commit. */
   readonly groupCommitMs: number | null;
   readonly demoData: boolean;
   readonly bodyLimit: number;
@@ -183,7 +183,7 @@ const schema = z.object({
     .meta(
       setting(
         'store',
-        'PostgreSQL: the longest a queueing call waits, in milliseconds, to share its commit with concurrent calls while earlier ones are written ([PostgreSQL at scale](delivery.md#postgresql-at-scale)).',
+        "The longest a queueing call waits, in milliseconds, to share its commit with concurrent calls while earlier ones are written ([PostgreSQL at scale](delivery.md#postgresql-at-scale)). On SQLite only SendNotificationType's push notifications share a commit; `off` writes each on its own there too.",
       ),
     ),
   DEMO_DATA: bool('DEMO_DATA')

@@ -50,8 +50,32 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
+// formatToParts costs about 9 µs, and resolving one message's options reads
+// the clock four or five times (nextLocalTime), all within a few minutes of
+// now: the readings are kept per zone and UTC minute (docs/design.md#quiet-hours-and-scheduling).
+// Every zone's offset has been a whole number of minutes since 1972, so from
+// then on the wall minute depends on the UTC minute alone; earlier instants
+// are not kept.
+const WHOLE_MINUTE_OFFSETS_SINCE = Date.UTC(1973, 0, 1);
+const READINGS_PER_ZONE = 64;
+const wallReadings = new Map<string, Map<number, number>>();
+
 /** The wall clock in `timeZone` at `instant`, to the minute, as a UTC millisecond count of that wall time. */
 function wallClock(instant: number, timeZone: string): number {
+  if (instant < WHOLE_MINUTE_OFFSETS_SINCE) return readWallClock(instant, timeZone);
+  const minute = Math.floor(instant / MINUTE);
+  let zone = wallReadings.get(timeZone);
+  const kept = zone?.get(minute);
+  if (kept !== undefined) return kept;
+  const wall = readWallClock(instant, timeZone);
+  if (zone === undefined) wallReadings.set(timeZone, (zone = new Map<number, number>()));
+  // The minutes around now are read again and again; a full zone starts afresh.
+  else if (zone.size >= READINGS_PER_ZONE) zone.clear();
+  zone.set(minute, wall);
+  return wall;
+}
+
+function readWallClock(instant: number, timeZone: string): number {
   const parts: Record<string, number> = {};
   for (const part of formatterOf(timeZone).formatToParts(new Date(instant)))
     if (part.type !== 'literal') parts[part.type] = Number(part.value);

@@ -8,7 +8,7 @@ import type { StoreDatabase } from './database';
 import { StoreError, toStoreError } from './errors';
 import { inWriteTransaction } from './connection/transaction';
 import type { StoreDialect } from './migrations';
-import type { ReadNow } from './connection/sqlite';
+import type { ReadNow, WriteNow } from './connection/sqlite';
 import type { Tracer } from '../trace';
 
 export interface StoreCore {
@@ -33,6 +33,12 @@ export interface StoreCore {
    * reads' way around the executor's promises and queue.
    */
   readonly read: <R>(query: CompiledQuery<R>) => Promise<R[]>;
+  /**
+   * The statements in one read-write transaction, through `run` and Kysely's
+   * executor, or at once on SQLite when nothing holds the connection
+   * (connection/sqlite.ts, WriteNow): the outbox insert's way around them.
+   */
+  readonly write: (queries: readonly CompiledQuery[]) => Promise<void>;
   /** `work` in one read-write transaction (see connection/transaction.ts). */
   readonly writeTransaction: <T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>) => Promise<T>;
   /** True once close() began. */
@@ -55,6 +61,7 @@ export function createStoreCore(
   release: () => Promise<void>,
   tracer: Tracer | null = null,
   readNow: ReadNow | null = null,
+  writeNow: WriteNow | null = null,
 ): StoreCore {
   let closing: Promise<void> | null = null;
   let active = 0;
@@ -99,6 +106,14 @@ export function createStoreCore(
       // Closing: the ordinary path refuses it as it refuses every call.
       const rows = readNow === null || closing !== null ? null : readNow(query);
       return rows !== null ? Promise.resolve(rows) : run(async () => (await db.executeQuery(query)).rows);
+    },
+    write: (queries) => {
+      if (writeNow !== null && closing === null && writeNow(queries)) return Promise.resolve();
+      return run(() =>
+        inWriteTransaction(db, dialect, async (trx) => {
+          for (const query of queries) await trx.executeQuery(query);
+        }),
+      );
     },
     writeTransaction: (work) => inWriteTransaction(db, dialect, work),
     get closing() {

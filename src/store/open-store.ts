@@ -18,7 +18,7 @@ import type { OutboxSubscription } from './outbox/outbox-notify';
 import { prepareQueries } from './records/queries';
 import { createRecords } from './records/records-role';
 import type { OpenedStore } from './roles';
-import { openSqlite, SQLITE_FILE_NAME, type ReadNow } from './connection/sqlite';
+import { openSqlite, SQLITE_FILE_NAME, type ReadNow, type WriteNow } from './connection/sqlite';
 import { tracedDialect } from './connection/traced-dialect';
 import type { Tracer } from '../trace';
 
@@ -34,9 +34,10 @@ export interface OpenStoreOptions {
   /** Source of timestamps; tests pin it. */
   now?: () => Date;
   /**
-   * PostgreSQL only: how long a call that queues a message waits for others
-   * to share its commit while earlier ones are being written (group commit);
-   * null commits each call on its own. Default 2 ms.
+   * How long a call that queues a message waits for others to share its
+   * commit while earlier ones are being written (group commit; on SQLite only
+   * push notifications share one); null commits each call on its own.
+   * Default 2 ms.
    */
   groupCommitMs?: number | null;
   /**
@@ -53,7 +54,11 @@ export const DEFAULT_GROUP_COMMIT_MS = 2;
 // lock: one would wait (sqlite-lock-wait.ts) and fail after its deadline
 // while the other holds it, where one queue serves both. Stores of the same
 // file in one process therefore share a connection and its queue.
-const sqliteFiles = new SharedResources<{ db: Kysely<StoreDatabase>; readNow: ReadNow | null }>();
+const sqliteFiles = new SharedResources<{
+  db: Kysely<StoreDatabase>;
+  readNow: ReadNow | null;
+  writeNow: WriteNow | null;
+}>();
 
 /**
  * Opens the store and brings its schema up to date. Rejects with StoreError
@@ -63,25 +68,31 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   const databaseUrl = options.databaseUrl?.trim() ?? '';
   const now = options.now ?? (() => new Date());
   const tracer = options.tracer ?? null;
+  const groupCommitMs = options.groupCommitMs === undefined ? DEFAULT_GROUP_COMMIT_MS : options.groupCommitMs;
 
   if (databaseUrl === '') {
     const file = path.resolve(options.dataDir, SQLITE_FILE_NAME);
     const lease = await sqliteFiles.acquire(
       file,
       async () => {
-        const opened: { readNow?: ReadNow } = {};
+        const opened: { readNow?: ReadNow; writeNow?: WriteNow } = {};
         const db = await connect(
           'sqlite',
           () => {
             const sqlite = openSqlite(options.dataDir);
             opened.readNow = sqlite.readNow;
+            opened.writeNow = sqlite.writeNow;
             return sqlite.dialect;
           },
           undefined,
           tracer,
         );
         // With traces on, every statement goes through Kysely's executor, where its span is taken.
-        return { db, readNow: tracer === null ? (opened.readNow ?? null) : null };
+        return {
+          db,
+          readNow: tracer === null ? (opened.readNow ?? null) : null,
+          writeNow: tracer === null ? (opened.writeNow ?? null) : null,
+        };
       },
       ({ db }) => db.destroy(),
     );
@@ -89,8 +100,9 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       now,
       tracer,
       release: () => lease.release(),
-      groupCommitMs: null,
+      groupCommitMs,
       readNow: lease.value.readNow,
+      writeNow: lease.value.writeNow,
     });
   }
 
@@ -103,7 +115,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     now,
     tracer,
     release: () => db.destroy(),
-    groupCommitMs: options.groupCommitMs === undefined ? DEFAULT_GROUP_COMMIT_MS : options.groupCommitMs,
+    groupCommitMs,
     listen: (onNotification) => listenForOutbox({ databaseUrl, schema: options.schema, onNotification }),
   });
 }
@@ -113,12 +125,14 @@ interface Assembly {
   readonly tracer: Tracer | null;
   /** Gives the connection back (destroys it, or drops a share of it). */
   readonly release: () => Promise<void>;
-  /** PostgreSQL: how long a queueing call waits for others to share its commit (see group-commit.ts); null writes each call on its own. */
+  /** How long a queueing call waits for others to share its commit (see group-commit.ts); null writes each call on its own. */
   readonly groupCommitMs: number | null;
   /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
   readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
   /** SQLite: reads run at once on the connection (connection/sqlite.ts); absent, every read takes Kysely's path. */
   readonly readNow?: ReadNow | null;
+  /** SQLite: the outbox insert runs at once on the connection (connection/sqlite.ts); absent, it takes Kysely's path. */
+  readonly writeNow?: WriteNow | null;
 }
 
 // A bound on one group commit: bind parameters (13 per push row, PostgreSQL
@@ -127,9 +141,26 @@ const GROUP_COMMIT_MAX_BATCH = 500;
 // Batches written at once; the pool (10 connections) also serves the reads.
 const GROUP_COMMIT_IN_FLIGHT = 4;
 
+// SQLite: the push notifications queued in one turn of the event loop share
+// a commit, which is most of an insert's cost (a page of each of the table's
+// eight b-trees written to the WAL; docs/design.md#storage). Batches are not
+// held behind one another: while another program holds the write lock each
+// waits for it from its own start, as single calls did (sqlite-lock-wait.ts),
+// so a call's wait stays within one deadline.
+const SQLITE_PUSH_BATCH = 64;
+const SQLITE_PUSH_IN_FLIGHT = 1024;
+
 // The roles over one core: one connection, one clock, one close.
 function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: Assembly): OpenedStore {
-  const core = createStoreCore(db, dialect, assembly.now, assembly.release, assembly.tracer, assembly.readNow ?? null);
+  const core = createStoreCore(
+    db,
+    dialect,
+    assembly.now,
+    assembly.release,
+    assembly.tracer,
+    assembly.readNow ?? null,
+    assembly.writeNow ?? null,
+  );
   const queries = prepareQueries(db, dialect);
   const waitMs = assembly.groupCommitMs;
   const batching =
@@ -138,7 +169,16 @@ function assemble(db: Kysely<StoreDatabase>, dialect: StoreDialect, assembly: As
       : null;
   return {
     records: createRecords(core, queries, batching),
-    outbox: createOutbox(core, { batching, listen: assembly.listen }),
+    outbox: createOutbox(core, {
+      batching,
+      ...(dialect === 'sqlite'
+        ? {
+            pushBatching:
+              waitMs === null ? null : { waitMs, maxBatch: SQLITE_PUSH_BATCH, maxInFlight: SQLITE_PUSH_IN_FLIGHT },
+          }
+        : {}),
+      listen: assembly.listen,
+    }),
     dataSet: createDataSetStore(core, queries),
     access: createAccessStore(core),
     admin: createAdminStore(core),

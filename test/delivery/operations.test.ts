@@ -174,6 +174,8 @@ describe('AuthCode and SendNotificationType with delivery rules', () => {
           { baseUrl: 'https://school.example', name: 'School', timeZone: 'Asia/Damascus', quietHours: '22:00-06:30' },
         ],
       });
+      // A second later, so that the list (by creation time, then random id) has the two in order.
+      clock.set('2030-01-01T00:00:01.000Z');
       const during = await soap11(app, 'NotificationNotes', 'SendNotificationType', params);
       expect([during.status, bodyText(during), during.headers['content-type']]).toEqual([
         before.status,

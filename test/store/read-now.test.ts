@@ -2,11 +2,13 @@
 // executor (ReadNow in src/store/connection/sqlite.ts, core.read in
 // src/store/core.ts): they must answer what the ordinary path answers, and
 // never see the work of a transaction that is still open on the connection.
+// Writes at once (WriteNow, core.write) likewise: committed whole or not at
+// all, and never inside another transaction.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Kysely } from 'kysely';
-import { openSqlite, type ReadNow } from '../../src/store/connection/sqlite';
+import { openSqlite, type ReadNow, type WriteNow } from '../../src/store/connection/sqlite';
 import { createStoreCore, type StoreCore } from '../../src/store/core';
 import type { StoreDatabase } from '../../src/store/database';
 import { migrateToLatest } from '../../src/store/migrations/migrate';
@@ -16,11 +18,18 @@ describe('reads at once on SQLite', () => {
   let db: Kysely<StoreDatabase>;
   let core: StoreCore;
   let taken: number;
+  let written: number;
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'read-now-'));
     const sqlite = openSqlite(dir);
     taken = 0;
+    written = 0;
+    const countedWrite: WriteNow = (queries) => {
+      const done = sqlite.writeNow(queries);
+      if (done) written++;
+      return done;
+    };
     const counted: ReadNow = (query) => {
       const rows = sqlite.readNow(query);
       if (rows !== null) taken++;
@@ -39,6 +48,7 @@ describe('reads at once on SQLite', () => {
       () => db.destroy(),
       null,
       counted,
+      countedWrite,
     );
   });
 
@@ -79,5 +89,46 @@ describe('reads at once on SQLite', () => {
   it('gives a failing statement to the ordinary path, which reports it as a store error', async () => {
     const bad = { ...token(), sql: 'select push_token from no_such_table' };
     await expect(core.read(bad)).rejects.toMatchObject({ name: 'StoreError' });
+  });
+
+  const setToken = (value: string) =>
+    db.updateTable('devices').set({ push_token: value }).where('id', '=', 'd1').compile();
+  const addDevice = (id: string) =>
+    db
+      .insertInto('devices')
+      .values({ id, push_token: 't', platform: 'ios', updated_at: '2030-01-01T00:00:00.000Z' })
+      .compile();
+
+  it('writes at once outside a transaction, all of the statements in one commit', async () => {
+    await core.write([setToken('at once'), addDevice('d2')]);
+    expect(written).toBe(1);
+    expect(await core.read(token())).toEqual([{ push_token: 'at once' }]);
+    expect(await db.selectFrom('devices').select('id').where('id', '=', 'd2').execute()).toHaveLength(1);
+  });
+
+  it('waits for a transaction open on the connection, then writes on the ordinary path', async () => {
+    let during: Promise<void> | undefined;
+    await core.writeTransaction(async (trx) => {
+      await trx.updateTable('devices').set({ push_token: 'first' }).where('id', '=', 'd1').execute();
+      during = core.write([setToken('second')]);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    await during;
+    expect(written).toBe(0);
+    expect(await core.read(token())).toEqual([{ push_token: 'second' }]);
+  });
+
+  it('leaves nothing written when a statement fails, and the ordinary path reports it as a store error', async () => {
+    const bad = { ...addDevice('d3'), sql: 'insert into no_such_table (id) values (?)' };
+    await expect(core.write([setToken('half'), bad])).rejects.toMatchObject({ name: 'StoreError' });
+    expect(written).toBe(0);
+    expect(await core.read(token())).toEqual([{ push_token: 'original' }]);
+  });
+
+  it('refuses writes once the store is closing', async () => {
+    const closed = core.close();
+    await expect(core.write([setToken('late')])).rejects.toMatchObject({ name: 'StoreError', kind: 'unavailable' });
+    await closed;
+    expect(written).toBe(0);
   });
 });

@@ -20,10 +20,22 @@ const STATEMENT_CACHE_SIZE = 200;
  */
 export type ReadNow = <R>(query: CompiledQuery<R>) => R[] | null;
 
-/** The SQLite connection for Kysely, and the same connection's ReadNow. */
+/**
+ * Write statements run at once on the connection, synchronously, in one
+ * `begin immediate` ... `commit`, outside Kysely's executor: true once
+ * committed; false when they must take the ordinary path (a transaction is
+ * open on the connection, another process holds the write lock, or a
+ * statement failed in any way: nothing is left written, and the ordinary
+ * path runs them again, waits for the lock or reports the error as every
+ * other statement does). See docs/design.md#storage.
+ */
+export type WriteNow = (queries: readonly CompiledQuery[]) => boolean;
+
+/** The SQLite connection for Kysely, and the same connection's ReadNow and WriteNow. */
 export interface OpenedSqlite {
   readonly dialect: Dialect;
   readonly readNow: ReadNow;
+  readonly writeNow: WriteNow;
 }
 
 /**
@@ -67,9 +79,28 @@ export function openSqlite(dataDir: string, lockWait: LockWaitOptions = DEFAULT_
       return null;
     }
   };
+  // The same reasoning for a whole write transaction: begun, written and
+  // committed before anything else can run on the connection.
+  const writeNow: WriteNow = (queries) => {
+    if (database.inTransaction) return false;
+    try {
+      statements.prepare('begin immediate').run([]);
+    } catch {
+      return false;
+    }
+    try {
+      for (const query of queries) statements.prepare(query.sql).run(query.parameters);
+      statements.prepare('commit').run([]);
+      return true;
+    } catch {
+      if (database.inTransaction) database.exec('rollback');
+      return false;
+    }
+  };
   return {
     dialect: waitingForLocks(new SqliteDialect({ database: statements }), () => database.inTransaction, lockWait),
     readNow,
+    writeNow,
   };
 }
 

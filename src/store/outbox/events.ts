@@ -12,6 +12,7 @@ import type { EventOutboxTable, EventSubscriptionState, EventSubscriptionsTable,
 import { schoolKey } from '../../domain/school-key';
 import type { StoreDialect } from '../migrations';
 import { PRUNE_BATCH, deleteInBatches } from '../delete-in-batches';
+import { prepareQuery, type BoundQuery } from '../connection/prepared';
 
 /** A school's subscription as the admin API shows it: never its secret. */
 export interface EventSubscriptionView {
@@ -144,16 +145,15 @@ export function queuedEventsFrom(queued: string, now: string): RawBuilder<unknow
   return insertEvents('postgres', sql<string>`'notification.queued'`, sql`${sql.table(queued)} as t`, now);
 }
 
-/** `notification.queued` for push notifications just inserted; run in their transaction. */
-export async function recordQueuedEvents(
-  db: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
-  ids: readonly string[],
-  now: string,
-): Promise<void> {
-  if (ids.length === 0) return;
-  const from = notificationsOf(dialect, ids);
-  await insertEvents(dialect, sql<string>`'notification.queued'`, from, now).execute(db);
+/**
+ * SQLite: `notification.queued` for one push notification just inserted,
+ * compiled once (connection/prepared.ts); run in its transaction.
+ */
+export function queuedEventStatement(db: Kysely<StoreDatabase>): BoundQuery<'id' | 'now', unknown> {
+  return prepareQuery(['id', 'now'], (p) => ({
+    compile: () =>
+      insertEvents('sqlite', sql<string>`'notification.queued'`, notificationsOf('sqlite', [p.id]), p.now).compile(db),
+  }));
 }
 
 /**

@@ -2,6 +2,9 @@
 // a round trip and a WAL flush, so a burst of calls committed one by one is
 // bounded by the database's latency, not by its capacity. Calls that arrive
 // together are written by one statement (or one transaction) instead.
+// On SQLite a commit is no round trip but appends every page the rows
+// touched to the WAL: the push notifications of one turn share it there too
+// (docs/design.md#storage).
 //
 // The rules (docs/delivery.md, "PostgreSQL at scale"):
 // - with no batch being written, what arrived in this turn of the event loop

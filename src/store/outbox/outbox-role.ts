@@ -10,6 +10,7 @@ import { StoreError } from '../errors';
 import type { NewAuthCodeMessage, NewPushNotification, OutboxQueue } from '../types';
 import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLimit } from './auth-code-admission';
 import { GroupCommit, type GroupCommitBatching } from './group-commit';
+import { prepareQuery } from '../connection/prepared';
 import { queuedColumns } from './outbox';
 import { outboxStats, pruneFinishedMessages, type OutboxChannel, type OutboxChannelStats } from './outbox-admin';
 import {
@@ -34,7 +35,7 @@ import {
   pruneSentEvents,
   queuedEventsFrom,
   recordOutcomeEvents,
-  recordQueuedEvents,
+  queuedEventStatement,
   subscriptionStates,
   type ClaimedEvent,
   type EventCompletionEntry,
@@ -106,6 +107,8 @@ export interface Outbox extends OutboxQueue {
 export interface OutboxOptions {
   /** PostgreSQL: how concurrent queueing calls share a commit (see group-commit.ts); null writes each call on its own. */
   readonly batching: GroupCommitBatching | null;
+  /** How queued push notifications share a commit, when not as `batching` says (SQLite: they do, the login codes do not). */
+  readonly pushBatching?: GroupCommitBatching | null;
   /** PostgreSQL: opens a LISTEN connection for the outbox channel (see outbox-notify.ts). */
   readonly listen?: (onNotification: (channel: string) => void) => Promise<OutboxSubscription>;
 }
@@ -124,6 +127,47 @@ interface PushRequest {
 
 export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const { db, dialect, run, tracer } = core;
+
+  const sqliteStatements =
+    dialect === 'sqlite'
+      ? {
+          insertPush: prepareQuery(
+            [
+              'id',
+              'deviceId',
+              'studentId',
+              'type',
+              'title',
+              'body',
+              'data',
+              'traceparent',
+              'schoolKey',
+              'now',
+              'nextAttemptAt',
+              'options',
+            ],
+            (p) =>
+              db.insertInto('push_notifications').values({
+                id: p.id,
+                device_id: p.deviceId,
+                student_id: p.studentId,
+                type: p.type,
+                title: p.title,
+                body: p.body,
+                data: p.data,
+                traceparent: p.traceparent,
+                // As below: the student's school when the caller did not say it.
+                school_key: sql<
+                  string | null
+                >`coalesce(${p.schoolKey}, (select school_key from students where id = ${p.studentId}))`,
+                ...queuedColumns(p.now),
+                next_attempt_at: p.nextAttemptAt,
+                options: p.options,
+              }),
+          ),
+          queuedEvent: queuedEventStatement(db),
+        }
+      : null;
 
   // One statement: the rows and the NOTIFY commit together (a data-modifying
   // WITH runs to completion whether or not the outer query reads it).
@@ -148,12 +192,28 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       options: notification.options === undefined ? null : JSON.stringify(notification.options),
     }));
     const ids = rows.map((row) => row.id);
-    if (dialect === 'sqlite') {
-      // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction.
-      await core.writeTransaction(async (trx) => {
-        await trx.insertInto('push_notifications').values(rows).execute();
-        await recordQueuedEvents(trx, dialect, ids, now);
-      });
+    if (sqliteStatements !== null) {
+      // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction,
+      // from statements compiled once: building them with Kysely cost more than SQLite's work.
+      await core.write(
+        requests.flatMap(({ notification, traceparent }, index) => [
+          sqliteStatements.insertPush({
+            id: ids[index],
+            deviceId: notification.deviceId,
+            studentId: notification.studentId,
+            type: notification.type,
+            title: notification.title,
+            body: notification.body,
+            data: rows[index].data,
+            traceparent,
+            schoolKey: notification.schoolKey ?? null,
+            now,
+            nextAttemptAt: rows[index].next_attempt_at,
+            options: rows[index].options,
+          }),
+          sqliteStatements.queuedEvent({ id: ids[index], now }),
+        ]),
+      );
     } else {
       const queued = db
         .insertInto('push_notifications')
@@ -175,7 +235,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
     });
 
   const { batching } = options;
-  const pushBatches = batching === null ? null : new GroupCommit({ ...batching, write: insertPushNotifications });
+  const pushBatching = options.pushBatching === undefined ? batching : options.pushBatching;
+  const pushBatches =
+    pushBatching === null ? null : new GroupCommit({ ...pushBatching, write: insertPushNotifications });
   const admissionBatches = batching === null ? null : new GroupCommit({ ...batching, write: admitInOneTransaction });
 
   const claimRequest = (limit: number, leaseSeconds: number): ClaimRequest => {
@@ -196,8 +258,8 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const deliveryWrite = <T>(work: (q: typeof db) => Promise<T>): Promise<T> =>
     dialect === 'postgres' ? work(db) : core.writeTransaction(work);
 
-  // On PostgreSQL with its NOTIFY, in a group commit with concurrent calls
-  // (whose statements then show under the call that opened the batch).
+  // In a group commit with concurrent calls (whose statements then show
+  // under the call that opened the batch); on PostgreSQL with its NOTIFY.
   const queuePush = async (request: PushRequest): Promise<string> => {
     if (pushBatches !== null) return pushBatches.submit(request);
     const [id] = await insertPushNotifications([request]);

@@ -91,12 +91,24 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
         .where('seen', '=', 0),
     ),
 
+    // The device and school columns as scalar subqueries rather than left
+    // joins (the same values, null when there is no row): SQLite runs this
+    // in 5 µs against 21 µs for the joins, a tight loop on the same file
+    // (docs/benchmark.md#ingestion).
     student: prepareQuery(['studentId'], (p) =>
       db
         .selectFrom('students')
-        .leftJoin('devices', 'devices.id', 'students.device_id')
-        .leftJoin('schools', 'schools.key', 'students.school_key')
-        .select(STUDENT_PLACEMENT_COLUMNS)
+        .select(['students.id', 'students.full_name', 'students.school_key', 'students.device_id'])
+        .select((eb) => {
+          const device = () => eb.selectFrom('devices').whereRef('devices.id', '=', 'students.device_id');
+          const school = () => eb.selectFrom('schools').whereRef('schools.key', '=', 'students.school_key');
+          return [
+            device().select('devices.push_token').as('push_token'),
+            school().select('schools.time_zone').as('time_zone'),
+            school().select('schools.quiet_hours').as('quiet_hours'),
+            school().select('schools.push_options').as('push_options'),
+          ];
+        })
         .where('students.id', '=', p.studentId),
     ),
   };

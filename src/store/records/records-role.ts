@@ -94,13 +94,12 @@ export function createRecords(core: StoreCore, queries: StoreQueries, batching: 
         }),
       ),
 
-    // On PostgreSQL, concurrent look-ups share one query, like the writes that follow them.
-    findStudent: (studentId) =>
-      run(async () => {
-        if (studentReads !== null) return studentReads.submit(studentId);
-        const { rows } = await db.executeQuery(queries.student({ studentId }));
-        const row = rows[0];
-        return row === undefined ? null : toStudentPlacement(row);
-      }),
+    // On PostgreSQL, concurrent look-ups share one query, like the writes that
+    // follow them; on SQLite it is a hot read like those above.
+    findStudent: async (studentId) => {
+      if (studentReads !== null) return run(() => studentReads.submit(studentId));
+      const row = (await read(queries.student({ studentId })))[0];
+      return row === undefined ? null : toStudentPlacement(row);
+    },
   };
 }
