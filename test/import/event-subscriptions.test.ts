@@ -15,7 +15,7 @@ const RIVER = 'https://river.school.example';
 const KNOWN_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 // A school's clock and message options as an export writes them when none was set (docs/delivery.md#quiet-hours).
-const CLOCK_UNSET = { timeZone: 'UTC', quietHours: null, pushOptions: null };
+const CLOCK_UNSET = { timeZone: 'UTC', quietHours: null, pushOptions: null, fcmProject: null };
 
 describe.each(storeVariants())('event subscriptions in export and import on $name', (variant) => {
   let ctx: TestStore;
@@ -62,9 +62,9 @@ describe.each(storeVariants())('event subscriptions in export and import on $nam
     const schools = readFileSync(csv.files.find((f) => f.endsWith('schools.csv')) as string, 'utf8');
     expect(schools).not.toContain('whsec_');
     expect(parse(schools)).toEqual([
-      ['baseUrl', 'name', 'timeZone', 'quietHours', 'pushOptions', 'eventsUrl'],
-      [HILLTOP, 'Hilltop', 'UTC', '', '', 'https://hooks.hilltop.example/in'],
-      [RIVER, 'River', 'UTC', '', '', ''],
+      ['baseUrl', 'name', 'timeZone', 'quietHours', 'pushOptions', 'fcmProject', 'eventsUrl'],
+      [HILLTOP, 'Hilltop', 'UTC', '', '', '', 'https://hooks.hilltop.example/in'],
+      [RIVER, 'River', 'UTC', '', '', '', ''],
     ]);
   });
 

@@ -100,6 +100,7 @@ describe('npm run import -- --from-asmx', () => {
           timeZone: 'UTC',
           quietHours: null,
           pushOptions: null,
+          fcmProject: null,
         },
       ]);
     } finally {

@@ -23,7 +23,14 @@ export interface SeededRecords {
 export function expectedDataSet(data: FakeAsmxData): SeededRecords {
   const schools = [...data.schools.keys()]
     .sort()
-    .map((url) => ({ baseUrl: url, name: new URL(url).host, timeZone: 'UTC', quietHours: null, pushOptions: null }));
+    .map((url) => ({
+      baseUrl: url,
+      name: new URL(url).host,
+      timeZone: 'UTC',
+      quietHours: null,
+      pushOptions: null,
+      fcmProject: null,
+    }));
   const students = [...data.schools.entries()].flatMap(([url, list]) =>
     list.map((s) => ({
       id: s.id as string,

@@ -49,6 +49,21 @@ const SECRETS: ReadonlyArray<{
     read: (c) => c.shadow?.credentials?.password,
   },
   {
+    // The FCM projects' list names each project's credentials (docs/delivery.md#several-fcm-projects-chosen-per-school).
+    name: 'FCM_PROJECTS',
+    value: '[{"name":"brand-a","projectId":"proj-a"}]',
+    with: { PUSH_PROVIDER: 'fcm', FCM_PROJECT_ID: 'proj-1' },
+    read: (c) =>
+      JSON.stringify(
+        (c.delivery.push as { projects: { name: string; projectId: string }[] }).projects.map(
+          ({ name, projectId }) => ({
+            name,
+            projectId,
+          }),
+        ),
+      ),
+  },
+  {
     name: 'PUSH_WEBHOOK_TOKEN',
     value: 'webhook-token-1',
     with: { PUSH_PROVIDER: 'webhook', PUSH_WEBHOOK_URL: 'https://push.example/send' },
