@@ -53,15 +53,12 @@ const SECRETS: ReadonlyArray<{
     name: 'FCM_PROJECTS',
     value: '[{"name":"brand-a","projectId":"proj-a"}]',
     with: { PUSH_PROVIDER: 'fcm', FCM_PROJECT_ID: 'proj-1' },
-    read: (c) =>
-      JSON.stringify(
-        (c.delivery.push as { projects: { name: string; projectId: string }[] }).projects.map(
-          ({ name, projectId }) => ({
-            name,
-            projectId,
-          }),
-        ),
-      ),
+    read: (c) => {
+      const push = c.delivery.push;
+      return 'projects' in push
+        ? JSON.stringify(push.projects.map(({ name, projectId }) => ({ name, projectId })))
+        : null;
+    },
   },
   {
     name: 'PUSH_WEBHOOK_TOKEN',
