@@ -21,16 +21,14 @@ export interface SeededRecords {
 
 /** The data set the fake's data seeds, in the export's shape, sorted by key; schools named after their host. */
 export function expectedDataSet(data: FakeAsmxData): SeededRecords {
-  const schools = [...data.schools.keys()]
-    .sort()
-    .map((url) => ({
-      baseUrl: url,
-      name: new URL(url).host,
-      timeZone: 'UTC',
-      quietHours: null,
-      pushOptions: null,
-      fcmProject: null,
-    }));
+  const schools = [...data.schools.keys()].sort().map((url) => ({
+    baseUrl: url,
+    name: new URL(url).host,
+    timeZone: 'UTC',
+    quietHours: null,
+    pushOptions: null,
+    fcmProject: null,
+  }));
   const students = [...data.schools.entries()].flatMap(([url, list]) =>
     list.map((s) => ({
       id: s.id as string,
