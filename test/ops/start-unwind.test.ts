@@ -66,7 +66,6 @@ const EVERY_STEP = [
   'shadow calls',
   'request recording',
   'delivery worker',
-  'console import slot',
 ];
 
 describe('starting the service', () => {
