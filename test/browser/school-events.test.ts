@@ -7,18 +7,16 @@
 import { type BrowserContext, type Page } from 'playwright-core';
 import { addAccount, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
-import { listenOnLoopback, type LoopbackListener } from '../support/service';
 import { sqliteVariant } from '../support/stores';
-import { checkPage, DESKTOP, launchBrowser, PHONE, type LaunchedBrowser, shoot as shootPage } from './support';
+import { browseApp, checkPage, DESKTOP, PHONE, type BrowsedApp, shoot as shootPage } from './support';
 
 const SCHOOL_A = 'https://school-a.example';
 const SCHOOL_B = 'https://school-b.example/';
 const SECRET = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
 
 let service: OperatedService;
-let server: LoopbackListener | undefined;
+let browsed: BrowsedApp | undefined;
 let base: string;
-let browser: LaunchedBrowser | undefined;
 let context: BrowserContext;
 
 const schoolPage = (school: string) => `${base}/console/schools/students?school=${encodeURIComponent(school)}`;
@@ -63,15 +61,13 @@ beforeAll(async () => {
   service = await startOperatedService(sqliteVariant());
   await addAccount(service.store, 'olga', 'operator');
   await seedFailing(service);
-  server = await listenOnLoopback(service.app);
-  base = server.base;
-  browser = await launchBrowser();
-  context = browser.context;
+  browsed = await browseApp(service.app);
+  base = browsed.base;
+  context = browsed.context;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await browsed?.close();
   await service?.stop();
 });
 
