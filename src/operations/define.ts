@@ -10,6 +10,7 @@ import type { CallContext } from './context';
 import type { NotificationTemplate } from '../domain';
 import type { OutboxChannel } from '../shared/outbox-channel';
 import type { PhoneRules } from './phone';
+import type { RefusalRecorder } from './refused-call';
 
 export interface OperationRules {
   readonly phone: PhoneRules;
@@ -29,6 +30,8 @@ export interface OperationRules {
 export interface OperationDeps {
   readonly store: Store;
   readonly rules: OperationRules;
+  /** The bounds on recording refused calls, one per service instance (refused-call.ts). */
+  readonly refusals: RefusalRecorder;
 }
 
 /** What an operation may answer: what its result type carries (anything when that is void). */

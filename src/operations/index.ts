@@ -12,6 +12,7 @@ import { GetStudentSchool } from './NotificationNotes/GetStudentSchool';
 import { SendNotificationType } from './NotificationNotes/SendNotificationType';
 import { GetTokenDevice } from './PushNotificationMobile/GetTokenDevice';
 import { UpdateNoteState } from './ReadNoteFromApp/UpdateNoteState';
+import { RefusalRecorder } from './refused-call';
 
 export { ClientError, OperationTimeoutError, StoreError, describeFailure, type Failure } from './errors';
 /** The records the note and absence operations answer with. */
@@ -53,7 +54,7 @@ export type Operations = {
 const FACTORIES: { readonly [K in WireOperationName]: (deps: OperationDeps) => Operations[K] } = MODULES;
 
 export function createOperations(store: Store, rules: OperationRules): Operations {
-  const deps: OperationDeps = { store, rules };
+  const deps: OperationDeps = { store, rules, refusals: new RefusalRecorder() };
   // Object.fromEntries types its keys as strings; they are those of FACTORIES, every operation.
   return Object.fromEntries(Object.entries(FACTORIES).map(([name, factory]) => [name, factory(deps)])) as Operations;
 }

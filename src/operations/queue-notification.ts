@@ -10,6 +10,9 @@ import type { QueuedNotification, QueueNotification } from '../domain/queued-not
 import type { OperationDeps } from './define';
 import { ClientError } from './errors';
 
+/** What queueing needs: the admin API's queue has no refused calls to record. */
+export type QueueDeps = Pick<OperationDeps, 'store' | 'rules'>;
+
 export const MAX_TYPE_LENGTH = 64;
 
 export interface NotificationRequest {
@@ -40,7 +43,7 @@ const throwIt: Refusal = (error) => {
 };
 
 export async function queueNotification(
-  { store, rules }: OperationDeps,
+  { store, rules }: QueueDeps,
   request: NotificationRequest,
   refused: Refusal = throwIt,
 ): Promise<QueuedNotification> {
@@ -94,7 +97,7 @@ export async function queueNotification(
 }
 
 /** The admin API's way in (POST /admin/api/v1/notifications): the caller's mistakes as values, with their codes. */
-export function notificationQueue(deps: OperationDeps): QueueNotification {
+export function notificationQueue(deps: QueueDeps): QueueNotification {
   return async (request) => {
     try {
       return { ok: true, ...(await queueNotification(deps, { ...request, school: null })) };

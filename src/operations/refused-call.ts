@@ -4,7 +4,7 @@
 // (one insert), so that it neither delays nor changes the answer. Its
 // failure is told to onRefusalNotRecorded (the service logs it). A flood of
 // refused calls (a script hammering AuthCode past its limit) is recorded up
-// to RECORDS_PER_SECOND a process and MAX_IN_FLIGHT writes at once; the rest
+// to RECORDS_PER_SECOND a service instance and MAX_IN_FLIGHT writes at once; the rest
 // are counted and told as dropped, so that the flood cannot fill the store.
 import type { NewRefusedCall } from '../store';
 import type { OperationDeps } from './define';
@@ -32,36 +32,53 @@ export class RefusalNotRecorded extends Error {
   override readonly name = 'RefusalNotRecorded';
 }
 
-let inFlight = 0;
-let second = 0;
-let recordedThisSecond = 0;
+/**
+ * The bounds above, counted for one service instance (createOperations makes
+ * one), so that two services in one process (tests, the benchmark) do not
+ * share a budget.
+ */
+export class RefusalRecorder {
+  private inFlight = 0;
+  private second = 0;
+  private recordedThisSecond = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Whether one more record fits now; when it does, it is counted until `done`. */
+  take(): boolean {
+    const second = Math.floor(this.now() / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.recordedThisSecond = 0;
+    }
+    if (this.inFlight >= MAX_IN_FLIGHT || this.recordedThisSecond >= RECORDS_PER_SECOND) return false;
+    this.inFlight += 1;
+    this.recordedThisSecond += 1;
+    return true;
+  }
+
+  done(): void {
+    this.inFlight -= 1;
+  }
+}
 
 /** Records `call` (in the background) when its reason is one worth keeping, and throws `error` now. */
 export function refuse(
-  { store, rules }: OperationDeps,
+  { store, rules, refusals }: OperationDeps,
   call: Omit<NewRefusedCall, 'reason'> & { reason?: string },
   error: unknown,
 ): never {
   const reason = call.reason ?? (error instanceof ClientError ? error.code : null);
   if (reason !== null && RECORDED_REASONS.has(reason)) {
-    const now = Math.floor(Date.now() / 1000);
-    if (now !== second) {
-      second = now;
-      recordedThisSecond = 0;
-    }
-    if (inFlight >= MAX_IN_FLIGHT || recordedThisSecond >= RECORDS_PER_SECOND) {
+    if (!refusals.take()) {
       rules.onRefusalNotRecorded?.(
         new RefusalNotRecorded(`too many refused calls at once; a ${reason} was not recorded`),
       );
     } else {
-      inFlight += 1;
-      recordedThisSecond += 1;
       store.outbox
         .recordRefusedCall({ ...call, reason })
         .catch((failure: unknown) => rules.onRefusalNotRecorded?.(failure))
-        .finally(() => {
-          inFlight -= 1;
-        });
+        .finally(() => refusals.done());
     }
   }
   throw error;

@@ -3,7 +3,7 @@
 // FCM refuses a misplaced field as FCM does (support/fcm-message-shape.ts).
 import { DEFAULT_TEMPLATES, resolveOptions, type ResolvedOptions } from '../../src/domain';
 import { createWebhookProvider } from '../../src/delivery/push/webhook-provider';
-import type { OperationDeps } from '../../src/operations/define';
+import type { QueueDeps } from '../../src/operations/queue-notification';
 import { queueNotification } from '../../src/operations/queue-notification';
 import { storeVariants } from '../support/stores';
 import { SEND_PATH } from './support/fake-fcm';
@@ -85,7 +85,7 @@ describe('the fake FCM refuses what FCM refuses', () => {
 
 describe.each(storeVariants())('message options through FCM on $name', (variant) => {
   let h: Harness;
-  let deps: OperationDeps;
+  let deps: QueueDeps;
 
   beforeEach(async () => {
     h = await startHarness(variant);

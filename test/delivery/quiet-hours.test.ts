@@ -8,7 +8,7 @@ import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { createAdminApi } from '../../src/admin';
-import type { OperationDeps } from '../../src/operations/define';
+import type { QueueDeps } from '../../src/operations/queue-notification';
 import { notificationQueue, queueNotification } from '../../src/operations/queue-notification';
 import type { PushNotificationRow } from '../../src/store';
 import { storeVariants } from '../support/stores';
@@ -19,7 +19,7 @@ const BASE = '/admin/api/v1';
 
 describe.each(storeVariants())('quiet hours and scheduling on $name', (variant) => {
   let h: Harness;
-  let deps: OperationDeps;
+  let deps: QueueDeps;
 
   const start = async (urgent: string[] = []) => {
     h = await startHarness(variant);

@@ -7,12 +7,17 @@
 // so that a send costs no call into the library, and concurrent senders
 // share one refresh.
 import {
-  ExternalAccountClient,
+  AwsClient,
   GoogleAuth,
+  IdentityPoolClient,
   JWT,
+  PluggableAuthClient,
   gaxios,
   type AuthClient,
+  type AwsClientOptions,
   type ExternalAccountClientOptions,
+  type IdentityPoolClientOptions,
+  type PluggableAuthClientOptions,
 } from 'google-auth-library';
 import { failure, type SendFailure } from '../../provider';
 
@@ -117,6 +122,16 @@ export class AccessTokenSource {
   }
 }
 
+// The library's client for an external-account file, chosen by its credential source as the library's own
+// ExternalAccountClient.fromJSON chooses, through the constructors it recommends instead (fromJSON prints a
+// warning on every call; the file was checked at start, credentials-file.ts).
+function externalAccountClient(options: ExternalAccountClientOptions): AuthClient {
+  const source: object = options.credential_source ?? {};
+  if ('environment_id' in source) return new AwsClient(options as AwsClientOptions);
+  if ('executable' in source) return new PluggableAuthClient(options as PluggableAuthClientOptions);
+  return new IdentityPoolClient(options as IdentityPoolClientOptions);
+}
+
 // The library's client for the credentials: built from the file checked at start (credentials-file.ts), or found by
 // Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server).
 function clientMaker(credentials: FcmCredentials, transporter: gaxios.Gaxios): () => Promise<AuthClient> {
@@ -128,8 +143,7 @@ function clientMaker(credentials: FcmCredentials, transporter: gaxios.Gaxios): (
       // The file was checked at start to be an external account (credentials-file.ts); the library's options are a
       // union of shapes that the parsed JSON, typed as a plain record, cannot be narrowed to.
       const options = json as unknown as ExternalAccountClientOptions;
-      const client = ExternalAccountClient.fromJSON({ ...options, scopes: [SCOPE], transporter });
-      if (client === null) return Promise.reject(new Error('the external_account file is not one the library knows'));
+      const client = externalAccountClient({ ...options, scopes: [SCOPE], transporter });
       // The library (11.3) gives its token exchange a client of its own, not the one given here: it would then
       // neither keep our timeout nor use Node's fetch. Handed ours, as its other requests have it.
       const exchange = (client as unknown as { stsCredential?: { transporter: gaxios.Gaxios } }).stsCredential;
