@@ -1,5 +1,5 @@
 // The operations' time limit, kept by one timer for all the calls under way
-// instead of a timer per call (docs/design.md#operation-deadlines).
+// instead of a timer per call (docs/design.md#bookkeeping-on-the-request-path).
 //
 // Every call has the same limit, so the calls' deadlines fall in the order
 // the calls started: they wait in a queue in that order, and one timer is
@@ -10,8 +10,12 @@
 // at once, from behind a slow call once they outnumber the calls under way,
 // so the queue holds at most about twice the calls under way. When the timer fires it
 // expires every call whose deadline has come, and sets itself for the next.
-// When no call is under way the timer is cleared, so an idle service holds
-// none (and a process with nothing else to do can exit, as before).
+// The timer is not cleared when the last call under way finishes: calls
+// that run one after another (the usual case, as the store answers within
+// the same turn) would otherwise set and clear it for every call, which
+// costs more than a timer per call; it fires once, finds nothing due, and
+// is not set again until a call starts. It does not hold the process open:
+// a call under way has its connection for that.
 import { performance } from 'node:perf_hooks';
 
 /** One call's place in the queue: `finish` it when the work settles, before the deadline or after. */
@@ -49,7 +53,7 @@ export function createDeadlines(timeoutMs: number): Deadlines {
     while (head < queue.length && queue[head].done) head++;
     const held = queue.length - head;
     if (held === 0) {
-      queue = [];
+      queue.length = 0;
       head = 0;
     } else if (held >= 2 * pending + COMPACT_AT) {
       // Mostly finished calls held behind a slow one at the front: kept are the calls under way.
@@ -65,6 +69,7 @@ export function createDeadlines(timeoutMs: number): Deadlines {
     timerAt = at;
     // Node's timers count whole milliseconds; a timer that fires a fraction early sets itself again.
     timer = setTimeout(fire, Math.max(1, Math.ceil(at - performance.now())));
+    timer.unref();
   };
 
   const fire = () => {
@@ -92,11 +97,8 @@ export function createDeadlines(timeoutMs: number): Deadlines {
     if (this.done) return false;
     this.done = true;
     pending--;
-    if (pending === 0 && timer !== null) {
-      clearTimeout(timer);
-      timer = null;
-      timerAt = Infinity;
-      queue = [];
+    if (pending === 0) {
+      queue.length = 0;
       head = 0;
     }
     return true;
