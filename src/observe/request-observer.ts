@@ -11,6 +11,7 @@ import type { Logger } from '../log';
 import type { RequestMetrics, RequestObservation } from '../metrics';
 import type { RequestSpan, Tracer } from '../trace';
 import type { CallRecord } from '../wire';
+import { accessLineWriter } from './access-line';
 
 export interface RequestObserverOptions {
   readonly logger: Logger;
@@ -31,7 +32,8 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
   // The access line is built here from fields that hold no secret (never the
   // query or the body), so it skips the redaction pass, a measurable share
   // of each request's cost.
-  const logger = options.logger.child({}, { redact: { paths: [], censor: '' } });
+  // The line itself is joined by accessLineWriter, byte for byte as pino would (access-line.ts).
+  const writeLine = accessLineWriter(options.logger.child({}, { redact: { paths: [], censor: '' } }));
   return (req, res, record, next) => {
     const start = process.hrtime.bigint();
     // Taken now: a router mounted further on rewrites req.url while it works.
@@ -75,9 +77,8 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
         fault: observation.fault ?? undefined,
       };
       // One message for every request, so that `msg == "request"` finds them all; our own failures at warn.
-      if (!finished) logger.info({ ...entry, aborted: true }, 'request');
-      else if (observation.outcome === 'server_fault') logger.warn(entry, 'request');
-      else logger.info(entry, 'request');
+      if (!finished) writeLine('info', { ...entry, aborted: true });
+      else writeLine(observation.outcome === 'server_fault' ? 'warn' : 'info', entry);
     };
     res.on('finish', done);
     res.on('close', done);

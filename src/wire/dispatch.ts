@@ -14,6 +14,7 @@ import {
   type Operations,
 } from '../operations';
 import { noteCall, noteRefusal, type CallRecord } from './call-record';
+import { createDeadlines, type Deadlines } from './deadlines';
 
 /**
  * One call as a binding hands it to the dispatcher: what the operation is
@@ -50,13 +51,18 @@ export function createDispatcher(
   timeoutMs: number,
   access?: AccessControl,
 ): Dispatcher {
+  const deadlines = createDeadlines(timeoutMs);
   const run = async <K extends WireOperationName>(
     operation: OperationModel<K>,
     values: readonly (string | null)[],
     call: WireCall,
   ): Promise<Outcome<K>> => {
     try {
-      const value = await withTimeout(invokeOperation(operations, operation.wireName, values, call.context), timeoutMs);
+      const value = await withDeadline(
+        invokeOperation(operations, operation.wireName, values, call.context),
+        deadlines,
+        timeoutMs,
+      );
       noteCall(call.record, operation.wireName, null);
       return { ok: true, value };
     } catch (err) {
@@ -100,24 +106,22 @@ function invokeOperation<K extends WireOperationName>(
   return operations[name](ARGUMENT_READERS[name](values), context);
 }
 
-// One promise settled by whichever comes first, the work or the timer: a
+// One promise settled by whichever comes first, the work or its deadline: a
 // `Promise.race` against a timeout promise, then `finally`, cost twice the
-// CPU and two more microtask turns a call (docs/benchmark.md#request-path).
-function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+// CPU and two more microtask turns a call; the deadline is kept by the
+// dispatcher's one timer (deadlines.ts, docs/benchmark.md#request-path).
+function withDeadline<T>(work: Promise<T>, deadlines: Deadlines, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new OperationTimeoutError(`The operation did not complete within ${timeoutMs} ms.`)),
-      timeoutMs,
+    const deadline = deadlines.start(() =>
+      reject(new OperationTimeoutError(`The operation did not complete within ${timeoutMs} ms.`)),
     );
     work.then(
       (value) => {
-        clearTimeout(timer);
-        resolve(value);
+        if (deadline.finish()) resolve(value);
       },
       (error: unknown) => {
-        clearTimeout(timer);
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the work's own failure, passed on unchanged
-        reject(error);
+        if (deadline.finish()) reject(error);
       },
     );
   });

@@ -9,6 +9,8 @@ export function rawQueryOf(url: string): string {
 
 /** `decodeURIComponent`, or the text unchanged when it holds a malformed escape. */
 export function safeDecode(value: string): string {
+  // Most paths and names hold no escape: nothing to decode.
+  if (!value.includes('%')) return value;
   try {
     return decodeURIComponent(value);
   } catch {

@@ -12,19 +12,35 @@ const ROOT = 'ArrayOfStudentInfo';
 const SAMPLE_ARRAY_SIZE = 2;
 const CHUNK_CHARS = 32 * 1024;
 
-/** Where the line breaks and indentation go. */
+/** Where the line breaks and indentation go, and each field's tags with them, built once. */
 interface ItemLayout {
   readonly itemOpen: string;
-  readonly fieldPrefix: string;
   readonly itemClose: string;
+  readonly fields: ReadonlyArray<{
+    readonly key: (typeof STUDENT_INFO_FIELDS)[number]['key'];
+    /** The field's opening tag, after its line break and indentation. */
+    readonly open: string;
+    readonly close: string;
+    /** The field self-closed, for an empty value. */
+    readonly empty: string;
+  }>;
 }
 
-const SOAP_LAYOUT: ItemLayout = { itemOpen: '<StudentInfo>', fieldPrefix: '', itemClose: '</StudentInfo>' };
-const HTTP_LAYOUT: ItemLayout = {
-  itemOpen: '\r\n  <StudentInfo>',
-  fieldPrefix: '\r\n    ',
-  itemClose: '\r\n  </StudentInfo>',
-};
+function itemLayout(itemOpen: string, fieldPrefix: string, itemClose: string): ItemLayout {
+  return {
+    itemOpen,
+    itemClose,
+    fields: STUDENT_INFO_FIELDS.map((field) => ({
+      key: field.key,
+      open: `${fieldPrefix}<${field.wireName}>`,
+      close: `</${field.wireName}>`,
+      empty: `${fieldPrefix}<${field.wireName} />`,
+    })),
+  };
+}
+
+const SOAP_LAYOUT = itemLayout('<StudentInfo>', '', '</StudentInfo>');
+const HTTP_LAYOUT = itemLayout('\r\n  <StudentInfo>', '\r\n    ', '\r\n  </StudentInfo>');
 
 export const STUDENT_INFO_LIST_RESULT: ResultTypeModule<'ArrayOfStudentInfo'> = {
   type: 'ArrayOfStudentInfo',
@@ -48,37 +64,30 @@ export const STUDENT_INFO_LIST_RESULT: ResultTypeModule<'ArrayOfStudentInfo'> = 
   },
 };
 
-/** `head`, the items, then `tail`, in chunks of about CHUNK_CHARS characters. */
+/**
+ * `head`, the items, then `tail`, in chunks of about CHUNK_CHARS characters.
+ * Each chunk is one string grown piece by piece with the tags built once
+ * (itemLayout): an array of parts joined per chunk, and the tags put
+ * together again for every field of every item, cost a tenth of a 500-student
+ * call (docs/benchmark.md#request-path).
+ */
 function writeItems(head: string, items: readonly StudentInfo[], layout: ItemLayout, tail: string): Chunks {
   const chunks: Buffer[] = [];
-  let parts: string[] = [head];
-  let chars = head.length;
+  const fields = layout.fields;
+  let text = head;
   for (const item of items) {
-    chars += appendItem(parts, item, layout);
-    if (chars >= CHUNK_CHARS) {
-      chunks.push(Buffer.from(parts.join(''), 'utf8'));
-      parts = [];
-      chars = 0;
+    text += layout.itemOpen;
+    for (const field of fields) {
+      const value = item[field.key];
+      if (value === null) continue;
+      text += value === '' ? field.empty : field.open + escapeText(value) + field.close;
+    }
+    text += layout.itemClose;
+    if (text.length >= CHUNK_CHARS) {
+      chunks.push(Buffer.from(text, 'utf8'));
+      text = '';
     }
   }
-  parts.push(tail);
-  chunks.push(Buffer.from(parts.join(''), 'utf8'));
+  chunks.push(Buffer.from(text + tail, 'utf8'));
   return chunks;
-}
-
-function appendItem(parts: string[], item: StudentInfo, layout: ItemLayout): number {
-  let chars = layout.itemOpen.length + layout.itemClose.length;
-  parts.push(layout.itemOpen);
-  for (const field of STUDENT_INFO_FIELDS) {
-    const value = item[field.key];
-    if (value === null) continue;
-    const text =
-      value === ''
-        ? `${layout.fieldPrefix}<${field.wireName} />`
-        : `${layout.fieldPrefix}<${field.wireName}>${escapeText(value)}</${field.wireName}>`;
-    parts.push(text);
-    chars += text.length;
-  }
-  parts.push(layout.itemClose);
-  return chars;
 }

@@ -1,0 +1,96 @@
+// The access log's own line writer (src/observe/access-line.ts) against pino
+// writing the same entry: the same bytes, but for the time.
+import pino from 'pino';
+import { createLogger } from '../../src/log';
+import { accessLineWriter, type AccessEntry } from '../../src/observe/access-line';
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, destination: { write: (line: string) => void lines.push(line) } };
+}
+
+const withoutTime = (line: string) => line.replace(/,"time":\d+/, ',"time":0');
+
+const ENTRIES: AccessEntry[] = [
+  {
+    requestId: 'f3b1c2d4-1111-4222-8333-944455556666',
+    method: 'POST',
+    path: '/PushNotificationMobile.asmx',
+    status: 200,
+    durationMs: 0.412,
+    endpoint: 'PushNotificationMobile',
+    operation: 'GetTokenDevice',
+    binding: 'soap11',
+    outcome: 'ok',
+    fault: undefined,
+  },
+  {
+    requestId: 'lb-7f3a.42',
+    method: undefined,
+    path: '/a"b\\c\u0001\u007f\u00e9/%22',
+    status: 0,
+    durationMs: Number.NaN,
+    endpoint: undefined,
+    operation: undefined,
+    binding: undefined,
+    outcome: 'client_fault',
+    fault: 'aborted',
+    aborted: true,
+  },
+];
+
+describe('the access-log line', () => {
+  it('is byte for byte what pino writes for the same entry, at info and at warn', () => {
+    const ours = capture();
+    const theirs = capture();
+    const redactless = { redact: { paths: [], censor: '' } };
+    const write = accessLineWriter(createLogger('info', { destination: ours.destination }).child({}, redactless));
+    const logger = createLogger('info', { destination: theirs.destination }).child({}, redactless);
+    for (const entry of ENTRIES) {
+      for (const level of ['info', 'warn'] as const) {
+        write(level, entry);
+        logger[level](entry, 'request');
+      }
+    }
+    expect(ours.lines).toHaveLength(4);
+    expect(ours.lines.map(withoutTime)).toEqual(theirs.lines.map(withoutTime));
+    expect(JSON.parse(ours.lines[3])).toMatchObject({
+      level: 40,
+      path: ENTRIES[1].path,
+      aborted: true,
+      msg: 'request',
+    });
+  });
+
+  it('follows the logger level as it changes', () => {
+    const out = capture();
+    const logger = createLogger('warn', { destination: out.destination });
+    const write = accessLineWriter(logger);
+    write('info', ENTRIES[0]);
+    expect(out.lines).toHaveLength(0);
+    write('warn', ENTRIES[0]);
+    expect(out.lines).toHaveLength(1);
+    logger.level = 'info';
+    write('info', ENTRIES[0]);
+    expect(out.lines).toHaveLength(2);
+    logger.level = 'silent';
+    write('warn', ENTRIES[0]);
+    expect(out.lines).toHaveLength(2);
+  });
+
+  it("leaves a logger that uses pino's mixin, formatters or serializers to pino", () => {
+    const out = capture();
+    const write = accessLineWriter(
+      pino(
+        {
+          mixin: () => ({ zone: 'z1' }),
+          formatters: { log: (o: Record<string, unknown>) => ({ ...o, formatted: true }) },
+          serializers: { path: () => '[path]' },
+        },
+        out.destination,
+      ),
+    );
+    write('info', ENTRIES[0]);
+    expect(JSON.parse(out.lines[0])).toMatchObject({ zone: 'z1', formatted: true, path: '[path]', msg: 'request' });
+  });
+});
