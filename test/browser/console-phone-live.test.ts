@@ -11,7 +11,7 @@ import type { DeliveryCompletion } from '../../src/store';
 import { addAccount, completePush, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { sqliteVariant } from '../support/stores';
-import { browseApp, checkPage, DESKTOP, PHONE, shoot, type BrowsedApp } from './support';
+import { browseApp, checkPage, clippedLabels, DESKTOP, PHONE, shoot, smallTargets, type BrowsedApp } from './support';
 
 let service: OperatedService;
 let browsed: BrowsedApp | undefined;
@@ -76,37 +76,6 @@ async function signedInPage(lang: 'en' | 'ar'): Promise<Page> {
     await page.waitForURL(`${base}/console/`);
   }
   return page;
-}
-
-/** Every visible a, button, input, select, summary and textarea smaller than 44 x 44 px, described. */
-function smallTargets(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const small = [];
-    for (const el of document.querySelectorAll('a, button, input, select, summary, textarea')) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 && r.height === 0) continue;
-      if (getComputedStyle(el).visibility === 'hidden') continue;
-      if (r.width < 43.99 || r.height < 43.99)
-        small.push(el.tagName + ' "' + (el.textContent || el.getAttribute('name') || '').trim().slice(0, 40) + '" ' + r.width.toFixed(1) + 'x' + r.height.toFixed(1));
-    }
-    return small;
-  })()`);
-}
-
-/** Labels of the charts outside their SVG's box (clipped). */
-function clippedLabels(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const out = [];
-    for (const svg of document.querySelectorAll('figure.chart svg')) {
-      const box = svg.getBoundingClientRect();
-      for (const text of svg.querySelectorAll('text')) {
-        const r = text.getBoundingClientRect();
-        if (r.width === 0) continue;
-        if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5) out.push(text.textContent);
-      }
-    }
-    return out;
-  })()`);
 }
 
 const PAGES = (): string[] => [

@@ -119,3 +119,34 @@ export async function checkPage(page: Page): Promise<void> {
   expect(violations).toEqual([]);
   expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 }
+
+/** Every visible a, button, input, select, summary and textarea smaller than 44 x 44 px, described. */
+export function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const small = [];
+    for (const el of document.querySelectorAll('a, button, input, select, summary, textarea')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (getComputedStyle(el).visibility === 'hidden') continue;
+      if (r.width < 43.99 || r.height < 43.99)
+        small.push(el.tagName + ' "' + (el.textContent || el.getAttribute('name') || '').trim().slice(0, 40) + '" ' + r.width.toFixed(1) + 'x' + r.height.toFixed(1));
+    }
+    return small;
+  })()`);
+}
+
+/** Labels of the charts outside their SVG's box (clipped). */
+export function clippedLabels(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const out = [];
+    for (const svg of document.querySelectorAll('figure.chart svg')) {
+      const box = svg.getBoundingClientRect();
+      for (const text of svg.querySelectorAll('text')) {
+        const r = text.getBoundingClientRect();
+        if (r.width === 0) continue;
+        if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5) out.push(text.textContent);
+      }
+    }
+    return out;
+  })()`);
+}
