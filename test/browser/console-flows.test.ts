@@ -90,6 +90,7 @@ const WORDS = {
     search: 'Search',
     csv: /^Download this list as CSV/,
     erased: 'The login code was erased once it was given up',
+    permanent: 'Resending fails the same way until this is done:',
     resend: 'Resend',
     edit: 'Edit',
     fullName: 'Full name',
@@ -110,6 +111,7 @@ const WORDS = {
     // The whole name is isolated (it holds the isolated CSV): it starts with U+2068.
     csv: /^\u2068نزّل هذه القائمة بصيغة/,
     erased: 'مُحي رمز الدخول بعد التوقف عن إرساله',
+    permanent: 'تفشل إعادة الإرسال بالطريقة نفسها حتى يتم هذا:',
     resend: 'إعادة الإرسال',
     edit: 'تعديل',
     fullName: 'الاسم الكامل',
@@ -132,6 +134,27 @@ async function checkPhonePage(page: Page): Promise<void> {
   await checkPage(page);
   expect({ url: page.url(), small: await smallTargets(page) }).toEqual({ url: page.url(), small: [] });
   expect(await clippedLabels(page)).toEqual([]);
+}
+
+/**
+ * What is wrong with the page's times: each must be a <time> whose datetime
+ * is an instant (or a day) and whose title is the exact UTC time, and no
+ * raw ISO time may be shown as text (docs/console.md#times).
+ */
+function badTimes(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const bad = [];
+    const times = document.querySelectorAll('main time');
+    for (const t of times) {
+      const at = t.getAttribute('datetime') || '';
+      if (Number.isNaN(Date.parse(at))) bad.push('datetime ' + at);
+      else if (at.length > 10 && !/^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{3} UTC$/.test(t.title)) bad.push('title ' + t.title);
+    }
+    if (times.length === 0) bad.push('no time');
+    const raw = document.querySelector('main').innerText.match(/\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}/);
+    if (raw) bad.push('raw ' + raw[0]);
+    return bad;
+  })()`);
 }
 
 /** The computed `property` of the first element matching `selector` (of its `pseudo` element if given). */
@@ -223,6 +246,7 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     const [retryingPaint, deadPaint] = [await paint('push.failed'), await paint('push.dead')];
     expect(retryingPaint).not.toBe(deadPaint);
     expect(retryingPaint).not.toContain('rgba(0, 0, 0, 0)');
+    expect(await badTimes(page)).toEqual([]);
     await checkPage(page);
     await shoot(page, `overview-desktop-${lang}`);
 
@@ -282,6 +306,7 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     await page.getByRole('button', { name: w.search }).click();
     await page.waitForURL(/q=1001/);
     await page.getByRole('status').getByText(w.onPage(4)).waitFor();
+    expect(await badTimes(page)).toEqual([]);
     await checkPage(page);
     await page.getByLabel(w.find).fill(ids.dead);
     await page.getByRole('button', { name: w.search }).click();
@@ -331,6 +356,9 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     await shoot(page, `code-erased-phone-${lang}`);
     await page.goto(`${base}/console/messages/push/${ids.dead}`);
     await page.getByRole('link', { name: w.resend, exact: true }).waitFor();
+    // A permanent failure: what must change first is said above the button.
+    await page.getByText(w.permanent).waitFor();
+    expect(await badTimes(page)).toEqual([]);
     await checkPhonePage(page);
     await page.close();
   });
@@ -352,4 +380,38 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     await checkPage(page);
     await page.close();
   });
+});
+
+test('Messages pages by the last row in Arabic on a phone: older, newer, newest, every row once', async () => {
+  for (let i = 0; i < 55; i++) await queue(service, '1003', 'absence');
+  const page = await openPage('ar', '/console/messages?channel=push');
+  await page.setViewportSize(PHONE);
+  const rows = (): Promise<string[]> =>
+    page.evaluate<string[]>(
+      `[...document.querySelectorAll('tbody tr a[href*="/messages/push/"]')].map((a) => a.getAttribute('href'))`,
+    );
+  await page.getByRole('status').getByText('50 رسالة في هذه الصفحة، الأحدث أولًا.').waitFor();
+  const first = await rows();
+  await checkPhonePage(page);
+  const pager = page.getByRole('navigation', { name: 'صفحات الرسائل' });
+  await pager.getByRole('link', { name: 'أقدم', exact: true }).click();
+  await page.waitForURL(/before=/);
+  const second = await rows();
+  // 55 + the four of the seeding: nine on the second page, none of the first's.
+  expect(second).toHaveLength(9);
+  expect(second.filter((href) => first.includes(href))).toEqual([]);
+  await checkPhonePage(page);
+  await shoot(page, 'messages-older-phone-ar');
+  await pager.getByRole('link', { name: 'الأحدث', exact: true }).click();
+  await page.waitForURL(/\/console\/messages\?channel=push$/);
+  expect(await rows()).toEqual(first);
+  await pager.getByRole('link', { name: 'أقدم', exact: true }).click();
+  await page.waitForURL(/before=/);
+  expect(await rows()).toEqual(second);
+  await pager.getByRole('link', { name: 'أحدث', exact: true }).click();
+  await page.waitForURL(/after=/);
+  expect(await rows()).toEqual(first);
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await page.close();
 });
