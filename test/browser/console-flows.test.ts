@@ -234,6 +234,11 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     const gaps = await funnelGaps(page, lang === 'ar');
     expect(gaps.length).toBeGreaterThanOrEqual(2);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(2);
+    // Its type in the page's language.
+    await page
+      .locator('table.funnel')
+      .getByRole('cell', { name: lang === 'en' ? 'Absence' : 'غياب', exact: true })
+      .waitFor();
     await page.locator('table.funnel').screenshot({ path: `${SCREENSHOTS}/console-flows-funnel-desktop-${lang}.png` });
 
     // Retrying and dead: by name, and by colour (bar and background).
@@ -411,6 +416,25 @@ test('Messages pages by the last row in Arabic on a phone: older, newer, newest,
   await pager.getByRole('link', { name: 'أحدث', exact: true }).click();
   await page.waitForURL(/after=/);
   expect(await rows()).toEqual(first);
+  await page.setViewportSize(DESKTOP);
+  await checkPage(page);
+  await page.close();
+});
+
+test('dead letters in Arabic on a phone: the resend of what is shown restates the filter and leaves out permanent failures; one dismissed', async () => {
+  const page = await openPage('ar', '/console/dead?channel=push');
+  await page.setViewportSize(PHONE);
+  await page.getByRole('link', { name: /^إعادة إرسال هذه الرسائل/ }).click();
+  await page.getByText('تطابق هذه الرسائل الفاشلة المرشّح المعروض:').waitFor();
+  await checkPhonePage(page);
+  await shoot(page, 'dead-resend-confirm-phone-ar');
+  // The one dead notification is a permanent failure (the app was removed): left out unless asked, so none is resent.
+  await page.getByRole('button', { name: 'نعم، أعد إرسالها' }).click();
+  await page.getByText('لم تعد أي رسالة إلى قائمة الانتظار.').waitFor();
+  await page.getByRole('button', { name: 'استبعاد' }).first().click();
+  await page.getByText('استُبعدت الرسالة: هي محفوظة، وخارج قائمة الرسائل الفاشلة.').waitFor();
+  await checkPhonePage(page);
+  await shoot(page, 'dead-dismissed-phone-ar');
   await page.setViewportSize(DESKTOP);
   await checkPage(page);
   await page.close();
