@@ -157,6 +157,21 @@ function badTimes(page: Page): Promise<string[]> {
   })()`);
 }
 
+/** How many lines the masked phones of the page's table take, each (a phone is short: one line). */
+function phoneLines(page: Page): Promise<number[]> {
+  return page.evaluate<number[]>(`[...document.querySelectorAll('td bdi.code[dir=ltr]')].map((b) => {
+    const tops = new Set();
+    const node = b.firstChild;
+    for (let i = 0; i < node.textContent.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      tops.add(Math.round(range.getBoundingClientRect().top));
+    }
+    return tops.size;
+  })`);
+}
+
 /** The computed `property` of the first element matching `selector` (of its `pseudo` element if given). */
 function styleOf(page: Page, selector: string, property: string, pseudo = ''): Promise<string> {
   return page.evaluate<string>(
@@ -338,6 +353,7 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     expect(lines[1]).toContain(`sms,${ids.code},`);
     expect(lines[1]).toContain("'+*********459");
     expect(csv).not.toContain('944123459');
+    expect(await phoneLines(page)).toEqual([1]);
     if (lang === 'en') {
       await page.setViewportSize(PHONE);
       await checkPhonePage(page);
@@ -346,6 +362,7 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
       await page.setViewportSize(DESKTOP);
       await checkPage(page);
     }
+    expect(await phoneLines(page)).toEqual([1]);
     await shoot(page, `messages-found-${lang === 'en' ? 'phone' : 'desktop'}-${lang}`);
     await page.close();
   });
