@@ -6,48 +6,40 @@
 // a message id, exported as CSV; no Resend for an erased login code; an
 // Arabic form's refusals in Arabic. Each in English and Arabic, on a desktop
 // and on a phone, every page passing axe, the phone's tap targets measured.
-// One service and one browser for the file. Screenshots go to
+// One service and one browser for the file (browseService, support.ts). Screenshots go to
 // test/browser/.screenshots/ (console-flows-*.png).
 import { readFileSync } from 'node:fs';
 import { type BrowserContext, type Page } from 'playwright-core';
-import { addAccount, completePush, PASSWORD } from '../console/support';
-import { startOperatedService, type OperatedService } from '../support/operated-service';
-import { completeOne, queueAuthCode, sqliteVariant } from '../support/stores';
+import { completePush, PASSWORD } from '../console/support';
+import type { OperatedService } from '../support/operated-service';
+import { completeOne, queueAuthCode } from '../support/stores';
 import {
-  browseApp,
+  browseService,
   checkPage,
   clippedLabels,
   DESKTOP,
   PHONE,
+  queueNotification,
   SCREENSHOTS,
   shoot as shootPage,
   signInTo,
   smallTargets,
-  type BrowsedApp,
+  type BrowsedService,
 } from './support';
 
+/** The messages seeded, by what became of them. */
+const ids = { sent: '', retrying: '', dead: '', code: '', queuedCode: '' };
+let world: BrowsedService | undefined;
 let service: OperatedService;
-let browsed: BrowsedApp | undefined;
 let base: string;
 let context: BrowserContext;
-const ids = { sent: '', retrying: '', dead: '', code: '', queuedCode: '' };
 
 const shoot = (page: Page, name: string): Promise<void> => shootPage(page, `console-flows-${name}`);
+const queue = (svc: OperatedService, studentId: string, type: string): Promise<string> =>
+  queueNotification(svc.store, studentId, type);
 
-function queue(svc: OperatedService, studentId: string, type: string): Promise<string> {
-  return svc.store.outbox.enqueuePushNotification({
-    deviceId: `dev-${studentId}`,
-    studentId,
-    type,
-    title: 'Absence',
-    body: 'Absent today',
-    data: {},
-  });
-}
-
-beforeAll(async () => {
-  service = await startOperatedService(sqliteVariant());
-  await addAccount(service.store, 'amira', 'admin');
+/** What the tests read: notifications of each outcome, read in the app or not, and two login codes. */
+async function seed(service: OperatedService): Promise<void> {
   // Three absence notifications of student 1001: two sent, one retrying; a note given up.
   ids.sent = await queue(service, '1001', 'absence');
   await completePush(service.store, ids.sent, { status: 'sent', providerMessageId: 'p-1' });
@@ -68,14 +60,14 @@ beforeAll(async () => {
     throw new Error('the login code was not given up');
   ids.queuedCode = await queueAuthCode(service.store, { phone: '+963955667788', code: '13579', callerAddress: null });
   await service.store.outbox.workerHeartbeat('worker-1.example/4242/5f2c9e1a', new Date().toISOString());
-  browsed = await browseApp(service.app);
-  ({ base, context } = browsed);
+}
+
+beforeAll(async () => {
+  world = await browseService('amira', seed);
+  ({ service, base, context } = world);
 });
 
-afterAll(async () => {
-  await browsed?.close();
-  await service?.stop();
-});
+afterAll(() => world?.close());
 
 const WORDS = {
   en: {

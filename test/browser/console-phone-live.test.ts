@@ -11,7 +11,17 @@ import type { DeliveryCompletion } from '../../src/store';
 import { addAccount, completePush, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { sqliteVariant } from '../support/stores';
-import { browseApp, checkPage, clippedLabels, DESKTOP, PHONE, shoot, smallTargets, type BrowsedApp } from './support';
+import {
+  browseApp,
+  checkPage,
+  clippedLabels,
+  DESKTOP,
+  PHONE,
+  queueNotification,
+  shoot,
+  smallTargets,
+  type BrowsedApp,
+} from './support';
 
 let service: OperatedService;
 let browsed: BrowsedApp | undefined;
@@ -21,16 +31,8 @@ let deadId = '';
 
 const LATIN_NAME = `O'Brien & <Sons> "Q`;
 
-async function queue(svc: OperatedService, studentId: string, type: string): Promise<string> {
-  return svc.store.outbox.enqueuePushNotification({
-    deviceId: 'dev-1001',
-    studentId,
-    type,
-    title: 'Absence',
-    body: 'b',
-    data: {},
-  });
-}
+const queue = (svc: OperatedService, studentId: string, type: string): Promise<string> =>
+  queueNotification(svc.store, studentId, type);
 
 beforeAll(async () => {
   service = await startOperatedService(sqliteVariant());
