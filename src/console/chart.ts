@@ -20,6 +20,8 @@ export interface ChartWords {
   readonly sent: string;
   readonly retrying: string;
   readonly dead: string;
+  /** Between the figures of a bar's title: the language's comma. */
+  readonly comma: string;
   summary(sent: string, retrying: string, dead: string): string;
 }
 
@@ -64,12 +66,15 @@ ${buckets.map((b, i) => {
   const share = i / labelled;
   const anchor = share < 0.1 ? 'start' : share > 0.85 ? 'end' : 'middle';
   const labelX = anchor === 'start' ? x : anchor === 'end' ? Math.min(WIDTH - RIGHT, x + slot) : x + slot / 2;
-  return html`<g><title>${b.label}: ${words.sent} ${f.number(b.sent)}, ${words.retrying} ${f.number(b.retrying)}, ${words.dead} ${f.number(b.dead)}</title><rect x="${x.toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotHeight}" class="hover"/>${SERIES.map(
+  // The SVG runs left to right: an Arabic label ("27 نوفمبر، 06") is drawn isolated, so that it reads in its
+  // own direction, its hour not between its day and its month (test/browser/console-flows.test.ts).
+  const label = html`\u2068${b.label}\u2069`;
+  return html`<g><title>${b.label}: ${words.sent} ${f.number(b.sent)}${words.comma}${words.retrying} ${f.number(b.retrying)}${words.comma}${words.dead} ${f.number(b.dead)}</title><rect x="${x.toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotHeight}" class="hover"/>${SERIES.map(
     (key, k) =>
       b[key] > 0
         ? html`<rect x="${(x + k * bar).toFixed(1)}" y="${y(b[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b[key])).toFixed(1)}" class="${key}"/>`
         : '',
-  )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${b.label}</text>` : ''}</g>`;
+  )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${label}</text>` : ''}</g>`;
 })}
 </svg>
 <p class="legend"><span class="key sent"></span>${words.sent} <span class="key retrying"></span>${words.retrying} <span class="key dead"></span>${words.dead}</p>

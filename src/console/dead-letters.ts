@@ -123,7 +123,7 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
       );
   const done =
     typeof req.query.resent === 'string'
-      ? t.resentAll(f.number(Number(req.query.resent) || 0))
+      ? t.resentAll(Number(req.query.resent) || 0, f.number(Number(req.query.resent) || 0))
       : req.query.done === 'dismissed'
         ? t.dismissedNote
         : null;

@@ -24,7 +24,10 @@ export function funnelTable(view: View, rows: readonly FunnelRow[], more: boolea
   const words = OVERVIEW_TEXT[view.lang];
   if (rows.length === 0) return html`<p>${words.funnelEmpty}</p>`;
   const percent = new Intl.NumberFormat(view.t.locale, { style: 'percent', maximumFractionDigits: 0 });
-  const share = (n: number, of: number) => (of === 0 ? '' : ` (${percent.format(n / of)})`);
+  // The share is isolated from its count, the space outside: Arabic's percent holds marks that once made the
+  // whole " (67%)" a left-to-right run glued to the count's far side, "(67%)2" (test/browser/console-flows.test.ts).
+  const share = (n: number, of: number) =>
+    of === 0 ? '' : html` <bdi class="share">(${percent.format(n / of)})</bdi>`;
   return html`<table class="stack funnel">
 <thead><tr><th scope="col">${words.colDay}</th><th scope="col">${words.colSchool}</th><th scope="col">${words.colType}</th><th scope="col" class="number">${words.colQueued}</th><th scope="col" class="number">${words.colAccepted}</th><th scope="col" class="number">${words.colRead}</th><th scope="col">${words.colShare}</th></tr></thead>
 <tbody>${rows.map((row) => {

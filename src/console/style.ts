@@ -85,6 +85,7 @@ span.given-up:not(.key)::before{content:"✕ "}
 .field.checkbox{display:flex;gap:.5rem;align-items:flex-start;margin:1rem 0}
 .field.checkbox input{width:1.5rem;height:1.5rem;margin:0;flex:none}
 .code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9rem;overflow-wrap:anywhere}
+.code[dir=ltr]{white-space:nowrap;overflow-wrap:normal}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{text-align:start;padding:.5rem;border-bottom:1px solid #b1b4b6;vertical-align:top}
 th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}

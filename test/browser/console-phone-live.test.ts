@@ -11,7 +11,17 @@ import type { DeliveryCompletion } from '../../src/store';
 import { addAccount, completePush, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { sqliteVariant } from '../support/stores';
-import { browseApp, checkPage, DESKTOP, PHONE, shoot, type BrowsedApp } from './support';
+import {
+  browseApp,
+  checkPage,
+  clippedLabels,
+  DESKTOP,
+  PHONE,
+  queueNotification,
+  shoot,
+  smallTargets,
+  type BrowsedApp,
+} from './support';
 
 let service: OperatedService;
 let browsed: BrowsedApp | undefined;
@@ -21,16 +31,8 @@ let deadId = '';
 
 const LATIN_NAME = `O'Brien & <Sons> "Q`;
 
-async function queue(svc: OperatedService, studentId: string, type: string): Promise<string> {
-  return svc.store.outbox.enqueuePushNotification({
-    deviceId: 'dev-1001',
-    studentId,
-    type,
-    title: 'Absence',
-    body: 'b',
-    data: {},
-  });
-}
+const queue = (svc: OperatedService, studentId: string, type: string): Promise<string> =>
+  queueNotification(svc.store, studentId, type);
 
 beforeAll(async () => {
   service = await startOperatedService(sqliteVariant());
@@ -78,37 +80,6 @@ async function signedInPage(lang: 'en' | 'ar'): Promise<Page> {
   return page;
 }
 
-/** Every visible a, button, input, select, summary and textarea smaller than 44 x 44 px, described. */
-function smallTargets(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const small = [];
-    for (const el of document.querySelectorAll('a, button, input, select, summary, textarea')) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 && r.height === 0) continue;
-      if (getComputedStyle(el).visibility === 'hidden') continue;
-      if (r.width < 43.99 || r.height < 43.99)
-        small.push(el.tagName + ' "' + (el.textContent || el.getAttribute('name') || '').trim().slice(0, 40) + '" ' + r.width.toFixed(1) + 'x' + r.height.toFixed(1));
-    }
-    return small;
-  })()`);
-}
-
-/** Labels of the charts outside their SVG's box (clipped). */
-function clippedLabels(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const out = [];
-    for (const svg of document.querySelectorAll('figure.chart svg')) {
-      const box = svg.getBoundingClientRect();
-      for (const text of svg.querySelectorAll('text')) {
-        const r = text.getBoundingClientRect();
-        if (r.width === 0) continue;
-        if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5) out.push(text.textContent);
-      }
-    }
-    return out;
-  })()`);
-}
-
 const PAGES = (): string[] => [
   '/console/',
   '/console/?range=7d',
@@ -152,29 +123,32 @@ describe.each(['en', 'ar'] as const)('on a phone in %s', (lang) => {
   });
 });
 
-test('the overview changes its figures by itself after a message is queued, without a reload', async () => {
-  const page = await signedInPage('en');
-  await page.setViewportSize(DESKTOP);
-  await page.goto(`${base}/console/`);
-  // The measurement of the phone test can fail: on a desktop the header's links are smaller than 44 px.
-  expect((await smallTargets(page)).length).toBeGreaterThan(0);
-  const queued = page.locator('[data-live="push.queued"]');
-  const before = Number(await queued.textContent());
-  let asked = 0;
-  page.on('request', (request) => {
-    if (request.url().endsWith('/console/overview.json')) asked++;
-  });
-  await queue(service, '4002', 'absence');
-  // The page's CSP allows no evaluated script, so the test reads the figure until it changes.
-  const deadline = Date.now() + 15_000;
-  while ((await queued.textContent()) !== String(before + 1) && Date.now() < deadline) await page.waitForTimeout(250);
-  expect(await queued.textContent()).toBe(String(before + 1));
-  expect(asked).toBeGreaterThan(0);
-  expect(await page.evaluate<boolean>('performance.getEntriesByType("navigation").length === 1')).toBe(true);
-  await checkPage(page);
-  await shoot(page, 'console-overview-live-desktop-en');
-  await page.close();
-});
+test.each(['en', 'ar'] as const)(
+  'the overview changes its figures by itself after a message is queued, without a reload (%s)',
+  async (lang) => {
+    const page = await signedInPage(lang);
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`${base}/console/`);
+    // The measurement of the phone test can fail: on a desktop the header's links are smaller than 44 px.
+    expect((await smallTargets(page)).length).toBeGreaterThan(0);
+    const queued = page.locator('[data-live="push.queued"]');
+    const before = Number(await queued.textContent());
+    let asked = 0;
+    page.on('request', (request) => {
+      if (request.url().endsWith('/console/overview.json')) asked++;
+    });
+    await queue(service, '4002', 'absence');
+    // The page's CSP allows no evaluated script, so the test reads the figure until it changes.
+    const deadline = Date.now() + 15_000;
+    while ((await queued.textContent()) !== String(before + 1) && Date.now() < deadline) await page.waitForTimeout(250);
+    expect(await queued.textContent()).toBe(String(before + 1));
+    expect(asked).toBeGreaterThan(0);
+    expect(await page.evaluate<boolean>('performance.getEntriesByType("navigation").length === 1')).toBe(true);
+    await checkPage(page);
+    await shoot(page, `console-overview-live-desktop-${lang}`);
+    await page.close();
+  },
+);
 
 test('Arabic search folds hamza forms, and a Latin name in an Arabic title stays whole', async () => {
   const page = await signedInPage('ar');

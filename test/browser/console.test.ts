@@ -298,7 +298,7 @@ test('dead letters: grouped by who must act, one dismissed, the rest resent afte
   await shoot(page, 'dead-resend-confirm-desktop-en');
   await page.getByLabel(/Also resend those that fail the same way/).check();
   await page.getByRole('button', { name: 'Yes, resend it' }).click();
-  await page.getByText('1 messages are queued again.').waitFor();
+  await page.getByText('1 message is queued again.').waitFor();
   await page.getByText('No dead messages.').waitFor();
   await page.close();
 });

@@ -8,7 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { App } from '../../src/server';
+import type { OpenedStore } from '../../src/store';
+import { addAccount } from '../console/support';
+import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { listenOnLoopback } from '../support/service';
+import { sqliteVariant } from '../support/stores';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = path.join(__dirname, '.screenshots');
@@ -72,7 +76,6 @@ export async function browseApp(app: App): Promise<BrowsedApp> {
   };
 }
 
-/** A full-page screenshot named `name`.png in SCREENSHOTS. */
 /**
  * Opens `back` in the console in `lang` as `user`, signing in on the way when
  * the browser context has no session yet (an earlier test's is kept: then
@@ -98,6 +101,7 @@ export async function signInTo(
   await page.goto(`${base}${back}`);
 }
 
+/** A full-page screenshot named `name`.png in SCREENSHOTS. */
 export async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
@@ -118,4 +122,80 @@ export async function checkPage(page: Page): Promise<void> {
   );
   expect(violations).toEqual([]);
   expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+}
+
+/** Every visible a, button, input, select, summary and textarea smaller than 44 x 44 px, described. */
+export function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const small = [];
+    for (const el of document.querySelectorAll('a, button, input, select, summary, textarea')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (getComputedStyle(el).visibility === 'hidden') continue;
+      if (r.width < 43.99 || r.height < 43.99)
+        small.push(el.tagName + ' "' + (el.textContent || el.getAttribute('name') || '').trim().slice(0, 40) + '" ' + r.width.toFixed(1) + 'x' + r.height.toFixed(1));
+    }
+    return small;
+  })()`);
+}
+
+/** Labels of the charts outside their SVG's box (clipped). */
+export function clippedLabels(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const out = [];
+    for (const svg of document.querySelectorAll('figure.chart svg')) {
+      const box = svg.getBoundingClientRect();
+      for (const text of svg.querySelectorAll('text')) {
+        const r = text.getBoundingClientRect();
+        if (r.width === 0) continue;
+        if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5) out.push(text.textContent);
+      }
+    }
+    return out;
+  })()`);
+}
+
+/** Queues a push notification of `type` for `studentId` on device dev-1001, as SendNotificationType does; resolves to its id. */
+export function queueNotification(store: OpenedStore, studentId: string, type: string): Promise<string> {
+  return store.outbox.enqueuePushNotification({
+    deviceId: 'dev-1001',
+    studentId,
+    type,
+    title: 'Absence',
+    body: 'Absent today',
+    data: {},
+  });
+}
+
+export interface BrowsedService extends BrowsedApp {
+  readonly service: OperatedService;
+}
+
+/**
+ * The service on SQLite with the fixtures and an administrator `admin`
+ * (PASSWORD of test/console/support.ts), `seed` run on its store, served to a
+ * fresh Chromium; `close` ends both.
+ */
+export async function browseService(
+  admin: string,
+  seed: (service: OperatedService) => Promise<void>,
+): Promise<BrowsedService> {
+  const service = await startOperatedService(sqliteVariant());
+  try {
+    await addAccount(service.store, admin, 'admin');
+    await seed(service);
+    const browsed = await browseApp(service.app);
+    return {
+      base: browsed.base,
+      context: browsed.context,
+      service,
+      async close() {
+        await browsed.close();
+        await service.stop();
+      },
+    };
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
 }

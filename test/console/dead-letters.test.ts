@@ -120,6 +120,15 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
       .send({ csrf: hiddenField(confirm.text), channel: 'push', reason: '', error: '' });
     expect(done.status).toBe(303);
     expect((await operator.agent.get(done.headers.location)).text).toContain('2 messages are queued again.');
+    // The count in each language's plural form (Intl.PluralRules).
+    const said = async (n: number, lang: 'en' | 'ar') =>
+      (await operator.agent.get(`/console/dead?channel=push&resent=${n}`).set('Cookie', `sns_console_lang=${lang}`))
+        .text;
+    expect(await said(1, 'en')).toContain('1 message is queued again.');
+    expect(await said(1, 'ar')).toContain('عادت رسالة واحدة إلى قائمة الانتظار.');
+    expect(await said(2, 'ar')).toContain('عادت رسالتان إلى قائمة الانتظار.');
+    expect(await said(3, 'ar')).toContain('عادت 3 رسائل إلى قائمة الانتظار.');
+    expect(await said(11, 'ar')).toContain('عادت 11 رسالة إلى قائمة الانتظار.');
     expect(await dead()).toBe(3);
     // Asked: the permanent ones too, exactly the group shown.
     clock.advance(1000);

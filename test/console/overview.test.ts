@@ -67,8 +67,12 @@ describe.each(storeVariants())('the overview on $name', (variant) => {
     const page = (await browser.agent.get('/console/?range=7d')).text;
     expect(page).toContain('Read-through per school and type, per day');
     expect(page).toContain(
-      '<td data-label="Queued" class="number">2</td><td data-label="Accepted by the provider" class="number">1 (50%)</td><td data-label="Read in the app" class="number">2 (100%)</td>',
+      '<td data-label="Queued" class="number">2</td><td data-label="Accepted by the provider" class="number">1 <bdi class="share">(50%)</bdi></td><td data-label="Read in the app" class="number">2 <bdi class="share">(100%)</bdi></td>',
     );
+    // In Arabic each share is isolated from its count, the space between them outside it: the count reads first
+    // (test/browser/console-flows.test.ts measures it).
+    const arabic = (await browser.agent.get('/console/?range=7d').set('Cookie', 'sns_console_lang=ar')).text;
+    expect(arabic).toContain('class="number">1 <bdi class="share">(\u2068' + '50\u200e%\u200e\u2069)</bdi></td>');
     // A school links to its messages of that type and day.
     expect(page).toContain(
       `/console/messages?channel=push&amp;type=absence&amp;from=2026-03-02&amp;to=2026-03-02&amp;school=${encodeURIComponent(SCHOOL_A)}`,
@@ -123,6 +127,9 @@ describe.each(storeVariants())('the overview on $name', (variant) => {
     const month = await browser.agent.get('/console/?range=30d');
     expect(month.text).toContain('<figcaption id="chart-30">Per day, last 30 days (UTC)</figcaption>');
     expect(month.text).toContain('<title>2 Mar: Sent 0, Retrying 1, Given up 1</title>');
+    // In Arabic with the Arabic comma between the figures.
+    const arabic = await browser.agent.get('/console/?range=30d').set('Cookie', 'sns_console_lang=ar');
+    expect(arabic.text).toMatch(/<title>[^<]+: أُرسلت 0، تُعاد محاولتها 1، توقّف إرسالها 1<\/title>/);
     expect((await browser.agent.get('/console/?range=24h')).text).toContain('Per hour, last 24 hours (UTC)');
     expect((await browser.agent.get('/console/?range=forever')).text).toContain('Per minute, last hour (UTC)');
 
