@@ -7,7 +7,7 @@ import { formatImportReport, FIELDS, LISTED_REJECTIONS_MAX, type FileReport, typ
 import { COLLECTIONS, type DataSetCollection } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
-import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job, type Upload } from './import-jobs';
+import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job } from './import-jobs';
 import { isMultipart, MultipartError, readMultipart } from './multipart';
 import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
@@ -133,7 +133,8 @@ function missing(view: View, res: Response): void {
 
 function progressOf(view: View, job: Job): Html {
   const { t, f } = view;
-  return html`<div role="status"><p>${job.stage === 'writing' ? t.importWriting : t.importChecking}: ${t.importProgress(f.number(job.done), f.number(job.total))}</p>
+  const doing = job.state === 'queued' ? t.importQueued : job.stage === 'writing' ? t.importWriting : t.importChecking;
+  return html`<div role="status"><p>${doing}: ${t.importProgress(f.number(job.done), f.number(job.total))}</p>
 <progress max="${Math.max(job.total, 1)}" value="${job.done}">${job.done}</progress>
 <p class="hint">${t.importRefresh}</p></div>`;
 }
@@ -186,9 +187,9 @@ ${file.notes.length === 0 ? '' : html`<h2>${t.importNotes}</h2><ul>${file.notes.
 const writable = (report: ImportReport): boolean =>
   report.files.some((file) => file.collections.some((c) => c.accepted > 0));
 
-export function showUpload(context: ConsoleContext, view: View, res: Response, id: string): void {
+export async function showUpload(context: ConsoleContext, view: View, res: Response, id: string): Promise<void> {
   const { t } = view;
-  const upload = context.imports.get(id);
+  const upload = await context.imports.get(id);
   if (upload === null) {
     missing(view, res);
     return;
@@ -196,7 +197,7 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
   const job = upload.apply ?? upload.check;
   const base = `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`;
   const title = titled(upload.apply === null ? t.importDryRunTitle : t.importAppliedTitle, upload.fileName);
-  if (job === null || job.state === 'running') {
+  if (job === null || job.state === 'running' || job.state === 'queued') {
     // A meta refresh, as the console runs no script (docs/console.md#security).
     sendView(res, view, title, html`${job === null ? '' : progressOf(view, job)}`, { current: 'import', refresh: 2 });
     return;
@@ -231,21 +232,22 @@ ${
 }
 
 export const applyUpload: PageHandler<[id: string]> = async (context, view, req, res, id) => {
-  const upload = context.imports.get(id);
+  const upload = await context.imports.get(id);
   if (upload === null) {
     missing(view, res);
     return;
   }
-  const started = context.imports.apply(upload);
+  const started = await context.imports.apply(upload.id);
   await context.audit({
     address: req.ip ?? null,
     account: accountOf(view),
     operation: 'import-apply',
     subject: `${upload.fileName} (${upload.id})`,
-    outcome: started ? 'allowed' : 'refused',
-    reason: started ? 'started' : 'busy',
+    outcome: started === 'started' ? 'allowed' : 'refused',
+    reason: started === 'started' ? 'started' : started === 'applied' ? 'applied' : 'busy',
   });
-  if (!started && upload.apply === null) {
+  // Applied already (a second click): the page of that apply; anything else that did not start: 409.
+  if (started !== 'started' && started !== 'applied') {
     sendView(res, view, view.t.importTitle, html`${errorSummary(view, [{ text: view.t.importBusy }])}`, {
       status: 409,
       current: 'import',
@@ -264,7 +266,7 @@ export const downloadReport: PageHandler<[id: string, kind: 'check' | 'apply', f
   kind,
   format,
 ) => {
-  const upload = context.imports.get(id);
+  const upload = await context.imports.get(id);
   const report = upload?.[kind]?.report ?? null;
   if (upload === null || report === null) {
     missing(view, res);
@@ -290,17 +292,3 @@ export const downloadReport: PageHandler<[id: string, kind: 'check' | 'apply', f
     res.end(formatImportReport(report));
   }
 };
-
-/** The audit trail's entry when a job ends: what it did, in the report's counts. */
-export function jobSummary(upload: Upload, job: Job): string {
-  if (job.state === 'failed' || job.report === null) return 'failed';
-  const all = job.report.files.flatMap((file) => file.collections);
-  const sum = (pick: (c: (typeof all)[number]) => number | null | undefined) =>
-    all.reduce((total, c) => total + (pick(c) ?? 0), 0);
-  const failed = job.report.files.filter((file) => file.status === 'failed').length;
-  const counts =
-    job.kind === 'check'
-      ? `would add ${sum((c) => c.wouldInsert)}, change ${sum((c) => c.wouldUpdate)}`
-      : `added ${sum((c) => c.inserted)}, changed ${sum((c) => c.updated)}`;
-  return `${upload.fileName}: ${counts}, refused ${sum((c) => c.rejected)}${failed > 0 ? ', file not imported' : ''}`;
-}

@@ -237,6 +237,50 @@ export interface RefusedCallsTable {
   phone_suffix: string | null;
 }
 
+/** A roster uploaded in the console, kept for its import (migration 0017, docs/console.md#importing-a-roster). */
+export interface ConsoleUploadsTable {
+  id: string;
+  account: string;
+  file_name: string;
+  collection: string | null;
+  size: number;
+  data: Buffer;
+  uploaded_at: string;
+}
+
+/** The dry run (`check`) or the apply of an upload, claimed by one node at a time (migration 0017). */
+export interface ConsoleImportJobsTable {
+  /** The upload's id, `:` and the kind. */
+  id: string;
+  upload_id: string;
+  kind: string;
+  state: string;
+  /** 1 while queued or running, null after: unique, so one job at a time on every node. */
+  active: number | null;
+  stage: string;
+  done: Generated<number>;
+  total: Generated<number>;
+  report: string | null;
+  attempts: Generated<number>;
+  locked_until: string | null;
+  claim_token: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The console's sign-in throttle: one key's failures in its current window (migration 0017). */
+export interface ConsoleSignInFailuresTable {
+  key: string;
+  window_start: string;
+  count: number;
+}
+
+/** An address exempt from an account's failure count until `until` (migration 0017). */
+export interface ConsoleSignInTrustTable {
+  key: string;
+  until: string;
+}
+
 export interface StoreDatabase {
   schools: SchoolsTable;
   students: StudentsTable;
@@ -254,4 +298,8 @@ export interface StoreDatabase {
   event_subscriptions: EventSubscriptionsTable;
   event_outbox: EventOutboxTable;
   refused_calls: RefusedCallsTable;
+  console_uploads: ConsoleUploadsTable;
+  console_import_jobs: ConsoleImportJobsTable;
+  console_sign_in_failures: ConsoleSignInFailuresTable;
+  console_sign_in_trust: ConsoleSignInTrustTable;
 }
