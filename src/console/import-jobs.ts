@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ImportReport } from '../import';
 import type { ApplyStart, ConsoleImportJob, ConsoleStore, DataSetCollection } from '../store';
+import { chunkWriter, type ChunkWriter } from './upload-chunks';
 
 /** The largest file the console imports: 100,000 students with their fields are about 8 MiB. */
 export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
@@ -42,9 +43,27 @@ export interface Upload {
   readonly apply: Job | null;
 }
 
+/** A file being received: its upload id and the sink that stores it in chunks as it arrives. */
+export interface Receiving {
+  readonly id: string;
+  readonly sink: ChunkWriter;
+  /** The form was refused: the chunks written so far are deleted. */
+  discard(): Promise<void>;
+}
+
 export interface ImportJobs {
-  /** Keeps the file and queues its dry run; null when a job is queued or running (one at a time). */
-  upload(account: string, fileName: string, data: Buffer, collection?: DataSetCollection): Promise<Upload | null>;
+  /** Starts receiving a file under a new upload id. */
+  receive(): Receiving;
+  /**
+   * Keeps a received file (its chunks all written) and queues its dry run;
+   * null when a job is queued or running (one at a time), its chunks deleted.
+   */
+  upload(
+    received: { readonly id: string; readonly size: number; readonly chunks: number },
+    account: string,
+    fileName: string,
+    collection?: DataSetCollection,
+  ): Promise<Upload | null>;
   /** Null for an id unknown, or expired. */
   get(id: string): Promise<Upload | null>;
   /** Queues the apply of a checked upload, once. */
@@ -80,13 +99,23 @@ export function createImportJobs(options: ImportJobsOptions): ImportJobs {
   const { store } = options;
   const expired = (uploadedAt: number) => options.now().getTime() - uploadedAt > IMPORT_KEEP_MS;
   return {
-    async upload(account, fileName, data, collection) {
+    receive() {
+      const id = randomBytes(18).toString('base64url');
+      return {
+        id,
+        sink: chunkWriter(store, id, IMPORT_MAX_BYTES),
+        discard: () => store.deleteUploadChunks(id),
+      };
+    },
+    async upload({ id, size, chunks }, account, fileName, collection) {
       const now = options.now().getTime();
       // Room for this one: expired uploads go, then the oldest past the limit.
       await store.pruneUploads(new Date(now - IMPORT_KEEP_MS).toISOString(), IMPORT_MAX_UPLOADS - 1);
-      const id = randomBytes(18).toString('base64url');
-      const kept = await store.insertUpload({ id, account, fileName, collection: collection ?? null, data });
-      if (!kept) return null;
+      const kept = await store.insertUpload({ id, account, fileName, collection: collection ?? null, size, chunks });
+      if (!kept) {
+        await store.deleteUploadChunks(id);
+        return null;
+      }
       options.onQueued?.();
       return {
         id,

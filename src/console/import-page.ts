@@ -8,7 +8,7 @@ import { COLLECTIONS, type DataSetCollection } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
 import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job } from './import-jobs';
-import { isMultipart, MultipartError, readMultipart } from './multipart';
+import { isMultipart, MultipartError, streamMultipart } from './multipart';
 import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
 import { forbidden } from './sign-in';
@@ -63,16 +63,33 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
     await refuse(400, { field: 'file', text: t.importNoFile }, 'invalid');
     return;
   }
+  // The file goes to the store in chunks as it arrives (upload-chunks.ts), and only after the form's
+  // CSRF token, which the form sends first: a file before a right token is counted, not kept.
+  const receiving = context.imports.receive();
+  const csrfBefore = (fields: ReadonlyMap<string, string>) =>
+    sameSecret(fields.get('csrf'), (view.session as SignedIn).csrf);
+  let csrfBeforeFile = true;
   let form;
+  let stored;
   try {
-    form = await readMultipart(req, { maxBytes: IMPORT_MAX_BYTES + 64 * 1024, maxParts: 5, maxFieldBytes: 1024 });
+    form = await streamMultipart(
+      req,
+      { maxBytes: IMPORT_MAX_BYTES + 64 * 1024, maxParts: 5, maxFieldBytes: 1024 },
+      (_field, _name, fieldsBefore) => {
+        csrfBeforeFile = csrfBefore(fieldsBefore);
+        return csrfBeforeFile ? receiving.sink : { write: () => Promise.resolve() };
+      },
+    );
+    stored = await receiving.sink.finish();
   } catch (err) {
+    await receiving.discard();
     if (!(err instanceof MultipartError)) throw err;
     if (err.kind === 'too_large') await refuse(413, { field: 'file', text: t.importTooLarge(SIZE_TEXT) }, 'too_large');
     else await refuse(400, { field: 'file', text: t.importNoFile }, 'invalid');
     return;
   }
-  if (!sameSecret(form.fields.get('csrf'), (view.session as SignedIn).csrf)) {
+  if (!csrfBeforeFile || !csrfBefore(form.fields)) {
+    await receiving.discard();
     await context.audit({
       address: req.ip ?? null,
       account: accountOf(view),
@@ -86,24 +103,18 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
   const chosen = form.fields.get('collection') ?? '';
   const collection = (COLLECTIONS as readonly string[]).includes(chosen) ? (chosen as DataSetCollection) : undefined;
   const file = form.file;
-  if (file === null || file.fileName === '' || file.data.length === 0) {
-    await refuse(400, { field: 'file', text: t.importNoFile }, 'invalid');
-    return;
-  }
-  if (file.data.length > IMPORT_MAX_BYTES) {
-    await refuse(413, { field: 'file', text: t.importTooLarge(SIZE_TEXT) }, 'too_large');
-    return;
-  }
-  const fileName = safeFileName(file.fileName);
-  if (fileName === null) {
-    await refuse(400, { field: 'file', text: t.importBadName }, 'invalid');
+  const fileName = file === null ? null : safeFileName(file.fileName);
+  if (file === null || file.fileName === '' || file.size === 0 || fileName === null) {
+    await receiving.discard();
+    const named = file !== null && file.fileName !== '' && file.size > 0;
+    await refuse(400, { field: 'file', text: named ? t.importBadName : t.importNoFile }, 'invalid');
     return;
   }
   // A JSON document names its collections itself; the choice is for CSV files.
   const upload = await context.imports.upload(
+    { id: receiving.id, ...stored },
     accountOf(view),
     fileName,
-    file.data,
     /\.json$/i.test(fileName) ? undefined : collection,
   );
   if (upload === null) {
@@ -116,7 +127,7 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
     operation: 'import-check',
     subject: `${fileName} (${upload.id})`,
     outcome: 'allowed',
-    reason: `started: ${file.data.length} bytes${collection === undefined ? '' : `, ${collection}`}`,
+    reason: `started: ${file.size} bytes${collection === undefined ? '' : `, ${collection}`}`,
   });
   redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
 }

@@ -1,14 +1,15 @@
 // A node's background slot for the roster import's jobs
 // (docs/console.md#importing-a-roster): it claims the queued job from the
-// store with a lease (src/store/import-jobs.ts), runs the importer
-// on the kept file, writes the progress as it goes (renewing the lease) and
+// store with a lease (src/store/import-jobs.ts), copies the kept file out of
+// the store chunk by chunk (upload-chunks.ts) into a private temporary folder,
+// runs the importer on it, writes the progress as it goes (renewing the lease) and
 // the report at the end, and records the end in the audit trail. It runs
 // where the delivery worker runs (src/service.ts with WORKER=true, and
 // `npm run worker`), so that the nodes that answer SOAP calls behind a load
 // balancer (WORKER=false) never hold their event loop for an apply. A job
 // whose node died is claimed again once its lease runs out, at most
 // MAX_ATTEMPTS times.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importFiles, type ImportReport, type Progress, type ReadLimits } from '../import';
@@ -24,6 +25,7 @@ import type {
 } from '../store';
 import { consoleAudit } from './audit';
 import { jobSummary } from './import-jobs';
+import { copyUploadTo } from './upload-chunks';
 
 /** How long a claim holds without news from its node; the progress and a timer renew it. */
 export const IMPORT_LEASE_MS = 60_000;
@@ -105,7 +107,12 @@ export function createImportSlot(options: ImportRunnerOptions): ImportSlot {
     const file = path.join(dir, upload.fileName);
     let report: ImportReport | null = null;
     try {
-      await writeFile(file, claim.data, { mode: 0o600 });
+      const handle = await open(file, 'wx', 0o600);
+      try {
+        await copyUploadTo(store, upload, handle);
+      } finally {
+        await handle.close();
+      }
       report = withName(
         await importFiles(
           options.stores.import,

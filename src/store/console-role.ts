@@ -50,13 +50,17 @@ import {
 } from './message-history/message-list';
 import { listRefusedCalls, type RefusedCall } from './message-history/refused-calls';
 import {
+  abandonedUploads,
   claimImportJob,
+  deleteUploadChunks,
   findUpload,
   finishImportJob,
   insertUpload,
   pruneUploads,
   queueApply,
+  readUploadChunk,
   writeImportProgress,
+  writeUploadChunk,
   type ApplyStart,
   type ClaimedImportJob,
   type ConsoleUploadWithJobs,
@@ -112,7 +116,13 @@ export interface ConsoleStore {
   /** A student's refused calls, newest first (refused-calls.ts). */
   listRefusedCalls(studentId: string, limit: number): Promise<RefusedCall[]>;
 
-  /** Keeps an upload and queues its dry run; false when a job is queued or running on any node (import-jobs.ts). */
+  /** Stores chunk `seq` of an upload being received (import-jobs.ts). */
+  writeUploadChunk(uploadId: string, seq: number, data: Buffer): Promise<void>;
+  /** Chunk `seq` of an upload's file; null when there is none. */
+  readUploadChunk(uploadId: string, seq: number): Promise<Buffer | null>;
+  /** Deletes the chunks of an upload refused after some were written. */
+  deleteUploadChunks(uploadId: string): Promise<void>;
+  /** Keeps an upload whose chunks are written and queues its dry run; false when a job is queued or running on any node. */
   insertUpload(upload: NewConsoleUpload): Promise<boolean>;
   /** Queues the apply of a checked upload, once. */
   queueApply(uploadId: string): Promise<ApplyStart>;
@@ -123,7 +133,10 @@ export interface ConsoleStore {
   /** A claimed job's progress, renewing its lease; false when the claim was lost. */
   writeImportProgress(id: string, claimToken: string, progress: ImportProgress, leaseMs: number): Promise<boolean>;
   finishImportJob(id: string, claimToken: string, state: 'done' | 'failed', report: string | null): Promise<boolean>;
-  /** Deletes uploads older than `before` and the oldest past `keep`, but for one whose job is not over. */
+  /**
+   * Deletes uploads older than `before` and the oldest past `keep`, but for one whose job is not over,
+   * with their chunks, and the chunks older than `before` of uploads never finished.
+   */
   pruneUploads(before: string, keep: number): Promise<number>;
 
   /** Counts a failed sign-in of `key` in its window and answers the window's count (sign-in-throttle.ts). */
@@ -188,6 +201,9 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
           throw error;
         }
       }),
+    writeUploadChunk: (uploadId, seq, data) => run(() => writeUploadChunk(db, uploadId, seq, data, core.timestamp())),
+    readUploadChunk: (uploadId, seq) => run(() => readUploadChunk(db, uploadId, seq)),
+    deleteUploadChunks: (uploadId) => run(() => deleteUploadChunks(db, uploadId)),
     findUpload: (id) => run(() => findUpload(db, id)),
     claimImportJob: (leaseMs, maxAttempts) =>
       run(() => claimImportJob(db, core.timestamp(), later(leaseMs), maxAttempts)),
@@ -195,7 +211,12 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
       run(() => writeImportProgress(db, id, claimToken, progress, later(leaseMs), core.timestamp())),
     finishImportJob: (id, claimToken, state, report) =>
       run(() => finishImportJob(db, id, claimToken, state, report, core.timestamp())),
-    pruneUploads: (before, keep) => run(() => core.writeTransaction((trx) => pruneUploads(trx, before, keep))),
+    pruneUploads: (before, keep) =>
+      run(async () => {
+        const gone = await core.writeTransaction((trx) => pruneUploads(trx, before, keep));
+        for (const id of [...gone, ...(await abandonedUploads(db, before))]) await deleteUploadChunks(db, id);
+        return gone.length;
+      }),
 
     countSignInFailure: (key, windowStart) => run(() => countSignInFailure(db, key, windowStart)),
     readSignInFailures: (keys, windowStart) => run(() => readSignInFailures(db, keys, windowStart)),

@@ -244,8 +244,18 @@ export interface ConsoleUploadsTable {
   file_name: string;
   collection: string | null;
   size: number;
-  data: Buffer;
+  /** How many rows of console_upload_chunks hold the file. */
+  chunks: number;
   uploaded_at: string;
+}
+
+/** One piece (about 1 MiB) of an uploaded file, `seq` from 0 (migration 0017). */
+export interface ConsoleUploadChunksTable {
+  upload_id: string;
+  seq: number;
+  data: Buffer;
+  /** When it was written: a chunk of an upload that never finished is deleted by its age. */
+  stored_at: string;
 }
 
 /** The dry run (`check`) or the apply of an upload, claimed by one node at a time (migration 0017). */
@@ -299,6 +309,7 @@ export interface StoreDatabase {
   event_outbox: EventOutboxTable;
   refused_calls: RefusedCallsTable;
   console_uploads: ConsoleUploadsTable;
+  console_upload_chunks: ConsoleUploadChunksTable;
   console_import_jobs: ConsoleImportJobsTable;
   console_sign_in_failures: ConsoleSignInFailuresTable;
   console_sign_in_trust: ConsoleSignInTrustTable;

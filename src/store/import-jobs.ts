@@ -3,10 +3,13 @@
 // any job. A job is claimed by one node's background slot with a lease and a
 // claim token, as the outbox's messages are (src/store/outbox/outbox-claims.ts):
 // progress and the end are written only while the claim is current, and a job
-// whose node died is claimed again once its lease has run out.
+// whose node died is claimed again once its lease has run out. The file is
+// kept in chunks of about 1 MiB (console_upload_chunks), written one at a time
+// as the form arrives and read back one at a time (docs/design.md).
 import { randomBytes } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { ConsoleImportJobsTable, StoreDatabase } from './database';
+import { deleteInBatches } from './delete-in-batches';
 
 export type ImportJobKind = 'check' | 'apply';
 export type ImportJobState = 'queued' | 'running' | 'done' | 'failed';
@@ -17,6 +20,8 @@ export interface ConsoleUpload {
   readonly fileName: string;
   readonly collection: string | null;
   readonly size: number;
+  /** How many chunks hold the file (readUploadChunk's `seq` runs from 0 to chunks - 1). */
+  readonly chunks: number;
   readonly uploadedAt: string;
 }
 
@@ -43,12 +48,10 @@ export interface ClaimedImportJob {
   readonly claimToken: string;
   readonly attempt: number;
   readonly upload: ConsoleUpload;
-  readonly data: Buffer;
 }
 
-export interface NewConsoleUpload extends Omit<ConsoleUpload, 'uploadedAt' | 'size'> {
-  readonly data: Buffer;
-}
+/** An upload whose chunks are written: its size and number of chunks as written. */
+export type NewConsoleUpload = Omit<ConsoleUpload, 'uploadedAt'>;
 
 export type ApplyStart = 'started' | 'busy' | 'not-checked' | 'applied' | 'missing';
 
@@ -60,12 +63,13 @@ export interface ImportProgress {
 
 const jobId = (uploadId: string, kind: ImportJobKind): string => `${uploadId}:${kind}`;
 
-const toUpload = (row: Omit<StoreDatabase['console_uploads'], 'data'>): ConsoleUpload => ({
+const toUpload = (row: StoreDatabase['console_uploads']): ConsoleUpload => ({
   id: row.id,
   account: row.account,
   fileName: row.file_name,
   collection: row.collection,
   size: Number(row.size),
+  chunks: Number(row.chunks),
   uploadedAt: row.uploaded_at,
 });
 
@@ -79,8 +83,6 @@ const toJob = (row: Selectable<ConsoleImportJobsTable>): ConsoleImportJob => ({
   attempts: Number(row.attempts),
   updatedAt: row.updated_at,
 });
-
-const UPLOAD_COLUMNS = ['id', 'account', 'file_name', 'collection', 'size', 'uploaded_at'] as const;
 
 async function activeJob(trx: Kysely<StoreDatabase>): Promise<boolean> {
   const row = await trx.selectFrom('console_import_jobs').select('id').where('active', '=', 1).executeTakeFirst();
@@ -106,7 +108,60 @@ function newJob(uploadId: string, kind: ImportJobKind, now: string): Insertable<
   };
 }
 
-/** Keeps the upload and queues its dry run; false when a job is queued or running (one at a time, every node). */
+/**
+ * Stores one chunk of an upload being received. The upload's own row comes
+ * after its last chunk (insertUpload); chunks left without one (the form was
+ * refused, or its node stopped) go by their age (pruneUploads).
+ */
+export async function writeUploadChunk(
+  db: Kysely<StoreDatabase>,
+  uploadId: string,
+  seq: number,
+  data: Buffer,
+  now: string,
+): Promise<void> {
+  await db.insertInto('console_upload_chunks').values({ upload_id: uploadId, seq, data, stored_at: now }).execute();
+}
+
+/** Chunk `seq` of an upload's file; null when there is none. */
+export async function readUploadChunk(
+  db: Kysely<StoreDatabase>,
+  uploadId: string,
+  seq: number,
+): Promise<Buffer | null> {
+  const row = await db
+    .selectFrom('console_upload_chunks')
+    .select('data')
+    .where('upload_id', '=', uploadId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
+  return row === undefined ? null : Buffer.from(row.data);
+}
+
+/** Chunks deleted per statement: a few MiB, so that SQLite's synchronous delete is brief. */
+const CHUNKS_PER_DELETE = 4;
+
+/** Deletes an upload's chunks, a few per statement with a yield between (deleteInBatches). */
+export async function deleteUploadChunks(db: Kysely<StoreDatabase>, uploadId: string): Promise<void> {
+  await deleteInBatches(
+    () =>
+      db
+        .deleteFrom('console_upload_chunks')
+        .where('upload_id', '=', uploadId)
+        .where('seq', 'in', (eb) =>
+          eb
+            .selectFrom('console_upload_chunks')
+            .select('seq')
+            .where('upload_id', '=', uploadId)
+            .orderBy('seq')
+            .limit(CHUNKS_PER_DELETE),
+        )
+        .executeTakeFirst(),
+    CHUNKS_PER_DELETE,
+  );
+}
+
+/** Keeps the upload (its chunks written already) and queues its dry run; false when a job is queued or running (one at a time, every node). */
 export async function insertUpload(
   trx: Kysely<StoreDatabase>,
   upload: NewConsoleUpload,
@@ -120,8 +175,8 @@ export async function insertUpload(
       account: upload.account,
       file_name: upload.fileName,
       collection: upload.collection,
-      size: upload.data.length,
-      data: upload.data,
+      size: upload.size,
+      chunks: upload.chunks,
       uploaded_at: now,
     })
     .execute();
@@ -147,7 +202,7 @@ export async function queueApply(trx: Kysely<StoreDatabase>, uploadId: string, n
 }
 
 export async function findUpload(db: Kysely<StoreDatabase>, id: string): Promise<ConsoleUploadWithJobs | null> {
-  const row = await db.selectFrom('console_uploads').select(UPLOAD_COLUMNS).where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('console_uploads').selectAll().where('id', '=', id).executeTakeFirst();
   if (row === undefined) return null;
   const jobs = await db.selectFrom('console_import_jobs').selectAll().where('upload_id', '=', id).execute();
   const of = (kind: ImportJobKind) => {
@@ -214,7 +269,6 @@ export async function claimImportJob(
     claimToken,
     attempt: Number(row.attempts) + 1,
     upload: toUpload(upload),
-    data: Buffer.from(upload.data),
   };
 }
 
@@ -239,8 +293,8 @@ export async function writeImportProgress(
 
 /**
  * Ends a job with its report; false when the claim is no longer this one's.
- * An applied upload's file is emptied: it is never read again (an upload is
- * applied once), and the store need not hold 32 MiB for its reports.
+ * An applied upload's chunks are deleted: the file is never read again (an
+ * upload is applied once), and the store need not hold 32 MiB for its reports.
  */
 export async function finishImportJob(
   db: Kysely<StoreDatabase>,
@@ -258,20 +312,17 @@ export async function finishImportJob(
     .where('state', '=', 'running')
     .executeTakeFirst();
   const ended = Number(result.numUpdatedRows) === 1;
-  if (ended && id.endsWith(':apply'))
-    await db
-      .updateTable('console_uploads')
-      .set({ data: Buffer.alloc(0) })
-      .where('id', '=', id.slice(0, -':apply'.length))
-      .execute();
+  if (ended && id.endsWith(':apply')) await deleteUploadChunks(db, id.slice(0, -':apply'.length));
   return ended;
 }
 
 /**
  * Deletes uploads older than `before`, then the oldest past `keep`, with
- * their jobs; an upload whose job is queued or running is kept.
+ * their jobs; an upload whose job is queued or running is kept. Answers the
+ * ids of the uploads deleted, whose chunks the caller deletes next, after the
+ * transaction (deleteUploadChunks).
  */
-export async function pruneUploads(trx: Kysely<StoreDatabase>, before: string, keep: number): Promise<number> {
+export async function pruneUploads(trx: Kysely<StoreDatabase>, before: string, keep: number): Promise<string[]> {
   const busy = trx.selectFrom('console_import_jobs').select('upload_id').where('active', '=', 1);
   const idle = await trx
     .selectFrom('console_uploads')
@@ -299,5 +350,21 @@ export async function pruneUploads(trx: Kysely<StoreDatabase>, before: string, k
     await trx.deleteFrom('console_import_jobs').where('upload_id', 'in', ids).execute();
     await trx.deleteFrom('console_uploads').where('id', 'in', ids).execute();
   }
-  return gone.length;
+  return gone;
+}
+
+/**
+ * The uploads (at most 100) with chunks older than `before` and no row of
+ * their own: a form refused, or a node that stopped while receiving one.
+ */
+export async function abandonedUploads(db: Kysely<StoreDatabase>, before: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('console_upload_chunks')
+    .select('upload_id')
+    .distinct()
+    .where('stored_at', '<', before)
+    .where('upload_id', 'not in', (eb) => eb.selectFrom('console_uploads').select('id'))
+    .limit(100)
+    .execute();
+  return rows.map((row) => row.upload_id);
 }

@@ -118,6 +118,42 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
     expect(ends.items.map((e) => e.reason)).toContain('pupils.csv: added 2, changed 0, refused 0');
   });
 
+  it('keeps a file larger than a chunk in chunks, and checks it whole on the worker', async () => {
+    const rows = Array.from({ length: 45_000 }, (_, i) => `p${i},https://school-a.example,Pupil Number ${i}`);
+    const roster = Buffer.from(['id,school,fullName', ...rows].join('\n'));
+    expect(roster.length).toBeGreaterThan(2 * 1024 * 1024);
+    const olga = await signedIn(first.app, 'olga');
+    const form = await olga.agent.get('/console/import');
+    const uploaded = await olga.agent
+      .post('/console/import')
+      .field('csrf', hiddenField(form.text))
+      .field('collection', 'students')
+      .attach('file', roster, 'many.csv');
+    expect(uploaded.status).toBe(303);
+    const id = uploadIdOf(uploaded.headers.location);
+    const sizes = await ctx.query<{ seq: number; size: number }>(
+      'select seq, length(data) as size from console_upload_chunks where upload_id = ? order by seq',
+      [id],
+    );
+    expect(sizes.map((row) => [Number(row.seq), Number(row.size)])).toEqual([
+      [0, 1024 * 1024],
+      [1, 1024 * 1024],
+      [2, roster.length - 2 * 1024 * 1024],
+    ]);
+    const workerStore = await ctx.reopen({ now: clock.now });
+    worker = startImportRunner({
+      stores: { console: workerStore.console, import: workerStore.dataSet, access: workerStore.access },
+      limits: { maxRows: 100_000 },
+      logger: pino({ level: 'silent' }),
+      now: clock.now,
+      pollMs: 20,
+    });
+    const checked = await follow(second.app, olga.sessionCookie, `/console/import/${id}`, (text) =>
+      text.includes('Nothing has been written yet.'),
+    );
+    expect(checked).toMatch(/<td data-label="Added">45,000<\/td>/);
+  });
+
   it('counts the failed sign-ins of both nodes together', async () => {
     const attempt = async (app: ConsoleHarness['app'], password: string) => {
       const agent = request.agent(app);

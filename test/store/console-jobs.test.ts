@@ -2,7 +2,8 @@
 // src/store/import-jobs.ts, sign-in-throttle.ts): one job at a time
 // across nodes, a claim with a lease that another node takes over once it
 // runs out, progress and ends written only under the current claim, a bounded
-// number of claims, and uploads pruned by age and by count.
+// number of claims, uploads kept in chunks, and uploads pruned by age and by
+// count, chunks of uploads that never finished with them.
 import { storeVariants, type TestStore } from '../support/stores';
 
 describe.each(storeVariants())('console jobs on $name', (variant) => {
@@ -16,14 +17,22 @@ describe.each(storeVariants())('console jobs on $name', (variant) => {
   });
   afterEach(() => ctx.cleanup());
 
-  const upload = (id: string) =>
-    ctx.store.console.insertUpload({
+  const upload = async (id: string) => {
+    await ctx.store.console.writeUploadChunk(id, 0, Buffer.from('id,school,'));
+    await ctx.store.console.writeUploadChunk(id, 1, Buffer.from('fullName\n'));
+    return ctx.store.console.insertUpload({
       id,
       account: 'olga',
       fileName: 'pupils.csv',
       collection: 'students',
-      data: Buffer.from('id,school,fullName\n'),
+      size: 19,
+      chunks: 2,
     });
+  };
+  const chunksOf = async (id: string) =>
+    (
+      await ctx.query<{ seq: number }>('select seq from console_upload_chunks where upload_id = ? order by seq', [id])
+    ).map((row) => Number(row.seq));
 
   it('keeps one job at a time, hands a claim over when its lease runs out, and ignores the old claim', async () => {
     const other = await ctx.reopen({ now });
@@ -34,14 +43,20 @@ describe.each(storeVariants())('console jobs on $name', (variant) => {
         account: 'x',
         fileName: 'b.csv',
         collection: null,
-        data: Buffer.from('a'),
+        size: 0,
+        chunks: 0,
       }),
     ).toBe(false);
     expect(await ctx.store.console.findUpload('u2')).toBeNull();
 
     const first = await ctx.store.console.claimImportJob(60_000, 3);
-    expect(first).toMatchObject({ kind: 'check', attempt: 1, upload: { id: 'u1', fileName: 'pupils.csv', size: 19 } });
-    expect(first?.data.toString()).toBe('id,school,fullName\n');
+    expect(first).toMatchObject({
+      kind: 'check',
+      attempt: 1,
+      upload: { id: 'u1', fileName: 'pupils.csv', size: 19, chunks: 2 },
+    });
+    expect((await other.console.readUploadChunk('u1', 1))?.toString()).toBe('fullName\n');
+    expect(await other.console.readUploadChunk('u1', 2)).toBeNull();
     expect(await other.console.claimImportJob(60_000, 3)).toBeNull();
     const progress = { stage: 'checking' as const, done: 5, total: 10 };
     expect(
@@ -71,9 +86,13 @@ describe.each(storeVariants())('console jobs on $name', (variant) => {
     expect(await ctx.store.console.finishImportJob(apply?.jobId ?? '', apply?.claimToken ?? '', 'done', '{}')).toBe(
       true,
     );
-    // An applied upload's file is not kept.
-    expect(await ctx.query('select id from console_uploads where length(data) = 0')).toEqual([{ id: 'u1' }]);
+    // An applied upload's file is not kept; its reports are.
+    expect(await chunksOf('u1')).toEqual([]);
+    expect((await ctx.store.console.findUpload('u1'))?.apply).toMatchObject({ state: 'done', report: '{}' });
+    // u3's first try was refused and its chunks deleted by the caller (import-jobs.ts); here they are written again.
+    await ctx.store.console.deleteUploadChunks('u3');
     expect(await upload('u3')).toBe(true);
+    expect(await chunksOf('u3')).toEqual([0, 1]);
   });
 
   it('fails a job claimed too often, and refuses to apply an upload not checked', async () => {
@@ -102,8 +121,25 @@ describe.each(storeVariants())('console jobs on $name', (variant) => {
     const left = await ctx.query<{ id: string }>('select id from console_uploads order by id');
     expect(left.map((row) => row.id)).toEqual(['c', 'd']);
     expect(await ctx.query('select id from console_import_jobs where upload_id in (?, ?)', ['a', 'b'])).toEqual([]);
+    expect(await chunksOf('a')).toEqual([]);
+    expect(await chunksOf('c')).toEqual([0, 1]);
     expect(await ctx.store.console.pruneUploads(new Date(nowMs + 1).toISOString(), 0)).toBe(1);
     expect((await ctx.store.console.findUpload('d'))?.check?.state).toBe('queued');
+  });
+
+  it('deletes the chunks of an upload that never finished once they are older than the cut-off', async () => {
+    // More chunks than one delete takes (src/store/import-jobs.ts deletes a few per statement).
+    for (let seq = 0; seq < 9; seq++) await ctx.store.console.writeUploadChunk('gone', seq, Buffer.from('x'));
+    nowMs += 10_000;
+    await ctx.store.console.writeUploadChunk('receiving', 0, Buffer.from('y'));
+    await upload('kept');
+    const cutOff = new Date(nowMs - 5_000).toISOString();
+    nowMs += 3_600_000;
+    // `kept` is an upload and `receiving` is newer than the cut-off: both stay.
+    expect(await ctx.store.console.pruneUploads(cutOff, 20)).toBe(0);
+    expect(await chunksOf('gone')).toEqual([]);
+    expect(await chunksOf('receiving')).toEqual([0]);
+    expect(await chunksOf('kept')).toEqual([0, 1]);
   });
 
   it('counts sign-in failures per key and window, gives them back, and trusts for a time', async () => {

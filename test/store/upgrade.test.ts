@@ -656,7 +656,7 @@ const FILLS: Readonly<Record<string, Fill>> = {
       );
     },
   },
-  // A roster upload whose dry run a node's background slot holds, and a name with failed sign-ins.
+  // A roster upload in two chunks whose dry run a node's background slot holds, and a name with failed sign-ins.
   '0017_console_jobs': {
     async fill(insert) {
       await insert('console_uploads', {
@@ -665,8 +665,20 @@ const FILLS: Readonly<Record<string, Fill>> = {
         file_name: 'pupils.csv',
         collection: 'students',
         size: 19,
-        data: Buffer.from('id,school,fullName\n'),
+        chunks: 2,
         uploaded_at: T0,
+      });
+      await insert('console_upload_chunks', {
+        upload_id: 'v17-upload-aaaaaaaaaaaa',
+        seq: 0,
+        data: Buffer.from('id,school,'),
+        stored_at: T0,
+      });
+      await insert('console_upload_chunks', {
+        upload_id: 'v17-upload-aaaaaaaaaaaa',
+        seq: 1,
+        data: Buffer.from('fullName\n'),
+        stored_at: T0,
       });
       await insert('console_import_jobs', {
         id: 'v17-upload-aaaaaaaaaaaa:check',
@@ -690,9 +702,11 @@ const FILLS: Readonly<Record<string, Fill>> = {
     async check(store) {
       expect(await store.console.findUpload('v17-upload-aaaaaaaaaaaa')).toMatchObject({
         fileName: 'pupils.csv',
+        chunks: 2,
         check: { state: 'running', done: 1, total: 2 },
         apply: null,
       });
+      expect((await store.console.readUploadChunk('v17-upload-aaaaaaaaaaaa', 1))?.toString()).toBe('fullName\n');
       expect(await store.console.readSignInFailures(['account:v8-operator'], T0)).toEqual(
         new Map([['account:v8-operator', 2]]),
       );

@@ -4,9 +4,12 @@ import type { StoreMigration } from './migration';
 
 // State of the console that any node must be able to serve (docs/console.md#importing-a-roster,
 // docs/console.md#signing-in), kept in the store rather than in one process's memory:
-// - console_uploads: a roster uploaded for import, the file itself (at most
-//   32 MiB, checked before it is written) with its name, collection and the
-//   account that uploaded it; deleted an hour after the upload;
+// - console_uploads: a roster uploaded for import: its name, collection,
+//   size, number of chunks and the account that uploaded it; deleted an hour
+//   after the upload;
+// - console_upload_chunks: the file itself (at most 32 MiB), in chunks of
+//   about 1 MiB written as the form arrives and read back one at a time, so
+//   that no statement moves the whole file at once (docs/design.md);
 // - console_import_jobs: the dry run and the apply of an upload, one row
 //   each, with their progress and their report (JSON), claimed by a node's
 //   background slot with a lease and a claim token, as the outbox's messages
@@ -28,10 +31,23 @@ export const consoleJobsMigration: StoreMigration = {
       .addColumn('file_name', text, (c) => c.notNull())
       .addColumn('collection', text)
       .addColumn('size', 'integer', (c) => c.notNull())
-      .addColumn('data', bytes, (c) => c.notNull())
+      .addColumn('chunks', 'integer', (c) => c.notNull())
       .addColumn('uploaded_at', text, (c) => c.notNull())
       .execute();
     await db.schema.createIndex('console_uploads_at_idx').on('console_uploads').column('uploaded_at').execute();
+    await db.schema
+      .createTable('console_upload_chunks')
+      .addColumn('upload_id', text, (c) => c.notNull())
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('data', bytes, (c) => c.notNull())
+      .addColumn('stored_at', text, (c) => c.notNull())
+      .addPrimaryKeyConstraint('console_upload_chunks_pk', ['upload_id', 'seq'])
+      .execute();
+    await db.schema
+      .createIndex('console_upload_chunks_at_idx')
+      .on('console_upload_chunks')
+      .column('stored_at')
+      .execute();
 
     await db.schema
       .createTable('console_import_jobs')
@@ -89,6 +105,7 @@ export const consoleJobsMigration: StoreMigration = {
     await db.schema.dropTable('console_sign_in_trust').ifExists().execute();
     await db.schema.dropTable('console_sign_in_failures').ifExists().execute();
     await db.schema.dropTable('console_import_jobs').ifExists().execute();
+    await db.schema.dropTable('console_upload_chunks').ifExists().execute();
     await db.schema.dropTable('console_uploads').ifExists().execute();
   },
 };
