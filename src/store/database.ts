@@ -253,9 +253,9 @@ export interface ConsoleUploadsTable {
 export interface ConsoleUploadChunksTable {
   upload_id: string;
   seq: number;
-  data: Buffer;
   /** When it was written: a chunk of an upload that never finished is deleted by its age. */
   stored_at: string;
+  data: Buffer;
 }
 
 /** The dry run (`check`) or the apply of an upload, claimed by one node at a time (migration 0017). */

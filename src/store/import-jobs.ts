@@ -358,13 +358,14 @@ export async function pruneUploads(trx: Kysely<StoreDatabase>, before: string, k
  * their own: a form refused, or a node that stopped while receiving one.
  */
 export async function abandonedUploads(db: Kysely<StoreDatabase>, before: string): Promise<string[]> {
+  // By the index on stored_at (no DISTINCT, which would have the planner walk every chunk instead).
   const rows = await db
     .selectFrom('console_upload_chunks')
     .select('upload_id')
-    .distinct()
     .where('stored_at', '<', before)
     .where('upload_id', 'not in', (eb) => eb.selectFrom('console_uploads').select('id'))
-    .limit(100)
+    .orderBy('stored_at')
+    .limit(1000)
     .execute();
-  return rows.map((row) => row.upload_id);
+  return [...new Set(rows.map((row) => row.upload_id))].slice(0, 100);
 }

@@ -39,8 +39,10 @@ export const consoleJobsMigration: StoreMigration = {
       .createTable('console_upload_chunks')
       .addColumn('upload_id', text, (c) => c.notNull())
       .addColumn('seq', 'integer', (c) => c.notNull())
-      .addColumn('data', bytes, (c) => c.notNull())
+      // Before the bytes: SQLite reads a row's columns in order, and a column after a 1 MiB value is
+      // reached only through its overflow pages.
       .addColumn('stored_at', text, (c) => c.notNull())
+      .addColumn('data', bytes, (c) => c.notNull())
       .addPrimaryKeyConstraint('console_upload_chunks_pk', ['upload_id', 'seq'])
       .execute();
     await db.schema
