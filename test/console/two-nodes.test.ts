@@ -58,14 +58,31 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
     throw new Error(`${path} never showed the end of its job`);
   };
 
-  it('starts a job through one node, follows it and reads its report through the other, run by a third', async () => {
-    const olga = await signedIn(first.app, 'olga');
-    const form = await olga.agent.get('/console/import');
-    const uploaded = await olga.agent
+  /** Uploads `roster` as students through the first node, as its form sends it. */
+  const uploadStudents = async (browser: Awaited<ReturnType<typeof signedIn>>, roster: Buffer, name: string) => {
+    const form = await browser.agent.get('/console/import');
+    return browser.agent
       .post('/console/import')
       .field('csrf', hiddenField(form.text))
       .field('collection', 'students')
-      .attach('file', Buffer.from(ROSTER), 'pupils.csv');
+      .attach('file', roster, name);
+  };
+
+  /** The worker: an import slot on a store of its own on the same database, as `npm run worker` runs it. */
+  const startWorker = async (maxRows: number) => {
+    const workerStore = await ctx.reopen({ now: clock.now });
+    worker = startImportRunner({
+      stores: { console: workerStore.console, import: workerStore.dataSet, access: workerStore.access },
+      limits: { maxRows },
+      logger: pino({ level: 'silent' }),
+      now: clock.now,
+      pollMs: 20,
+    });
+  };
+
+  it('starts a job through one node, follows it and reads its report through the other, run by a third', async () => {
+    const olga = await signedIn(first.app, 'olga');
+    const uploaded = await uploadStudents(olga, Buffer.from(ROSTER), 'pupils.csv');
     expect(uploaded.status).toBe(303);
     const id = uploadIdOf(uploaded.headers.location);
     const path = `/console/import/${id}`;
@@ -83,15 +100,7 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
       .attach('file', Buffer.from(ROSTER), 'again.csv');
     expect(other.status).toBe(409);
 
-    // The worker: a store of its own on the same database.
-    const workerStore = await ctx.reopen({ now: clock.now });
-    worker = startImportRunner({
-      stores: { console: workerStore.console, import: workerStore.dataSet, access: workerStore.access },
-      limits: { maxRows: 1000 },
-      logger: pino({ level: 'silent' }),
-      now: clock.now,
-      pollMs: 20,
-    });
+    await startWorker(1000);
     const checked = await follow(second.app, olga.sessionCookie, path, (text) =>
       text.includes('Nothing has been written yet.'),
     );
@@ -123,12 +132,7 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
     const roster = Buffer.from(['id,school,fullName', ...rows].join('\n'));
     expect(roster.length).toBeGreaterThan(2 * 1024 * 1024);
     const olga = await signedIn(first.app, 'olga');
-    const form = await olga.agent.get('/console/import');
-    const uploaded = await olga.agent
-      .post('/console/import')
-      .field('csrf', hiddenField(form.text))
-      .field('collection', 'students')
-      .attach('file', roster, 'many.csv');
+    const uploaded = await uploadStudents(olga, roster, 'many.csv');
     expect(uploaded.status).toBe(303);
     const id = uploadIdOf(uploaded.headers.location);
     const sizes = await ctx.query<{ seq: number; size: number }>(
@@ -140,14 +144,7 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
       [1, 1024 * 1024],
       [2, roster.length - 2 * 1024 * 1024],
     ]);
-    const workerStore = await ctx.reopen({ now: clock.now });
-    worker = startImportRunner({
-      stores: { console: workerStore.console, import: workerStore.dataSet, access: workerStore.access },
-      limits: { maxRows: 100_000 },
-      logger: pino({ level: 'silent' }),
-      now: clock.now,
-      pollMs: 20,
-    });
+    await startWorker(100_000);
     const checked = await follow(second.app, olga.sessionCookie, `/console/import/${id}`, (text) =>
       text.includes('Nothing has been written yet.'),
     );

@@ -104,10 +104,13 @@ export const consoleJobsMigration: StoreMigration = {
       .execute();
   },
   async down(db: Kysely<unknown>) {
-    await db.schema.dropTable('console_sign_in_trust').ifExists().execute();
-    await db.schema.dropTable('console_sign_in_failures').ifExists().execute();
-    await db.schema.dropTable('console_import_jobs').ifExists().execute();
-    await db.schema.dropTable('console_upload_chunks').ifExists().execute();
-    await db.schema.dropTable('console_uploads').ifExists().execute();
+    const tables = [
+      'console_sign_in_trust',
+      'console_sign_in_failures',
+      'console_import_jobs',
+      'console_upload_chunks',
+      'console_uploads',
+    ];
+    for (const table of tables) await db.schema.dropTable(table).ifExists().execute();
   },
 };
