@@ -24,7 +24,7 @@ import type {
   OpenedStore,
 } from '../store';
 import { consoleAudit } from './audit';
-import { jobSummary } from './import-jobs';
+import { IMPORT_KEEP_MS, IMPORT_MAX_UPLOADS, jobSummary } from './import-jobs';
 import { copyUploadTo } from './upload-chunks';
 
 /** How long a claim holds without news from its node; the progress and a timer renew it. */
@@ -33,6 +33,8 @@ export const IMPORT_LEASE_MS = 60_000;
 export const IMPORT_MAX_ATTEMPTS = 3;
 /** The slot looks for a job this often when nothing wakes it. */
 const POLL_MS = 1_000;
+/** The slot prunes the expired uploads this often, when it has no job. */
+const PRUNE_EVERY_MS = 10 * 60_000;
 /** Progress is written at most this often (the page reloads every 2 s). */
 const PROGRESS_EVERY_MS = 500;
 
@@ -54,6 +56,13 @@ export interface ImportRunnerOptions {
 export interface ImportSlot {
   /** Claims and runs one job; false when there was none to claim. */
   runOnce(): Promise<boolean>;
+  /**
+   * Deletes the uploads kept past their hour (or past the 20 kept), with
+   * their reports and chunks, and the chunks of forms never finished;
+   * answers how many uploads went. An upload prunes too, but a node where
+   * nobody uploads would otherwise keep the last ones for good.
+   */
+  prune(): Promise<number>;
 }
 
 export interface ImportRunner extends ImportSlot {
@@ -167,6 +176,8 @@ export function createImportSlot(options: ImportRunnerOptions): ImportSlot {
       await run(claim);
       return true;
     },
+    prune: () =>
+      options.stores.console.pruneUploads(new Date(now().getTime() - IMPORT_KEEP_MS).toISOString(), IMPORT_MAX_UPLOADS),
   };
 }
 
@@ -176,6 +187,7 @@ export function startImportRunner(options: ImportRunnerOptions): ImportRunner {
   let stopped = false;
   let current: Promise<boolean> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let prunedAt = -PRUNE_EVERY_MS;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -186,10 +198,19 @@ export function startImportRunner(options: ImportRunnerOptions): ImportRunner {
   const tick = () => {
     timer = null;
     if (current !== null || stopped) return;
-    current = slot.runOnce().catch((err: unknown) => {
-      options.logger.warn({ err }, 'console: looking for an import job failed');
-      return false;
-    });
+    current = slot
+      .runOnce()
+      .then(async (ran) => {
+        if (!ran && performance.now() - prunedAt >= PRUNE_EVERY_MS) {
+          prunedAt = performance.now();
+          await slot.prune();
+        }
+        return ran;
+      })
+      .catch((err: unknown) => {
+        options.logger.warn({ err }, 'console: looking for an import job failed');
+        return false;
+      });
     void current.then((ran) => {
       current = null;
       schedule(ran ? 0 : (options.pollMs ?? POLL_MS));
@@ -199,6 +220,7 @@ export function startImportRunner(options: ImportRunnerOptions): ImportRunner {
 
   return {
     runOnce: () => slot.runOnce(),
+    prune: () => slot.prune(),
     notify() {
       if (current === null) schedule(0);
     },

@@ -151,6 +151,23 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
     expect(checked).toMatch(/<td data-label="Added">45,000<\/td>/);
   });
 
+  it("deletes an upload past its hour from a worker's slot, with its chunks, though nobody uploads again", async () => {
+    const olga = await signedIn(first.app, 'olga');
+    const id = uploadIdOf((await uploadStudents(olga, Buffer.from(ROSTER), 'pupils.csv')).headers.location);
+    await startWorker(1000);
+    await follow(second.app, olga.sessionCookie, `/console/import/${id}`, (text) =>
+      text.includes('Nothing has been written yet.'),
+    );
+    expect(await worker?.prune()).toBe(0);
+    clock.advance(61 * 60_000);
+    expect(await worker?.prune()).toBe(1);
+    expect(await ctx.query('select seq from console_upload_chunks')).toEqual([]);
+    expect(await ctx.query('select id from console_import_jobs')).toEqual([]);
+    // The session ended meanwhile: signed in again, the page is gone.
+    const again = await signedIn(second.app, 'olga');
+    expect((await again.agent.get(`/console/import/${id}`)).status).toBe(404);
+  });
+
   it('counts the failed sign-ins of both nodes together', async () => {
     const attempt = async (app: ConsoleHarness['app'], password: string) => {
       const agent = request.agent(app);
