@@ -112,7 +112,9 @@ export function streamMultipart(req: Request, limits: MultipartLimits, openFile:
           if (!failed) req.resume();
         }, fail);
     });
+    let ended = false;
     req.on('end', () => {
+      ended = true;
       work = work
         .then(() => {
           if (!failed) resolve(parser.end());
@@ -120,6 +122,10 @@ export function streamMultipart(req: Request, limits: MultipartLimits, openFile:
         .catch(fail);
     });
     req.on('error', fail);
+    // A client that goes away mid-form: no 'end', maybe no 'error' either; the caller deletes what was kept.
+    req.on('close', () => {
+      if (!ended) fail(new MultipartError('malformed', 'The form was cut short.'));
+    });
   });
 }
 

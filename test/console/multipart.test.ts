@@ -96,4 +96,13 @@ describe('readMultipart', () => {
     await expect(streamMultipart(req, LIMITS, () => ({ write: () => Promise.reject(refusal) }))).rejects.toBe(refusal);
     await new Promise((resolve) => req.once('end', resolve));
   });
+
+  it('refuses a form whose sender went away before its end', async () => {
+    const req = new Readable({ read() {} }) as unknown as Request & Readable;
+    Object.assign(req, { headers: { 'content-type': 'multipart/form-data; boundary=XyZ' } });
+    const read = streamMultipart(req, LIMITS, () => ({ write: () => Promise.resolve() }));
+    req.push(Buffer.from(part('file', 'x'.repeat(100), 'a.csv')));
+    setImmediate(() => req.destroy());
+    await expect(read).rejects.toMatchObject({ kind: 'malformed' });
+  });
 });
