@@ -217,7 +217,7 @@ async function run(name: string, options: Options): Promise<void> {
     const app = express();
     app.use(
       createConsole({
-        stores: { console: store.console, admin: store.admin, access: store.access, import: store.dataSet },
+        stores: { console: store.console, admin: store.admin, access: store.access },
         settings: { secureCookies: false, idleMs: 3_600_000, maxAgeMs: 3_600_000, allow: null },
         logger: pino({ level: 'silent' }),
         bcrypt: pool,

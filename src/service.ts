@@ -6,6 +6,7 @@ import { API_BASE as ADMIN_API_BASE, createAdminApi, type QueueNotification } fr
 import type { Config } from './config';
 import { CONSOLE_BASE, consoleOff, createConsole } from './console';
 import { consoleAllowList } from './console/allow-list';
+import { startConsoleImports, type ImportRunner } from './console/import-runner';
 import { loadServiceModel } from './contract';
 import { DELIVERY_STOP_MS, startDelivery, type RunningDelivery } from './delivery';
 import { checkReadiness, healthRoutes, type Readiness } from './health';
@@ -137,14 +138,16 @@ async function startParts(
     worker,
   };
   readiness = () => checkReadiness(readinessOptions);
+  // The roster import's jobs run where the delivery worker runs (docs/console.md#importing-a-roster).
+  let imports: ImportRunner | null = null;
   const routes = operatorRoutes(
     config,
     logger,
     store,
     metrics,
     { health: healthRoutes(readinessOptions), queueNotification: notificationQueue({ store: operationStore, rules }) },
-    wakeWorker,
     own,
+    { onResent: wakeWorker, onImportQueued: () => imports?.notify() },
   );
   const observers = startObservers(config, logger, metrics, tracer, own);
 
@@ -174,6 +177,15 @@ async function startParts(
     delivery = running;
     // Started after the store, so it stops first: no claim after the store closed.
     own('delivery worker', () => running.stop(DELIVERY_STOP_MS));
+    if (config.console.enabled) {
+      const runner = startConsoleImports(
+        { importMaxRows: config.console.importMaxRows, eventsAllowHttp: config.delivery.events.allowHttp },
+        logger,
+        store,
+      );
+      imports = runner;
+      own('console import slot', (budgetMs) => runner.stop(budgetMs));
+    }
   }
   return {
     app,
@@ -273,8 +285,8 @@ function operatorRoutes(
   store: OpenedStore,
   metrics: Metrics,
   { health, queueNotification }: { health: OperatorRoute['handler']; queueNotification: QueueNotification },
-  onResent: () => void,
   own: Own,
+  wake: { readonly onResent: () => void; readonly onImportQueued: () => void },
 ): OperatorRoute[] {
   const routes: OperatorRoute[] = [
     { path: '/healthz', handler: health },
@@ -297,19 +309,18 @@ function operatorRoutes(
     const consoleBcrypt = createBcryptPool({ threads: 1 });
     own('console bcrypt thread', () => consoleBcrypt.close());
     consoleHandler = createConsole({
-      stores: { console: store.console, admin: store.admin, access: store.access, import: store.dataSet },
+      stores: { console: store.console, admin: store.admin, access: store.access },
       settings: {
         secureCookies: config.publicBaseUrl?.startsWith('https:') ?? false,
         idleMs: config.console.sessionIdleMinutes * 60_000,
         maxAgeMs: config.console.sessionMaxHours * 3_600_000,
         allow: consoleAllowList(config.console.allow),
-        importMaxRows: config.console.importMaxRows,
         timeZone: config.console.timeZone,
         eventsAllowHttp: config.delivery.events.allowHttp,
       },
       logger,
       bcrypt: consoleBcrypt,
-      onResent,
+      ...wake,
     });
   }
   routes.push({ path: CONSOLE_BASE, handler: consoleHandler }, { path: `${CONSOLE_BASE}/`, handler: consoleHandler });

@@ -1,10 +1,12 @@
 // npm run worker: the delivery worker without the HTTP server. Run as many as
 // wanted against PostgreSQL (or beside the server on SQLite); each claims its
-// own messages. SIGTERM/SIGINT stop it cleanly. With METRICS_PORT set it
+// own messages; with the console on, it also runs the console's roster
+// imports. SIGTERM/SIGINT stop it cleanly. With METRICS_PORT set it
 // serves its own /metrics there (deliveries, outbox depth, the process).
 import './node-guard';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startConsoleImports } from '../console/import-runner';
 import { DELIVERY_STOP_MS, startDelivery } from '../delivery';
 import { createLogger } from '../log';
 import { createMetrics } from '../metrics';
@@ -42,6 +44,14 @@ async function main(): Promise<void> {
     eventObserver: metrics?.events,
     tracer,
   });
+  // The console's roster imports run here too, off the nodes that answer the calls (docs/console.md#importing-a-roster).
+  const imports = config.console.enabled
+    ? startConsoleImports(
+        { importMaxRows: config.console.importMaxRows, eventsAllowHttp: config.delivery.events.allowHttp },
+        logger,
+        store,
+      )
+    : null;
   let metricsServer: Server | null = null;
   if (metrics !== null && config.metricsPort !== null) {
     metricsServer = await serveMetrics(metrics, config.metricsPort, config.host, config.connections);
@@ -58,8 +68,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'worker shutting down');
     metricsServer?.close();
-    void delivery
-      .stop(DELIVERY_STOP_MS)
+    void Promise.all([delivery.stop(DELIVERY_STOP_MS), imports?.stop(DELIVERY_STOP_MS)])
       .then(() => store.lifecycle.close())
       .then(() => tracer?.shutdown(Math.min(TRACES_FLUSH_MS, config.shutdownTimeoutMs)))
       .finally(() => process.exit(0));

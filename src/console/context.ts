@@ -1,14 +1,14 @@
 // What the console's routes share: the store's roles, the settings, the
-// bcrypt threads, the sign-in throttle, the audit trail's writer, the clock.
+// bcrypt threads, the sign-in throttle (in the store), the audit trail's writer, the clock.
 import type { BlockList } from 'node:net';
 import type { BcryptPool } from '../access/bcrypt-pool';
-import type { LoginThrottle } from '../access/login-throttle';
 import type { Logger } from '../log';
-import type { AccessStore, AdminStore, ConsoleStore, ImportStore } from '../store';
+import type { AccessStore, AdminStore, ConsoleStore } from '../store';
 import type { ConsoleAudit } from './audit';
 import type { Request, Response } from 'express';
 import type { ImportJobs } from './import-jobs';
 import type { View } from './view';
+import type { SignInThrottle } from './sign-in-throttle';
 
 export interface ConsoleSettings {
   /** Secure cookies: PUBLIC_BASE_URL is https. */
@@ -19,8 +19,6 @@ export interface ConsoleSettings {
   readonly maxAgeMs: number;
   /** CONSOLE_ALLOW: the addresses that may reach the console; null: every address. */
   readonly allow: BlockList | null;
-  /** Rows a roster import may hold (CONSOLE_IMPORT_MAX_ROWS); DEFAULT_MAX_ROWS when left out. */
-  readonly importMaxRows?: number;
   /** The zone times are shown in for an operator who chose none (CONSOLE_TIME_ZONE); UTC when left out. */
   readonly timeZone?: string;
   /** A school's event receiver may be http:// (EVENTS_ALLOW_HTTP); false when left out. */
@@ -31,8 +29,6 @@ export interface ConsoleStores {
   readonly console: ConsoleStore;
   readonly admin: AdminStore;
   readonly access: Pick<AccessStore, 'insertAuditEntries'>;
-  /** The roster import's (src/import): the same store role as `npm run import`. */
-  readonly import: ImportStore;
 }
 
 export interface ConsoleContext {
@@ -40,9 +36,9 @@ export interface ConsoleContext {
   readonly settings: ConsoleSettings;
   readonly logger: Logger;
   readonly bcrypt: BcryptPool;
-  readonly throttle: LoginThrottle;
+  readonly throttle: SignInThrottle;
   readonly audit: ConsoleAudit;
-  /** The roster import's uploads and jobs on this node. */
+  /** The roster import's uploads and jobs, in the store. */
   readonly imports: ImportJobs;
   readonly now: () => Date;
   /** A message was queued again: an in-process worker may look now rather than at its next poll. */

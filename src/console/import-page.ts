@@ -7,8 +7,8 @@ import { formatImportReport, FIELDS, LISTED_REJECTIONS_MAX, type FileReport, typ
 import { COLLECTIONS, type DataSetCollection } from '../store';
 import type { ConsoleContext, PageHandler } from './context';
 import { html, type Html } from '../shared/markup';
-import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job, type Upload } from './import-jobs';
-import { isMultipart, MultipartError, readMultipart } from './multipart';
+import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job } from './import-jobs';
+import { isMultipart, MultipartError, streamMultipart } from './multipart';
 import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
 import { forbidden } from './sign-in';
@@ -63,16 +63,33 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
     await refuse(400, { field: 'file', text: t.importNoFile }, 'invalid');
     return;
   }
+  // The file goes to the store in chunks as it arrives (upload-chunks.ts), and only after the form's
+  // CSRF token, which the form sends first: a file before a right token is counted, not kept.
+  const receiving = context.imports.receive();
+  const csrfBefore = (fields: ReadonlyMap<string, string>) =>
+    sameSecret(fields.get('csrf'), (view.session as SignedIn).csrf);
+  let csrfBeforeFile = true;
   let form;
+  let stored;
   try {
-    form = await readMultipart(req, { maxBytes: IMPORT_MAX_BYTES + 64 * 1024, maxParts: 5, maxFieldBytes: 1024 });
+    form = await streamMultipart(
+      req,
+      { maxBytes: IMPORT_MAX_BYTES + 64 * 1024, maxParts: 5, maxFieldBytes: 1024 },
+      (_field, _name, fieldsBefore) => {
+        csrfBeforeFile = csrfBefore(fieldsBefore);
+        return csrfBeforeFile ? receiving.sink : { write: () => Promise.resolve() };
+      },
+    );
+    stored = await receiving.sink.finish();
   } catch (err) {
+    await receiving.discard();
     if (!(err instanceof MultipartError)) throw err;
     if (err.kind === 'too_large') await refuse(413, { field: 'file', text: t.importTooLarge(SIZE_TEXT) }, 'too_large');
     else await refuse(400, { field: 'file', text: t.importNoFile }, 'invalid');
     return;
   }
-  if (!sameSecret(form.fields.get('csrf'), (view.session as SignedIn).csrf)) {
+  if (!csrfBeforeFile || !csrfBefore(form.fields)) {
+    await receiving.discard();
     await context.audit({
       address: req.ip ?? null,
       account: accountOf(view),
@@ -86,24 +103,18 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
   const chosen = form.fields.get('collection') ?? '';
   const collection = (COLLECTIONS as readonly string[]).includes(chosen) ? (chosen as DataSetCollection) : undefined;
   const file = form.file;
-  if (file === null || file.fileName === '' || file.data.length === 0) {
-    await refuse(400, { field: 'file', text: t.importNoFile }, 'invalid');
-    return;
-  }
-  if (file.data.length > IMPORT_MAX_BYTES) {
-    await refuse(413, { field: 'file', text: t.importTooLarge(SIZE_TEXT) }, 'too_large');
-    return;
-  }
-  const fileName = safeFileName(file.fileName);
-  if (fileName === null) {
-    await refuse(400, { field: 'file', text: t.importBadName }, 'invalid');
+  const fileName = file === null ? null : safeFileName(file.fileName);
+  if (file === null || file.fileName === '' || file.size === 0 || fileName === null) {
+    await receiving.discard();
+    const named = file !== null && file.fileName !== '' && file.size > 0;
+    await refuse(400, { field: 'file', text: named ? t.importBadName : t.importNoFile }, 'invalid');
     return;
   }
   // A JSON document names its collections itself; the choice is for CSV files.
   const upload = await context.imports.upload(
+    { id: receiving.id, ...stored },
     accountOf(view),
     fileName,
-    file.data,
     /\.json$/i.test(fileName) ? undefined : collection,
   );
   if (upload === null) {
@@ -116,7 +127,7 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
     operation: 'import-check',
     subject: `${fileName} (${upload.id})`,
     outcome: 'allowed',
-    reason: `started: ${file.data.length} bytes${collection === undefined ? '' : `, ${collection}`}`,
+    reason: `started: ${file.size} bytes${collection === undefined ? '' : `, ${collection}`}`,
   });
   redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
 }
@@ -133,7 +144,8 @@ function missing(view: View, res: Response): void {
 
 function progressOf(view: View, job: Job): Html {
   const { t, f } = view;
-  return html`<div role="status"><p>${job.stage === 'writing' ? t.importWriting : t.importChecking}: ${t.importProgress(f.number(job.done), f.number(job.total))}</p>
+  const doing = job.state === 'queued' ? t.importQueued : job.stage === 'writing' ? t.importWriting : t.importChecking;
+  return html`<div role="status"><p>${doing}: ${t.importProgress(f.number(job.done), f.number(job.total))}</p>
 <progress max="${Math.max(job.total, 1)}" value="${job.done}">${job.done}</progress>
 <p class="hint">${t.importRefresh}</p></div>`;
 }
@@ -186,9 +198,9 @@ ${file.notes.length === 0 ? '' : html`<h2>${t.importNotes}</h2><ul>${file.notes.
 const writable = (report: ImportReport): boolean =>
   report.files.some((file) => file.collections.some((c) => c.accepted > 0));
 
-export function showUpload(context: ConsoleContext, view: View, res: Response, id: string): void {
+export async function showUpload(context: ConsoleContext, view: View, res: Response, id: string): Promise<void> {
   const { t } = view;
-  const upload = context.imports.get(id);
+  const upload = await context.imports.get(id);
   if (upload === null) {
     missing(view, res);
     return;
@@ -196,7 +208,7 @@ export function showUpload(context: ConsoleContext, view: View, res: Response, i
   const job = upload.apply ?? upload.check;
   const base = `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`;
   const title = titled(upload.apply === null ? t.importDryRunTitle : t.importAppliedTitle, upload.fileName);
-  if (job === null || job.state === 'running') {
+  if (job === null || job.state === 'running' || job.state === 'queued') {
     // A meta refresh, as the console runs no script (docs/console.md#security).
     sendView(res, view, title, html`${job === null ? '' : progressOf(view, job)}`, { current: 'import', refresh: 2 });
     return;
@@ -231,21 +243,22 @@ ${
 }
 
 export const applyUpload: PageHandler<[id: string]> = async (context, view, req, res, id) => {
-  const upload = context.imports.get(id);
+  const upload = await context.imports.get(id);
   if (upload === null) {
     missing(view, res);
     return;
   }
-  const started = context.imports.apply(upload);
+  const started = await context.imports.apply(upload.id);
   await context.audit({
     address: req.ip ?? null,
     account: accountOf(view),
     operation: 'import-apply',
     subject: `${upload.fileName} (${upload.id})`,
-    outcome: started ? 'allowed' : 'refused',
-    reason: started ? 'started' : 'busy',
+    outcome: started === 'started' ? 'allowed' : 'refused',
+    reason: started === 'started' ? 'started' : started === 'applied' ? 'applied' : 'busy',
   });
-  if (!started && upload.apply === null) {
+  // Applied already (a second click): the page of that apply; anything else that did not start: 409.
+  if (started !== 'started' && started !== 'applied') {
     sendView(res, view, view.t.importTitle, html`${errorSummary(view, [{ text: view.t.importBusy }])}`, {
       status: 409,
       current: 'import',
@@ -264,7 +277,7 @@ export const downloadReport: PageHandler<[id: string, kind: 'check' | 'apply', f
   kind,
   format,
 ) => {
-  const upload = context.imports.get(id);
+  const upload = await context.imports.get(id);
   const report = upload?.[kind]?.report ?? null;
   if (upload === null || report === null) {
     missing(view, res);
@@ -290,17 +303,3 @@ export const downloadReport: PageHandler<[id: string, kind: 'check' | 'apply', f
     res.end(formatImportReport(report));
   }
 };
-
-/** The audit trail's entry when a job ends: what it did, in the report's counts. */
-export function jobSummary(upload: Upload, job: Job): string {
-  if (job.state === 'failed' || job.report === null) return 'failed';
-  const all = job.report.files.flatMap((file) => file.collections);
-  const sum = (pick: (c: (typeof all)[number]) => number | null | undefined) =>
-    all.reduce((total, c) => total + (pick(c) ?? 0), 0);
-  const failed = job.report.files.filter((file) => file.status === 'failed').length;
-  const counts =
-    job.kind === 'check'
-      ? `would add ${sum((c) => c.wouldInsert)}, change ${sum((c) => c.wouldUpdate)}`
-      : `added ${sum((c) => c.inserted)}, changed ${sum((c) => c.updated)}`;
-  return `${upload.fileName}: ${counts}, refused ${sum((c) => c.rejected)}${failed > 0 ? ', file not imported' : ''}`;
-}

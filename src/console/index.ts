@@ -4,10 +4,8 @@
 // an audit entry for every action. CONSOLE=false turns it off (404).
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { BcryptPool } from '../access/bcrypt-pool';
-import { createLoginThrottle, type LoginThrottle } from '../access/login-throttle';
 import { addressMatches } from '../access/policy';
 import type { Logger } from '../log';
-import { DEFAULT_MAX_ROWS } from '../import';
 import { StoreError, type ConsoleRole } from '../store';
 import { callOf, sendText } from '../wire';
 import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts, type AccountChange } from './accounts';
@@ -25,7 +23,8 @@ import { chooseZone, savePreferences, showPreferences } from './preferences';
 import { DEFAULT_TIME_ZONE } from './times';
 import { showAudit } from './audit-page';
 import { createImportJobs, type ImportJobs } from './import-jobs';
-import { applyUpload, downloadReport, jobSummary, receiveUpload, showImport, showUpload } from './import-page';
+import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
+import { storeSignInThrottle, type SignInThrottle } from './sign-in-throttle';
 import { isMultipart } from './multipart';
 import { saveStudent, showEditStudent } from './student-edit';
 import { showSchools, showSchoolStudents } from './schools';
@@ -66,8 +65,10 @@ export interface ConsoleOptions {
   readonly logger: Logger;
   /** Checks the passwords off the main thread. */
   readonly bcrypt: BcryptPool;
-  readonly throttle?: LoginThrottle;
+  readonly throttle?: SignInThrottle;
   readonly now?: () => Date;
+  /** Told when an import job is queued (an import slot in this process may claim it at once). */
+  readonly onImportQueued?: () => void;
   /** Told when a message is queued again (the in-process worker's notify). */
   readonly onResent?: () => void;
 }
@@ -96,28 +97,13 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     bcrypt: options.bcrypt,
     throttle:
       options.throttle ??
-      createLoginThrottle({
+      storeSignInThrottle(options.stores.console, {
         perAddress: SIGN_IN_FAILURES_PER_ADDRESS,
-        perUser: SIGN_IN_FAILURES_PER_ACCOUNT,
+        perAccount: SIGN_IN_FAILURES_PER_ACCOUNT,
         windowMs: SIGN_IN_WINDOW_MS,
       }),
     audit,
-    imports: createImportJobs({
-      store: options.stores.import,
-      limits: { maxRows: options.settings.importMaxRows ?? DEFAULT_MAX_ROWS },
-      eventsAllowHttp: options.settings.eventsAllowHttp === true,
-      logger: options.logger,
-      now,
-      onEnded: (upload, job) =>
-        audit({
-          address: null,
-          account: upload.account,
-          operation: job.kind === 'check' ? 'import-check' : 'import-apply',
-          subject: `${upload.fileName} (${upload.id})`,
-          outcome: 'allowed',
-          reason: jobSummary(upload, job),
-        }),
-    }),
+    imports: createImportJobs({ store: options.stores.console, now, onQueued: options.onImportQueued }),
     now,
     onResent: options.onResent,
   };
@@ -262,9 +248,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     callOf(res).operation = 'import-check';
     await receiveUpload(context, local(res).view, req, res);
   });
-  router.get(`${CONSOLE_BASE}/import/:id`, need('operator'), (req, res) => {
+  router.get(`${CONSOLE_BASE}/import/:id`, need('operator'), async (req, res) => {
     callOf(res).operation = 'import';
-    showUpload(context, local(res).view, res, String(req.params.id).slice(0, 64));
+    await showUpload(context, local(res).view, res, String(req.params.id).slice(0, 64));
   });
   router.post(`${CONSOLE_BASE}/import/:id/apply`, need('operator'), async (req, res) => {
     callOf(res).operation = 'import-apply';

@@ -1,6 +1,6 @@
 // The sign-in page and its form (docs/console.md#signing-in). Failed
-// attempts are counted per account and per address by the same throttle as
-// the policy's Basic users (src/access/login-throttle.ts), before bcrypt
+// attempts are counted per account and per address in the store, by the
+// rules of the policy's Basic users (sign-in-throttle.ts), before bcrypt
 // runs; an unknown name costs the same bcrypt check as a known one.
 import type { Response } from 'express';
 import { html, type Html } from '../shared/markup';
@@ -68,7 +68,7 @@ export const signIn: PageHandler<[cookies: ReadonlyMap<string, string>]> = async
   const nowMs = context.now().getTime();
   // The attempt is counted before anything is awaited: a burst of concurrent
   // sign-ins for one name once got nine password checks past a limit of five.
-  const attempt = context.throttle.reserve(address, name, nowMs);
+  const attempt = await context.throttle.reserve(address, name, nowMs);
   if ('retryAfter' in attempt) {
     const wait = attempt.retryAfter;
     context.logger.warn({ account: name, callerAddress: address, retryAfter: wait }, 'console: sign-in throttled');
@@ -82,18 +82,18 @@ export const signIn: PageHandler<[cookies: ReadonlyMap<string, string>]> = async
     account = await context.stores.console.getAccount(name);
     const check = context.bcrypt.compare(password, account?.passwordHash ?? NO_ACCOUNT_HASH);
     if (check === null) {
-      attempt.cancelled();
+      await attempt.cancelled();
       again(503, t.busy, { 'Retry-After': '5' });
       return;
     }
     matches = await check;
   } catch (err) {
     // No answer about the password (the store or the thread failed): not a failure of the caller's.
-    attempt.cancelled();
+    await attempt.cancelled().catch(() => undefined);
     throw err;
   }
   if (!matches || account === null || account.disabled) {
-    attempt.failed();
+    // The attempt stays counted.
     const reason = matches && account?.disabled === true ? 'disabled' : 'credentials';
     // Never the password, not even a wrong one: it may be the right one mistyped.
     context.logger.warn({ account: name, callerAddress: address, reason }, 'console: sign-in failed');
@@ -101,7 +101,7 @@ export const signIn: PageHandler<[cookies: ReadonlyMap<string, string>]> = async
     again(401, t.signInFailed);
     return;
   }
-  attempt.succeeded(nowMs);
+  await attempt.succeeded(nowMs);
   await startSession(context, res, account.name);
   await context.audit({ address, account: account.name, operation: 'sign-in', outcome: 'allowed' });
   context.logger.info({ account: account.name, callerAddress: address }, 'console: signed in');

@@ -49,6 +49,32 @@ import {
   type MessagePageRequest,
 } from './message-history/message-list';
 import { listRefusedCalls, type RefusedCall } from './message-history/refused-calls';
+import {
+  abandonedUploads,
+  claimImportJob,
+  deleteUploadChunks,
+  findUpload,
+  finishImportJob,
+  insertUpload,
+  pruneUploads,
+  queueApply,
+  readUploadChunk,
+  writeImportProgress,
+  writeUploadChunk,
+  type ApplyStart,
+  type ClaimedImportJob,
+  type ConsoleUploadWithJobs,
+  type ImportProgress,
+  type NewConsoleUpload,
+} from './import-jobs';
+import {
+  countSignInFailure,
+  giveBackSignInFailure,
+  pruneSignInThrottle,
+  readSignInFailures,
+  signInTrusted,
+  trustSignIn,
+} from './sign-in-throttle';
 
 export interface ConsoleStore {
   getAccount(name: string): Promise<ConsoleAccountSecret | null>;
@@ -89,10 +115,48 @@ export interface ConsoleStore {
   listMessages(filter: MessageListFilter, page: MessagePageRequest): Promise<MessageListPage>;
   /** A student's refused calls, newest first (refused-calls.ts). */
   listRefusedCalls(studentId: string, limit: number): Promise<RefusedCall[]>;
+
+  /** Stores chunk `seq` of an upload being received (import-jobs.ts). */
+  writeUploadChunk(uploadId: string, seq: number, data: Buffer): Promise<void>;
+  /** Chunk `seq` of an upload's file; null when there is none. */
+  readUploadChunk(uploadId: string, seq: number): Promise<Buffer | null>;
+  /** Deletes the chunks of an upload refused after some were written. */
+  deleteUploadChunks(uploadId: string): Promise<void>;
+  /** Keeps an upload whose chunks are written and queues its dry run; false when a job is queued or running on any node. */
+  insertUpload(upload: NewConsoleUpload): Promise<boolean>;
+  /** Queues the apply of a checked upload, once. */
+  queueApply(uploadId: string): Promise<ApplyStart>;
+  /** An upload with its jobs, without its file. */
+  findUpload(id: string): Promise<ConsoleUploadWithJobs | null>;
+  /** The job waiting for a node, or one whose node's lease ran out; null when there is none. */
+  claimImportJob(leaseMs: number, maxAttempts: number): Promise<ClaimedImportJob | null>;
+  /** A claimed job's progress, renewing its lease; false when the claim was lost. */
+  writeImportProgress(id: string, claimToken: string, progress: ImportProgress, leaseMs: number): Promise<boolean>;
+  finishImportJob(id: string, claimToken: string, state: 'done' | 'failed', report: string | null): Promise<boolean>;
+  /**
+   * Deletes uploads older than `before` and the oldest past `keep`, but for one whose job is not over,
+   * with their chunks, and the chunks older than `before` of uploads never finished.
+   */
+  pruneUploads(before: string, keep: number): Promise<number>;
+
+  /** Counts a failed sign-in of `key` in its window and answers the window's count (sign-in-throttle.ts). */
+  countSignInFailure(key: string, windowStart: string): Promise<number>;
+  readSignInFailures(keys: readonly string[], windowStart: string): Promise<Map<string, number>>;
+  giveBackSignInFailure(key: string, windowStart: string): Promise<void>;
+  trustSignIn(key: string, until: string): Promise<void>;
+  signInTrusted(key: string): Promise<boolean>;
+  pruneSignInThrottle(windowBefore: string): Promise<void>;
 }
+
+/** A unique index refused the row: another node queued a job at the same moment. */
+const isUniqueViolation = (error: unknown): boolean => {
+  const code = (error as { code?: unknown; cause?: { code?: unknown } }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+};
 
 export function createConsoleStore(core: StoreCore): ConsoleStore {
   const { db, run } = core;
+  const later = (ms: number) => new Date(core.now().getTime() + ms).toISOString();
   return {
     getAccount: (name) => run(() => findAccount(db, name)),
     listAccounts: () => run(() => listAccounts(db)),
@@ -118,6 +182,48 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     requeueDead: (channel, errors) => run(() => requeueDead(db, channel, errors, core.timestamp())),
     listMessages: (filter, page) => run(() => listMessages(core, filter, page)),
     listRefusedCalls: (studentId, limit) => run(() => listRefusedCalls(db, studentId, limit)),
+
+    insertUpload: (upload) =>
+      run(async () => {
+        try {
+          return await core.writeTransaction((trx) => insertUpload(trx, upload, core.timestamp()));
+        } catch (error) {
+          if (isUniqueViolation(error)) return false;
+          throw error;
+        }
+      }),
+    queueApply: (uploadId) =>
+      run(async () => {
+        try {
+          return await core.writeTransaction((trx) => queueApply(trx, uploadId, core.timestamp()));
+        } catch (error) {
+          if (isUniqueViolation(error)) return 'busy';
+          throw error;
+        }
+      }),
+    writeUploadChunk: (uploadId, seq, data) => run(() => writeUploadChunk(db, uploadId, seq, data, core.timestamp())),
+    readUploadChunk: (uploadId, seq) => run(() => readUploadChunk(db, uploadId, seq)),
+    deleteUploadChunks: (uploadId) => run(() => deleteUploadChunks(db, uploadId)),
+    findUpload: (id) => run(() => findUpload(db, id)),
+    claimImportJob: (leaseMs, maxAttempts) =>
+      run(() => claimImportJob(db, core.timestamp(), later(leaseMs), maxAttempts)),
+    writeImportProgress: (id, claimToken, progress, leaseMs) =>
+      run(() => writeImportProgress(db, id, claimToken, progress, later(leaseMs), core.timestamp())),
+    finishImportJob: (id, claimToken, state, report) =>
+      run(() => finishImportJob(db, id, claimToken, state, report, core.timestamp())),
+    pruneUploads: (before, keep) =>
+      run(async () => {
+        const gone = await core.writeTransaction((trx) => pruneUploads(trx, before, keep));
+        for (const id of [...gone, ...(await abandonedUploads(db, before))]) await deleteUploadChunks(db, id);
+        return gone.length;
+      }),
+
+    countSignInFailure: (key, windowStart) => run(() => countSignInFailure(db, key, windowStart)),
+    readSignInFailures: (keys, windowStart) => run(() => readSignInFailures(db, keys, windowStart)),
+    giveBackSignInFailure: (key, windowStart) => run(() => giveBackSignInFailure(db, key, windowStart)),
+    trustSignIn: (key, until) => run(() => trustSignIn(db, key, until)),
+    signInTrusted: (key) => run(() => signInTrusted(db, key, core.timestamp())),
+    pruneSignInThrottle: (windowBefore) => run(() => pruneSignInThrottle(db, windowBefore, core.timestamp())),
   };
 }
 

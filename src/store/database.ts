@@ -237,6 +237,60 @@ export interface RefusedCallsTable {
   phone_suffix: string | null;
 }
 
+/** A roster uploaded in the console, kept for its import (migration 0017, docs/console.md#importing-a-roster). */
+export interface ConsoleUploadsTable {
+  id: string;
+  account: string;
+  file_name: string;
+  collection: string | null;
+  size: number;
+  /** How many rows of console_upload_chunks hold the file. */
+  chunks: number;
+  uploaded_at: string;
+}
+
+/** One piece (about 1 MiB) of an uploaded file, `seq` from 0 (migration 0017). */
+export interface ConsoleUploadChunksTable {
+  upload_id: string;
+  seq: number;
+  /** When it was written: a chunk of an upload that never finished is deleted by its age. */
+  stored_at: string;
+  data: Buffer;
+}
+
+/** The dry run (`check`) or the apply of an upload, claimed by one node at a time (migration 0017). */
+export interface ConsoleImportJobsTable {
+  /** The upload's id, `:` and the kind. */
+  id: string;
+  upload_id: string;
+  kind: string;
+  state: string;
+  /** 1 while queued or running, null after: unique, so one job at a time on every node. */
+  active: number | null;
+  stage: string;
+  done: Generated<number>;
+  total: Generated<number>;
+  report: string | null;
+  attempts: Generated<number>;
+  locked_until: string | null;
+  claim_token: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The console's sign-in throttle: one key's failures in its current window (migration 0017). */
+export interface ConsoleSignInFailuresTable {
+  key: string;
+  window_start: string;
+  count: number;
+}
+
+/** An address exempt from an account's failure count until `until` (migration 0017). */
+export interface ConsoleSignInTrustTable {
+  key: string;
+  until: string;
+}
+
 export interface StoreDatabase {
   schools: SchoolsTable;
   students: StudentsTable;
@@ -254,4 +308,9 @@ export interface StoreDatabase {
   event_subscriptions: EventSubscriptionsTable;
   event_outbox: EventOutboxTable;
   refused_calls: RefusedCallsTable;
+  console_uploads: ConsoleUploadsTable;
+  console_upload_chunks: ConsoleUploadChunksTable;
+  console_import_jobs: ConsoleImportJobsTable;
+  console_sign_in_failures: ConsoleSignInFailuresTable;
+  console_sign_in_trust: ConsoleSignInTrustTable;
 }

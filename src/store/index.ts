@@ -122,3 +122,14 @@ export type {
   StudentHits,
   WorkerHeartbeat,
 } from './console-role';
+export type {
+  ApplyStart,
+  ClaimedImportJob,
+  ConsoleImportJob,
+  ConsoleUpload,
+  ConsoleUploadWithJobs,
+  ImportJobKind,
+  ImportJobState,
+  ImportProgress,
+  NewConsoleUpload,
+} from './import-jobs';

@@ -4,6 +4,8 @@
 // scroll sideways on a phone, in both languages. Screenshots go to
 // test/browser/.screenshots/ (docs/screenshots/ holds copies, docs/console.md).
 import { type BrowserContext, type Page } from 'playwright-core';
+import pino from 'pino';
+import { startImportRunner, type ImportRunner } from '../../src/console/import-runner';
 import { addAccount, PASSWORD } from '../console/support';
 import { startOperatedService, type OperatedService } from '../support/operated-service';
 import { listenOnLoopback, type LoopbackListener } from '../support/service';
@@ -15,6 +17,8 @@ let server: LoopbackListener | undefined;
 let base: string;
 let browser: LaunchedBrowser | undefined;
 let context: BrowserContext;
+/** The roster imports' background slot, as a delivery worker beside the service runs it (WORKER=false here). */
+let imports: ImportRunner | undefined;
 
 /** A few messages of each outcome, so that the overview has figures, a chart and errors to show. */
 async function seedOutbox(svc: OperatedService): Promise<void> {
@@ -74,6 +78,12 @@ beforeAll(async () => {
     type: null,
     phone: '+963944123467',
   });
+  const { store } = service;
+  imports = startImportRunner({
+    stores: { console: store.console, import: store.dataSet, access: store.access },
+    limits: { maxRows: 200_000 },
+    logger: pino({ level: 'silent' }),
+  });
   server = await listenOnLoopback(service.app);
   base = server.base;
   browser = await launchBrowser();
@@ -81,6 +91,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await imports?.stop(10_000);
   await browser?.close();
   await server?.close();
   await service?.stop();

@@ -144,6 +144,15 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     expect(entries.filter((e) => e.operation === 'import' && e.reason === 'csrf')).toHaveLength(2);
     expect(entries.some((e) => e.operation === 'import-check')).toBe(false);
     expect(await studentIds()).toEqual(before);
+    // The right token after the file: the file was not kept as it arrived, so the form is refused.
+    const form = await olga.agent.get('/console/import');
+    const late = await olga.agent
+      .post('/console/import')
+      .attach('file', Buffer.from(ROSTER), 'pupils-2026.csv')
+      .field('csrf', hiddenField(form.text));
+    expect(late.status).toBe(403);
+    expect(await ctx.query('select upload_id from console_upload_chunks')).toEqual([]);
+    expect(await ctx.query('select id from console_uploads')).toEqual([]);
   });
 
   it('refuses a file that is neither CSV nor JSON, and one it cannot place', async () => {

@@ -6,7 +6,8 @@ import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { createBcryptPool, type BcryptPool } from '../../src/access/bcrypt-pool';
-import { createConsole, type ConsoleHandler, type ConsoleSettings } from '../../src/console';
+import { createConsole, type ConsoleSettings } from '../../src/console';
+import { createImportSlot } from '../../src/console/import-runner';
 import type { App } from '../../src/server';
 import type { ConsoleRole, DataSet, DeliveryCompletion, OpenedStore } from '../../src/store';
 import { FIXTURES } from '../support/fixtures';
@@ -26,7 +27,34 @@ export interface ConsoleHarness {
   readonly app: express.Express;
   readonly logs: Record<string, unknown>[];
   readonly bcrypt: BcryptPool;
-  readonly imports: ConsoleHandler['imports'];
+  /** The roster import's jobs, run here by a background slot of the test's own. */
+  readonly imports: ImportsDriver;
+}
+
+export interface ImportsDriver {
+  /** Runs queued jobs until no job of upload `id` is queued or running. */
+  settled(id: string): Promise<void>;
+}
+
+/** A background slot driven by the test: it claims and runs jobs only while settled() waits. */
+export function importsDriver(store: OpenedStore, clock: Clock, logger: pino.Logger): ImportsDriver {
+  const slot = createImportSlot({
+    stores: { console: store.console, import: store.dataSet, access: store.access },
+    limits: { maxRows: 200_000 },
+    logger,
+    now: clock.now,
+  });
+  return {
+    async settled(id) {
+      for (let round = 0; round < 1000; round++) {
+        const upload = await store.console.findUpload(id);
+        const busy = [upload?.check, upload?.apply].some((job) => job?.state === 'queued' || job?.state === 'running');
+        if (!busy) return;
+        if (!(await slot.runOnce())) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`the import jobs of ${id} did not end`);
+    },
+  };
 }
 
 /** `pool`: the password checks; a test may give one that counts them. */
@@ -44,14 +72,14 @@ export function consoleApp(
   const app = express();
   app.set('trust proxy', false);
   const handler = createConsole({
-    stores: { console: store.console, admin: store.admin, access: store.access, import: store.dataSet },
+    stores: { console: store.console, admin: store.admin, access: store.access },
     settings: { secureCookies: false, idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000, allow: null, ...settings },
     logger,
     bcrypt: pool,
     now: clock.now,
   });
   app.use(handler);
-  return { app, logs, bcrypt: pool, imports: handler.imports };
+  return { app, logs, bcrypt: pool, imports: importsDriver(store, clock, logger) };
 }
 
 /** An account with a cheap hash (cost 4): the tests check the flow, not bcrypt's cost. */

@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import bcrypt from 'bcryptjs';
 import { Client } from 'pg';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig, secretSettingNames } from '../../src/config';
@@ -44,6 +45,12 @@ const START_BOUND_MS = 90_000;
 const DELIVERY_BOUND_MS = 60_000;
 const ADMIN_TOKEN = randomBytes(16).toString('hex');
 const RUN_ID = randomBytes(4).toString('hex');
+
+/** compose.yaml's Caddy, for the replicas behind it: the image its `caddy` service names. */
+const CADDY_IMAGE = (
+  parseYaml(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8')) as { services: { caddy: { image: string } } }
+).services.caddy.image;
+const CONSOLE_PASSWORD = 'container console password';
 
 const podmanMissing = podmanUnavailable(BASE_IMAGE);
 const composeMissing = composeUnavailable();
@@ -112,13 +119,13 @@ function envArgs(env: Record<string, string>): string[] {
   return Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
 }
 
-/** `podman run -d` of the image, labelled for clean-up; `args` go before the image, `command` after it. */
 /** Runs `command` in a throw-away container of the image (after the `podman run` options) and returns its stdout. */
 function runOnce(command: string[], options: string[] = ['--no-healthcheck']): Promise<string> {
   return podmanOk(['run', '--rm', '--label', SUITE_LABEL, ...options, IMAGE, ...command]);
 }
 
-async function startContainer(name: string, args: string[], command: string[] = []): Promise<void> {
+/** `podman run -d` of the image (or `image`), labelled for clean-up; `args` go before the image, `command` after it. */
+async function startContainer(name: string, args: string[], command: string[] = [], image = IMAGE): Promise<void> {
   await podmanOk([
     'run',
     '-d',
@@ -129,7 +136,7 @@ async function startContainer(name: string, args: string[], command: string[] = 
     '--stop-timeout',
     '20',
     ...args,
-    IMAGE,
+    image,
     ...command,
   ]);
 }
@@ -205,6 +212,83 @@ async function composeEnvironment(service: string): Promise<Record<string, strin
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Null when podman has compose.yaml's Caddy image, else after building a
+ * stand-in under that same name; else why it could not. No image registry is
+ * reachable on the CI machines, so Caddy's official image cannot be pulled
+ * there: the stand-in is the suite's Node base image (local, --pull=never)
+ * with Debian's `caddy` package, which runs the same `caddy run` command
+ * (docs/testing.md#the-container-image).
+ */
+async function caddyImage(): Promise<string | null> {
+  if ((await podman(['image', 'exists', CADDY_IMAGE])).code === 0) return null;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-caddy-image-'));
+  try {
+    writeFileSync(
+      path.join(dir, 'Containerfile'),
+      [
+        `FROM ${BASE_IMAGE}`,
+        'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends caddy' +
+          ' && rm -rf /var/lib/apt/lists/* && caddy version',
+        'CMD ["caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"]',
+        '',
+      ].join('\n'),
+    );
+    const built = await podman(['build', '--pull=never', '-t', CADDY_IMAGE, dir], BUILD_TIMEOUT_MS);
+    return built.code === 0
+      ? null
+      : `${CADDY_IMAGE} is not in podman's store and a stand-in with Debian's caddy could not be built: ${built.stderr.trim().slice(-300)}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The value of the hidden CSRF field in a console page. */
+function hiddenValue(page: string): string {
+  return /<input type="hidden" name="csrf" value="([^"]*)"/.exec(page)?.[1] ?? '';
+}
+
+/** A browser of the console at `base`: keeps its cookies, follows no redirect. */
+function consoleBrowser(base: string) {
+  const cookies = new Map<string, string>();
+  const keep = (res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq > 0) cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+  };
+  const cookie = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  const get = async (route: string, origin = base) => {
+    const res = await fetch(`${origin}${route}`, { headers: { cookie: cookie() }, redirect: 'manual' });
+    keep(res);
+    return { status: res.status, text: await res.text() };
+  };
+  const send = async (route: string, body: FormData | URLSearchParams) => {
+    const res = await fetch(`${base}${route}`, {
+      method: 'POST',
+      body,
+      headers: { cookie: cookie() },
+      redirect: 'manual',
+    });
+    keep(res);
+    await res.arrayBuffer();
+    return { status: res.status, location: res.headers.get('location') ?? '' };
+  };
+  return {
+    get,
+    send,
+    async signIn(name: string, password: string) {
+      const form = await get('/console/sign-in');
+      const answer = await send(
+        '/console/sign-in',
+        new URLSearchParams({ csrf: hiddenValue(form.text), name, password }),
+      );
+      if (answer.status !== 303) throw new Error(`the console's sign-in answered ${answer.status}`);
+    },
+  };
 }
 
 describeImage('the container image', () => {
@@ -553,6 +637,150 @@ describeImage('the container image', () => {
         const { exitCode } = await stopContainer(name);
         expect({ name, exitCode }).toEqual({ name, exitCode: 0 });
       }
+    });
+
+    // compose.yaml's `tls` profile: two replicas (WORKER=false) behind Caddy's round robin, one worker
+    // (docs/console.md#importing-a-roster). A roster import started through the proxy is followed through it,
+    // so that its pages alternate between the replicas, and each replica is asked for it directly as well.
+    test('a console import started through Caddy is followed through it on both replicas, run by the worker', async () => {
+      if (skipOrFail(pgMissing, 'the PostgreSQL test')) return;
+      const caddyMissing = await caddyImage();
+      if (skipOrFail(caddyMissing, 'the replicas behind Caddy')) return;
+      const separator = DATABASE_URL.includes('?') ? '&' : '?';
+      const databaseUrl = `${DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+      const ports = [await freePort(), await freePort()];
+      const proxyPort = await freePort();
+      const names = ports.map((_, at) => `sns-ct-${RUN_ID}-replica-${at}`);
+      for (const [at, name] of names.entries()) {
+        await startContainer(name, [
+          '--network',
+          'host',
+          ...envArgs({
+            ...(await composeEnvironment('service')),
+            DATABASE_URL: databaseUrl,
+            PORT: String(ports[at]),
+            HOST: '127.0.0.1',
+            // compose gives every container METRICS_PORT 9464; on one host network each needs a port of its own.
+            METRICS_PORT: String(await freePort()),
+            WORKER: 'false',
+            TRUST_PROXY: '127.0.0.1',
+          }),
+        ]);
+        await healthy(name, ports[at] ?? 0);
+      }
+      const worker = `sns-ct-${RUN_ID}-import-worker`;
+      await startContainer(
+        worker,
+        [
+          '--network',
+          'host',
+          ...envArgs({
+            ...(await composeEnvironment('worker')),
+            DATABASE_URL: databaseUrl,
+            METRICS_PORT: String(await freePort()),
+          }),
+        ],
+        ['node', 'dist/cli/worker.js'],
+      );
+      // The repository's Caddyfile finds the replicas by compose's DNS name; on the host network, by their ports.
+      const caddyDir = mkdtempSync(path.join(os.tmpdir(), 'sns-caddy-'));
+      writeFileSync(
+        path.join(caddyDir, 'Caddyfile'),
+        `{\n\tadmin off\n\tauto_https off\n}\nhttp://127.0.0.1:${proxyPort} {\n\treverse_proxy ${ports.map((port) => `127.0.0.1:${port}`).join(' ')} {\n\t\tlb_policy round_robin\n\t}\n}\n`,
+      );
+      const caddy = `sns-ct-${RUN_ID}-caddy`;
+      await startContainer(
+        caddy,
+        ['--network', 'host', '-v', `${caddyDir}/Caddyfile:/etc/caddy/Caddyfile:ro`],
+        ['caddy', 'run', '--config', '/etc/caddy/Caddyfile', '--adapter', 'caddyfile'],
+        CADDY_IMAGE,
+      ).catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\n${(await podman(['logs', caddy])).stderr.slice(-2000)}`);
+      });
+      const proxy = `http://127.0.0.1:${proxyPort}`;
+      await waitFor('Caddy answering', START_BOUND_MS, async () =>
+        (await fetch(`${proxy}/healthz`)).status === 200 ? true : undefined,
+      );
+
+      // Two operators, written as `npm run operator` writes them (the replicas have migrated the schema by now).
+      const client = new Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      try {
+        for (const name of ['olga', 'oskar'])
+          await client.query(
+            `insert into ${schema}.console_accounts (name, password_hash, role, disabled, created_at, updated_at) values ($1, $2, 'operator', 0, $3, $3)`,
+            [name, bcrypt.hashSync(CONSOLE_PASSWORD, 4), new Date().toISOString()],
+          );
+      } finally {
+        await client.end();
+      }
+      const browser = consoleBrowser(proxy);
+      await browser.signIn('olga', CONSOLE_PASSWORD);
+      const form = await browser.get('/console/import');
+      const upload = new FormData();
+      upload.set('csrf', hiddenValue(form.text));
+      upload.set('collection', 'schools');
+      // About 1.9 MB: kept in two chunks of the store (docs/console.md#importing-a-roster).
+      const roster = [
+        'baseUrl,name',
+        ...Array.from({ length: 30_000 }, (_, i) => `https://ct-${i}.school.example,School number ${i} of the test`),
+      ];
+      upload.set('file', new Blob([roster.join('\n')], { type: 'text/csv' }), 'schools.csv');
+      const started = await browser.send('/console/import', upload);
+      expect(started.status).toBe(303);
+      const job = started.location;
+      expect(job).toMatch(/^\/console\/import\/[A-Za-z0-9_-]{24}$/);
+
+      const follow = (done: string) =>
+        waitFor(`${job} showing "${done}" through Caddy`, START_BOUND_MS, async () => {
+          const page = await browser.get(job);
+          expect(page.status).toBe(200);
+          return page.text.includes(done) ? page.text : undefined;
+        });
+      const checked = await follow('Nothing has been written yet.');
+      const chunks = new Client({ connectionString: DATABASE_URL });
+      await chunks.connect();
+      try {
+        const stored = await chunks.query<{ n: string }>(
+          `select count(*) as n from ${schema}.console_upload_chunks where upload_id = $1`,
+          [job.split('/').at(-1)],
+        );
+        const bytes = Buffer.byteLength(roster.join('\n'));
+        expect(bytes).toBeGreaterThan(1024 * 1024);
+        expect(Number(stored.rows[0]?.n)).toBe(Math.ceil(bytes / (1024 * 1024)));
+      } finally {
+        await chunks.end();
+      }
+      // Either replica shows the job, asked directly.
+      for (const port of ports) expect((await browser.get(job, `http://127.0.0.1:${port}`)).status).toBe(200);
+      const apply = new URLSearchParams({ csrf: hiddenValue(checked) });
+      expect((await browser.send(`${job}/apply`, apply)).status).toBe(303);
+      await follow('The file has been written:');
+      const report = await browser.get(`${job}/apply.txt`);
+      expect(report.status).toBe(200);
+      expect(report.text).toContain('schools: 30,000 inserted');
+
+      // The sign-in throttle counts the failures that reached either replica: 3 on one and 2 on the other
+      // make oskar's 5 (an account never signed in from this address), and the next attempt is refused on
+      // the first, with the right password.
+      const attempt = async (port: number, password: string) => {
+        const direct = consoleBrowser(`http://127.0.0.1:${port}`);
+        const form = await direct.get('/console/sign-in');
+        return (
+          await direct.send(
+            '/console/sign-in',
+            new URLSearchParams({ csrf: hiddenValue(form.text), name: 'oskar', password }),
+          )
+        ).status;
+      };
+      const [one = 0, two = 0] = ports;
+      const failed = [];
+      for (const port of [one, one, one, two, two]) failed.push(await attempt(port, 'not the password'));
+      expect(failed).toEqual([401, 401, 401, 401, 401]);
+      expect(await attempt(one, CONSOLE_PASSWORD)).toBe(429);
+
+      for (const name of [caddy, worker, ...names]) await stopContainer(name);
+      rmSync(caddyDir, { recursive: true, force: true });
     });
   });
 });

@@ -66,6 +66,7 @@ const EVERY_STEP = [
   'shadow calls',
   'request recording',
   'delivery worker',
+  'console import slot',
 ];
 
 describe('starting the service', () => {

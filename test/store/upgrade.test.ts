@@ -19,7 +19,7 @@ import { migrateUpTo } from '../../src/store/migrations/migrate';
 import type { StoreDialect } from '../../src/store/migrations';
 import { MIGRATION_NAMES, testDatabaseUrl, wantedStores } from '../support/stores';
 
-type Value = string | number | null;
+type Value = string | number | Buffer | null;
 type Row = Record<string, Value>;
 
 interface Fill {
@@ -653,6 +653,62 @@ const FILLS: Readonly<Record<string, Fill>> = {
           ['https://v16.school.example', 'brand-a'],
           ['https://v1.school.example', null],
         ]),
+      );
+    },
+  },
+  // A roster upload in two chunks whose dry run a node's background slot holds, and a name with failed sign-ins.
+  '0017_console_jobs': {
+    async fill(insert) {
+      await insert('console_uploads', {
+        id: 'v17-upload-aaaaaaaaaaaa',
+        account: 'v8-operator',
+        file_name: 'pupils.csv',
+        collection: 'students',
+        size: 19,
+        chunks: 2,
+        uploaded_at: T0,
+      });
+      await insert('console_upload_chunks', {
+        upload_id: 'v17-upload-aaaaaaaaaaaa',
+        seq: 0,
+        data: Buffer.from('id,school,'),
+        stored_at: T0,
+      });
+      await insert('console_upload_chunks', {
+        upload_id: 'v17-upload-aaaaaaaaaaaa',
+        seq: 1,
+        data: Buffer.from('fullName\n'),
+        stored_at: T0,
+      });
+      await insert('console_import_jobs', {
+        id: 'v17-upload-aaaaaaaaaaaa:check',
+        upload_id: 'v17-upload-aaaaaaaaaaaa',
+        kind: 'check',
+        state: 'running',
+        active: 1,
+        stage: 'checking',
+        done: 1,
+        total: 2,
+        report: '{"files":[]}',
+        attempts: 1,
+        locked_until: LATER,
+        claim_token: 'v17-claim',
+        created_at: T0,
+        updated_at: T0,
+      });
+      await insert('console_sign_in_failures', { key: 'account:v8-operator', window_start: T0, count: 2 });
+      await insert('console_sign_in_trust', { key: '192.0.2.1|v8-operator', until: LATER });
+    },
+    async check(store) {
+      expect(await store.console.findUpload('v17-upload-aaaaaaaaaaaa')).toMatchObject({
+        fileName: 'pupils.csv',
+        chunks: 2,
+        check: { state: 'running', done: 1, total: 2 },
+        apply: null,
+      });
+      expect((await store.console.readUploadChunk('v17-upload-aaaaaaaaaaaa', 1))?.toString()).toBe('fullName\n');
+      expect(await store.console.readSignInFailures(['account:v8-operator'], T0)).toEqual(
+        new Map([['account:v8-operator', 2]]),
       );
     },
   },

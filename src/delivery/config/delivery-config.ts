@@ -74,7 +74,12 @@ const sms = providerChoice(
 const schema = z.object({
   WORKER: bool('WORKER')
     .default(true)
-    .meta(setting('delivery', 'Run the delivery worker inside the server process ([delivery](delivery.md)).')),
+    .meta(
+      setting(
+        'delivery',
+        "Run the delivery worker inside the server process ([delivery](delivery.md)). With the console on, the process that runs the worker (this one, or `npm run worker`) also runs the console's roster imports ([console](console.md#importing-a-roster)): behind a load balancer, set it `false` on the nodes that answer the calls and run the worker apart, so that an import's write never holds them.",
+      ),
+    ),
   ...push.env,
   ...sms.env,
   SMS_LANGUAGE: z
