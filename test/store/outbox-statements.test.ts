@@ -6,6 +6,7 @@
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { completeSent, recordAttempts } from '../../src/store/outbox/outbox-claims';
 import type { StoreDatabase } from '../../src/store/database';
+import { sqliteVariant, type TestStore } from '../support/stores';
 
 function recordingDb(): { db: Kysely<StoreDatabase>; statements: { sql: string; parameters: readonly unknown[] }[] } {
   const statements: { sql: string; parameters: readonly unknown[] }[] = [];
@@ -51,6 +52,33 @@ describe('the worker batch statements on SQLite', () => {
       JSON.stringify(entries(50).map((e) => [e.id, e.claimToken, e.providerMessageId])),
     );
     expect(statements[0].sql).toContain('json_each');
+    await db.destroy();
+  });
+});
+
+describe('the worker batch statements on a SQLite store', () => {
+  let ctx: TestStore;
+  beforeEach(async () => {
+    ctx = await sqliteVariant().create();
+  });
+  afterEach(() => ctx.cleanup());
+
+  const planOf = async (statement: { sql: string; parameters: readonly unknown[] }) =>
+    (await ctx.query<{ detail: string }>(`explain query plan ${statement.sql}`, [...statement.parameters]))
+      .map((row) => row.detail)
+      .join('\n');
+
+  // Read the other way round (every sending row, the whole batch for each),
+  // a batch costs the rows under way times its size.
+  it('read the batch once and find each message by its id', async () => {
+    const { db, statements } = recordingDb();
+    await completeSent(db, 'sqlite', 'push', entries(3), '2030-01-01T00:00:00.000Z');
+    await recordAttempts(db, 'sqlite', 'sms', [{ id: 'm0', code: null }], '2030-01-01T00:00:00.000Z');
+    const [sent, attempts] = await Promise.all(statements.map(planOf));
+    expect(sent).toMatch(/^SCAN json_each[^\n]*\nSEARCH t USING INDEX sqlite_autoindex_push_notifications_1 \(id=\?\)/);
+    expect(attempts).toMatch(
+      /^SCAN json_each[^\n]*\nSEARCH t USING INDEX sqlite_autoindex_auth_code_messages_1 \(id=\?\)/,
+    );
     await db.destroy();
   });
 });
