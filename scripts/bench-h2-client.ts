@@ -1,12 +1,18 @@
-// Which HTTP/2 client FCM sends go through: CPU per message of node:http2
-// (src/delivery/http/h2-pool.ts, as the service uses it) and of undici 7
-// with allowH2, against the same TLS HTTP/2 server in another process (so
-// that only the client's CPU is counted). Each sends BENCH_H2_MESSAGES
-// FCM-sized POSTs, BENCH_H2_CONCURRENCY at a time, over up to 4 sessions.
-// The server is the tests' fake FCM (test/delivery/support/fake-h2-server.ts).
+// Which HTTP/2 client FCM sends go through: CPU per message of a bare
+// node:http2 client (4 sessions, a request on each in turn, the answer read
+// and nothing else: the floor any sender pays), of node:http2 through
+// src/delivery/http/h2-pool.ts as the service uses it, and of undici 7 with
+// allowH2, against the same TLS HTTP/2 server in another process (so that
+// only the client's CPU is counted). Each sends BENCH_H2_MESSAGES FCM-sized
+// POSTs, BENCH_H2_CONCURRENCY at a time, over up to 4 sessions. The server is
+// the tests' fake FCM (test/delivery/support/fake-h2-server.ts).
 // Run after `npm run build`:
 // node -r ./test/delivery/support/register-ts.js scripts/bench-h2-client.ts
+// BENCH_H2_CLIENTS=bare,pool (any of bare, pool, undici) runs some of them;
+// BENCH_H2_JSON=1 prints one line of JSON, each client's median CPU µs per
+// message (scripts/bench-delivery.ts runs it so, beside the worker).
 import { spawn } from 'node:child_process';
+import http2 from 'node:http2';
 import path from 'node:path';
 import undici from 'undici';
 import type * as H2PoolModule from '../src/delivery/http/h2-pool';
@@ -18,6 +24,9 @@ const { H2Pool } = built<typeof H2PoolModule>('delivery/http/h2-pool');
 const MESSAGES = scaled('BENCH_H2_MESSAGES', 20_000, 50);
 const CONCURRENCY = scaled('BENCH_H2_CONCURRENCY', 200, 10);
 const ROUNDS = scaled('BENCH_H2_ROUNDS', 3, 1);
+const CLIENTS = (process.env.BENCH_H2_CLIENTS ?? 'bare,pool,undici').split(',').filter(Boolean);
+const JSON_OUT = process.env.BENCH_H2_JSON === '1';
+const SESSIONS = 4;
 const BODY = JSON.stringify({
   message: {
     token: `fcm-token-${'x'.repeat(140)}`,
@@ -68,6 +77,40 @@ async function run(name: string, send: () => Promise<number>): Promise<Round[]> 
   return results;
 }
 
+/** A bare node:http2 client: SESSIONS sessions used in turn, the answer's status and body read, nothing more. */
+function bareClient(origin: string, ca: string): { send: () => Promise<number>; close: () => void } {
+  const sessions = Array.from({ length: SESSIONS }, () => http2.connect(origin, { ca }));
+  let next = 0;
+  return {
+    send: () =>
+      new Promise<number>((resolve, reject) => {
+        const stream = sessions[next++ % SESSIONS].request({
+          ':method': 'POST',
+          ':path': '/v1/projects/p/messages:send',
+          ...HEADERS,
+        });
+        let status = 0;
+        const chunks: Buffer[] = [];
+        stream.on('response', (headers) => {
+          status = Number(headers[':status']);
+        });
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          Buffer.concat(chunks).toString('utf8');
+          resolve(status);
+        });
+        stream.on('error', reject);
+        stream.end(BODY);
+      }),
+    close: () => sessions.forEach((session) => session.close()),
+  };
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
 async function main(): Promise<void> {
   const { key, cert } = selfSignedCertificate();
   const server = spawn(process.execPath, [...TS_HOOK, '-e', SERVER], {
@@ -79,41 +122,56 @@ async function main(): Promise<void> {
   );
   const origin = `https://127.0.0.1:${port}`;
   try {
-    const pool = new H2Pool({ origin, maxSessions: 4, ca: cert });
-    const viaNode = await run('node:http2', async () => {
-      const answer = await pool.request({
-        path: '/v1/projects/p/messages:send',
-        method: 'POST',
-        headers: HEADERS,
-        body: BODY,
-        timeoutMs: 10_000,
+    const results: Array<readonly [string, string, Round[]]> = [];
+    if (CLIENTS.includes('bare')) {
+      const bare = bareClient(origin, cert);
+      results.push(['bare', 'node:http2, bare', await run('bare node:http2', bare.send)]);
+      bare.close();
+    }
+    if (CLIENTS.includes('pool')) {
+      const pool = new H2Pool({ origin, maxSessions: SESSIONS, ca: cert });
+      const viaNode = await run('node:http2', async () => {
+        const answer = await pool.request({
+          path: '/v1/projects/p/messages:send',
+          method: 'POST',
+          headers: HEADERS,
+          body: BODY,
+          timeoutMs: 10_000,
+        });
+        return answer.ok ? answer.status : 0;
       });
-      return answer.ok ? answer.status : 0;
-    });
-    pool.close();
-    const agent = new undici.Agent({ allowH2: true, connections: 4, connect: { ca: cert } });
-    const viaUndici = await run('undici', async () => {
-      const { statusCode, body } = await undici.request(`${origin}/v1/projects/p/messages:send`, {
-        method: 'POST',
-        headers: HEADERS,
-        body: BODY,
-        dispatcher: agent,
+      pool.close();
+      results.push(['pool', 'node:http2 (H2Pool)', viaNode]);
+    }
+    if (CLIENTS.includes('undici')) {
+      const agent = new undici.Agent({ allowH2: true, connections: SESSIONS, connect: { ca: cert } });
+      const viaUndici = await run('undici', async () => {
+        const { statusCode, body } = await undici.request(`${origin}/v1/projects/p/messages:send`, {
+          method: 'POST',
+          headers: HEADERS,
+          body: BODY,
+          dispatcher: agent,
+        });
+        await body.text();
+        return statusCode;
       });
-      await body.text();
-      return statusCode;
-    });
-    await agent.close();
+      await agent.close();
+      results.push(['undici', 'undici 7, allowH2', viaUndici]);
+    }
+    if (JSON_OUT) {
+      console.log(
+        JSON.stringify(Object.fromEntries(results.map(([key, , rounds]) => [key, median(rounds.map((r) => r.cpuUs))]))),
+      );
+      return;
+    }
     console.log(
       `HTTP/2 clients, ${MESSAGES} POSTs each round, ${CONCURRENCY} in flight, ${ROUNDS} rounds (client CPU per message, µs; messages/s)`,
     );
     console.log('| client | CPU µs per message | messages/s |');
     console.log('|---|---|---|');
-    for (const [name, results] of [
-      ['node:http2 (H2Pool)', viaNode],
-      ['undici 7, allowH2', viaUndici],
-    ] as const) {
+    for (const [, name, rounds] of results) {
       console.log(
-        `| ${name} | ${results.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${results.map((r) => Math.round(r.rate)).join(', ')} |`,
+        `| ${name} | ${rounds.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${rounds.map((r) => Math.round(r.rate)).join(', ')} |`,
       );
     }
   } finally {

@@ -9,6 +9,9 @@
 // BENCH_INGESTION=1 serves SendNotificationType over SOAP 1.1 beside
 // GetTokenDevice over SOAP 1.1 instead of the four bindings: two builds'
 // ingestion cost side by side (docs/benchmark.md#ingestion).
+// BENCH_STORE=postgres keeps each runtime's store in a PostgreSQL schema of
+// its own (BENCH_DATABASE_URL or TEST_DATABASE_URL) instead of SQLite; the
+// CPU counted is the service's, not PostgreSQL's.
 //
 // A runs `process.execPath` on this checkout's dist/. B runs BENCH_NODE_B on
 // BENCH_ROOT_B's dist/ (default: this checkout): a folder holding a copy of
@@ -25,6 +28,8 @@ import {
   checkPositive,
   cpuMs,
   cpuPerCall,
+  createLocation,
+  DATABASE_URL,
   median,
   NODE_FLAGS,
   openStore,
@@ -39,7 +44,9 @@ import {
   startChild,
   type BenchRequest,
   type Listening,
+  type StoreLocation,
 } from './bench-support';
+import { storeEnvironment } from '../test/delivery/support/worker-process';
 
 // A smoke run without a second runtime compares this one with itself: the path is the same.
 const NODE_B = process.env.BENCH_NODE_B || (SMOKE ? process.execPath : undefined);
@@ -52,6 +59,11 @@ const ROOT_B = process.env.BENCH_ROOT_B ?? root;
 const ROUNDS = scaled('BENCH_ROUNDS', 3, 1);
 const DURATION = scaled('BENCH_DURATION', 5, 0.1);
 const INGESTION = process.env.BENCH_INGESTION === '1';
+const ON_POSTGRES = process.env.BENCH_STORE === 'postgres';
+if (ON_POSTGRES && DATABASE_URL === '') {
+  console.error('BENCH_STORE=postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+  process.exit(2);
+}
 const STUDENT = 'stu-bench';
 const SCHOOL = 'https://bench.school.example';
 
@@ -97,6 +109,7 @@ interface Runtime {
 
 async function main(node: string): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sns-runtime-'));
+  const locations: StoreLocation[] = [];
   const noResults = (): Runtime['results'] => Object.fromEntries(CASES.map(([name]) => [name, []]));
   const runtimes: Runtime[] = [
     { name: 'A', node: process.execPath, folder: root, results: noResults() },
@@ -104,24 +117,36 @@ async function main(node: string): Promise<void> {
   ];
   try {
     const seedDir = path.join(dataDir, 'seed');
-    const store = await openStore({ dataDir: seedDir });
-    await store.dataSet.writeDataSet({
-      schools: [{ baseUrl: SCHOOL, name: 'Bench School' }],
-      devices: [{ id: 'dev-bench', token: 'fcm:bench-token-0123456789abcdef', platform: 'android' }],
-      students: [{ id: STUDENT, school: SCHOOL, fullName: 'Bench Student', deviceId: 'dev-bench', active: '1' }],
-    });
-    await store.lifecycle.close();
+    const seed = async (options: StoreLocation['options']): Promise<void> => {
+      const store = await openStore(options);
+      await store.dataSet.writeDataSet({
+        schools: [{ baseUrl: SCHOOL, name: 'Bench School' }],
+        devices: [{ id: 'dev-bench', token: 'fcm:bench-token-0123456789abcdef', platform: 'android' }],
+        students: [{ id: STUDENT, school: SCHOOL, fullName: 'Bench Student', deviceId: 'dev-bench', active: '1' }],
+      });
+      await store.lifecycle.close();
+    };
+    if (!ON_POSTGRES) await seed({ dataDir: seedDir });
     for (const r of runtimes) {
       r.version = await version(r.node);
-      const runtimeData = path.join(dataDir, r.name);
-      cpSync(seedDir, runtimeData, { recursive: true });
+      let storeEnv: Record<string, string>;
+      if (ON_POSTGRES) {
+        const location = createLocation('postgres');
+        locations.push(location);
+        await seed(location.options);
+        storeEnv = storeEnvironment(location);
+      } else {
+        const runtimeData = path.join(dataDir, r.name);
+        cpSync(seedDir, runtimeData, { recursive: true });
+        storeEnv = { DATA_DIR: runtimeData, DATABASE_URL: '' };
+      }
       // A minimal environment (no inherited settings), in B's folder with B's node.
       r.service = await startChild(
         path.join(r.folder, 'dist/main.js'),
         {
           PORT: '0',
           HOST: '127.0.0.1',
-          DATA_DIR: runtimeData,
+          ...storeEnv,
           DEMO_DATA: 'false',
           LOG_LEVEL: 'info',
           ...(INGESTION ? { WORKER: 'false' } : {}),
@@ -151,7 +176,9 @@ async function main(node: string): Promise<void> {
         }
       }
     }
-    console.log(`\n${INGESTION ? 'Ingestion' : 'GetTokenDevice'}, 10 connections; medians of the rounds`);
+    console.log(
+      `\n${INGESTION ? 'Ingestion' : 'GetTokenDevice'}, 10 connections, ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}; medians of the rounds`,
+    );
     console.log('| case | A CPU µs/call | B CPU µs/call | A/B CPU | A calls/s | B calls/s |');
     console.log('|---|---|---|---|---|---|');
     for (const [binding] of CASES) {
@@ -167,6 +194,7 @@ async function main(node: string): Promise<void> {
     for (const r of runtimes) r.service?.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
     rmSync(dataDir, { recursive: true, force: true });
+    for (const location of locations) await location.remove();
   }
 }
 

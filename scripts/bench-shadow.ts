@@ -6,7 +6,15 @@
 // saturated (the most calls/s 10 connections get, everything on one machine:
 // the legacy's work competes for the same cores), and at a fixed rate well
 // below saturation, where the latency of the answers is what to read.
-import type { ChildProcess } from 'node:child_process';
+//
+// The legacy stands for another machine: on Linux with two cores or more
+// (and `taskset`), the legacy runs on the last core and every service on the
+// first (`taskset -a -p`, all their threads), so that the legacy's own work does
+// not take the service's CPU; the load generator (this process) is left to
+// the scheduler. BENCH_SHADOW_PIN=0 leaves them all unpinned.
+// BENCH_SHADOW_VARIANTS=off,sampled (any of off, answers, sampled, hangs,
+// refuses) measures some of the variants only; off is always measured.
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -35,6 +43,25 @@ const CASES = [
   ['HTTP GET', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'HTTP GET')],
   ['SOAP 1.1', request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-1001' }, 'SOAP 1.1')],
 ] as const;
+
+const CPUS = os.cpus().length;
+const PIN = process.env.BENCH_SHADOW_PIN !== '0' && process.platform === 'linux' && CPUS >= 2 && hasTaskset();
+const ONLY_VARIANTS = (process.env.BENCH_SHADOW_VARIANTS ?? '').split(',').filter(Boolean);
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every thread of process `pid` on CPU `cpu` only. */
+function pin(pid: number | undefined, cpu: number): void {
+  if (!PIN || pid === undefined) return;
+  execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
+}
 
 const load = (port: number, req: BenchRequest, rate?: number): Promise<LoadResult> =>
   runLoad(port, req, { connections: CONNECTIONS, duration: DURATION, rate });
@@ -65,24 +92,37 @@ async function main(): Promise<void> {
   try {
     const legacy = await startChild(path.join(root, 'dist/main.js'), env({}));
     children.push(legacy.child);
-    const variants: Array<[string, Record<string, string>]> = [
-      ['off', {}],
-      ['on, legacy answers', { SHADOW_URL: `http://127.0.0.1:${legacy.port}` }],
-      ['on, 10% sampled', { SHADOW_URL: `http://127.0.0.1:${legacy.port}`, SHADOW_SAMPLE: '0.1' }],
-      ['on, legacy hangs', { SHADOW_URL: `http://127.0.0.1:${hangingPort}`, SHADOW_TIMEOUT_MS: '1000' }],
-      ['on, legacy refuses', { SHADOW_URL: `http://127.0.0.1:${refusingPort}` }],
-    ];
+    pin(legacy.child.pid, CPUS - 1);
+    const variants = (
+      [
+        ['off', 'off', {}],
+        ['answers', 'on, legacy answers', { SHADOW_URL: `http://127.0.0.1:${legacy.port}` }],
+        ['sampled', 'on, 10% sampled', { SHADOW_URL: `http://127.0.0.1:${legacy.port}`, SHADOW_SAMPLE: '0.1' }],
+        ['hangs', 'on, legacy hangs', { SHADOW_URL: `http://127.0.0.1:${hangingPort}`, SHADOW_TIMEOUT_MS: '1000' }],
+        ['refuses', 'on, legacy refuses', { SHADOW_URL: `http://127.0.0.1:${refusingPort}` }],
+      ] as const
+    )
+      .filter(([key]) => key === 'off' || ONLY_VARIANTS.length === 0 || ONLY_VARIANTS.includes(key))
+      .map(([, name, extra]): [string, Record<string, string>] => [name, extra]);
     // Started together: their start-ups are not measured, and one after the other they take longest.
     const started = await Promise.allSettled(
       variants.map(([, extra]) => startChild(path.join(root, 'dist/main.js'), env(extra))),
     );
     for (const result of started) if (result.status === 'fulfilled') children.push(result.value.child);
+    for (const result of started) if (result.status === 'fulfilled') pin(result.value.child.pid, 0);
     const services = started.map((result, i) => {
       if (result.status === 'rejected') throw result.reason;
       return { name: variants[i][0], port: result.value.port };
     });
     console.log(
-      `GetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds (the variants one after the other in each); fixed rate ${RATE}/s`,
+      `GetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds (the variants one after the other in each); fixed rate ${RATE}/s; ` +
+        (PIN
+          ? `the services on CPU 0, the legacy on CPU ${CPUS - 1} (taskset)`
+          : 'nothing pinned (BENCH_SHADOW_PIN=0, one CPU, or no taskset)') +
+        `; load average ${os
+          .loadavg()
+          .map((n) => n.toFixed(1))
+          .join(', ')}`,
     );
     for (const [binding, req] of CASES) {
       // Warm-up, so that the first measured variant is not the one paying for it.

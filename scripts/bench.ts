@@ -418,6 +418,12 @@ async function benchMemory(listGrowthKb: number | null): Promise<void> {
   console.log(
     `| ${mb(result.idleKb)} | ${mb(result.endKb)} | ${mb(result.endKb - result.idleKb)} | ${mb(result.peak.rss)} (${fmt(result.peak.at / 1000)} s) | ${fmt(result.requests)} in ${fmt(result.seconds)} s${result.failures > 0 ? `, ${result.failures} failed` : ''} | ${listGrowthKb === null ? 'n/a (BENCH_ONLY)' : mb(listGrowthKb)} |`,
   );
+  // Growth across the soak, not only at its end: the RSS at each tenth of it.
+  const tenths = Array.from({ length: 10 }, (_, i) => {
+    const due = ((i + 1) * result.seconds * 1000) / 10;
+    return result.samples.reduce((best, s) => (Math.abs(s.at - due) < Math.abs(best.at - due) ? s : best));
+  });
+  console.log(`RSS during the load: ${tenths.map((s) => `${fmt(s.at / 1000)} s ${mb(s.rss)}`).join(', ')}`);
   if (result.failures > 0) throw new Error(`the mixed load had ${result.failures} unexpected failures`);
 }
 

@@ -167,6 +167,8 @@ export interface SoakResult {
   readonly idleKb: number;
   readonly endKb: number;
   readonly peak: { readonly at: number; readonly rss: number };
+  /** Every sample, from the start of the load (ms, kB): growth across the soak reads off them. */
+  readonly samples: ReadonlyArray<{ readonly at: number; readonly rss: number }>;
   readonly requests: number;
   readonly seconds: number;
   /** Answers that are neither a 200 nor one of ASMX's 500s for refused input. */
@@ -274,6 +276,7 @@ export async function soak(
     idleKb: samples[0].rss,
     endKb: samples[samples.length - 1].rss,
     peak,
+    samples,
     requests: total,
     seconds,
     failures,

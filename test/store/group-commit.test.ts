@@ -72,6 +72,44 @@ describe('GroupCommit', () => {
     }
   });
 
+  it('with spacingMs, a writer that just wrote gathers the next calls until the spacing ends; a quiet one writes at once', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      // Each batch written at once, as on SQLite: nothing is ever waiting for a batch in flight.
+      const batches: number[][] = [];
+      const write = (items: readonly number[]) => {
+        batches.push([...items]);
+        return Promise.resolve(items.map((i) => i * 10));
+      };
+      const group = new GroupCommit({ write, waitMs: 0, maxBatch: 3, maxInFlight: 1, spacingMs: 10 });
+      expect(await Promise.all([group.submit(1), nextTurn()])).toEqual([10, undefined]);
+      expect(batches).toEqual([[1]]);
+      // Answers that come one by one right after a batch wait for the spacing, then go together.
+      const two = group.submit(2);
+      await nextTurn();
+      jest.advanceTimersByTime(4);
+      const three = group.submit(3);
+      await nextTurn();
+      expect(batches).toEqual([[1]]);
+      jest.advanceTimersByTime(6);
+      expect(await Promise.all([two, three])).toEqual([20, 30]);
+      expect(batches).toEqual([[1], [2, 3]]);
+      // A full batch does not wait.
+      const full = [4, 5, 6].map((i) => group.submit(i));
+      await nextTurn();
+      expect(batches).toEqual([[1], [2, 3], [4, 5, 6]]);
+      await Promise.all(full);
+      // Quiet for longer than the spacing: the next call is written at once.
+      jest.advanceTimersByTime(11);
+      const seven = group.submit(7);
+      await nextTurn();
+      expect(batches).toEqual([[1], [2, 3], [4, 5, 6], [7]]);
+      expect(await seven).toBe(70);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('splits at maxBatch and a failure fails exactly the calls of its batch', async () => {
     const w = controlledWrite();
     const group = new GroupCommit({ write: w.write, waitMs: 1000, maxBatch: 2, maxInFlight: 4 });

@@ -13,7 +13,12 @@
 //   or until a batch finishes, or until `maxBatch` are waiting;
 // - at most `maxInFlight` batches are written at once (the pool has other work);
 // - each call settles only once its batch committed, and a failure fails
-//   exactly the calls of that batch.
+//   exactly the calls of that batch;
+// - with `spacingMs`, a batch starts no sooner than that after the one before
+//   it started: a writer that wrote a moment ago gathers what arrives until
+//   then (on SQLite a write ends before the next call can arrive, so without
+//   it a busy writer still commits almost every item on its own), while one
+//   that has been quiet for longer writes at once.
 
 export interface GroupCommitOptions<Item, Result> {
   /** Writes the items in one transaction; one result per item, in order. */
@@ -22,6 +27,8 @@ export interface GroupCommitOptions<Item, Result> {
   readonly waitMs: number;
   readonly maxBatch: number;
   readonly maxInFlight: number;
+  /** Least time between the starts of two batches (a full batch does not wait); 0 or unset: none. */
+  readonly spacingMs?: number;
 }
 
 /** How calls are grouped, whatever they write. */
@@ -39,6 +46,8 @@ export class GroupCommit<Item, Result> {
   #inFlight = 0;
   #timer: NodeJS.Timeout | null = null;
   #immediate: NodeJS.Immediate | null = null;
+  // When the last batch started (performance.now()), for spacingMs.
+  #lastStart = Number.NEGATIVE_INFINITY;
 
   constructor(options: GroupCommitOptions<Item, Result>) {
     if (options.maxBatch < 1 || options.maxInFlight < 1)
@@ -51,9 +60,21 @@ export class GroupCommit<Item, Result> {
     return new Promise<Result>((resolve, reject) => {
       this.#pending.push({ item, resolve, reject });
       if (this.#pending.length >= this.#options.maxBatch) this.#flushSoon();
-      else if (this.#inFlight === 0) this.#flushSoon();
-      else this.#timer ??= setTimeout(() => this.#flush(), this.#options.waitMs);
+      else if (this.#inFlight === 0) this.#flushWhenSpaced();
+      else this.#timer ??= setTimeout(() => this.#flush(), Math.max(this.#options.waitMs, this.#spacingLeft()));
     });
+  }
+
+  // How long until the next batch may start under spacingMs (0: now).
+  #spacingLeft(): number {
+    const spacing = this.#options.spacingMs ?? 0;
+    return spacing <= 0 ? 0 : Math.max(0, this.#lastStart + spacing - performance.now());
+  }
+
+  #flushWhenSpaced(): void {
+    const left = this.#spacingLeft();
+    if (left <= 0) this.#flushSoon();
+    else this.#timer ??= setTimeout(() => this.#flush(), left);
   }
 
   /** Calls waiting for a batch, and batches being written (tests, metrics). */
@@ -72,6 +93,7 @@ export class GroupCommit<Item, Result> {
     this.#timer = null;
     this.#immediate = null;
     while (this.#pending.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+      this.#lastStart = performance.now();
       void this.#write(this.#pending.splice(0, this.#options.maxBatch));
     }
     // Every slot busy: the rest goes when one frees (see #write).
@@ -86,8 +108,10 @@ export class GroupCommit<Item, Result> {
       for (const p of batch) p.reject(error);
     } finally {
       this.#inFlight--;
-      // A batch done: whoever waits goes now rather than at the end of its wait.
-      if (this.#pending.length > 0) this.#flushSoon();
+      // A batch done: whoever waits goes now rather than at the end of its
+      // wait (with spacingMs, once the spacing allows, unless a batch is full).
+      if (this.#pending.length >= this.#options.maxBatch) this.#flushSoon();
+      else if (this.#pending.length > 0) this.#flushWhenSpaced();
     }
   }
 }

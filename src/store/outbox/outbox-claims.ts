@@ -179,11 +179,12 @@ export async function claimPushNotifications(
   const rows = await claimRows(db, dialect, 'push', request);
   if (rows.length === 0) return [];
   const deviceIds = [...new Set(rows.map((row) => row.device_id))];
-  const devices = await db
-    .selectFrom('devices')
-    .select(['id', 'push_token', 'platform'])
-    .where('id', 'in', deviceIds)
-    .execute();
+  // The ids as one JSON parameter: the same statement text whatever the claim's
+  // size, so that the connection's statement cache prepares it once.
+  const { rows: devices } = await sql<{ id: string; push_token: string | null; platform: DevicePlatform | null }>`
+    select id, push_token, platform from devices where id in (select value from json_each(${JSON.stringify(deviceIds)}))`.execute(
+    db,
+  );
   const byId = new Map(devices.map((device) => [device.id, device]));
   return rows.map((row) => toClaimedPush(row, byId.get(row.device_id)));
 }
@@ -384,21 +385,25 @@ export async function completeSent(
   now: string,
 ): Promise<Set<string>> {
   if (entries.length === 0) return new Set();
-  // PostgreSQL: three arrays, so that the statement is the same text whatever
-  // the batch's size (three parameters, not three a row for the client to
-  // bind and the server to parse). SQLite has no arrays: a VALUES list, whose
-  // columns are named column1, column2, … (and SQLite takes no other names).
+  // The same statement text whatever the batch's size (three parameters, or
+  // one, not three a row to bind and parse, and on SQLite one prepared
+  // statement in the connection's cache instead of one per batch size).
+  // PostgreSQL: three arrays; SQLite has none: one JSON array of rows.
   const sent =
     dialect === 'postgres'
       ? sql`unnest(${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.claimToken)}::text[], ${entries.map((e) => e.providerMessageId)}::text[]) as v(column1, column2, column3)`
-      : sql`(values ${sql.join(entries.map((e) => sql`(${e.id}, ${e.claimToken}, ${e.providerMessageId})`))}) as v`;
+      : jsonRows(entries.map((e) => [e.id, e.claimToken, e.providerMessageId]));
   const eraseCode = channel === 'sms' ? sql`, code = null` : sql``;
+  // SQLite would otherwise walk the status index of every sending row and read
+  // the whole batch for each; `+` keeps the index out, so that it reads the
+  // batch once and finds each row by its id (test/store/outbox-statements.test.ts).
+  const sending = dialect === 'sqlite' ? sql`+t.status = 'sending'` : sql`t.status = 'sending'`;
   const { rows } = await sql<{ id: string }>`
     update ${sql.table(OUTBOX_TABLE[channel])} as t
     set status = 'sent', sent_at = ${now}, updated_at = ${now}, locked_until = null, last_error = null,
         provider_message_id = v.column3${eraseCode}
     from ${sent}
-    where t.id = v.column1 and t.claim_token = v.column2 and t.status = 'sending'
+    where t.id = v.column1 and t.claim_token = v.column2 and ${sending}
     returning id`.execute(db);
   return new Set(rows.map((row) => row.id));
 }
@@ -440,11 +445,22 @@ export async function recordAttempts(
   const given =
     dialect === 'postgres'
       ? sql`unnest(${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.code)}::text[]) as v(column1, column2)`
-      : sql`(values ${sql.join(entries.map((e) => sql`(${e.id}, ${e.code})`))}) as v`;
+      : jsonRows(entries.map((e) => [e.id, e.code]));
   await sql`
     insert into outbox_attempts (id, channel, message_id, attempt, at, outcome, code, error, next_attempt_at)
     select t.id || ':' || t.attempts, ${channel}, t.id, t.attempts, ${now}, t.status, v.column2, t.last_error,
            case when t.status = 'failed' then t.next_attempt_at else null end
     from ${sql.table(OUTBOX_TABLE[channel])} as t join ${given} on t.id = v.column1
     on conflict (id) do nothing`.execute(db);
+}
+
+/**
+ * SQLite: rows of text (or null) as a table `v` with columns column1, column2,
+ * …, from one JSON parameter, so that a statement reading them has the same
+ * text whatever the number of rows.
+ */
+function jsonRows(rows: ReadonlyArray<ReadonlyArray<string | null>>) {
+  const width = rows[0]?.length ?? 0;
+  const columns = Array.from({ length: width }, (_, i) => sql.raw(`json_extract(value, '$[${i}]') as column${i + 1}`));
+  return sql`(select ${sql.join(columns)} from json_each(${JSON.stringify(rows)})) as v`;
 }
