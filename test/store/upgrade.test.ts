@@ -656,6 +656,46 @@ const FILLS: Readonly<Record<string, Fill>> = {
       );
     },
   },
+  // The type index of the list of messages: a push and a refused call of a type, found by it.
+  '0018_message_list_type': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v18-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'exam',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'sent',
+        attempts: 1,
+        next_attempt_at: T0,
+        created_at: LATER,
+        updated_at: LATER,
+        school_key: 'https://v1.school.example',
+      });
+      await insert('refused_calls', {
+        id: 'v18-refused',
+        created_at: T0,
+        operation: 'SendNotificationType',
+        channel: 'push',
+        reason: 'no_token',
+        student_id: 'v1-student',
+        school_key: 'https://v1.school.example',
+        type: 'exam',
+        phone: null,
+        phone_suffix: null,
+      });
+    },
+    async check(store) {
+      const none = { status: null, channel: null, school: null, from: null, until: null, find: null, error: null };
+      const found = await store.console.listMessages({ ...none, type: 'exam' }, { limit: 10 });
+      expect(found.items.map((item) => [item.id, item.status])).toEqual([
+        ['v18-push', 'sent'],
+        ['v18-refused', 'refused'],
+      ]);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {
