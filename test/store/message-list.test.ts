@@ -42,7 +42,9 @@ const FILTERS: Readonly<Record<string, { filter: Partial<MessageListFilter>; ind
     indexes: ['status', 'type'],
   },
   days: { filter: { from: '2026-03-01T00:00:00.000Z', until: '2026-03-03T00:00:00.000Z' }, indexes: ['created'] },
-  'last error': { filter: { channel: 'push', error: 'UNREGISTERED' }, indexes: ['created'] },
+  // The last error by its own index (migration 0018), of the messages that have one.
+  'last error': { filter: { channel: 'push', error: 'UNREGISTERED' }, indexes: ['last_error'] },
+  'last error of both channels': { filter: { error: 'UNREGISTERED' }, indexes: ['last_error'] },
   // Found text is looked up as each thing it may be: a message id by the primary key (one row), a student's
   // messages and a phone's by their indexes.
   'a student, message id or phone': { filter: { find: '1001' }, indexes: ['pkey', 'student_id', 'phone_suffix'] },

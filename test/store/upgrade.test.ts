@@ -656,7 +656,8 @@ const FILLS: Readonly<Record<string, Fill>> = {
       );
     },
   },
-  // The type index of the list of messages: a push and a refused call of a type, found by it.
+  // The type and last error indexes of the list of messages: a push and a refused call of a type, found by it,
+  // and the push by its last error.
   '0018_message_list_type': {
     async fill(insert) {
       await insert('push_notifications', {
@@ -667,9 +668,10 @@ const FILLS: Readonly<Record<string, Fill>> = {
         title: 't',
         body: 'b',
         data: '{}',
-        status: 'sent',
+        status: 'failed',
         attempts: 1,
         next_attempt_at: T0,
+        last_error: 'QUOTA_EXCEEDED: v18',
         created_at: LATER,
         updated_at: LATER,
         school_key: 'https://v1.school.example',
@@ -691,9 +693,14 @@ const FILLS: Readonly<Record<string, Fill>> = {
       const none = { status: null, channel: null, school: null, from: null, until: null, find: null, error: null };
       const found = await store.console.listMessages({ ...none, type: 'exam' }, { limit: 10 });
       expect(found.items.map((item) => [item.id, item.status])).toEqual([
-        ['v18-push', 'sent'],
+        ['v18-push', 'failed'],
         ['v18-refused', 'refused'],
       ]);
+      const byError = await store.console.listMessages(
+        { ...none, type: null, error: 'QUOTA_EXCEEDED: v18' },
+        { limit: 10 },
+      );
+      expect(byError.items.map((item) => item.id)).toEqual(['v18-push']);
     },
   },
 };
