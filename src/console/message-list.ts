@@ -338,16 +338,16 @@ function csvLine(item: MessageListItem): string {
 }
 
 /** Resolves once `res` takes more (or is gone): a slow reader holds the next batch's read, not memory. */
-const drained = (res: Response): Promise<void> =>
-  new Promise((resolve) => {
+function drained(res: Response): Promise<void> {
+  const events = ['drain', 'close'] as const;
+  return new Promise((resolve) => {
     const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
+      for (const event of events) res.off(event, done);
       resolve();
     };
-    res.once('drain', done);
-    res.once('close', done);
+    for (const event of events) res.once(event, done);
   });
+}
 
 /**
  * The filtered list as CSV, masked as the page is, at most CSV_MAX_ROWS rows, newest first, sent a batch at a
