@@ -661,7 +661,7 @@ const FILLS: Readonly<Record<string, Fill>> = {
   },
   // The type and last error indexes of the list of messages: a push and a refused call of a type, found by it,
   // and the push by its last error.
-  '0018_message_list_type': {
+  '0018_message_list_indexes': {
     async fill(insert) {
       await insert('push_notifications', {
         id: 'v18-push',

@@ -15,7 +15,7 @@ import { messageOptionsQuietHoursMigration } from './0013-message-options-quiet-
 import { deadLetterDismissalMigration } from './0014-dead-letter-dismissal';
 import { refusedCallsMigration } from './0015-refused-calls';
 import { schoolFcmProjectMigration } from './0016-school-fcm-project';
-import { messageListTypeMigration } from './0018-message-list-type';
+import { messageListIndexesMigration } from './0018-message-list-indexes';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -37,7 +37,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0014_dead_letter_dismissal': deadLetterDismissalMigration,
   '0015_refused_calls': refusedCallsMigration,
   '0016_school_fcm_project': schoolFcmProjectMigration,
-  '0018_message_list_type': messageListTypeMigration,
+  '0018_message_list_indexes': messageListIndexesMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

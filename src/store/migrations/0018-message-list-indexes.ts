@@ -22,7 +22,7 @@ const ERROR_INDEXES = [
   { name: 'auth_code_messages_list_last_error_idx', table: 'auth_code_messages' },
 ] as const;
 
-export const messageListTypeMigration: StoreMigration = {
+export const messageListIndexesMigration: StoreMigration = {
   async up(db) {
     for (const { name, table } of TYPE_INDEXES)
       await db.schema.createIndex(name).on(table).columns(['type', 'created_at', 'id']).execute();
