@@ -13,7 +13,10 @@ import {
   queuePush,
   completePush,
 } from './support';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { PAGE_SIZE } from '../../src/console/message-list';
 
 const PHONE = '+963944123459';
 const OTHER_PHONE = '+963955667788';
@@ -218,6 +221,52 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     expect(smsOnly.text.trimEnd().split('\r\n')).toHaveLength(2);
     const audit = await ctx.store.admin.listAuditEntries({ operation: 'messages-export', limit: 5, offset: 0 });
     expect(audit.items).toHaveLength(2);
+  });
+
+  it('sends the CSV a batch at a time: the first rows leave before the next are read, and a failure after them cuts it short', async () => {
+    // More than a page: the first batch is a page's worth, the rest come in a second read.
+    for (let i = 0; i < PAGE_SIZE + 10; i++) {
+      await queuePush(ctx.store, '1001');
+      clock.advance(1);
+    }
+    const viewer = await signedIn(harness.app, 'victor');
+    const server = http.createServer(harness.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      let received = '';
+      let rowsBeforeSecondRead = -1;
+      const read = ctx.store.console.listMessages.bind(ctx.store.console);
+      const spy = jest.spyOn(ctx.store.console, 'listMessages').mockImplementation(async (filter, page) => {
+        if (spy.mock.calls.length === 1) return read(filter, page);
+        // The second read waits (a second at most) for the first rows to reach the client, then fails.
+        for (let waited = 0; waited < 1000 && !received.endsWith('\r\n'); waited += 10)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        rowsBeforeSecondRead = received.split('\r\n').length - 2;
+        throw new Error('the store went away');
+      });
+      const { port } = server.address() as AddressInfo;
+      const end = await new Promise<{ status: number; outcome: string }>((resolve) => {
+        http
+          .get(
+            { host: '127.0.0.1', port, path: '/console/messages.csv', headers: { cookie: viewer.sessionCookie } },
+            (res) => {
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => (received += chunk));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, outcome: 'ended' }));
+              res.on('error', () => resolve({ status: res.statusCode ?? 0, outcome: 'cut short' }));
+            },
+          )
+          .on('error', () => resolve({ status: 0, outcome: 'refused' }));
+      });
+      expect(rowsBeforeSecondRead).toBe(PAGE_SIZE);
+      expect(end).toEqual({ status: 200, outcome: 'cut short' });
+      expect(received.trimEnd().split('\r\n')).toHaveLength(PAGE_SIZE + 1);
+      expect(harness.logs.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
+        'console: messages CSV cut short by a store failure',
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('answers a value it does not take with a clear message and a 400, never a failure', async () => {

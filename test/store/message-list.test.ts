@@ -1,4 +1,4 @@
-// The console's list of messages in the store (migrations 0010 and 0015,
+// The console's list of messages in the store (migrations 0010, 0015 and 0018,
 // src/store/message-history/message-list.ts): every source statement of every
 // filter reads an index that ends in (created_at, id), in its order, never
 // sorting the table; the rows already there when 0010 runs get their school
@@ -30,18 +30,21 @@ const FILTERS: Readonly<Record<string, { filter: Partial<MessageListFilter>; ind
   refused: { filter: { status: 'refused' }, indexes: ['created'] },
   channel: { filter: { channel: 'sms' }, indexes: ['created'] },
   school: { filter: { school: 'https://school-a.example' }, indexes: ['school_key'] },
-  // A type is one of a handful of common values: read from the time index, checked on each row.
-  type: { filter: { type: 'absence' }, indexes: ['created'] },
+  // A type by its own index (migration 0018): a type few messages have reads no more than they are.
+  type: { filter: { type: 'absence' }, indexes: ['type'] },
+  'type and school': { filter: { type: 'exam', school: 'https://school-a.example' }, indexes: ['type', 'school_key'] },
   'status and school': {
     filter: { status: 'failed', school: 'https://school-a.example' },
     indexes: ['status', 'school_key'],
   },
   'status, type and days': {
     filter: { status: 'sent', type: 'note', from: '2026-03-01T00:00:00.000Z', until: '2026-03-03T00:00:00.000Z' },
-    indexes: ['status'],
+    indexes: ['status', 'type'],
   },
   days: { filter: { from: '2026-03-01T00:00:00.000Z', until: '2026-03-03T00:00:00.000Z' }, indexes: ['created'] },
-  'last error': { filter: { channel: 'push', error: 'UNREGISTERED' }, indexes: ['created'] },
+  // The last error by its own index (migration 0018), of the messages that have one.
+  'last error': { filter: { channel: 'push', error: 'UNREGISTERED' }, indexes: ['last_error'] },
+  'last error of both channels': { filter: { error: 'UNREGISTERED' }, indexes: ['last_error'] },
   // Found text is looked up as each thing it may be: a message id by the primary key (one row), a student's
   // messages and a phone's by their indexes.
   'a student, message id or phone': { filter: { find: '1001' }, indexes: ['pkey', 'student_id', 'phone_suffix'] },

@@ -33,6 +33,20 @@ const T0 = '2026-03-01T08:00:00.000Z';
 const LATER = '2026-03-01T09:00:00.000Z';
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
+/** A refused SendNotificationType (migration 0015's table). */
+const REFUSED_PUSH: Row = {
+  id: 'v15-refused-push',
+  created_at: T0,
+  operation: 'SendNotificationType',
+  channel: 'push',
+  reason: 'no_token',
+  student_id: 'v1-student',
+  school_key: 'https://v1.school.example',
+  type: 'absence',
+  phone: null,
+  phone_suffix: null,
+};
+
 const FILLS: Readonly<Record<string, Fill>> = {
   '0001_initial': {
     async fill(insert) {
@@ -608,18 +622,7 @@ const FILLS: Readonly<Record<string, Fill>> = {
         phone: '+*********462',
         phone_suffix: '3462',
       });
-      await insert('refused_calls', {
-        id: 'v15-refused-push',
-        created_at: T0,
-        operation: 'SendNotificationType',
-        channel: 'push',
-        reason: 'no_token',
-        student_id: 'v1-student',
-        school_key: 'https://v1.school.example',
-        type: 'absence',
-        phone: null,
-        phone_suffix: null,
-      });
+      await insert('refused_calls', REFUSED_PUSH);
     },
     async check(store) {
       const none = { channel: null, school: null, type: null, from: null, until: null, error: null };
@@ -710,6 +713,42 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(await store.console.readSignInFailures(['account:v8-operator'], T0)).toEqual(
         new Map([['account:v8-operator', 2]]),
       );
+    },
+  },
+  // The type and last error indexes of the list of messages: a push and a refused call of a type, found by it,
+  // and the push by its last error.
+  '0018_message_list_indexes': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v18-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'exam',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'failed',
+        attempts: 1,
+        next_attempt_at: T0,
+        last_error: 'QUOTA_EXCEEDED: v18',
+        created_at: LATER,
+        updated_at: LATER,
+        school_key: 'https://v1.school.example',
+      });
+      await insert('refused_calls', { ...REFUSED_PUSH, id: 'v18-refused', type: 'exam' });
+    },
+    async check(store) {
+      const none = { status: null, channel: null, school: null, from: null, until: null, find: null, error: null };
+      const found = await store.console.listMessages({ ...none, type: 'exam' }, { limit: 10 });
+      expect(found.items.map((item) => [item.id, item.status])).toEqual([
+        ['v18-push', 'failed'],
+        ['v18-refused', 'refused'],
+      ]);
+      const byError = await store.console.listMessages(
+        { ...none, type: null, error: 'QUOTA_EXCEEDED: v18' },
+        { limit: 10 },
+      );
+      expect(byError.items.map((item) => item.id)).toEqual(['v18-push']);
     },
   },
 };

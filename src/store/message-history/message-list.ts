@@ -3,12 +3,14 @@
 // so that the 400th page costs what the first does.
 //
 // The list is the merge of a few sources, each one table under one filter
-// that an index of migration 0010 serves, every one of them ending in
+// that an index of migrations 0010, 0015 or 0018 (the type) serves, every one of them ending in
 // (created_at, id): a channel unfiltered is one source per table, and a
 // found text one per thing it may be (a message id, a student id, the last
 // digits of a phone). Each source reads at most a page and one row past the
 // cursor, in the index's order; the merge keeps the newest page of them all.
 // The other filters of a source are checked on the rows its index yields.
+// test/store/message-list.test.ts pins each source's plan on both stores;
+// docs/benchmark.md#the-list-of-messages has the figures at 1,000,000.
 import { sql, type RawBuilder } from 'kysely';
 import type { StoreCore } from '../core';
 import type { OutboxStatus } from '../database';

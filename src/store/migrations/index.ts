@@ -16,6 +16,7 @@ import { deadLetterDismissalMigration } from './0014-dead-letter-dismissal';
 import { refusedCallsMigration } from './0015-refused-calls';
 import { schoolFcmProjectMigration } from './0016-school-fcm-project';
 import { consoleJobsMigration } from './0017-console-jobs';
+import { messageListIndexesMigration } from './0018-message-list-indexes';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -38,6 +39,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0015_refused_calls': refusedCallsMigration,
   '0016_school_fcm_project': schoolFcmProjectMigration,
   '0017_console_jobs': consoleJobsMigration,
+  '0018_message_list_indexes': messageListIndexesMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
