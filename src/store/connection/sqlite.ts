@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SqliteDialect, type CompiledQuery, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './sqlite-checkpointer';
 import { DEFAULT_LOCK_WAIT, waitingForLocks, type LockWaitOptions } from './sqlite-lock-wait';
 
 export const SQLITE_FILE_NAME = 'service.sqlite';
@@ -49,7 +50,9 @@ export function openSqliteDialect(dataDir: string, lockWait: LockWaitOptions = D
 
 export function openSqlite(dataDir: string, lockWait: LockWaitOptions = DEFAULT_LOCK_WAIT): OpenedSqlite {
   mkdirSync(dataDir, { recursive: true });
-  const database = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+  const file = path.join(dataDir, SQLITE_FILE_NAME);
+  const database = new Database(file);
+  let checkpointer: Checkpointer;
   try {
     // WAL lets readers proceed during a write (a separate worker process).
     // busy_timeout 0: a statement that meets another connection's lock fails
@@ -62,11 +65,14 @@ export function openSqlite(dataDir: string, lockWait: LockWaitOptions = DEFAULT_
     // loss can drop the last commits. FULL would fsync on every write while
     // the single connection blocks all other requests.
     database.pragma('synchronous = NORMAL');
+    // Checkpoints run on a thread of their own, not inside this connection's commits (sqlite-checkpointer.ts).
+    database.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    checkpointer = startCheckpointer(file);
   } catch (error) {
     database.close();
     throw error;
   }
-  const statements = withStatementCache(database);
+  const statements = withStatementCache(database, checkpointer);
   // better-sqlite3 runs a statement to its end before returning, so outside
   // a transaction nothing else can be half-way through on the connection;
   // inside one (BEGIN IMMEDIATE ... COMMIT spans awaits), a read would see
@@ -104,7 +110,7 @@ export function openSqlite(dataDir: string, lockWait: LockWaitOptions = DEFAULT_
   };
 }
 
-function withStatementCache(database: Database.Database): SqliteDatabase {
+function withStatementCache(database: Database.Database, checkpointer: Checkpointer): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     prepare(sql) {
@@ -120,6 +126,8 @@ function withStatementCache(database: Database.Database): SqliteDatabase {
     },
     close() {
       statements.clear();
+      // The thread's connection first, so that this one, closing last, checkpoints and removes the log.
+      checkpointer.close();
       database.close();
     },
   };
