@@ -43,6 +43,8 @@ const STUDENTS = scaled(null, 1000, 10);
 const PROVIDER_LATENCY_MS = scaled('BENCH_PROVIDER_LATENCY_MS', 50, 5);
 const RECEIVER_LATENCY_MS = scaled('BENCH_RECEIVER_LATENCY_MS', 20, 5);
 const ONLY_STORES = (process.env.BENCH_STORES ?? '').split(',').filter(Boolean);
+// A folder for the worker's V8 CPU profiles (one a drain; scripts/cpu-profile-summary.ts sums one), or unset.
+const PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR?.trim() ?? '';
 // Each kind of event a push that is sent at the first attempt gets: queued, then sent.
 const EVENTS_PER_PUSH = 2;
 
@@ -292,6 +294,9 @@ async function storeCase(
         PUSH_WEBHOOK_URL: gateway.url,
         EVENTS_ALLOW_HTTP: 'true',
         LOG_LEVEL: 'info',
+        ...(PROFILE_DIR === ''
+          ? {}
+          : { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=200 --cpu-prof-dir=${PROFILE_DIR}` }),
       };
       const off = await drain(env, gateway, await queueBacklog(store));
       // Every school subscribes, each with a secret of its own, which its system (the receiver) holds.
