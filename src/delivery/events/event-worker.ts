@@ -16,7 +16,8 @@ import { STATUS_CODES } from 'node:http';
 import { httpCall } from '../http/http-call';
 import { parseRetryAfter } from '../http/retry-after';
 import { retryDelayMs } from '../retry-policy';
-import { eventSignature } from '../../shared/event-signature';
+import { eventSignature, eventSigningKey } from '../../shared/event-signature';
+import type { KeyObject } from 'node:crypto';
 
 /** What the event worker needs of the store (the opened store's outbox provides it). */
 export interface EventStore {
@@ -48,6 +49,13 @@ export interface EventWorkerOptions {
   readonly maxDelayMs: number;
   readonly health: EventHealthRule;
   readonly observer?: EventObserver;
+  /**
+   * True while the push and SMS worker has more due than it has room for:
+   * the events then keep to a share of their slots and claim less often, so
+   * that they never slow those channels, and catch up once it is not
+   * (docs/delivery.md#delivery-events). Unset: never.
+   */
+  readonly pushesBusy?: () => boolean;
 }
 
 const USER_AGENT = 'student-notifications-events/1';
@@ -56,6 +64,15 @@ const MAX_CLAIM_BACKOFF_MS = 30_000;
 // Results written together (as the pushes' are, completion-writer.ts): one transaction per batch rather than per
 // event, bounded so that a burst does not hold the write lock long.
 const MAX_COMPLETION_BATCH = 200;
+// While the pushes are busy: the share of the slots the events keep to, and the least time between two looks
+// for due events after one that found fewer than it had room for. At full speed, the events' two requests a push
+// cost the push drain half its rate where it is bound by the worker's CPU (docs/benchmark.md#delivery-events).
+const BUSY_SHARE = 1 / 4;
+const BUSY_LOOK_MS = 50;
+// After a wake-up, this long before claiming, so that a burst of results is claimed for in one transaction.
+const NOTIFY_COALESCE_MS = 5;
+// Signing keys kept, by secret (one per school); all dropped when there are more.
+const MAX_KEYS = 1000;
 
 export class EventWorker {
   readonly #options: EventWorkerOptions;
@@ -68,6 +85,7 @@ export class EventWorker {
   #wake: (() => void) | null = null;
   // A notify() that came while the loop was not asleep (claiming, or waiting for a slot): the next sleep is skipped.
   #notified = false;
+  readonly #keys = new Map<string, KeyObject>();
 
   constructor(options: EventWorkerOptions) {
     if (options.concurrency < 1 || options.perSchool < 1) throw new RangeError('event concurrency must be at least 1');
@@ -114,15 +132,19 @@ export class EventWorker {
 
   async #loop(): Promise<void> {
     const { concurrency, logger, pollMs } = this.#options;
-    // Claim when a quarter of the slots are free, not at each free slot: every claim is a write transaction (the
-    // store's write lock on SQLite), and one per event cost the pushes a third of their drain
-    // (scripts/bench-events.ts, docs/benchmark.md#delivery-events).
-    const batch = Math.max(1, Math.ceil(concurrency / 4));
+    const busyLimit = Math.max(1, Math.floor(concurrency * BUSY_SHARE));
     let failures = 0;
     while (!this.#stopping) {
-      const room = concurrency - this.#inFlight.size;
+      const busy = this.#options.pushesBusy?.() === true;
+      const limit = busy ? busyLimit : concurrency;
+      // Claim when a quarter of the slots are free, not at each free slot: every claim is a write transaction (the
+      // store's write lock on SQLite), and one per event cost the pushes a third of their drain
+      // (scripts/bench-events.ts, docs/benchmark.md#delivery-events). While the pushes are busy, only once the
+      // events' share is all free: one claim per share.
+      const batch = busy ? limit : Math.max(1, Math.ceil(limit / 4));
+      const room = limit - this.#inFlight.size;
       if (room < batch && this.#inFlight.size > 0) {
-        await Promise.race([...this.#inFlight]);
+        await this.#slotFreed();
         continue;
       }
       let claimed: number;
@@ -132,12 +154,14 @@ export class EventWorker {
       } catch (error) {
         failures++;
         logger.error({ err: error, failures }, 'event worker could not claim events; trying again');
-        await this.#sleep(Math.min(pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS));
+        const backoff = Math.min(pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS);
+        await this.#sleep(backoff, backoff);
         continue;
       }
-      // Full: wait for a slot; otherwise nothing more is due (or every school is at its bound) until the poll.
-      if (room > 0 && claimed >= room) await Promise.race([...this.#inFlight]);
-      else await this.#sleep(pollMs);
+      // Full: wait for a slot; otherwise nothing more is due (or every school is at its bound) until new events
+      // are written (notify()) or the poll; while the pushes are busy, not sooner than BUSY_LOOK_MS.
+      if (room > 0 && claimed >= room) await this.#slotFreed();
+      else await this.#sleep(pollMs, busy ? BUSY_LOOK_MS : NOTIFY_COALESCE_MS);
     }
     await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled([...this.#writing]);
@@ -179,7 +203,9 @@ export class EventWorker {
 
   /**
    * Holds `work` in `set` until it settles (stop() waits for both sets), logs
-   * its failure with `failed`, then looks for due events again.
+   * its failure with `failed`, then wakes the loop: a written result may make
+   * the message's next event due and frees its school's room. (A delivery's
+   * end frees a slot, which a loop waiting for one sees by itself.)
    */
   #track(set: Set<Promise<void>>, work: Promise<void>, event: ClaimedEvent, failed: string): void {
     const tracked: Promise<void> = work
@@ -188,7 +214,7 @@ export class EventWorker {
       })
       .finally(() => {
         set.delete(tracked);
-        this.notify();
+        if (set === this.#writing) this.notify();
       });
     set.add(tracked);
   }
@@ -231,7 +257,7 @@ export class EventWorker {
         'user-agent': USER_AGENT,
         'webhook-id': event.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': eventSignature(event.secret, event.id, timestamp, event.body),
+        'webhook-signature': eventSignature(this.#key(event.secret), event.id, timestamp, event.body),
       },
     });
     let status = 0;
@@ -263,21 +289,54 @@ export class EventWorker {
     return { status: status === 410 ? 'gone' : 'failed', retryAt, error };
   }
 
-  #sleep(ms: number): Promise<void> {
-    if (this.#stopping) return Promise.resolve();
+  // Until a delivery ends or notify(): the pushes may no longer be busy, and the events' share is then all their slots.
+  #slotFreed(): Promise<void> {
     if (this.#notified) {
       this.#notified = false;
       return Promise.resolve();
     }
+    let wake: (() => void) | null = null;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    this.#wake = wake;
+    return Promise.race([...this.#inFlight, woken]).then(() => {
+      if (this.#wake === wake) this.#wake = null;
+    });
+  }
+
+  #key(secret: string): KeyObject {
+    let key = this.#keys.get(secret);
+    if (key === undefined) {
+      if (this.#keys.size >= MAX_KEYS) this.#keys.clear();
+      key = eventSigningKey(secret);
+      this.#keys.set(secret, key);
+    }
+    return key;
+  }
+
+  // Sleeps `ms`, or until notify() and `coalesceMs` more (at least `coalesceMs` when notified before).
+  #sleep(ms: number, coalesceMs: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    let wake: (() => void) | null = null;
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
+      let timer = setTimeout(resolve, ms);
+      let woken = false;
+      wake = () => {
+        if (this.#stopping) {
+          clearTimeout(timer);
+          resolve();
+        } else if (!woken) {
+          woken = true;
+          clearTimeout(timer);
+          timer = setTimeout(resolve, coalesceMs);
+        }
+      };
+      this.#wake = wake;
+      if (this.#notified) {
+        this.#notified = false;
+        wake();
       }
-      this.#wake = done;
     }).then(() => {
-      this.#wake = null;
+      if (this.#wake === wake) this.#wake = null;
     });
   }
 }
