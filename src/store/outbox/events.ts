@@ -164,26 +164,14 @@ export function queuedEventStatement(db: Kysely<StoreDatabase>): BoundQuery<'id'
  */
 export async function recordOutcomeEvents(
   db: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
+  statements: EventStatements,
   ids: readonly string[],
   tokenGone: readonly string[],
   now: string,
 ): Promise<void> {
-  if (ids.length > 0) {
-    const type = sql<string>`case t.status when 'sent' then 'notification.sent' when 'failed' then 'notification.retrying' else 'notification.dead' end`;
-    await insertEvents(
-      dialect,
-      type,
-      notificationsOf(dialect, ids),
-      now,
-      sql<boolean>`t.status in ('sent', 'failed', 'dead')`,
-    ).execute(db);
-  }
-  if (tokenGone.length > 0) {
-    await insertEvents(dialect, sql<string>`'device.unregistered'`, notificationsOf(dialect, tokenGone), now).execute(
-      db,
-    );
-  }
+  if (ids.length > 0) await db.executeQuery(statements.outcomeEvents({ ids: JSON.stringify(ids), now }));
+  if (tokenGone.length > 0)
+    await db.executeQuery(statements.unregisteredEvents({ ids: JSON.stringify(tokenGone), now }));
 }
 
 /** The rows of the JSON array of strings `list` (one parameter whatever its length), as `value`. */
@@ -272,6 +260,29 @@ export function eventStatements(db: Kysely<StoreDatabase>, dialect: StoreDialect
         .where('id', '=', p.id)
         .where('claim_token', '=', p.claimToken)
         .where('status', '=', 'sending'),
+    ),
+    // recordOutcomeEvents: run with every batch of the push worker's results.
+    outcomeEvents: prepareQuery(['ids', 'now'], (p) =>
+      raw(
+        insertEvents(
+          dialect,
+          sql<string>`case t.status when 'sent' then 'notification.sent' when 'failed' then 'notification.retrying' else 'notification.dead' end`,
+          sql`push_notifications as t`,
+          p.now,
+          sql<boolean>`t.id in (select value from ${jsonList(dialect, p.ids)} as l) and t.status in ('sent', 'failed', 'dead')`,
+        ),
+      ),
+    ),
+    unregisteredEvents: prepareQuery(['ids', 'now'], (p) =>
+      raw(
+        insertEvents(
+          dialect,
+          sql<string>`'device.unregistered'`,
+          sql`push_notifications as t`,
+          p.now,
+          sql<boolean>`t.id in (select value from ${jsonList(dialect, p.ids)} as l)`,
+        ),
+      ),
     ),
     subscriptionState: prepareQuery(['schoolKeys'], (p) =>
       db

@@ -350,7 +350,7 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
           const pushWritten = completions.filter((e) => e.channel === 'push' && current.has(`push:${e.id}`));
           await recordOutcomeEvents(
             trx,
-            dialect,
+            events,
             pushWritten.map((e) => e.id),
             pushWritten.flatMap((e) => (e.tokenGone === true ? [e.id] : [])),
             now,
