@@ -237,6 +237,45 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     }
   });
 
+  it('claims a share at most each busyClaimEveryMs while the pushes are busy', async () => {
+    await subscribe();
+    for (let i = 0; i < 4; i++) for (const student of ['1001', '1002', '1003']) await queuePush(h, student);
+    let busy = true;
+    const paced = new EventWorker({
+      store: h.ctx.store.outbox,
+      logger: pino({ level: 'silent' }),
+      now: h.clock.now,
+      random: () => 0,
+      concurrency: 16,
+      perSchool: 16,
+      leaseSeconds: 60,
+      pollMs: 20,
+      timeoutMs: 5000,
+      baseDelayMs: 10_000,
+      maxDelayMs: 3_600_000,
+      health: HEALTH,
+      pushesBusy: () => busy,
+      busyClaimEveryMs: 60_000,
+    });
+    const until = async (count: number) => {
+      const deadline = Date.now() + 5000;
+      while (receiver.deliveries.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    };
+    paced.start();
+    try {
+      // The receiver answers at once: only the pace holds the next share back.
+      await until(4);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.deliveries).toHaveLength(4);
+      busy = false;
+      paced.notify();
+      await until(12);
+      expect(receiver.deliveries).toHaveLength(12);
+    } finally {
+      await paced.stop(1000);
+    }
+  });
+
   it("the push worker is busy while more pushes are due than it has room for (the event worker's cue to yield)", async () => {
     const held: Array<() => void> = [];
     const worker = pushWorker(

@@ -56,6 +56,8 @@ export interface EventWorkerOptions {
    * (docs/delivery.md#delivery-events). Unset: never.
    */
   readonly pushesBusy?: () => boolean;
+  /** The least time between two claims while the pushes are busy; BUSY_CLAIM_EVERY_MS unless set (tests). */
+  readonly busyClaimEveryMs?: number;
 }
 
 const USER_AGENT = 'student-notifications-events/1';
@@ -64,11 +66,12 @@ const MAX_CLAIM_BACKOFF_MS = 30_000;
 // Results written together (as the pushes' are, completion-writer.ts): one transaction per batch rather than per
 // event, bounded so that a burst does not hold the write lock long.
 const MAX_COMPLETION_BATCH = 200;
-// While the pushes are busy: the share of the slots the events keep to, and the least time between two looks
-// for due events after one that found fewer than it had room for. At full speed, the events' two requests a push
-// cost the push drain half its rate where it is bound by the worker's CPU (docs/benchmark.md#delivery-events).
+// While the pushes are busy: the share of the slots the events keep to, and the least time between two claims
+// (at most a share each: 40 events a second with 32 slots). Given the slots alone, the events took the pushes
+// half their drain where the worker's CPU bounds it, and a quarter of the slots still a third: an event costs
+// a push's CPU or more, claim and result included (docs/benchmark.md#delivery-events).
 const BUSY_SHARE = 1 / 4;
-const BUSY_LOOK_MS = 50;
+const BUSY_CLAIM_EVERY_MS = 200;
 // After a wake-up, this long before claiming, so that a burst of results is claimed for in one transaction.
 const NOTIFY_COALESCE_MS = 5;
 // Signing keys kept, by secret (one per school); all dropped when there are more.
@@ -85,6 +88,8 @@ export class EventWorker {
   #wake: (() => void) | null = null;
   // A notify() that came while the loop was not asleep (claiming, or waiting for a slot): the next sleep is skipped.
   #notified = false;
+  // When the last claim started (performance.now()), for the pace while the pushes are busy.
+  #lastClaimAt = -Infinity;
   readonly #keys = new Map<string, KeyObject>();
 
   constructor(options: EventWorkerOptions) {
@@ -133,6 +138,7 @@ export class EventWorker {
   async #loop(): Promise<void> {
     const { concurrency, logger, pollMs } = this.#options;
     const busyLimit = Math.max(1, Math.floor(concurrency * BUSY_SHARE));
+    const busyClaimEveryMs = this.#options.busyClaimEveryMs ?? BUSY_CLAIM_EVERY_MS;
     let failures = 0;
     while (!this.#stopping) {
       const busy = this.#options.pushesBusy?.() === true;
@@ -147,6 +153,13 @@ export class EventWorker {
         await this.#slotFreed();
         continue;
       }
+      const early = busy ? this.#lastClaimAt + busyClaimEveryMs - performance.now() : 0;
+      if (early > 0) {
+        // A notify() ends the wait too: the pushes may no longer be busy.
+        await this.#sleep(early, NOTIFY_COALESCE_MS);
+        continue;
+      }
+      this.#lastClaimAt = performance.now();
       let claimed: number;
       try {
         claimed = room > 0 ? await this.#claimAndStart(room) : 0;
@@ -159,9 +172,9 @@ export class EventWorker {
         continue;
       }
       // Full: wait for a slot; otherwise nothing more is due (or every school is at its bound) until new events
-      // are written (notify()) or the poll; while the pushes are busy, not sooner than BUSY_LOOK_MS.
+      // are written (notify()) or the poll.
       if (room > 0 && claimed >= room) await this.#slotFreed();
-      else await this.#sleep(pollMs, busy ? BUSY_LOOK_MS : NOTIFY_COALESCE_MS);
+      else await this.#sleep(pollMs, NOTIFY_COALESCE_MS);
     }
     await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled([...this.#writing]);
