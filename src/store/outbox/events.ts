@@ -61,7 +61,6 @@ export interface EventHealthRule {
   readonly disableAfterMs: number;
 }
 
-const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
 const PENDING_STATUSES = ['queued', 'failed', 'sending'] as const;
 
 /** The JSON object of key/value pairs, built by the database. */
@@ -182,6 +181,18 @@ function jsonList(dialect: StoreDialect, list: string): RawBuilder<unknown> {
 }
 
 /**
+ * `column` where SQLite must not read it through an index: given the ids
+ * (the primary key), it would rather read every row of a status through the
+ * status index (every queued event, every sent push) and test each id, a
+ * cost growing with the backlog, 10 ms a claim at 10,000 pending events
+ * (docs/benchmark.md#delivery-events). SQLite's unary `+` takes a term off
+ * its indexes; PostgreSQL plans by its statistics.
+ */
+function unindexed(dialect: StoreDialect, column: string): RawBuilder<unknown> {
+  return dialect === 'sqlite' ? sql`+${sql.ref(column)}` : sql.ref(column);
+}
+
+/**
  * The event worker's statements, compiled once per store (connection/prepared.ts):
  * built and compiled at each call, a claim and its results cost the worker
  * about ten times the CPU the database took to run them, several times a
@@ -229,8 +240,8 @@ export function eventStatements(db: Kysely<StoreDatabase>, dialect: StoreDialect
           updated_at: p.now,
         }))
         .where('id', 'in', sql<string>`(select value from ${jsonList(dialect, p.ids)} as l)`)
-        .where(DUE_STATUS)
-        .where('next_attempt_at', '<=', p.now)
+        .where(sql<boolean>`${unindexed(dialect, 'status')} in ('queued', 'failed', 'sending')`)
+        .where(sql<boolean>`${unindexed(dialect, 'next_attempt_at')} <= ${p.now}`)
         .returning(['id', 'claim_token', 'attempts', 'school_key', 'type', 'body', 'created_at', 'seq']),
     ),
     subscriptions: prepareQuery(['schoolKeys'], (p) =>
@@ -269,7 +280,7 @@ export function eventStatements(db: Kysely<StoreDatabase>, dialect: StoreDialect
           sql<string>`case t.status when 'sent' then 'notification.sent' when 'failed' then 'notification.retrying' else 'notification.dead' end`,
           sql`push_notifications as t`,
           p.now,
-          sql<boolean>`t.id in (select value from ${jsonList(dialect, p.ids)} as l) and t.status in ('sent', 'failed', 'dead')`,
+          sql<boolean>`t.id in (select value from ${jsonList(dialect, p.ids)} as l) and ${unindexed(dialect, 't.status')} in ('sent', 'failed', 'dead')`,
         ),
       ),
     ),
