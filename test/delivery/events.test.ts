@@ -197,12 +197,15 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     expect(await h.ctx.store.outbox.claimEvents(16, 4, 60)).toHaveLength(0);
   });
 
-  it('keeps to a quarter of its slots while the pushes are busy, and takes them all once they are not', async () => {
+  /**
+   * The pushes busy (until the test says not), 12 events due to one school,
+   * and an event worker of 16 slots with no bound per school that yields to them.
+   */
+  const yieldingSetUp = async (busyClaimEveryMs?: number) => {
     await subscribe();
     for (let i = 0; i < 4; i++) for (const student of ['1001', '1002', '1003']) await queuePush(h, student);
-    receiver.answer = () => 'hang';
-    let busy = true;
-    const yielding = new EventWorker({
+    const state = { busy: true };
+    const worker = new EventWorker({
       store: h.ctx.store.outbox,
       logger: pino({ level: 'silent' }),
       now: h.clock.now,
@@ -215,64 +218,41 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
       baseDelayMs: 10_000,
       maxDelayMs: 3_600_000,
       health: HEALTH,
-      pushesBusy: () => busy,
+      pushesBusy: () => state.busy,
+      busyClaimEveryMs,
     });
     const until = async (count: number) => {
       const deadline = Date.now() + 5000;
       while (receiver.deliveries.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     };
-    yielding.start();
+    return { state, worker, until };
+  };
+
+  it.each([
+    // The receiver holds every request: the slots hold the events back.
+    [
+      'keeps to a quarter of its slots while the pushes are busy, and takes them all once they are not',
+      undefined,
+      true,
+    ],
+    // The receiver answers at once: only the pace holds the next share back.
+    ['claims a share at most each busyClaimEveryMs while the pushes are busy', 60_000, false],
+  ])('%s', async (_name, busyClaimEveryMs, hang) => {
+    const { state, worker, until } = await yieldingSetUp(busyClaimEveryMs);
+    if (hang) receiver.answer = () => 'hang';
+    worker.start();
     try {
       await until(4);
       // Several polls later, still only the busy share (4 of 16) of the 12 due events is out.
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 300));
       expect(receiver.deliveries).toHaveLength(4);
-      busy = false;
-      yielding.notify();
+      state.busy = false;
+      worker.notify();
       await until(12);
       expect(receiver.deliveries).toHaveLength(12);
     } finally {
       await receiver.close();
-      await yielding.stop(1000);
-    }
-  });
-
-  it('claims a share at most each busyClaimEveryMs while the pushes are busy', async () => {
-    await subscribe();
-    for (let i = 0; i < 4; i++) for (const student of ['1001', '1002', '1003']) await queuePush(h, student);
-    let busy = true;
-    const paced = new EventWorker({
-      store: h.ctx.store.outbox,
-      logger: pino({ level: 'silent' }),
-      now: h.clock.now,
-      random: () => 0,
-      concurrency: 16,
-      perSchool: 16,
-      leaseSeconds: 60,
-      pollMs: 20,
-      timeoutMs: 5000,
-      baseDelayMs: 10_000,
-      maxDelayMs: 3_600_000,
-      health: HEALTH,
-      pushesBusy: () => busy,
-      busyClaimEveryMs: 60_000,
-    });
-    const until = async (count: number) => {
-      const deadline = Date.now() + 5000;
-      while (receiver.deliveries.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    };
-    paced.start();
-    try {
-      // The receiver answers at once: only the pace holds the next share back.
-      await until(4);
-      await new Promise((r) => setTimeout(r, 500));
-      expect(receiver.deliveries).toHaveLength(4);
-      busy = false;
-      paced.notify();
-      await until(12);
-      expect(receiver.deliveries).toHaveLength(12);
-    } finally {
-      await paced.stop(1000);
+      await worker.stop(1000);
     }
   });
 

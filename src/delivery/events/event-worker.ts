@@ -329,27 +329,26 @@ export class EventWorker {
   // Sleeps `ms`, or until notify() and `coalesceMs` more (at least `coalesceMs` when notified before).
   #sleep(ms: number, coalesceMs: number): Promise<void> {
     if (this.#stopping) return Promise.resolve();
-    let wake: (() => void) | null = null;
     return new Promise<void>((resolve) => {
-      let timer = setTimeout(resolve, ms);
       let woken = false;
-      wake = () => {
-        if (this.#stopping) {
-          clearTimeout(timer);
-          resolve();
-        } else if (!woken) {
-          woken = true;
-          clearTimeout(timer);
-          timer = setTimeout(resolve, coalesceMs);
-        }
+      const finish = () => {
+        clearTimeout(timer);
+        if (this.#wake === onWake) this.#wake = null;
+        resolve();
       };
-      this.#wake = wake;
+      let timer = setTimeout(finish, ms);
+      const onWake = (): void => {
+        if (this.#stopping) return finish();
+        if (woken) return;
+        woken = true;
+        clearTimeout(timer);
+        timer = setTimeout(finish, coalesceMs);
+      };
+      this.#wake = onWake;
       if (this.#notified) {
         this.#notified = false;
-        wake();
+        onWake();
       }
-    }).then(() => {
-      if (this.#wake === wake) this.#wake = null;
     });
   }
 }
