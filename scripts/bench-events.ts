@@ -21,6 +21,8 @@ import { storeEnvironment } from '../test/delivery/support/worker-process';
 import {
   checkFigure,
   checkPositive,
+  cpuMs,
+  cpuPerCall,
   createLocation,
   DATABASE_URL,
   drainRate,
@@ -43,6 +45,8 @@ const STUDENTS = scaled(null, 1000, 10);
 const PROVIDER_LATENCY_MS = scaled('BENCH_PROVIDER_LATENCY_MS', 50, 5);
 const RECEIVER_LATENCY_MS = scaled('BENCH_RECEIVER_LATENCY_MS', 20, 5);
 const ONLY_STORES = (process.env.BENCH_STORES ?? '').split(',').filter(Boolean);
+// A folder for the worker's V8 CPU profiles (one a drain; scripts/cpu-profile-summary.ts sums one), or unset.
+const PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR?.trim() ?? '';
 // Each kind of event a push that is sent at the first attempt gets: queued, then sent.
 const EVENTS_PER_PUSH = 2;
 
@@ -213,6 +217,8 @@ async function queueBacklog(store: Store): Promise<string[]> {
 
 interface Drain {
   readonly rate: number;
+  /** The worker's CPU (user + system) from its ready line to the last push, µs a push; null without /proc. */
+  readonly cpuPerPush: number | null;
 }
 
 interface DrainWithEvents extends Drain {
@@ -240,12 +246,15 @@ async function drain(
   try {
     await ready;
     const readyAt = Date.now();
+    const pid = child.pid ?? 0;
+    const cpuBefore = cpuMs(pid);
     await waitUntil(
       () => gateway.arrivals.size >= ids.length,
       () => `only ${gateway.arrivals.size} of ${ids.length} pushes arrived`,
     );
+    const cpuPerPush = cpuPerCall(pid, cpuBefore, ids.length);
     const rate = drainRate(ids.length, readyAt, gateway.arrivals.values());
-    if (receiver === undefined) return { rate };
+    if (receiver === undefined) return { rate, cpuPerPush };
     const events = ids.length * EVENTS_PER_PUSH;
     await waitUntil(
       () => receiver.count() >= events,
@@ -256,6 +265,7 @@ async function drain(
       .sort((a, b) => a - b);
     return {
       rate,
+      cpuPerPush,
       eventRate: (events / Math.max(1, receiver.lastAt() - Math.min(readyAt, receiver.firstAt()))) * 1000,
       p50: quantile(latencies, 0.5),
       p99: quantile(latencies, 0.99),
@@ -292,6 +302,9 @@ async function storeCase(
         PUSH_WEBHOOK_URL: gateway.url,
         EVENTS_ALLOW_HTTP: 'true',
         LOG_LEVEL: 'info',
+        ...(PROFILE_DIR === ''
+          ? {}
+          : { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=200 --cpu-prof-dir=${PROFILE_DIR}` }),
       };
       const off = await drain(env, gateway, await queueBacklog(store));
       // Every school subscribes, each with a secret of its own, which its system (the receiver) holds.
@@ -319,6 +332,8 @@ async function storeCase(
   }
 }
 
+const cpu = (us: number | null): string => (us === null ? '–' : fmt(us));
+
 async function main(): Promise<void> {
   const stores = (DATABASE_URL === '' ? (['sqlite'] as const) : (['sqlite', 'postgres'] as const)).filter(
     (kind) => ONLY_STORES.length === 0 || ONLY_STORES.includes(kind),
@@ -329,14 +344,18 @@ async function main(): Promise<void> {
       `\nDelivery events: ${fmt(MESSAGES)} pushes drained by one worker through a push gateway answering after ${PROVIDER_LATENCY_MS} ms +-20 %, ` +
         `${SCHOOLS} schools, events off then on for every school (a receiver checking every signature, answering after ${RECEIVER_LATENCY_MS} ms +-20 %)`,
     );
+    // The worker's CPU a push while the pushes drain: on a machine busy with other work the rates follow the CPU
+    // each process gets, so this ratio (off / on) is the steadier reading of what the events cost the pushes.
     console.log(
-      '| store | drain/s, events off | drain/s, events on | ratio | events/s | event latency p50 ms | p99 ms |',
+      '| store | drain/s, events off | drain/s, events on | ratio | worker CPU µs a push, off | on | CPU ratio | events/s | event latency p50 ms | p99 ms |',
     );
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const kind of stores) {
       const { off, on, ratio, repeats } = await storeCase(kind, gateway);
       console.log(
-        `| ${kind} | ${fmt(off.rate)} | ${fmt(on.rate)} | ${ratio.toFixed(2)} | ${fmt(on.eventRate)} | ${fmt(on.p50)} | ${fmt(on.p99)} |`,
+        `| ${kind} | ${fmt(off.rate)} | ${fmt(on.rate)} | ${ratio.toFixed(2)} | ${cpu(off.cpuPerPush)} | ${cpu(on.cpuPerPush)} | ${
+          off.cpuPerPush === null || on.cpuPerPush === null ? '–' : (off.cpuPerPush / on.cpuPerPush).toFixed(2)
+        } | ${fmt(on.eventRate)} | ${fmt(on.p50)} | ${fmt(on.p99)} |`,
       );
       if (repeats > 0) console.log(`${kind}: ${repeats} events arrived twice (dropped by webhook-id)`);
     }

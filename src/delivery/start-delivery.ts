@@ -59,6 +59,7 @@ export function startDelivery(
           },
           concurrency: extra.concurrency?.bind(extra),
         };
+  let pushesBusy = (): boolean => false;
   // Its own loop and slots: a slow or failing school receiver never holds up a push or a login code.
   const events =
     store.claimEvents === undefined || store.completeEvents === undefined
@@ -77,6 +78,8 @@ export function startDelivery(
           maxDelayMs: config.retry.maxDelayMs,
           health: { failingAfterMs: config.events.failingAfterMs, disableAfterMs: config.events.disableAfterMs },
           observer: options.eventObserver,
+          // Events yield to a busy push and SMS worker (docs/delivery.md#delivery-events), made below.
+          pushesBusy: () => pushesBusy(),
         });
   events?.start();
   // A result the worker writes may queue events (docs/delivery.md#delivery-events): the event worker
@@ -108,6 +111,7 @@ export function startDelivery(
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,
   });
+  pushesBusy = () => worker.busy();
   worker.start();
   const wakeUp =
     store.listenForOutbox === undefined

@@ -92,6 +92,11 @@ export class DeliveryWorker {
     };
   }
 
+  /** Whether the last claim filled a channel's room: more is due than is in flight (the event worker yields to it). */
+  busy(): boolean {
+    return this.#running !== null && !this.#stopping && (this.#full.sms || this.#full.push);
+  }
+
   /** Something was queued in this process: look now rather than at the next poll. */
   notify(): void {
     this.#wakeRequested = true;

@@ -1,7 +1,7 @@
 // The delivery events' signature against the Standard Webhooks
 // specification's published test vector: matching it is what lets a school
 // verify our deliveries with any of that specification's libraries.
-import { eventSignature, isEventSecret, newEventSecret } from '../../src/shared/event-signature';
+import { eventSignature, eventSigningKey, isEventSecret, newEventSecret } from '../../src/shared/event-signature';
 
 const VECTOR = {
   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
@@ -14,6 +14,15 @@ const VECTOR = {
 describe('delivery event signature', () => {
   it('reproduces the Standard Webhooks test vector', () => {
     expect(eventSignature(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+  });
+
+  it('signs the same with the secret kept as a key, for every signature made with it', () => {
+    const key = eventSigningKey(VECTOR.secret);
+    expect(eventSignature(key, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+    expect(eventSignature(key, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+    expect(eventSignature(key, VECTOR.id, VECTOR.timestamp + 1, VECTOR.body)).toBe(
+      eventSignature(VECTOR.secret, VECTOR.id, VECTOR.timestamp + 1, VECTOR.body),
+    );
   });
 
   it('changes with the id, the timestamp and the body', () => {

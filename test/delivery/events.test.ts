@@ -11,7 +11,8 @@ import { createMetrics } from '../../src/metrics';
 import { storeVariants } from '../support/stores';
 import { Receiver, SECRET } from './support/event-receiver';
 import { fcmError } from './support/fake-fcm';
-import { queuePush, SCHOOL, startHarness, type Harness } from './support/harness';
+import { pushWorker, queuePush, SCHOOL, startHarness, type Harness } from './support/harness';
+import { sent } from '../../src/delivery/provider';
 
 const T0 = '2030-01-01T00:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
@@ -194,6 +195,96 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     const first = await h.ctx.store.outbox.claimEvents(16, 4, 60);
     expect(first).toHaveLength(4);
     expect(await h.ctx.store.outbox.claimEvents(16, 4, 60)).toHaveLength(0);
+  });
+
+  /**
+   * The pushes busy (until the test says not), 12 events due to one school,
+   * and an event worker of 16 slots with no bound per school that yields to them.
+   */
+  const yieldingSetUp = async (busyClaimEveryMs?: number) => {
+    await subscribe();
+    for (let i = 0; i < 4; i++) for (const student of ['1001', '1002', '1003']) await queuePush(h, student);
+    const state = { busy: true };
+    const worker = new EventWorker({
+      store: h.ctx.store.outbox,
+      logger: pino({ level: 'silent' }),
+      now: h.clock.now,
+      random: () => 0,
+      concurrency: 16,
+      perSchool: 16,
+      leaseSeconds: 60,
+      pollMs: 20,
+      timeoutMs: 5000,
+      baseDelayMs: 10_000,
+      maxDelayMs: 3_600_000,
+      health: HEALTH,
+      pushesBusy: () => state.busy,
+      busyClaimEveryMs,
+    });
+    const until = async (count: number) => {
+      const deadline = Date.now() + 5000;
+      while (receiver.deliveries.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    };
+    return { state, worker, until };
+  };
+
+  it.each([
+    // The receiver holds every request: the slots hold the events back.
+    [
+      'keeps to a quarter of its slots while the pushes are busy, and takes them all once they are not',
+      undefined,
+      true,
+    ],
+    // The receiver answers at once: only the pace holds the next share back.
+    ['claims a share at most each busyClaimEveryMs while the pushes are busy', 60_000, false],
+  ])('%s', async (_name, busyClaimEveryMs, hang) => {
+    const { state, worker, until } = await yieldingSetUp(busyClaimEveryMs);
+    if (hang) receiver.answer = () => 'hang';
+    worker.start();
+    try {
+      await until(4);
+      // Several polls later, still only the busy share (4 of 16) of the 12 due events is out.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.deliveries).toHaveLength(4);
+      state.busy = false;
+      worker.notify();
+      await until(12);
+      expect(receiver.deliveries).toHaveLength(12);
+    } finally {
+      await receiver.close();
+      await worker.stop(1000);
+    }
+  });
+
+  it("the push worker is busy while more pushes are due than it has room for (the event worker's cue to yield)", async () => {
+    const held: Array<() => void> = [];
+    const worker = pushWorker(
+      h.ctx.store.outbox,
+      {
+        name: 'held',
+        retriesUncertain: true,
+        send: () => new Promise((resolve) => held.push(() => resolve(sent()))),
+      },
+      { concurrency: 4 },
+    );
+    for (let i = 0; i < 3; i++) for (const student of ['1001', '1002']) await queuePush(h, student);
+    expect(worker.busy()).toBe(false);
+    worker.start();
+    try {
+      const until = async (condition: () => boolean) => {
+        const deadline = Date.now() + 5000;
+        while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      };
+      await until(() => held.length === 4);
+      expect(worker.busy()).toBe(true);
+      held.splice(0).forEach((release) => release());
+      await until(() => held.length === 2);
+      // The last claim found fewer than it had room for: nothing more is due.
+      expect(worker.busy()).toBe(false);
+      held.splice(0).forEach((release) => release());
+    } finally {
+      await worker.stop(1000);
+    }
   });
 
   it('marks a receiver failing after an hour of failures, disabled after three days, and stops posting to it', async () => {

@@ -16,7 +16,8 @@ import { STATUS_CODES } from 'node:http';
 import { httpCall } from '../http/http-call';
 import { parseRetryAfter } from '../http/retry-after';
 import { retryDelayMs } from '../retry-policy';
-import { eventSignature } from '../../shared/event-signature';
+import { eventSignature, eventSigningKey } from '../../shared/event-signature';
+import type { KeyObject } from 'node:crypto';
 
 /** What the event worker needs of the store (the opened store's outbox provides it). */
 export interface EventStore {
@@ -48,6 +49,15 @@ export interface EventWorkerOptions {
   readonly maxDelayMs: number;
   readonly health: EventHealthRule;
   readonly observer?: EventObserver;
+  /**
+   * True while the push and SMS worker has more due than it has room for:
+   * the events then keep to a share of their slots and claim less often, so
+   * that they never slow those channels, and catch up once it is not
+   * (docs/delivery.md#delivery-events). Unset: never.
+   */
+  readonly pushesBusy?: () => boolean;
+  /** The least time between two claims while the pushes are busy; BUSY_CLAIM_EVERY_MS unless set (tests). */
+  readonly busyClaimEveryMs?: number;
 }
 
 const USER_AGENT = 'student-notifications-events/1';
@@ -56,6 +66,16 @@ const MAX_CLAIM_BACKOFF_MS = 30_000;
 // Results written together (as the pushes' are, completion-writer.ts): one transaction per batch rather than per
 // event, bounded so that a burst does not hold the write lock long.
 const MAX_COMPLETION_BATCH = 200;
+// While the pushes are busy: the share of the slots the events keep to, and the least time between two claims
+// (at most a share each: 40 events a second with 32 slots). Given the slots alone, the events took the pushes
+// half their drain where the worker's CPU bounds it, and a quarter of the slots still a third: an event costs
+// a push's CPU or more, claim and result included (docs/benchmark.md#delivery-events).
+const BUSY_SHARE = 1 / 4;
+const BUSY_CLAIM_EVERY_MS = 200;
+// After a wake-up, this long before claiming, so that a burst of results is claimed for in one transaction.
+const NOTIFY_COALESCE_MS = 5;
+// Signing keys kept, by secret (one per school); all dropped when there are more.
+const MAX_KEYS = 1000;
 
 export class EventWorker {
   readonly #options: EventWorkerOptions;
@@ -68,6 +88,9 @@ export class EventWorker {
   #wake: (() => void) | null = null;
   // A notify() that came while the loop was not asleep (claiming, or waiting for a slot): the next sleep is skipped.
   #notified = false;
+  // When the last claim started (performance.now()), for the pace while the pushes are busy.
+  #lastClaimAt = -Infinity;
+  readonly #keys = new Map<string, KeyObject>();
 
   constructor(options: EventWorkerOptions) {
     if (options.concurrency < 1 || options.perSchool < 1) throw new RangeError('event concurrency must be at least 1');
@@ -114,17 +137,29 @@ export class EventWorker {
 
   async #loop(): Promise<void> {
     const { concurrency, logger, pollMs } = this.#options;
-    // Claim when a quarter of the slots are free, not at each free slot: every claim is a write transaction (the
-    // store's write lock on SQLite), and one per event cost the pushes a third of their drain
-    // (scripts/bench-events.ts, docs/benchmark.md#delivery-events).
-    const batch = Math.max(1, Math.ceil(concurrency / 4));
+    const busyLimit = Math.max(1, Math.floor(concurrency * BUSY_SHARE));
+    const busyClaimEveryMs = this.#options.busyClaimEveryMs ?? BUSY_CLAIM_EVERY_MS;
     let failures = 0;
     while (!this.#stopping) {
-      const room = concurrency - this.#inFlight.size;
+      const busy = this.#options.pushesBusy?.() === true;
+      const limit = busy ? busyLimit : concurrency;
+      // Claim when a quarter of the slots are free, not at each free slot: every claim is a write transaction (the
+      // store's write lock on SQLite), and one per event cost the pushes a third of their drain
+      // (scripts/bench-events.ts, docs/benchmark.md#delivery-events). While the pushes are busy, only once the
+      // events' share is all free: one claim per share.
+      const batch = busy ? limit : Math.max(1, Math.ceil(limit / 4));
+      const room = limit - this.#inFlight.size;
       if (room < batch && this.#inFlight.size > 0) {
-        await Promise.race([...this.#inFlight]);
+        await this.#slotFreed();
         continue;
       }
+      const early = busy ? this.#lastClaimAt + busyClaimEveryMs - performance.now() : 0;
+      if (early > 0) {
+        // A notify() ends the wait too: the pushes may no longer be busy.
+        await this.#sleep(early, NOTIFY_COALESCE_MS);
+        continue;
+      }
+      this.#lastClaimAt = performance.now();
       let claimed: number;
       try {
         claimed = room > 0 ? await this.#claimAndStart(room) : 0;
@@ -132,12 +167,14 @@ export class EventWorker {
       } catch (error) {
         failures++;
         logger.error({ err: error, failures }, 'event worker could not claim events; trying again');
-        await this.#sleep(Math.min(pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS));
+        const backoff = Math.min(pollMs * 2 ** failures, MAX_CLAIM_BACKOFF_MS);
+        await this.#sleep(backoff, backoff);
         continue;
       }
-      // Full: wait for a slot; otherwise nothing more is due (or every school is at its bound) until the poll.
-      if (room > 0 && claimed >= room) await Promise.race([...this.#inFlight]);
-      else await this.#sleep(pollMs);
+      // Full: wait for a slot; otherwise nothing more is due (or every school is at its bound) until new events
+      // are written (notify()) or the poll.
+      if (room > 0 && claimed >= room) await this.#slotFreed();
+      else await this.#sleep(pollMs, NOTIFY_COALESCE_MS);
     }
     await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled([...this.#writing]);
@@ -179,7 +216,9 @@ export class EventWorker {
 
   /**
    * Holds `work` in `set` until it settles (stop() waits for both sets), logs
-   * its failure with `failed`, then looks for due events again.
+   * its failure with `failed`, then wakes the loop: a written result may make
+   * the message's next event due and frees its school's room. (A delivery's
+   * end frees a slot, which a loop waiting for one sees by itself.)
    */
   #track(set: Set<Promise<void>>, work: Promise<void>, event: ClaimedEvent, failed: string): void {
     const tracked: Promise<void> = work
@@ -188,7 +227,7 @@ export class EventWorker {
       })
       .finally(() => {
         set.delete(tracked);
-        this.notify();
+        if (set === this.#writing) this.notify();
       });
     set.add(tracked);
   }
@@ -231,7 +270,7 @@ export class EventWorker {
         'user-agent': USER_AGENT,
         'webhook-id': event.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': eventSignature(event.secret, event.id, timestamp, event.body),
+        'webhook-signature': eventSignature(this.#key(event.secret), event.id, timestamp, event.body),
       },
     });
     let status = 0;
@@ -263,21 +302,53 @@ export class EventWorker {
     return { status: status === 410 ? 'gone' : 'failed', retryAt, error };
   }
 
-  #sleep(ms: number): Promise<void> {
-    if (this.#stopping) return Promise.resolve();
+  // Until a delivery ends or notify(): the pushes may no longer be busy, and the events' share is then all their slots.
+  #slotFreed(): Promise<void> {
     if (this.#notified) {
       this.#notified = false;
       return Promise.resolve();
     }
+    let wake: (() => void) | null = null;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    this.#wake = wake;
+    return Promise.race([...this.#inFlight, woken]).then(() => {
+      if (this.#wake === wake) this.#wake = null;
+    });
+  }
+
+  #key(secret: string): KeyObject {
+    let key = this.#keys.get(secret);
+    if (key === undefined) {
+      if (this.#keys.size >= MAX_KEYS) this.#keys.clear();
+      key = eventSigningKey(secret);
+      this.#keys.set(secret, key);
+    }
+    return key;
+  }
+
+  // Sleeps `ms`, or until notify() and `coalesceMs` more (at least `coalesceMs` when notified before).
+  #sleep(ms: number, coalesceMs: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      let woken = false;
+      const finish = () => {
         clearTimeout(timer);
+        if (this.#wake === onWake) this.#wake = null;
         resolve();
+      };
+      let timer = setTimeout(finish, ms);
+      const onWake = (): void => {
+        if (this.#stopping) return finish();
+        if (woken) return;
+        woken = true;
+        clearTimeout(timer);
+        timer = setTimeout(finish, coalesceMs);
+      };
+      this.#wake = onWake;
+      if (this.#notified) {
+        this.#notified = false;
+        onWake();
       }
-      this.#wake = done;
-    }).then(() => {
-      this.#wake = null;
     });
   }
 }

@@ -61,7 +61,6 @@ export interface EventHealthRule {
   readonly disableAfterMs: number;
 }
 
-const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
 const PENDING_STATUSES = ['queued', 'failed', 'sending'] as const;
 
 /** The JSON object of key/value pairs, built by the database. */
@@ -164,27 +163,148 @@ export function queuedEventStatement(db: Kysely<StoreDatabase>): BoundQuery<'id'
  */
 export async function recordOutcomeEvents(
   db: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
+  statements: EventStatements,
   ids: readonly string[],
   tokenGone: readonly string[],
   now: string,
 ): Promise<void> {
-  if (ids.length > 0) {
-    const type = sql<string>`case t.status when 'sent' then 'notification.sent' when 'failed' then 'notification.retrying' else 'notification.dead' end`;
-    await insertEvents(
-      dialect,
-      type,
-      notificationsOf(dialect, ids),
-      now,
-      sql<boolean>`t.status in ('sent', 'failed', 'dead')`,
-    ).execute(db);
-  }
-  if (tokenGone.length > 0) {
-    await insertEvents(dialect, sql<string>`'device.unregistered'`, notificationsOf(dialect, tokenGone), now).execute(
-      db,
-    );
-  }
+  if (ids.length > 0) await db.executeQuery(statements.outcomeEvents({ ids: JSON.stringify(ids), now }));
+  if (tokenGone.length > 0)
+    await db.executeQuery(statements.unregisteredEvents({ ids: JSON.stringify(tokenGone), now }));
 }
+
+/** The rows of the JSON array of strings `list` (one parameter whatever its length), as `value`. */
+function jsonList(dialect: StoreDialect, list: string): RawBuilder<unknown> {
+  return dialect === 'postgres'
+    ? sql`(select jsonb_array_elements_text(${list}::jsonb) as value)`
+    : sql`(select value from json_each(${list}))`;
+}
+
+/**
+ * `column` where SQLite must not read it through an index: given the ids
+ * (the primary key), it would rather read every row of a status through the
+ * status index (every queued event, every sent push) and test each id, a
+ * cost growing with the backlog, 10 ms a claim at 10,000 pending events
+ * (docs/benchmark.md#delivery-events). SQLite's unary `+` takes a term off
+ * its indexes; PostgreSQL plans by its statistics.
+ */
+function unindexed(dialect: StoreDialect, column: string): RawBuilder<unknown> {
+  return dialect === 'sqlite' ? sql`+${sql.ref(column)}` : sql.ref(column);
+}
+
+/**
+ * The event worker's statements, compiled once per store (connection/prepared.ts):
+ * built and compiled at each call, a claim and its results cost the worker
+ * about ten times the CPU the database took to run them, several times a
+ * push's (docs/benchmark.md#delivery-events). A list of ids is one parameter,
+ * a JSON array, so that each statement keeps one shape.
+ */
+export function eventStatements(db: Kysely<StoreDatabase>, dialect: StoreDialect) {
+  const raw = <Row>(query: RawBuilder<Row>) => ({ compile: () => query.compile(db) });
+  // Read in due order from the due index (SQLite is told to use it: with its own choice, the status index and a
+  // sort of every pending row, the claim took 160 ms at 12,000 pending events and held the write lock meanwhile,
+  // holding up the pushes' claims and results; scripts/bench-events.ts). Ties need no order: an event whose
+  // message has an earlier one pending is never a candidate.
+  const outbox = dialect === 'sqlite' ? sql`event_outbox as o indexed by event_outbox_due_idx` : sql`event_outbox as o`;
+  return {
+    claimLock: prepareQuery([], () =>
+      raw(sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.event_claims'))`),
+    ),
+    inFlight: prepareQuery(['now'], (p) =>
+      db
+        .selectFrom('event_outbox')
+        .select(['school_key', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', '=', 'sending')
+        .where('next_attempt_at', '>', p.now)
+        .groupBy('school_key'),
+    ),
+    candidates: prepareQuery(['now', 'limit'], (p) =>
+      raw(sql<{ id: string; school_key: string }>`
+        select o.id, o.school_key from ${outbox}
+        where o.status in ('queued', 'failed', 'sending') and o.next_attempt_at <= ${p.now}
+          and not exists (select 1 from event_outbox as p where p.message_id = o.message_id and p.seq < o.seq
+                          and p.status in ('queued', 'failed', 'sending'))
+          and exists (select 1 from event_subscriptions as e where e.school_key = o.school_key and e.state <> 'disabled')
+        order by o.next_attempt_at
+        limit ${dialect === 'postgres' ? sql`${p.limit}::integer` : p.limit}`),
+    ),
+    claim: prepareQuery(['ids', 'now', 'leaseUntil', 'claimToken'], (p) =>
+      db
+        .updateTable('event_outbox')
+        .set((eb) => ({
+          status: 'sending',
+          claim_token: p.claimToken,
+          locked_until: p.leaseUntil,
+          next_attempt_at: p.leaseUntil,
+          attempts: eb('attempts', '+', 1),
+          updated_at: p.now,
+        }))
+        .where('id', 'in', sql<string>`(select value from ${jsonList(dialect, p.ids)} as l)`)
+        .where(sql<boolean>`${unindexed(dialect, 'status')} in ('queued', 'failed', 'sending')`)
+        .where(sql<boolean>`${unindexed(dialect, 'next_attempt_at')} <= ${p.now}`)
+        .returning(['id', 'claim_token', 'attempts', 'school_key', 'type', 'body', 'created_at', 'seq']),
+    ),
+    subscriptions: prepareQuery(['schoolKeys'], (p) =>
+      db
+        .selectFrom('event_subscriptions')
+        .select(['school_key', 'url', 'secret'])
+        .where('school_key', 'in', sql<string>`(select value from ${jsonList(dialect, p.schoolKeys)} as l)`),
+    ),
+    sent: prepareQuery(['id', 'claimToken', 'now'], (p) =>
+      db
+        .updateTable('event_outbox')
+        .set({ status: 'sent', sent_at: p.now, updated_at: p.now, locked_until: null, last_error: null })
+        .where('id', '=', p.id)
+        .where('claim_token', '=', p.claimToken)
+        .where('status', '=', 'sending'),
+    ),
+    failed: prepareQuery(['id', 'claimToken', 'now', 'retryAt', 'error'], (p) =>
+      db
+        .updateTable('event_outbox')
+        .set({
+          status: 'failed',
+          next_attempt_at: p.retryAt,
+          updated_at: p.now,
+          locked_until: null,
+          last_error: p.error,
+        })
+        .where('id', '=', p.id)
+        .where('claim_token', '=', p.claimToken)
+        .where('status', '=', 'sending'),
+    ),
+    // recordOutcomeEvents: run with every batch of the push worker's results.
+    outcomeEvents: prepareQuery(['ids', 'now'], (p) =>
+      raw(
+        insertEvents(
+          dialect,
+          sql<string>`case t.status when 'sent' then 'notification.sent' when 'failed' then 'notification.retrying' else 'notification.dead' end`,
+          sql`push_notifications as t`,
+          p.now,
+          sql<boolean>`t.id in (select value from ${jsonList(dialect, p.ids)} as l) and ${unindexed(dialect, 't.status')} in ('sent', 'failed', 'dead')`,
+        ),
+      ),
+    ),
+    unregisteredEvents: prepareQuery(['ids', 'now'], (p) =>
+      raw(
+        insertEvents(
+          dialect,
+          sql<string>`'device.unregistered'`,
+          sql`push_notifications as t`,
+          p.now,
+          sql<boolean>`t.id in (select value from ${jsonList(dialect, p.ids)} as l)`,
+        ),
+      ),
+    ),
+    subscriptionState: prepareQuery(['schoolKeys'], (p) =>
+      db
+        .selectFrom('event_subscriptions')
+        .select(['school_key', 'state', 'failing_since'])
+        .where('school_key', 'in', sql<string>`(select value from ${jsonList(dialect, p.schoolKeys)} as l)`),
+    ),
+  };
+}
+
+export type EventStatements = ReturnType<typeof eventStatements>;
 
 /**
  * Claims up to `limit` due events, oldest due first, leasing them until
@@ -197,32 +317,14 @@ export async function recordOutcomeEvents(
 export async function claimEvents(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
+  statements: EventStatements,
   request: { limit: number; perSchool: number; now: string; leaseUntil: string; claimToken: string },
 ): Promise<ClaimedEvent[]> {
-  if (dialect === 'postgres')
-    await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.event_claims'))`.execute(db);
+  if (dialect === 'postgres') await db.executeQuery(statements.claimLock({}));
   const { now } = request;
-  const inFlight = await db
-    .selectFrom('event_outbox')
-    .select(['school_key', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('status', '=', 'sending')
-    .where('next_attempt_at', '>', now)
-    .groupBy('school_key')
-    .execute();
+  const { rows: inFlight } = await db.executeQuery(statements.inFlight({ now }));
   const room = new Map(inFlight.map((row) => [row.school_key, request.perSchool - Number(row.n)]));
-  // Read in due order from the due index (SQLite is told to use it: with its own choice, the status index and a
-  // sort of every pending row, the claim took 160 ms at 12,000 pending events and held the write lock meanwhile,
-  // holding up the pushes' claims and results; scripts/bench-events.ts). Ties need no order: an event whose
-  // message has an earlier one pending is never a candidate.
-  const outbox = dialect === 'sqlite' ? sql`event_outbox as o indexed by event_outbox_due_idx` : sql`event_outbox as o`;
-  const { rows: candidates } = await sql<{ id: string; school_key: string }>`
-    select o.id, o.school_key from ${outbox}
-    where o.status in ('queued', 'failed', 'sending') and o.next_attempt_at <= ${now}
-      and not exists (select 1 from event_outbox as p where p.message_id = o.message_id and p.seq < o.seq
-                      and p.status in ('queued', 'failed', 'sending'))
-      and exists (select 1 from event_subscriptions as e where e.school_key = o.school_key and e.state <> 'disabled')
-    order by o.next_attempt_at
-    limit ${request.limit * 4}`.execute(db);
+  const { rows: candidates } = await db.executeQuery(statements.candidates({ now, limit: request.limit * 4 }));
   const chosen: string[] = [];
   for (const candidate of candidates) {
     if (chosen.length >= request.limit) break;
@@ -232,27 +334,18 @@ export async function claimEvents(
     chosen.push(candidate.id);
   }
   if (chosen.length === 0) return [];
-  const claimed = await db
-    .updateTable('event_outbox')
-    .set((eb) => ({
-      status: 'sending',
-      claim_token: request.claimToken,
-      locked_until: request.leaseUntil,
-      next_attempt_at: request.leaseUntil,
-      attempts: eb('attempts', '+', 1),
-      updated_at: now,
-    }))
-    .where('id', 'in', chosen)
-    .where(DUE_STATUS)
-    .where('next_attempt_at', '<=', now)
-    .returningAll()
-    .execute();
+  const { rows: claimed } = await db.executeQuery(
+    statements.claim({
+      ids: JSON.stringify(chosen),
+      now,
+      leaseUntil: request.leaseUntil,
+      claimToken: request.claimToken,
+    }),
+  );
   if (claimed.length === 0) return [];
-  const subscriptions = await db
-    .selectFrom('event_subscriptions')
-    .select(['school_key', 'url', 'secret'])
-    .where('school_key', 'in', [...new Set(claimed.map((row) => row.school_key))])
-    .execute();
+  const { rows: subscriptions } = await db.executeQuery(
+    statements.subscriptions({ schoolKeys: JSON.stringify([...new Set(claimed.map((row) => row.school_key))]) }),
+  );
   const bySchool = new Map(subscriptions.map((row) => [row.school_key, row]));
   return claimed
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || Number(a.seq) - Number(b.seq))
@@ -263,7 +356,7 @@ export async function claimEvents(
 }
 
 function toClaimed(
-  row: Selectable<EventOutboxTable>,
+  row: Pick<Selectable<EventOutboxTable>, 'id' | 'claim_token' | 'attempts' | 'school_key' | 'type' | 'body'>,
   subscription: Pick<Selectable<EventSubscriptionsTable>, 'url' | 'secret'>,
 ): ClaimedEvent {
   return {
@@ -287,6 +380,7 @@ function toClaimed(
  */
 export async function completeEvents(
   db: Kysely<StoreDatabase>,
+  statements: EventStatements,
   entries: readonly EventCompletionEntry[],
   rule: EventHealthRule,
   now: string,
@@ -294,34 +388,24 @@ export async function completeEvents(
   const current: boolean[] = [];
   for (const entry of entries) {
     const { completion } = entry;
-    const result = await db
-      .updateTable('event_outbox')
-      .set(
-        completion.status === 'sent'
-          ? { status: 'sent', sent_at: now, updated_at: now, locked_until: null, last_error: null }
-          : {
-              status: 'failed',
-              next_attempt_at: completion.retryAt,
-              updated_at: now,
-              locked_until: null,
-              last_error: completion.error,
-            },
-      )
-      .where('id', '=', entry.id)
-      .where('claim_token', '=', entry.claimToken)
-      .where('status', '=', 'sending')
-      .executeTakeFirst();
-    current.push(Number(result.numUpdatedRows) === 1);
+    const { id, claimToken } = entry;
+    const result = await db.executeQuery(
+      completion.status === 'sent'
+        ? statements.sent({ id, claimToken, now })
+        : statements.failed({ id, claimToken, now, retryAt: completion.retryAt, error: completion.error }),
+    );
+    current.push(Number(result.numAffectedRows ?? 0) === 1);
   }
   const nowMs = Date.parse(now);
-  for (const schoolKey of new Set(entries.map((entry) => entry.schoolKey))) {
+  const schoolKeys = [...new Set(entries.map((entry) => entry.schoolKey))];
+  const { rows: states } = await db.executeQuery(
+    statements.subscriptionState({ schoolKeys: JSON.stringify(schoolKeys) }),
+  );
+  const stateOf = new Map(states.map((row) => [row.school_key, row]));
+  for (const schoolKey of schoolKeys) {
     const ofSchool = entries.filter((entry) => entry.schoolKey === schoolKey);
     const lastFailure = [...ofSchool].reverse().find((entry) => entry.completion.status !== 'sent');
-    const subscription = await db
-      .selectFrom('event_subscriptions')
-      .select(['state', 'failing_since'])
-      .where('school_key', '=', schoolKey)
-      .executeTakeFirst();
+    const subscription = stateOf.get(schoolKey);
     if (subscription === undefined || subscription.state === 'disabled') continue;
     if (ofSchool.some((entry) => entry.completion.status === 'sent') && lastFailure === undefined) {
       if (subscription.state !== 'active' || subscription.failing_since !== null)

@@ -36,6 +36,7 @@ import {
   queuedEventsFrom,
   recordOutcomeEvents,
   queuedEventStatement,
+  eventStatements,
   subscriptionStates,
   type ClaimedEvent,
   type EventCompletionEntry,
@@ -127,6 +128,8 @@ interface PushRequest {
 
 export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const { db, dialect, run, tracer } = core;
+  // The event worker's statements, compiled once (events.ts).
+  const events = eventStatements(db, dialect);
 
   const sqliteStatements =
     dialect === 'sqlite'
@@ -347,7 +350,7 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
           const pushWritten = completions.filter((e) => e.channel === 'push' && current.has(`push:${e.id}`));
           await recordOutcomeEvents(
             trx,
-            dialect,
+            events,
             pushWritten.map((e) => e.id),
             pushWritten.flatMap((e) => (e.tokenGone === true ? [e.id] : [])),
             now,
@@ -390,10 +393,12 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
 
     claimEvents: (limit, perSchool, leaseSeconds) =>
       run(() =>
-        core.writeTransaction((trx) => claimEvents(trx, dialect, { ...claimRequest(limit, leaseSeconds), perSchool })),
+        core.writeTransaction((trx) =>
+          claimEvents(trx, dialect, events, { ...claimRequest(limit, leaseSeconds), perSchool }),
+        ),
       ),
     completeEvents: (entries, rule) =>
-      run(() => core.writeTransaction((trx) => completeEvents(trx, entries, rule, core.timestamp()))),
+      run(() => core.writeTransaction((trx) => completeEvents(trx, events, entries, rule, core.timestamp()))),
     eventSubscriptionStates: () => run(() => subscriptionStates(db)),
     pruneEvents: (before, signal) => run(() => pruneSentEvents(db, before, signal)),
     pruneRefusedCalls: (before, signal) => run(() => pruneRefusedCalls(db, before, signal)),
