@@ -5,10 +5,10 @@
 import bcrypt from 'bcryptjs';
 import type { Request, Response } from 'express';
 import { CONSOLE_ROLES, type ConsoleRole } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext, SignedPageHandler } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect } from './respond';
-import { csrfField, errorSummary, notice, sendView, type SignedIn, type View } from './view';
+import { csrfField, errorSummary, notice, sendView, type SignedInView } from './view';
 
 /** As the policy's users (src/access/policy.ts USER_NAME), and safe in a path: never `.` or `..`, which a browser resolves away. */
 export const ACCOUNT_NAME = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/;
@@ -26,7 +26,7 @@ type Done = 'added' | 'updated' | 'changed' | 'removed';
 
 export async function showAccounts(
   context: ConsoleContext,
-  view: View,
+  view: SignedInView,
   req: Request,
   res: Response,
   form: { name?: string; role?: ConsoleRole; problems?: { field: string; text: string }[] } = {},
@@ -91,9 +91,14 @@ ${csrfField(view)}
   );
 }
 
-export async function addAccount(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function addAccount(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const { t } = view;
-  const session = view.session as SignedIn;
+  const session = view.session;
   const body = (req.body ?? {}) as Record<string, unknown>;
   const name = typeof body.name === 'string' ? body.name.trim() : '';
   const password = typeof body.password === 'string' ? body.password : '';
@@ -123,7 +128,7 @@ export async function addAccount(context: ConsoleContext, view: View, req: Reque
 
 export type AccountChange = 'role' | 'disable' | 'enable' | 'remove';
 
-export const changeAccount: PageHandler<[name: string, change: AccountChange]> = async (
+export const changeAccount: SignedPageHandler<[name: string, change: AccountChange]> = async (
   context,
   view,
   req,
@@ -131,7 +136,7 @@ export const changeAccount: PageHandler<[name: string, change: AccountChange]> =
   name,
   change,
 ) => {
-  const session = view.session as SignedIn;
+  const session = view.session;
   const body = (req.body ?? {}) as Record<string, unknown>;
   if (name === session.account || !ACCOUNT_NAME.test(name)) {
     await showAccounts(context, view, req, res, { problems: [{ field: 'account-name', text: view.t.ownAccount }] });
@@ -169,7 +174,7 @@ export const changeAccount: PageHandler<[name: string, change: AccountChange]> =
 };
 
 /** The confirmation step before a removal: one question on its own page. */
-export function confirmRemoval(view: View, res: Response, name: string): void {
+export function confirmRemoval(view: SignedInView, res: Response, name: string): void {
   const { t } = view;
   sendView(
     res,

@@ -12,7 +12,7 @@ import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, pagerOf, sendView, type SignedIn, type View } from './view';
+import { allows, csrfField, errorSummary, notice, pagerOf, sendView, type SignedInView } from './view';
 import type { MessageAction } from './message';
 
 const PAGE_SIZE = 50;
@@ -105,7 +105,12 @@ function errorsOf(q: DeadQuery, groups: readonly Group[]): string[] | null {
 
 const cursorParam = (cursor: DeadCursor): string => `${cursor.updatedAt}_${cursor.id}`;
 
-export async function showDead(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function showDead(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const { t, f, times } = view;
   const q = deadQuery(req.query);
   const store = context.stores.console;
@@ -127,7 +132,7 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
       : req.query.done === 'dismissed'
         ? t.dismissedNote
         : null;
-  const canAct = allows((view.session as SignedIn).role, 'operator');
+  const canAct = allows(view.session.role, 'operator');
   const filter = deadFilterQuery(q);
   const here = (extra: Partial<DeadQuery>) => `${CONSOLE_BASE}/dead?${deadFilterQuery({ ...q, ...extra })}`;
   const tab = (channel: OutboxChannel) =>
@@ -215,7 +220,7 @@ async function resendPlan(
 /** The confirmation step: the filter restated, the count, and whether the permanent failures are included. */
 export async function confirmResendDead(
   context: ConsoleContext,
-  view: View,
+  view: SignedInView,
   req: Request,
   res: Response,
 ): Promise<void> {
@@ -260,7 +265,12 @@ ${
   );
 }
 
-export async function resendDead(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function resendDead(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const q = deadQuery({ ...body, dismissed: undefined, before: undefined, after: undefined });
   const include = body.permanent === '1';
@@ -268,7 +278,7 @@ export async function resendDead(context: ConsoleContext, view: View, req: Reque
   const count = await context.stores.console.requeueDead(q.channel, plan.errors(include));
   await context.audit({
     address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
+    account: view.session.account,
     operation: 'resend-dead',
     subject: q.error ?? q.reason,
     outcome: 'allowed',
@@ -282,7 +292,7 @@ export const dismissDead: MessageAction = async (context, view, req, res, channe
   const dismissed = await context.stores.console.dismissDead(channel, id);
   await context.audit({
     address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
+    account: view.session.account,
     operation: 'dismiss-dead',
     subject: id,
     outcome: dismissed ? 'allowed' : 'refused',

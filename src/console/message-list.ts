@@ -13,13 +13,13 @@ import {
   type MessageListItem,
   type MessageListStatus,
 } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext, SignedPageHandler } from './context';
 import { statusClass } from './status-style';
 import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText, refusalText } from './explain';
-import { errorSummary, pagerOf, sendView, type SignedIn, type View } from './view';
+import { errorSummary, pagerOf, sendView, type SignedInView } from './view';
 
 export const PAGE_SIZE = 50;
 /** The most rows one CSV download holds; a longer list is cut there (the page says so). */
@@ -79,7 +79,7 @@ const nextDay = (iso: string): string => new Date(Date.parse(iso) + 24 * 3_600_0
 export const cursorParam = (cursor: MessageCursor): string => `${cursor.createdAt}_${cursor.id}`;
 
 /** Reads and checks the query string; a refused value is a problem named by its field, and nothing is listed. */
-export function parseQuery(view: View, query: Record<string, unknown>): Parsed {
+export function parseQuery(view: SignedInView, query: Record<string, unknown>): Parsed {
   const { t } = view;
   const problems: { field?: Field; text: string }[] = [];
   const labels: Readonly<Record<keyof Form, string>> = {
@@ -178,7 +178,7 @@ function auditedFind(find: string): string | null {
 const messageHref = (item: MessageListItem): string =>
   `${CONSOLE_BASE}/messages/${item.channel}/${encodeURIComponent(item.id)}`;
 
-function row(view: View, item: MessageListItem): Html {
+function row(view: SignedInView, item: MessageListItem): Html {
   const { t, f } = view;
   const recipient =
     item.channel === 'sms'
@@ -208,7 +208,12 @@ function row(view: View, item: MessageListItem): Html {
 </tr>`;
 }
 
-export async function showMessageList(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function showMessageList(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const { t, f } = view;
   const parsed = parseQuery(view, req.query);
   const { form, filter } = parsed;
@@ -223,7 +228,7 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
   if (list !== null) {
     await context.audit({
       address: req.ip ?? null,
-      account: (view.session as SignedIn).account,
+      account: view.session.account,
       operation: 'messages',
       subject: auditedFind(form.q),
       outcome: 'allowed',
@@ -320,7 +325,7 @@ const CSV_COLUMNS = [
 ] as const;
 
 /** The filtered list as CSV, masked as the page is, at most CSV_MAX_ROWS rows, newest first. */
-export const downloadMessageList: PageHandler = async (context, view, req, res) => {
+export const downloadMessageList: SignedPageHandler = async (context, view, req, res) => {
   const parsed = parseQuery(view, req.query);
   if (parsed.filter === null) {
     res.status(400).setHeader('Content-Type', 'text/plain; charset=utf-8');
@@ -329,7 +334,7 @@ export const downloadMessageList: PageHandler = async (context, view, req, res) 
   }
   await context.audit({
     address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
+    account: view.session.account,
     operation: 'messages-export',
     subject: auditedFind(parsed.form.q),
     outcome: 'allowed',

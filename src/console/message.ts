@@ -15,13 +15,13 @@ import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE, redirect } from './respond';
 import { lastErrorText } from './explain';
 import { maskToken } from './students';
-import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, titled, type SignedInView } from './view';
 
 export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
 /** A console action on one outbox message, named by its channel and id (the routes in src/console/index.ts). */
 export type MessageAction = (
   context: ConsoleContext,
-  view: View,
+  view: SignedInView,
   req: Request,
   res: Response,
   channel: OutboxChannel,
@@ -32,7 +32,7 @@ const messagePath = (channel: OutboxChannel, id: string) =>
 
 export const showMessage: MessageAction = async (context, view, req, res, channel, id) => {
   const { t, f, times } = view;
-  const session = view.session as SignedIn;
+  const session = view.session;
   const admin = context.stores.admin;
   const found = await admin.getOutboxMessage(channel, id);
   if (found === null) {
@@ -149,7 +149,7 @@ ${
 };
 
 /** The confirmation step: one question on its own page. */
-export function confirmResend(view: View, res: Response, channel: OutboxChannel, id: string): void {
+export function confirmResend(view: SignedInView, res: Response, channel: OutboxChannel, id: string): void {
   const { t } = view;
   sendView(
     res,
@@ -161,7 +161,7 @@ export function confirmResend(view: View, res: Response, channel: OutboxChannel,
 }
 
 export const resend: MessageAction = async (context, view, req, res, channel, id) => {
-  const session = view.session as SignedIn;
+  const session = view.session;
   const result = await context.stores.admin.requeueOutboxMessage(channel, id);
   await context.audit({
     address: req.ip ?? null,

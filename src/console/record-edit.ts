@@ -9,22 +9,13 @@
 import type { Response } from 'express';
 import type { z } from 'zod';
 import { InvalidDataSetError, type DataSetCollection } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext, SignedPageHandler } from './context';
 import { html, type Html } from '../shared/markup';
 import { foreignText, issueText } from './validation';
 import type { Messages } from './i18n';
 import { redirect, sendPage } from './respond';
 import { maskToken } from './students';
-import {
-  csrfField,
-  errorSummary,
-  page,
-  type PageOptions,
-  type PageTitle,
-  sendView,
-  type SignedIn,
-  type View,
-} from './view';
+import { csrfField, errorSummary, page, type PageOptions, type PageTitle, sendView, type SignedInView } from './view';
 
 export interface EditField {
   /** The record's field, and the form's. */
@@ -64,7 +55,7 @@ export interface EditSpec {
 type Values = Record<string, string>;
 
 function editForm(
-  view: View,
+  view: SignedInView,
   spec: EditSpec,
   record: Record<string, unknown>,
   values: Values,
@@ -106,7 +97,7 @@ async function stored(context: ConsoleContext, spec: EditSpec, key: string): Pro
   return await context.stores.admin.getRecord(spec.collection, key);
 }
 
-function notFound(view: View, res: Response, spec: EditSpec): void {
+function notFound(view: SignedInView, res: Response, spec: EditSpec): void {
   sendView(res, view, view.t.notFoundTitle, html`<p>${spec.missing(view.t)}</p>`, {
     status: 404,
     current: spec.current,
@@ -115,7 +106,7 @@ function notFound(view: View, res: Response, spec: EditSpec): void {
 
 export async function showEdit(
   context: ConsoleContext,
-  view: View,
+  view: SignedInView,
   res: Response,
   spec: EditSpec,
   key: string,
@@ -125,7 +116,14 @@ export async function showEdit(
   else sendPage(res, 200, editForm(view, spec, record, {}, []));
 }
 
-export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (context, view, req, res, spec, key) => {
+export const saveEdit: SignedPageHandler<[spec: EditSpec, key: string]> = async (
+  context,
+  view,
+  req,
+  res,
+  spec,
+  key,
+) => {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const values: Values = {};
   for (const field of spec.fields) {
@@ -150,7 +148,7 @@ export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (conte
   const audit = (outcome: 'allowed' | 'refused', reason: string) =>
     context.audit({
       address: req.ip ?? null,
-      account: (view.session as SignedIn).account,
+      account: view.session.account,
       operation: spec.operation,
       subjectKind: spec.subjectKind,
       subject: key,

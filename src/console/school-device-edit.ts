@@ -4,11 +4,11 @@
 import type { Request, Response } from 'express';
 import { DEFAULT_FCM_PROJECT, knownFcmProjects } from '../domain/fcm-project';
 import { COLLECTION_OF } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext, SignedPageHandler } from './context';
 import type { Messages } from './i18n';
 import { saveEdit, showEdit, type EditField, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
-import { titled, type View } from './view';
+import { titled, type SignedInView } from './view';
 
 /** A left-to-right text field of the school's clock, with its label and hint. */
 function clockField(
@@ -113,18 +113,28 @@ const schoolOf = (req: Request): string => (typeof req.query.school === 'string'
 const studentOf = (req: Request): string | null =>
   typeof req.query.student === 'string' && req.query.student !== '' ? req.query.student.slice(0, 128) : null;
 
-export async function showEditSchool(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function showEditSchool(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   await showEdit(context, view, res, schoolSpec(schoolOf(req)), schoolOf(req));
 }
 
-export async function saveSchool(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function saveSchool(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   await saveEdit(context, view, req, res, schoolSpec(schoolOf(req)), schoolOf(req));
 }
 
-export const showEditDevice: PageHandler<[id: string]> = async (context, view, req, res, id) => {
+export const showEditDevice: SignedPageHandler<[id: string]> = async (context, view, req, res, id) => {
   await showEdit(context, view, res, deviceSpec(id, studentOf(req)), id);
 };
 
-export const saveDevice: PageHandler<[id: string]> = async (context, view, req, res, id) => {
+export const saveDevice: SignedPageHandler<[id: string]> = async (context, view, req, res, id) => {
   await saveEdit(context, view, req, res, deviceSpec(id, studentOf(req)), id);
 };

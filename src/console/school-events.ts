@@ -13,7 +13,7 @@ import { isEventSecret, newEventSecret } from '../shared/event-signature';
 import type { ConsoleContext } from './context';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, page, sendView, type SignedIn, type View } from './view';
+import { allows, csrfField, errorSummary, notice, page, sendView, type SignedInView } from './view';
 
 const MAX_SECRET = 128;
 
@@ -27,17 +27,17 @@ export const eventsSchoolOf = (req: Request): string =>
   typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '';
 
 /** The notice of the school page after a change here (`?events=`). */
-export function eventsNotice(view: View, req: Request): Html | '' {
+export function eventsNotice(view: SignedInView, req: Request): Html | '' {
   const done = req.query.events;
   return notice(done === 'saved' ? view.t.schoolEvents.saved : done === 'removed' ? view.t.schoolEvents.removed : null);
 }
 
 /** The school page's section: the subscription, or that there is none; the links to change it for operators. */
-export async function eventsSection(context: ConsoleContext, view: View, baseUrl: string): Promise<Html> {
+export async function eventsSection(context: ConsoleContext, view: SignedInView, baseUrl: string): Promise<Html> {
   const { t, f } = view;
   const e = t.schoolEvents;
   const found = await context.stores.admin.getEventSubscription(baseUrl);
-  const canEdit = allows((view.session as SignedIn).role, 'operator');
+  const canEdit = allows(view.session.role, 'operator');
   if (found === 'no_school' || found === 'none')
     return html`<section aria-labelledby="events-title"><h2 id="events-title">${e.title}</h2>
 <p>${e.none}</p>
@@ -67,7 +67,7 @@ interface FormState {
 }
 
 function eventsForm(
-  view: View,
+  view: SignedInView,
   school: { baseUrl: string; name: string },
   current: EventSubscriptionView | null,
   state: FormState,
@@ -100,7 +100,7 @@ ${
 /** A change of a school's subscription in the audit trail (docs/console.md#audit), never its secret. */
 function auditChange(
   context: ConsoleContext,
-  view: View,
+  view: SignedInView,
   req: Request,
   operation: string,
   baseUrl: string,
@@ -109,7 +109,7 @@ function auditChange(
 ): Promise<void> {
   return context.audit({
     address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
+    account: view.session.account,
     operation,
     subjectKind: 'school',
     subject: baseUrl,
@@ -118,11 +118,11 @@ function auditChange(
   });
 }
 
-function noSchool(view: View, res: Response): void {
+function noSchool(view: SignedInView, res: Response): void {
   sendView(res, view, view.t.notFoundTitle, html`<p>${view.t.schoolMissing}</p>`, { current: 'schools', status: 404 });
 }
 
-async function schoolOf(context: ConsoleContext, view: View, res: Response, baseUrl: string) {
+async function schoolOf(context: ConsoleContext, view: SignedInView, res: Response, baseUrl: string) {
   const school = baseUrl === '' ? null : await context.stores.admin.getRecord('schools', baseUrl);
   if (school === null) noSchool(view, res);
   return school;
@@ -133,14 +133,24 @@ async function currentOf(context: ConsoleContext, baseUrl: string): Promise<Even
   return found === 'none' || found === 'no_school' ? null : found;
 }
 
-export async function showEventsForm(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function showEventsForm(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const school = await schoolOf(context, view, res, eventsSchoolOf(req));
   if (school === null) return;
   const current = await currentOf(context, school.baseUrl);
   sendPage(res, 200, eventsForm(view, school, current, { url: current?.url ?? '', newSecret: false, problems: [] }));
 }
 
-export async function saveEvents(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function saveEvents(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const { t } = view;
   const e = t.schoolEvents;
   const school = await schoolOf(context, view, res, eventsSchoolOf(req));
@@ -206,7 +216,7 @@ export async function saveEvents(context: ConsoleContext, view: View, req: Reque
 
 export async function confirmRemoveEvents(
   context: ConsoleContext,
-  view: View,
+  view: SignedInView,
   req: Request,
   res: Response,
 ): Promise<void> {
@@ -223,7 +233,12 @@ export async function confirmRemoveEvents(
   );
 }
 
-export async function removeEvents(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function removeEvents(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const school = await schoolOf(context, view, res, eventsSchoolOf(req));
   if (school === null) return;
   const removed = await context.stores.admin.deleteEventSubscription(school.baseUrl);

@@ -2,10 +2,10 @@
 // then a school's students a page at a time, through the admin role's
 // listRecords, the admin API's listing.
 import type { Request, Response } from 'express';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext, SignedPageHandler } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
-import { allows, notice, sendView, type SignedIn, type View } from './view';
+import { allows, notice, sendView, type SignedInView } from './view';
 import { eventsNotice, eventsSection } from './school-events';
 
 const PAGE_SIZE = 50;
@@ -14,7 +14,7 @@ const MAX_PAGE = 2000;
 const pageOf = (req: Request): number =>
   Math.min(MAX_PAGE, Math.max(1, Number.parseInt(String(req.query.page ?? '1'), 10) || 1));
 
-function pager(view: View, pageNumber: number, total: number, link: (n: number) => string) {
+function pager(view: SignedInView, pageNumber: number, total: number, link: (n: number) => string) {
   const { t, f } = view;
   const pages = Math.min(MAX_PAGE, Math.ceil(total / PAGE_SIZE));
   if (pages <= 1) return '';
@@ -24,7 +24,12 @@ function pager(view: View, pageNumber: number, total: number, link: (n: number) 
   }${pageNumber < pages ? html`<a rel="next" href="${link(pageNumber + 1)}">${t.next}</a>` : ''}</nav>`;
 }
 
-export async function showSchools(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function showSchools(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const { t } = view;
   const pageNumber = pageOf(req);
   const schools = await context.stores.admin.listRecords(
@@ -47,7 +52,7 @@ ${pager(view, pageNumber, schools.total, (n) => `${CONSOLE_BASE}/schools?page=${
   );
 }
 
-export const showSchoolStudents: PageHandler = async (context, view, req, res) => {
+export const showSchoolStudents: SignedPageHandler = async (context, view, req, res) => {
   const { t, f } = view;
   const baseUrl = typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '';
   const school = baseUrl === '' ? null : await context.stores.admin.getRecord('schools', baseUrl);
@@ -58,7 +63,7 @@ export const showSchoolStudents: PageHandler = async (context, view, req, res) =
   // A school's list of students is a read of personal data.
   await context.audit({
     address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
+    account: view.session.account,
     operation: 'school',
     subjectKind: 'school',
     subject: school.baseUrl,
@@ -76,7 +81,7 @@ export const showSchoolStudents: PageHandler = async (context, view, req, res) =
     view,
     school.name,
     html`${notice(req.query.saved === '1' ? t.schoolSaved : null)}${eventsNotice(view, req)}<p><a href="${CONSOLE_BASE}/schools">${t.back}</a>${
-      allows((view.session as SignedIn).role, 'operator')
+      allows(view.session.role, 'operator')
         ? html` · <a href="${CONSOLE_BASE}/schools/edit?school=${encodeURIComponent(school.baseUrl)}">${t.editSchool}</a>`
         : ''
     }</p>

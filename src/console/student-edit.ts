@@ -2,10 +2,10 @@
 // class, device and the active flag, by the shared record form (record-edit.ts).
 import type { Response } from 'express';
 import { COLLECTION_OF } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext, SignedPageHandler } from './context';
 import { saveEdit, showEdit, type EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
-import { titled, type View } from './view';
+import { titled, type SignedInView } from './view';
 
 function studentSpec(id: string): EditSpec {
   const here = `${CONSOLE_BASE}/students/${encodeURIComponent(id)}`;
@@ -48,10 +48,15 @@ function studentSpec(id: string): EditSpec {
   };
 }
 
-export async function showEditStudent(context: ConsoleContext, view: View, res: Response, id: string): Promise<void> {
+export async function showEditStudent(
+  context: ConsoleContext,
+  view: SignedInView,
+  res: Response,
+  id: string,
+): Promise<void> {
   await showEdit(context, view, res, studentSpec(id), id);
 }
 
-export const saveStudent: PageHandler<[id: string]> = async (context, view, req, res, id) => {
+export const saveStudent: SignedPageHandler<[id: string]> = async (context, view, req, res, id) => {
   await saveEdit(context, view, req, res, studentSpec(id), id);
 };

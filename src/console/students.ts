@@ -10,14 +10,19 @@ import { noteStateName, typeName } from './values';
 import { html, type Html, type HtmlValue } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, refusalText } from './explain';
-import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
+import { allows, csrfField, notice, sendView, titled, type SignedInView } from './view';
 
 export const PAGE_SIZE = 25;
 /** The most pages a search walks: past it, the words should be more precise. */
 const MAX_PAGE = 400;
 const LIST_MAX = 50;
 
-export async function showSearch(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function showSearch(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const { t, f } = view;
   const q = typeof req.query.q === 'string' ? req.query.q.slice(0, 100) : '';
   const pageNumber = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(String(req.query.page ?? '1'), 10) || 1));
@@ -28,7 +33,7 @@ export async function showSearch(context: ConsoleContext, view: View, req: Reque
   if (hits !== null)
     await context.audit({
       address: req.ip ?? null,
-      account: (view.session as SignedIn).account,
+      account: view.session.account,
       operation: 'student-search',
       outcome: 'allowed',
       subject: q,
@@ -80,14 +85,14 @@ export function maskToken(token: string): string {
 
 export async function showStudent(
   context: ConsoleContext,
-  view: View,
+  view: SignedInView,
   req: Request,
   res: Response,
   id: string,
   reveal: boolean,
 ): Promise<void> {
   const { t, f } = view;
-  const session = view.session as SignedIn;
+  const session = view.session;
   const admin = context.stores.admin;
   const student = await admin.getRecord('students', id);
   const address = req.ip ?? null;

@@ -29,6 +29,11 @@ export interface View {
   readonly here: string;
 }
 
+/** The view of a page behind the session check: who is signed in is known (src/console/route-table.ts). */
+export interface SignedInView extends View {
+  readonly session: SignedIn;
+}
+
 const formats = { en: formatsFor(MESSAGES.en), ar: formatsFor(MESSAGES.ar) };
 
 // One set of formats per language and zone in use: a few hundred zones at most.
@@ -45,6 +50,8 @@ function timesOf(lang: Lang, zone: string): Times {
 }
 
 /** `zone` must be a zone isTimeZone accepts (the setting and the preference are checked where they are read). */
+export function viewFor(lang: Lang, session: SignedIn, here: string, zone?: string): SignedInView;
+export function viewFor(lang: Lang, session: SignedIn | null, here: string, zone?: string): View;
 export function viewFor(lang: Lang, session: SignedIn | null, here: string, zone = DEFAULT_TIME_ZONE): View {
   return { lang, t: MESSAGES[lang], f: formats[lang], times: timesOf(lang, zone), session, here };
 }

@@ -1,0 +1,357 @@
+// The console's routes behind the session check, each declared once
+// (src/console/route-table.ts, docs/architecture.md#the-console). The sign-in
+// page, the language link and the stylesheet, which need no session, are in
+// index.ts.
+import { z } from 'zod';
+import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts } from './accounts';
+import { showAudit } from './audit-page';
+import { confirmResendDead, dismissDead, resendDead, showDead } from './dead-letters';
+import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
+import { confirmResend, resend, showMessage } from './message';
+import { downloadMessageList, showMessageList } from './message-list';
+import { showOverview } from './overview';
+import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
+import { savePreferences, showPreferences } from './preferences';
+import { CONSOLE_BASE } from './respond';
+import { pathId, route, type ConsoleRoute } from './route-table';
+import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
+import { confirmRemoveEvents, removeEvents, saveEvents, showEventsForm } from './school-events';
+import { showSchools, showSchoolStudents } from './schools';
+import { endSession } from './sessions';
+import { saveStudent, showEditStudent } from './student-edit';
+import { showSearch, showStudent } from './students';
+
+const student = z.object({ id: pathId() });
+/** An outbox message: its channel and id; another channel is no page. */
+const message = z.object({ channel: z.enum(['push', 'sms']), id: pathId() });
+const upload = z.object({ id: pathId(64) });
+const account = z.object({ name: z.string().regex(ACCOUNT_NAME) });
+
+export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
+  route({
+    method: 'get',
+    path: '/',
+    role: 'viewer',
+    operation: 'overview',
+    handle: (c, s) => showOverview(c, s.view, s.req, s.res),
+  }),
+  // The overview's live figures and the script that asks for them (docs/console.md#overview).
+  route({
+    method: 'get',
+    path: '/overview.js',
+    role: 'viewer',
+    operation: 'script',
+    handle: (_c, s) => sendOverviewScript(s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/overview.json',
+    role: 'viewer',
+    operation: 'overview',
+    handle: (c, s) => sendOverviewNumbers(c, s.view, s.res),
+  }),
+
+  route({
+    method: 'get',
+    path: '/students',
+    role: 'viewer',
+    operation: 'students',
+    handle: (c, s) => showSearch(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/students/{id}',
+    role: 'viewer',
+    operation: 'student',
+    params: student,
+    handle: (c, s, { params }) => showStudent(c, s.view, s.req, s.res, params.id, false),
+  }),
+  route({
+    method: 'get',
+    path: '/students/{id}/edit',
+    role: 'operator',
+    operation: 'student-edit',
+    params: student,
+    handle: (c, s, { params }) => showEditStudent(c, s.view, s.res, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/students/{id}/edit',
+    role: 'operator',
+    operation: 'student-edit',
+    params: student,
+    handle: (c, s, { params }) => saveStudent(c, s.view, s.req, s.res, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/students/{id}/reveal',
+    role: 'operator',
+    operation: 'reveal-token',
+    params: student,
+    handle: (c, s, { params }) => showStudent(c, s.view, s.req, s.res, params.id, true),
+  }),
+
+  route({
+    method: 'get',
+    path: '/messages',
+    role: 'viewer',
+    operation: 'messages',
+    handle: (c, s) => showMessageList(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/messages.csv',
+    role: 'viewer',
+    operation: 'messages-export',
+    handle: (c, s) => downloadMessageList(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/messages/{channel}/{id}',
+    role: 'viewer',
+    operation: 'message',
+    params: message,
+    handle: (c, s, { params }) => showMessage(c, s.view, s.req, s.res, params.channel, params.id),
+  }),
+  route({
+    method: 'get',
+    path: '/messages/{channel}/{id}/resend',
+    role: 'operator',
+    operation: null,
+    params: message,
+    handle: (_c, s, { params }) => confirmResend(s.view, s.res, params.channel, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/messages/{channel}/{id}/resend',
+    role: 'operator',
+    operation: 'resend',
+    params: message,
+    handle: (c, s, { params }) => resend(c, s.view, s.req, s.res, params.channel, params.id),
+  }),
+
+  route({
+    method: 'get',
+    path: '/dead',
+    role: 'viewer',
+    operation: 'dead',
+    handle: (c, s) => showDead(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/dead/resend',
+    role: 'operator',
+    operation: null,
+    handle: (c, s) => confirmResendDead(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'post',
+    path: '/dead/resend',
+    role: 'operator',
+    operation: 'resend-dead',
+    handle: (c, s) => resendDead(c, s.view, s.req, s.res),
+  }),
+  // Dismissing a dead letter (docs/console.md#dead-letters).
+  route({
+    method: 'post',
+    path: '/dead/{channel}/{id}/dismiss',
+    role: 'operator',
+    operation: 'dismiss-dead',
+    params: message,
+    handle: (c, s, { params }) => dismissDead(c, s.view, s.req, s.res, params.channel, params.id),
+  }),
+
+  // The operator's preferences (docs/console.md#times).
+  route({
+    method: 'get',
+    path: '/preferences',
+    role: 'viewer',
+    operation: 'preferences',
+    handle: (c, s) => showPreferences(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'post',
+    path: '/preferences',
+    role: 'viewer',
+    operation: 'preferences',
+    handle: (c, s) => savePreferences(c, s.view, s.req, s.res),
+  }),
+
+  route({
+    method: 'get',
+    path: '/schools',
+    role: 'viewer',
+    operation: 'schools',
+    handle: (c, s) => showSchools(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/schools/edit',
+    role: 'operator',
+    operation: 'school-edit',
+    handle: (c, s) => showEditSchool(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'post',
+    path: '/schools/edit',
+    role: 'operator',
+    operation: 'school-edit',
+    handle: (c, s) => saveSchool(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/schools/events',
+    role: 'operator',
+    operation: 'school-events',
+    handle: (c, s) => showEventsForm(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'post',
+    path: '/schools/events',
+    role: 'operator',
+    operation: 'school-events',
+    handle: (c, s) => saveEvents(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/schools/events/remove',
+    role: 'operator',
+    operation: 'school-events-remove',
+    handle: (c, s) => confirmRemoveEvents(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'post',
+    path: '/schools/events/remove',
+    role: 'operator',
+    operation: 'school-events-remove',
+    handle: (c, s) => removeEvents(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/schools/students',
+    role: 'viewer',
+    operation: 'schools',
+    handle: (c, s) => showSchoolStudents(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/devices/{id}/edit',
+    role: 'operator',
+    operation: 'device-edit',
+    params: student,
+    handle: (c, s, { params }) => showEditDevice(c, s.view, s.req, s.res, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/devices/{id}/edit',
+    role: 'operator',
+    operation: 'device-edit',
+    params: student,
+    handle: (c, s, { params }) => saveDevice(c, s.view, s.req, s.res, params.id),
+  }),
+
+  route({
+    method: 'get',
+    path: '/audit',
+    role: 'viewer',
+    operation: 'audit',
+    handle: (c, s) => showAudit(c, s.view, s.req, s.res),
+  }),
+
+  route({
+    method: 'post',
+    path: '/sign-out',
+    role: 'viewer',
+    operation: 'sign-out',
+    handle: async (c, s) => {
+      await endSession(c, s.res, s.session);
+      await s.audit({ outcome: 'allowed' });
+      return { redirect: `${CONSOLE_BASE}/sign-in?out=1` };
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/accounts',
+    role: 'admin',
+    operation: 'accounts',
+    handle: (c, s) => showAccounts(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'post',
+    path: '/accounts',
+    role: 'admin',
+    operation: 'account-add',
+    handle: (c, s) => addAccount(c, s.view, s.req, s.res),
+  }),
+  // A name an account cannot have is no account's page: 404, nothing asked or done
+  // (`vwr%2Fdisable%3F` once made the removal's form disable `vwr`).
+  route({
+    method: 'get',
+    path: '/accounts/{name}/remove',
+    role: 'admin',
+    operation: null,
+    params: account,
+    handle: (_c, s, { params }) => confirmRemoval(s.view, s.res, params.name),
+  }),
+  route({
+    method: 'post',
+    path: '/accounts/{name}/{change}',
+    role: 'admin',
+    operation: null,
+    params: account.extend({ change: z.enum(['role', 'disable', 'enable', 'remove']) }),
+    handle: (c, s, { params }) => {
+      s.record.operation = `account-${params.change}`;
+      return changeAccount(c, s.view, s.req, s.res, params.name, params.change);
+    },
+  }),
+
+  // The roster import (docs/console.md#import): its uploads and jobs are the import's own (import-page.ts).
+  route({
+    method: 'get',
+    path: '/import',
+    role: 'operator',
+    operation: 'import',
+    handle: (_c, s) => showImport(s.view, s.res),
+  }),
+  route({
+    method: 'post',
+    path: '/import',
+    role: 'operator',
+    operation: 'import-check',
+    handle: (c, s) => receiveUpload(c, s.view, s.req, s.res),
+  }),
+  route({
+    method: 'get',
+    path: '/import/{id}',
+    role: 'operator',
+    operation: 'import',
+    params: upload,
+    handle: (c, s, { params }) => showUpload(c, s.view, s.res, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/import/{id}/apply',
+    role: 'operator',
+    operation: 'import-apply',
+    params: upload,
+    handle: (c, s, { params }) => applyUpload(c, s.view, s.req, s.res, params.id),
+  }),
+  route({
+    method: 'get',
+    path: '/import/{id}/{report}',
+    role: 'operator',
+    operation: 'import-report',
+    params: upload.extend({
+      report: z
+        .string()
+        .regex(/^(check|apply)\.(txt|json)$/)
+        .transform((report) => {
+          const [kind, format] = report.split('.') as ['check' | 'apply', 'txt' | 'json'];
+          return { kind, format };
+        }),
+    }),
+    handle: (c, s, { params }) =>
+      downloadReport(c, s.view, s.req, s.res, params.id, params.report.kind, params.report.format),
+  }),
+];
