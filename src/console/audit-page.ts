@@ -14,7 +14,8 @@ import { issueText } from './validation';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { zonedToUtc } from './times';
-import { errorSummary, keysetPager, sendView, type View } from './view';
+import { keysetPager } from './partials';
+import { errorSummary, sendView, type View } from './view';
 
 const SHOWN = 100;
 const CURSOR = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z)_([\w-]{1,64})$/;

@@ -12,7 +12,8 @@ import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE, redirect } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, pagerOf, sendView, type SignedInView } from './view';
+import { pagerOf } from './partials';
+import { allows, csrfField, errorSummary, notice, sendView, type SignedInView } from './view';
 import type { MessageAction } from './message';
 
 const PAGE_SIZE = 50;

@@ -19,7 +19,8 @@ import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText, refusalText } from './explain';
-import { errorSummary, pagerOf, sendView, type SignedInView } from './view';
+import { pagerOf } from './partials';
+import { errorSummary, sendView, type SignedInView } from './view';
 
 export const PAGE_SIZE = 50;
 /** The most rows one CSV download holds; a longer list is cut there (the page says so). */

@@ -112,7 +112,17 @@ export function route<
 
 /** A text value of a query or form, cut to `max` characters; anything else (left out, repeated): undefined. */
 export const text = (max: number) =>
-  z.unknown().transform((value) => (typeof value === 'string' ? value.slice(0, max) : undefined));
+  z
+    .unknown()
+    .optional()
+    .transform((value) => (typeof value === 'string' ? value.slice(0, max) : undefined));
+
+/** A page's number (`?page=`): 1 when left out or not a number, at most `max`. */
+export const pageNumber = (max: number) =>
+  z
+    .unknown()
+    .optional()
+    .transform((value) => Math.min(max, Math.max(1, Number.parseInt(String(value ?? '1'), 10) || 1)));
 
 /** A path's id, cut as the store's ids are bounded. */
 export const pathId = (max = 128) => z.string().transform((value) => value.slice(0, max));

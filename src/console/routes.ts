@@ -16,7 +16,7 @@ import { CONSOLE_BASE } from './respond';
 import { pathId, route, type ConsoleRoute } from './route-table';
 import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
 import { confirmRemoveEvents, removeEvents, saveEvents, showEventsForm } from './school-events';
-import { showSchools, showSchoolStudents } from './schools';
+import { loadSchool, loadSchools, schoolPage, schoolQuery, schoolsPage, schoolsQuery } from './schools';
 import { endSession } from './sessions';
 import { saveStudent, showEditStudent } from './student-edit';
 import { showSearch, showStudent } from './students';
@@ -182,7 +182,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/schools',
     role: 'viewer',
     operation: 'schools',
-    handle: (c, s) => showSchools(c, s.view, s.req, s.res),
+    query: schoolsQuery,
+    handle: async (c, s, { query }) => schoolsPage(s.view, await loadSchools(c, query.page)),
   }),
   route({
     method: 'get',
@@ -231,7 +232,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/schools/students',
     role: 'viewer',
     operation: 'schools',
-    handle: (c, s) => showSchoolStudents(c, s.view, s.req, s.res),
+    query: schoolQuery,
+    handle: async (c, s, { query }) => schoolPage(s.view, await loadSchool(c, s, query)),
   }),
   route({
     method: 'get',

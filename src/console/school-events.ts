@@ -6,14 +6,15 @@
 // (src/shared/event-receiver-url.ts). A secret made here is shown once, on
 // the page that answers the save, and never again.
 import type { Request, Response } from 'express';
-import type { EventSubscriptionView } from '../store';
+import type { AdminStore, EventSubscriptionView } from '../store';
 import { html, type Html } from '../shared/markup';
 import { checkReceiverUrl, MAX_RECEIVER_URL } from '../shared/event-receiver-url';
 import { isEventSecret, newEventSecret } from '../shared/event-signature';
 import type { ConsoleContext } from './context';
 import { CONSOLE_BASE, redirect, sendPage } from './respond';
 import { maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, page, sendView, type SignedInView } from './view';
+import { confirmation, summaryList } from './partials';
+import { allows, csrfField, errorSummary, notice, page, sendView, type SignedInView, type View } from './view';
 
 const MAX_SECRET = 128;
 
@@ -26,17 +27,18 @@ const removePath = (baseUrl: string) => `${CONSOLE_BASE}/schools/events/remove?$
 export const eventsSchoolOf = (req: Request): string =>
   typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '';
 
-/** The notice of the school page after a change here (`?events=`). */
-export function eventsNotice(view: SignedInView, req: Request): Html | '' {
-  const done = req.query.events;
+/** The notice of the school page after a change here (`?events=saved` or `removed`). */
+export function eventsNotice(view: View, done: string | undefined): Html | '' {
   return notice(done === 'saved' ? view.t.schoolEvents.saved : done === 'removed' ? view.t.schoolEvents.removed : null);
 }
 
+/** What the school page's section shows: the subscription, or none. */
+export type EventsFound = Awaited<ReturnType<AdminStore['getEventSubscription']>>;
+
 /** The school page's section: the subscription, or that there is none; the links to change it for operators. */
-export async function eventsSection(context: ConsoleContext, view: SignedInView, baseUrl: string): Promise<Html> {
+export function eventsSection(view: SignedInView, baseUrl: string, found: EventsFound): Html {
   const { t, f } = view;
   const e = t.schoolEvents;
-  const found = await context.stores.admin.getEventSubscription(baseUrl);
   const canEdit = allows(view.session.role, 'operator');
   if (found === 'no_school' || found === 'none')
     return html`<section aria-labelledby="events-title"><h2 id="events-title">${e.title}</h2>
@@ -45,14 +47,23 @@ ${canEdit ? html`<p><a class="button secondary" href="${formPath(baseUrl)}">${e.
   const stateClass = found.state === 'active' ? 'ok' : 'alert';
   return html`<section aria-labelledby="events-title"><h2 id="events-title">${e.title}</h2>
 <p class="hint">${e.intro}</p>
-<dl class="summary-list" id="event-subscription">
-<div><dt>${e.url}</dt><dd><bdi class="code">${found.url}</bdi></dd></div>
-<div><dt>${e.state}</dt><dd><span class="${stateClass}" id="events-state">${e.states[found.state]}</span><br><span class="muted">${e.stateHint[found.state]}</span></dd></div>
-${found.failingSince === null ? '' : html`<div><dt>${e.failingSince}</dt><dd>${view.times.at(found.failingSince)}</dd></div>`}
-<div><dt>${e.pending}</dt><dd>${f.number(found.pending)}</dd></div>
-<div><dt>${e.failed}</dt><dd>${f.number(found.failed)}</dd></div>
-<div><dt>${e.lastError}</dt><dd>${found.lastError === null ? '–' : html`<bdi class="code muted">${maskErrorText(found.lastError)}</bdi>`}</dd></div>
-</dl>
+${summaryList(
+  [
+    [e.url, html`<bdi class="code">${found.url}</bdi>`],
+    [
+      e.state,
+      html`<span class="${stateClass}" id="events-state">${e.states[found.state]}</span><br><span class="muted">${e.stateHint[found.state]}</span>`,
+    ],
+    found.failingSince !== null && [e.failingSince, view.times.at(found.failingSince)],
+    [e.pending, f.number(found.pending)],
+    [e.failed, f.number(found.failed)],
+    [
+      e.lastError,
+      found.lastError === null ? '–' : html`<bdi class="code muted">${maskErrorText(found.lastError)}</bdi>`,
+    ],
+  ],
+  'event-subscription',
+)}
 ${
   canEdit
     ? html`<p><a class="button secondary" href="${formPath(baseUrl)}">${e.change}</a> <a class="button warning" href="${removePath(baseUrl)}">${e.remove}</a></p>`
@@ -205,10 +216,10 @@ export async function saveEvents(
     e.secretTitle,
     html`${notice(e.saved)}
 <p>${e.secretText}</p>
-<dl class="summary-list">
-<div><dt>${e.url}</dt><dd><bdi class="code">${stored.url}</bdi></dd></div>
-<div><dt>${e.secretLabel}</dt><dd><bdi class="code token" id="events-made-secret">${made}</bdi></dd></div>
-</dl>
+${summaryList([
+  [e.url, html`<bdi class="code">${stored.url}</bdi>`],
+  [e.secretLabel, html`<bdi class="code token" id="events-made-secret">${made}</bdi>`],
+])}
 <p><a class="button" href="${schoolPage(school.baseUrl)}">${e.done}</a></p>`,
     { current: 'schools' },
   );
@@ -227,8 +238,13 @@ export async function confirmRemoveEvents(
     res,
     view,
     t.schoolEvents.remove,
-    html`<p>${t.schoolEvents.confirmRemove(school.name)}</p>
-<form method="post" action="${removePath(school.baseUrl)}">${csrfField(view)}<button type="submit" class="warning">${t.schoolEvents.yesRemove}</button> <a href="${schoolPage(school.baseUrl)}">${t.cancel}</a></form>`,
+    confirmation(view, {
+      question: html`<p>${t.schoolEvents.confirmRemove(school.name)}</p>`,
+      action: removePath(school.baseUrl),
+      yes: t.schoolEvents.yesRemove,
+      back: schoolPage(school.baseUrl),
+      warning: true,
+    }),
     { current: 'schools' },
   );
 }
