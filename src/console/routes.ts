@@ -19,7 +19,7 @@ import { confirmRemoveEvents, removeEvents, saveEvents, showEventsForm } from '.
 import { loadSchool, loadSchools, schoolPage, schoolQuery, schoolsPage, schoolsQuery } from './schools';
 import { endSession } from './sessions';
 import { saveStudent, showEditStudent } from './student-edit';
-import { showSearch, showStudent } from './students';
+import { findStudents, loadStudent, searchPage, searchQuery, studentPage, studentQuery } from './students';
 
 const student = z.object({ id: pathId() });
 /** An outbox message: its channel and id; another channel is no page. */
@@ -56,7 +56,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/students',
     role: 'viewer',
     operation: 'students',
-    handle: (c, s) => showSearch(c, s.view, s.req, s.res),
+    query: searchQuery,
+    handle: async (c, s, { query }) => searchPage(s.view, await findStudents(c, s, query)),
   }),
   route({
     method: 'get',
@@ -64,7 +65,9 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'viewer',
     operation: 'student',
     params: student,
-    handle: (c, s, { params }) => showStudent(c, s.view, s.req, s.res, params.id, false),
+    query: studentQuery,
+    handle: async (c, s, { params, query }) =>
+      studentPage(s.view, await loadStudent(c, s, params.id, false, query.saved)),
   }),
   route({
     method: 'get',
@@ -88,7 +91,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'reveal-token',
     params: student,
-    handle: (c, s, { params }) => showStudent(c, s.view, s.req, s.res, params.id, true),
+    handle: async (c, s, { params }) => studentPage(s.view, await loadStudent(c, s, params.id, true)),
   }),
 
   route({
