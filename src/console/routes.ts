@@ -5,7 +5,17 @@
 import { z } from 'zod';
 import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts } from './accounts';
 import { showAudit } from './audit-page';
-import { confirmResendDead, dismissDead, resendDead, showDead } from './dead-letters';
+import {
+  confirmResendDeadPage,
+  deadListQuery,
+  deadPage,
+  deadResendForm,
+  dismissDead,
+  dismissForm,
+  loadDead,
+  loadResendDead,
+  resendDead,
+} from './dead-letters';
 import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
 import { confirmResend, resend, showMessage } from './message';
 import { downloadMessageList, showMessageList } from './message-list';
@@ -138,21 +148,24 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/dead',
     role: 'viewer',
     operation: 'dead',
-    handle: (c, s) => showDead(c, s.view, s.req, s.res),
+    query: deadListQuery,
+    handle: async (c, s, { query }) => deadPage(s.view, await loadDead(c, query)),
   }),
   route({
     method: 'get',
     path: '/dead/resend',
     role: 'operator',
     operation: null,
-    handle: (c, s) => confirmResendDead(c, s.view, s.req, s.res),
+    query: deadListQuery,
+    handle: async (c, s, { query }) => confirmResendDeadPage(s.view, await loadResendDead(c, query.q)),
   }),
   route({
     method: 'post',
     path: '/dead/resend',
     role: 'operator',
     operation: 'resend-dead',
-    handle: (c, s) => resendDead(c, s.view, s.req, s.res),
+    body: deadResendForm,
+    handle: (c, s, { body }) => resendDead(c, s, body),
   }),
   // Dismissing a dead letter (docs/console.md#dead-letters).
   route({
@@ -161,7 +174,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'dismiss-dead',
     params: message,
-    handle: (c, s, { params }) => dismissDead(c, s.view, s.req, s.res, params.channel, params.id),
+    body: dismissForm,
+    handle: (c, s, { params, body }) => dismissDead(c, s, params.channel, params.id, body),
   }),
 
   // The operator's preferences (docs/console.md#times).
