@@ -13,7 +13,7 @@ import { html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
 import { column, confirmation, pagerOf, stackTable, summaryList } from './partials';
-import { text, type Page, type Redirect, type Signed } from './route-table';
+import { keysetCursor, text, type Page, type Redirect, type Signed } from './route-table';
 import { allows, csrfField, errorSummary, notice, type SignedInView } from './view';
 
 const PAGE_SIZE = 50;
@@ -37,15 +37,7 @@ export interface DeadQuery {
   readonly invalid: boolean;
 }
 
-/** A page's cursor (`before=` or `after=`): the row to seek from, or `invalid` for one the page does not take. */
-const cursor = z
-  .unknown()
-  .optional()
-  .transform((value): DeadCursor | 'invalid' | undefined => {
-    if (value === undefined) return undefined;
-    const match = typeof value === 'string' ? CURSOR.exec(value) : null;
-    return match === null ? 'invalid' : { updatedAt: match[1] ?? '', id: match[2] ?? '' };
-  });
+const cursor = keysetCursor(CURSOR, (match): DeadCursor => ({ updatedAt: match[1] ?? '', id: match[2] ?? '' }));
 
 const deadFields = {
   channel: text(8),

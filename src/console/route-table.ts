@@ -124,6 +124,21 @@ export const pageNumber = (max: number) =>
     .optional()
     .transform((value) => Math.min(max, Math.max(1, Number.parseInt(String(value ?? '1'), 10) || 1)));
 
+/**
+ * A keyset page's cursor (`before=`, `after=`): what `build` makes of its
+ * `pattern`'s match, `invalid` for a value the list does not take (a damaged
+ * link, which the page names), undefined when left out.
+ */
+export const keysetCursor = <Cursor>(pattern: RegExp, build: (match: RegExpExecArray) => Cursor) =>
+  z
+    .unknown()
+    .optional()
+    .transform((value): Cursor | 'invalid' | undefined => {
+      if (value === undefined) return undefined;
+      const match = typeof value === 'string' ? pattern.exec(value) : null;
+      return match === null ? 'invalid' : build(match);
+    });
+
 /** A path's id, cut as the store's ids are bounded. */
 export const pathId = (max = 128) => z.string().transform((value) => value.slice(0, max));
 

@@ -4,7 +4,7 @@
 // index.ts.
 import { z } from 'zod';
 import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts } from './accounts';
-import { showAudit } from './audit-page';
+import { auditPage, auditQuery, loadAudit } from './audit-page';
 import {
   confirmResendDeadPage,
   deadListQuery,
@@ -274,7 +274,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/audit',
     role: 'viewer',
     operation: 'audit',
-    handle: (c, s) => showAudit(c, s.view, s.req, s.res),
+    query: auditQuery,
+    handle: async (c, s, { query }) => auditPage(s.view, await loadAudit(c, s, query)),
   }),
 
   route({
