@@ -18,7 +18,7 @@ import {
 } from './dead-letters';
 import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
 import { confirmResend, resend, showMessage } from './message';
-import { downloadMessageList, showMessageList } from './message-list';
+import { downloadMessageList, loadMessageList, messageListPage, messagesQuery } from './message-list';
 import { showOverview } from './overview';
 import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
 import { savePreferences, showPreferences } from './preferences';
@@ -109,14 +109,16 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/messages',
     role: 'viewer',
     operation: 'messages',
-    handle: (c, s) => showMessageList(c, s.view, s.req, s.res),
+    query: messagesQuery,
+    handle: async (c, s, { query }) => messageListPage(s.view, await loadMessageList(c, s, query)),
   }),
   route({
     method: 'get',
     path: '/messages.csv',
     role: 'viewer',
     operation: 'messages-export',
-    handle: (c, s) => downloadMessageList(c, s.view, s.req, s.res),
+    query: messagesQuery,
+    handle: (c, s, { query }) => downloadMessageList(c, s, query),
   }),
   route({
     method: 'get',
