@@ -17,7 +17,7 @@ import {
   resendDead,
 } from './dead-letters';
 import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
-import { confirmResend, resend, showMessage } from './message';
+import { confirmResendPage, loadMessage, messagePage, messageQuery, resend } from './message';
 import { downloadMessageList, loadMessageList, messageListPage, messagesQuery } from './message-list';
 import { showOverview } from './overview';
 import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
@@ -126,7 +126,9 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'viewer',
     operation: 'message',
     params: message,
-    handle: (c, s, { params }) => showMessage(c, s.view, s.req, s.res, params.channel, params.id),
+    query: messageQuery,
+    handle: async (c, s, { params, query }) =>
+      messagePage(s.view, await loadMessage(c, s, params.channel, params.id, query)),
   }),
   route({
     method: 'get',
@@ -134,7 +136,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: null,
     params: message,
-    handle: (_c, s, { params }) => confirmResend(s.view, s.res, params.channel, params.id),
+    handle: (_c, s, { params }) => confirmResendPage(s.view, params.channel, params.id),
   }),
   route({
     method: 'post',
@@ -142,7 +144,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'resend',
     params: message,
-    handle: (c, s, { params }) => resend(c, s.view, s.req, s.res, params.channel, params.id),
+    handle: (c, s, { params }) => resend(c, s, params.channel, params.id),
   }),
 
   route({
