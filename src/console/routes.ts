@@ -3,7 +3,17 @@
 // page, the language link and the stylesheet, which need no session, are in
 // index.ts.
 import { z } from 'zod';
-import { ACCOUNT_NAME, addAccount, changeAccount, confirmRemoval, showAccounts } from './accounts';
+import {
+  ACCOUNT_NAME,
+  accountForm,
+  accountsPage,
+  accountsQuery,
+  addAccount,
+  changeAccount,
+  changeForm,
+  confirmRemovalPage,
+  loadAccounts,
+} from './accounts';
 import { auditPage, auditQuery, loadAudit } from './audit-page';
 import {
   confirmResendDeadPage,
@@ -299,14 +309,16 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/accounts',
     role: 'admin',
     operation: 'accounts',
-    handle: (c, s) => showAccounts(c, s.view, s.req, s.res),
+    query: accountsQuery,
+    handle: async (c, s, { query }) => accountsPage(s.view, await loadAccounts(c, query)),
   }),
   route({
     method: 'post',
     path: '/accounts',
     role: 'admin',
     operation: 'account-add',
-    handle: (c, s) => addAccount(c, s.view, s.req, s.res),
+    body: accountForm,
+    handle: (c, s, { body }) => addAccount(c, s, body),
   }),
   // A name an account cannot have is no account's page: 404, nothing asked or done
   // (`vwr%2Fdisable%3F` once made the removal's form disable `vwr`).
@@ -316,7 +328,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'admin',
     operation: null,
     params: account,
-    handle: (_c, s, { params }) => confirmRemoval(s.view, s.res, params.name),
+    handle: (_c, s, { params }) => confirmRemovalPage(s.view, params.name),
   }),
   route({
     method: 'post',
@@ -324,9 +336,10 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'admin',
     operation: null,
     params: account.extend({ change: z.enum(['role', 'disable', 'enable', 'remove']) }),
-    handle: (c, s, { params }) => {
+    body: changeForm,
+    handle: (c, s, { params, body }) => {
       s.record.operation = `account-${params.change}`;
-      return changeAccount(c, s.view, s.req, s.res, params.name, params.change);
+      return changeAccount(c, s, params.name, params.change, body);
     },
   }),
 
