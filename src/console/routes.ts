@@ -29,9 +29,9 @@ import {
 import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
 import { confirmResendPage, loadMessage, messagePage, messageQuery, resend } from './message';
 import { downloadMessageList, loadMessageList, messageListPage, messagesQuery } from './message-list';
-import { showOverview } from './overview';
+import { loadOverview, overviewPage, overviewQuery } from './overview';
 import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
-import { savePreferences, showPreferences } from './preferences';
+import { preferencesForm, preferencesPage, preferencesQuery, savePreferences } from './preferences';
 import { CONSOLE_BASE } from './respond';
 import { pathId, route, type ConsoleRoute } from './route-table';
 import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
@@ -53,7 +53,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/',
     role: 'viewer',
     operation: 'overview',
-    handle: (c, s) => showOverview(c, s.view, s.req, s.res),
+    query: overviewQuery,
+    handle: async (c, s, { query }) => overviewPage(s.view, await loadOverview(c, s.view, query.range)),
   }),
   // The overview's live figures and the script that asks for them (docs/console.md#overview).
   route({
@@ -198,14 +199,16 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/preferences',
     role: 'viewer',
     operation: 'preferences',
-    handle: (c, s) => showPreferences(c, s.view, s.req, s.res),
+    query: preferencesQuery,
+    handle: (c, s, { query }) => preferencesPage(s.view, c.now(), query.saved === '1'),
   }),
   route({
     method: 'post',
     path: '/preferences',
     role: 'viewer',
     operation: 'preferences',
-    handle: (c, s) => savePreferences(c, s.view, s.req, s.res),
+    body: preferencesForm,
+    handle: (c, s, { body }) => savePreferences(c, s, body),
   }),
 
   route({
