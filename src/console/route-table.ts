@@ -7,6 +7,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { html, type HtmlValue } from '../shared/markup';
+import type { AnyInputs, Inputs, Schema } from '../shared/route-inputs';
 import type { ConsoleRole } from '../store';
 import { callOf, type CallRecord } from '../wire';
 import type { ConsoleAuditEntry } from './audit';
@@ -63,8 +64,6 @@ export interface Redirect {
 /** A handler's answer; nothing when it wrote its answer itself (a download, the import's pages). */
 export type Answer = Page | Redirect | void;
 
-type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
-
 interface RouteShape<P, Q, B, Input> {
   readonly method: Method;
   /** Under /console, with `{name}` for a path parameter: `/students/{id}/edit`. */
@@ -82,32 +81,18 @@ interface RouteShape<P, Q, B, Input> {
 }
 
 /** A route as written: the handler's input typed from its schemas. */
-export type RouteSpec<
-  P extends z.ZodType | undefined,
-  Q extends z.ZodType | undefined,
-  B extends z.ZodType | undefined,
-> = RouteShape<P, Q, B, { readonly params: Out<P>; readonly query: Out<Q>; readonly body: Out<B> }>;
+export type RouteSpec<P extends Schema, Q extends Schema, B extends Schema> = RouteShape<P, Q, B, Inputs<P, Q, B>>;
 
 /** A route in the table, whatever its schemas. */
-export type ConsoleRoute = RouteShape<
-  z.ZodType,
-  z.ZodType,
-  z.ZodType,
-  { readonly params: unknown; readonly query: unknown; readonly body: unknown }
->;
+export type ConsoleRoute = RouteShape<z.ZodType, z.ZodType, z.ZodType, AnyInputs>;
 
 /** Types the handler's input from the schemas; mountRoutes checks the input before calling it. */
-export function route<
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
->(spec: RouteSpec<P, Q, B>): ConsoleRoute {
+export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  spec: RouteSpec<P, Q, B>,
+): ConsoleRoute {
   // mountRoutes calls handle only with the input its schemas have parsed, so
   // the input has their output types.
-  return {
-    ...spec,
-    handle: (context, signed, input) => spec.handle(context, signed, input as Parameters<typeof spec.handle>[2]),
-  };
+  return { ...spec, handle: (context, signed, input) => spec.handle(context, signed, input as Inputs<P, Q, B>) };
 }
 
 /** A text value of a query or form, cut to `max` characters; anything else (left out, repeated): undefined. */

@@ -2,10 +2,8 @@
 // handed a typed signed-in context by the route table
 // (src/console/route-table.ts), so it never has to tell the compiler that
 // someone is signed in.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { srcFiles } from '../support/src-files';
 
-const root = path.resolve(__dirname, '../..');
 const CAST = /\bas\s+(?:SignedIn|SignedInView)\b/;
 
 /** `file:line` of every `as SignedIn` (or `as SignedInView`) of a source text. */
@@ -13,19 +11,9 @@ function casts(file: string, source: string): string[] {
   return source.split('\n').flatMap((line, index) => (CAST.test(line) ? [`${file}:${index + 1}`] : []));
 }
 
-function sources(): Array<[string, string]> {
-  const src = path.join(root, 'src');
-  return readdirSync(src, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => {
-      const file = path.join(entry.parentPath, entry.name);
-      return [path.relative(root, file), readFileSync(file, 'utf8')];
-    });
-}
-
 describe('signed-in casts in src/', () => {
   it('has none', () => {
-    expect(sources().flatMap(([file, source]) => casts(file, source))).toEqual([]);
+    expect(srcFiles().flatMap(([file, source]) => casts(file, source))).toEqual([]);
   });
 
   it('finds one, on either form, and not a longer name', () => {
