@@ -214,6 +214,20 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     ]);
   });
 
+  it('says what the change that led to the accounts page did, and nothing for a value that names no change', async () => {
+    const admin = await signedIn(world.harness.app, 'amira');
+    const added = await admin.agent.get('/console/accounts?done=added&name=newcomer');
+    expect(added.text).toMatch(/class="notice"[^]*newcomer/);
+    for (const done of ['constructor', 'toString', 'nope']) {
+      const page = await admin.agent.get(`/console/accounts?done=${done}&name=newcomer`);
+      expect({ done, status: page.status, notice: page.text.includes('class="notice"') }).toEqual({
+        done,
+        status: 200,
+        notice: false,
+      });
+    }
+  });
+
   it('ends an idle session, and one past its absolute lifetime however busy', async () => {
     const admin = await signedIn(world.harness.app, 'amira');
     world.clock.advance(29 * 60_000);
