@@ -14,6 +14,7 @@ import { CONSOLE_BASE } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
 import { column, confirmation, pagerOf, stackTable, summaryList } from './partials';
 import { keysetCursor, text, type Page, type Redirect, type Signed } from './route-table';
+import type { MessageRef } from './message';
 import { allows, csrfField, errorSummary, notice, type SignedInView } from './view';
 
 const PAGE_SIZE = 50;
@@ -324,18 +325,14 @@ export async function resendDead(
   return { redirect: `${CONSOLE_BASE}/dead?${deadFilterQuery(q)}&resent=${count}` };
 }
 
-export async function dismissDead(
-  context: ConsoleContext,
-  signed: Signed,
-  channel: OutboxChannel,
-  id: string,
-  back: DeadQuery,
-): Promise<Redirect> {
+export async function dismissDead(context: ConsoleContext, signed: Signed, message: MessageRef, back: DeadQuery) {
+  const { channel, id } = message;
   const dismissed = await context.stores.console.dismissDead(channel, id);
   await signed.audit({
     subject: id,
     outcome: dismissed ? 'allowed' : 'refused',
     reason: dismissed ? channel : 'not_dead',
   });
-  return { redirect: `${CONSOLE_BASE}/dead?${deadFilterQuery(back)}&done=dismissed` };
+  const done: Redirect = { redirect: `${CONSOLE_BASE}/dead?${deadFilterQuery(back)}&done=dismissed` };
+  return done;
 }

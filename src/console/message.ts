@@ -15,12 +15,16 @@ import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText } from './explain';
 import { column, confirmation, stackTable, summaryList } from './partials';
-import { text, type Page, type Redirect, type Signed } from './route-table';
+import { pathId, text, type Page, type Redirect, type Signed } from './route-table';
 import { maskToken } from './students';
 import { allows, notice, titled, type SignedInView } from './view';
 
 const messagePath = (channel: OutboxChannel, id: string) =>
   `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
+
+/** An outbox message's path: its channel and id; another channel is no page. */
+export const messageParams = z.object({ channel: z.enum(['push', 'sms']), id: pathId() });
+export type MessageRef = z.output<typeof messageParams>;
 
 /** What the resend that sent here did: `done=resent`, or `refused=` and why. */
 export const messageQuery = z.object({ done: text(16), refused: text(32) });
@@ -44,8 +48,7 @@ export interface MessageModel {
 export async function loadMessage(
   context: ConsoleContext,
   signed: Signed,
-  channel: OutboxChannel,
-  id: string,
+  { channel, id }: MessageRef,
   query: z.output<typeof messageQuery>,
 ): Promise<MessageModel | null> {
   const admin = context.stores.admin;
@@ -159,7 +162,7 @@ ${attemptsTable}`,
 }
 
 /** The confirmation step: one question on its own page. */
-export function confirmResendPage(view: SignedInView, channel: OutboxChannel, id: string): Page {
+export function confirmResendPage(view: SignedInView, { channel, id }: MessageRef): Page {
   const { t } = view;
   return {
     title: t.resend,
@@ -173,12 +176,7 @@ export function confirmResendPage(view: SignedInView, channel: OutboxChannel, id
 }
 
 /** Queues the message again, through the admin API's requeue; refused for one that cannot be (an erased code). */
-export async function resend(
-  context: ConsoleContext,
-  signed: Signed,
-  channel: OutboxChannel,
-  id: string,
-): Promise<Redirect> {
+export async function resend(context: ConsoleContext, signed: Signed, { channel, id }: MessageRef): Promise<Redirect> {
   const result = await context.stores.admin.requeueOutboxMessage(channel, id);
   await signed.audit({
     subject: id,

@@ -27,7 +27,7 @@ import {
   resendDead,
 } from './dead-letters';
 import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
-import { confirmResendPage, loadMessage, messagePage, messageQuery, resend } from './message';
+import { confirmResendPage, loadMessage, messagePage, messageParams, messageQuery, resend } from './message';
 import { downloadMessageList, loadMessageList, messageListPage, messagesQuery } from './message-list';
 import { loadOverview, overviewPage, overviewQuery } from './overview';
 import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
@@ -35,15 +35,20 @@ import { preferencesForm, preferencesPage, preferencesQuery, savePreferences } f
 import { CONSOLE_BASE } from './respond';
 import { pathId, route, type ConsoleRoute } from './route-table';
 import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
-import { confirmRemoveEvents, removeEvents, saveEvents, showEventsForm } from './school-events';
+import {
+  confirmRemoveEvents,
+  eventsBody,
+  eventsQuery,
+  removeEvents,
+  saveEvents,
+  showEventsForm,
+} from './school-events';
 import { loadSchool, loadSchools, schoolPage, schoolQuery, schoolsPage, schoolsQuery } from './schools';
 import { endSession } from './sessions';
 import { saveStudent, showEditStudent } from './student-edit';
 import { findStudents, loadStudent, searchPage, searchQuery, studentPage, studentQuery } from './students';
 
 const student = z.object({ id: pathId() });
-/** An outbox message: its channel and id; another channel is no page. */
-const message = z.object({ channel: z.enum(['push', 'sms']), id: pathId() });
 const upload = z.object({ id: pathId(64) });
 const account = z.object({ name: z.string().regex(ACCOUNT_NAME) });
 
@@ -136,26 +141,25 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/messages/{channel}/{id}',
     role: 'viewer',
     operation: 'message',
-    params: message,
+    params: messageParams,
     query: messageQuery,
-    handle: async (c, s, { params, query }) =>
-      messagePage(s.view, await loadMessage(c, s, params.channel, params.id, query)),
+    handle: async (c, s, { params, query }) => messagePage(s.view, await loadMessage(c, s, params, query)),
   }),
   route({
     method: 'get',
     path: '/messages/{channel}/{id}/resend',
     role: 'operator',
     operation: null,
-    params: message,
-    handle: (_c, s, { params }) => confirmResendPage(s.view, params.channel, params.id),
+    params: messageParams,
+    handle: (_c, s, { params }) => confirmResendPage(s.view, params),
   }),
   route({
     method: 'post',
     path: '/messages/{channel}/{id}/resend',
     role: 'operator',
     operation: 'resend',
-    params: message,
-    handle: (c, s, { params }) => resend(c, s, params.channel, params.id),
+    params: messageParams,
+    handle: (c, s, { params }) => resend(c, s, params),
   }),
 
   route({
@@ -188,9 +192,9 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/dead/{channel}/{id}/dismiss',
     role: 'operator',
     operation: 'dismiss-dead',
-    params: message,
+    params: messageParams,
     body: dismissForm,
-    handle: (c, s, { params, body }) => dismissDead(c, s, params.channel, params.id, body),
+    handle: (c, s, { params, body }) => dismissDead(c, s, params, body),
   }),
 
   // The operator's preferences (docs/console.md#times).
@@ -238,28 +242,33 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/schools/events',
     role: 'operator',
     operation: 'school-events',
-    handle: (c, s) => showEventsForm(c, s.view, s.req, s.res),
+    query: eventsQuery,
+    handle: (c, s, { query }) => showEventsForm(c, s, query.school),
   }),
   route({
     method: 'post',
     path: '/schools/events',
     role: 'operator',
     operation: 'school-events',
-    handle: (c, s) => saveEvents(c, s.view, s.req, s.res),
+    query: eventsQuery,
+    body: eventsBody,
+    handle: (c, s, { query, body }) => saveEvents(c, s, query.school, body),
   }),
   route({
     method: 'get',
     path: '/schools/events/remove',
     role: 'operator',
     operation: 'school-events-remove',
-    handle: (c, s) => confirmRemoveEvents(c, s.view, s.req, s.res),
+    query: eventsQuery,
+    handle: (c, s, { query }) => confirmRemoveEvents(c, s.view, query.school),
   }),
   route({
     method: 'post',
     path: '/schools/events/remove',
     role: 'operator',
     operation: 'school-events-remove',
-    handle: (c, s) => removeEvents(c, s.view, s.req, s.res),
+    query: eventsQuery,
+    handle: (c, s, { query }) => removeEvents(c, s, query.school),
   }),
   route({
     method: 'get',
