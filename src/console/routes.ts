@@ -34,7 +34,8 @@ import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
 import { preferencesForm, preferencesPage, preferencesQuery, savePreferences } from './preferences';
 import { CONSOLE_BASE } from './respond';
 import { pathId, route, type ConsoleRoute } from './route-table';
-import { saveDevice, saveSchool, showEditDevice, showEditSchool } from './school-device-edit';
+import { deviceEdit, deviceEditQuery, schoolEdit, schoolEditQuery } from './school-device-edit';
+import { editForm, saveEdit, showEdit } from './record-edit';
 import {
   confirmRemoveEvents,
   eventsBody,
@@ -45,7 +46,7 @@ import {
 } from './school-events';
 import { loadSchool, loadSchools, schoolPage, schoolQuery, schoolsPage, schoolsQuery } from './schools';
 import { endSession } from './sessions';
-import { saveStudent, showEditStudent } from './student-edit';
+import { studentEdit } from './student-edit';
 import { findStudents, loadStudent, searchPage, searchQuery, studentPage, studentQuery } from './students';
 
 const student = z.object({ id: pathId() });
@@ -101,7 +102,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'student-edit',
     params: student,
-    handle: (c, s, { params }) => showEditStudent(c, s.view, s.res, params.id),
+    handle: (c, s, { params }) => showEdit(c, s.view, studentEdit(params.id), params.id),
   }),
   route({
     method: 'post',
@@ -109,7 +110,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'student-edit',
     params: student,
-    handle: (c, s, { params }) => saveStudent(c, s.view, s.req, s.res, params.id),
+    body: editForm,
+    handle: (c, s, { params, body }) => saveEdit(c, s, studentEdit(params.id), params.id, body),
   }),
   route({
     method: 'post',
@@ -228,14 +230,17 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     path: '/schools/edit',
     role: 'operator',
     operation: 'school-edit',
-    handle: (c, s) => showEditSchool(c, s.view, s.req, s.res),
+    query: schoolEditQuery,
+    handle: (c, s, { query }) => showEdit(c, s.view, schoolEdit(query.school), query.school),
   }),
   route({
     method: 'post',
     path: '/schools/edit',
     role: 'operator',
     operation: 'school-edit',
-    handle: (c, s) => saveSchool(c, s.view, s.req, s.res),
+    query: schoolEditQuery,
+    body: editForm,
+    handle: (c, s, { query, body }) => saveEdit(c, s, schoolEdit(query.school), query.school, body),
   }),
   route({
     method: 'get',
@@ -284,7 +289,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'device-edit',
     params: student,
-    handle: (c, s, { params }) => showEditDevice(c, s.view, s.req, s.res, params.id),
+    query: deviceEditQuery,
+    handle: (c, s, { params, query }) => showEdit(c, s.view, deviceEdit(params.id, query.student), params.id),
   }),
   route({
     method: 'post',
@@ -292,7 +298,9 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'device-edit',
     params: student,
-    handle: (c, s, { params }) => saveDevice(c, s.view, s.req, s.res, params.id),
+    query: deviceEditQuery,
+    body: editForm,
+    handle: (c, s, { params, query, body }) => saveEdit(c, s, deviceEdit(params.id, query.student), params.id, body),
   }),
 
   route({
