@@ -2,6 +2,7 @@
 // answers, and what it does. The Express router and the OpenAPI document
 // are both built from these entries.
 import type { z } from 'zod';
+import type { AnyInputs, Inputs, Schema } from '../shared/route-inputs';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -16,8 +17,6 @@ export interface ResponseSpec {
   readonly description: string;
   readonly schema?: z.ZodType;
 }
-
-type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
 interface RouteShape<P, Q, B, Input> {
   readonly method: Method;
@@ -36,19 +35,10 @@ interface RouteShape<P, Q, B, Input> {
 }
 
 /** A route as written: the handler's input typed from the schemas. */
-export type RouteSpec<
-  P extends z.ZodType | undefined,
-  Q extends z.ZodType | undefined,
-  B extends z.ZodType | undefined,
-> = RouteShape<P, Q, B, { readonly params: Out<P>; readonly query: Out<Q>; readonly body: Out<B> }>;
+export type RouteSpec<P extends Schema, Q extends Schema, B extends Schema> = RouteShape<P, Q, B, Inputs<P, Q, B>>;
 
 /** A route in the table, whatever its schemas. */
-export type AdminRoute = RouteShape<
-  z.ZodType,
-  z.ZodType,
-  z.ZodType,
-  { readonly params: unknown; readonly query: unknown; readonly body: unknown }
->;
+export type AdminRoute = RouteShape<z.ZodType, z.ZodType, z.ZodType, AnyInputs>;
 
 /** Types the handler's input from the schemas; the router validates before calling it. */
 export function route<

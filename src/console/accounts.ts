@@ -3,18 +3,22 @@
 // each recorded in the audit trail. An administrator cannot change their own
 // account here, so that the console always keeps one administrator who can.
 import bcrypt from 'bcryptjs';
-import type { Request, Response } from 'express';
-import { CONSOLE_ROLES, type ConsoleRole } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import { z } from 'zod';
+import { CONSOLE_ROLES, type ConsoleAccount, type ConsoleRole } from '../store';
+import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, redirect } from './respond';
-import { csrfField, errorSummary, notice, sendView, type SignedIn, type View } from './view';
+import { CONSOLE_BASE } from './respond';
+import { column, confirmation, invalidWhere, option, stackTable } from './partials';
+import { text, type Page, type Redirect, type Signed } from './route-table';
+import { csrfField, errorSummary, notice, type SignedInView } from './view';
 
 /** As the policy's users (src/access/policy.ts USER_NAME), and safe in a path: never `.` or `..`, which a browser resolves away. */
 export const ACCOUNT_NAME = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/;
 export const PASSWORD_MIN = 12;
 /** bcrypt's cost, as the policy's users (src/cli/user.ts). */
 export const ACCOUNT_BCRYPT_COST = 10;
+/** The longest password taken (bcrypt reads 72 bytes; a longer one is refused, not cut). */
+const PASSWORD_MAX = 1024;
 
 /** An account's path; the name encoded, so that no name can make the path (or a form's action) another one. */
 const accountPath = (name: string) => `${CONSOLE_BASE}/accounts/${encodeURIComponent(name)}`;
@@ -22,60 +26,66 @@ const accountPath = (name: string) => `${CONSOLE_BASE}/accounts/${encodeURICompo
 const isRole = (value: unknown): value is ConsoleRole =>
   typeof value === 'string' && (CONSOLE_ROLES as readonly string[]).includes(value);
 
-type Done = 'added' | 'updated' | 'changed' | 'removed';
+/** What the change that sent here did, and to whom (`done=added&name=…`). */
+export const accountsQuery = z.object({ done: text(16), name: text(64) });
 
-export async function showAccounts(
+/** The form that adds an account; a value past its bound is kept long enough to be refused. */
+export const accountForm = z.object({
+  name: text(256).transform((value) => (value ?? '').trim()),
+  password: text(PASSWORD_MAX + 1).transform((value) => value ?? ''),
+  role: text(16).transform((value) => (isRole(value) ? value : null)),
+});
+
+/** A change's form: the role chosen, for `role`. */
+export const changeForm = z.object({ role: text(16).transform((value) => (isRole(value) ? value : null)) });
+
+type Problems = readonly { field: string; text: string }[];
+
+export interface AccountsModel {
+  readonly accounts: readonly ConsoleAccount[];
+  readonly query: z.output<typeof accountsQuery>;
+  /** The add form shown again with what was typed, and its problems. */
+  readonly form: { readonly name?: string; readonly role?: ConsoleRole; readonly problems?: Problems };
+}
+
+export async function loadAccounts(
   context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  form: { name?: string; role?: ConsoleRole; problems?: { field: string; text: string }[] } = {},
-): Promise<void> {
+  query: z.output<typeof accountsQuery> = { done: undefined, name: undefined },
+  form: AccountsModel['form'] = {},
+): Promise<AccountsModel> {
+  return { accounts: await context.stores.console.listAccounts(), query, form };
+}
+
+export function accountsPage(view: SignedInView, { accounts, query, form }: AccountsModel): Page {
   const { t } = view;
-  const accounts = await context.stores.console.listAccounts();
-  const done = typeof req.query.done === 'string' ? (req.query.done as Done) : null;
-  const doneName = typeof req.query.name === 'string' ? req.query.name.slice(0, 64) : '';
-  const note =
-    done === 'added'
-      ? t.accountAdded(doneName)
-      : done === 'updated'
-        ? t.accountUpdated(doneName)
-        : done === 'changed'
-          ? t.accountChanged(doneName)
-          : done === 'removed'
-            ? t.accountRemoved(doneName)
-            : null;
-  const self = view.session?.account;
-  const roleOptions = (selected: ConsoleRole) =>
-    CONSOLE_ROLES.map(
-      (role) => html`<option value="${role}"${role === selected ? html` selected` : ''}>${t.role[role]}</option>`,
-    );
-  const rows = accounts.map((account) => {
+  const doneName = query.name ?? '';
+  const notes: Readonly<Record<string, (name: string) => string>> = {
+    added: t.accountAdded,
+    updated: t.accountUpdated,
+    changed: t.accountChanged,
+    removed: t.accountRemoved,
+  };
+  const done = query.done !== undefined && Object.hasOwn(notes, query.done) ? notes[query.done] : undefined;
+  const self = view.session.account;
+  const roleOptions = (selected: ConsoleRole) => CONSOLE_ROLES.map((role) => option(role, t.role[role], selected));
+  const actions = (account: ConsoleAccount) => {
+    if (account.name === self) return html`<span class="muted">–</span>`;
     const path = accountPath(account.name);
-    const actions =
-      account.name === self
-        ? html`<span class="muted">–</span>`
-        : html`<form class="inline" method="post" action="${path}/role">${csrfField(view)}<label class="visually-hidden" for="role-${account.name}">${t.changeRole}</label><select id="role-${account.name}" name="role">${roleOptions(account.role)}</select> <button type="submit" class="secondary">${t.save}</button></form>
+    return html`<form class="inline" method="post" action="${path}/role">${csrfField(view)}<label class="visually-hidden" for="role-${account.name}">${t.changeRole}</label><select id="role-${account.name}" name="role">${roleOptions(account.role)}</select> <button type="submit" class="secondary">${t.save}</button></form>
 <form class="inline" method="post" action="${path}/${account.disabled ? 'enable' : 'disable'}">${csrfField(view)}<button type="submit" class="secondary">${account.disabled ? t.enable : t.disable}</button></form>
 <a class="button warning" href="${path}/remove">${t.remove}</a>`;
-    return html`<tr>
-<td data-label="${t.colName}"><bdi>${account.name}</bdi></td>
-<td data-label="${t.colRole}">${t.role[account.role]}</td>
-<td data-label="${t.colAccountState}">${account.disabled ? t.disabled : t.active}</td>
-<td data-label="${t.colActions}">${actions}</td>
-</tr>`;
-  });
+  };
   const problems = form.problems ?? [];
-  const invalid = (field: string) => (problems.some((p) => p.field === field) ? html` aria-invalid="true"` : '');
-  sendView(
-    res,
-    view,
-    t.accountsTitle,
-    html`${notice(note)}${errorSummary(view, problems)}
-<table class="stack">
-<thead><tr><th scope="col">${t.colName}</th><th scope="col">${t.colRole}</th><th scope="col">${t.colAccountState}</th><th scope="col">${t.colActions}</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>
+  const invalid = invalidWhere(problems);
+  return {
+    title: t.accountsTitle,
+    main: html`${notice(done === undefined ? null : done(doneName))}${errorSummary(view, problems)}
+${stackTable(accounts, [
+  column(t.colName, (account) => html`<bdi>${account.name}</bdi>`),
+  column(t.colRole, (account) => t.role[account.role]),
+  column(t.colAccountState, (account) => (account.disabled ? t.disabled : t.active)),
+  column(t.colActions, actions),
+])}
 <h2>${t.addAccount}</h2>
 <form class="narrow" method="post" action="${CONSOLE_BASE}/accounts" novalidate>
 ${csrfField(view)}
@@ -87,96 +97,79 @@ ${csrfField(view)}
 <select id="account-role" name="role">${roleOptions(form.role ?? 'viewer')}</select></div>
 <button type="submit">${t.add}</button>
 </form>`,
-    { status: problems.length > 0 ? 400 : 200, current: 'accounts' },
-  );
+    status: problems.length > 0 ? 400 : 200,
+    current: 'accounts',
+  };
 }
 
-export async function addAccount(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const { t } = view;
-  const session = view.session as SignedIn;
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const name = typeof body.name === 'string' ? body.name.trim() : '';
-  const password = typeof body.password === 'string' ? body.password : '';
-  const role = isRole(body.role) ? body.role : null;
+export async function addAccount(
+  context: ConsoleContext,
+  signed: Signed,
+  { name, password, role }: z.output<typeof accountForm>,
+): Promise<Page | Redirect> {
+  const { t } = signed.view;
   const problems: { field: string; text: string }[] = [];
   if (!ACCOUNT_NAME.test(name)) problems.push({ field: 'account-name', text: t.nameRule });
-  if (password.length < PASSWORD_MIN || password.length > 1024)
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX)
     problems.push({ field: 'account-password', text: t.passwordTooShort });
   if (role === null) problems.push({ field: 'account-role', text: t.forbiddenText });
-  if (name === session.account) problems.push({ field: 'account-name', text: t.ownAccount });
-  if (problems.length > 0 || role === null) {
-    await showAccounts(context, view, req, res, { name: name.slice(0, 64), role: role ?? undefined, problems });
-    return;
-  }
+  if (name === signed.session.account) problems.push({ field: 'account-name', text: t.ownAccount });
+  if (problems.length > 0 || role === null)
+    return accountsPage(
+      signed.view,
+      await loadAccounts(context, undefined, { name: name.slice(0, 64), role: role ?? undefined, problems }),
+    );
   const passwordHash = await bcrypt.hash(password, ACCOUNT_BCRYPT_COST);
   const result = await context.stores.console.writeAccount({ name, passwordHash, role });
-  await context.audit({
-    address: req.ip ?? null,
-    account: session.account,
+  await signed.audit({
     operation: result === 'added' ? 'account-add' : 'account-update',
     subject: name,
     outcome: 'allowed',
     reason: `role ${role}`,
   });
-  redirect(res, `${CONSOLE_BASE}/accounts?done=${result}&name=${encodeURIComponent(name)}`);
+  return { redirect: `${CONSOLE_BASE}/accounts?done=${result}&name=${encodeURIComponent(name)}` };
 }
 
 export type AccountChange = 'role' | 'disable' | 'enable' | 'remove';
 
-export const changeAccount: PageHandler<[name: string, change: AccountChange]> = async (
-  context,
-  view,
-  req,
-  res,
-  name,
-  change,
-) => {
-  const session = view.session as SignedIn;
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  if (name === session.account || !ACCOUNT_NAME.test(name)) {
-    await showAccounts(context, view, req, res, { problems: [{ field: 'account-name', text: view.t.ownAccount }] });
-    return;
-  }
+export async function changeAccount(
+  context: ConsoleContext,
+  signed: Signed,
+  name: string,
+  change: AccountChange,
+  body: z.output<typeof changeForm>,
+): Promise<Page | Redirect> {
+  const { t } = signed.view;
+  const refuse = async (field: string, text: string) =>
+    accountsPage(signed.view, await loadAccounts(context, undefined, { problems: [{ field, text }] }));
+  if (name === signed.session.account || !ACCOUNT_NAME.test(name)) return refuse('account-name', t.ownAccount);
   let found: boolean;
   let detail: string | null = null;
   if (change === 'remove') found = await context.stores.console.removeAccount(name);
   else if (change === 'role') {
-    if (!isRole(body.role)) {
-      await showAccounts(context, view, req, res, {
-        problems: [{ field: 'account-role', text: view.t.forbiddenText }],
-      });
-      return;
-    }
+    if (body.role === null) return refuse('account-role', t.forbiddenText);
     detail = `role ${body.role}`;
     found = await context.stores.console.changeAccount(name, { role: body.role });
   } else found = await context.stores.console.changeAccount(name, { disabled: change === 'disable' });
-  if (!found) {
-    await showAccounts(context, view, req, res, { problems: [{ field: 'account-name', text: view.t.accountMissing }] });
-    return;
-  }
-  await context.audit({
-    address: req.ip ?? null,
-    account: session.account,
-    operation: `account-${change}`,
-    subject: name,
-    outcome: 'allowed',
-    reason: detail,
-  });
-  redirect(
-    res,
-    `${CONSOLE_BASE}/accounts?done=${change === 'remove' ? 'removed' : 'changed'}&name=${encodeURIComponent(name)}`,
-  );
-};
+  if (!found) return refuse('account-name', t.accountMissing);
+  await signed.audit({ operation: `account-${change}`, subject: name, outcome: 'allowed', reason: detail });
+  return {
+    redirect: `${CONSOLE_BASE}/accounts?done=${change === 'remove' ? 'removed' : 'changed'}&name=${encodeURIComponent(name)}`,
+  };
+}
 
 /** The confirmation step before a removal: one question on its own page. */
-export function confirmRemoval(view: View, res: Response, name: string): void {
+export function confirmRemovalPage(view: SignedInView, name: string): Page {
   const { t } = view;
-  sendView(
-    res,
-    view,
-    t.remove,
-    html`<p>${t.confirmRemove(name)}</p>
-<form method="post" action="${accountPath(name)}/remove">${csrfField(view)}<button type="submit" class="warning">${t.yesRemove}</button> <a href="${CONSOLE_BASE}/accounts">${t.cancel}</a></form>`,
-    { current: 'accounts' },
-  );
+  return {
+    title: t.remove,
+    main: confirmation(view, {
+      question: html`<p>${t.confirmRemove(name)}</p>`,
+      action: `${accountPath(name)}/remove`,
+      yes: t.yesRemove,
+      back: `${CONSOLE_BASE}/accounts`,
+      warning: true,
+    }),
+    current: 'accounts',
+  };
 }

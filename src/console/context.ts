@@ -7,7 +7,7 @@ import type { AccessStore, AdminStore, ConsoleStore } from '../store';
 import type { ConsoleAudit } from './audit';
 import type { Request, Response } from 'express';
 import type { ImportJobs } from './import-jobs';
-import type { View } from './view';
+import type { SignedInView, View } from './view';
 import type { SignInThrottle } from './sign-in-throttle';
 
 export interface ConsoleSettings {
@@ -46,10 +46,13 @@ export interface ConsoleContext {
 }
 
 /** A page's handler: the console's parts, the page's view, the request and its answer, then what the route's path names (an id). */
-export type PageHandler<A extends readonly unknown[] = []> = (
+export type PageHandler<A extends readonly unknown[] = [], V extends View = View> = (
   context: ConsoleContext,
-  view: View,
+  view: V,
   req: Request,
   res: Response,
   ...args: A
 ) => Promise<void>;
+
+/** A page's handler behind the session check: who is signed in is known. */
+export type SignedPageHandler<A extends readonly unknown[] = []> = PageHandler<A, SignedInView>;

@@ -5,17 +5,21 @@
 // audited, out of the list). Resending the messages shown (operators) is a
 // secondary action whose confirmation page restates the filter and the
 // count, and leaves out the failures that need a change first unless asked.
-import type { Request, Response } from 'express';
+import { z } from 'zod';
 import { explainFailure, explanationByKey, type Explanation } from '../shared/failure-explanations';
-import type { DeadCursor, OutboxChannel } from '../store';
+import type { ConsoleStore, DeadCursor, OutboxChannel } from '../store';
 import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
-import { CONSOLE_BASE, redirect } from './respond';
+import { CONSOLE_BASE } from './respond';
 import { explanationText, lastErrorText, maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, pagerOf, sendView, type SignedIn, type View } from './view';
-import type { MessageAction } from './message';
+import { column, confirmation, pagerOf, stackTable, summaryList } from './partials';
+import { keysetCursor, text, type Page, type Redirect, type Signed } from './route-table';
+import type { MessageRef } from './message';
+import { allows, csrfField, errorSummary, notice, type SignedInView } from './view';
 
 const PAGE_SIZE = 50;
+
+type DeadPage = Awaited<ReturnType<ConsoleStore['listDead']>>;
 /** Distinct errors read for the groups and the filters (the store's DEAD_ERRORS_READ bounds it too). */
 const ERRORS_READ = 500;
 const ERROR_MAX = 2000;
@@ -34,37 +38,54 @@ export interface DeadQuery {
   readonly invalid: boolean;
 }
 
-const one = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+const cursor = keysetCursor(CURSOR, (match): DeadCursor => ({ updatedAt: match[1] ?? '', id: match[2] ?? '' }));
 
-export function deadQuery(source: Record<string, unknown>): DeadQuery {
-  let invalid = false;
-  const channel: OutboxChannel = source.channel === 'sms' ? 'sms' : 'push';
-  const reasonText = one(source.reason);
-  const reason = reasonText === null ? null : (explanationByKey(reasonText.slice(0, 64))?.key ?? null);
-  if (reasonText !== null && reason === null) invalid = true;
-  const error = one(source.error)?.slice(0, ERROR_MAX) ?? null;
-  const cursorOf = (name: 'before' | 'after'): DeadCursor | undefined => {
-    const value = source[name];
-    if (value === undefined) return undefined;
-    const match = typeof value === 'string' ? CURSOR.exec(value) : null;
-    if (match === null) {
-      invalid = true;
-      return undefined;
-    }
-    return { updatedAt: match[1] ?? '', id: match[2] ?? '' };
-  };
-  const before = cursorOf('before');
-  const after = cursorOf('after');
+const deadFields = {
+  channel: text(8),
+  reason: text(64),
+  error: text(ERROR_MAX),
+  dismissed: text(1),
+  before: cursor,
+  after: cursor,
+};
+
+function toDeadQuery(
+  raw: Partial<Pick<z.output<z.ZodObject<typeof deadFields>>, 'dismissed' | 'before' | 'after'>> &
+    Pick<z.output<z.ZodObject<typeof deadFields>>, 'channel' | 'reason' | 'error'>,
+): DeadQuery {
+  const reason = raw.reason ? (explanationByKey(raw.reason)?.key ?? null) : null;
+  const { before, after } = raw;
   return {
-    channel,
+    channel: raw.channel === 'sms' ? 'sms' : 'push',
     reason,
-    error,
-    dismissed: source.dismissed === '1',
-    ...(before === undefined ? {} : { before }),
-    ...(after === undefined ? {} : { after }),
-    invalid,
+    error: raw.error || null,
+    dismissed: raw.dismissed === '1',
+    ...(before === undefined || before === 'invalid' ? {} : { before }),
+    ...(after === undefined || after === 'invalid' ? {} : { after }),
+    invalid:
+      (raw.reason !== undefined && raw.reason !== '' && reason === null) || before === 'invalid' || after === 'invalid',
   };
 }
+
+const deadFilter = z.object(deadFields).transform(toDeadQuery);
+
+/** The dead letters' filter as a query or form gives it; a value it does not take marks it invalid. */
+export const deadQuery = (source: Record<string, unknown>): DeadQuery => deadFilter.parse(source);
+
+/** The list's query: its filter, its page, and what the page that sent here did (`resent=`, `done=`). */
+export const deadListQuery = z
+  .object({ ...deadFields, resent: text(12), done: text(16) })
+  .transform((raw) => ({ q: toDeadQuery(raw), resent: raw.resent, done: raw.done }));
+
+/** The resend's form: the filter shown, and whether the permanent failures are included. */
+export const deadResendForm = z
+  .object({ channel: deadFields.channel, reason: deadFields.reason, error: deadFields.error, permanent: text(1) })
+  .transform((raw) => ({ q: toDeadQuery(raw), include: raw.permanent === '1' }));
+
+/** The dismissal's form: the list's filter to go back to (never its page: the row is gone from it). */
+export const dismissForm = z
+  .object({ back: text(3000) })
+  .transform((raw) => deadQuery(Object.fromEntries(new URLSearchParams(raw.back ?? ''))));
 
 /** The query string of the filter, without the page's cursor. */
 export function deadFilterQuery(q: Pick<DeadQuery, 'channel' | 'reason' | 'error' | 'dismissed'>): string {
@@ -105,14 +126,22 @@ function errorsOf(q: DeadQuery, groups: readonly Group[]): string[] | null {
 
 const cursorParam = (cursor: DeadCursor): string => `${cursor.updatedAt}_${cursor.id}`;
 
-export async function showDead(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const { t, f, times } = view;
-  const q = deadQuery(req.query);
-  const store = context.stores.console;
+export interface DeadModel {
+  readonly q: DeadQuery;
+  readonly groups: readonly Group[];
+  /** null: the filter is not one the page takes. */
+  readonly list: DeadPage | null;
+  /** What the page that sent here did: requeued that many (`resent=`), dismissed one. */
+  readonly resent: number | null;
+  readonly dismissed: boolean;
+}
+
+export async function loadDead(context: ConsoleContext, query: z.output<typeof deadListQuery>): Promise<DeadModel> {
+  const { q } = query;
   const groups = await groupsOf(context, q.channel, q.dismissed);
   const list = q.invalid
     ? null
-    : await store.listDead(
+    : await context.stores.console.listDead(
         q.channel,
         { errors: errorsOf(q, groups), dismissed: q.dismissed },
         {
@@ -121,39 +150,54 @@ export async function showDead(context: ConsoleContext, view: View, req: Request
           ...(q.after === undefined ? {} : { after: q.after }),
         },
       );
-  const done =
-    typeof req.query.resent === 'string'
-      ? t.resentAll(Number(req.query.resent) || 0, f.number(Number(req.query.resent) || 0))
-      : req.query.done === 'dismissed'
-        ? t.dismissedNote
-        : null;
-  const canAct = allows((view.session as SignedIn).role, 'operator');
+  return {
+    q,
+    groups,
+    list,
+    resent: query.resent === undefined ? null : Number(query.resent) || 0,
+    dismissed: query.done === 'dismissed',
+  };
+}
+
+export function deadPage(view: SignedInView, { q, groups, list, ...done }: DeadModel): Page {
+  const { t, f, times } = view;
+  const note =
+    done.resent !== null ? t.resentAll(done.resent, f.number(done.resent)) : done.dismissed ? t.dismissedNote : null;
+  const canAct = allows(view.session.role, 'operator');
   const filter = deadFilterQuery(q);
   const here = (extra: Partial<DeadQuery>) => `${CONSOLE_BASE}/dead?${deadFilterQuery({ ...q, ...extra })}`;
   const tab = (channel: OutboxChannel) =>
     html`<li><a href="${CONSOLE_BASE}/dead?channel=${channel}"${q.channel === channel ? html` aria-current="page"` : ''}>${t.channel[channel]}</a></li>`;
   const pager = pagerOf(view, t.deadPager, `${CONSOLE_BASE}/dead`, filter, list, cursorParam);
-  const rows = (list?.items ?? []).map(
-    (m) => html`<tr>
-<td data-label="${t.colMessage}"><a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a></td>
-<td data-label="${t.colStudent}">${m.studentId === null ? '–' : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(m.studentId)}"><bdi>${m.studentId}</bdi></a>`}</td>
-<td data-label="${t.colGivenUp}">${times.atSecond(m.updatedAt)}</td>
-<td data-label="${t.colAttempts}" class="number">${f.number(m.attempts)}</td>
-<td data-label="${t.colLastError}">${lastErrorText(view, q.channel, m.lastError)}${m.erased ? html`<br><span class="muted">${t.codeErased}</span>` : ''}</td>
-<td data-label="${t.dismiss}">${
+  const table = stackTable(list?.items ?? [], [
+    column(
+      t.colMessage,
+      (m) =>
+        html`<a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a>`,
+    ),
+    column(t.colStudent, (m) =>
+      m.studentId === null
+        ? '–'
+        : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(m.studentId)}"><bdi>${m.studentId}</bdi></a>`,
+    ),
+    column(t.colGivenUp, (m) => times.atSecond(m.updatedAt)),
+    column(t.colAttempts, (m) => f.number(m.attempts), true),
+    column(
+      t.colLastError,
+      (m) =>
+        html`${lastErrorText(view, q.channel, m.lastError)}${m.erased ? html`<br><span class="muted">${t.codeErased}</span>` : ''}`,
+    ),
+    column(t.dismiss, (m) =>
       m.dismissedAt !== null
         ? html`${t.dismissedAt} ${times.at(m.dismissedAt)}`
         : canAct
           ? html`<form class="inline" method="post" action="${CONSOLE_BASE}/dead/${q.channel}/${encodeURIComponent(m.id)}/dismiss">${csrfField(view)}<input type="hidden" name="back" value="${filter}"><button type="submit" class="secondary">${t.dismiss}</button></form>`
-          : '–'
-    }</td>
-</tr>`,
-  );
-  sendView(
-    res,
-    view,
-    t.deadTitle,
-    html`${notice(done)}${q.invalid ? errorSummary(view, [{ text: t.badCursor }]) : ''}<nav aria-label="${t.colChannel}"><ul class="tabs">${tab('push')}${tab('sms')}</ul></nav>
+          : '–',
+    ),
+  ]);
+  return {
+    title: t.deadTitle,
+    main: html`${notice(note)}${q.invalid ? errorSummary(view, [{ text: t.badCursor }]) : ''}<nav aria-label="${t.colChannel}"><ul class="tabs">${tab('push')}${tab('sms')}</ul></nav>
 <h2>${t.deadGroupsTitle}</h2>
 <ul class="errors">
 <li><a href="${here({ reason: null, error: null })}"${q.reason === null && q.error === null ? html` aria-current="true"` : ''}>${t.allReasons}</a></li>
@@ -171,13 +215,12 @@ ${
       ? html`<p role="status">${t.noDead}</p>`
       : html`<p role="status">${t.shown(f.number(list.items.length), f.number(list.total))}</p>
 ${canAct && !q.dismissed ? html`<p><a class="button secondary" href="${CONSOLE_BASE}/dead/resend?${filter}">${t.resendThese(f.number(list.total))}</a></p>` : ''}
-<table class="stack">
-<thead><tr><th scope="col">${t.colMessage}</th><th scope="col">${t.colStudent}</th><th scope="col">${t.colGivenUp}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.dismiss}</th></tr></thead>
-<tbody>${rows}</tbody></table>
+${table}
 ${pager}`
 }`,
-    { current: 'dead', status: q.invalid ? 400 : 200 },
-  );
+    current: 'dead',
+    status: q.invalid ? 400 : 200,
+  };
 }
 
 /** What a resend of the filter shown acts on: the errors it requeues and the counts, with and without the permanent failures. */
@@ -212,40 +255,46 @@ async function resendPlan(
   };
 }
 
+type ResendPlan = Awaited<ReturnType<typeof resendPlan>>;
+
+export interface ResendDeadModel {
+  readonly q: DeadQuery;
+  readonly plan: ResendPlan;
+}
+
+export async function loadResendDead(context: ConsoleContext, q: DeadQuery): Promise<ResendDeadModel> {
+  return { q, plan: await resendPlan(context, q) };
+}
+
 /** The confirmation step: the filter restated, the count, and whether the permanent failures are included. */
-export async function confirmResendDead(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-): Promise<void> {
+export function confirmResendDeadPage(view: SignedInView, { q, plan }: ResendDeadModel): Page {
   const { t, f } = view;
-  const q = deadQuery(req.query);
-  const plan = await resendPlan(context, q);
   const reason = q.reason === null ? null : explanationByKey(q.reason);
   const back = `${CONSOLE_BASE}/dead?${deadFilterQuery(q)}`;
-  sendView(
-    res,
-    view,
-    t.resend,
-    html`<p>${t.filterRestated}</p>
-<dl class="summary-list">
-<div><dt>${t.filterChannel}</dt><dd>${t.channel[q.channel]}</dd></div>
-<div><dt>${t.filterReason}</dt><dd>${reason === null ? t.allReasons : reason[view.lang].what}</dd></div>
-${q.error === null ? '' : html`<div><dt>${t.lastErrorFilter}</dt><dd><bdi class="code">${maskErrorText(q.error)}</bdi></dd></div>`}
-<div><dt>${t.colStatus}</dt><dd>${t.status.dead}</dd></div>
-<div><dt>${t.matching}</dt><dd>${f.number(plan.all)}</dd></div>
-<div><dt>${t.filterPermanent}</dt><dd>${f.number(plan.permanent)} (${t.permanentExcluded})</dd></div>
-</dl>
+  return {
+    title: t.resend,
+    main: html`<p>${t.filterRestated}</p>
+${summaryList([
+  [t.filterChannel, t.channel[q.channel]],
+  [t.filterReason, reason === null ? t.allReasons : reason[view.lang].what],
+  q.error !== null && [t.lastErrorFilter, html`<bdi class="code">${maskErrorText(q.error)}</bdi>`],
+  [t.colStatus, t.status.dead],
+  [t.matching, f.number(plan.all)],
+  [t.filterPermanent, html`${f.number(plan.permanent)} (${t.permanentExcluded})`],
+])}
 ${
   plan.all === 0
     ? html`<p role="status">${t.noneToResend}</p><p><a href="${back}">${t.back}</a></p>`
-    : html`<p>${
-        plan.permanent === 0
-          ? t.confirmResendFiltered(f.number(plan.all))
-          : t.confirmResendSome(f.number(plan.all - plan.permanent), f.number(plan.all))
-      }</p>
-<form method="post" action="${CONSOLE_BASE}/dead/resend">${csrfField(view)}
+    : confirmation(view, {
+        question: html`<p>${
+          plan.permanent === 0
+            ? t.confirmResendFiltered(f.number(plan.all))
+            : t.confirmResendSome(f.number(plan.all - plan.permanent), f.number(plan.all))
+        }</p>`,
+        action: `${CONSOLE_BASE}/dead/resend`,
+        yes: t.yesResend,
+        back,
+        fields: html`
 <input type="hidden" name="channel" value="${q.channel}">
 <input type="hidden" name="reason" value="${q.reason ?? ''}">
 <input type="hidden" name="error" value="${q.error ?? ''}">
@@ -254,44 +303,37 @@ ${
     ? ''
     : html`<div class="field checkbox"><input type="checkbox" id="permanent" name="permanent" value="1"><label for="permanent">${t.includePermanent} (${f.number(plan.permanent)})</label></div>`
 }
-<button type="submit">${t.yesResend}</button> <a href="${back}">${t.cancel}</a></form>`
+`,
+      })
 }`,
-    { current: 'dead' },
-  );
+    current: 'dead',
+  };
 }
 
-export async function resendDead(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const q = deadQuery({ ...body, dismissed: undefined, before: undefined, after: undefined });
-  const include = body.permanent === '1';
+export async function resendDead(
+  context: ConsoleContext,
+  signed: Signed,
+  { q, include }: z.output<typeof deadResendForm>,
+): Promise<Redirect> {
   const plan = await resendPlan(context, q);
   const count = await context.stores.console.requeueDead(q.channel, plan.errors(include));
-  await context.audit({
-    address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
-    operation: 'resend-dead',
+  await signed.audit({
     subject: q.error ?? q.reason,
     outcome: 'allowed',
     reason: `${q.channel}: ${count}${include ? ', permanent included' : ''}`,
   });
   if (count > 0) context.onResent?.();
-  redirect(res, `${CONSOLE_BASE}/dead?${deadFilterQuery(q)}&resent=${count}`);
+  return { redirect: `${CONSOLE_BASE}/dead?${deadFilterQuery(q)}&resent=${count}` };
 }
 
-export const dismissDead: MessageAction = async (context, view, req, res, channel, id) => {
+export async function dismissDead(context: ConsoleContext, signed: Signed, message: MessageRef, back: DeadQuery) {
+  const { channel, id } = message;
   const dismissed = await context.stores.console.dismissDead(channel, id);
-  await context.audit({
-    address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
-    operation: 'dismiss-dead',
+  await signed.audit({
     subject: id,
     outcome: dismissed ? 'allowed' : 'refused',
     reason: dismissed ? channel : 'not_dead',
   });
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  // The list's filter to go back to (never its page: the row is gone from it).
-  const back = deadQuery(
-    Object.fromEntries(new URLSearchParams(typeof body.back === 'string' ? body.back.slice(0, 3000) : '')),
-  );
-  redirect(res, `${CONSOLE_BASE}/dead?${deadFilterQuery(back)}&done=dismissed`);
-};
+  const done: Redirect = { redirect: `${CONSOLE_BASE}/dead?${deadFilterQuery(back)}&done=dismissed` };
+  return done;
+}

@@ -5,20 +5,20 @@
 import type { Request, Response } from 'express';
 import { formatImportReport, FIELDS, LISTED_REJECTIONS_MAX, type FileReport, type ImportReport } from '../import';
 import { COLLECTIONS, type DataSetCollection } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext, SignedPageHandler } from './context';
 import { html, type Html } from '../shared/markup';
 import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job } from './import-jobs';
 import { isMultipart, MultipartError, streamMultipart } from './multipart';
 import { attachment, CONSOLE_BASE, redirect, sendPage } from './respond';
 import { sameSecret } from './sessions';
 import { forbidden } from './sign-in';
-import { csrfField, errorSummary, page, sendView, titled, type SignedIn, type View } from './view';
+import { csrfField, errorSummary, page, sendView, titled, type SignedInView, type View } from './view';
 
 /** Refused rows listed on the page; the downloadable report has them all. */
 const LISTED_REFUSALS = 200;
 const SIZE_TEXT = `${IMPORT_MAX_BYTES / 1024 / 1024} MiB`;
 
-const accountOf = (view: View): string => (view.session as SignedIn).account;
+const accountOf = (view: SignedInView): string => view.session.account;
 
 function importForm(view: View, problems: readonly { field?: string; text: string }[], chosen = ''): Html {
   const { t } = view;
@@ -46,7 +46,12 @@ export function showImport(view: View, res: Response): void {
 }
 
 /** The upload: its CSRF token is in the multipart body, checked here (index.ts defers it for this form only). */
-export async function receiveUpload(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
+export async function receiveUpload(
+  context: ConsoleContext,
+  view: SignedInView,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const { t } = view;
   const refuse = async (status: number, problem: { field?: string; text: string }, reason: string) => {
     await context.audit({
@@ -66,8 +71,7 @@ export async function receiveUpload(context: ConsoleContext, view: View, req: Re
   // The file goes to the store in chunks as it arrives (upload-chunks.ts), and only after the form's
   // CSRF token, which the form sends first: a file before a right token is counted, not kept.
   const receiving = context.imports.receive();
-  const csrfBefore = (fields: ReadonlyMap<string, string>) =>
-    sameSecret(fields.get('csrf'), (view.session as SignedIn).csrf);
+  const csrfBefore = (fields: ReadonlyMap<string, string>) => sameSecret(fields.get('csrf'), view.session.csrf);
   let csrfBeforeFile = true;
   let form;
   let stored;
@@ -242,7 +246,7 @@ ${
   );
 }
 
-export const applyUpload: PageHandler<[id: string]> = async (context, view, req, res, id) => {
+export const applyUpload: SignedPageHandler<[id: string]> = async (context, view, req, res, id) => {
   const upload = await context.imports.get(id);
   if (upload === null) {
     missing(view, res);
@@ -268,7 +272,7 @@ export const applyUpload: PageHandler<[id: string]> = async (context, view, req,
   redirect(res, `${CONSOLE_BASE}/import/${encodeURIComponent(upload.id)}`);
 };
 
-export const downloadReport: PageHandler<[id: string, kind: 'check' | 'apply', format: 'txt' | 'json']> = async (
+export const downloadReport: SignedPageHandler<[id: string, kind: 'check' | 'apply', format: 'txt' | 'json']> = async (
   context,
   view,
   req,

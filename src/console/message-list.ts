@@ -3,7 +3,8 @@
 // by the key of the last row shown (never an offset), filtered by status,
 // channel, school, type and days, and found by a student id, a message id or
 // the last digits of a phone; phones shown masked. The same list as CSV.
-import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { Response } from 'express';
 import { maskPhone } from '../log';
 import {
   PHONE_SUFFIX_DIGITS,
@@ -13,13 +14,15 @@ import {
   type MessageListItem,
   type MessageListStatus,
 } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
+import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { typeName } from './values';
-import { html, type Html } from '../shared/markup';
+import { html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText, refusalText } from './explain';
-import { errorSummary, pagerOf, sendView, type SignedIn, type View } from './view';
+import { column, field, invalidWhere, option, pagerOf, stackTable } from './partials';
+import type { Page, Signed } from './route-table';
+import { errorSummary, type SignedInView } from './view';
 
 export const PAGE_SIZE = 50;
 /** The most rows one CSV download holds; a longer list is cut there (the page says so). */
@@ -78,8 +81,14 @@ const nextDay = (iso: string): string => new Date(Date.parse(iso) + 24 * 3_600_0
 
 export const cursorParam = (cursor: MessageCursor): string => `${cursor.createdAt}_${cursor.id}`;
 
+/**
+ * The query as it comes: its values are read and checked by parseQuery,
+ * which names each problem by its field in the operator's language.
+ */
+export const messagesQuery = z.record(z.string(), z.unknown());
+
 /** Reads and checks the query string; a refused value is a problem named by its field, and nothing is listed. */
-export function parseQuery(view: View, query: Record<string, unknown>): Parsed {
+export function parseQuery(view: SignedInView, query: Record<string, unknown>): Parsed {
   const { t } = view;
   const problems: { field?: Field; text: string }[] = [];
   const labels: Readonly<Record<keyof Form, string>> = {
@@ -178,40 +187,19 @@ function auditedFind(find: string): string | null {
 const messageHref = (item: MessageListItem): string =>
   `${CONSOLE_BASE}/messages/${item.channel}/${encodeURIComponent(item.id)}`;
 
-function row(view: View, item: MessageListItem): Html {
-  const { t, f } = view;
-  const recipient =
-    item.channel === 'sms'
-      ? html`<bdi class="code" dir="ltr">${maskPhone(item.phone ?? '')}</bdi>`
-      : item.studentId === null
-        ? '–'
-        : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(item.studentId)}"><bdi>${item.studentId}</bdi></a>`;
-  return html`<tr>
-<td data-label="${t.colQueued}">${view.times.atSecond(item.createdAt)}</td>
-<td data-label="${t.colMessage}">${
-    // A refused call queued nothing: there is no message page to go to.
-    item.status === 'refused'
-      ? html`<bdi class="code">${item.id.slice(0, 8)}</bdi>`
-      : html`<a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a>`
-  }</td>
-<td data-label="${t.colChannel}">${t.channelShort[item.channel]}</td>
-<td data-label="${t.colRecipient}">${recipient}</td>
-<td data-label="${t.typeLabel}">${item.type === null ? t.loginCode : html`<bdi>${typeName(view, item.type)}</bdi>`}</td>
-<td data-label="${t.statusLabel}"><span class="${statusClass(item.status)}">${t.status[item.status]}</span></td>
-<td data-label="${t.colAttempts}" class="number">${f.number(item.attempts)}</td>
-<td data-label="${t.colLastError}">${
-    item.status === 'refused'
-      ? refusalText(view, item.lastError ?? '', false)
-      : lastErrorText(view, item.channel, item.lastError, { full: false })
-  }</td>
-<td data-label="${t.colSentAt}">${view.times.atSecond(item.sentAt)}</td>
-</tr>`;
+export interface MessageListModel {
+  readonly parsed: Parsed;
+  /** null: the filters are not ones the list takes. */
+  readonly list: Awaited<ReturnType<ConsoleContext['stores']['console']['listMessages']>> | null;
 }
 
-export async function showMessageList(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const { t, f } = view;
-  const parsed = parseQuery(view, req.query);
-  const { form, filter } = parsed;
+export async function loadMessageList(
+  context: ConsoleContext,
+  signed: Signed,
+  query: Record<string, unknown>,
+): Promise<MessageListModel> {
+  const parsed = parseQuery(signed.view, query);
+  const { filter } = parsed;
   const list =
     filter === null
       ? null
@@ -220,39 +208,36 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
           ...(parsed.before === undefined ? {} : { before: parsed.before }),
           ...(parsed.after === undefined ? {} : { after: parsed.after }),
         });
-  if (list !== null) {
-    await context.audit({
-      address: req.ip ?? null,
-      account: (view.session as SignedIn).account,
-      operation: 'messages',
-      subject: auditedFind(form.q),
-      outcome: 'allowed',
-    });
-  }
+  if (list !== null) await signed.audit({ subject: auditedFind(parsed.form.q), outcome: 'allowed' });
+  return { parsed, list };
+}
+
+const FIELD_IDS: Readonly<Record<Field, string>> = {
+  status: 'status',
+  channel: 'channel',
+  school: 'school',
+  type: 'type',
+  from: 'from',
+  to: 'to',
+  q: 'q',
+  error: 'q',
+  cursor: 'q',
+};
+
+export function messageListPage(view: SignedInView, { parsed, list }: MessageListModel): Page {
+  const { t, f } = view;
+  const { form } = parsed;
   const query = filterQuery(form);
-  const fieldIds: Readonly<Record<Field, string>> = {
-    status: 'status',
-    channel: 'channel',
-    school: 'school',
-    type: 'type',
-    from: 'from',
-    to: 'to',
-    q: 'q',
-    error: 'q',
-    cursor: 'q',
-  };
   const problems = parsed.problems.map((p) => ({
-    ...(p.field === undefined ? {} : { field: fieldIds[p.field] }),
+    ...(p.field === undefined ? {} : { field: FIELD_IDS[p.field] }),
     text: p.text,
   }));
   // The filters beyond the search are folded away until one is used (a phone's first screen shows the results).
   const filtered =
     [form.status, form.channel, form.school, form.type, form.from, form.to].some((value) => value !== '') ||
     problems.some((p) => p.field !== undefined && p.field !== 'q');
-  const invalid = (id: string) => (problems.some((p) => p.field === id) ? html` aria-invalid="true"` : '');
-  const option = (name: 'status' | 'channel', value: string, label: string) =>
-    html`<option value="${value}"${form[name] === value ? html` selected` : ''}>${label}</option>`;
-  const statusOptions = Object.entries(STATUSES).map(([param, status]) => option('status', param, t.status[status]));
+  const invalid = invalidWhere(problems);
+  const statusOptions = Object.entries(STATUSES).map(([param, status]) => option(param, t.status[status], form.status));
   const pager = pagerOf(view, t.messagesPager, `${CONSOLE_BASE}/messages`, query, list, cursorParam);
   const errorFilter =
     form.error === ''
@@ -261,21 +246,82 @@ export async function showMessageList(context: ConsoleContext, view: View, req: 
           `${CONSOLE_BASE}/messages`,
           filterQuery({ ...form, error: '' }),
         )}">${t.removeFilter}</a></p>`;
-  sendView(
-    res,
-    view,
-    t.messagesTitle,
-    html`${errorSummary(view, problems)}
+  const filters = [
+    field({
+      id: 'status',
+      label: t.statusLabel,
+      control: () =>
+        html`<select id="status" name="status"${invalid('status')}>${option('', t.anyValue, form.status)}${statusOptions}</select>`,
+    }),
+    field({
+      id: 'channel',
+      label: t.colChannel,
+      control: () =>
+        html`<select id="channel" name="channel"${invalid('channel')}>${option('', t.anyValue, form.channel)}${option('push', t.channelShort.push, form.channel)}${option('sms', t.channelShort.sms, form.channel)}</select>`,
+    }),
+    field({
+      id: 'school',
+      label: t.schoolLabel,
+      control: () =>
+        html`<input id="school" name="school" type="text" dir="ltr" maxlength="${MAX.school}" aria-describedby="school-hint" value="${form.school}"${invalid('school')}>`,
+    }),
+    field({
+      id: 'type',
+      label: t.typeLabel,
+      control: () =>
+        html`<input id="type" name="type" type="text" dir="auto" maxlength="${MAX.type}" value="${form.type}"${invalid('type')}>`,
+    }),
+    field({
+      id: 'from',
+      label: t.fromDate,
+      control: () =>
+        html`<input id="from" name="from" type="date" aria-describedby="dates-hint" value="${form.from}"${invalid('from')}>`,
+    }),
+    field({
+      id: 'to',
+      label: t.toDate,
+      control: () =>
+        html`<input id="to" name="to" type="date" aria-describedby="dates-hint" value="${form.to}"${invalid('to')}>`,
+    }),
+  ];
+  const table = stackTable(
+    list?.items ?? [],
+    [
+      column(t.colQueued, (item) => view.times.atSecond(item.createdAt)),
+      column(t.colMessage, (item) =>
+        // A refused call queued nothing: there is no message page to go to.
+        item.status === 'refused'
+          ? html`<bdi class="code">${item.id.slice(0, 8)}</bdi>`
+          : html`<a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a>`,
+      ),
+      column(t.colChannel, (item) => t.channelShort[item.channel]),
+      column(t.colRecipient, (item) =>
+        item.channel === 'sms'
+          ? html`<bdi class="code" dir="ltr">${maskPhone(item.phone ?? '')}</bdi>`
+          : item.studentId === null
+            ? '–'
+            : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(item.studentId)}"><bdi>${item.studentId}</bdi></a>`,
+      ),
+      column(t.typeLabel, (item) => (item.type === null ? t.loginCode : html`<bdi>${typeName(view, item.type)}</bdi>`)),
+      column(t.statusLabel, (item) => html`<span class="${statusClass(item.status)}">${t.status[item.status]}</span>`),
+      column(t.colAttempts, (item) => f.number(item.attempts), true),
+      column(t.colLastError, (item) =>
+        item.status === 'refused'
+          ? refusalText(view, item.lastError ?? '', false)
+          : lastErrorText(view, item.channel, item.lastError, { full: false }),
+      ),
+      column(t.colSentAt, (item) => view.times.atSecond(item.sentAt)),
+    ],
+    { className: 'messages' },
+  );
+  return {
+    title: t.messagesTitle,
+    main: html`${errorSummary(view, problems)}
 <form class="message-filters" method="get" action="${CONSOLE_BASE}/messages">
 <div class="field"><label for="q">${t.findMessage}</label><p class="hint" id="q-hint">${t.findHint}</p><div class="search-row"><input id="q" name="q" type="search" dir="auto" maxlength="${MAX.find}" aria-describedby="q-hint" value="${form.q}"${invalid('q')}><button type="submit">${t.search}</button></div></div>
 <details${filtered ? html` open` : ''}><summary>${t.moreFilters}</summary>
 <div class="filters">
-<div class="field"><label for="status">${t.statusLabel}</label><select id="status" name="status"${invalid('status')}>${option('status', '', t.anyValue)}${statusOptions}</select></div>
-<div class="field"><label for="channel">${t.colChannel}</label><select id="channel" name="channel"${invalid('channel')}>${option('channel', '', t.anyValue)}${option('channel', 'push', t.channelShort.push)}${option('channel', 'sms', t.channelShort.sms)}</select></div>
-<div class="field"><label for="school">${t.schoolLabel}</label><input id="school" name="school" type="text" dir="ltr" maxlength="${MAX.school}" aria-describedby="school-hint" value="${form.school}"${invalid('school')}></div>
-<div class="field"><label for="type">${t.typeLabel}</label><input id="type" name="type" type="text" dir="auto" maxlength="${MAX.type}" value="${form.type}"${invalid('type')}></div>
-<div class="field"><label for="from">${t.fromDate}</label><input id="from" name="from" type="date" aria-describedby="dates-hint" value="${form.from}"${invalid('from')}></div>
-<div class="field"><label for="to">${t.toDate}</label><input id="to" name="to" type="date" aria-describedby="dates-hint" value="${form.to}"${invalid('to')}></div>
+${filters}
 </div>
 <p class="hint"><span id="school-hint">${t.schoolHint}</span> <span id="dates-hint">${t.datesHint}</span></p>
 <div class="actions"><button type="submit">${t.filter}</button> <a href="${CONSOLE_BASE}/messages">${t.clearFilters}</a></div>
@@ -290,13 +336,12 @@ ${
       ? html`<p role="status">${t.noMessages}</p>`
       : html`<p role="status">${t.messagesOnPage(list.items.length, f.number(list.items.length))}</p>
 <p><a href="${withQuery(`${CONSOLE_BASE}/messages.csv`, query)}" download>${t.downloadCsv(f.number(CSV_MAX_ROWS))}</a></p>
-<table class="stack messages">
-<thead><tr><th scope="col">${t.colQueued}</th><th scope="col">${t.colMessage}</th><th scope="col">${t.colChannel}</th><th scope="col">${t.colRecipient}</th><th scope="col">${t.typeLabel}</th><th scope="col">${t.statusLabel}</th><th scope="col" class="number">${t.colAttempts}</th><th scope="col">${t.colLastError}</th><th scope="col">${t.colSentAt}</th></tr></thead>
-<tbody>${list.items.map((item) => row(view, item))}</tbody></table>
+${table}
 ${pager}`
 }`,
-    { status: problems.length > 0 ? 400 : 200, current: 'messages' },
-  );
+    status: problems.length > 0 ? 400 : 200,
+    current: 'messages',
+  };
 }
 
 /** A CSV cell: a formula's first character made text by a quote, then quoted when it must be. */
@@ -355,20 +400,19 @@ function drained(res: Response): Promise<void> {
  * so that the first rows leave as soon as a page would. A store failure after the first rows cuts the
  * download short (the connection is reset, so that a partial file is not taken for a whole one).
  */
-export const downloadMessageList: PageHandler = async (context, view, req, res) => {
-  const parsed = parseQuery(view, req.query);
+export async function downloadMessageList(
+  context: ConsoleContext,
+  signed: Signed,
+  query: Record<string, unknown>,
+): Promise<void> {
+  const { res } = signed;
+  const parsed = parseQuery(signed.view, query);
   if (parsed.filter === null) {
     res.status(400).setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(`${parsed.problems.map((p) => p.text).join('\n')}\n`);
     return;
   }
-  await context.audit({
-    address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
-    operation: 'messages-export',
-    subject: auditedFind(parsed.form.q),
-    outcome: 'allowed',
-  });
+  await signed.audit({ subject: auditedFind(parsed.form.q), outcome: 'allowed' });
   // The byte order mark lets spreadsheets read the Arabic in it as UTF-8.
   let pending = `\uFEFF${CSV_COLUMNS.join(',')}\r\n`;
   let before = parsed.before;
@@ -402,4 +446,4 @@ export const downloadMessageList: PageHandler = async (context, view, req, res) 
     );
     res.destroy();
   }
-};
+}

@@ -4,66 +4,86 @@
 // provider's answer explained and the next try; and, for a dead or retrying
 // message, Resend (operators) after a confirmation page, through the same
 // store function as the admin API's requeue, never for an erased login code.
-import type { Request, Response } from 'express';
+import { z } from 'zod';
 import { explainFailure } from '../shared/failure-explanations';
 import { maskPhone } from '../log';
-import type { OutboxChannel } from '../store';
+import type { AdminStore, OutboxChannel, RecordOf } from '../store';
 import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { typeName } from './values';
 import { html, type Html } from '../shared/markup';
-import { CONSOLE_BASE, redirect } from './respond';
+import { CONSOLE_BASE } from './respond';
 import { lastErrorText } from './explain';
+import { column, confirmation, stackTable, summaryList } from './partials';
+import { pathId, text, type Page, type Redirect, type Signed } from './route-table';
 import { maskToken } from './students';
-import { allows, csrfField, notice, sendView, titled, type SignedIn, type View } from './view';
+import { allows, notice, titled, type SignedInView } from './view';
 
-export const isChannel = (value: string): value is OutboxChannel => value === 'push' || value === 'sms';
-/** A console action on one outbox message, named by its channel and id (the routes in src/console/index.ts). */
-export type MessageAction = (
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-  channel: OutboxChannel,
-  id: string,
-) => Promise<void>;
 const messagePath = (channel: OutboxChannel, id: string) =>
   `${CONSOLE_BASE}/messages/${encodeURIComponent(channel)}/${encodeURIComponent(id)}`;
 
-export const showMessage: MessageAction = async (context, view, req, res, channel, id) => {
-  const { t, f, times } = view;
-  const session = view.session as SignedIn;
+/** An outbox message's path: its channel and id; another channel is no page. */
+export const messageParams = z.object({ channel: z.enum(['push', 'sms']), id: pathId() });
+export type MessageRef = z.output<typeof messageParams>;
+
+/** What the resend that sent here did: `done=resent`, or `refused=` and why. */
+export const messageQuery = z.object({ done: text(16), refused: text(32) });
+
+type Found = NonNullable<Awaited<ReturnType<AdminStore['getOutboxMessage']>>>;
+
+export interface MessageModel {
+  readonly channel: OutboxChannel;
+  readonly id: string;
+  readonly found: Found;
+  readonly attempts: Awaited<ReturnType<ConsoleContext['stores']['console']['listAttempts']>>;
+  readonly student: RecordOf<'students'> | null;
+  readonly device: RecordOf<'devices'> | null;
+  readonly school: RecordOf<'schools'> | null;
+  /** The time the page is drawn at (for "in 35 s"). */
+  readonly now: number;
+  readonly query: z.output<typeof messageQuery>;
+}
+
+/** One message, whole, audited as a read of its student's; null when there is no such message. */
+export async function loadMessage(
+  context: ConsoleContext,
+  signed: Signed,
+  { channel, id }: MessageRef,
+  query: z.output<typeof messageQuery>,
+): Promise<MessageModel | null> {
   const admin = context.stores.admin;
   const found = await admin.getOutboxMessage(channel, id);
-  if (found === null) {
-    sendView(res, view, t.notFoundTitle, html`<p>${t.messageMissing}</p>`, { status: 404 });
-    return;
-  }
+  if (found === null) return null;
   const push = found.channel === 'push' ? found.item : null;
-  const sms = found.channel === 'sms' ? found.item : null;
   const [attempts, student, device] = await Promise.all([
     context.stores.console.listAttempts(channel, id),
     push === null ? null : admin.getRecord('students', push.studentId),
     push === null ? null : admin.getRecord('devices', push.deviceId),
   ]);
   const school = student === null ? null : await admin.getRecord('schools', student.school);
-  const message = found.item;
   const studentId = push?.studentId ?? null;
-  await context.audit({
-    address: req.ip ?? null,
-    account: session.account,
-    operation: 'message',
+  await signed.audit({
     subjectKind: studentId === null ? null : 'student',
     subject: studentId,
     outcome: 'allowed',
   });
-  const now = context.now().getTime();
+  return { channel, id, found, attempts, student, device, school, now: context.now().getTime(), query };
+}
+
+export function messagePage(view: SignedInView, model: MessageModel | null): Page {
+  const { t, f, times } = view;
+  if (model === null) return { title: t.notFoundTitle, main: html`<p>${t.messageMissing}</p>`, status: 404 };
+  const { channel, id, found, attempts, student, device, school, now, query } = model;
+  const push = found.channel === 'push' ? found.item : null;
+  const sms = found.channel === 'sms' ? found.item : null;
+  const message = found.item;
+  const studentId = push?.studentId ?? null;
   const explanation = explainFailure(channel, message.lastError);
   const erased = sms !== null && sms.code === null;
   const resendable =
-    (message.status === 'dead' || message.status === 'failed') && allows(session.role, 'operator') && !erased;
-  const done = req.query.done === 'resent' ? t.resent : null;
-  const refused = typeof req.query.refused === 'string' ? (t.resendRefused[req.query.refused] ?? null) : null;
+    (message.status === 'dead' || message.status === 'failed') && allows(view.session.role, 'operator') && !erased;
+  const done = query.done === 'resent' ? t.resent : null;
+  const refused = query.refused === undefined ? null : (t.resendRefused[query.refused] ?? null);
   const maskedPhone = sms === null ? '' : maskPhone(sms.phone);
   const title =
     push === null
@@ -78,7 +98,7 @@ export const showMessage: MessageAction = async (context, view, req, res, channe
       : html`<a href="${CONSOLE_BASE}/students/${encodeURIComponent(studentId)}"><bdi>${student?.fullName ?? studentId}</bdi></a> <bdi class="code muted">${studentId}</bdi>`;
   const recipient =
     push !== null
-      ? html`<div><dt>${t.recipientLabel}</dt><dd>${t.device} <bdi class="code">${push.deviceId}</bdi>${
+      ? html`${t.device} <bdi class="code">${push.deviceId}</bdi>${
           device === null
             ? html` · <span class="alert">${t.noDevice}</span>`
             : html` · ${t.pushToken} ${
@@ -86,13 +106,8 @@ export const showMessage: MessageAction = async (context, view, req, res, channe
                   ? html`<span class="alert">${t.noToken}</span>`
                   : html`<bdi class="code">${maskToken(device.token)}</bdi>`
               }`
-        }</dd></div>`
-      : html`<div><dt>${t.recipientLabel}</dt><dd>${t.phone} <bdi class="code" dir="ltr">${maskedPhone}</bdi></dd></div>`;
-  const what =
-    push !== null
-      ? html`<div><dt>${t.sentTitle}</dt><dd><bdi>${push.title}</bdi></dd></div>
-<div><dt>${t.sentText}</dt><dd><bdi class="sent-text">${push.body}</bdi></dd></div>`
-      : html`<div><dt>${t.sentText}</dt><dd>${t.smsTextHidden}</dd></div>`;
+        }`
+      : html`${t.phone} <bdi class="code" dir="ltr">${maskedPhone}</bdi>`;
   const resendBlock = resendable
     ? html`${
         explanation?.permanent === true
@@ -102,75 +117,72 @@ export const showMessage: MessageAction = async (context, view, req, res, channe
     : erased && message.status === 'dead'
       ? html`<p class="due">${t.codeErased}</p>`
       : '';
-  sendView(
-    res,
-    view,
+  const attemptsTable = stackTable(
+    attempts,
+    [
+      column(t.colAttempt, (a) => f.number(a.attempt), true),
+      column(t.colTime, (a) => times.atSecond(a.at)),
+      column(t.colOutcome, (a) => t.outcome[a.outcome] ?? a.outcome),
+      column(t.colCode, (a) => html`<bdi class="code">${a.code ?? '–'}</bdi>`),
+      column(t.colExplanation, (a) =>
+        a.error === null && a.code === null ? '–' : lastErrorText(view, channel, a.error, { code: a.code }),
+      ),
+      column(t.nextTry, (a) => (a.outcome === 'failed' ? nextAttempt(a.nextAttemptAt) : '–')),
+    ],
+    { empty: t.noAttempts },
+  );
+  return {
     title,
-    html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
-<dl class="summary-list">
-<div><dt>${t.colStatus}</dt><dd><span class="${statusClass(message.status)}" id="message-status">${t.status[message.status]}</span></dd></div>
-${
-  push !== null && push.heldUntil !== null
-    ? html`<div><dt>${t.colHeldUntil}</dt><dd id="held-until">${times.atSecond(push.heldUntil)}</dd></div>`
-    : ''
-}
-${studentId === null ? '' : html`<div><dt>${t.colStudent}</dt><dd>${studentLink}</dd></div>`}
-${push === null ? '' : html`<div><dt>${t.colSchool}</dt><dd><bdi>${school?.name ?? push.schoolKey ?? student?.school ?? '–'}</bdi></dd></div>`}
-<div><dt>${t.colType}</dt><dd>${push === null ? t.loginCode : html`<bdi>${typeName(view, push.type)}</bdi>`}</dd></div>
-${recipient}
-${what}
-<div><dt>${t.colChannelName}</dt><dd>${t.channel[channel]}</dd></div>
-<div><dt>${t.colId}</dt><dd><bdi class="code">${id}</bdi></dd></div>
-<div><dt>${t.colQueued}</dt><dd>${times.atSecond(message.createdAt)}</dd></div>
-<div><dt>${t.colAttempts}</dt><dd>${f.number(message.attempts)}</dd></div>
-<div><dt>${t.nextTry}</dt><dd>${pending ? nextAttempt(message.nextAttemptAt) : '–'}</dd></div>
-<div><dt>${t.colSentAt}</dt><dd>${times.atSecond(message.sentAt)}</dd></div>
-<div><dt>${t.colLastError}</dt><dd>${lastErrorText(view, channel, message.lastError)}</dd></div>
-</dl>
+    main: html`${notice(done)}${refused === null ? '' : html`<div class="error-summary" role="alert"><p>${refused}</p></div>`}
+${summaryList([
+  [
+    t.colStatus,
+    html`<span class="${statusClass(message.status)}" id="message-status">${t.status[message.status]}</span>`,
+  ],
+  push !== null &&
+    push.heldUntil !== null && [t.colHeldUntil, html`<span id="held-until">${times.atSecond(push.heldUntil)}</span>`],
+  studentId !== null && [t.colStudent, studentLink],
+  push !== null && [t.colSchool, html`<bdi>${school?.name ?? push.schoolKey ?? student?.school ?? '–'}</bdi>`],
+  [t.colType, push === null ? t.loginCode : html`<bdi>${typeName(view, push.type)}</bdi>`],
+  [t.recipientLabel, recipient],
+  push !== null && [t.sentTitle, html`<bdi>${push.title}</bdi>`],
+  [t.sentText, push !== null ? html`<bdi class="sent-text">${push.body}</bdi>` : t.smsTextHidden],
+  [t.colChannelName, t.channel[channel]],
+  [t.colId, html`<bdi class="code">${id}</bdi>`],
+  [t.colQueued, times.atSecond(message.createdAt)],
+  [t.colAttempts, f.number(message.attempts)],
+  [t.nextTry, pending ? nextAttempt(message.nextAttemptAt) : '–'],
+  [t.colSentAt, times.atSecond(message.sentAt)],
+  [t.colLastError, lastErrorText(view, channel, message.lastError)],
+])}
 ${resendBlock}
 <h2>${t.attemptsTitle}</h2>
-${
-  attempts.length === 0
-    ? html`<p>${t.noAttempts}</p>`
-    : html`<table class="stack">
-<thead><tr><th scope="col" class="number">${t.colAttempt}</th><th scope="col">${t.colTime}</th><th scope="col">${t.colOutcome}</th><th scope="col">${t.colCode}</th><th scope="col">${t.colExplanation}</th><th scope="col">${t.nextTry}</th></tr></thead>
-<tbody>${attempts.map(
-        (a) => html`<tr>
-<td data-label="${t.colAttempt}" class="number">${f.number(a.attempt)}</td>
-<td data-label="${t.colTime}">${times.atSecond(a.at)}</td>
-<td data-label="${t.colOutcome}">${t.outcome[a.outcome] ?? a.outcome}</td>
-<td data-label="${t.colCode}"><bdi class="code">${a.code ?? '–'}</bdi></td>
-<td data-label="${t.colExplanation}">${a.error === null && a.code === null ? '–' : lastErrorText(view, channel, a.error, { code: a.code })}</td>
-<td data-label="${t.nextTry}">${a.outcome === 'failed' ? nextAttempt(a.nextAttemptAt) : '–'}</td>
-</tr>`,
-      )}</tbody></table>`
-}`,
-  );
-};
-
-/** The confirmation step: one question on its own page. */
-export function confirmResend(view: View, res: Response, channel: OutboxChannel, id: string): void {
-  const { t } = view;
-  sendView(
-    res,
-    view,
-    t.resend,
-    html`<p>${t.confirmResend}</p>
-<form method="post" action="${messagePath(channel, id)}/resend">${csrfField(view)}<button type="submit">${t.yesResend}</button> <a href="${messagePath(channel, id)}">${t.cancel}</a></form>`,
-  );
+${attemptsTable}`,
+  };
 }
 
-export const resend: MessageAction = async (context, view, req, res, channel, id) => {
-  const session = view.session as SignedIn;
+/** The confirmation step: one question on its own page. */
+export function confirmResendPage(view: SignedInView, { channel, id }: MessageRef): Page {
+  const { t } = view;
+  return {
+    title: t.resend,
+    main: confirmation(view, {
+      question: html`<p>${t.confirmResend}</p>`,
+      action: `${messagePath(channel, id)}/resend`,
+      yes: t.yesResend,
+      back: messagePath(channel, id),
+    }),
+  };
+}
+
+/** Queues the message again, through the admin API's requeue; refused for one that cannot be (an erased code). */
+export async function resend(context: ConsoleContext, signed: Signed, { channel, id }: MessageRef): Promise<Redirect> {
   const result = await context.stores.admin.requeueOutboxMessage(channel, id);
-  await context.audit({
-    address: req.ip ?? null,
-    account: session.account,
-    operation: 'resend',
+  await signed.audit({
     subject: id,
     outcome: result === 'requeued' ? 'allowed' : 'refused',
     reason: result === 'requeued' ? `${channel}` : result,
   });
   if (result === 'requeued') context.onResent?.();
-  redirect(res, `${messagePath(channel, id)}?${result === 'requeued' ? 'done=resent' : `refused=${result}`}`);
-};
+  return { redirect: `${messagePath(channel, id)}?${result === 'requeued' ? 'done=resent' : `refused=${result}`}` };
+}

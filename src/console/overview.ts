@@ -4,8 +4,8 @@
 // per school and type, the frequent errors, and the delivery workers'
 // heartbeats. The figures at the top refresh themselves every few seconds
 // through /console/overview.json (overview-live.ts), without a reload.
-import type { Request, Response } from 'express';
-import type { ActivityWidth, OutboxChannel, OutboxStatus } from '../store';
+import { z } from 'zod';
+import type { ActivityWidth, ConsoleStore, OutboxChannel, OutboxStatus } from '../store';
 import { activityChart, type ChartBucket } from './chart';
 import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
@@ -14,7 +14,9 @@ import { funnelTable } from './read-funnel';
 import { OVERVIEW_TEXT, RANGES, type Range } from './overview-text';
 import { CONSOLE_BASE } from './respond';
 import { statusClass } from './status-style';
-import { sendView, type View } from './view';
+import { column, stackTable } from './partials';
+import type { Page } from './route-table';
+import type { View } from './view';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -44,10 +46,7 @@ const SHAPES: Readonly<Record<Range, RangeShape>> = {
 };
 
 /** The `range` parameter: one of RANGES, else the last hour. */
-export function rangeOf(req: Request): Range {
-  const value = req.query.range;
-  return typeof value === 'string' && (RANGES as readonly string[]).includes(value) ? (value as Range) : '1h';
-}
+export const overviewQuery = z.object({ range: z.enum(RANGES).catch('1h') });
 
 /** One figure that refreshes itself: its text, and whether it is shown as a warning. */
 export interface LiveFigure {
@@ -87,10 +86,22 @@ export async function liveNumbers(context: ConsoleContext, view: View): Promise<
 const channelHref = (channel: OutboxChannel, status: OutboxStatus): string =>
   `${CONSOLE_BASE}/messages?channel=${channel}&status=${STATUS_PARAM[status]}`;
 
-export async function showOverview(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const { t, f } = view;
-  const words = OVERVIEW_TEXT[view.lang];
-  const range = rangeOf(req);
+/** What one of the console store's reads gives. */
+type StoreRead<K extends keyof ConsoleStore> = Awaited<ReturnType<ConsoleStore[K]>>;
+
+export interface OverviewModel {
+  readonly range: Range;
+  /** The time the page is drawn at. */
+  readonly now: number;
+  readonly live: LiveNumbers;
+  readonly stats: Awaited<ReturnType<ConsoleContext['stores']['admin']['outboxStats']>>;
+  readonly activity: StoreRead<'activity'>;
+  readonly funnel: StoreRead<'readFunnel'>;
+  readonly errors: StoreRead<'frequentErrors'>;
+  readonly workers: StoreRead<'listWorkers'>;
+}
+
+export async function loadOverview(context: ConsoleContext, view: View, range: Range): Promise<OverviewModel> {
   const shape = SHAPES[range];
   const now = context.now().getTime();
   const store = context.stores.console;
@@ -104,6 +115,14 @@ export async function showOverview(context: ConsoleContext, view: View, req: Req
     store.frequentErrors(new Date(now - DAY).toISOString(), 10),
     store.listWorkers(),
   ]);
+  return { range, now, live, stats, activity, funnel, errors, workers };
+}
+
+export function overviewPage(view: View, model: OverviewModel): Page {
+  const { t, f } = view;
+  const { range, now, live, stats, activity, funnel, errors, workers } = model;
+  const words = OVERVIEW_TEXT[view.lang];
+  const shape = SHAPES[range];
   const figure = (key: string): LiveFigure => live.figures[key] ?? { text: '', tone: '' };
 
   const channels = stats.map(
@@ -142,26 +161,33 @@ export async function showOverview(context: ConsoleContext, view: View, req: Req
       html`<li><a href="${CONSOLE_BASE}/?range=${each}"${each === range ? html` aria-current="page"` : ''}>${words.range[each]}</a></li>`,
   )}</ul></nav>`;
 
-  const errorRows =
-    errors.length === 0
-      ? html`<p>${t.noErrors}</p>`
-      : html`<table class="stack">
-<thead><tr><th scope="col">${t.colChannel}</th><th scope="col">${t.colError}</th><th scope="col" class="number">${t.colCount}</th></tr></thead>
-<tbody>${errors.map(
-          (e) =>
-            html`<tr><td data-label="${t.colChannel}">${t.channel[e.channel]}</td><td data-label="${t.colError}"><a href="${CONSOLE_BASE}/messages?channel=${e.channel}&amp;error=${encodeURIComponent(e.error)}"><bdi class="code">${e.error}</bdi></a></td><td data-label="${t.colCount}" class="number">${f.number(e.count)}</td></tr>`,
-        )}</tbody></table>`;
+  const errorRows = stackTable(
+    errors,
+    [
+      column(t.colChannel, (e) => t.channel[e.channel]),
+      column(
+        t.colError,
+        (e) =>
+          html`<a href="${CONSOLE_BASE}/messages?channel=${e.channel}&amp;error=${encodeURIComponent(e.error)}"><bdi class="code">${e.error}</bdi></a>`,
+      ),
+      column(t.colCount, (e) => f.number(e.count), true),
+    ],
+    { empty: t.noErrors },
+  );
 
   const alive = workers.filter((w) => now - Date.parse(w.beatAt) < WORKER_ALIVE_MS);
   const workerRows = html`${alive.length === 0 ? html`<p class="due given-up on" role="alert">${t.noWorkers}</p>` : ''}${
     workers.length === 0
       ? ''
-      : html`<table class="stack">
-<thead><tr><th scope="col">${t.colWorker}</th><th scope="col">${t.colStarted}</th><th scope="col">${t.colLastHeard}</th><th scope="col">${t.colState}</th></tr></thead>
-<tbody>${workers.map((w) => {
-          const ok = now - Date.parse(w.beatAt) < WORKER_ALIVE_MS;
-          return html`<tr><td data-label="${t.colWorker}"><bdi class="code">${w.id}</bdi></td><td data-label="${t.colStarted}">${view.times.at(w.startedAt)}</td><td data-label="${t.colLastHeard}">${view.times.relative(w.beatAt, now)}</td><td data-label="${t.colState}"><span class="${ok ? 'ok' : 'alert'}">${ok ? t.workerAlive : t.workerSilent}</span></td></tr>`;
-        })}</tbody></table>`
+      : stackTable(workers, [
+          column(t.colWorker, (w) => html`<bdi class="code">${w.id}</bdi>`),
+          column(t.colStarted, (w) => view.times.at(w.startedAt)),
+          column(t.colLastHeard, (w) => view.times.relative(w.beatAt, now)),
+          column(t.colState, (w) => {
+            const ok = now - Date.parse(w.beatAt) < WORKER_ALIVE_MS;
+            return html`<span class="${ok ? 'ok' : 'alert'}">${ok ? t.workerAlive : t.workerSilent}</span>`;
+          }),
+        ])
   }`;
 
   const main: Html = html`<h2>${t.deliveryNow}</h2>
@@ -179,7 +205,7 @@ ${funnelTable(view, funnel.slice(0, FUNNEL_ROWS), funnel.length > FUNNEL_ROWS)}
 <h2>${t.errorsTitle}</h2>
 ${errorRows}
 <script src="${CONSOLE_BASE}/overview.js" defer></script>`;
-  sendView(res, view, t.overviewTitle, main, { current: 'overview' });
+  return { title: t.overviewTitle, main, current: 'overview' };
 }
 
 /** The funnel's rows on the page; more are left to a shorter period. */

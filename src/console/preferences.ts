@@ -1,12 +1,14 @@
 // The operator's preferences (docs/console.md#times): the time zone every
 // time is shown in, kept in a cookie of this browser for a year, as the
 // language is; without one, CONSOLE_TIME_ZONE decides.
-import type { Request, Response } from 'express';
+import { z } from 'zod';
 import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
-import { addCookie, cookie, CONSOLE_BASE, redirect } from './respond';
+import { addCookie, cookie, CONSOLE_BASE } from './respond';
+import { option } from './partials';
+import { text, type Page, type Redirect, type Signed } from './route-table';
 import { isTimeZone, timeZones } from './times';
-import { csrfField, notice, sendView, type View } from './view';
+import { csrfField, notice, type View } from './view';
 
 export const ZONE_COOKIE = 'sns_console_zone';
 
@@ -16,41 +18,40 @@ export function chooseZone(cookies: ReadonlyMap<string, string>, fallback: strin
   return chosen !== undefined && isTimeZone(chosen) ? chosen : fallback;
 }
 
-export function showPreferences(context: ConsoleContext, view: View, req: Request, res: Response): void {
+export const preferencesQuery = z.object({ saved: text(1) });
+export const preferencesForm = z.object({ zone: text(64) });
+
+/** The form, with the zone in use chosen, and the time now in it. */
+export function preferencesPage(view: View, now: Date, saved: boolean): Page {
   const { t } = view;
   const current = view.times.zone;
-  sendView(
-    res,
-    view,
-    t.preferencesTitle,
-    html`${notice(req.query.saved === '1' ? t.preferencesSaved : null)}
+  return {
+    title: t.preferencesTitle,
+    main: html`${notice(saved ? t.preferencesSaved : null)}
 <form method="post" action="${CONSOLE_BASE}/preferences">${csrfField(view)}
 <div class="field"><label for="zone">${t.timeZoneLabel}</label><p class="hint" id="zone-hint">${t.preferencesZoneHint}</p>
-<select id="zone" name="zone" dir="ltr" aria-describedby="zone-hint">${timeZones().map(
-      (zone) => html`<option value="${zone}"${zone === current ? html` selected` : ''}>${zone}</option>`,
-    )}</select></div>
-<p class="hint">${view.times.atSecond(context.now().toISOString())}</p>
+<select id="zone" name="zone" dir="ltr" aria-describedby="zone-hint">${timeZones().map((zone) => option(zone, zone, current))}</select></div>
+<p class="hint">${view.times.atSecond(now.toISOString())}</p>
 <button type="submit">${t.save}</button>
 </form>`,
-    { current: 'preferences' },
-  );
+    current: 'preferences',
+  };
 }
 
-export async function savePreferences(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const zone = typeof body.zone === 'string' ? body.zone.slice(0, 64) : '';
+/** Keeps the zone chosen in this browser's cookie; a zone this Node does not know is a plain 400. */
+export async function savePreferences(
+  context: ConsoleContext,
+  signed: Signed,
+  form: z.output<typeof preferencesForm>,
+): Promise<Redirect | undefined> {
+  const { view, res } = signed;
+  const zone = form.zone ?? '';
   if (!isTimeZone(zone)) {
     res.status(400).setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(`${view.t.timeZoneLabel}: ${view.t.whyChoose}\n`);
-    return;
+    return undefined;
   }
-  await context.audit({
-    address: req.ip ?? null,
-    account: view.session?.account ?? null,
-    operation: 'preferences',
-    subject: zone,
-    outcome: 'allowed',
-  });
+  await signed.audit({ subject: zone, outcome: 'allowed' });
   addCookie(res, cookie(ZONE_COOKIE, zone, { secure: context.settings.secureCookies, maxAge: 365 * 24 * 3600 }));
-  redirect(res, `${CONSOLE_BASE}/preferences?saved=1`);
+  return { redirect: `${CONSOLE_BASE}/preferences?saved=1` };
 }

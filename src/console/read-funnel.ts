@@ -6,6 +6,7 @@
 import type { FunnelRow } from '../store';
 import { bdi, html, type Html } from '../shared/markup';
 import { OVERVIEW_TEXT } from './overview-text';
+import { column, stackTable } from './partials';
 import { CONSOLE_BASE } from './respond';
 import { typeName } from './values';
 import type { View } from './view';
@@ -28,14 +29,23 @@ export function funnelTable(view: View, rows: readonly FunnelRow[], more: boolea
   // whole " (67%)" a left-to-right run glued to the count's far side, "(67%)2" (test/browser/console-flows.test.ts).
   const share = (n: number, of: number) =>
     of === 0 ? '' : html` <bdi class="share">(${percent.format(n / of)})</bdi>`;
-  return html`<table class="stack funnel">
-<thead><tr><th scope="col">${words.colDay}</th><th scope="col">${words.colSchool}</th><th scope="col">${words.colType}</th><th scope="col" class="number">${words.colQueued}</th><th scope="col" class="number">${words.colAccepted}</th><th scope="col" class="number">${words.colRead}</th><th scope="col">${words.colShare}</th></tr></thead>
-<tbody>${rows.map((row) => {
-    const messages = `${CONSOLE_BASE}/messages?channel=push&type=${encodeURIComponent(row.type)}&from=${row.day}&to=${row.day}`;
-    const school =
-      row.school === null
-        ? html`<span class="muted">${words.noSchool}</span>`
-        : html`<a href="${`${messages}&school=${encodeURIComponent(row.school)}`}">${bdi(row.school)}</a>`;
-    return html`<tr><td data-label="${words.colDay}">${row.day}</td><td data-label="${words.colSchool}">${school}</td><td data-label="${words.colType}">${bdi(typeName(view, row.type))}</td><td data-label="${words.colQueued}" class="number">${f.number(row.queued)}</td><td data-label="${words.colAccepted}" class="number">${f.number(row.accepted)}${share(row.accepted, row.queued)}</td><td data-label="${words.colRead}" class="number">${f.number(row.read)}${share(row.read, row.queued)}</td><td data-label="${words.colShare}">${funnelBar(row)}</td></tr>`;
-  })}</tbody></table>${more ? html`<p class="muted">${words.funnelMore(f.number(rows.length))}</p>` : ''}`;
+  const messages = (row: FunnelRow) =>
+    `${CONSOLE_BASE}/messages?channel=push&type=${encodeURIComponent(row.type)}&from=${row.day}&to=${row.day}`;
+  return html`${stackTable(
+    rows,
+    [
+      column(words.colDay, (row) => row.day),
+      column(words.colSchool, (row) =>
+        row.school === null
+          ? html`<span class="muted">${words.noSchool}</span>`
+          : html`<a href="${`${messages(row)}&school=${encodeURIComponent(row.school)}`}">${bdi(row.school)}</a>`,
+      ),
+      column(words.colType, (row) => bdi(typeName(view, row.type))),
+      column(words.colQueued, (row) => f.number(row.queued), true),
+      column(words.colAccepted, (row) => html`${f.number(row.accepted)}${share(row.accepted, row.queued)}`, true),
+      column(words.colRead, (row) => html`${f.number(row.read)}${share(row.read, row.queued)}`, true),
+      column(words.colShare, funnelBar),
+    ],
+    { className: 'funnel' },
+  )}${more ? html`<p class="muted">${words.funnelMore(f.number(rows.length))}</p>` : ''}`;
 }

@@ -6,25 +6,15 @@
 // at the top of the form with a link to its field, and nothing changes.
 // A student, a school and a device are edited this way (student-edit.ts,
 // school-edit.ts, device-edit.ts).
-import type { Response } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InvalidDataSetError, type DataSetCollection } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
-import { html, type Html } from '../shared/markup';
+import type { ConsoleContext } from './context';
+import { html } from '../shared/markup';
 import { foreignText, issueText } from './validation';
 import type { Messages } from './i18n';
-import { redirect, sendPage } from './respond';
+import type { Page, Redirect, Signed } from './route-table';
 import { maskToken } from './students';
-import {
-  csrfField,
-  errorSummary,
-  page,
-  type PageOptions,
-  type PageTitle,
-  sendView,
-  type SignedIn,
-  type View,
-} from './view';
+import { csrfField, errorSummary, type PageOptions, type PageTitle, type SignedInView } from './view';
 
 export interface EditField {
   /** The record's field, and the form's. */
@@ -63,13 +53,13 @@ export interface EditSpec {
 
 type Values = Record<string, string>;
 
-function editForm(
-  view: View,
+function editPage(
+  view: SignedInView,
   spec: EditSpec,
   record: Record<string, unknown>,
   values: Values,
   problems: { field: string; text: string }[],
-): Html {
+): Page {
   const { t } = view;
   const value = (field: EditField) =>
     field.secret === true ? '' : (values[field.name] ?? String(record[field.name] ?? ''));
@@ -88,45 +78,52 @@ function editForm(
       field.hint === undefined ? '' : html`<p class="hint" id="${hintId}">${field.hint(t)}</p>`
     }${input}</div>`;
   };
-  return page(
-    view,
-    spec.title(t, record),
-    html`${errorSummary(view, problems)}
+  return {
+    title: spec.title(t, record),
+    main: html`${errorSummary(view, problems)}
 <p><a href="${spec.back}">${t.back}</a></p>
 <form class="narrow" method="post" action="${spec.action}" novalidate>
 ${csrfField(view)}
 ${spec.fields.map(control)}
 <button type="submit">${t.save}</button>
 </form>`,
-    { current: spec.current },
-  );
+    current: spec.current,
+    status: problems.length > 0 ? 400 : 200,
+  };
 }
 
 async function stored(context: ConsoleContext, spec: EditSpec, key: string): Promise<Record<string, unknown> | null> {
   return await context.stores.admin.getRecord(spec.collection, key);
 }
 
-function notFound(view: View, res: Response, spec: EditSpec): void {
-  sendView(res, view, view.t.notFoundTitle, html`<p>${spec.missing(view.t)}</p>`, {
-    status: 404,
-    current: spec.current,
-  });
-}
+const notFound = (view: SignedInView, spec: EditSpec): Page => ({
+  title: view.t.notFoundTitle,
+  main: html`<p>${spec.missing(view.t)}</p>`,
+  status: 404,
+  current: spec.current,
+});
+
+/** The form: its fields are read by the spec. */
+export const editForm = z.record(z.string(), z.unknown());
 
 export async function showEdit(
   context: ConsoleContext,
-  view: View,
-  res: Response,
+  view: SignedInView,
   spec: EditSpec,
   key: string,
-): Promise<void> {
+): Promise<Page> {
   const record = await stored(context, spec, key);
-  if (record === null) notFound(view, res, spec);
-  else sendPage(res, 200, editForm(view, spec, record, {}, []));
+  return record === null ? notFound(view, spec) : editPage(view, spec, record, {}, []);
 }
 
-export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (context, view, req, res, spec, key) => {
-  const body = (req.body ?? {}) as Record<string, unknown>;
+export async function saveEdit(
+  context: ConsoleContext,
+  signed: Signed,
+  spec: EditSpec,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<Page | Redirect> {
+  const { view } = signed;
   const values: Values = {};
   for (const field of spec.fields) {
     const given = body[field.name];
@@ -141,36 +138,23 @@ export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (conte
       value.trim() === '' && field.clearable === true ? null : field.untrimmed === true ? value : value.trim();
   }
   const current = await stored(context, spec, key);
-  if (current === null) {
-    notFound(view, res, spec);
-    return;
-  }
+  if (current === null) return notFound(view, spec);
   const fieldId = (name: string | undefined) => spec.fields.find((f) => f.name === name)?.id ?? spec.fields[0].id;
   const labelOf = (name: string) => spec.fields.find((f) => f.name === name)?.label(view.t) ?? name;
   const audit = (outcome: 'allowed' | 'refused', reason: string) =>
-    context.audit({
-      address: req.ip ?? null,
-      account: (view.session as SignedIn).account,
-      operation: spec.operation,
-      subjectKind: spec.subjectKind,
-      subject: key,
-      outcome,
-      reason,
-    });
+    signed.audit({ operation: spec.operation, subjectKind: spec.subjectKind, subject: key, outcome, reason });
   const refuse = async (problems: { field: string; text: string }[]) => {
     await audit('refused', 'invalid');
-    sendPage(res, 400, editForm(view, spec, current, values, problems));
+    return editPage(view, spec, current, values, problems);
   };
   const parsed = spec.patch.safeParse(patch);
-  if (!parsed.success) {
-    await refuse(
+  if (!parsed.success)
+    return refuse(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0]);
         return { field: fieldId(name), text: `${labelOf(name)}: ${issueText(view, issue)}` };
       }),
     );
-    return;
-  }
   try {
     await context.stores.admin.changeRecord(spec.collection, key, (record) =>
       record === null ? { refuse: 'not_found' } : { write: { ...record, ...parsed.data } },
@@ -178,17 +162,16 @@ export const saveEdit: PageHandler<[spec: EditSpec, key: string]> = async (conte
   } catch (err) {
     if (!(err instanceof InvalidDataSetError)) throw err;
     const name = /\.(\w+)$/.exec(err.path)?.[1];
-    await refuse([
+    return refuse([
       {
         field: fieldId(name),
         text: foreignText(view, err.message.replace(new RegExp(`^${spec.collection}\\[0\\]\\.`), '')),
       },
     ]);
-    return;
   }
   await audit('allowed', changeText(spec, current, parsed.data));
-  redirect(res, spec.saved);
-};
+  return { redirect: spec.saved };
+}
 
 /** A changed value as the audit trail keeps it: cut short, a secret (a push token) by its ends only. */
 function auditValue(field: EditSpec['fields'][number] | undefined, value: unknown): string {

@@ -1,14 +1,14 @@
 // Editing a school's name, time zone, quiet hours and FCM project, and a device's platform and push token (operators,
 // docs/console.md#editing-records), by the shared record form (record-edit.ts):
 // the admin API's PATCH /schools and PATCH /devices rules and messages.
-import type { Request, Response } from 'express';
+import { z } from 'zod';
 import { DEFAULT_FCM_PROJECT, knownFcmProjects } from '../domain/fcm-project';
 import { COLLECTION_OF } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
 import type { Messages } from './i18n';
-import { saveEdit, showEdit, type EditField, type EditSpec } from './record-edit';
+import type { EditField, EditSpec } from './record-edit';
+import { text } from './route-table';
 import { CONSOLE_BASE } from './respond';
-import { titled, type View } from './view';
+import { titled } from './view';
 
 /** A left-to-right text field of the school's clock, with its label and hint. */
 function clockField(
@@ -41,7 +41,7 @@ function fcmProjectField(): EditField[] {
   ];
 }
 
-function schoolSpec(baseUrl: string): EditSpec {
+export function schoolEdit(baseUrl: string): EditSpec {
   const query = `school=${encodeURIComponent(baseUrl)}`;
   return {
     collection: 'schools',
@@ -67,7 +67,7 @@ function schoolSpec(baseUrl: string): EditSpec {
 }
 
 /** `student`: the student whose page led here, to go back to. */
-function deviceSpec(id: string, student: string | null): EditSpec {
+export function deviceEdit(id: string, student: string | null): EditSpec {
   const back =
     student === null ? `${CONSOLE_BASE}/students` : `${CONSOLE_BASE}/students/${encodeURIComponent(student)}`;
   const query = student === null ? '' : `?student=${encodeURIComponent(student)}`;
@@ -109,22 +109,7 @@ function deviceSpec(id: string, student: string | null): EditSpec {
   };
 }
 
-const schoolOf = (req: Request): string => (typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '');
-const studentOf = (req: Request): string | null =>
-  typeof req.query.student === 'string' && req.query.student !== '' ? req.query.student.slice(0, 128) : null;
-
-export async function showEditSchool(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  await showEdit(context, view, res, schoolSpec(schoolOf(req)), schoolOf(req));
-}
-
-export async function saveSchool(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  await saveEdit(context, view, req, res, schoolSpec(schoolOf(req)), schoolOf(req));
-}
-
-export const showEditDevice: PageHandler<[id: string]> = async (context, view, req, res, id) => {
-  await showEdit(context, view, res, deviceSpec(id, studentOf(req)), id);
-};
-
-export const saveDevice: PageHandler<[id: string]> = async (context, view, req, res, id) => {
-  await saveEdit(context, view, req, res, deviceSpec(id, studentOf(req)), id);
-};
+/** The school form's query: the school's base URL. */
+export const schoolEditQuery = z.object({ school: text(512).transform((value) => value ?? '') });
+/** The device form's query: the student whose page it was opened from, to go back to. */
+export const deviceEditQuery = z.object({ student: text(128).transform((value) => value || null) });

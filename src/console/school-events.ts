@@ -5,15 +5,17 @@
 // (src/admin/event-routes.ts), with the same URL rule
 // (src/shared/event-receiver-url.ts). A secret made here is shown once, on
 // the page that answers the save, and never again.
-import type { Request, Response } from 'express';
-import type { EventSubscriptionView } from '../store';
+import { z } from 'zod';
+import type { AdminStore, EventSubscriptionView } from '../store';
 import { html, type Html } from '../shared/markup';
 import { checkReceiverUrl, MAX_RECEIVER_URL } from '../shared/event-receiver-url';
 import { isEventSecret, newEventSecret } from '../shared/event-signature';
 import type { ConsoleContext } from './context';
-import { CONSOLE_BASE, redirect, sendPage } from './respond';
+import { CONSOLE_BASE, sendPage } from './respond';
+import { text, type Answer, type Page, type Redirect, type Signed } from './route-table';
 import { maskErrorText } from './explain';
-import { allows, csrfField, errorSummary, notice, page, sendView, type SignedIn, type View } from './view';
+import { confirmation, summaryList } from './partials';
+import { allows, csrfField, errorSummary, notice, page, type SignedInView, type View } from './view';
 
 const MAX_SECRET = 128;
 
@@ -22,22 +24,19 @@ const schoolPage = (baseUrl: string) => `${CONSOLE_BASE}/schools/students?${scho
 const formPath = (baseUrl: string) => `${CONSOLE_BASE}/schools/events?${schoolQuery(baseUrl)}`;
 const removePath = (baseUrl: string) => `${CONSOLE_BASE}/schools/events/remove?${schoolQuery(baseUrl)}`;
 
-/** The school whose subscription a request is about (`?school=`), bounded as the school page bounds it. */
-export const eventsSchoolOf = (req: Request): string =>
-  typeof req.query.school === 'string' ? req.query.school.slice(0, 512) : '';
-
-/** The notice of the school page after a change here (`?events=`). */
-export function eventsNotice(view: View, req: Request): Html | '' {
-  const done = req.query.events;
+/** The notice of the school page after a change here (`?events=saved` or `removed`). */
+export function eventsNotice(view: View, done: string | undefined): Html | '' {
   return notice(done === 'saved' ? view.t.schoolEvents.saved : done === 'removed' ? view.t.schoolEvents.removed : null);
 }
 
+/** What the school page's section shows: the subscription, or none. */
+export type EventsFound = Awaited<ReturnType<AdminStore['getEventSubscription']>>;
+
 /** The school page's section: the subscription, or that there is none; the links to change it for operators. */
-export async function eventsSection(context: ConsoleContext, view: View, baseUrl: string): Promise<Html> {
+export function eventsSection(view: SignedInView, baseUrl: string, found: EventsFound): Html {
   const { t, f } = view;
   const e = t.schoolEvents;
-  const found = await context.stores.admin.getEventSubscription(baseUrl);
-  const canEdit = allows((view.session as SignedIn).role, 'operator');
+  const canEdit = allows(view.session.role, 'operator');
   if (found === 'no_school' || found === 'none')
     return html`<section aria-labelledby="events-title"><h2 id="events-title">${e.title}</h2>
 <p>${e.none}</p>
@@ -45,14 +44,23 @@ ${canEdit ? html`<p><a class="button secondary" href="${formPath(baseUrl)}">${e.
   const stateClass = found.state === 'active' ? 'ok' : 'alert';
   return html`<section aria-labelledby="events-title"><h2 id="events-title">${e.title}</h2>
 <p class="hint">${e.intro}</p>
-<dl class="summary-list" id="event-subscription">
-<div><dt>${e.url}</dt><dd><bdi class="code">${found.url}</bdi></dd></div>
-<div><dt>${e.state}</dt><dd><span class="${stateClass}" id="events-state">${e.states[found.state]}</span><br><span class="muted">${e.stateHint[found.state]}</span></dd></div>
-${found.failingSince === null ? '' : html`<div><dt>${e.failingSince}</dt><dd>${view.times.at(found.failingSince)}</dd></div>`}
-<div><dt>${e.pending}</dt><dd>${f.number(found.pending)}</dd></div>
-<div><dt>${e.failed}</dt><dd>${f.number(found.failed)}</dd></div>
-<div><dt>${e.lastError}</dt><dd>${found.lastError === null ? '–' : html`<bdi class="code muted">${maskErrorText(found.lastError)}</bdi>`}</dd></div>
-</dl>
+${summaryList(
+  [
+    [e.url, html`<bdi class="code">${found.url}</bdi>`],
+    [
+      e.state,
+      html`<span class="${stateClass}" id="events-state">${e.states[found.state]}</span><br><span class="muted">${e.stateHint[found.state]}</span>`,
+    ],
+    found.failingSince !== null && [e.failingSince, view.times.at(found.failingSince)],
+    [e.pending, f.number(found.pending)],
+    [e.failed, f.number(found.failed)],
+    [
+      e.lastError,
+      found.lastError === null ? '–' : html`<bdi class="code muted">${maskErrorText(found.lastError)}</bdi>`,
+    ],
+  ],
+  'event-subscription',
+)}
 ${
   canEdit
     ? html`<p><a class="button secondary" href="${formPath(baseUrl)}">${e.change}</a> <a class="button warning" href="${removePath(baseUrl)}">${e.remove}</a></p>`
@@ -67,7 +75,7 @@ interface FormState {
 }
 
 function eventsForm(
-  view: View,
+  view: SignedInView,
   school: { baseUrl: string; name: string },
   current: EventSubscriptionView | null,
   state: FormState,
@@ -97,35 +105,29 @@ ${
   );
 }
 
+/** The school whose subscription a request is about (`?school=`), bounded as the school page bounds it. */
+export const eventsQuery = z.object({ school: text(512).transform((value) => value ?? '') });
+
+/** The subscription's form; a value past its bound is kept long enough to be refused. */
+export const eventsBody = z.object({
+  url: text(MAX_RECEIVER_URL + 1).transform((value) => value ?? ''),
+  secret: text(MAX_SECRET + 1).transform((value) => (value ?? '').trim()),
+  newSecret: text(1).transform((value) => value === '1'),
+});
+
 /** A change of a school's subscription in the audit trail (docs/console.md#audit), never its secret. */
-function auditChange(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  operation: string,
-  baseUrl: string,
-  outcome: 'allowed' | 'refused',
-  reason: string,
-): Promise<void> {
-  return context.audit({
-    address: req.ip ?? null,
-    account: (view.session as SignedIn).account,
-    operation,
-    subjectKind: 'school',
-    subject: baseUrl,
-    outcome,
-    reason,
-  });
-}
+const auditChange = (signed: Signed, baseUrl: string, outcome: 'allowed' | 'refused', reason: string) =>
+  signed.audit({ subjectKind: 'school', subject: baseUrl, outcome, reason });
 
-function noSchool(view: View, res: Response): void {
-  sendView(res, view, view.t.notFoundTitle, html`<p>${view.t.schoolMissing}</p>`, { current: 'schools', status: 404 });
-}
+const noSchool = (view: SignedInView): Page => ({
+  title: view.t.notFoundTitle,
+  main: html`<p>${view.t.schoolMissing}</p>`,
+  current: 'schools',
+  status: 404,
+});
 
-async function schoolOf(context: ConsoleContext, view: View, res: Response, baseUrl: string) {
-  const school = baseUrl === '' ? null : await context.stores.admin.getRecord('schools', baseUrl);
-  if (school === null) noSchool(view, res);
-  return school;
+async function schoolOf(context: ConsoleContext, baseUrl: string) {
+  return baseUrl === '' ? null : await context.stores.admin.getRecord('schools', baseUrl);
 }
 
 async function currentOf(context: ConsoleContext, baseUrl: string): Promise<EventSubscriptionView | null> {
@@ -133,26 +135,28 @@ async function currentOf(context: ConsoleContext, baseUrl: string): Promise<Even
   return found === 'none' || found === 'no_school' ? null : found;
 }
 
-export async function showEventsForm(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
-  if (school === null) return;
+export async function showEventsForm(context: ConsoleContext, signed: Signed, baseUrl: string): Promise<Answer> {
+  const { view, res } = signed;
+  const school = await schoolOf(context, baseUrl);
+  if (school === null) return noSchool(view);
   const current = await currentOf(context, school.baseUrl);
   sendPage(res, 200, eventsForm(view, school, current, { url: current?.url ?? '', newSecret: false, problems: [] }));
+  return undefined;
 }
 
-export async function saveEvents(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const { t } = view;
-  const e = t.schoolEvents;
-  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
-  if (school === null) return;
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const text = (name: string, max: number) => (typeof body[name] === 'string' ? body[name].slice(0, max) : '');
-  const urlText = text('url', MAX_RECEIVER_URL + 1);
-  const secretText = text('secret', MAX_SECRET + 1).trim();
-  const newSecret = body.newSecret === '1';
+export async function saveEvents(
+  context: ConsoleContext,
+  signed: Signed,
+  baseUrl: string,
+  { url: urlText, secret: secretText, newSecret }: z.output<typeof eventsBody>,
+): Promise<Answer> {
+  const { view, res } = signed;
+  const e = view.t.schoolEvents;
+  const school = await schoolOf(context, baseUrl);
+  if (school === null) return noSchool(view);
   const current = await currentOf(context, school.baseUrl);
   const audit = (outcome: 'allowed' | 'refused', reason: string) =>
-    auditChange(context, view, req, 'school-events', school.baseUrl, outcome, reason);
+    auditChange(signed, school.baseUrl, outcome, reason);
 
   const problems: { field: string; text: string }[] = [];
   const checked = checkReceiverUrl(urlText, context.settings.eventsAllowHttp === true);
@@ -162,7 +166,7 @@ export async function saveEvents(context: ConsoleContext, view: View, req: Reque
     await audit('refused', 'invalid');
     // The typed secret is never sent back: the field is empty again.
     sendPage(res, 400, eventsForm(view, school, current, { url: urlText, newSecret, problems }));
-    return;
+    return undefined;
   }
 
   // Kept when the school has a subscription and no new one is asked for; else given or made here.
@@ -173,69 +177,51 @@ export async function saveEvents(context: ConsoleContext, view: View, req: Reque
     secret: secretText === '' ? (made as string) : secretText,
     keepStoredSecret: keep,
   });
-  if (stored === null) {
-    // Removed since the form was read.
-    noSchool(view, res);
-    return;
-  }
+  // Removed since the form was read.
+  if (stored === null) return noSchool(view);
   const how = keep ? 'secret-kept' : made === null ? 'secret-given' : 'secret-made';
   await audit('allowed', `${current === null ? 'created' : 'changed'} ${how}`);
   context.logger.info(
     { school: school.baseUrl, receiver: new URL(checked.url).origin, secret: how },
     'console: event subscription set',
   );
-  if (keep || made === null) {
-    redirect(res, `${schoolPage(school.baseUrl)}&events=saved`);
-    return;
-  }
+  if (keep || made === null) return { redirect: `${schoolPage(school.baseUrl)}&events=saved` };
   // The one page that shows the made secret (answered with no-store, as every console page).
-  sendView(
-    res,
-    view,
-    e.secretTitle,
-    html`${notice(e.saved)}
+  return {
+    title: e.secretTitle,
+    main: html`${notice(e.saved)}
 <p>${e.secretText}</p>
-<dl class="summary-list">
-<div><dt>${e.url}</dt><dd><bdi class="code">${stored.url}</bdi></dd></div>
-<div><dt>${e.secretLabel}</dt><dd><bdi class="code token" id="events-made-secret">${made}</bdi></dd></div>
-</dl>
+${summaryList([
+  [e.url, html`<bdi class="code">${stored.url}</bdi>`],
+  [e.secretLabel, html`<bdi class="code token" id="events-made-secret">${made}</bdi>`],
+])}
 <p><a class="button" href="${schoolPage(school.baseUrl)}">${e.done}</a></p>`,
-    { current: 'schools' },
-  );
+    current: 'schools',
+  };
 }
 
-export async function confirmRemoveEvents(
-  context: ConsoleContext,
-  view: View,
-  req: Request,
-  res: Response,
-): Promise<void> {
+export async function confirmRemoveEvents(context: ConsoleContext, view: SignedInView, baseUrl: string): Promise<Page> {
   const { t } = view;
-  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
-  if (school === null) return;
-  sendView(
-    res,
-    view,
-    t.schoolEvents.remove,
-    html`<p>${t.schoolEvents.confirmRemove(school.name)}</p>
-<form method="post" action="${removePath(school.baseUrl)}">${csrfField(view)}<button type="submit" class="warning">${t.schoolEvents.yesRemove}</button> <a href="${schoolPage(school.baseUrl)}">${t.cancel}</a></form>`,
-    { current: 'schools' },
-  );
+  const school = await schoolOf(context, baseUrl);
+  if (school === null) return noSchool(view);
+  return {
+    title: t.schoolEvents.remove,
+    main: confirmation(view, {
+      question: html`<p>${t.schoolEvents.confirmRemove(school.name)}</p>`,
+      action: removePath(school.baseUrl),
+      yes: t.schoolEvents.yesRemove,
+      back: schoolPage(school.baseUrl),
+      warning: true,
+    }),
+    current: 'schools',
+  };
 }
 
-export async function removeEvents(context: ConsoleContext, view: View, req: Request, res: Response): Promise<void> {
-  const school = await schoolOf(context, view, res, eventsSchoolOf(req));
-  if (school === null) return;
+export async function removeEvents(context: ConsoleContext, signed: Signed, baseUrl: string): Promise<Page | Redirect> {
+  const school = await schoolOf(context, baseUrl);
+  if (school === null) return noSchool(signed.view);
   const removed = await context.stores.admin.deleteEventSubscription(school.baseUrl);
-  await auditChange(
-    context,
-    view,
-    req,
-    'school-events-remove',
-    school.baseUrl,
-    removed ? 'allowed' : 'refused',
-    removed ? 'removed' : 'none',
-  );
+  await auditChange(signed, school.baseUrl, removed ? 'allowed' : 'refused', removed ? 'removed' : 'none');
   if (removed) context.logger.info({ school: school.baseUrl }, 'console: event subscription removed');
-  redirect(res, `${schoolPage(school.baseUrl)}${removed ? '&events=removed' : ''}`);
+  return { redirect: `${schoolPage(school.baseUrl)}${removed ? '&events=removed' : ''}` };
 }

@@ -1,13 +1,12 @@
 // Editing a student (operators, docs/console.md#editing-records): full name,
 // class, device and the active flag, by the shared record form (record-edit.ts).
-import type { Response } from 'express';
 import { COLLECTION_OF } from '../store';
-import type { ConsoleContext, PageHandler } from './context';
-import { saveEdit, showEdit, type EditSpec } from './record-edit';
+import type { EditSpec } from './record-edit';
 import { CONSOLE_BASE } from './respond';
-import { titled, type View } from './view';
+import { titled } from './view';
 
-function studentSpec(id: string): EditSpec {
+/** The student form: its fields, their checks, and where it goes. */
+export function studentEdit(id: string): EditSpec {
   const here = `${CONSOLE_BASE}/students/${encodeURIComponent(id)}`;
   return {
     collection: 'students',
@@ -47,11 +46,3 @@ function studentSpec(id: string): EditSpec {
     current: 'students',
   };
 }
-
-export async function showEditStudent(context: ConsoleContext, view: View, res: Response, id: string): Promise<void> {
-  await showEdit(context, view, res, studentSpec(id), id);
-}
-
-export const saveStudent: PageHandler<[id: string]> = async (context, view, req, res, id) => {
-  await saveEdit(context, view, req, res, studentSpec(id), id);
-};

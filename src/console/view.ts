@@ -29,6 +29,11 @@ export interface View {
   readonly here: string;
 }
 
+/** The view of a page behind the session check: who is signed in is known (src/console/route-table.ts). */
+export interface SignedInView extends View {
+  readonly session: SignedIn;
+}
+
 const formats = { en: formatsFor(MESSAGES.en), ar: formatsFor(MESSAGES.ar) };
 
 // One set of formats per language and zone in use: a few hundred zones at most.
@@ -45,6 +50,8 @@ function timesOf(lang: Lang, zone: string): Times {
 }
 
 /** `zone` must be a zone isTimeZone accepts (the setting and the preference are checked where they are read). */
+export function viewFor(lang: Lang, session: SignedIn, here: string, zone?: string): SignedInView;
+export function viewFor(lang: Lang, session: SignedIn | null, here: string, zone?: string): View;
 export function viewFor(lang: Lang, session: SignedIn | null, here: string, zone = DEFAULT_TIME_ZONE): View {
   return { lang, t: MESSAGES[lang], f: formats[lang], times: timesOf(lang, zone), session, here };
 }
@@ -156,53 +163,4 @@ export function errorSummary(view: View, problems: readonly { field?: string; te
 /** A short note after a change (the flash message of the next page), in the page's colours for success. */
 export function notice(text: string | null): Html | '' {
   return text === null ? '' : html`<div class="notice" role="status"><p>${text}</p></div>`;
-}
-
-/**
- * keysetPager for a page the store returned with the cursors of its newer
- * and older neighbours (null: none), each written as a query value by
- * `param`; no pager for no page.
- */
-export function pagerOf<Cursor>(
-  view: View,
-  label: string,
-  path: string,
-  query: string,
-  list: { readonly newer: Cursor | null; readonly older: Cursor | null } | null,
-  param: (cursor: Cursor) => string,
-): Html | '' {
-  if (list === null) return '';
-  return keysetPager(
-    view,
-    label,
-    path,
-    query,
-    list.newer === null ? null : param(list.newer),
-    list.older === null ? null : param(list.older),
-  );
-}
-
-/**
- * The pager of a list paged by its key (Messages, dead letters, the audit
- * trail): `Newest` and `Newer` when there is a newer page, `Older` when there
- * is an older one, each the list's `path` with its filter `query` and the
- * cursor of the row to seek from (`after=` the first row, `before=` the last).
- */
-export function keysetPager(
-  view: View,
-  label: string,
-  path: string,
-  query: string,
-  newer: string | null,
-  older: string | null,
-): Html | '' {
-  if (newer === null && older === null) return '';
-  const link = (cursor: string) =>
-    `${path}?${[query, cursor].filter((part) => part !== '').join('&')}`.replace(/\?$/, '');
-  const { t } = view;
-  return html`<nav class="pager" aria-label="${label}">${
-    newer === null
-      ? ''
-      : html`<a href="${link('')}">${t.newest}</a> <a rel="prev" href="${link(`after=${encodeURIComponent(newer)}`)}">${t.newer}</a> `
-  }${older === null ? '' : html`<a rel="next" href="${link(`before=${encodeURIComponent(older)}`)}">${t.older}</a>`}</nav>`;
 }

@@ -2,25 +2,18 @@
 // with their account; filters by caller, operation, student, outcome and
 // time, checked by the admin API's rules.
 import request from 'supertest';
-import { storeVariants, type TestStore } from '../support/stores';
-import { Clock, hiddenField, signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
+import { storeVariants } from '../support/stores';
+import { hiddenField, signedIn, useConsoleWorld } from './support';
 
 describe.each(storeVariants())('the audit trail page on $name', (variant) => {
-  let ctx: TestStore;
-  let clock: Clock;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, clock, harness } = await openConsoleWorld(variant));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant);
 
   it('shows console actions with their account, and filters by caller, operation, student, outcome and time', async () => {
-    const olga = await signedIn(harness.app, 'olga');
-    clock.advance(60_000);
+    const olga = await signedIn(world.harness.app, 'olga');
+    world.clock.advance(60_000);
     await olga.agent.get('/console/students/1003');
     // A failed sign-in of victor's.
-    const agent = request.agent(harness.app);
+    const agent = request.agent(world.harness.app);
     const csrf = hiddenField((await agent.get('/console/sign-in')).text);
     await agent.post('/console/sign-in').type('form').send({ csrf, name: 'victor', password: 'not the one at all' });
 
@@ -41,7 +34,7 @@ describe.each(storeVariants())('the audit trail page on $name', (variant) => {
   });
 
   it('refuses a filter the admin API would refuse, with the reason at the top, and lists nothing', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const res = await olga.agent.get('/console/audit?from=yesterday&outcome=maybe');
     expect(res.status).toBe(400);
     expect(res.text).toContain('class="error-summary"');
@@ -52,7 +45,7 @@ describe.each(storeVariants())('the audit trail page on $name', (variant) => {
 
   it('pages by key, newest first, every entry once, and offers the operations in a list', async () => {
     const base = Date.parse('2026-03-01T00:00:00.000Z');
-    await ctx.store.access.insertAuditEntries(
+    await world.ctx.store.access.insertAuditEntries(
       Array.from({ length: 150 }, (_, i) => ({
         at: new Date(base + Math.floor(i / 3) * 1000).toISOString(),
         address: '10.0.0.1',
@@ -68,7 +61,7 @@ describe.each(storeVariants())('the audit trail page on $name', (variant) => {
         omitted: null,
       })),
     );
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const first = await olga.agent.get('/console/audit?operation=GetStudentSchool');
     expect(first.text).toContain('<option value="GetStudentSchool" selected>GetStudentSchool</option>');
     expect(first.text).toContain('<option value="resend-dead">resend-dead</option>');

@@ -3,37 +3,24 @@
 // error, a page at a time by their key; dismissed ones kept and left out;
 // Resend of the filter shown after a confirmation that restates it, leaving
 // out the failures that need a change first unless asked.
-import { storeVariants, type TestStore } from '../support/stores';
-import {
-  signedIn,
-  type Clock,
-  type ConsoleHarness,
-  openConsoleWorld,
-  closeConsoleWorld,
-  queuePush,
-  completePush,
-  hiddenField,
-} from './support';
+import { storeVariants } from '../support/stores';
+import { signedIn, useConsoleWorld, queuePush, completePush, hiddenField } from './support';
 
 const ids = (page: string): string[] =>
   [...page.matchAll(/href="\/console\/messages\/push\/([^"]+)"/g)].map((match) => decodeURIComponent(match[1] ?? ''));
 
 describe.each(storeVariants())('dead letters in the console on $name', (variant) => {
-  let ctx: TestStore;
-  let clock: Clock;
-  let harness: ConsoleHarness;
-
   const die = async (error: string | null): Promise<string> => {
-    const id = await queuePush(ctx.store);
+    const id = await queuePush(world.ctx.store);
     const completion =
       error === null ? { status: 'sent' as const, providerMessageId: null } : { status: 'dead' as const, error };
-    expect(await completePush(ctx.store, id, completion)).toBe(true);
-    clock.advance(1000);
+    expect(await completePush(world.ctx.store, id, completion)).toBe(true);
+    world.clock.advance(1000);
     return id;
   };
 
+  const world = useConsoleWorld(variant);
   beforeEach(async () => {
-    ({ ctx, clock, harness } = await openConsoleWorld(variant));
     // Three dead of a token gone (permanent), two of a provider's answer the table does not know, one sent.
     for (const error of [
       'UNREGISTERED: gone',
@@ -45,12 +32,12 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
     ])
       await die(error);
   });
-  afterEach(() => closeConsoleWorld(ctx, harness));
 
-  const dead = async () => (await ctx.store.admin.listOutbox('push', { status: 'dead', limit: 50, offset: 0 })).total;
+  const dead = async () =>
+    (await world.ctx.store.admin.listOutbox('push', { status: 'dead', limit: 50, offset: 0 })).total;
 
   it('groups the dead by what their failure means and who must act, and filters by a group or one error', async () => {
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const all = await viewer.agent.get('/console/dead?channel=push');
     expect(all.status).toBe(200);
     expect(all.text).toContain('5 of 5 shown');
@@ -84,7 +71,7 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
   it('pages by the last row: every dead message once, the latest given up first', async () => {
     const made: string[] = [];
     for (let i = 0; i < 52; i++) made.push(await die('http_503: HTTP 503'));
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const first = await viewer.agent.get('/console/dead?channel=push&reason=provider-unavailable');
     expect(first.text).toContain('50 of 52 shown');
     const older = /<a rel="next" href="([^"]+)"/.exec(first.text)?.[1]?.replace(/&amp;/g, '&') ?? '';
@@ -97,7 +84,7 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
   });
 
   it('resends the filter shown after a confirmation that restates it, leaving out permanent failures unless asked', async () => {
-    const operator = await signedIn(harness.app, 'olga');
+    const operator = await signedIn(world.harness.app, 'olga');
     const page = await operator.agent.get('/console/dead?channel=push');
     // A secondary button, not the page's main action.
     expect(page.text).toContain(
@@ -131,7 +118,7 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
     expect(await said(11, 'ar')).toContain('عادت 11 رسالة إلى قائمة الانتظار.');
     expect(await dead()).toBe(3);
     // Asked: the permanent ones too, exactly the group shown.
-    clock.advance(1000);
+    world.clock.advance(1000);
     const group = await operator.agent.get('/console/dead/resend?channel=push&reason=push-token-gone');
     expect(group.text).toContain('<dt>Reason</dt><dd>The app is no longer registered on this phone');
     const all = await operator.agent
@@ -140,7 +127,8 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
       .send({ csrf: hiddenField(group.text), channel: 'push', reason: 'push-token-gone', error: '', permanent: '1' });
     expect(all.status).toBe(303);
     expect(await dead()).toBe(0);
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'resend-dead' })).items;
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'resend-dead' }))
+      .items;
     expect(entries.map((e) => [e.user, e.subject, e.reason])).toEqual([
       ['olga', 'push-token-gone', 'push: 3, permanent included'],
       ['olga', null, 'push: 2'],
@@ -148,11 +136,11 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
   });
 
   it('dismisses a dead message: kept, audited, out of the list and of a resend, shown on asking', async () => {
-    const operator = await signedIn(harness.app, 'olga');
+    const operator = await signedIn(world.harness.app, 'olga');
     const page = await operator.agent.get('/console/dead?channel=push&reason=other');
     const [id] = ids(page.text);
     expect(id).toBeDefined();
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const refused = await viewer.agent
       .post(`/console/dead/push/${id}/dismiss`)
       .type('form')
@@ -172,14 +160,15 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
     expect(ids(shown.text)).toEqual([id]);
     expect(shown.text).toContain('Dismissed <time');
     // Kept in the store, still dead; a resend of everything leaves it.
-    expect(await ctx.store.admin.getOutboxMessage('push', id ?? '')).toMatchObject({ item: { status: 'dead' } });
+    expect(await world.ctx.store.admin.getOutboxMessage('push', id ?? '')).toMatchObject({ item: { status: 'dead' } });
     const confirm = await operator.agent.get('/console/dead/resend?channel=push');
     await operator.agent
       .post('/console/dead/resend')
       .type('form')
       .send({ csrf: hiddenField(confirm.text), channel: 'push', permanent: '1' });
     expect(await dead()).toBe(1);
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'dismiss-dead' })).items;
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'dismiss-dead' }))
+      .items;
     expect(entries.map((e) => [e.user, e.subject, e.outcome])).toEqual([['olga', id, 'allowed']]);
   });
 });

@@ -2,15 +2,8 @@
 // dry run on an upload, then its apply from the kept file, as jobs; operators
 // only, CSRF in the multipart body, audited, reports downloadable.
 import { FIXTURES } from '../support/fixtures';
-import { storeVariants, type TestStore } from '../support/stores';
-import {
-  hiddenField,
-  signedIn,
-  type Browser,
-  type ConsoleHarness,
-  openConsoleWorld,
-  closeConsoleWorld,
-} from './support';
+import { storeVariants } from '../support/stores';
+import { hiddenField, signedIn, type Browser, useConsoleWorld } from './support';
 
 const ROSTER = [
   'id,school,fullName,classId,active',
@@ -24,13 +17,7 @@ const ROSTER = [
 const uploadIdOf = (location: string): string => /^\/console\/import\/([A-Za-z0-9_-]+)$/.exec(location)?.[1] ?? '';
 
 describe.each(storeVariants())('importing a roster in the console on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant);
 
   const upload = async (
     browser: Browser,
@@ -45,16 +32,16 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     return post.field('collection', collection).attach('file', Buffer.from(text), name);
   };
 
-  const studentIds = async () => (await ctx.store.dataSet.readDataSet()).students.map((s) => s.id).sort();
+  const studentIds = async () => (await world.ctx.store.dataSet.readDataSet()).students.map((s) => s.id).sort();
 
   it('checks an upload without writing, shows the refused rows, applies it, and keeps the reports', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const before = await studentIds();
     const checked = await upload(olga, 'page');
     expect(checked.status).toBe(303);
     const id = uploadIdOf(checked.headers.location);
     expect(id).toMatch(/^[A-Za-z0-9_-]{24}$/);
-    await harness.imports.settled(id);
+    await world.harness.imports.settled(id);
 
     const report = await olga.agent.get(`/console/import/${id}`);
     expect(report.status).toBe(200);
@@ -76,18 +63,18 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
       .type('form')
       .send({ csrf: hiddenField(report.text) });
     expect(applied.status).toBe(303);
-    await harness.imports.settled(id);
+    await world.harness.imports.settled(id);
     const done = await olga.agent.get(`/console/import/${id}`);
     expect(done.text).toContain('The file has been written:');
     expect(await studentIds()).toEqual([...before, '9001'].sort());
-    expect((await ctx.store.admin.getRecord('students', '1001'))?.fullName).toBe('Ahmad Ali Nassar');
+    expect((await world.ctx.store.admin.getRecord('students', '1001'))?.fullName).toBe('Ahmad Ali Nassar');
 
     // Applied once: a second apply starts nothing.
     await olga.agent
       .post(`/console/import/${id}/apply`)
       .type('form')
       .send({ csrf: hiddenField(report.text) });
-    await harness.imports.settled(id);
+    await world.harness.imports.settled(id);
 
     const text = await olga.agent.get(`/console/import/${id}/apply.txt`);
     expect(text.status).toBe(200);
@@ -101,7 +88,7 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     expect(parsed.account).toBe('olga');
     expect(parsed.files[0]?.collections[0]?.wouldInsert).toBe(1);
 
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 20, offset: 0 })).items.filter(
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 20, offset: 0 })).items.filter(
       (e) => e.operation.startsWith('import-') && e.operation !== 'import-report',
     );
     expect(entries.map((e) => [e.operation, e.user, e.outcome]).sort()).toEqual([
@@ -112,7 +99,7 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
       ['import-check', 'olga', 'allowed'],
     ]);
     expect(entries.map((e) => e.reason)).toContain('pupils-2026.csv: added 1, changed 1, refused 2');
-    const reads = await ctx.store.admin.listAuditEntries({ limit: 20, offset: 0, operation: 'import-report' });
+    const reads = await world.ctx.store.admin.listAuditEntries({ limit: 20, offset: 0, operation: 'import-report' });
     expect(reads.items.map((e) => [e.user, e.reason]).sort()).toEqual([
       ['olga', 'apply.txt'],
       ['olga', 'check.json'],
@@ -120,12 +107,12 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
   });
 
   it("answers a viewer's upload with 403 and imports nothing", async () => {
-    const victor = await signedIn(harness.app, 'victor');
+    const victor = await signedIn(world.harness.app, 'victor');
     const before = await studentIds();
     expect((await victor.agent.get('/console/')).text).not.toContain('href="/console/import"');
     const res = await upload(victor, await victor.csrf());
     expect(res.status).toBe(403);
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 5, offset: 0, user: 'victor' })).items;
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 5, offset: 0, user: 'victor' })).items;
     // The form's GET and the upload's POST, both refused.
     expect(
       entries.filter((e) => e.operation === 'import' && e.outcome === 'refused' && e.reason === 'role'),
@@ -135,11 +122,11 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
   });
 
   it('refuses an upload without its CSRF token or with another, and keeps nothing', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const before = await studentIds();
     expect((await upload(olga, null)).status).toBe(403);
     expect((await upload(olga, 'not-the-token')).status).toBe(403);
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 5, offset: 0, user: 'olga' })).items;
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 5, offset: 0, user: 'olga' })).items;
     // The clock stands still: entries of the same time come in any order.
     expect(entries.filter((e) => e.operation === 'import' && e.reason === 'csrf')).toHaveLength(2);
     expect(entries.some((e) => e.operation === 'import-check')).toBe(false);
@@ -151,26 +138,26 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
       .attach('file', Buffer.from(ROSTER), 'pupils-2026.csv')
       .field('csrf', hiddenField(form.text));
     expect(late.status).toBe(403);
-    expect(await ctx.query('select upload_id from console_upload_chunks')).toEqual([]);
-    expect(await ctx.query('select id from console_uploads')).toEqual([]);
+    expect(await world.ctx.query('select upload_id from console_upload_chunks')).toEqual([]);
+    expect(await world.ctx.query('select id from console_uploads')).toEqual([]);
   });
 
   it('refuses a file that is neither CSV nor JSON, and one it cannot place', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const named = await upload(olga, 'page', 'roster.xlsx');
     expect(named.status).toBe(400);
     expect(named.text).toContain('The file must be a .csv or .json file.');
     const unplaced = await upload(olga, 'page', 'list.csv', 'id\n1\n');
     expect(unplaced.status).toBe(303);
     const id = uploadIdOf(unplaced.headers.location);
-    await harness.imports.settled(id);
+    await world.harness.imports.settled(id);
     const page = await olga.agent.get(`/console/import/${id}`);
     expect(page.text).toContain('cannot tell which collection this CSV file holds');
     expect(page.text).not.toContain('>Apply<');
   });
 
   it('runs a large file as a job, showing its progress, and completes it', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const rows = Array.from({ length: 20_000 }, (_, i) => `s${i},https://school-a.example,Student ${i}`);
     const checked = await upload(olga, 'page', 'students.csv', ['id,school,fullName', ...rows].join('\n'));
     expect(checked.status).toBe(303);
@@ -178,32 +165,34 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     const running = await olga.agent.get(`/console/import/${id}`);
     // Either still running (a refreshing page with its progress) or done already.
     if (running.text.includes('http-equiv="refresh"')) expect(running.text).toMatch(/of 20,000 rows|of 0 rows/);
-    await harness.imports.settled(id);
+    await world.harness.imports.settled(id);
     const report = await olga.agent.get(`/console/import/${id}`);
     expect(report.text).not.toContain('http-equiv="refresh"');
     await olga.agent
       .post(`/console/import/${id}/apply`)
       .type('form')
       .send({ csrf: hiddenField(report.text) });
-    await harness.imports.settled(id);
-    expect((await ctx.store.dataSet.readDataSet()).students.length).toBe((FIXTURES.students?.length ?? 0) + 20_000);
+    await world.harness.imports.settled(id);
+    expect((await world.ctx.store.dataSet.readDataSet()).students.length).toBe(
+      (FIXTURES.students?.length ?? 0) + 20_000,
+    );
   });
 
   it('reads a JSON document by its own collections, whatever the select says', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const json = JSON.stringify({ schools: [{ baseUrl: 'https://new-school.example', name: 'New School' }] });
     const checked = await upload(olga, 'page', 'roster.json', json, 'students');
     const id = uploadIdOf(checked.headers.location);
-    await harness.imports.settled(id);
+    await world.harness.imports.settled(id);
     const page = await olga.agent.get(`/console/import/${id}`);
     expect(page.text).toMatch(
       /<td data-label="Collection">schools<\/td>\s*<td data-label="Rows accepted">1<\/td>\s*<td data-label="Added">1<\/td>/,
     );
-    expect(await ctx.store.admin.getRecord('schools', 'https://new-school.example')).toBeNull();
+    expect(await world.ctx.store.admin.getRecord('schools', 'https://new-school.example')).toBeNull();
   });
 
   it('answers 404 for an upload id it does not know', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const res = await olga.agent.get('/console/import/AAAAAAAAAAAAAAAAAAAAAAAA');
     expect(res.status).toBe(404);
     expect(res.text).toContain('Upload the file again.');

@@ -3,16 +3,8 @@
 // share a time, the filters as query parameters, found by a student id, a
 // message id or a phone's last digits, phones masked in the page and the
 // CSV, and a clear answer to a value it does not take.
-import { storeVariants, queueAuthCode, type TestStore } from '../support/stores';
-import {
-  Clock,
-  signedIn,
-  type ConsoleHarness,
-  openConsoleWorld,
-  closeConsoleWorld,
-  queuePush,
-  completePush,
-} from './support';
+import { storeVariants, queueAuthCode } from '../support/stores';
+import { signedIn, useConsoleWorld, queuePush, completePush } from './support';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -34,22 +26,15 @@ const pagerLink = (page: string, rel: 'next' | 'prev'): string | null => {
 };
 
 describe.each(storeVariants())('the list of messages in the console on $name', (variant) => {
-  let ctx: TestStore;
-  let clock: Clock;
-  let harness: ConsoleHarness;
+  const world = useConsoleWorld(variant);
 
-  beforeEach(async () => {
-    ({ ctx, clock, harness } = await openConsoleWorld(variant));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
-
-  const sms = (phone = PHONE) => queueAuthCode(ctx.store, { phone, code: '24680', callerAddress: null });
+  const sms = (phone = PHONE) => queueAuthCode(world.ctx.store, { phone, code: '24680', callerAddress: null });
 
   it('lists both channels newest first, each linked to its page, phones masked and tokens absent', async () => {
-    const push = await queuePush(ctx.store, '1001');
-    clock.advance(1500);
+    const push = await queuePush(world.ctx.store, '1001');
+    world.clock.advance(1500);
     const code = await sms();
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const page = await viewer.agent.get('/console/messages');
     expect(page.status).toBe(200);
     expect(idsIn(page.text)).toEqual([code, push]);
@@ -69,10 +54,10 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
   });
 
   it('filters by status, channel, school, type, days and last error, as query parameters', async () => {
-    const dead = await queuePush(ctx.store, '1001');
-    expect(await completePush(ctx.store, dead, { status: 'dead', error: 'UNREGISTERED: gone' })).toBe(true);
-    clock.advance(24 * 3_600_000);
-    const otherSchool = await ctx.store.outbox.enqueuePushNotification({
+    const dead = await queuePush(world.ctx.store, '1001');
+    expect(await completePush(world.ctx.store, dead, { status: 'dead', error: 'UNREGISTERED: gone' })).toBe(true);
+    world.clock.advance(24 * 3_600_000);
+    const otherSchool = await world.ctx.store.outbox.enqueuePushNotification({
       deviceId: 'dev-2001',
       studentId: '2001',
       type: 'note',
@@ -80,9 +65,9 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
       body: 'b',
       data: {},
     });
-    clock.advance(1);
+    world.clock.advance(1);
     const code = await sms();
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const ids = async (query: string) => {
       const page = await viewer.agent.get(`/console/messages?${query}`);
       expect(page.status).toBe(200);
@@ -92,7 +77,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     expect(await ids('status=queued')).toEqual([code, otherSchool]);
     expect(await ids('status=queued&channel=sms')).toEqual([code]);
     expect(await ids('status=in-flight')).toEqual([]);
-    const [{ school_key: schoolB }] = await ctx.query<{ school_key: string }>(
+    const [{ school_key: schoolB }] = await world.ctx.query<{ school_key: string }>(
       'select school_key from students where id = ?',
       ['2001'],
     );
@@ -107,10 +92,10 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
   });
 
   it("links the overview's counts and frequent errors here with their filter", async () => {
-    const dead = await queuePush(ctx.store, '1001');
-    expect(await completePush(ctx.store, dead, { status: 'dead', error: 'UNREGISTERED: gone' })).toBe(true);
+    const dead = await queuePush(world.ctx.store, '1001');
+    expect(await completePush(world.ctx.store, dead, { status: 'dead', error: 'UNREGISTERED: gone' })).toBe(true);
     await sms();
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const overview = await viewer.agent.get('/console/');
     expect(overview.text).toContain(
       'href="/console/messages?channel=push&amp;status=dead" data-live="push.dead">1</a>',
@@ -124,11 +109,11 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
   });
 
   it('finds a message by its id, a student id, or the last digits of a phone', async () => {
-    const push = await queuePush(ctx.store, '1002');
-    const other = await queuePush(ctx.store, '1001');
+    const push = await queuePush(world.ctx.store, '1002');
+    const other = await queuePush(world.ctx.store, '1001');
     const code = await sms(PHONE);
     const otherCode = await sms(OTHER_PHONE);
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const found = async (q: string) =>
       idsIn((await viewer.agent.get(`/console/messages?q=${encodeURIComponent(q)}`)).text);
     expect(await found(push)).toEqual([push]);
@@ -143,7 +128,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     expect(await found('no-such-thing')).toEqual([]);
     expect(other).not.toBe(push);
     // The search is audited; a whole phone number is kept masked there.
-    const audit = await ctx.store.admin.listAuditEntries({ operation: 'messages', limit: 50, offset: 0 });
+    const audit = await world.ctx.store.admin.listAuditEntries({ operation: 'messages', limit: 50, offset: 0 });
     const subjects = audit.items.map((e) => e.subject);
     expect(subjects).toContain('1002');
     expect(subjects).toContain('+*********459');
@@ -154,10 +139,10 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     // 130 messages in groups of 9 queued in the same millisecond, both channels.
     const queued: string[] = [];
     for (let i = 0; i < 130; i++) {
-      queued.push(i % 3 === 0 ? await sms(`+9639441${String(i).padStart(5, '0')}`) : await queuePush(ctx.store));
-      if (i % 9 === 8) clock.advance(1);
+      queued.push(i % 3 === 0 ? await sms(`+9639441${String(i).padStart(5, '0')}`) : await queuePush(world.ctx.store));
+      if (i % 9 === 8) world.clock.advance(1);
     }
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const pages: string[][] = [];
     let link: string | null = '/console/messages';
     while (link !== null) {
@@ -173,8 +158,8 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     expect([...seen].sort()).toEqual([...queued].sort());
     // The order is the key's: time queued, then id, both descending.
     const rows = [
-      ...(await ctx.query<{ id: string; created_at: string }>('select id, created_at from push_notifications')),
-      ...(await ctx.query<{ id: string; created_at: string }>('select id, created_at from auth_code_messages')),
+      ...(await world.ctx.query<{ id: string; created_at: string }>('select id, created_at from push_notifications')),
+      ...(await world.ctx.query<{ id: string; created_at: string }>('select id, created_at from auth_code_messages')),
     ];
     const expected = rows
       .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
@@ -193,7 +178,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
   });
 
   it('exports the filtered list as CSV, masked as the page, with formulas made text', async () => {
-    await ctx.store.outbox.enqueuePushNotification({
+    await world.ctx.store.outbox.enqueuePushNotification({
       deviceId: 'dev-1001',
       studentId: '1001',
       type: '=HYPERLINK("http://evil.example")',
@@ -201,9 +186,9 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
       body: 'b',
       data: {},
     });
-    clock.advance(1);
+    world.clock.advance(1);
     const code = await sms();
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const csv = await viewer.agent.get('/console/messages.csv');
     expect(csv.status).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -219,24 +204,24 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     expect(csv.text).not.toContain('fcm:AAAA');
     const smsOnly = await viewer.agent.get('/console/messages.csv?channel=sms');
     expect(smsOnly.text.trimEnd().split('\r\n')).toHaveLength(2);
-    const audit = await ctx.store.admin.listAuditEntries({ operation: 'messages-export', limit: 5, offset: 0 });
+    const audit = await world.ctx.store.admin.listAuditEntries({ operation: 'messages-export', limit: 5, offset: 0 });
     expect(audit.items).toHaveLength(2);
   });
 
   it('sends the CSV a batch at a time: the first rows leave before the next are read, and a failure after them cuts it short', async () => {
     // More than a page: the first batch is a page's worth, the rest come in a second read.
     for (let i = 0; i < PAGE_SIZE + 10; i++) {
-      await queuePush(ctx.store, '1001');
-      clock.advance(1);
+      await queuePush(world.ctx.store, '1001');
+      world.clock.advance(1);
     }
-    const viewer = await signedIn(harness.app, 'victor');
-    const server = http.createServer(harness.app);
+    const viewer = await signedIn(world.harness.app, 'victor');
+    const server = http.createServer(world.harness.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       let received = '';
       let rowsBeforeSecondRead = -1;
-      const read = ctx.store.console.listMessages.bind(ctx.store.console);
-      const spy = jest.spyOn(ctx.store.console, 'listMessages').mockImplementation(async (filter, page) => {
+      const read = world.ctx.store.console.listMessages.bind(world.ctx.store.console);
+      const spy = jest.spyOn(world.ctx.store.console, 'listMessages').mockImplementation(async (filter, page) => {
         if (spy.mock.calls.length === 1) return read(filter, page);
         // The second read waits (a second at most) for the first rows to reach the client, then fails.
         for (let waited = 0; waited < 1000 && !received.endsWith('\r\n'); waited += 10)
@@ -261,7 +246,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
       expect(rowsBeforeSecondRead).toBe(PAGE_SIZE);
       expect(end).toEqual({ status: 200, outcome: 'cut short' });
       expect(received.trimEnd().split('\r\n')).toHaveLength(PAGE_SIZE + 1);
-      expect(harness.logs.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
+      expect(world.harness.logs.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
         'console: messages CSV cut short by a store failure',
       ]);
     } finally {
@@ -270,7 +255,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
   });
 
   it('answers a value it does not take with a clear message and a 400, never a failure', async () => {
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const cases: [string, string][] = [
       ['status=lost', 'Status: choose one of the list'],
       ['channel=fax', 'Channel: choose one of the list'],
@@ -290,32 +275,32 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
       expect([query, csv.status]).toEqual([query, 400]);
       expect(csv.text).toContain(message);
     }
-    expect(harness.logs.filter((line) => line.level === 50)).toEqual([]);
+    expect(world.harness.logs.filter((line) => line.level === 50)).toEqual([]);
   });
 
   it('is open to every role, as message pages are, and to nobody signed out', async () => {
     for (const name of ['victor', 'olga']) {
-      const browser = await signedIn(harness.app, name);
+      const browser = await signedIn(world.harness.app, name);
       expect((await browser.agent.get('/console/messages')).status).toBe(200);
       expect((await browser.agent.get('/console/messages.csv')).status).toBe(200);
     }
     for (const path of ['/console/messages', '/console/messages.csv']) {
-      const anonymous = await request(harness.app).get(path);
+      const anonymous = await request(world.harness.app).get(path);
       expect(anonymous.status).toBe(303);
       expect(anonymous.headers.location).toBe('/console/sign-in');
     }
   });
 
   it('speaks Arabic, counts in its plural forms, and keeps ids and phones left to right', async () => {
-    await queuePush(ctx.store, '1002');
-    await queuePush(ctx.store, '1002');
-    const viewer = await signedIn(harness.app, 'victor');
+    await queuePush(world.ctx.store, '1002');
+    await queuePush(world.ctx.store, '1002');
+    const viewer = await signedIn(world.harness.app, 'victor');
     await viewer.agent.get('/console/lang/ar');
     const page = await viewer.agent.get('/console/messages');
     expect(page.text).toContain('<html lang="ar" dir="rtl">');
     expect(page.text).toContain('رسالتان في هذه الصفحة، الأحدث أولًا.');
     expect(page.text).toContain('<label for="q">ابحث عن رسالة</label>');
-    for (let i = 0; i < 3; i++) await queuePush(ctx.store, '1002');
+    for (let i = 0; i < 3; i++) await queuePush(world.ctx.store, '1002');
     expect((await viewer.agent.get('/console/messages')).text).toContain('5 رسائل في هذه الصفحة');
   });
 });

@@ -7,15 +7,8 @@
 import request from 'supertest';
 import { schoolKey } from '../../src/domain';
 import type { OpenedStore } from '../../src/store';
-import { storeVariants, type TestStore } from '../support/stores';
-import {
-  closeConsoleWorld,
-  completePush,
-  openConsoleWorld,
-  signedIn,
-  type Clock,
-  type ConsoleHarness,
-} from './support';
+import { storeVariants } from '../support/stores';
+import { completePush, useConsoleWorld, signedIn } from './support';
 
 const SCHOOL_A = schoolKey('https://school-a.example');
 
@@ -31,28 +24,21 @@ function queue(store: OpenedStore, studentId: string, type: string): Promise<str
 }
 
 describe.each(storeVariants())('the overview on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
-  let clock: Clock;
-
-  beforeEach(async () => {
-    ({ ctx, harness, clock } = await openConsoleWorld(variant));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant);
 
   it('counts per day, school and type what was queued, accepted by the provider, and read in the app afterwards', async () => {
-    const { store } = ctx;
+    const { store } = world.ctx;
     const sent = await queue(store, '1001', 'absence');
     const dead = await queue(store, '1001', 'absence');
     const note = await queue(store, '1002', 'audit');
     expect(await completePush(store, sent, { status: 'sent', providerMessageId: null })).toBe(true);
     expect(await completePush(store, dead, { status: 'dead', error: 'UNREGISTERED' })).toBe(true);
     expect(await completePush(store, note, { status: 'sent', providerMessageId: null })).toBe(true);
-    clock.advance(60_000);
+    world.clock.advance(60_000);
     // The parents open the absences (1001) and the follow-up notes (1002) in the app.
     await store.records.listAbsencesMarkSeen('1001');
     await store.records.markNotesRead('1002', 'audit');
-    clock.advance(60_000);
+    world.clock.advance(60_000);
     // Queued after the reading: not read.
     await queue(store, '1002', 'audit');
 
@@ -63,7 +49,7 @@ describe.each(storeVariants())('the overview on $name', (variant) => {
     ]);
     expect(await store.console.readFunnel('2026-03-03', 50)).toEqual([]);
 
-    const browser = await signedIn(harness.app, 'victor');
+    const browser = await signedIn(world.harness.app, 'victor');
     const page = (await browser.agent.get('/console/?range=7d')).text;
     expect(page).toContain('Read-through per school and type, per day');
     expect(page).toContain(
@@ -80,38 +66,42 @@ describe.each(storeVariants())('the overview on $name', (variant) => {
   });
 
   it('answers its live figures as JSON, which change when a message is queued', async () => {
-    const browser = await signedIn(harness.app, 'victor');
+    const browser = await signedIn(world.harness.app, 'victor');
     const first = await browser.agent.get('/console/overview.json');
     expect(first.status).toBe(200);
     expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(first.headers['cache-control']).toBe('no-store');
     expect(first.body.figures['push.queued']).toEqual({ text: '0', tone: '' });
     expect(first.body.figures.due).toEqual({ text: 'Nothing is waiting to be sent.', tone: '' });
-    const id = await queue(ctx.store, '1001', 'absence');
-    await queue(ctx.store, '1002', 'absence');
-    clock.advance(6 * 60_000);
+    const id = await queue(world.ctx.store, '1001', 'absence');
+    await queue(world.ctx.store, '1002', 'absence');
+    world.clock.advance(6 * 60_000);
     const second = (await browser.agent.get('/console/overview.json')).body;
     expect(second.figures['push.queued']).toEqual({ text: '2', tone: '' });
     expect(second.figures.due).toEqual({ text: 'Oldest due message has waited: 6 minutes', tone: 'given-up' });
-    await completePush(ctx.store, id, { status: 'failed', retryAt: '2026-03-02T09:00:00.000Z', error: 'http_503' });
+    await completePush(world.ctx.store, id, {
+      status: 'failed',
+      retryAt: '2026-03-02T09:00:00.000Z',
+      error: 'http_503',
+    });
     const third = (await browser.agent.get('/console/overview.json')).body;
     expect(third.figures['push.failed']).toEqual({ text: '1', tone: 'retrying' });
     // In the page's language.
     const arabic = await browser.agent.get('/console/overview.json').set('Cookie', 'sns_console_lang=ar');
     expect(arabic.body.figures.due.text).toContain('أقدم رسالة مستحقة تنتظر منذ');
     // Signed out: the sign-in page, no figures.
-    const unsigned = await request(harness.app).get('/console/overview.json');
+    const unsigned = await request(world.harness.app).get('/console/overview.json');
     expect(unsigned.status).toBe(303);
     expect(unsigned.headers.location).toBe('/console/sign-in');
   });
 
   it('draws the page with its script file (no inline script), retrying apart from dead, and a range choice', async () => {
-    const { store } = ctx;
+    const { store } = world.ctx;
     const retrying = await queue(store, '1001', 'absence');
     const dead = await queue(store, '1002', 'absence');
     await completePush(store, retrying, { status: 'failed', retryAt: '2026-03-02T09:00:00.000Z', error: 'http_503' });
     await completePush(store, dead, { status: 'dead', error: 'UNREGISTERED' });
-    const browser = await signedIn(harness.app, 'victor');
+    const browser = await signedIn(world.harness.app, 'victor');
     const res = await browser.agent.get('/console/');
     expect(res.headers['content-security-policy']).toContain("script-src 'self'");
     expect(res.headers['content-security-policy']).toContain("connect-src 'self'");

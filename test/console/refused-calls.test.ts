@@ -10,9 +10,9 @@ import type { OperationRules } from '../../src/operations';
 import type { App } from '../../src/server';
 import { operationsApp } from '../support/operations-app';
 import type { OpenedStore } from '../../src/store';
-import { storeVariants, type TestStore } from '../support/stores';
+import { storeVariants } from '../support/stores';
 import { bodyText, httpPost } from '../support/wire';
-import { closeConsoleWorld, openConsoleWorld, signedIn, type ConsoleHarness } from './support';
+import { useConsoleWorld, signedIn } from './support';
 
 const wire = (store: OpenedStore, rules: Partial<OperationRules> = {}): Promise<App> =>
   operationsApp(store, { authCodeLimits: [{ scope: 'phone', max: 1, windowSeconds: 60 }], ...rules });
@@ -32,15 +32,12 @@ async function until(done: () => Promise<boolean> | boolean): Promise<void> {
 const authCode = (app: App) => httpPost(app, 'AuthCodeSending', 'AuthCode', { code: '482913', phone: '0944123459' });
 
 describe.each(storeVariants())('refused calls in the console on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
   let app: App;
 
+  const world = useConsoleWorld(variant);
   beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant));
-    app = await wire(ctx.store);
+    app = await wire(world.ctx.store);
   });
-  afterEach(() => closeConsoleWorld(ctx, harness));
 
   it('records the refusals, answered as before, and shows them on the student page and in Messages', async () => {
     // 1003's device has no token; 1005 has no device; the second code for a phone within a minute is refused.
@@ -58,8 +55,8 @@ describe.each(storeVariants())('refused calls in the console on $name', (variant
     expect((await httpPost(app, 'AuthCodeSending', 'AuthCode', { code: 'x', phone: '0944123459' })).status).toBe(500);
 
     // The store keeps the phone masked, and its last digits, never the whole number.
-    await until(async () => (await ctx.query('select id from refused_calls')).length === 3);
-    const rows = await ctx.query<{ reason: string; phone: string | null; phone_suffix: string | null }>(
+    await until(async () => (await world.ctx.query('select id from refused_calls')).length === 3);
+    const rows = await world.ctx.query<{ reason: string; phone: string | null; phone_suffix: string | null }>(
       'select reason, phone, phone_suffix from refused_calls order by reason',
     );
     expect(rows).toEqual([
@@ -68,7 +65,7 @@ describe.each(storeVariants())('refused calls in the console on $name', (variant
       { reason: 'no_token', phone: null, phone_suffix: null },
     ]);
 
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const student = await viewer.agent.get('/console/students/1003');
     expect(student.text).toContain('<h2>Refused calls, newest first</h2>');
     expect(student.text).toContain('<span class="alert">Refused</span>');
@@ -99,8 +96,8 @@ describe.each(storeVariants())('refused calls in the console on $name', (variant
   it('answers as it did when the refusal cannot be recorded, and says so to the service', async () => {
     const failures: unknown[] = [];
     const broken: OpenedStore = {
-      ...ctx.store,
-      outbox: { ...ctx.store.outbox, recordRefusedCall: () => Promise.reject(new Error('disk full')) },
+      ...world.ctx.store,
+      outbox: { ...world.ctx.store.outbox, recordRefusedCall: () => Promise.reject(new Error('disk full')) },
     };
     const brokenApp = await wire(broken, { onRefusalNotRecorded: (error) => failures.push(error) });
     const res = await send(brokenApp, '1003');
@@ -109,19 +106,19 @@ describe.each(storeVariants())('refused calls in the console on $name', (variant
       'Student 1003 has no device registered for push notifications.\r\n',
     ]);
     await until(() => failures.length === 1);
-    expect(await ctx.query('select id from refused_calls')).toEqual([]);
+    expect(await world.ctx.query('select id from refused_calls')).toEqual([]);
   });
 
   it('prunes the refusals with the finished messages', async () => {
     for (const id of ['1003', '1005']) expect((await send(app, id)).status).toBe(500);
-    await until(async () => (await ctx.query('select id from refused_calls')).length === 2);
+    await until(async () => (await world.ctx.query('select id from refused_calls')).length === 2);
     const deleted = await pruneOutboxOnce(
-      ctx.store.outbox,
+      world.ctx.store.outbox,
       1,
       new Date(Date.now() + 2 * 24 * 3_600_000),
       pino({ level: 'silent' }),
     );
     expect(deleted).toEqual({ push: 0, sms: 0 });
-    expect(await ctx.query('select id from refused_calls')).toEqual([]);
+    expect(await world.ctx.query('select id from refused_calls')).toEqual([]);
   });
 });

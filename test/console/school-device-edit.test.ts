@@ -2,23 +2,17 @@
 // the collections' own rules and messages, operators only, audited; a push
 // token is never shown in the form and an empty one keeps what is stored.
 import { setKnownFcmProjects } from '../../src/domain/fcm-project';
-import { storeVariants, type TestStore } from '../support/stores';
-import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
+import { storeVariants } from '../support/stores';
+import { signedIn, useConsoleWorld } from './support';
 
 const SCHOOL = 'https://school-a.example';
 const SCHOOL_EDIT = `/console/schools/edit?school=${encodeURIComponent(SCHOOL)}`;
 
 describe.each(storeVariants())('editing a school and a device on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant);
 
   it("renames a school, and refuses an empty name with the collection's message", async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const list = await olga.agent.get(`/console/schools/students?school=${encodeURIComponent(SCHOOL)}`);
     expect(list.text).toContain(`href="${SCHOOL_EDIT.replace(/&/g, '&amp;')}"`);
     const form = await olga.agent.get(SCHOOL_EDIT);
@@ -30,15 +24,16 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
       .send({ csrf: await olga.csrf(), name: '' });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('href="#school-name"');
-    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
+    expect((await world.ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
     const saved = await olga.agent
       .post(SCHOOL_EDIT)
       .type('form')
       .send({ csrf: await olga.csrf(), name: 'مدرسة الأمل' });
     expect(saved.status).toBe(303);
     expect((await olga.agent.get(saved.headers.location)).text).toContain('The school was saved.');
-    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('مدرسة الأمل');
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'school-edit' })).items;
+    expect((await world.ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('مدرسة الأمل');
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'school-edit' }))
+      .items;
     expect(entries.map((e) => [e.user, e.subject, e.outcome]).sort()).toEqual([
       ['olga', SCHOOL, 'allowed'],
       ['olga', SCHOOL, 'refused'],
@@ -46,7 +41,7 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
   });
 
   it("chooses a school's FCM project among those configured, offered only when there is a choice", async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     expect((await olga.agent.get(SCHOOL_EDIT)).text).not.toContain('id="school-fcm-project"');
     setKnownFcmProjects(['brand-a', 'brand-b']);
     try {
@@ -61,7 +56,7 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
         .type('form')
         .send({ csrf: await olga.csrf(), fcmProject: 'brand-b' });
       expect(saved.status).toBe(303);
-      expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ fcmProject: 'brand-b' });
+      expect(await world.ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ fcmProject: 'brand-b' });
       // A name not configured (a form sent by hand): the collection's message.
       const refused = await olga.agent
         .post(SCHOOL_EDIT)
@@ -74,14 +69,14 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
         .post(SCHOOL_EDIT)
         .type('form')
         .send({ csrf: await olga.csrf(), fcmProject: '' });
-      expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ fcmProject: null });
+      expect(await world.ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ fcmProject: null });
     } finally {
       setKnownFcmProjects([]);
     }
   });
 
   it("sets a school's time zone and quiet hours, refuses bad ones with the collection's messages, and shows them", async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const form = await olga.agent.get(SCHOOL_EDIT);
     expect(form.text).toContain('id="school-time-zone"');
     expect(form.text).toContain('value="UTC"');
@@ -94,13 +89,16 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
     expect(refused.text).toContain('href="#school-time-zone"');
     expect(refused.text).toContain('must be an IANA time zone name');
     expect(refused.text).toContain('href="#school-quiet-hours"');
-    expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ timeZone: 'UTC', quietHours: null });
+    expect(await world.ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({
+      timeZone: 'UTC',
+      quietHours: null,
+    });
     const saved = await olga.agent
       .post(SCHOOL_EDIT)
       .type('form')
       .send({ csrf: await olga.csrf(), timeZone: ' Asia/Riyadh ', quietHours: '21:00-06:30' });
     expect(saved.status).toBe(303);
-    expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({
+    expect(await world.ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({
       timeZone: 'Asia/Riyadh',
       quietHours: '21:00-06:30',
     });
@@ -112,12 +110,15 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
       .post(SCHOOL_EDIT)
       .type('form')
       .send({ csrf: await olga.csrf(), timeZone: '', quietHours: '' });
-    expect(await ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({ timeZone: 'UTC', quietHours: null });
+    expect(await world.ctx.store.admin.getRecord('schools', SCHOOL)).toMatchObject({
+      timeZone: 'UTC',
+      quietHours: null,
+    });
   });
 
   it('shows when a held message becomes due on its page', async () => {
-    const olga = await signedIn(harness.app, 'olga');
-    const id = await ctx.store.outbox.enqueuePushNotification({
+    const olga = await signedIn(world.harness.app, 'olga');
+    const id = await world.ctx.store.outbox.enqueuePushNotification({
       deviceId: 'dev-1001',
       studentId: '1001',
       type: 'note',
@@ -133,7 +134,7 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
   });
 
   it('changes a device platform, keeps its token when left empty, replaces it when given, and never shows it', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const student = await olga.agent.get('/console/students/1001');
     expect(student.text).toContain('href="/console/devices/dev-1001/edit?student=1001"');
     const form = await olga.agent.get('/console/devices/dev-1001/edit?student=1001');
@@ -152,7 +153,7 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
       .send({ csrf: await olga.csrf(), platform: 'ios', token: '' });
     expect(kept.status).toBe(303);
     expect(kept.headers.location).toBe('/console/students/1001?saved=device');
-    expect(await ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({
+    expect(await world.ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({
       platform: 'ios',
       token: 'fcm:AAAA-1001',
     });
@@ -160,14 +161,14 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
       .post('/console/devices/dev-1001/edit?student=1001')
       .type('form')
       .send({ csrf: await olga.csrf(), platform: '', token: 'fcm:NEW-1001' });
-    expect(await ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({
+    expect(await world.ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({
       platform: null,
       token: 'fcm:NEW-1001',
     });
   });
 
   it("answers a viewer's edits with 403 and changes nothing", async () => {
-    const victor = await signedIn(harness.app, 'victor');
+    const victor = await signedIn(world.harness.app, 'victor');
     expect((await victor.agent.get('/console/students/1001')).text).not.toContain('/console/devices/');
     const school = await victor.agent
       .post(SCHOOL_EDIT)
@@ -179,14 +180,14 @@ describe.each(storeVariants())('editing a school and a device on $name', (varian
       .type('form')
       .send({ csrf: await victor.csrf(), platform: 'web', token: 'x' });
     expect(device.status).toBe(403);
-    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
-    expect(await ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({ platform: 'android' });
+    expect((await world.ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
+    expect(await world.ctx.store.admin.getRecord('devices', 'dev-1001')).toMatchObject({ platform: 'android' });
   });
 
   it('refuses an edit without its CSRF token', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const res = await olga.agent.post(SCHOOL_EDIT).type('form').send({ name: 'No token' });
     expect(res.status).toBe(403);
-    expect((await ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
+    expect((await world.ctx.store.admin.getRecord('schools', SCHOOL))?.name).toBe('School A');
   });
 });

@@ -3,8 +3,8 @@
 // operators set, change and remove it, behind the CSRF token and audited; a
 // secret made here is shown once, on the answer to the save.
 import { isEventSecret } from '../../src/shared/event-signature';
-import { storeVariants, type TestStore } from '../support/stores';
-import { closeConsoleWorld, openConsoleWorld, queuePush, signedIn, type Clock, type ConsoleHarness } from './support';
+import { storeVariants } from '../support/stores';
+import { useConsoleWorld, queuePush, signedIn } from './support';
 
 const SCHOOL = 'https://school-a.example';
 const QUERY = `school=${encodeURIComponent(SCHOOL)}`;
@@ -14,25 +14,18 @@ const REMOVE = `/console/schools/events/remove?${QUERY}`;
 const GIVEN_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 
 describe.each(storeVariants())("a school's delivery events in the console on $name", (variant) => {
-  let ctx: TestStore;
-  let clock: Clock;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, clock, harness } = await openConsoleWorld(variant));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant);
 
   const storedSecret = async () =>
-    (await ctx.query<{ secret: string }>('select secret from event_subscriptions'))[0]?.secret ?? null;
+    (await world.ctx.query<{ secret: string }>('select secret from event_subscriptions'))[0]?.secret ?? null;
   const auditOf = async (operation: string) =>
-    (await ctx.store.admin.listAuditEntries({ limit: 20, offset: 0, operation })).items
+    (await world.ctx.store.admin.listAuditEntries({ limit: 20, offset: 0, operation })).items
       .map((e) => [e.user, e.subject, e.outcome, e.reason])
       .sort();
-  const everything = () => `${JSON.stringify(harness.logs)}`;
+  const everything = () => `${JSON.stringify(world.harness.logs)}`;
 
   it('sets up a subscription with a made secret shown once, then keeps, replaces and takes a given secret', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const before = await olga.agent.get(SCHOOL_PAGE);
     expect(before.text).toContain('No subscription: the school&#39;s system hears nothing of its messages.');
     expect(before.text).toContain(`href="${FORM.replace(/&/g, '&amp;')}"`);
@@ -104,7 +97,7 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
   });
 
   it('refuses a URL the rule refuses and a bad secret, in the page language, never echoing the secret', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const refused = await olga.agent
       .post(FORM)
       .type('form')
@@ -122,7 +115,7 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
       .send({ csrf: await olga.csrf(), url: 'https://user:pw@hooks.school-a.example/', secret: '' });
     expect(arabic.status).toBe(400);
     expect(arabic.text).toContain('يجب ألا يحمل العنوان اسم مستخدم أو كلمة مرور.');
-    expect(await ctx.store.admin.getEventSubscription(SCHOOL)).toBe('none');
+    expect(await world.ctx.store.admin.getEventSubscription(SCHOOL)).toBe('none');
     expect(await auditOf('school-events')).toEqual([
       ['olga', SCHOOL, 'refused', 'invalid'],
       ['olga', SCHOOL, 'refused', 'invalid'],
@@ -130,16 +123,16 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
   });
 
   it('shows a failing receiver with its counts and masked last error; viewers see it and may change nothing', async () => {
-    await ctx.store.admin.putEventSubscription(SCHOOL, {
+    await world.ctx.store.admin.putEventSubscription(SCHOOL, {
       url: 'https://hooks.school-a.example/in',
       secret: GIVEN_SECRET,
     });
-    await queuePush(ctx.store, '1001');
+    await queuePush(world.ctx.store, '1001');
     const rule = { failingAfterMs: 1000, disableAfterMs: 86_400_000 };
     const fail = async () => {
-      const [event] = await ctx.store.outbox.claimEvents(10, 4, 30);
+      const [event] = await world.ctx.store.outbox.claimEvents(10, 4, 30);
       if (event === undefined) throw new Error('no event to claim');
-      await ctx.store.outbox.completeEvents(
+      await world.ctx.store.outbox.completeEvents(
         [
           {
             id: event.id,
@@ -147,7 +140,7 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
             schoolKey: event.schoolKey,
             completion: {
               status: 'failed',
-              retryAt: clock.now().toISOString(),
+              retryAt: world.clock.now().toISOString(),
               error: 'http_503: the receiver answered 503',
             },
           },
@@ -156,10 +149,10 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
       );
     };
     await fail();
-    clock.advance(5000);
+    world.clock.advance(5000);
     await fail();
 
-    const victor = await signedIn(harness.app, 'victor');
+    const victor = await signedIn(world.harness.app, 'victor');
     const shown = await victor.agent.get(SCHOOL_PAGE);
     expect(shown.text).toContain('id="events-state">Failing<');
     expect(shown.text).toContain('http_503: the receiver answered 503');
@@ -173,20 +166,20 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
       .type('form')
       .send({ csrf: await victor.csrf() });
     expect(post.status).toBe(403);
-    expect(await ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({ state: 'failing', failed: 1 });
+    expect(await world.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({ state: 'failing', failed: 1 });
   });
 
   it('removes a subscription after asking, and refuses a form without its CSRF token', async () => {
-    await ctx.store.admin.putEventSubscription(SCHOOL, {
+    await world.ctx.store.admin.putEventSubscription(SCHOOL, {
       url: 'https://hooks.school-a.example/in',
       secret: GIVEN_SECRET,
     });
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const forged = await olga.agent.post(REMOVE).type('form').send({});
     expect(forged.status).toBe(403);
     const forgedSet = await olga.agent.post(FORM).type('form').send({ url: 'https://evil.example/' });
     expect(forgedSet.status).toBe(403);
-    expect(await ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({
+    expect(await world.ctx.store.admin.getEventSubscription(SCHOOL)).toMatchObject({
       url: 'https://hooks.school-a.example/in',
     });
 
@@ -200,7 +193,7 @@ describe.each(storeVariants())("a school's delivery events in the console on $na
     expect((await olga.agent.get(removed.headers.location)).text).toContain(
       'The event subscription was removed, with its undelivered events.',
     );
-    expect(await ctx.store.admin.getEventSubscription(SCHOOL)).toBe('none');
+    expect(await world.ctx.store.admin.getEventSubscription(SCHOOL)).toBe('none');
     expect(await auditOf('school-events-remove')).toEqual([['olga', SCHOOL, 'allowed', 'removed']]);
   });
 });

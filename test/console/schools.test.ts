@@ -1,18 +1,12 @@
 // Browsing schools and a school's students (docs/console.md#schools).
-import { storeVariants, type TestStore } from '../support/stores';
-import { closeConsoleWorld, openConsoleWorld, signedIn, type ConsoleHarness } from './support';
+import { storeVariants } from '../support/stores';
+import { useConsoleWorld, signedIn } from './support';
 
 describe.each(storeVariants())('schools in the console on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant, { accounts: { victor: 'viewer' } }));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant, { accounts: { victor: 'viewer' } });
 
   it("lists the schools, then a school's students escaped, and records the read", async () => {
-    const victor = await signedIn(harness.app, 'victor');
+    const victor = await signedIn(world.harness.app, 'victor');
     const schools = await victor.agent.get('/console/schools');
     expect(schools.status).toBe(200);
     expect(schools.text).toContain('School A');
@@ -22,7 +16,7 @@ describe.each(storeVariants())('schools in the console on $name', (variant) => {
     expect(students.text).toContain('O&#39;Brien &amp; &lt;Sons&gt; &quot;Q&quot;');
     expect(students.text).not.toContain('Maya Haddad');
     expect((await victor.agent.get('/console/schools/students?school=https%3A%2F%2Fnowhere.example')).status).toBe(404);
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'school' })).items;
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'school' })).items;
     expect(entries.map((e) => [e.user, e.subjectKind])).toEqual([['victor', 'school']]);
   });
 });

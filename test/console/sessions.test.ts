@@ -5,36 +5,20 @@ import request from 'supertest';
 import type { BcryptPool } from '../../src/access/bcrypt-pool';
 import { consoleAllowList } from '../../src/console/allow-list';
 import { attachment, BadHeaderValue, cookie } from '../../src/console/respond';
-import { storeVariants, type TestStore } from '../support/stores';
-import {
-  Clock,
-  consoleApp,
-  hiddenField,
-  PASSWORD,
-  signedIn,
-  type ConsoleHarness,
-  openConsoleWorld,
-  closeConsoleWorld,
-} from './support';
+import { storeVariants } from '../support/stores';
+import { consoleApp, hiddenField, PASSWORD, signedIn, useConsoleWorld } from './support';
 
 describe.each(storeVariants())('console sessions on $name', (variant) => {
-  let ctx: TestStore;
-  let clock: Clock;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, clock, harness } = await openConsoleWorld(variant, {
-      data: [],
-      accounts: { amira: 'admin', victor: 'viewer' },
-    }));
+  const world = useConsoleWorld(variant, {
+    data: [],
+    accounts: { amira: 'admin', victor: 'viewer' },
   });
-  afterEach(() => closeConsoleWorld(ctx, harness));
 
   const audit = async () =>
-    (await ctx.store.admin.listAuditEntries({ limit: 100, offset: 0, endpoint: 'console' })).items;
+    (await world.ctx.store.admin.listAuditEntries({ limit: 100, offset: 0, endpoint: 'console' })).items;
 
   it('shows the sign-in form with its labels, under a strict CSP and no caching', async () => {
-    const res = await request(harness.app).get('/console/sign-in');
+    const res = await request(world.harness.app).get('/console/sign-in');
     expect(res.status).toBe(200);
     expect(res.text).toContain('<label for="name">User name</label>');
     expect(res.text).toContain('<label for="password">Password</label>');
@@ -47,10 +31,10 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it('answers in Arabic, right to left, by Accept-Language or by the language link', async () => {
-    const byHeader = await request(harness.app).get('/console/sign-in').set('Accept-Language', 'ar-SY,en;q=0.5');
+    const byHeader = await request(world.harness.app).get('/console/sign-in').set('Accept-Language', 'ar-SY,en;q=0.5');
     expect(byHeader.text).toContain('<html lang="ar" dir="rtl">');
     expect(byHeader.text).toContain('اسم المستخدم');
-    const agent = request.agent(harness.app);
+    const agent = request.agent(world.harness.app);
     const link = await agent.get('/console/lang/ar?back=%2Fconsole%2Fsign-in');
     expect(link.status).toBe(303);
     expect(link.headers.location).toBe('/console/sign-in');
@@ -61,7 +45,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it('signs in with a fresh session cookie: HttpOnly, SameSite=Strict, under /console, and records it', async () => {
-    const agent = request.agent(harness.app);
+    const agent = request.agent(world.harness.app);
     const form = await agent.get('/console/sign-in');
     const res = await agent
       .post('/console/sign-in')
@@ -78,14 +62,14 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     expect(page.text).toContain('amira');
     // The store keeps a hash of the cookie, never the cookie.
     const value = /=([^;]+)/.exec(session ?? '')?.[1] ?? '';
-    const rows = await ctx.query<{ id: string }>('select id from console_sessions');
+    const rows = await world.ctx.query<{ id: string }>('select id from console_sessions');
     expect(rows).toHaveLength(1);
     expect(rows[0]?.id).not.toBe(value);
     expect((await audit()).map((e) => [e.operation, e.user, e.outcome])).toEqual([['sign-in', 'amira', 'allowed']]);
   });
 
   it('sets Secure on the cookies when the service is reached over https', async () => {
-    const secure = consoleApp(ctx.store, clock, { secureCookies: true });
+    const secure = consoleApp(world.ctx.store, world.clock, { secureCookies: true });
     try {
       const form = await request(secure.app).get('/console/sign-in');
       expect(String(form.headers['set-cookie'])).toContain('; Secure');
@@ -95,7 +79,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it('refuses a wrong password with 401, logs the attempt without the password, and audits it', async () => {
-    const agent = request.agent(harness.app);
+    const agent = request.agent(world.harness.app);
     const form = await agent.get('/console/sign-in');
     const res = await agent
       .post('/console/sign-in')
@@ -104,7 +88,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     expect(res.status).toBe(401);
     expect(res.text).toContain('The user name or the password is not right.');
     expect(String(res.headers['set-cookie'] ?? '')).not.toContain('sns_console_session=');
-    const logged = JSON.stringify(harness.logs);
+    const logged = JSON.stringify(world.harness.logs);
     expect(logged).toContain('console: sign-in failed');
     expect(logged).not.toContain('wrong-password-123');
     expect((await audit()).map((e) => [e.operation, e.user, e.outcome, e.reason])).toEqual([
@@ -113,7 +97,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it('throttles failed sign-ins per account: the sixth try in a minute is refused unchecked, even with the password', async () => {
-    const agent = request.agent(harness.app);
+    const agent = request.agent(world.harness.app);
     const csrf = hiddenField((await agent.get('/console/sign-in')).text);
     const attempt = (password: string) =>
       agent.post('/console/sign-in').type('form').send({ csrf, name: 'amira', password });
@@ -123,7 +107,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.text).toContain('Too many failed attempts');
     expect((await audit()).some((e) => e.reason === 'throttled')).toBe(true);
-    clock.advance(61_000);
+    world.clock.advance(61_000);
     expect((await attempt(PASSWORD)).status).toBe(303);
   });
 
@@ -139,7 +123,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
       started: 1,
       close: async () => undefined,
     };
-    const burst = consoleApp(ctx.store, clock, {}, counting);
+    const burst = consoleApp(world.ctx.store, world.clock, {}, counting);
     const agent = request.agent(burst.app);
     const csrf = hiddenField((await agent.get('/console/sign-in')).text);
     const statuses = await Promise.all(
@@ -163,7 +147,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
       started: 1,
       close: async () => undefined,
     };
-    const app = consoleApp(ctx.store, clock, {}, scripted).app;
+    const app = consoleApp(world.ctx.store, world.clock, {}, scripted).app;
     const agent = request.agent(app);
     const csrf = hiddenField((await agent.get('/console/sign-in')).text);
     const attempt = (password: string) =>
@@ -176,16 +160,16 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it('refuses a sign-in without the form token (403) and signs nobody in', async () => {
-    const res = await request(harness.app)
+    const res = await request(world.harness.app)
       .post('/console/sign-in')
       .type('form')
       .send({ name: 'amira', password: PASSWORD });
     expect(res.status).toBe(403);
-    expect(await ctx.query('select id from console_sessions')).toHaveLength(0);
+    expect(await world.ctx.query('select id from console_sessions')).toHaveLength(0);
   });
 
   it('refuses a state-changing form with a missing or wrong CSRF token (403), changing nothing', async () => {
-    const admin = await signedIn(harness.app, 'amira');
+    const admin = await signedIn(world.harness.app, 'amira');
     const form = { name: 'newcomer', password: 'a long enough password', role: 'viewer' };
     const missing = await admin.agent.post('/console/accounts').type('form').send(form);
     expect(missing.status).toBe(403);
@@ -195,13 +179,13 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
       .send({ ...form, csrf: 'x'.repeat(43) });
     expect(wrong.status).toBe(403);
     expect(wrong.text).toContain('This form has expired');
-    expect(await ctx.store.console.getAccount('newcomer')).toBeNull();
+    expect(await world.ctx.store.console.getAccount('newcomer')).toBeNull();
     const right = await admin.agent
       .post('/console/accounts')
       .type('form')
       .send({ ...form, csrf: await admin.csrf() });
     expect(right.status).toBe(303);
-    expect((await ctx.store.console.getAccount('newcomer'))?.role).toBe('viewer');
+    expect((await world.ctx.store.console.getAccount('newcomer'))?.role).toBe('viewer');
     const entries = await audit();
     expect(entries.filter((e) => e.reason === 'csrf')).toHaveLength(2);
     expect(entries.some((e) => e.operation === 'account-add' && e.user === 'amira' && e.subject === 'newcomer')).toBe(
@@ -210,7 +194,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it("answers a viewer's POST to an administrator's action with 403, changing nothing", async () => {
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const csrf = await viewer.csrf();
     const add = await viewer.agent
       .post('/console/accounts')
@@ -220,8 +204,8 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     expect(add.text).toContain('Your role does not allow this action.');
     const disable = await viewer.agent.post('/console/accounts/amira/disable').type('form').send({ csrf });
     expect(disable.status).toBe(403);
-    expect(await ctx.store.console.getAccount('sneaky')).toBeNull();
-    expect((await ctx.store.console.getAccount('amira'))?.disabled).toBe(false);
+    expect(await world.ctx.store.console.getAccount('sneaky')).toBeNull();
+    expect((await world.ctx.store.console.getAccount('amira'))?.disabled).toBe(false);
     expect((await viewer.agent.get('/console/accounts')).status).toBe(403);
     expect((await audit()).filter((e) => e.reason === 'role').map((e) => e.user)).toEqual([
       'victor',
@@ -230,23 +214,37 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     ]);
   });
 
+  it('says what the change that led to the accounts page did, and nothing for a value that names no change', async () => {
+    const admin = await signedIn(world.harness.app, 'amira');
+    const added = await admin.agent.get('/console/accounts?done=added&name=newcomer');
+    expect(added.text).toMatch(/class="notice"[^]*newcomer/);
+    for (const done of ['constructor', 'toString', 'nope']) {
+      const page = await admin.agent.get(`/console/accounts?done=${done}&name=newcomer`);
+      expect({ done, status: page.status, notice: page.text.includes('class="notice"') }).toEqual({
+        done,
+        status: 200,
+        notice: false,
+      });
+    }
+  });
+
   it('ends an idle session, and one past its absolute lifetime however busy', async () => {
-    const admin = await signedIn(harness.app, 'amira');
-    clock.advance(29 * 60_000);
+    const admin = await signedIn(world.harness.app, 'amira');
+    world.clock.advance(29 * 60_000);
     expect((await admin.agent.get('/console/')).status).toBe(200);
-    clock.advance(29 * 60_000);
+    world.clock.advance(29 * 60_000);
     expect((await admin.agent.get('/console/')).status).toBe(200);
-    clock.advance(31 * 60_000);
+    world.clock.advance(31 * 60_000);
     const idle = await admin.agent.get('/console/');
     expect(idle.status).toBe(303);
     expect(idle.headers.location).toBe('/console/sign-in?ended=1');
-    expect(await ctx.query('select id from console_sessions')).toHaveLength(0);
+    expect(await world.ctx.query('select id from console_sessions')).toHaveLength(0);
 
-    const busy = await signedIn(harness.app, 'amira');
+    const busy = await signedIn(world.harness.app, 'amira');
     const statuses: number[] = [];
     // A request every 20 minutes for 12 hours: never idle, ended at its twelfth hour.
     for (let i = 0; i < 36; i++) {
-      clock.advance(20 * 60_000);
+      world.clock.advance(20 * 60_000);
       statuses.push((await busy.agent.get('/console/')).status);
     }
     expect(statuses.slice(0, 35).every((status) => status === 200)).toBe(true);
@@ -254,10 +252,10 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it('signs out everywhere: the session row goes, and the same cookie from another node is refused', async () => {
-    const admin = await signedIn(harness.app, 'amira');
+    const admin = await signedIn(world.harness.app, 'amira');
     // Another node: its own store connection and console, the same database.
-    const otherStore = await ctx.reopen({ now: clock.now });
-    const other = consoleApp(otherStore, clock);
+    const otherStore = await world.ctx.reopen({ now: world.clock.now });
+    const other = consoleApp(otherStore, world.clock);
     try {
       const cookies = admin.sessionCookie;
       expect((await request(other.app).get('/console/').set('Cookie', cookies)).status).toBe(200);
@@ -267,7 +265,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
         .send({ csrf: await admin.csrf() });
       expect(out.status).toBe(303);
       expect(String(out.headers['set-cookie'])).toContain('sns_console_session=; Path=/console');
-      expect(await ctx.query('select id from console_sessions')).toHaveLength(0);
+      expect(await world.ctx.query('select id from console_sessions')).toHaveLength(0);
       expect((await request(other.app).get('/console/').set('Cookie', cookies)).status).toBe(303);
       expect((await audit()).map((e) => e.operation).sort()).toEqual(['sign-in', 'sign-out']);
     } finally {
@@ -276,20 +274,20 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   });
 
   it('ends the sessions of an account that is disabled, and refuses its sign-in', async () => {
-    const viewer = await signedIn(harness.app, 'victor');
-    const admin = await signedIn(harness.app, 'amira');
+    const viewer = await signedIn(world.harness.app, 'victor');
+    const admin = await signedIn(world.harness.app, 'amira');
     const res = await admin.agent
       .post('/console/accounts/victor/disable')
       .type('form')
       .send({ csrf: await admin.csrf() });
     expect(res.status).toBe(303);
     expect((await viewer.agent.get('/console/')).status).toBe(303);
-    await expect(signedIn(harness.app, 'victor')).rejects.toThrow('sign-in answered 401');
+    await expect(signedIn(world.harness.app, 'victor')).rejects.toThrow('sign-in answered 401');
   });
 
   // The removal page of `victor%2Fdisable%3F` once showed a "Yes, remove" form whose action disabled victor.
   it('refuses a name no account can have on every route that takes one, and writes names into paths encoded', async () => {
-    const admin = await signedIn(harness.app, 'amira');
+    const admin = await signedIn(world.harness.app, 'amira');
     const csrf = await admin.csrf();
     const confirm = await admin.agent.get('/console/accounts/victor%2Fdisable%3F/remove');
     expect(confirm.status).toBe(404);
@@ -315,7 +313,7 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     expect(accounts.text).toContain('href="/console/accounts/victor/remove"');
     expect(accounts.text).toContain('<td data-label="State">Active</td>');
     // victor is untouched and still signs in.
-    await expect(signedIn(harness.app, 'victor')).resolves.toBeDefined();
+    await expect(signedIn(world.harness.app, 'victor')).resolves.toBeDefined();
   });
 
   // A CRLF in back= once answered an unauthenticated 500 and wrote a stack trace to the log.
@@ -325,22 +323,22 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
     ['a NUL', '/console/%00'],
     ['a character past ASCII', '/console/students/%D8%A3'],
   ])('answers 400, logging nothing at error level, for a back= holding %s', async (_, back) => {
-    const res = await request(harness.app).get(`/console/lang/ar?back=${back}`);
+    const res = await request(world.harness.app).get(`/console/lang/ar?back=${back}`);
     expect(res.status).toBe(400);
     expect(res.text).toBe('Bad Request: the address to go to holds a character a header cannot carry.\r\n');
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(res.headers.location).toBeUndefined();
-    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
-    expect(JSON.stringify(harness.logs)).not.toMatch(/stack|ERR_INVALID_CHAR/);
+    expect(world.harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(JSON.stringify(world.harness.logs)).not.toMatch(/stack|ERR_INVALID_CHAR/);
   });
 
   it('refuses addresses outside CONSOLE_ALLOW and lets those inside in', async () => {
     const { BlockList } = await import('node:net');
     const allow = new BlockList();
     allow.addSubnet('10.0.0.0', 8, 'ipv4');
-    const closed = consoleApp(ctx.store, clock, { allow });
+    const closed = consoleApp(world.ctx.store, world.clock, { allow });
     // The test client comes from loopback, as 127.0.0.1 or ::ffff:127.0.0.1 (an IPv4 range covers both).
-    const open = consoleApp(ctx.store, clock, { allow: consoleAllowList(['127.0.0.0/8']) });
+    const open = consoleApp(world.ctx.store, world.clock, { allow: consoleAllowList(['127.0.0.0/8']) });
     try {
       const res = await request(closed.app).get('/console/sign-in');
       expect(res.status).toBe(403);

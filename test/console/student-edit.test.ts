@@ -1,19 +1,13 @@
 // Editing a student in the console (docs/console.md#editing-records): the
 // admin API's rules and messages, operators only, audited; deactivation.
-import { storeVariants, type TestStore } from '../support/stores';
-import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld } from './support';
+import { storeVariants } from '../support/stores';
+import { signedIn, useConsoleWorld } from './support';
 
 describe.each(storeVariants())('editing a student on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant);
 
   it('saves a new name and class, clears the device, deactivates, and records it', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const form = await olga.agent.get('/console/students/1001/edit');
     expect(form.status).toBe(200);
     expect(form.text).toContain('<label for="full-name">Full name</label>');
@@ -23,12 +17,13 @@ describe.each(storeVariants())('editing a student on $name', (variant) => {
       .send({ csrf: await olga.csrf(), fullName: 'Ahmad Ali Nassar', classId: '8B', deviceId: '', active: '0' });
     expect(saved.status).toBe(303);
     expect((await olga.agent.get(saved.headers.location)).text).toContain('The student was saved.');
-    const student = await ctx.store.admin.getRecord('students', '1001');
+    const student = await world.ctx.store.admin.getRecord('students', '1001');
     expect(student).toMatchObject({ fullName: 'Ahmad Ali Nassar', classId: '8B', deviceId: null, active: '0' });
-    expect((await ctx.store.console.searchStudents('nassar', { limit: 5, offset: 0 })).items.map((s) => s.id)).toEqual([
-      '1001',
-    ]);
-    const entries = (await ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'student-edit' })).items;
+    expect(
+      (await world.ctx.store.console.searchStudents('nassar', { limit: 5, offset: 0 })).items.map((s) => s.id),
+    ).toEqual(['1001']);
+    const entries = (await world.ctx.store.admin.listAuditEntries({ limit: 10, offset: 0, operation: 'student-edit' }))
+      .items;
     expect(entries.map((e) => [e.user, e.subject, e.outcome])).toEqual([['olga', '1001', 'allowed']]);
     // The audit trail keeps what changed, old -> new, and its page shows it.
     expect(entries[0]?.reason).toBe(
@@ -39,7 +34,7 @@ describe.each(storeVariants())('editing a student on $name', (variant) => {
   });
 
   it("refuses what the admin API refuses, with the collection's message, and changes nothing", async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const res = await olga.agent
       .post('/console/students/1001/edit')
       .type('form')
@@ -49,11 +44,14 @@ describe.each(storeVariants())('editing a student on $name', (variant) => {
     expect(res.text).toContain('href="#full-name"');
     expect(res.text).toContain('href="#class-id"');
     expect(res.text).toContain('href="#active"');
-    expect(await ctx.store.admin.getRecord('students', '1001')).toMatchObject({ fullName: 'Ahmad Ali', classId: '7A' });
+    expect(await world.ctx.store.admin.getRecord('students', '1001')).toMatchObject({
+      fullName: 'Ahmad Ali',
+      classId: '7A',
+    });
   });
 
   it('says each refusal in Arabic on an Arabic page, an English text it has no words for kept whole', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const res = await olga.agent
       .post('/console/students/1001/edit')
       .set('Cookie', 'sns_console_lang=ar')
@@ -69,26 +67,26 @@ describe.each(storeVariants())('editing a student on $name', (variant) => {
 
   // Every write checks the student's links (docs/design.md#storage): its school must be stored, its device need not be.
   it('saves a device id that is not registered yet, as the admin API does', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const saved = await olga.agent
       .post('/console/students/1001/edit')
       .type('form')
       .send({ csrf: await olga.csrf(), fullName: 'Ahmad Ali', classId: '7A', deviceId: 'dev-not-yet', active: '1' });
     expect(saved.status).toBe(303);
-    expect(await ctx.store.admin.getRecord('students', '1001')).toMatchObject({
+    expect(await world.ctx.store.admin.getRecord('students', '1001')).toMatchObject({
       deviceId: 'dev-not-yet',
       school: 'https://school-a.example',
     });
   });
 
   it("answers a viewer's edit with 403 and changes nothing", async () => {
-    const victor = await signedIn(harness.app, 'victor');
+    const victor = await signedIn(world.harness.app, 'victor');
     expect((await victor.agent.get('/console/students/1001')).text).not.toContain('/edit');
     const res = await victor.agent
       .post('/console/students/1001/edit')
       .type('form')
       .send({ csrf: await victor.csrf(), fullName: 'Hacked' });
     expect(res.status).toBe(403);
-    expect((await ctx.store.admin.getRecord('students', '1001'))?.fullName).toBe('Ahmad Ali');
+    expect((await world.ctx.store.admin.getRecord('students', '1001'))?.fullName).toBe('Ahmad Ali');
   });
 });

@@ -6,8 +6,8 @@
 import request from 'supertest';
 import { searchName, SEARCH_NAME_SQL } from '../../src/store/records/search-name';
 import { FIXTURES } from '../support/fixtures';
-import { storeVariants, type TestStore } from '../support/stores';
-import { signedIn, type ConsoleHarness, openConsoleWorld, closeConsoleWorld, queuePush, completePush } from './support';
+import { storeVariants } from '../support/stores';
+import { signedIn, useConsoleWorld, queuePush, completePush } from './support';
 
 const MORE = {
   schools: [{ baseUrl: 'https://school-c.example', name: 'مدرسة النور' }],
@@ -21,16 +21,10 @@ const MORE = {
 };
 
 describe.each(storeVariants())('students in the console on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
-
-  beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant, { data: [FIXTURES, MORE] }));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant, { data: [FIXTURES, MORE] });
 
   const ids = async (text: string, limit = 50, offset = 0) =>
-    (await ctx.store.console.searchStudents(text, { limit, offset })).items.map((s) => s.id);
+    (await world.ctx.store.console.searchStudents(text, { limit, offset })).items.map((s) => s.id);
 
   it('finds by id, and by any part of the name in any case, across schools', async () => {
     expect(await ids('1003')).toEqual(['1003']);
@@ -60,7 +54,7 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
   });
 
   it('counts the students found in the plural form of each language (Intl.PluralRules)', async () => {
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const status = async (q: string, lang: 'en' | 'ar') =>
       /<p role="status">([^<]*)<\/p>/.exec(
         (
@@ -83,15 +77,15 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
   });
 
   it('pages through the matches with their total', async () => {
-    const first = await ctx.store.console.searchStudents('a', { limit: 2, offset: 0 });
-    const second = await ctx.store.console.searchStudents('a', { limit: 2, offset: 2 });
+    const first = await world.ctx.store.console.searchStudents('a', { limit: 2, offset: 0 });
+    const second = await world.ctx.store.console.searchStudents('a', { limit: 2, offset: 2 });
     expect(first.items).toHaveLength(2);
     expect(first.total).toBeGreaterThan(3);
     expect(second.items.map((s) => s.id)).not.toEqual(expect.arrayContaining(first.items.map((s) => s.id)));
   });
 
   it('computes the search column as the TypeScript rule does', async () => {
-    const rows = await ctx.query<{ full_name: string; search_name: string }>(
+    const rows = await world.ctx.query<{ full_name: string; search_name: string }>(
       'select full_name, search_name from students',
     );
     expect(rows.length).toBeGreaterThan(5);
@@ -100,7 +94,7 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
   });
 
   it('keeps the column current when a name is changed through the admin role', async () => {
-    await ctx.store.admin.changeRecord('students', '1001', (current) => ({
+    await world.ctx.store.admin.changeRecord('students', '1001', (current) => ({
       write: { ...current!, fullName: 'Rami Nassar' },
     }));
     expect(await ids('rami')).toEqual(['1001']);
@@ -108,7 +102,7 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
   });
 
   it('shows the search page with its label, and the student page escaped, with the token masked', async () => {
-    const viewer = await signedIn(harness.app, 'victor');
+    const viewer = await signedIn(world.harness.app, 'victor');
     const search = await viewer.agent.get('/console/students?q=sons');
     expect(search.status).toBe(200);
     expect(search.text).toContain('<label for="q">Search students</label>');
@@ -130,7 +124,7 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
   });
 
   it("reveals the token to an operator, recording it in the audit trail with the account's name", async () => {
-    const operator = await signedIn(harness.app, 'olga');
+    const operator = await signedIn(world.harness.app, 'olga');
     const page = await operator.agent.get('/console/students/1001');
     expect(page.text).toContain('/console/students/1001/reveal');
     const revealed = await operator.agent
@@ -140,7 +134,7 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
     expect(revealed.status).toBe(200);
     expect(revealed.text).toContain('fcm:AAAA-1001');
     const entries = (
-      await ctx.store.admin.listAuditEntries({ limit: 50, offset: 0, endpoint: 'console', subject: '1001' })
+      await world.ctx.store.admin.listAuditEntries({ limit: 50, offset: 0, endpoint: 'console', subject: '1001' })
     ).items;
     expect(entries.map((e) => [e.operation, e.user, e.subjectKind]).sort()).toEqual([
       ['reveal-token', 'olga', 'student'],
@@ -149,11 +143,11 @@ describe.each(storeVariants())('students in the console on $name', (variant) => 
   });
 
   it('says in plain words why a notification failed', async () => {
-    const id = await queuePush(ctx.store);
+    const id = await queuePush(world.ctx.store);
     const error = 'UNREGISTERED: token fcmAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1234 gone';
-    expect(await completePush(ctx.store, id, { status: 'dead', error })).toBe(true);
-    const viewer = await signedIn(harness.app, 'victor');
-    const page = await request.agent(harness.app).get('/console/students/1001');
+    expect(await completePush(world.ctx.store, id, { status: 'dead', error })).toBe(true);
+    const viewer = await signedIn(world.harness.app, 'victor');
+    const page = await request.agent(world.harness.app).get('/console/students/1001');
     expect(page.status).toBe(303);
     const seen = await viewer.agent.get('/console/students/1001');
     expect(seen.text).toContain('The app is no longer registered on this phone');

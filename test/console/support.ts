@@ -178,6 +178,41 @@ export async function openConsoleWorld(
   return { ctx, clock, harness };
 }
 
+/**
+ * The set-up of a console test file: a fresh world (openConsoleWorld) before
+ * each test, closed after it. Its fields are the current test's; read them
+ * inside the tests and hooks, not when the file is loaded.
+ */
+export function useConsoleWorld(
+  variant: StoreVariant,
+  options: Parameters<typeof openConsoleWorld>[1] = {},
+): ConsoleWorld {
+  let current: ConsoleWorld | null = null;
+  const open = (): ConsoleWorld => {
+    if (current === null) throw new Error('the console world is open only inside a test');
+    return current;
+  };
+  beforeEach(async () => {
+    current = await openConsoleWorld(variant, options);
+  });
+  afterEach(async () => {
+    const closing = open();
+    current = null;
+    await closeConsoleWorld(closing.ctx, closing.harness);
+  });
+  return {
+    get ctx() {
+      return open().ctx;
+    },
+    get clock() {
+      return open().clock;
+    },
+    get harness() {
+      return open().harness;
+    },
+  };
+}
+
 /** Ends what openConsoleWorld started. */
 export async function closeConsoleWorld(ctx: TestStore, harness: ConsoleHarness): Promise<void> {
   await harness.bcrypt.close();

@@ -4,8 +4,8 @@
 // U+2068 and U+2069; inside a form field it is the value as stored, sent back
 // unchanged (docs/console.md#text-direction).
 import { FIXTURES } from '../support/fixtures';
-import { storeVariants, type TestStore } from '../support/stores';
-import { closeConsoleWorld, openConsoleWorld, signedIn, type ConsoleHarness } from './support';
+import { storeVariants } from '../support/stores';
+import { useConsoleWorld, signedIn } from './support';
 
 const OVERRIDE = '\u202E';
 const NAME = `Ahmad ${OVERRIDE}gnp.exe`;
@@ -15,12 +15,7 @@ const DATA = {
 };
 
 describe.each(storeVariants())('text direction in the console on $name', (variant) => {
-  let ctx: TestStore;
-  let harness: ConsoleHarness;
-  beforeEach(async () => {
-    ({ ctx, harness } = await openConsoleWorld(variant, { data: [DATA] }));
-  });
-  afterEach(() => closeConsoleWorld(ctx, harness));
+  const world = useConsoleWorld(variant, { data: [DATA] });
 
   /** Embeddings and overrides in `page` outside every isolate (U+2066 to U+2068 ... U+2069), in text (not inside a tag). */
   const unisolated = (page: string): string[] => {
@@ -39,7 +34,7 @@ describe.each(storeVariants())('text direction in the console on $name', (varian
   };
 
   it('isolates a name with an override wherever it is text: the title, the heading, the search results', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const page = (await olga.agent.get('/console/students/1001')).text;
     expect(page).toContain(OVERRIDE);
     expect(/<title>([^<]*)<\/title>/.exec(page)?.[1]).toMatch(/^\u2068[^\u2069]*\u202E[^\u2069]*\u2069/);
@@ -51,7 +46,7 @@ describe.each(storeVariants())('text direction in the console on $name', (varian
   });
 
   it('keeps the name as stored in the edit form, so that saving it changes nothing', async () => {
-    const olga = await signedIn(harness.app, 'olga');
+    const olga = await signedIn(world.harness.app, 'olga');
     const form = (await olga.agent.get('/console/students/1001/edit')).text;
     expect(form).toContain(`value="${NAME}"`);
     expect(form).not.toContain(`value="\u2068`);

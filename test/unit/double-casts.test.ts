@@ -2,10 +2,8 @@
 // altogether. src/ keeps at most five, each where the compiler cannot know
 // what the code knows, and says why in a `//` comment on the lines right above
 // (docs/design.md#storage names the two of the store).
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { srcFiles } from '../support/src-files';
 
-const root = path.resolve(__dirname, '../..');
 const LIMIT = 5;
 
 interface DoubleCast {
@@ -33,18 +31,8 @@ function doubleCasts(file: string, source: string): DoubleCast[] {
   return found;
 }
 
-function sources(): Array<[string, string]> {
-  const src = path.join(root, 'src');
-  return readdirSync(src, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => {
-      const file = path.join(entry.parentPath, entry.name);
-      return [path.relative(root, file), readFileSync(file, 'utf8')];
-    });
-}
-
 describe('double casts in src/', () => {
-  const casts = sources().flatMap(([file, source]) => doubleCasts(file, source));
+  const casts = srcFiles().flatMap(([file, source]) => doubleCasts(file, source));
 
   it(`keeps at most ${LIMIT}`, () => {
     expect(casts.length).toBeLessThanOrEqual(LIMIT);
