@@ -44,10 +44,6 @@ const KEYS = [
 
 const MESSAGE = 'request';
 
-interface PinoInternals {
-  [key: symbol]: unknown;
-}
-
 /** The writer for `logger`: its own fast line where the logger allows it, pino's path otherwise. */
 export function accessLineWriter(logger: Logger): AccessLineWriter {
   const slow: AccessLineWriter = (level, entry) => logger[level](entry, MESSAGE);
@@ -58,23 +54,24 @@ export function accessLineWriter(logger: Logger): AccessLineWriter {
 function fastWriter(logger: Logger): AccessLineWriter | null {
   // msgPrefixSym is in pino's symbols but not in its types.
   const s = pino.symbols as typeof pino.symbols & { readonly msgPrefixSym: symbol };
-  const internals = logger as unknown as PinoInternals;
-  const formatters = internals[s.formattersSym] as { log?: unknown } | undefined;
-  const hooks = internals[s.hooksSym] as { streamWrite?: unknown; logMethod?: unknown } | undefined;
-  const serializers = (internals[s.serializersSym] ?? {}) as Record<string, unknown>;
-  const stringifiers = (internals[s.stringifiersSym] ?? {}) as Record<string | symbol, unknown>;
-  const stream = internals[s.streamSym] as { write(line: string): unknown; [key: symbol]: unknown } | undefined;
-  const levels = internals[s.lsCacheSym] as Record<number, string> | undefined;
-  const time = internals[s.timeSym] as (() => string) | undefined;
+  // pino keeps its settings under symbols its types do not list: read as unknowns, each checked where used.
+  const internal = (key: symbol): unknown => Reflect.get(logger, key);
+  const formatters = internal(s.formattersSym) as { log?: unknown } | undefined;
+  const hooks = internal(s.hooksSym) as { streamWrite?: unknown; logMethod?: unknown } | undefined;
+  const serializers = (internal(s.serializersSym) ?? {}) as Record<string, unknown>;
+  const stringifiers = (internal(s.stringifiersSym) ?? {}) as Record<string | symbol, unknown>;
+  const stream = internal(s.streamSym) as { write(line: string): unknown; [key: symbol]: unknown } | undefined;
+  const levels = internal(s.lsCacheSym) as Record<number, string> | undefined;
+  const time = internal(s.timeSym) as (() => string) | undefined;
   if (
-    internals[s.mixinSym] ||
+    internal(s.mixinSym) ||
     formatters?.log ||
     hooks?.streamWrite ||
     hooks?.logMethod ||
-    internals[s.nestedKeySym] ||
-    internals[s.msgPrefixSym] ||
-    internals[s.messageKeySym] !== 'msg' ||
-    internals[s.endSym] === undefined ||
+    internal(s.nestedKeySym) ||
+    internal(s.msgPrefixSym) ||
+    internal(s.messageKeySym) !== 'msg' ||
+    internal(s.endSym) === undefined ||
     stringifiers[s.wildcardFirstSym] ||
     KEYS.some((key) => serializers[key] !== undefined || stringifiers[key] !== undefined) ||
     serializers.msg !== undefined ||
@@ -85,14 +82,14 @@ function fastWriter(logger: Logger): AccessLineWriter | null {
     typeof time !== 'function'
   )
     return null;
-  const end = `,"msg":"${MESSAGE}"${internals[s.endSym] as string}`;
+  const end = `,"msg":"${MESSAGE}"${internal(s.endSym) as string}`;
   const info = logger.levels.values.info;
   const warn = logger.levels.values.warn;
   return (level, entry) => {
     // The level can change while the service runs: read, not remembered.
     const num = level === 'warn' ? warn : info;
     if (num < logger.levelVal) return;
-    const chindings = internals[s.chindingsSym] as string;
+    const chindings = internal(s.chindingsSym) as string;
     let line =
       levels[num] +
       time.call(logger) +
