@@ -58,6 +58,7 @@ const sqliteFiles = new SharedResources<{
   db: Kysely<StoreDatabase>;
   readNow: ReadNow | null;
   writeNow: WriteNow | null;
+  closed: () => Promise<void>;
 }>();
 
 /**
@@ -75,13 +76,14 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     const lease = await sqliteFiles.acquire(
       file,
       async () => {
-        const opened: { readNow?: ReadNow; writeNow?: WriteNow } = {};
+        const opened: { readNow?: ReadNow; writeNow?: WriteNow; closed?: () => Promise<void> } = {};
         const db = await connect(
           'sqlite',
           () => {
             const sqlite = openSqlite(options.dataDir);
             opened.readNow = sqlite.readNow;
             opened.writeNow = sqlite.writeNow;
+            opened.closed = sqlite.closed;
             return sqlite.dialect;
           },
           undefined,
@@ -92,9 +94,14 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
           db,
           readNow: tracer === null ? (opened.readNow ?? null) : null,
           writeNow: tracer === null ? (opened.writeNow ?? null) : null,
+          closed: opened.closed ?? (() => Promise.resolve()),
         };
       },
-      ({ db }) => db.destroy(),
+      async ({ db, closed }) => {
+        await db.destroy();
+        // The checkpoint thread (sqlite-checkpointer.ts) exits just after the connection closes.
+        await closed();
+      },
     );
     return assemble(lease.value.db, 'sqlite', {
       now,

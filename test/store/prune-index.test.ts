@@ -67,8 +67,9 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
             .filter((name) => name !== `${table}_pkey`);
     // The console's list of messages: one index per filter, each ending in (created_at, id) (migration 0010).
     const list = (...columns: string[]) => columns.map((column) => `${table}_list_${column}_idx`);
-    const expected = [`${table}_due_idx`, `${table}_status_updated_idx`, ...list('created', 'status')];
-    if (table === 'push_notifications') expected.push(...list('school_key', 'student_id'));
+    // The last error's filter and the overview's error links, on both channels; the type's on pushes (migration 0018).
+    const expected = [`${table}_due_idx`, `${table}_status_updated_idx`, ...list('created', 'status', 'last_error')];
+    if (table === 'push_notifications') expected.push(...list('school_key', 'student_id', 'type'));
     // The AuthCode limits count by phone, by caller and in all (auth-code-admission.ts; in all by list_created).
     if (table === 'auth_code_messages')
       expected.push(

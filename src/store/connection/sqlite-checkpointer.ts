@@ -44,6 +44,8 @@ parentPort.on('message', () => {
 export interface Checkpointer {
   /** Stops the thread and waits (briefly, synchronously) until its connection is closed. */
   close(): void;
+  /** Settles once the thread has exited (after close): nothing of it is left open. */
+  readonly exited: Promise<void>;
 }
 
 /** Starts checkpointing `file` (opened in WAL mode by the caller) on a thread of its own. */
@@ -59,16 +61,19 @@ export function startCheckpointer(file: string, everyMs = CHECKPOINT_EVERY_MS): 
   // The thread never keeps the process alive; a failure to start only leaves checkpoints to the fallback.
   worker.unref();
   worker.on('error', () => undefined);
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let done = false;
   return {
+    exited,
     close() {
       if (done) return;
       done = true;
       const flag = new Int32Array(closed);
       worker.postMessage('close');
       // Closing the store is synchronous (Kysely's driver); once, at the end, a short wait is acceptable.
-      Atomics.wait(flag, 0, 0, CLOSE_WAIT_MS);
-      void worker.terminate();
+      // Its connection closed, the thread ends by itself (its timer cleared, its port closed); one that did
+      // not answer in time is stopped.
+      if (Atomics.wait(flag, 0, 0, CLOSE_WAIT_MS) === 'timed-out') void worker.terminate();
     },
   };
 }

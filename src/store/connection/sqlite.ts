@@ -37,6 +37,8 @@ export interface OpenedSqlite {
   readonly dialect: Dialect;
   readonly readNow: ReadNow;
   readonly writeNow: WriteNow;
+  /** Settles once everything the connection started is gone (after Kysely's destroy closed it). */
+  readonly closed: () => Promise<void>;
 }
 
 /**
@@ -107,6 +109,7 @@ export function openSqlite(dataDir: string, lockWait: LockWaitOptions = DEFAULT_
     dialect: waitingForLocks(new SqliteDialect({ database: statements }), () => database.inTransaction, lockWait),
     readNow,
     writeNow,
+    closed: () => checkpointer.exited,
   };
 }
 
