@@ -69,6 +69,9 @@ export function startCheckpointer(file: string, everyMs = CHECKPOINT_EVERY_MS): 
       if (done) return;
       done = true;
       const flag = new Int32Array(closed);
+      // Whoever awaits `exited` now keeps the process alive until the thread has gone (a command's exit code
+      // is set after the store has closed).
+      worker.ref();
       worker.postMessage('close');
       // Closing the store is synchronous (Kysely's driver); once, at the end, a short wait is acceptable.
       // Its connection closed, the thread ends by itself (its timer cleared, its port closed); one that did
