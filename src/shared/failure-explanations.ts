@@ -437,9 +437,12 @@ const BY_CODE: Readonly<Record<OutboxChannel, Readonly<Record<string, Explanatio
 
 const GAVE_UP = /^gave up after \d+ attempts; last: /;
 
-/** The answer code a stored error starts with (`http_503: HTTP 503` → `http_503`), past a "gave up" prefix; null when none. */
+/**
+ * The answer code a stored error starts with (`http_503: HTTP 503` → `http_503`), past a "gave up" prefix, or that
+ * it is whole (`UNREGISTERED`, as an operator or an older build may have stored it); null when none.
+ */
 export function storedErrorCode(error: string): string | null {
-  const match = /^([A-Za-z0-9_]{1,40}):/.exec(error.replace(GAVE_UP, ''));
+  const match = /^([A-Za-z0-9_]{1,40})(?::|$)/.exec(error.replace(GAVE_UP, ''));
   return match?.[1] ?? null;
 }
 

@@ -83,6 +83,9 @@ describe('the explanations of failures', () => {
     expect(explainFailure('push', null)).toBeNull();
     expect(storedErrorCode('gave up after 3 attempts; last: http_503: HTTP 503')).toBe('http_503');
     expect(storedErrorCode('no code here')).toBeNull();
+    // A code alone is its own code.
+    expect(storedErrorCode('UNREGISTERED')).toBe('UNREGISTERED');
+    expect(explainFailure('push', 'UNREGISTERED')?.key).toBe('push-token-gone');
   });
 
   it('says what happened and what to do in both languages, each key once', () => {
