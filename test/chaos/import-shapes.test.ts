@@ -13,8 +13,14 @@ import { REPO_ROOT, startService, type ServiceProcess } from './support/service-
 import { quantile, rssMb } from './support/under-attack';
 
 const CAP = 32 * 1024 * 1024;
-/** The goals: the process grows by less than this while it checks a file... */
-const GROWTH_BOUND_MB = 200;
+/**
+ * The goals: the process grows by less than this while it checks a file (the
+ * failure this guards against grew by gigabytes). The check of 200,000 valid
+ * rows holds them all, and its peak moves with when the collector runs: on an
+ * idle machine, same build, +130 to +210 MB over runs, the in-memory uploads
+ * of before +142 to +175 (docs/chaos.md), so 200 was the edge, not a bound...
+ */
+const GROWTH_BOUND_MB = 256;
 /** ...and /healthz answers within this at the 99th percentile meanwhile, over all the uploads' probes. */
 const HEALTH_P99_BOUND_MS = 100;
 /**
