@@ -18,7 +18,7 @@ const CAP = 32 * 1024 * 1024;
  * failure this guards against grew by gigabytes). The check of 200,000 valid
  * rows holds them all, and its peak moves with when the collector runs: on an
  * idle machine, same build, +130 to +210 MB over runs, the in-memory uploads
- * of before +142 to +175 (docs/chaos.md), so 200 was the edge, not a bound...
+ * of before +142 to +175 (docs/chaos.md): 200 was at the edge of both.
  */
 const GROWTH_BOUND_MB = 256;
 /** ...and /healthz answers within this at the 99th percentile meanwhile, over all the uploads' probes. */
