@@ -135,7 +135,8 @@ export async function readUploadChunk(
     .where('upload_id', '=', uploadId)
     .where('seq', '=', seq)
     .executeTakeFirst();
-  return row === undefined ? null : Buffer.from(row.data);
+  // Both drivers hand a blob over as a Buffer of its own: no second copy of the megabyte.
+  return row?.data ?? null;
 }
 
 /** Chunks deleted per statement: a few MiB, so that SQLite's synchronous delete is brief. */
