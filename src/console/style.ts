@@ -150,7 +150,7 @@ input[type=datetime-local],input[type=date]{font:inherit;padding:.35rem .5rem;bo
   .summary-list div{grid-template-columns:1fr}
   table.messages td{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.5rem;align-items:baseline}
   table.messages td::before{display:inline;font-size:.85rem}
-  table.messages td>*{justify-self:start}
+  table.messages td>*{grid-column:2;justify-self:start}
   .chart .axis{font-size:22px}
   .chart .axis.odd{display:none}
 }
