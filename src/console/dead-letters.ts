@@ -286,10 +286,13 @@ ${
   plan.all === 0
     ? html`<p role="status">${t.noneToResend}</p><p><a href="${back}">${t.back}</a></p>`
     : confirmation(view, {
+        // When every match needs a change first, there is no "some" to resend: the question is about all of them.
         question: html`<p>${
           plan.permanent === 0
             ? t.confirmResendFiltered(f.number(plan.all))
-            : t.confirmResendSome(f.number(plan.all - plan.permanent), f.number(plan.all))
+            : plan.permanent === plan.all
+              ? t.confirmResendPermanent(f.number(plan.all))
+              : t.confirmResendSome(f.number(plan.all - plan.permanent), f.number(plan.all))
         }</p>`,
         action: `${CONSOLE_BASE}/dead/resend`,
         yes: t.yesResend,
@@ -301,7 +304,9 @@ ${
 ${
   plan.permanent === 0
     ? ''
-    : html`<div class="field checkbox"><input type="checkbox" id="permanent" name="permanent" value="1"><label for="permanent">${t.includePermanent} (${f.number(plan.permanent)})</label></div>`
+    : plan.permanent === plan.all
+      ? html`<input type="hidden" name="permanent" value="1">`
+      : html`<div class="field checkbox"><input type="checkbox" id="permanent" name="permanent" value="1"><label for="permanent">${t.includePermanent} (${f.number(plan.permanent)})</label></div>`
 }
 `,
       })

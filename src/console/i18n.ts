@@ -410,6 +410,8 @@ const en = {
   confirmResendFiltered: (n: string) => `Put these ${n} dead messages back in the queue, to be sent now?`,
   confirmResendSome: (some: string, all: string) =>
     `Put ${some} of these ${all} dead messages back in the queue, to be sent now? With the box ticked, all ${all}.`,
+  confirmResendPermanent: (all: string) =>
+    `Each of these ${all} dead messages fails the same way until something changes first (see why above). Put them back in the queue anyway?`,
   matching: 'Dead messages matching',
   noneToResend: 'No message matches this filter: nothing would be resent.',
   deadPager: 'Dead letters pages',
@@ -845,6 +847,8 @@ const ar: Messages = {
   confirmResendFiltered: (n: string) => `هل تريد إعادة هذه الرسائل الفاشلة (${n}) إلى قائمة الانتظار لتُرسل الآن؟`,
   confirmResendSome: (some: string, all: string) =>
     `هل تريد إعادة ${some} من هذه الرسائل الفاشلة (${all}) إلى قائمة الانتظار لتُرسل الآن؟ ومع تحديد المربع، كلها (${all}).`,
+  confirmResendPermanent: (all: string) =>
+    `تفشل كل هذه الرسائل الفاشلة (${all}) بالطريقة نفسها حتى يتغيّر شيء أولًا (انظر السبب أعلاه). هل تريد إعادتها إلى قائمة الانتظار على أي حال؟`,
   matching: 'الرسائل الفاشلة المطابقة',
   noneToResend: 'لا توجد رسالة تطابق هذا المرشّح: لن يُعاد إرسال شيء.',
   deadPager: 'صفحات الرسائل الفاشلة',
