@@ -280,7 +280,11 @@ ${summaryList([
   q.error !== null && [t.lastErrorFilter, html`<bdi class="code">${maskErrorText(q.error)}</bdi>`],
   [t.colStatus, t.status.dead],
   [t.matching, f.number(plan.all)],
-  [t.filterPermanent, html`${f.number(plan.permanent)} (${t.permanentExcluded})`],
+  // Left out unless asked, but only when there are others to resend; when all are such, the question is about all.
+  [
+    t.filterPermanent,
+    plan.permanent === plan.all ? f.number(plan.permanent) : html`${f.number(plan.permanent)} (${t.permanentExcluded})`,
+  ],
 ])}
 ${
   plan.all === 0

@@ -411,7 +411,7 @@ const en = {
   confirmResendSome: (some: string, all: string) =>
     `Put ${some} of these ${all} dead messages back in the queue, to be sent now? With the box ticked, all ${all}.`,
   confirmResendPermanent: (all: string) =>
-    `Each of these ${all} dead messages fails the same way until something changes first (see why above). Put them back in the queue anyway?`,
+    `Every dead message shown (${all}) fails the same way until something changes first (see why above). Put them back in the queue anyway?`,
   matching: 'Dead messages matching',
   noneToResend: 'No message matches this filter: nothing would be resent.',
   deadPager: 'Dead letters pages',

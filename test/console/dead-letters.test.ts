@@ -122,7 +122,7 @@ describe.each(storeVariants())('dead letters in the console on $name', (variant)
     const group = await operator.agent.get('/console/dead/resend?channel=push&reason=push-token-gone');
     expect(group.text).toContain('<dt>Reason</dt><dd>The app is no longer registered on this phone');
     // Every one of them needs a change first: the question is about all 3 (never "Put 0 of these"), the form says so.
-    expect(group.text).toContain('Each of these 3 dead messages fails the same way until something changes first');
+    expect(group.text).toContain('Every dead message shown (3) fails the same way until something changes first');
     expect(group.text).not.toContain('Put 0 of');
     expect(group.text).toContain('<input type="hidden" name="permanent" value="1">');
     expect(group.text).not.toContain('type="checkbox" id="permanent"');
