@@ -43,6 +43,7 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
       baseDelayMs: 10_000,
       maxDelayMs: 3_600_000,
       health: HEALTH,
+      allowPrivate: true,
     });
   });
   afterEach(async () => {
@@ -218,6 +219,7 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
       baseDelayMs: 10_000,
       maxDelayMs: 3_600_000,
       health: HEALTH,
+      allowPrivate: true,
       pushesBusy: () => state.busy,
       busyClaimEveryMs,
     });
@@ -332,7 +334,12 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
 
   it('runs beside the push worker when delivery starts, and is counted in the metrics', async () => {
     await subscribe();
-    const parsed = parseDeliveryConfig({ PUSH_PROVIDER: 'log', SMS_PROVIDER: 'log', DELIVERY_POLL_MS: '20' });
+    const parsed = parseDeliveryConfig({
+      PUSH_PROVIDER: 'log',
+      SMS_PROVIDER: 'log',
+      DELIVERY_POLL_MS: '20',
+      EVENTS_ALLOW_PRIVATE: 'true',
+    });
     if (!parsed.ok) throw new Error(parsed.problems.join('; '));
     const metrics = createMetrics({ outbox: h.ctx.store.outbox, processMetrics: false });
     const running = startDelivery(parsed.config, h.ctx.store.outbox, pino({ level: 'silent' }), {
