@@ -4,6 +4,7 @@
 // forwarding headers. Each probe was written to fail first where it found a
 // defect; the ones that passed at once show a surface that held.
 import request from 'supertest';
+import { HEAVY_PER_ACCOUNT } from '../../src/console/route-table';
 import { storeVariants } from '../support/stores';
 import { hiddenField, signedIn, queuePush, useConsoleWorld } from '../console/support';
 
@@ -112,6 +113,37 @@ describe.each(storeVariants())('the console under attack on $name', (variant) =>
       .attach('file', Buffer.from('id\n1'), 'a.csv');
     expect(upload.status).toBe(403);
     expect(await world.ctx.query('select upload_id from console_upload_chunks')).toEqual([]);
+  });
+
+  it('keeps one account to HEAVY_PER_ACCOUNT heavy reads at once: the next is 429 at once, not another store read', async () => {
+    const viewer = await signedIn(world.harness.app, 'victor');
+    const olga = await signedIn(world.harness.app, 'olga');
+    const read = world.ctx.store.admin.outboxStats.bind(world.ctx.store.admin);
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest.spyOn(world.ctx.store.admin, 'outboxStats').mockImplementation(async () => {
+      await released;
+      return read();
+    });
+    const held = Array.from({ length: HEAVY_PER_ACCOUNT }, () =>
+      viewer.agent.get('/console/overview.json').then((r) => r),
+    );
+    for (let waited = 0; spy.mock.calls.length < HEAVY_PER_ACCOUNT && waited < 5000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(spy.mock.calls).toHaveLength(HEAVY_PER_ACCOUNT);
+    for (const path of ['/console/overview.json', '/console/', '/console/messages.csv', '/console/students?q=a']) {
+      const over = await viewer.agent.get(path);
+      expect([path, over.status, over.headers['retry-after']]).toEqual([path, 429, '1']);
+    }
+    expect(spy.mock.calls).toHaveLength(HEAVY_PER_ACCOUNT);
+    // Another account is not held up by this one's, nor a light page by the heavy ones.
+    const other = olga.agent.get('/console/overview.json').then((r) => r);
+    expect((await viewer.agent.get('/console/messages')).status).toBe(200);
+    release();
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual(Array(HEAVY_PER_ACCOUNT).fill(200));
+    expect((await other).status).toBe(200);
+    // Their places are free again once they have been answered.
+    expect((await viewer.agent.get('/console/overview.json')).status).toBe(200);
   });
 
   it('counts failed sign-ins by the connecting address, whatever X-Forwarded-For says when no proxy is trusted', async () => {
