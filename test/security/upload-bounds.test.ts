@@ -28,8 +28,50 @@ describe('uploads received at once', () => {
   });
 });
 
-describe.each(storeVariants())('many uploads at once by one account on $name', (variant) => {
+describe.each(storeVariants())('roster uploads under attack on $name', (variant) => {
   const world = useConsoleWorld(variant);
+
+  const post = async (body: string) => {
+    const olga = await signedIn(world.harness.app, 'olga');
+    const csrf = await olga.csrf();
+    const answer = await olga.agent
+      .post('/console/import')
+      .set('content-type', 'multipart/form-data; boundary=XyZ')
+      .send(Buffer.from(body.replaceAll('CSRF', csrf)));
+    const chunks = await world.ctx.query('select upload_id from console_upload_chunks');
+    const uploads = await world.ctx.query<{ file_name: string }>('select file_name from console_uploads');
+    return { status: answer.status, chunks: chunks.length, names: uploads.map((u) => u.file_name) };
+  };
+  const field = (name: string, value: string) =>
+    `--XyZ\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const file = (fileName: string, headers = '') =>
+    `--XyZ\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\n${headers}\r\nid,school\r\n1,x\r\n`;
+
+  it('keeps nothing of a file sent before the token, nor of a hostile form', async () => {
+    expect(await post(`${file('a.csv')}${field('csrf', 'CSRF')}--XyZ--\r\n`)).toEqual({
+      status: 403,
+      chunks: 0,
+      names: [],
+    });
+    for (const [what, body] of [
+      ['a control character in the name', `${field('csrf', 'CSRF')}${file('a\u0007b.csv')}--XyZ--\r\n`],
+      ['a right-to-left override in the name', `${field('csrf', 'CSRF')}${file('a\u202Evsc.json')}--XyZ--\r\n`],
+      [
+        'part headers over 4 KiB',
+        `${field('csrf', 'CSRF')}${file('a.csv', `X-Pad: ${'p'.repeat(5000)}\r\n`)}--XyZ--\r\n`,
+      ],
+      ['no closing boundary', `${field('csrf', 'CSRF')}${file('a.csv')}`],
+      ['six parts', `${field('csrf', 'CSRF')}${['a', 'b', 'c', 'd', 'e'].map((n) => field(n, n)).join('')}--XyZ--\r\n`],
+    ]) {
+      expect([what, await post(body)]).toEqual([what, { status: 400, chunks: 0, names: [] }]);
+    }
+  });
+
+  it('keeps a name with path separators as its last part only', async () => {
+    const answer = await post(`${field('csrf', 'CSRF')}${file('..\\..\\etc/cron.d/roster.csv')}--XyZ--\r\n`);
+    expect(answer.status).toBe(303);
+    expect(answer.names).toEqual(['roster.csv']);
+  });
 
   it('refuses the one past the bound before reading it, and takes the next once one has ended', async () => {
     const olga = await signedIn(world.harness.app, 'olga');
