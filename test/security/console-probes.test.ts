@@ -4,9 +4,27 @@
 // forwarding headers. Each probe was written to fail first where it found a
 // defect; the ones that passed at once show a surface that held.
 import request from 'supertest';
+import { csvCell } from '../../src/console/message-list';
 import { HEAVY_PER_ACCOUNT } from '../../src/console/route-table';
 import { storeVariants } from '../support/stores';
 import { hiddenField, signedIn, queuePush, useConsoleWorld } from '../console/support';
+
+describe('a CSV cell from a value an anonymous caller chose (a type, a school, an error)', () => {
+  it.each([
+    ["=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"],
+    ['+1+1', "'+1+1"],
+    ['-2+3', "'-2+3"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\t=1', "'\t=1"],
+    ['\r=1', `"'\r=1"`],
+    ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
+    ['a,b', '"a,b"'],
+    ['note\n=1+1', '"note\n=1+1"'],
+    ['absence', 'absence'],
+  ])('%j is written %j', (value, cell) => {
+    expect(csvCell(value)).toBe(cell);
+  });
+});
 
 describe.each(storeVariants())('the console under attack on $name', (variant) => {
   const world = useConsoleWorld(variant, { accounts: { olga: 'operator', victor: 'viewer', ada: 'admin' } });
