@@ -77,7 +77,7 @@ export async function receiveUpload(
     await refuse(429, { text: t.importBusy }, 'busy');
     return;
   }
-  res.once('close', receiving.release);
+  res.once('close', () => receiving.release());
   const csrfBefore = (fields: ReadonlyMap<string, string>) => sameSecret(fields.get('csrf'), view.session.csrf);
   let csrfBeforeFile = true;
   let form;
