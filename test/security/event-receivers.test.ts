@@ -5,12 +5,10 @@
 // address it connects to, so that neither an address in the URL nor a name
 // that resolves to one (localhost, a rebinding DNS) reaches loopback, a
 // private network or a cloud's metadata service.
-import pino from 'pino';
-import { EventWorker } from '../../src/delivery/events/event-worker';
 import { isPublicAddress, privateLiteral } from '../../src/delivery/events/public-address';
 import { storeVariants } from '../support/stores';
 import { Receiver, SECRET } from '../delivery/support/event-receiver';
-import { queuePush, SCHOOL, startHarness, type Harness } from '../delivery/support/harness';
+import { eventWorker, queuePush, SCHOOL, startHarness, type Harness } from '../delivery/support/harness';
 
 describe('which addresses a receiver may be at', () => {
   it.each([
@@ -68,22 +66,15 @@ describe.each(storeVariants())('event receivers at non-public addresses on $name
     await h.close();
   });
 
-  const worker = (allowPrivate: boolean) =>
-    new EventWorker({
-      store: h.ctx.store.outbox,
-      logger: pino({ level: 'silent' }),
-      now: h.clock.now,
-      random: () => 0,
-      concurrency: 4,
-      perSchool: 4,
-      leaseSeconds: 60,
-      pollMs: 50,
-      timeoutMs: 2000,
-      baseDelayMs: 10_000,
-      maxDelayMs: 3_600_000,
-      health: { failingAfterMs: 3_600_000, disableAfterMs: 3 * 86_400_000 },
-      allowPrivate,
-    });
+  /** One claim by a worker allowed private receivers or not, and its deliveries. */
+  const deliverOnce = async (allowPrivate: boolean) => {
+    const events = eventWorker(h, { concurrency: 4, allowPrivate });
+    try {
+      expect(await events.runOnce()).toBe(1);
+    } finally {
+      await events.stop(1000);
+    }
+  };
 
   const lastErrors = async () =>
     (await h.ctx.query<{ last_error: string | null }>('select last_error from event_outbox')).map((r) => r.last_error);
@@ -95,12 +86,7 @@ describe.each(storeVariants())('event receivers at non-public addresses on $name
   ])('is never reached at %s, and the event says why', async (_what, urlOf) => {
     await h.ctx.store.admin.putEventSubscription(SCHOOL, { url: urlOf(receiver.url), secret: SECRET });
     await queuePush(h);
-    const events = worker(false);
-    try {
-      expect(await events.runOnce()).toBe(1);
-    } finally {
-      await events.stop(1000);
-    }
+    await deliverOnce(false);
     expect(receiver.deliveries).toEqual([]);
     const [error] = await lastErrors();
     expect(error).toMatch(
@@ -111,12 +97,7 @@ describe.each(storeVariants())('event receivers at non-public addresses on $name
   it('is reached with EVENTS_ALLOW_PRIVATE', async () => {
     await h.ctx.store.admin.putEventSubscription(SCHOOL, { url: receiver.url, secret: SECRET });
     await queuePush(h);
-    const events = worker(true);
-    try {
-      expect(await events.runOnce()).toBe(1);
-    } finally {
-      await events.stop(1000);
-    }
+    await deliverOnce(true);
     expect(receiver.deliveries.map((d) => d.verified)).toEqual([true]);
   });
 });
