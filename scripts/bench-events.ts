@@ -301,6 +301,7 @@ async function storeCase(
         PUSH_PROVIDER: 'webhook',
         PUSH_WEBHOOK_URL: gateway.url,
         EVENTS_ALLOW_HTTP: 'true',
+        EVENTS_ALLOW_PRIVATE: 'true',
         LOG_LEVEL: 'info',
         ...(PROFILE_DIR === ''
           ? {}

@@ -17,6 +17,12 @@ export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
 export const IMPORT_KEEP_MS = 60 * 60_000;
 /** Uploads kept at once, all nodes together; past it the oldest finished one goes. */
 export const IMPORT_MAX_UPLOADS = 20;
+/**
+ * Uploads being received at once by one account, and by this process in all: each may write up to
+ * IMPORT_MAX_BYTES to the store before it is refused or kept (docs/security.md#review-2026-11-28).
+ */
+export const IMPORT_RECEIVING_PER_ACCOUNT = 2;
+export const IMPORT_RECEIVING_MAX = 4;
 /** An upload's id: 144 random bits, base64url. */
 export const UPLOAD_ID = /^[A-Za-z0-9_-]{24}$/;
 
@@ -49,11 +55,13 @@ export interface Receiving {
   readonly sink: ChunkWriter;
   /** The form was refused: the chunks written so far are deleted. */
   discard(): Promise<void>;
+  /** Its request is over: its place among the uploads being received is free (once; again is nothing). */
+  release(): void;
 }
 
 export interface ImportJobs {
-  /** Starts receiving a file under a new upload id. */
-  receive(): Receiving;
+  /** Starts receiving a file of `account` under a new upload id; null when it or this process receives too many already. */
+  receive(account: string): Receiving | null;
   /**
    * Keeps a received file (its chunks all written) and queues its dry run;
    * null when a job is queued or running (one at a time), its chunks deleted.
@@ -98,13 +106,29 @@ const toJob = (job: ConsoleImportJob | null): Job | null =>
 export function createImportJobs(options: ImportJobsOptions): ImportJobs {
   const { store } = options;
   const expired = (uploadedAt: number) => options.now().getTime() - uploadedAt > IMPORT_KEEP_MS;
+  // Uploads being received in this process, by account.
+  const receiving = new Map<string, number>();
+  let receivingAll = 0;
   return {
-    receive() {
+    receive(account) {
+      const mine = receiving.get(account) ?? 0;
+      if (mine >= IMPORT_RECEIVING_PER_ACCOUNT || receivingAll >= IMPORT_RECEIVING_MAX) return null;
+      receiving.set(account, mine + 1);
+      receivingAll++;
+      let released = false;
       const id = randomBytes(18).toString('base64url');
       return {
         id,
         sink: chunkWriter(store, id, IMPORT_MAX_BYTES),
         discard: () => store.deleteUploadChunks(id),
+        release() {
+          if (released) return;
+          released = true;
+          receivingAll--;
+          const left = (receiving.get(account) ?? 1) - 1;
+          if (left > 0) receiving.set(account, left);
+          else receiving.delete(account);
+        },
       };
     },
     async upload({ id, size, chunks }, account, fileName, collection) {

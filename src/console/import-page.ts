@@ -61,7 +61,7 @@ export async function receiveUpload(
       outcome: 'refused',
       reason,
     });
-    if (status === 413) res.setHeader('Connection', 'close');
+    if (status === 413 || status === 429) res.setHeader('Connection', 'close');
     sendPage(res, status, importForm(view, [problem]));
   };
   if (!isMultipart(req)) {
@@ -70,7 +70,14 @@ export async function receiveUpload(
   }
   // The file goes to the store in chunks as it arrives (upload-chunks.ts), and only after the form's
   // CSRF token, which the form sends first: a file before a right token is counted, not kept.
-  const receiving = context.imports.receive();
+  const receiving = context.imports.receive(accountOf(view));
+  if (receiving === null) {
+    // Too many at once (import-jobs.ts): refused before the body is read, which is drained, not kept.
+    req.resume();
+    await refuse(429, { text: t.importBusy }, 'busy');
+    return;
+  }
+  res.once('close', () => receiving.release());
   const csrfBefore = (fields: ReadonlyMap<string, string>) => sameSecret(fields.get('csrf'), view.session.csrf);
   let csrfBeforeFile = true;
   let form;

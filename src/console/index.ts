@@ -106,6 +106,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       sendText(res, 403, 'The console is not open to this address (CONSOLE_ALLOW).');
       return;
     }
+    // PostgreSQL takes no NUL in a text (docs/security.md#review-2026-11-28): refused here, once for every page.
+    if (/%00/i.test(req.originalUrl)) {
+      sendText(res, 400, 'Bad Request: the address holds a NUL character.');
+      return;
+    }
     const cookies = parseCookies(req.headers.cookie);
     res.locals.cookies = cookies;
     res.locals.view = viewFor(
@@ -135,7 +140,15 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     redirect(res, to);
   });
 
-  const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 50 });
+  const urlencoded = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 50 });
+  // A form value with a NUL is refused as the address's is (above).
+  const forms = (req: Request, res: Response, next: NextFunction) =>
+    urlencoded(req, res, (err?: unknown) => {
+      if (err !== undefined) next(err);
+      else if (Object.values((req.body ?? {}) as Record<string, unknown>).some((v) => String(v).includes('\0')))
+        sendText(res, 400, 'Bad Request: the form holds a NUL character.');
+      else next();
+    });
 
   router.get(`${CONSOLE_BASE}/sign-in`, (req, res) => {
     callOf(res).operation = 'sign-in';

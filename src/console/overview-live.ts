@@ -33,6 +33,8 @@ export const OVERVIEW_SCRIPT = `'use strict';
   function refresh() {
     fetch(URL, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual', headers: { Accept: 'application/json' } })
       .then(function (res) {
+        // Too many at once for this account (other tabs): the next turn asks again.
+        if (res.status === 429) return null;
         // Signed out or ended: stop asking; the next navigation goes to the sign-in page.
         if (!res.ok) { stop(); return null; }
         return res.json();

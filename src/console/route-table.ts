@@ -77,6 +77,8 @@ interface RouteShape<P, Q, B, Input> {
   /** A query or form that does not pass is a 400 page naming the problems. */
   readonly query?: Q;
   readonly body?: B;
+  /** A read that costs the store much (a whole count, a sort, an export): at most HEAVY_PER_ACCOUNT at once an account. */
+  readonly heavy?: boolean;
   readonly handle: (context: ConsoleContext, signed: Signed, input: Input) => Promise<Answer> | Answer;
 }
 
@@ -139,8 +141,16 @@ export function areaOf(path: string): string {
   return /^[a-z-]{1,32}$/.test(segment) ? segment : 'other';
 }
 
+/**
+ * Heavy reads one account may have under way at once, in this process (docs/security.md#review-2026-11-28):
+ * a page's script or a few tabs never need more, and one account's parallel requests cannot keep the store
+ * (on SQLite, the event loop answering the calls) busy with them.
+ */
+export const HEAVY_PER_ACCOUNT = 2;
+
 /** Registers `routes` on `router`, behind its session check. */
 export function mountRoutes(router: Router, context: ConsoleContext, routes: readonly ConsoleRoute[]): void {
+  const heavyUnderWay = new Map<string, number>();
   for (const entry of routes) {
     const area = areaOf(entry.path);
     router[entry.method](expressPath(entry.path), async (req: Request, res: Response, next: NextFunction) => {
@@ -160,6 +170,21 @@ export function mountRoutes(router: Router, context: ConsoleContext, routes: rea
       }
       const record = callOf(res);
       if (entry.operation !== null) record.operation = entry.operation;
+      if (entry.heavy === true) {
+        const account = session.account;
+        const under = heavyUnderWay.get(account) ?? 0;
+        if (under >= HEAVY_PER_ACCOUNT) {
+          res.setHeader('Retry-After', '1');
+          sendView(res, view, view.t.problem, html`<p>${view.t.tooManyAtOnce}</p>`, { status: 429 });
+          return;
+        }
+        heavyUnderWay.set(account, under + 1);
+        res.once('close', () => {
+          const left = (heavyUnderWay.get(account) ?? 1) - 1;
+          if (left > 0) heavyUnderWay.set(account, left);
+          else heavyUnderWay.delete(account);
+        });
+      }
       const query = check(entry.query, req.query);
       const body = check(entry.body, req.body ?? {});
       const problems = [...(query.problems ?? []), ...(body.problems ?? [])];

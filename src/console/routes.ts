@@ -57,6 +57,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   route({
     method: 'get',
     path: '/',
+    heavy: true,
     role: 'viewer',
     operation: 'overview',
     query: overviewQuery,
@@ -73,6 +74,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   route({
     method: 'get',
     path: '/overview.json',
+    heavy: true,
     role: 'viewer',
     operation: 'overview',
     handle: (c, s) => sendOverviewNumbers(c, s.view, s.res),
@@ -81,6 +83,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   route({
     method: 'get',
     path: '/students',
+    heavy: true,
     role: 'viewer',
     operation: 'students',
     query: searchQuery,
@@ -133,6 +136,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   route({
     method: 'get',
     path: '/messages.csv',
+    heavy: true,
     role: 'viewer',
     operation: 'messages-export',
     query: messagesQuery,

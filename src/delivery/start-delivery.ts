@@ -77,6 +77,7 @@ export function startDelivery(
           baseDelayMs: config.retry.baseDelayMs,
           maxDelayMs: config.retry.maxDelayMs,
           health: { failingAfterMs: config.events.failingAfterMs, disableAfterMs: config.events.disableAfterMs },
+          allowPrivate: config.events.allowPrivate,
           observer: options.eventObserver,
           // Events yield to a busy push and SMS worker (docs/delivery.md#delivery-events), made below.
           pushesBusy: () => pushesBusy(),

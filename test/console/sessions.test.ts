@@ -325,7 +325,12 @@ describe.each(storeVariants())('console sessions on $name', (variant) => {
   ])('answers 400, logging nothing at error level, for a back= holding %s', async (_, back) => {
     const res = await request(world.harness.app).get(`/console/lang/ar?back=${back}`);
     expect(res.status).toBe(400);
-    expect(res.text).toBe('Bad Request: the address to go to holds a character a header cannot carry.\r\n');
+    // A NUL anywhere in a console address is refused before any route (docs/security.md#review-2026-11-28).
+    expect(res.text).toBe(
+      back.includes('%00')
+        ? 'Bad Request: the address holds a NUL character.\r\n'
+        : 'Bad Request: the address to go to holds a character a header cannot carry.\r\n',
+    );
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(res.headers.location).toBeUndefined();
     expect(world.harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);

@@ -63,6 +63,7 @@ describe.each(storeVariants())('an event worker killed mid-batch on $name', (var
       DELIVERY_POLL_MS: '50',
       DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
       DELIVERY_TIMEOUT_MS: '15000',
+      EVENTS_ALLOW_PRIVATE: 'true',
     });
     expect(await killWhen(first, enough)).toBeNull();
     const unanswered = new Set(receiver.deliveries.filter((d) => d.answered === 0).map((d) => d.id));
@@ -84,6 +85,7 @@ describe.each(storeVariants())('an event worker killed mid-batch on $name', (var
       baseDelayMs: 10_000,
       maxDelayMs: 3_600_000,
       health: { failingAfterMs: 3_600_000, disableAfterMs: 86_400_000 },
+      allowPrivate: true,
     });
     while ((await second.runOnce()) > 0);
 

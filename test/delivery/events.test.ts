@@ -6,17 +6,16 @@
 // per message.
 import pino from 'pino';
 import { parseDeliveryConfig, startDelivery } from '../../src/delivery';
-import { EventWorker } from '../../src/delivery/events/event-worker';
+import type { EventWorker } from '../../src/delivery/events/event-worker';
 import { createMetrics } from '../../src/metrics';
 import { storeVariants } from '../support/stores';
 import { Receiver, SECRET } from './support/event-receiver';
 import { fcmError } from './support/fake-fcm';
-import { pushWorker, queuePush, SCHOOL, startHarness, type Harness } from './support/harness';
+import { eventWorker, pushWorker, queuePush, SCHOOL, startHarness, type Harness } from './support/harness';
 import { sent } from '../../src/delivery/provider';
 
 const T0 = '2030-01-01T00:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
-const HEALTH = { failingAfterMs: 3_600_000, disableAfterMs: 3 * 86_400_000 };
 
 describe.each(storeVariants())('delivery events on $name', (variant) => {
   let h: Harness;
@@ -30,20 +29,7 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     receiver.nowSeconds = () => Math.floor(h.clock.now().getTime() / 1000);
     await receiver.start();
     logs.length = 0;
-    events = new EventWorker({
-      store: h.ctx.store.outbox,
-      logger: pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) }),
-      now: h.clock.now,
-      random: () => 0,
-      concurrency: 16,
-      perSchool: 4,
-      leaseSeconds: 60,
-      pollMs: 50,
-      timeoutMs: 2000,
-      baseDelayMs: 10_000,
-      maxDelayMs: 3_600_000,
-      health: HEALTH,
-    });
+    events = eventWorker(h, { logger: pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) }) });
   });
   afterEach(async () => {
     await events.stop(1000);
@@ -205,19 +191,10 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     await subscribe();
     for (let i = 0; i < 4; i++) for (const student of ['1001', '1002', '1003']) await queuePush(h, student);
     const state = { busy: true };
-    const worker = new EventWorker({
-      store: h.ctx.store.outbox,
-      logger: pino({ level: 'silent' }),
-      now: h.clock.now,
-      random: () => 0,
-      concurrency: 16,
+    const worker = eventWorker(h, {
       perSchool: 16,
-      leaseSeconds: 60,
       pollMs: 20,
       timeoutMs: 5000,
-      baseDelayMs: 10_000,
-      maxDelayMs: 3_600_000,
-      health: HEALTH,
       pushesBusy: () => state.busy,
       busyClaimEveryMs,
     });
@@ -332,7 +309,12 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
 
   it('runs beside the push worker when delivery starts, and is counted in the metrics', async () => {
     await subscribe();
-    const parsed = parseDeliveryConfig({ PUSH_PROVIDER: 'log', SMS_PROVIDER: 'log', DELIVERY_POLL_MS: '20' });
+    const parsed = parseDeliveryConfig({
+      PUSH_PROVIDER: 'log',
+      SMS_PROVIDER: 'log',
+      DELIVERY_POLL_MS: '20',
+      EVENTS_ALLOW_PRIVATE: 'true',
+    });
     if (!parsed.ok) throw new Error(parsed.problems.join('; '));
     const metrics = createMetrics({ outbox: h.ctx.store.outbox, processMetrics: false });
     const running = startDelivery(parsed.config, h.ctx.store.outbox, pino({ level: 'silent' }), {

@@ -74,6 +74,7 @@ describeWithTools(
         DELIVERY_POLL_MS: '200',
         ADMIN_TOKEN,
         EVENTS_ALLOW_HTTP: 'true',
+        EVENTS_ALLOW_PRIVATE: 'true',
         EVENTS_FAILING_AFTER_MS: '1000',
       });
       prometheus = await startPrometheus({

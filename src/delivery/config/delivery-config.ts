@@ -49,6 +49,8 @@ export interface DeliveryConfig {
 export interface EventSettings {
   /** Subscriptions may name an http:// URL (tests, private networks). */
   readonly allowHttp: boolean;
+  /** Receivers may be at a loopback, private or link-local address (tests, private networks). */
+  readonly allowPrivate: boolean;
   /** A receiver failing this long without a success is `failing`. */
   readonly failingAfterMs: number;
   /** … and this long, `disabled`. */
@@ -164,6 +166,14 @@ const schema = z.object({
       setting(
         'delivery',
         "Let a school's event subscription name an `http://` URL, not only `https://` (tests, private networks; [delivery events](delivery.md#delivery-events)).",
+      ),
+    ),
+  EVENTS_ALLOW_PRIVATE: bool('EVENTS_ALLOW_PRIVATE')
+    .default(false)
+    .meta(
+      setting(
+        'delivery',
+        "Let the event worker deliver to a school's receiver at a loopback, private, link-local or other non-public address (tests, private networks); otherwise only public addresses, checked after DNS ([delivery events](delivery.md#delivery-events)).",
       ),
     ),
   EVENTS_FAILING_AFTER_MS: integer('EVENTS_FAILING_AFTER_MS', 1000, 2_592_000_000)
@@ -319,6 +329,7 @@ export function parseDeliveryConfig(
       outboxRetentionDays,
       events: {
         allowHttp: raw.EVENTS_ALLOW_HTTP,
+        allowPrivate: raw.EVENTS_ALLOW_PRIVATE,
         failingAfterMs: raw.EVENTS_FAILING_AFTER_MS,
         disableAfterMs: raw.EVENTS_DISABLE_AFTER_MS,
         concurrency: raw.EVENTS_CONCURRENCY,

@@ -13,7 +13,11 @@ import {
   type EventHealthRule,
 } from '../../store';
 import { STATUS_CODES } from 'node:http';
-import { httpCall } from '../http/http-call';
+import { failure } from '../provider';
+import http from 'node:http';
+import https from 'node:https';
+import { httpCall, type HttpAgents } from '../http/http-call';
+import { notPublicText, privateLiteral, publicLookup } from './public-address';
 import { parseRetryAfter } from '../http/retry-after';
 import { retryDelayMs } from '../retry-policy';
 import { eventSignature, eventSigningKey } from '../../shared/event-signature';
@@ -48,6 +52,11 @@ export interface EventWorkerOptions {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly health: EventHealthRule;
+  /**
+   * EVENTS_ALLOW_PRIVATE: a receiver may be at any address. False: only at a
+   * public one (public-address.ts), checked on the address connected to.
+   */
+  readonly allowPrivate: boolean;
   readonly observer?: EventObserver;
   /**
    * True while the push and SMS worker has more due than it has room for:
@@ -91,10 +100,16 @@ export class EventWorker {
   // When the last claim started (performance.now()), for the pace while the pushes are busy.
   #lastClaimAt = -Infinity;
   readonly #keys = new Map<string, KeyObject>();
+  // The worker's own pools: their connections are made only to public addresses unless allowPrivate.
+  readonly #agents: HttpAgents | undefined;
 
   constructor(options: EventWorkerOptions) {
     if (options.concurrency < 1 || options.perSchool < 1) throw new RangeError('event concurrency must be at least 1');
     this.#options = options;
+    const pool = { keepAlive: true, maxSockets: 256, lookup: publicLookup };
+    this.#agents = options.allowPrivate
+      ? undefined
+      : { 'http:': new http.Agent(pool), 'https:': new https.Agent(pool) };
     this.#completions = new GroupCommit({
       write: (entries) => options.store.completeEvents(entries, options.health),
       waitMs: 0,
@@ -120,11 +135,15 @@ export class EventWorker {
     this.#stopping = true;
     this.#wake?.();
     const running = this.#running;
-    if (running === null) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
-    this.#running = null;
+    if (running !== null) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+      this.#running = null;
+    }
+    // The pools' idle connections are the worker's own: none is left open behind it.
+    this.#agents?.['http:'].destroy();
+    this.#agents?.['https:'].destroy();
   }
 
   /** One claim and its deliveries, awaited; how many were claimed. */
@@ -258,21 +277,27 @@ export class EventWorker {
   async #post(event: ClaimedEvent): Promise<EventCompletion> {
     const { now, timeoutMs } = this.#options;
     const timestamp = Math.floor(now().getTime() / 1000);
+    // An address in the URL is never looked up, so it is checked here; a name is checked by the pools' lookup.
+    const literal = this.#agents === undefined ? null : privateLiteral(event.url);
     // node:http with keep-alive (http-call.ts), as the providers: fetch cost four times the CPU per request, and
     // events are two requests a push (scripts/bench-events.ts). It follows no redirect.
-    const answer = await httpCall({
-      url: event.url,
-      method: 'POST',
-      body: event.body,
-      timeoutMs,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'webhook-id': event.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': eventSignature(this.#key(event.secret), event.id, timestamp, event.body),
-      },
-    });
+    const answer =
+      literal !== null
+        ? failure('not_public', notPublicText(literal))
+        : await httpCall({
+            url: event.url,
+            method: 'POST',
+            body: event.body,
+            timeoutMs,
+            ...(this.#agents === undefined ? {} : { agents: this.#agents }),
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': USER_AGENT,
+              'webhook-id': event.id,
+              'webhook-timestamp': String(timestamp),
+              'webhook-signature': eventSignature(this.#key(event.secret), event.id, timestamp, event.body),
+            },
+          });
     let status = 0;
     let retryAfter: string | null = null;
     let error: string;

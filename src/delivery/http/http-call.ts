@@ -13,6 +13,13 @@ export interface HttpRequest {
   readonly body?: string;
   /** The whole exchange, body included. */
   readonly timeoutMs: number;
+  /** Connection pools of the caller's own (the event worker's only connect to public addresses); the shared ones unless set. */
+  readonly agents?: HttpAgents;
+}
+
+export interface HttpAgents {
+  readonly 'http:': http.Agent;
+  readonly 'https:': https.Agent;
 }
 
 export interface HttpAnswer {
@@ -30,7 +37,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 // node:http with keep-alive rather than fetch: on this path (many small
 // requests to one host) it costs a quarter of the CPU per request, measured.
-const AGENTS = {
+const AGENTS: HttpAgents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
   'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
 };
@@ -52,7 +59,7 @@ export function httpCall(request: HttpRequest): Promise<HttpAnswer | SendFailure
       url,
       {
         method: request.method,
-        agent: AGENTS[secure ? 'https:' : 'http:'],
+        agent: (request.agents ?? AGENTS)[secure ? 'https:' : 'http:'],
         headers: body === undefined ? request.headers : { ...request.headers, 'content-length': String(body.length) },
       },
       (response) => {

@@ -10,6 +10,7 @@ import {
   type PushProvider,
   type RetryPolicy,
 } from '../../../src/delivery';
+import { EventWorker, type EventWorkerOptions } from '../../../src/delivery/events/event-worker';
 import { AccessTokenSource } from '../../../src/delivery/push/fcm/access-token';
 import { createFcmProvider } from '../../../src/delivery/push/fcm/fcm-provider';
 import { createHttpGatewayProvider } from '../../../src/delivery/sms/http-gateway-provider';
@@ -140,6 +141,30 @@ export function pushWorker(
 }
 
 /** An FCM provider aimed at the fake. */
+/**
+ * An event worker on the harness's store and clock, its receivers allowed on
+ * loopback (EVENTS_ALLOW_PRIVATE), `options` over the usual ones; the test
+ * runs it with runOnce or start.
+ */
+export function eventWorker(harness: Harness, options: Partial<EventWorkerOptions> = {}): EventWorker {
+  return new EventWorker({
+    store: harness.ctx.store.outbox,
+    logger: pino({ level: 'silent' }),
+    now: harness.clock.now,
+    random: () => 0,
+    concurrency: 16,
+    perSchool: 4,
+    leaseSeconds: 60,
+    pollMs: 50,
+    timeoutMs: 2000,
+    baseDelayMs: 10_000,
+    maxDelayMs: 3_600_000,
+    health: { failingAfterMs: 3_600_000, disableAfterMs: 3 * 86_400_000 },
+    allowPrivate: true,
+    ...options,
+  });
+}
+
 export function fcmProvider(fcm: FakeFcm, timeoutMs: number, now?: () => number): PushProvider {
   const tokens = new AccessTokenSource({
     credentials: fcm.credentials,
