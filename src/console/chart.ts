@@ -4,7 +4,12 @@
 // Time runs left to right in both languages, as on a clock face; the text
 // around it follows the page's direction. Labels near either end are
 // anchored inwards, so that none is clipped at the edge, on a phone either.
+// Each period leads to Messages with its times (docs/design.md#a-chart-period-is-a-link):
+// a mouse by its bar (a link out of the tab order), a keyboard, a screen
+// reader or a finger by the table of periods under the chart, whose rows are
+// tap targets where the bars are a few pixels wide.
 import { html, type Html } from '../shared/markup';
+import { column, stackTable } from './partials';
 import type { View } from './view';
 
 export interface ChartBucket {
@@ -13,6 +18,12 @@ export interface ChartBucket {
   readonly sent: number;
   readonly retrying: number;
   readonly dead: number;
+  /** Every message queued in the period, refused calls included: what its link lists. */
+  readonly total: number;
+  /** The period's start, as a `<time>` for the table of periods. */
+  readonly start: Html | string;
+  /** Messages with the period's times. */
+  readonly href: string;
 }
 
 /** The chart's legend and hover words, in the page's language. */
@@ -23,6 +34,12 @@ export interface ChartWords {
   /** Between the figures of a bar's title: the language's comma. */
   readonly comma: string;
   summary(sent: string, retrying: string, dead: string): string;
+  /** The table of periods' disclosure: how many periods have messages (plural forms). */
+  periods(n: number, formatted: string): string;
+  readonly colPeriod: string;
+  readonly colMessages: string;
+  readonly colLink: string;
+  readonly showMessages: string;
 }
 
 const WIDTH = 720;
@@ -69,17 +86,40 @@ ${buckets.map((b, i) => {
   // The SVG runs left to right: an Arabic label ("27 نوفمبر، 06") is drawn isolated, so that it reads in its
   // own direction, its hour not between its day and its month (test/browser/console-flows.test.ts).
   const label = html`\u2068${b.label}\u2069`;
-  return html`<g><title>${b.label}: ${words.sent} ${f.number(b.sent)}${words.comma}${words.retrying} ${f.number(b.retrying)}${words.comma}${words.dead} ${f.number(b.dead)}</title><rect x="${x.toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotHeight}" class="hover"/>${SERIES.map(
+  // The whole slot is the link (its hover area), out of the tab order: the table of periods is the keyboard's way.
+  return html`<a href="${b.href}" tabindex="-1"><g><title>${b.label}: ${words.sent} ${f.number(b.sent)}${words.comma}${words.retrying} ${f.number(b.retrying)}${words.comma}${words.dead} ${f.number(b.dead)}</title><rect x="${x.toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotHeight}" class="hover"/>${SERIES.map(
     (key, k) =>
       b[key] > 0
         ? html`<rect x="${(x + k * bar).toFixed(1)}" y="${y(b[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b[key])).toFixed(1)}" class="${key}"/>`
         : '',
-  )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${label}</text>` : ''}</g>`;
+  )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${label}</text>` : ''}</g></a>`;
 })}
 </svg>
 <p class="legend"><span class="key sent"></span>${words.sent} <span class="key retrying"></span>${words.retrying} <span class="key dead"></span>${words.dead}</p>
 <p id="${id}-summary" class="summary">${words.summary(f.number(total('sent')), f.number(total('retrying')), f.number(total('dead')))}</p>
+${periodTable(view, words, buckets)}
 </figure>`;
+}
+
+/** The periods that have messages, newest first, each with its count and its link: the bars' equivalent. */
+function periodTable(view: View, words: ChartWords, buckets: readonly ChartBucket[]): Html | '' {
+  const { f } = view;
+  const rows = buckets.filter((b) => b.total > 0).reverse();
+  if (rows.length === 0) return '';
+  return html`<details class="periods"><summary>${words.periods(rows.length, f.number(rows.length))}</summary>
+${stackTable(
+  rows,
+  [
+    column(words.colPeriod, (b) => b.start),
+    column(words.colMessages, (b) => f.number(b.total), true),
+    column(
+      words.colLink,
+      (b) => html`<a href="${b.href}">${words.showMessages}<span class="visually-hidden"> (${b.label})</span></a>`,
+    ),
+  ],
+  { className: 'periods' },
+)}
+</details>`;
 }
 
 /** 1, 2 or 5 times a power of ten, at least `value`: round numbers on the scale. */
