@@ -1,6 +1,7 @@
 // The overview's chart, drawn by the server as SVG (no external asset):
-// sent, retrying and given-up messages per bucket as grouped bars, with a
-// labelled scale, each bucket's figures in its <title> (shown on hover).
+// of the messages queued per bucket, the sent, retrying and given up as
+// grouped bars, with a labelled scale, each bucket's figures in the title of
+// its link (shown on hover).
 // Time runs left to right in both languages, as on a clock face; the text
 // around it follows the page's direction. Labels near either end are
 // anchored inwards, so that none is clipped at the edge, on a phone either.
@@ -72,6 +73,7 @@ export function activityChart(
   const labelled = buckets.length <= 1 ? 1 : buckets.length - 1;
   return html`<figure class="chart">
 <figcaption id="${id}">${title}</figcaption>
+<div class="plot">
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id} ${id}-summary">
 ${ticks.map(
   (tick) =>
@@ -86,19 +88,36 @@ ${buckets.map((b, i) => {
   // The SVG runs left to right: an Arabic label ("27 نوفمبر، 06") is drawn isolated, so that it reads in its
   // own direction, its hour not between its day and its month (test/browser/console-flows.test.ts).
   const label = html`\u2068${b.label}\u2069`;
-  // The whole slot is the link (its hover area), out of the tab order: the table of periods is the keyboard's way.
-  return html`<a href="${b.href}" tabindex="-1"><g><title>${b.label}: ${words.sent} ${f.number(b.sent)}${words.comma}${words.retrying} ${f.number(b.retrying)}${words.comma}${words.dead} ${f.number(b.dead)}</title><rect x="${x.toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotHeight}" class="hover"/>${SERIES.map(
-    (key, k) =>
-      b[key] > 0
-        ? html`<rect x="${(x + k * bar).toFixed(1)}" y="${y(b[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b[key])).toFixed(1)}" class="${key}"/>`
-        : '',
-  )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${label}</text>` : ''}</g></a>`;
+  return html`<g>${SERIES.map((key, k) =>
+    b[key] > 0
+      ? html`<rect x="${(x + k * bar).toFixed(1)}" y="${y(b[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b[key])).toFixed(1)}" class="${key}"/>`
+      : '',
+  )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${label}</text>` : ''}</g>`;
 })}
 </svg>
+${barLinks(view, words, buckets, slot, plotHeight)}
+</div>
 <p class="legend"><span class="key sent"></span>${words.sent} <span class="key retrying"></span>${words.retrying} <span class="key dead"></span>${words.dead}</p>
 <p id="${id}-summary" class="summary">${words.summary(f.number(total('sent')), f.number(total('retrying')), f.number(total('dead')))}</p>
 ${periodTable(view, words, buckets)}
 </figure>`;
+}
+
+/**
+ * Over the drawing, the same size: each period's slot, its whole height, with the period's figures in its
+ * title (shown on hover), a link where the period has messages. Hidden from assistive technology and out of
+ * the tab order, since the image below reads as one and may not hold links: the table of periods is their
+ * way (docs/design.md#a-chart-period-is-a-link).
+ */
+function barLinks(view: View, words: ChartWords, buckets: readonly ChartBucket[], slot: number, height: number): Html {
+  const { f } = view;
+  return html`<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" class="bar-links" aria-hidden="true" focusable="false">${buckets.map(
+    (b, i) => {
+      const inner = html`<title>${b.label}: ${words.sent} ${f.number(b.sent)}${words.comma}${words.retrying} ${f.number(b.retrying)}${words.comma}${words.dead} ${f.number(b.dead)}</title><rect x="${(LEFT + i * slot).toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${height}"/>`;
+      // A period with no message leads nowhere: its figures on hover only, as in the table, which leaves it out.
+      return b.total > 0 ? html`<a href="${b.href}" tabindex="-1">${inner}</a>` : html`<g>${inner}</g>`;
+    },
+  )}</svg>`;
 }
 
 /** The periods that have messages, newest first, each with its count and its link: the bars' equivalent. */

@@ -599,7 +599,7 @@ const ar: Messages = {
   fromDate: 'من',
   toDate: 'إلى',
   datesHint:
-    'أيام بالتوقيت العالمي المنسق (UTC)، ويدخل اليومان كلاهما؛ أو أوقات بالتوقيت العالمي المنسق بالصيغة YYYY-MM-DDTHH:MMZ، ولا يدخل وقت النهاية.',
+    'أيام بالتوقيت العالمي المنسق (UTC)، ويدخل اليومان كلاهما؛ أو أوقات بالتوقيت العالمي المنسق بالصيغة \u2066YYYY-MM-DDTHH:MMZ\u2069، ولا يدخل وقت النهاية.',
   showingBetween: (from: Html | string, to: Html | string) =>
     html`تُعرض الرسائل المُدرجة من ${from} إلى ${to}، دون تلك الدقيقة.`,
   showingFrom: (from: Html | string) => html`تُعرض الرسائل المُدرجة منذ ${from}.`,
@@ -621,7 +621,7 @@ const ar: Messages = {
   // CSV isolated (U+2068 … U+2069): a Latin word before the parenthesis would carry the number into its run.
   downloadCsv: (n: string) => `نزّل هذه القائمة بصيغة \u2068CSV\u2069 (${n} صف على الأكثر)`,
   whyChoose: 'اختر قيمة من القائمة',
-  whyDate: 'أدخل تاريخًا بالصيغة YYYY-MM-DD، أو وقتًا بالتوقيت العالمي المنسق بالصيغة YYYY-MM-DDTHH:MMZ',
+  whyDate: 'أدخل تاريخًا بالصيغة YYYY-MM-DD، أو وقتًا بالتوقيت العالمي المنسق بالصيغة \u2066YYYY-MM-DDTHH:MMZ\u2069',
   whyRange: 'يجب ألا يسبق تاريخ البداية',
   whyAfter: 'يجب أن يكون بعد وقت البداية',
   whyOnce: 'أدخله مرة واحدة',

@@ -201,7 +201,7 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     const minute = 'href="/console/messages?from=2026-03-02T08:00Z&amp;to=2026-03-02T08:01Z"';
     const overview = (await viewer.agent.get('/console/?range=1h')).text;
     // The bar's link, out of the tab order, and its figures: the messages queued in the minute by where they stand.
-    expect(overview).toContain(`<a ${minute} tabindex="-1"><g><title>08:00: Sent 1, Retrying 1, Given up 1</title>`);
+    expect(overview).toContain(`<a ${minute} tabindex="-1"><title>08:00: Sent 1, Retrying 1, Given up 1</title>`);
     // The table of periods: the two minutes with messages, newest first, each with its count and the same link.
     expect(overview).toContain('<summary>2 periods with messages: links to them</summary>');
     const rows = [

@@ -49,29 +49,37 @@ export async function activity(
     else if (status === 'dead' || status === 'uncertain') entry.dead += n;
     totals.set(bucket, entry);
   };
-  // A literal, not a parameter: PostgreSQL matches the grouped expression by its text.
-  const size = sql.raw(String(width === 10 ? 10 : width === 13 ? 13 : 16));
-  const bucket = sql<string>`substr(created_at, 1, ${size})`;
-  for (const channel of OUTBOX_CHANNELS) {
-    const { db: typed, table: name } = channelTable(db, channel);
-    const rows = await typed
-      .selectFrom(name)
-      .select([bucket.as('bucket'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('created_at', '>=', since)
-      .groupBy([sql`substr(created_at, 1, ${size})`, 'status'])
-      .execute();
-    for (const row of rows) add(row.bucket, row.status, Number(row.n));
+  for (const query of activityQueries(db, since, width)) {
+    for (const row of await query.execute()) add(row.bucket, row.status, Number(row.n));
   }
-  const refused = await db
-    .selectFrom('refused_calls')
-    .select([bucket.as('bucket'), (eb) => eb.fn.countAll<number>().as('n')])
-    .where('created_at', '>=', since)
-    .groupBy(sql`substr(created_at, 1, ${size})`)
-    .execute();
-  for (const row of refused) add(row.bucket, 'refused', Number(row.n));
   return [...totals.entries()]
     .map(([key, counts]) => ({ bucket: key, ...counts }))
     .sort((a, b) => (a.bucket < b.bucket ? -1 : 1));
+}
+
+/**
+ * activity's reads, one a table: the messages of each channel by bucket and status, the refused calls by
+ * bucket. Each reads the table's index that starts with `created_at` from `since` on
+ * (test/store/console-overview.test.ts reads their plans).
+ */
+export function activityQueries(db: Kysely<StoreDatabase>, since: string, width: ActivityWidth) {
+  // A literal, not a parameter: PostgreSQL matches the grouped expression by its text.
+  const size = sql.raw(String(width === 10 ? 10 : width === 13 ? 13 : 16));
+  const bucket = sql<string>`substr(created_at, 1, ${size})`;
+  const outbox = OUTBOX_CHANNELS.map((channel) => {
+    const { db: typed, table: name } = channelTable(db, channel);
+    return typed
+      .selectFrom(name)
+      .select([bucket.as('bucket'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('created_at', '>=', since)
+      .groupBy([sql`substr(created_at, 1, ${size})`, 'status']);
+  });
+  const refused = db
+    .selectFrom('refused_calls')
+    .select([bucket.as('bucket'), sql<string>`'refused'`.as('status'), (eb) => eb.fn.countAll<number>().as('n')])
+    .where('created_at', '>=', since)
+    .groupBy(sql`substr(created_at, 1, ${size})`);
+  return [...outbox, refused];
 }
 
 /** The most frequent last errors of messages changed since `since`, most frequent first. */
