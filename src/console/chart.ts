@@ -1,10 +1,16 @@
 // The overview's chart, drawn by the server as SVG (no external asset):
-// sent, retrying and given-up messages per bucket as grouped bars, with a
-// labelled scale, each bucket's figures in its <title> (shown on hover).
+// of the messages queued per bucket, the sent, retrying and given up as
+// grouped bars, with a labelled scale, each bucket's figures in the title of
+// its link (shown on hover).
 // Time runs left to right in both languages, as on a clock face; the text
 // around it follows the page's direction. Labels near either end are
 // anchored inwards, so that none is clipped at the edge, on a phone either.
+// Each period leads to Messages with its times (docs/design.md#a-chart-period-is-a-link):
+// a mouse by its bar (a link out of the tab order), a keyboard, a screen
+// reader or a finger by the table of periods under the chart, whose rows are
+// tap targets where the bars are a few pixels wide.
 import { html, type Html } from '../shared/markup';
+import { column, stackTable } from './partials';
 import type { View } from './view';
 
 export interface ChartBucket {
@@ -13,6 +19,12 @@ export interface ChartBucket {
   readonly sent: number;
   readonly retrying: number;
   readonly dead: number;
+  /** Every message queued in the period, refused calls included: what its link lists. */
+  readonly total: number;
+  /** The period's start, as a `<time>` for the table of periods. */
+  readonly start: Html | string;
+  /** Messages with the period's times. */
+  readonly href: string;
 }
 
 /** The chart's legend and hover words, in the page's language. */
@@ -23,6 +35,12 @@ export interface ChartWords {
   /** Between the figures of a bar's title: the language's comma. */
   readonly comma: string;
   summary(sent: string, retrying: string, dead: string): string;
+  /** The table of periods' disclosure: how many periods have messages (plural forms). */
+  periods(n: number, formatted: string): string;
+  readonly colPeriod: string;
+  readonly colMessages: string;
+  readonly colLink: string;
+  readonly showMessages: string;
 }
 
 const WIDTH = 720;
@@ -55,6 +73,7 @@ export function activityChart(
   const labelled = buckets.length <= 1 ? 1 : buckets.length - 1;
   return html`<figure class="chart">
 <figcaption id="${id}">${title}</figcaption>
+<div class="plot">
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id} ${id}-summary">
 ${ticks.map(
   (tick) =>
@@ -69,17 +88,57 @@ ${buckets.map((b, i) => {
   // The SVG runs left to right: an Arabic label ("27 نوفمبر، 06") is drawn isolated, so that it reads in its
   // own direction, its hour not between its day and its month (test/browser/console-flows.test.ts).
   const label = html`\u2068${b.label}\u2069`;
-  return html`<g><title>${b.label}: ${words.sent} ${f.number(b.sent)}${words.comma}${words.retrying} ${f.number(b.retrying)}${words.comma}${words.dead} ${f.number(b.dead)}</title><rect x="${x.toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotHeight}" class="hover"/>${SERIES.map(
-    (key, k) =>
-      b[key] > 0
-        ? html`<rect x="${(x + k * bar).toFixed(1)}" y="${y(b[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b[key])).toFixed(1)}" class="${key}"/>`
-        : '',
+  return html`<g>${SERIES.map((key, k) =>
+    b[key] > 0
+      ? html`<rect x="${(x + k * bar).toFixed(1)}" y="${y(b[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(TOP + plotHeight - y(b[key])).toFixed(1)}" class="${key}"/>`
+      : '',
   )}${i % labelEvery === 0 ? html`<text x="${labelX.toFixed(1)}" y="${HEIGHT - 8}" text-anchor="${anchor}" class="${(i / labelEvery) % 2 === 1 ? 'axis odd' : 'axis'}">${label}</text>` : ''}</g>`;
 })}
 </svg>
+${barLinks(view, words, buckets, slot, plotHeight)}
+</div>
 <p class="legend"><span class="key sent"></span>${words.sent} <span class="key retrying"></span>${words.retrying} <span class="key dead"></span>${words.dead}</p>
 <p id="${id}-summary" class="summary">${words.summary(f.number(total('sent')), f.number(total('retrying')), f.number(total('dead')))}</p>
+${periodTable(view, words, buckets)}
 </figure>`;
+}
+
+/**
+ * Over the drawing, the same size: each period's slot, its whole height, with the period's figures in its
+ * title (shown on hover), a link where the period has messages. Hidden from assistive technology and out of
+ * the tab order, since the image below reads as one and may not hold links: the table of periods is their
+ * way (docs/design.md#a-chart-period-is-a-link).
+ */
+function barLinks(view: View, words: ChartWords, buckets: readonly ChartBucket[], slot: number, height: number): Html {
+  const { f } = view;
+  return html`<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" class="bar-links" aria-hidden="true" focusable="false">${buckets.map(
+    (b, i) => {
+      const inner = html`<title>${b.label}: ${words.sent} ${f.number(b.sent)}${words.comma}${words.retrying} ${f.number(b.retrying)}${words.comma}${words.dead} ${f.number(b.dead)}</title><rect x="${(LEFT + i * slot).toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${height}"/>`;
+      // A period with no message leads nowhere: its figures on hover only, as in the table, which leaves it out.
+      return b.total > 0 ? html`<a href="${b.href}" tabindex="-1">${inner}</a>` : html`<g>${inner}</g>`;
+    },
+  )}</svg>`;
+}
+
+/** The periods that have messages, newest first, each with its count and its link: the bars' equivalent. */
+function periodTable(view: View, words: ChartWords, buckets: readonly ChartBucket[]): Html | '' {
+  const { f } = view;
+  const rows = buckets.filter((b) => b.total > 0).reverse();
+  if (rows.length === 0) return '';
+  return html`<details class="periods"><summary>${words.periods(rows.length, f.number(rows.length))}</summary>
+${stackTable(
+  rows,
+  [
+    column(words.colPeriod, (b) => b.start),
+    column(words.colMessages, (b) => f.number(b.total), true),
+    column(
+      words.colLink,
+      (b) => html`<a href="${b.href}">${words.showMessages}<span class="visually-hidden"> (${b.label})</span></a>`,
+    ),
+  ],
+  { className: 'periods' },
+)}
+</details>`;
 }
 
 /** 1, 2 or 5 times a power of ten, at least `value`: round numbers on the scale. */

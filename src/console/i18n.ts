@@ -3,6 +3,7 @@
 // Arabic pages are right to left; their numbers use Western digits, like the
 // ids and tokens beside them, which are copied into other systems.
 import type { IncomingHttpHeaders } from 'node:http';
+import { html, type Html } from '../shared/markup';
 
 export type Lang = 'en' | 'ar';
 export const LANG_COOKIE = 'sns_console_lang';
@@ -165,7 +166,11 @@ const en = {
   typeLabel: 'Type',
   fromDate: 'From',
   toDate: 'To',
-  datesHint: 'Days in UTC, both included.',
+  datesHint: 'Days in UTC, both included; or times in UTC as YYYY-MM-DDTHH:MMZ, the To time excluded.',
+  showingBetween: (from: Html | string, to: Html | string) =>
+    html`Showing messages queued from ${from} to ${to}, that minute excluded.`,
+  showingFrom: (from: Html | string) => html`Showing messages queued from ${from} on.`,
+  showingUntil: (to: Html | string) => html`Showing messages queued before ${to}.`,
   anyValue: 'Any',
   clearFilters: 'Clear the filters',
   lastErrorFilter: 'Last error',
@@ -183,8 +188,9 @@ const en = {
   noMessages: 'No message matches.',
   downloadCsv: (n: string) => `Download this list as CSV (at most ${n} rows)`,
   whyChoose: 'choose one of the list',
-  whyDate: 'enter a date as YYYY-MM-DD',
+  whyDate: 'enter a date as YYYY-MM-DD, or a time in UTC as YYYY-MM-DDTHH:MMZ',
   whyRange: 'must not be before From',
+  whyAfter: 'must be later than From',
   whyOnce: 'give it once',
   badCursor: 'This page link is damaged. Start again from the newest messages.',
   // Audit trail
@@ -594,7 +600,12 @@ const ar: Messages = {
   typeLabel: 'النوع',
   fromDate: 'من',
   toDate: 'إلى',
-  datesHint: 'أيام بالتوقيت العالمي المنسق (UTC)، ويدخل اليومان كلاهما.',
+  datesHint:
+    'أيام بالتوقيت العالمي المنسق (UTC)، ويدخل اليومان كلاهما؛ أو أوقات بالتوقيت العالمي المنسق بالصيغة \u2066YYYY-MM-DDTHH:MMZ\u2069، ولا يدخل وقت النهاية.',
+  showingBetween: (from: Html | string, to: Html | string) =>
+    html`تُعرض الرسائل المُدرجة من ${from} إلى ${to}، دون تلك الدقيقة.`,
+  showingFrom: (from: Html | string) => html`تُعرض الرسائل المُدرجة منذ ${from}.`,
+  showingUntil: (to: Html | string) => html`تُعرض الرسائل المُدرجة قبل ${to}.`,
   anyValue: 'الكل',
   clearFilters: 'امسح عوامل التصفية',
   lastErrorFilter: 'آخر خطأ',
@@ -612,8 +623,9 @@ const ar: Messages = {
   // CSV isolated (U+2068 … U+2069): a Latin word before the parenthesis would carry the number into its run.
   downloadCsv: (n: string) => `نزّل هذه القائمة بصيغة \u2068CSV\u2069 (${n} صف على الأكثر)`,
   whyChoose: 'اختر قيمة من القائمة',
-  whyDate: 'أدخل تاريخًا بالصيغة YYYY-MM-DD',
+  whyDate: 'أدخل تاريخًا بالصيغة YYYY-MM-DD، أو وقتًا بالتوقيت العالمي المنسق بالصيغة \u2066YYYY-MM-DDTHH:MMZ\u2069',
   whyRange: 'يجب ألا يسبق تاريخ البداية',
+  whyAfter: 'يجب أن يكون بعد وقت البداية',
   whyOnce: 'أدخله مرة واحدة',
   badCursor: 'رابط هذه الصفحة تالف. ابدأ من جديد من أحدث الرسائل.',
   navAudit: 'سجل التدقيق',

@@ -17,7 +17,7 @@ import {
 import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
 import { typeName } from './values';
-import { html } from '../shared/markup';
+import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText, refusalText } from './explain';
 import { column, field, invalidWhere, option, pagerOf, stackTable } from './partials';
@@ -45,6 +45,8 @@ export const STATUS_PARAM = Object.fromEntries(
 
 const MAX = { school: 512, type: 64, find: 128, error: 2000, id: 128 } as const;
 const DAY = /^(\d{4})-(\d\d)-(\d\d)$/;
+/** An instant in UTC to the minute (`2026-03-02T08:00Z`): what a chart's minute or hour bar links with. */
+const INSTANT = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)Z$/;
 const CURSOR = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z)_(.{1,128})$/s;
 
 /** The form as the query string gave it, each field as typed (for the form to show again). */
@@ -77,7 +79,29 @@ function dayStart(value: string): string | null {
   return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== value ? null : at.toISOString();
 }
 
+/** A valid instant (`2026-03-02T08:00Z`, UTC, to the minute) as its ISO time, else null. */
+export function instantAt(value: string): string | null {
+  if (!INSTANT.test(value)) return null;
+  const at = new Date(`${value.slice(0, 16)}:00.000Z`);
+  return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 16) !== value.slice(0, 16) ? null : at.toISOString();
+}
+
+/** An instant as the `from` and `to` parameters write it: `2026-03-02T08:00Z`. */
+export const instantParam = (iso: string): string => `${iso.slice(0, 16)}Z`;
+
 const nextDay = (iso: string): string => new Date(Date.parse(iso) + 24 * 3_600_000).toISOString();
+
+/**
+ * A `from` or `to` value as the bound of the list's times queued (docs/design.md#a-chart-period-is-a-link):
+ * an instant is itself (`to` excluded); a day is its start for `from`, and the next day's start for `to`
+ * (the day included). Null when it is neither.
+ */
+function bound(value: string, end: boolean): { at: string; instant: boolean } | null {
+  const instant = instantAt(value);
+  if (instant !== null) return { at: instant, instant: true };
+  const day = dayStart(value);
+  return day === null ? null : { at: end ? nextDay(day) : day, instant: false };
+}
 
 export const cursorParam = (cursor: MessageCursor): string => `${cursor.createdAt}_${cursor.id}`;
 
@@ -126,12 +150,13 @@ export function parseQuery(view: SignedInView, query: Record<string, unknown>): 
   const channel =
     form.channel === '' ? null : form.channel === 'push' || form.channel === 'sms' ? form.channel : undefined;
   if (channel === undefined) problems.push({ field: 'channel', text: t.invalidField(t.colChannel, t.whyChoose) });
-  const from = form.from === '' ? null : dayStart(form.from);
+  const from = form.from === '' ? null : bound(form.from, false);
   if (from === null && form.from !== '') problems.push({ field: 'from', text: t.invalidField(t.fromDate, t.whyDate) });
-  const toStart = form.to === '' ? null : dayStart(form.to);
-  if (toStart === null && form.to !== '') problems.push({ field: 'to', text: t.invalidField(t.toDate, t.whyDate) });
-  if (from !== null && toStart !== null && toStart < from) {
-    problems.push({ field: 'to', text: t.invalidField(t.toDate, t.whyRange) });
+  const until = form.to === '' ? null : bound(form.to, true);
+  if (until === null && form.to !== '') problems.push({ field: 'to', text: t.invalidField(t.toDate, t.whyDate) });
+  // An empty range is refused: a day \`to\` before the day \`from\`, an instant \`to\` not after \`from\`.
+  if (from !== null && until !== null && until.at <= from.at) {
+    problems.push({ field: 'to', text: t.invalidField(t.toDate, until.instant ? t.whyAfter : t.whyRange) });
   }
   const cursorOf = (name: 'before' | 'after'): MessageCursor | undefined => {
     const value = query[name];
@@ -154,8 +179,8 @@ export function parseQuery(view: SignedInView, query: Record<string, unknown>): 
           channel: channel ?? null,
           school: form.school === '' ? null : form.school,
           type: form.type === '' ? null : form.type,
-          from,
-          until: toStart === null ? null : nextDay(toStart),
+          from: from?.at ?? null,
+          until: until?.at ?? null,
           find: form.q === '' ? null : form.q,
           error: form.error === '' ? null : form.error,
         };
@@ -212,6 +237,19 @@ export async function loadMessageList(
   return { parsed, list };
 }
 
+/** Under the form, when `from` or `to` is an instant: the times they name, in the operator's zone. */
+function instantLine(view: SignedInView, { form, filter }: Parsed): Html | '' {
+  if (filter === null || !(INSTANT.test(form.from) || INSTANT.test(form.to))) return '';
+  const { t } = view;
+  const line =
+    filter.from !== null && filter.until !== null
+      ? t.showingBetween(view.times.at(filter.from), view.times.at(filter.until))
+      : filter.from !== null
+        ? t.showingFrom(view.times.at(filter.from))
+        : t.showingUntil(view.times.at(filter.until));
+  return html`<p class="hint" id="times-shown">${line}</p>`;
+}
+
 const FIELD_IDS: Readonly<Record<Field, string>> = {
   status: 'status',
   channel: 'channel',
@@ -246,6 +284,17 @@ export function messageListPage(view: SignedInView, { parsed, list }: MessageLis
           `${CONSOLE_BASE}/messages`,
           filterQuery({ ...form, error: '' }),
         )}">${t.removeFilter}</a></p>`;
+  // A day is chosen with the browser's date picker; an instant (a chart bar's link) is kept as typed in a text
+  // field, which a date field would empty, and is restated in the operator's zone under the form.
+  const timeField = (id: 'from' | 'to', label: string) =>
+    field({
+      id,
+      label,
+      control: () =>
+        form[id] === '' || DAY.test(form[id])
+          ? html`<input id="${id}" name="${id}" type="date" aria-describedby="dates-hint" value="${form[id]}"${invalid(id)}>`
+          : html`<input id="${id}" name="${id}" type="text" dir="ltr" maxlength="40" aria-describedby="dates-hint" value="${form[id]}"${invalid(id)}>`,
+    });
   const filters = [
     field({
       id: 'status',
@@ -271,18 +320,8 @@ export function messageListPage(view: SignedInView, { parsed, list }: MessageLis
       control: () =>
         html`<input id="type" name="type" type="text" dir="auto" maxlength="${MAX.type}" value="${form.type}"${invalid('type')}>`,
     }),
-    field({
-      id: 'from',
-      label: t.fromDate,
-      control: () =>
-        html`<input id="from" name="from" type="date" aria-describedby="dates-hint" value="${form.from}"${invalid('from')}>`,
-    }),
-    field({
-      id: 'to',
-      label: t.toDate,
-      control: () =>
-        html`<input id="to" name="to" type="date" aria-describedby="dates-hint" value="${form.to}"${invalid('to')}>`,
-    }),
+    timeField('from', t.fromDate),
+    timeField('to', t.toDate),
   ];
   const table = stackTable(
     list?.items ?? [],
@@ -329,6 +368,7 @@ ${filters}
 ${form.error === '' ? '' : html`<input type="hidden" name="error" value="${form.error}">`}
 </form>
 ${errorFilter}
+${instantLine(view, parsed)}
 ${
   list === null
     ? ''

@@ -27,6 +27,8 @@ export interface OverviewText {
   readonly live: string;
 }
 
+const englishRules = new Intl.PluralRules('en');
+
 const en: OverviewText = {
   chart: {
     sent: 'Sent',
@@ -34,6 +36,14 @@ const en: OverviewText = {
     dead: 'Given up',
     comma: ', ',
     summary: (sent, retrying, dead) => `${sent} sent, ${retrying} retrying and ${dead} given up in this period.`,
+    periods: (n, formatted) =>
+      englishRules.select(n) === 'one'
+        ? `${formatted} period with messages: links to them`
+        : `${formatted} periods with messages: links to them`,
+    colPeriod: 'Period from',
+    colMessages: 'Queued',
+    colLink: 'Messages',
+    showMessages: 'Show messages',
   },
   rangeNav: 'Period',
   range: { '1h': '1 hour', '24h': '24 hours', '7d': '7 days', '30d': '30 days' },
@@ -59,6 +69,25 @@ const en: OverviewText = {
   live: 'The figures above refresh every few seconds.',
 };
 
+const arabicRules = new Intl.PluralRules('ar');
+
+/** "N periods with messages" in Arabic, the noun in its form for the number. */
+function arabicPeriods(n: number, formatted: string): string {
+  const tail = ': روابطها';
+  switch (arabicRules.select(n)) {
+    case 'zero':
+      return `لا فترة فيها رسائل${tail}`;
+    case 'one':
+      return `فترة واحدة فيها رسائل${tail}`;
+    case 'two':
+      return `فترتان فيهما رسائل${tail}`;
+    case 'few':
+      return `${formatted} فترات فيها رسائل${tail}`;
+    default:
+      return `${formatted} فترة فيها رسائل${tail}`;
+  }
+}
+
 const ar: OverviewText = {
   chart: {
     sent: 'أُرسلت',
@@ -66,6 +95,11 @@ const ar: OverviewText = {
     dead: 'توقّف إرسالها',
     comma: '، ',
     summary: (sent, retrying, dead) => `في هذه المدة: أُرسلت ${sent}، وتُعاد محاولة ${retrying}، وتوقّف إرسال ${dead}.`,
+    periods: arabicPeriods,
+    colPeriod: 'بداية الفترة',
+    colMessages: 'المُدرجة',
+    colLink: 'الرسائل',
+    showMessages: 'اعرض الرسائل',
   },
   rangeNav: 'المدة',
   range: { '1h': 'ساعة', '24h': '24 ساعة', '7d': '7 أيام', '30d': '30 يومًا' },

@@ -9,7 +9,7 @@ import type { ActivityWidth, ConsoleStore, OutboxChannel, OutboxStatus } from '.
 import { activityChart, type ChartBucket } from './chart';
 import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
-import { STATUS_PARAM } from './message-list';
+import { instantParam, STATUS_PARAM } from './message-list';
 import { funnelTable } from './read-funnel';
 import { OVERVIEW_TEXT, RANGES, type Range } from './overview-text';
 import { CONSOLE_BASE } from './respond';
@@ -145,13 +145,22 @@ export function overviewPage(view: View, model: OverviewModel): Page {
     const row = byBucket.get(key);
     // Minutes by their hour and minute, hours by their day and hour, in the operator's zone; days by their date
     // (src/console/times.ts).
-    const label =
-      shape.width === 16
-        ? view.times.chartLabel(`${key}:00.000Z`, 'minute')
-        : shape.width === 13
-          ? view.times.chartLabel(`${key}:00:00.000Z`, 'hour')
-          : view.times.chartLabel(`${key}T00:00:00.000Z`, 'day');
-    buckets.push({ label, sent: row?.sent ?? 0, retrying: row?.retrying ?? 0, dead: row?.dead ?? 0 });
+    const start =
+      shape.width === 16 ? `${key}:00.000Z` : shape.width === 13 ? `${key}:00:00.000Z` : `${key}T00:00:00.000Z`;
+    const unit = shape.width === 16 ? 'minute' : shape.width === 13 ? 'hour' : 'day';
+    const label = view.times.chartLabel(start, unit);
+    // The period's link names it by its UTC instants, days too: exact whatever zone the operator reads in
+    // (docs/design.md#a-chart-period-is-a-link).
+    const end = new Date(Date.parse(start) + shape.step).toISOString();
+    buckets.push({
+      label,
+      sent: row?.sent ?? 0,
+      retrying: row?.retrying ?? 0,
+      dead: row?.dead ?? 0,
+      total: row?.total ?? 0,
+      start: unit === 'day' ? view.times.day(key) : view.times.at(start),
+      href: `${CONSOLE_BASE}/messages?from=${instantParam(start)}&to=${instantParam(end)}`,
+    });
   }
   // Minute and hour bars are labelled in the operator's zone, day bars by their UTC date: the caption says which.
   const chartCaption =

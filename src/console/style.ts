@@ -97,8 +97,11 @@ th.number,td.number{text-align:end;font-variant-numeric:tabular-nums}
 .chart rect.sent,.key.sent{fill:#00703c;background:#00703c}
 .chart rect.retrying,.key.retrying{fill:#f47738;background:#f47738}
 .chart rect.dead,.key.dead{fill:#d4351c;background:#d4351c}
-.chart rect.hover{fill:transparent}
-.chart g:hover rect.hover{fill:#f3f2f1}
+.chart .plot{position:relative}
+.chart svg.bar-links{position:absolute;inset:0;height:100%}
+.chart .bar-links rect{fill:transparent}
+.chart .bar-links>:hover rect{fill:rgba(11,12,12,.08)}
+.periods>summary{cursor:pointer;font-weight:700;color:#1d4f91;text-decoration:underline;margin-block-start:.75rem}
 .legend{margin:.5rem 0 0}
 .key{display:inline-block;width:.9rem;height:.9rem;margin-inline:.75rem .25rem;vertical-align:middle}
 .summary{margin:.25rem 0 0;color:#505a5f}

@@ -77,6 +77,9 @@ const WORDS = {
     range24h: '24 hours',
     caption24h: /^Per hour, last 24 hours/,
     hover: /^.+: Sent \d+, Retrying \d+, Given up \d+$/,
+    periods: /^\d+ periods? with messages: links to them$/,
+    showMessages: 'Show messages',
+    between: /^Showing messages queued from .+ to .+, that minute excluded\.$/,
     onPage: (n: number) => `${n} ${n === 1 ? 'message' : 'messages'} on this page, newest first.`,
     find: 'Find a message',
     search: 'Search',
@@ -96,6 +99,9 @@ const WORDS = {
     range24h: '24 ساعة',
     caption24h: /^في كل ساعة، آخر 24 ساعة/,
     hover: /^.+: أُرسلت \d+، تُعاد محاولتها \d+، توقّف إرسالها \d+$/,
+    periods: /فيه(?:ا|ما) رسائل: روابطها$/,
+    showMessages: 'اعرض الرسائل',
+    between: /^تُعرض الرسائل المُدرجة من .+ إلى .+، دون تلك الدقيقة\.$/,
     onPage: (n: number) =>
       `${n === 1 ? 'رسالة واحدة' : n === 2 ? 'رسالتان' : `${n} رسائل`} في هذه الصفحة، الأحدث أولًا.`,
     find: 'ابحث عن رسالة',
@@ -270,9 +276,9 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     await page.waitForURL(/range=24h/);
     expect(await page.getByRole('link', { name: w.range24h }).getAttribute('aria-current')).toBe('page');
     expect(await page.locator('figure.chart figcaption').textContent()).toMatch(w.caption24h);
-    const bar = page.locator('figure.chart svg > g').last();
+    const bar = page.locator('figure.chart svg.bar-links > *').last();
     await bar.hover();
-    expect(await styleOf(page, 'figure.chart svg > g:last-of-type rect.hover', 'fill')).not.toBe('rgba(0, 0, 0, 0)');
+    expect(await styleOf(page, 'figure.chart svg.bar-links > :last-child rect', 'fill')).not.toBe('rgba(0, 0, 0, 0)');
     expect(await bar.locator('title').textContent()).toMatch(w.hover);
     expect(await labelsOutOfOrder(page, lang === 'ar')).toEqual([]);
     await checkPage(page);
@@ -308,6 +314,61 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     await page.setViewportSize(PHONE);
     await checkPhonePage(page);
     await shoot(page, `messages-from-error-phone-${lang}`);
+    await page.close();
+  });
+
+  it("a period of the overview's chart opens Messages with its times: by its bar with a mouse, by the table of periods with a keyboard and on a phone", async () => {
+    const page = await openPage(lang, '/console/?range=1h');
+    await page.setViewportSize(DESKTOP);
+    const figure = page.locator('figure.chart');
+    const periods = figure.locator('details.periods');
+    const summary = periods.locator('summary');
+    expect(await summary.textContent()).toMatch(w.periods);
+    /** The table's rows: each period's link and its count. */
+    const table = (): Promise<{ href: string; count: number }[]> =>
+      page.evaluate<{ href: string; count: number }[]>(
+        `[...document.querySelectorAll('details.periods tbody tr')].map((tr) => ({ href: tr.querySelector('a').getAttribute('href'), count: Number(tr.querySelector('td.number').textContent) }))`,
+      );
+    const rows = await table();
+    // Every seeded message is in one of the periods: four notifications and two login codes.
+    expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(6);
+    const newest = rows[0] ?? { href: '', count: 0 };
+    expect(newest.href).toMatch(/^\/console\/messages\?from=\d{4}-\d\d-\d\dT\d\d:\d\dZ&to=\d{4}-\d\d-\d\dT\d\d:\d\dZ$/);
+    // The bars are out of the tab order: the keyboard goes through the table.
+    expect(await figure.locator('svg a:not([tabindex="-1"])').count()).toBe(0);
+    const landed = async () => {
+      await page.waitForURL((url) => `${url.pathname}${url.search}` === newest.href);
+      await page.getByRole('status').getByText(w.onPage(newest.count)).waitFor();
+      expect(await page.locator('#times-shown').textContent()).toMatch(w.between);
+      expect(await badTimes(page)).toEqual([]);
+    };
+
+    // A mouse: the newest period's bar.
+    await figure.locator(`svg a[href="${newest.href}"]`).click();
+    await landed();
+    await checkPage(page);
+    await shoot(page, `messages-from-bar-desktop-${lang}`);
+
+    // A keyboard: the disclosure, then the period's link.
+    await page.goBack();
+    await summary.focus();
+    await page.keyboard.press('Enter');
+    await periods.getByRole('link', { name: w.showMessages }).first().focus();
+    expect(await page.evaluate<string>("document.activeElement.getAttribute('href')")).toBe(newest.href);
+    await checkPage(page);
+    await page.keyboard.press('Enter');
+    await landed();
+
+    // A phone: the table's rows are tap targets; the bars are not asked to be.
+    await page.goBack();
+    await page.setViewportSize(PHONE);
+    if ((await periods.getAttribute('open')) === null) await summary.click();
+    await checkPhonePage(page);
+    await periods.screenshot({ path: `${SCREENSHOTS}/console-flows-periods-phone-${lang}.png` });
+    await periods.getByRole('link', { name: w.showMessages }).first().click();
+    await landed();
+    await checkPhonePage(page);
+    await shoot(page, `messages-from-period-phone-${lang}`);
     await page.close();
   });
 

@@ -124,11 +124,17 @@ export async function checkPage(page: Page): Promise<void> {
   expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 }
 
-/** Every visible a, button, input, select, summary and textarea smaller than 44 x 44 px, described. */
+/**
+ * Every visible a, button, input, select, summary and textarea smaller than 44 x 44 px, described. A chart's
+ * bar is a link a few pixels wide on a phone and is left out when the chart's table of periods holds the same
+ * link (the equivalent control, docs/design.md#a-chart-period-is-a-link): that one is measured instead.
+ */
 export function smallTargets(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(`(() => {
     const small = [];
     for (const el of document.querySelectorAll('a, button, input, select, summary, textarea')) {
+      const figure = el.closest('figure.chart');
+      if (figure && el.closest('svg') && [...figure.querySelectorAll('details.periods a')].some((a) => a.getAttribute('href') === el.getAttribute('href'))) continue;
       const r = el.getBoundingClientRect();
       if (r.width === 0 && r.height === 0) continue;
       if (getComputedStyle(el).visibility === 'hidden') continue;

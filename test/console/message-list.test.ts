@@ -108,6 +108,135 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
     expect(idsIn((await viewer.agent.get(errorLink.replace(/&amp;/g, '&'))).text)).toEqual([dead]);
   });
 
+  it("takes a UTC instant to the minute for From and To, To excluded, whatever the operator's zone", async () => {
+    // 08:00:00.000, 08:00:59.999 and 08:01:00.000: the last is the first instant after the minute 08:00.
+    const first = await queuePush(world.ctx.store, '1001');
+    world.clock.advance(59_999);
+    const last = await sms();
+    world.clock.advance(1);
+    const next = await queuePush(world.ctx.store, '1002');
+    const viewer = await signedIn(world.harness.app, 'victor');
+    const ids = async (query: string) => {
+      const page = await viewer.agent.get(`/console/messages?${query}`);
+      expect([query, page.status]).toEqual([query, 200]);
+      return idsIn(page.text);
+    };
+    expect(await ids('from=2026-03-02T08:00Z&to=2026-03-02T08:01Z')).toEqual([last, first]);
+    expect(await ids('from=2026-03-02T08:01Z&to=2026-03-02T08:02Z')).toEqual([next]);
+    expect(await ids('from=2026-03-02T08:01Z')).toEqual([next]);
+    expect(await ids('to=2026-03-02T08:01Z')).toEqual([last, first]);
+    // A day and an instant together: the day From starts at its midnight in UTC.
+    expect(await ids('from=2026-03-02&to=2026-03-02T08:01Z')).toEqual([last, first]);
+    const page = await viewer.agent.get('/console/messages?from=2026-03-02T08:00Z&to=2026-03-02T08:01Z');
+    // The instant stays in the field as given (a date field would empty it), restated in the operator's zone.
+    expect(page.text).toContain(
+      '<input id="from" name="from" type="text" dir="ltr" maxlength="40" aria-describedby="dates-hint" value="2026-03-02T08:00Z">',
+    );
+    expect(page.text).toContain(
+      'Showing messages queued from <time datetime="2026-03-02T08:00:00.000Z" title="2026-03-02 08:00:00.000 UTC">2 Mar 2026, 08:00 UTC</time> to <time datetime="2026-03-02T08:01:00.000Z" title="2026-03-02 08:01:00.000 UTC">2 Mar 2026, 08:01 UTC</time>, that minute excluded.',
+    );
+    // Days keep their date fields and say nothing more.
+    const days = await viewer.agent.get('/console/messages?from=2026-03-02&to=2026-03-02');
+    expect(days.text).toContain('<input id="from" name="from" type="date"');
+    expect(days.text).not.toContain('id="times-shown"');
+    // The CSV takes the same parameters.
+    const csv = await viewer.agent.get('/console/messages.csv?from=2026-03-02T08:00Z&to=2026-03-02T08:01Z');
+    expect(csv.status).toBe(200);
+    expect(
+      csv.text
+        .trimEnd()
+        .split('\r\n')
+        .slice(1)
+        .map((line) => line.split(',')[1]),
+    ).toEqual([last, first]);
+    // In another zone the instants are the same UTC instants, shown in that zone, in Arabic too.
+    const saved = await viewer.agent
+      .post('/console/preferences')
+      .type('form')
+      .send({ csrf: await viewer.csrf(), zone: 'Asia/Kolkata' });
+    expect(saved.status).toBe(303);
+    expect(await ids('from=2026-03-02T08:00Z&to=2026-03-02T08:01Z')).toEqual([last, first]);
+    const zoned = await viewer.agent.get('/console/messages?from=2026-03-02T08:00Z&to=2026-03-02T08:01Z');
+    expect(zoned.text).toMatch(/Showing messages queued from <time [^>]+>2 Mar 2026, 13:30 GMT\+5:30<\/time> to/);
+    const arabic = await viewer.agent
+      .get('/console/messages?from=2026-03-02T08:00Z&to=2026-03-02T08:01Z')
+      .set('Cookie', 'sns_console_lang=ar');
+    expect(arabic.text).toMatch(
+      /تُعرض الرسائل المُدرجة من <time datetime="2026-03-02T08:00:00.000Z"[^>]*>[^<]+<\/time> إلى <time/,
+    );
+  });
+
+  it('lists from a chart period of the overview exactly the messages the period counts, its end excluded', async () => {
+    const { store } = world.ctx;
+    // In the minute 08:00: one sent, one retrying, one given up, a login code queued and a refused call.
+    const sent = await queuePush(store, '1001');
+    const retrying = await queuePush(store, '1001');
+    const dead = await queuePush(store, '1002');
+    expect(await completePush(store, sent, { status: 'sent', providerMessageId: null })).toBe(true);
+    expect(
+      await completePush(store, retrying, { status: 'failed', retryAt: '2026-03-02T09:00:00.000Z', error: 'http_503' }),
+    ).toBe(true);
+    expect(await completePush(store, dead, { status: 'dead', error: 'UNREGISTERED' })).toBe(true);
+    world.clock.advance(30_000);
+    const code = await sms();
+    await store.outbox.recordRefusedCall({
+      operation: 'SendNotificationType',
+      reason: 'no_device',
+      studentId: '1005',
+      schoolKey: null,
+      type: 'absence',
+      phone: null,
+    });
+    // 08:01:00.000, the next minute's first instant; then the page is drawn at 08:05.
+    world.clock.advance(30_000);
+    const later = await queuePush(store, '1002');
+    world.clock.advance(4 * 60_000);
+    const viewer = await signedIn(world.harness.app, 'victor');
+    /** The rows Messages lists at a link of the overview's page (refused calls have no link of their own). */
+    const follow = async (href: string) => {
+      const page = await viewer.agent.get(href.replace(/&amp;/g, '&'));
+      expect([href, page.status]).toEqual([href, 200]);
+      return { ids: idsIn(page.text), rows: (page.text.match(/<tr>\n<td data-label="Queued">/g) ?? []).length };
+    };
+    const minute = 'href="/console/messages?from=2026-03-02T08:00Z&amp;to=2026-03-02T08:01Z"';
+    const overview = (await viewer.agent.get('/console/?range=1h')).text;
+    // The bar's link, out of the tab order, and its figures: the messages queued in the minute by where they stand.
+    expect(overview).toContain(`<a ${minute} tabindex="-1"><title>08:00: Sent 1, Retrying 1, Given up 1</title>`);
+    // The table of periods: the two minutes with messages, newest first, each with its count and the same link.
+    expect(overview).toContain('<summary>2 periods with messages: links to them</summary>');
+    const rows = [
+      ...overview.matchAll(
+        /<td data-label="Queued" class="number">(\d+)<\/td><td data-label="Messages"><a (href="[^"]+")>Show messages/g,
+      ),
+    ];
+    expect(rows.map((m) => [m[1], m[2]])).toEqual([
+      ['1', 'href="/console/messages?from=2026-03-02T08:01Z&amp;to=2026-03-02T08:02Z"'],
+      ['5', minute],
+    ]);
+    const listed = await follow(minute.slice(6, -1));
+    expect(listed.rows).toBe(5);
+    // The three pushes share a millisecond: among them the list orders by id.
+    expect(listed.ids[0]).toBe(code);
+    expect(listed.ids.slice(1).sort()).toEqual([sent, retrying, dead].sort());
+    expect((await follow('/console/messages?from=2026-03-02T08:01Z&to=2026-03-02T08:02Z')).ids).toEqual([later]);
+    // An hour's and a day's bar: the same messages, by their UTC instants.
+    const hour = (await viewer.agent.get('/console/?range=24h')).text;
+    expect(hour).toContain('href="/console/messages?from=2026-03-02T08:00Z&amp;to=2026-03-02T09:00Z"');
+    expect(hour).toMatch(
+      /<td data-label="Queued" class="number">6<\/td><td data-label="Messages"><a href="\/console\/messages\?from=2026-03-02T08:00Z&amp;to=2026-03-02T09:00Z">/,
+    );
+    expect((await follow('/console/messages?from=2026-03-02T08:00Z&to=2026-03-02T09:00Z')).rows).toBe(6);
+    const month = (await viewer.agent.get('/console/?range=30d')).text;
+    expect(month).toContain(
+      '<td data-label="Period from"><time datetime="2026-03-02">2 Mar 2026</time></td><td data-label="Queued" class="number">6</td>',
+    );
+    expect((await follow('/console/messages?from=2026-03-02T00:00Z&to=2026-03-03T00:00Z')).rows).toBe(6);
+    // In Arabic, with its plural form.
+    const arabic = (await viewer.agent.get('/console/?range=1h').set('Cookie', 'sns_console_lang=ar')).text;
+    expect(arabic).toContain('<summary>فترتان فيهما رسائل: روابطها</summary>');
+    expect(arabic).toContain(`<a ${minute}>اعرض الرسائل`);
+  });
+
   it('finds a message by its id, a student id, or the last digits of a phone', async () => {
     const push = await queuePush(world.ctx.store, '1002');
     const other = await queuePush(world.ctx.store, '1001');
@@ -263,6 +392,12 @@ describe.each(storeVariants())('the list of messages in the console on $name', (
       ['to=yesterday', 'To: enter a date as YYYY-MM-DD'],
       ['from=2026-03-02T10:00', 'From: enter a date as YYYY-MM-DD'],
       ['from=2026-03-05&to=2026-03-01', 'To: must not be before From'],
+      ['from=2026-03-02T24:00Z', 'From: enter a date as YYYY-MM-DD, or a time in UTC as YYYY-MM-DDTHH:MMZ'],
+      ['from=2026-03-02T08:00:00Z', 'From: enter a date as YYYY-MM-DD'],
+      ['to=2026-02-30T08:00Z', 'To: enter a date as YYYY-MM-DD'],
+      ['from=2026-03-02T08:00+03:00', 'From: enter a date as YYYY-MM-DD'],
+      ['from=2026-03-02T08:01Z&to=2026-03-02T08:01Z', 'To: must be later than From'],
+      ['from=2026-03-03&to=2026-03-02T23:59Z', 'To: must be later than From'],
       ['status=sent&status=dead', 'Status: give it once'],
       ['before=not-a-cursor', 'This page link is damaged'],
       ['before=2026-03-02T08:00:00.000Z_a&after=2026-03-02T08:00:00.000Z_b', 'This page link is damaged'],

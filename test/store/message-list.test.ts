@@ -42,6 +42,15 @@ const FILTERS: Readonly<Record<string, { filter: Partial<MessageListFilter>; ind
     indexes: ['status', 'type'],
   },
   days: { filter: { from: '2026-03-01T00:00:00.000Z', until: '2026-03-03T00:00:00.000Z' }, indexes: ['created'] },
+  // A chart's minute (docs/design.md#a-chart-period-is-a-link): instants are bounds as days are, a seek either way.
+  "a chart's minute": {
+    filter: { from: '2026-03-02T08:00:00.000Z', until: '2026-03-02T08:01:00.000Z' },
+    indexes: ['created'],
+  },
+  "a chart's minute, given up": {
+    filter: { status: 'dead', from: '2026-03-02T08:00:00.000Z', until: '2026-03-02T08:01:00.000Z' },
+    indexes: ['status'],
+  },
   // The last error by its own index (migration 0018), of the messages that have one.
   'last error': { filter: { channel: 'push', error: 'UNREGISTERED' }, indexes: ['last_error'] },
   'last error of both channels': { filter: { error: 'UNREGISTERED' }, indexes: ['last_error'] },
