@@ -12,10 +12,12 @@ import {
   type ImportStore,
   type RecordReference,
 } from '../store';
+import { fieldReason, rowReason, type Reason } from './reasons';
 import { RefusalList, yieldToEventLoop } from './read-limits';
 import type { Source, SourceRow } from './source';
 
-export interface Rejection {
+/** A rejected row: its reason as a code and parameters (src/import/reasons.ts) and in English words (`reason`). */
+export interface Rejection extends Reason {
   readonly collection: DataSetCollection;
   readonly line: number;
   readonly reason: string;
@@ -90,7 +92,7 @@ export function createSourceChecker(
           // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const result = checkRecord(collection, row.record, now, { eventsAllowHttp: options.eventsAllowHttp });
-          if ('problem' in result) rejected.add({ collection, line: row.line, reason: result.problem });
+          if ('problem' in result) rejected.add({ collection, line: row.line, ...fieldReason(result.problem, row.record) });
           else passed.push({ row, key: result.key, references: result.references });
         }
         const references = passed.flatMap((p) => p.references);
@@ -111,11 +113,15 @@ export function createSourceChecker(
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const unknown = references.find((reference) => !isKnown(reference));
           if (unknown !== undefined) {
-            const what = COLLECTION_OF[unknown.collection].noun;
             rejected.add({
               collection,
               line: row.line,
-              reason: `${unknown.field} names a ${what} that is neither stored nor in this import (${unknown.key}).`,
+              ...rowReason('row-unknown-reference', {
+                field: unknown.field,
+                noun: COLLECTION_OF[unknown.collection].noun,
+                // A key names a school (its address) or a record by id, never a person's data; bounded all the same.
+                key: unknown.key.slice(0, 200),
+              }),
             });
             continue;
           }

@@ -6,7 +6,7 @@ import { collectionOfCsv, collectionOfHeader } from './format';
 import { readCsv } from './read-csv';
 import { readJson } from './read-json';
 import { NO_READ_LIMITS, type ReadLimits } from './read-limits';
-import { SourceError, type Source } from './source';
+import { sourceError, type Source } from './source';
 
 /**
  * Reads a CSV file of one collection (`collection` when given, else the one
@@ -53,20 +53,19 @@ async function readEither(
   const name = path.basename(file);
   const extension = path.extname(name).toLowerCase();
   if (extension !== '.csv' && extension !== '.json') {
-    throw new SourceError(
-      `${file}: import reads .csv files, one collection each (schools.csv, students.csv, devices.csv, notes.csv, absences.csv), or .json documents.`,
-    );
+    throw sourceError('file-format', { file });
   }
   if (extension === '.json') {
     if (collection !== undefined)
-      throw new SourceError(`${file}: a JSON document names its collections itself; --collection is for CSV files.`);
+      throw sourceError('file-json-collection', { file });
     let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      throw new SourceError(
-        `${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
-      );
+      throw sourceError('file-unreadable', {
+        file,
+        detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+      });
     }
     return readJson(file, text, limits);
   }
@@ -75,9 +74,7 @@ async function readEither(
     (header) => {
       const found = collection ?? collectionOfCsv(name) ?? collectionOfHeader(header);
       if (found === null) {
-        throw new SourceError(
-          `${file}: cannot tell which collection this CSV file holds: name it after its collection (schools.csv, students.csv, devices.csv, notes.csv or absences.csv), give its fields as the header row, or give --collection NAME before it.`,
-        );
+        throw sourceError('file-collection-unknown', { file });
       }
       return found;
     },
