@@ -10,7 +10,7 @@ import type { Rejection } from '../import/check-sources';
 import type { CollectionReport } from '../import/importer';
 import { COLLECTIONS, type DataSetCollection } from '../store';
 import type { ConsoleContext } from './context';
-import { bdi, html, type Html } from '../shared/markup';
+import { html, type Html } from '../shared/markup';
 import { IMPORT_KEEP_MS, IMPORT_MAX_BYTES, safeFileName, type Job, type Upload } from './import-jobs';
 import { reasonIn, rejectedValue } from './import-reasons';
 import { isMultipart, MultipartError, streamMultipart } from './multipart';
@@ -178,7 +178,8 @@ ${
 ${stackTable<Rejection>(file.rejected.slice(0, LISTED_REFUSALS), [
   column(t.colRow, (r) => f.number(r.line), true),
   column(t.colCollection, (r) => r.collection),
-  column(t.colField, (r) => bdi(fieldOf(r) || '–', 'code')),
+  // A field's name is an identifier: left to right, never broken.
+  column(t.colField, (r) => html`<bdi class="code" dir="ltr">${fieldOf(r) || '–'}</bdi>`),
   column(t.colValue, (r) => rejectedValue(r)),
   column(t.colReason, (r) => reasonIn(view, r)),
 ])}

@@ -135,8 +135,9 @@ function arabicTools(view: View, p: ReasonParams): Tools {
   };
 }
 
-/** English words with each value isolated. */
-const isolatedWords: Words<Html> = (strings, ...values) => html(strings, ...values.map((value) => bdi(value)));
+/** English words with each value that holds letters isolated; a figure (`65,536`) needs no isolation. */
+const isolatedWords: Words<Html> = (strings, ...values) =>
+  html(strings, ...values.map((value) => (/\p{L}/u.test(String(value)) ? bdi(value) : value)));
 
 /** A reason in `lang`; a reason without a known code (a report kept from before them) in its English words. */
 export function reasonIn(view: View, reason: Partial<Reason> & { readonly reason?: string }): Html {

@@ -51,10 +51,10 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
       /<td data-label="Collection">students<\/td>\s*<td data-label="Rows accepted" class="number">2<\/td>\s*<td data-label="Added" class="number">1<\/td>\s*<td data-label="Changed" class="number">1<\/td>\s*<td data-label="Refused" class="number">2<\/td>/,
     );
     expect(report.text).toMatch(
-      /<td data-label="Line" class="number">4<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">school<\/bdi><\/td>/,
+      /<td data-label="Line" class="number">4<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code" dir="ltr">school<\/bdi><\/td>/,
     );
     expect(report.text).toMatch(
-      /<td data-label="Line" class="number">5<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">active<\/bdi><\/td>/,
+      /<td data-label="Line" class="number">5<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code" dir="ltr">active<\/bdi><\/td>/,
     );
     expect(await studentIds()).toEqual(before);
 
