@@ -106,8 +106,7 @@ const ARABIC: Readonly<Record<ReasonCode, Arabic>> = {
   },
   'file-too-many-rows': (_p, t) =>
     html`في ${t.v('file')} أكثر من ${t.count('max', ROWS)}، وهو أقصى ما يقبله استيراد واحد: قسّمه إلى ملفات أصغر.`,
-  'file-not-csv': (_p, t) =>
-    html`${t.v('file')} ليس ملف CSV صالحًا: ${t.en('detail')} (السطر ${t.number('line')})`,
+  'file-not-csv': (_p, t) => html`${t.v('file')} ليس ملف CSV صالحًا: ${t.en('detail')} (السطر ${t.number('line')})`,
   'file-not-json': (_p, t) =>
     html`${t.v('file')} ليس مستند JSON صالحًا: ${t.en('detail')} (قرب السطر ${t.number('line')})`,
   'file-json-shape': (_p, t) =>

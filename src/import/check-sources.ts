@@ -92,7 +92,8 @@ export function createSourceChecker(
           // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const result = checkRecord(collection, row.record, now, { eventsAllowHttp: options.eventsAllowHttp });
-          if ('problem' in result) rejected.add({ collection, line: row.line, ...fieldReason(result.problem, row.record) });
+          if ('problem' in result)
+            rejected.add({ collection, line: row.line, ...fieldReason(result.problem, row.record) });
           else passed.push({ row, key: result.key, references: result.references });
         }
         const references = passed.flatMap((p) => p.references);

@@ -185,8 +185,7 @@ export async function readCsv(
 
   const onRecord = ({ cells, line, problem }: CsvRecord) => {
     if (collection === null) {
-      if (problem !== null)
-        throw sourceError('file-header-row', { ...problem.params, file, problem: problem.code });
+      if (problem !== null) throw sourceError('file-header-row', { ...problem.params, file, problem: problem.code });
       collection = collectionOf(cells);
       columns = header(file, cells, collection, notes);
       return;

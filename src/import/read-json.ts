@@ -154,8 +154,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     const parent = stack[stack.length - 1];
     if (stack.length >= MAX_JSON_DEPTH) throw invalid(`it nests deeper than ${MAX_JSON_DEPTH} levels`);
     const { place, collection } = placeOf(parent, line, !isArray);
-    if (place === 'document' && isArray)
-      throw sourceError('file-json-shape', { file });
+    if (place === 'document' && isArray) throw sourceError('file-json-shape', { file });
     if (place === 'collection' && !isArray)
       throw sourceError('file-json-not-array', { file, collection: collection as string });
     if (place === 'collection') rows[collection as DataSetCollection] = [];
@@ -192,8 +191,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
 
   const scalar = (kind: number) => {
     const parent = stack[stack.length - 1];
-    if (parent === undefined)
-      throw sourceError('file-json-shape', { file });
+    if (parent === undefined) throw sourceError('file-json-shape', { file });
     const line = scanner.getTokenStartLine() + 1;
     let value: unknown;
     if (kind === STRING) {

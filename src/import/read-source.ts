@@ -56,8 +56,7 @@ async function readEither(
     throw sourceError('file-format', { file });
   }
   if (extension === '.json') {
-    if (collection !== undefined)
-      throw sourceError('file-json-collection', { file });
+    if (collection !== undefined) throw sourceError('file-json-collection', { file });
     let text: string;
     try {
       text = await readFile(file, 'utf8');

@@ -210,8 +210,7 @@ export function maskedValue(field: string, value: unknown): string | null {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return null;
   const text = String(value);
   const chars = [...text];
-  if (SHOWN_FIELDS.has(field))
-    return chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join('')}…` : text;
+  if (SHOWN_FIELDS.has(field)) return chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join('')}…` : text;
   if (chars.length === 0) return '';
   // Mostly digits: a phone number, shown as the logs show one.
   if (/^[\s+()\-'.\d]{7,}$/.test(text) && /\d{3}/.test(text)) return maskPhone(text.slice(0, 64));
@@ -230,7 +229,10 @@ const URL_PROBLEM = Object.entries(URL_ENGLISH);
 const FIELD_PATTERNS: readonly Pattern[] = [
   { match: /^is required\.$/, reason: () => ({ code: 'field-required' }) },
   { match: /^must be a string\.$/, reason: () => ({ code: 'field-not-text' }) },
-  { match: /^must be at most (\d+) characters\.$/, reason: (m) => ({ code: 'field-too-long', params: { max: Number(m[1]) } }) },
+  {
+    match: /^must be at most (\d+) characters\.$/,
+    reason: (m) => ({ code: 'field-too-long', params: { max: Number(m[1]) } }),
+  },
   { match: /^must be "1" or "0"\.$/, reason: () => ({ code: 'field-one-or-zero' }) },
   {
     match: /^must be one of (.{1,500})\.$/,
@@ -259,7 +261,11 @@ export function fieldReason(
   const field = space > 0 ? problem.slice(0, space) : '';
   const said = problem.slice(space + 1);
   const value = maskedValue(field, record[field.split('.')[0] ?? '']);
-  const withValue = (params: ReasonParams): ReasonParams => ({ field, ...params, ...(value === null ? {} : { value }) });
+  const withValue = (params: ReasonParams): ReasonParams => ({
+    field,
+    ...params,
+    ...(value === null ? {} : { value }),
+  });
   const make = (code: ReasonCode, params: ReasonParams = {}) => {
     const built = rowReason(code, withValue(params));
     // Kept as the store said it, should the words of a known code ever differ from the store's.

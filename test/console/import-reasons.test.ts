@@ -115,7 +115,9 @@ function uploadOf(rejected: readonly Rejection[], errors: readonly FileReport[] 
         file: 'class-6.csv',
         status: 'checked',
         error: null,
-        collections: [{ collection: 'students', accepted: 1, inserted: null, updated: null, rejected: rejected.length }],
+        collections: [
+          { collection: 'students', accepted: 1, inserted: null, updated: null, rejected: rejected.length },
+        ],
         rejected,
         notes: [],
       },
@@ -143,17 +145,15 @@ describe('the Arabic import page', () => {
       line: i + 2,
       ...rowReason(code, PARAMS),
     }));
-    const failed = files.map(
-      (code): FileReport => ({
-        file: 'class-6.csv',
-        status: 'failed',
-        error: reasonText({ code, params: PARAMS }),
-        errorReason: { code, params: PARAMS },
-        collections: [],
-        rejected: [],
-        notes: [],
-      }),
-    );
+    const failed = files.map((code): FileReport => ({
+      file: 'class-6.csv',
+      status: 'failed',
+      error: reasonText({ code, params: PARAMS }),
+      errorReason: { code, params: PARAMS },
+      collections: [],
+      rejected: [],
+      notes: [],
+    }));
     const page = uploadPage(ar, uploadOf(rejected, failed));
     const markup = String(page.main);
     for (const code of REASON_CODES) {
