@@ -171,6 +171,29 @@ describe('the Arabic import page', () => {
   });
 });
 
+describe('an import job under way', () => {
+  it('is a summary list of its stage and rows, above its bar, on a page that reloads itself', () => {
+    const upload = uploadOf([]);
+    const running = {
+      ...upload,
+      check: {
+        kind: 'check' as const,
+        state: 'running' as const,
+        stage: 'checking' as const,
+        done: 1500,
+        total: 20000,
+        report: null,
+      },
+    };
+    const page = uploadPage(ar, running);
+    expect(page.refresh).toBe(2);
+    expect(String(page.main)).toMatch(
+      /<dl class="summary-list">\s*<div><dt>المرحلة<\/dt><dd>جارٍ الفحص<\/dd><\/div><div><dt>الصفوف<\/dt><dd>1,500 من 20,000 صفًا<\/dd><\/div>/,
+    );
+    expect(String(page.main)).toContain('<progress max="20000" value="1500">');
+  });
+});
+
 describe.each(storeVariants())('import refusals with personal data on $name', (variant) => {
   let ctx: TestStore;
   let dir: string;
