@@ -8,6 +8,7 @@
 import { formatImportReport, FIELDS, LISTED_REJECTIONS_MAX, type FileReport, type ImportReport } from '../import';
 import type { Rejection } from '../import/check-sources';
 import type { CollectionReport } from '../import/importer';
+import type { Reason } from '../import/reasons';
 import { COLLECTIONS, type DataSetCollection } from '../store';
 import type { ConsoleContext } from './context';
 import { html, type Html } from '../shared/markup';
@@ -152,6 +153,12 @@ function fieldOf(r: Rejection): string {
   return FIELDS[r.collection].find((field) => field.toLowerCase() === word.toLowerCase()) ?? '';
 }
 
+/** A file's notes as codes when each has one; in English words otherwise (a report kept from before them). */
+const notesOf = (file: FileReport): readonly (Reason | { readonly reason: string })[] =>
+  file.noteReasons !== undefined && file.noteReasons.length === file.notes.length
+    ? file.noteReasons
+    : file.notes.map((reason) => ({ reason }));
+
 function fileReport(view: View, file: FileReport, dryRun: boolean): Html {
   const { t, f } = view;
   const n = (value: number | null | undefined) => (value === null || value === undefined ? '–' : f.number(value));
@@ -185,7 +192,7 @@ ${stackTable<Rejection>(file.rejected.slice(0, LISTED_REFUSALS), [
 ])}
 ${unlisted > 0 ? html`<p>${t.importRefusedMore(f.number(unlisted), f.number(LISTED_REJECTIONS_MAX))}</p>` : ''}`
 }
-${file.notes.length === 0 ? '' : html`<h2>${t.importNotes}</h2><ul>${file.notes.map((note) => html`<li><bdi dir="ltr" lang="en">${note}</bdi></li>`)}</ul>`}`;
+${file.notes.length === 0 ? '' : html`<h2>${t.importNotes}</h2><ul>${notesOf(file).map((note) => html`<li>${reasonIn(view, note)}</li>`)}</ul>`}`;
 }
 
 const writable = (report: ImportReport): boolean =>

@@ -23,6 +23,7 @@ const CHARACTERS: Counted = { one: 'حرف واحد', two: 'حرفان', few: '�
 const FIELDS: Counted = { one: 'حقل واحد', two: 'حقلان', few: 'حقول', many: 'حقلًا', other: 'حقل' };
 const ROWS: Counted = { one: 'صف واحد', two: 'صفان', few: 'صفوف', many: 'صفًا', other: 'صف' };
 const VALUES: Counted = { one: 'قيمة واحدة', two: 'قيمتان', few: 'قيم', many: 'قيمة', other: 'قيمة' };
+const RECORDS: Counted = { one: 'سجل واحد', two: 'سجلان', few: 'سجلات', many: 'سجلًا', other: 'سجل' };
 
 /** The collections' nouns (`row-unknown-reference`), in Arabic. */
 const NOUNS: Readonly<Record<string, string>> = {
@@ -113,6 +114,12 @@ const ARABIC: Readonly<Record<ReasonCode, Arabic>> = {
     html`يجب أن يحمل ${t.v('file')} كائن JSON واحدًا فيه المجموعات (${bdi('schools, students, ...')}) مصفوفات.`,
   'file-json-not-array': (_p, t) => html`${t.v('file')}: يجب أن تكون ${t.v('collection')} مصفوفة من السجلات.`,
   'file-not-written': (_p, t) => html`لم يُكتب ${t.v('file')}: ${t.en('detail')}`,
+  'note-columns-ignored': (p, t) =>
+    html`${t.v('file')}: أعمدة تُركت (ليست من حقول ${t.v('collection')}): ${t.v('names')}${Number(p.more) > 0 ? html` و${t.number('more')} غيرها` : ''}`,
+  'note-keys-ignored': (p, t) =>
+    html`${t.v('file')}: مفاتيح في المستوى الأعلى تُركت: ${t.v('names')}${Number(p.more) > 0 ? html` و${t.number('more')} غيرها` : ''}`,
+  'note-bidi': (_p, t) =>
+    html`${t.v('file')}: في ${t.count('count', RECORDS)} محارف تحكّم في اتجاه النص (${bdi('U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C')}) قد تعكس قراءة النص حولها؛ أولها في ${t.v('collection')}، السطر ${t.number('line')}. تُستورد كما هي وتُعرض معزولة.`,
 };
 
 const shown = (value: ReasonParams[string] | undefined): string =>

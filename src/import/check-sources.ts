@@ -34,6 +34,7 @@ export interface CheckedSource {
   /** Rows rejected per collection in all, listed or not. */
   readonly rejectedCount: Partial<Record<DataSetCollection, number>>;
   readonly notes: readonly string[];
+  readonly noteReasons?: readonly Reason[];
   /** With `foresee`: distinct keys per collection that are new, and that are stored already (a write replaces them). */
   readonly foreseen?: Partial<Record<DataSetCollection, { readonly inserted: number; readonly updated: number }>>;
 }
@@ -150,6 +151,7 @@ export function createSourceChecker(
         rejected: rejected.listed(),
         rejectedCount,
         notes: source.notes,
+        ...(source.noteReasons === undefined ? {} : { noteReasons: source.noteReasons }),
         ...(options.foresee === true ? { foreseen } : {}),
       };
     },

@@ -56,6 +56,8 @@ export interface FileReport {
   /** The first rejected rows by line; each collection's `rejected` counts them all. */
   readonly rejected: readonly Rejection[];
   readonly notes: readonly string[];
+  /** The notes as codes (src/import/reasons.ts), when each has one. */
+  readonly noteReasons?: readonly Reason[];
   /** What a rejected row's number counts: a file's lines (the default), or the records of the legacy service's answers (legacy/). */
   readonly position?: 'line' | 'record';
 }
@@ -190,7 +192,15 @@ function report(
       ? {}
       : { wouldInsert: source.foreseen[collection].inserted, wouldUpdate: source.foreseen[collection].updated }),
   }));
-  return { file: source.file, status, error: null, collections, rejected: source.rejected, notes: source.notes };
+  return {
+    file: source.file,
+    status,
+    error: null,
+    collections,
+    rejected: source.rejected,
+    notes: source.notes,
+    ...(source.noteReasons === undefined ? {} : { noteReasons: source.noteReasons }),
+  };
 }
 
 function failure(file: string, why: Reason): FileReport {

@@ -24,7 +24,7 @@ import {
   yieldToEventLoop,
   type ReadLimits,
 } from './read-limits';
-import { rowReason, type Reason } from './reasons';
+import { reasonText, rowReason, type Reason } from './reasons';
 import { SourceError, sourceError, type Source, type SourceRow } from './source';
 
 /** One record as read: its cells, the line it starts on, and why it cannot be used (null when it can). */
@@ -180,7 +180,7 @@ export async function readCsv(
   let columns: (string | null)[] = [];
   const rows: SourceRow[] = [];
   const refused = new RefusalList();
-  const notes: string[] = [];
+  const notes: Reason[] = [];
   let records = 0;
 
   const onRecord = ({ cells, line, problem }: CsvRecord) => {
@@ -250,7 +250,8 @@ export async function readCsv(
     rows: { [found]: rows },
     unreadable: listed,
     ...(unlisted > 0 ? { unlisted: { [found]: unlisted } } : {}),
-    notes,
+    notes: notes.map(reasonText),
+    noteReasons: notes,
   };
 }
 
@@ -259,7 +260,7 @@ function header(
   file: string,
   cells: readonly string[],
   collection: DataSetCollection,
-  notes: string[],
+  notes: Reason[],
 ): (string | null)[] {
   // Field names match case-insensitively: spreadsheets like to capitalise.
   const known = new Map(FIELDS[collection].map((field) => [field.toLowerCase(), field]));
@@ -270,9 +271,11 @@ function header(
   }
   const ignored = cells.filter((_, i) => columns[i] === null);
   if (ignored.length > 0) {
-    const shown = ignored.slice(0, 20).map((name) => (name.length > 40 ? `${name.slice(0, 40)}...` : name));
-    const more = ignored.length > shown.length ? ` and ${ignored.length - shown.length} more` : '';
-    notes.push(`${file}: columns ignored (not fields of ${collection}): ${shown.join(', ')}${more}`);
+    const names = ignored.slice(0, 20).map((name) => (name.length > 40 ? `${name.slice(0, 40)}...` : name));
+    notes.push({
+      code: 'note-columns-ignored',
+      params: { file, collection, names, more: ignored.length - names.length },
+    });
   }
   return columns;
 }

@@ -24,7 +24,7 @@ import {
   yieldToEventLoop,
   type ReadLimits,
 } from './read-limits';
-import { rowReason } from './reasons';
+import { reasonText, rowReason, type Reason } from './reasons';
 import { sourceError, type Source, type SourceRow } from './source';
 
 // jsonc-parser's SyntaxKind and ScanError (const enums, spelled out here).
@@ -265,7 +265,14 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     const more = refused.count(collection) - listed.filter((r) => r.collection === collection).length;
     if (more > 0) unlisted[collection] = more;
   }
-  const names = [...ignored].join(', ') + (ignoredMore > 0 ? ` and ${ignoredMore} more` : '');
-  const notes = ignored.size > 0 ? [`${file}: top-level keys ignored: ${names}`] : [];
-  return { file, rows, unreadable: listed, ...(Object.keys(unlisted).length > 0 ? { unlisted } : {}), notes };
+  const noteReasons: Reason[] =
+    ignored.size > 0 ? [{ code: 'note-keys-ignored', params: { file, names: [...ignored], more: ignoredMore } }] : [];
+  return {
+    file,
+    rows,
+    unreadable: listed,
+    ...(Object.keys(unlisted).length > 0 ? { unlisted } : {}),
+    notes: noteReasons.map(reasonText),
+    noteReasons,
+  };
 }

@@ -6,6 +6,7 @@ import { collectionOfCsv, collectionOfHeader } from './format';
 import { readCsv } from './read-csv';
 import { readJson } from './read-json';
 import { NO_READ_LIMITS, type ReadLimits } from './read-limits';
+import { reasonText, type Reason } from './reasons';
 import { sourceError, type Source } from './source';
 
 /**
@@ -20,7 +21,12 @@ export async function readSource(
 ): Promise<Source> {
   const source = await readEither(file, collection, limits);
   const bidi = bidiNote(source);
-  return bidi === null ? source : { ...source, notes: [...source.notes, bidi] };
+  if (bidi === null) return source;
+  return {
+    ...source,
+    notes: [...source.notes, reasonText(bidi)],
+    ...(source.noteReasons === undefined ? {} : { noteReasons: [...source.noteReasons, bidi] }),
+  };
 }
 
 /**
@@ -28,7 +34,7 @@ export async function readSource(
  * characters (src/shared/bidi.ts): imported as they are, but shown isolated,
  * and worth a look at the source.
  */
-function bidiNote(source: Source): string | null {
+function bidiNote(source: Source): Reason | null {
   let count = 0;
   let first: { collection: string; line: number } | null = null;
   for (const [collection, rows] of Object.entries(source.rows))
@@ -38,11 +44,7 @@ function bidiNote(source: Source): string | null {
         if (first === null || row.line < first.line) first = { collection, line: row.line };
       }
   if (first === null) return null;
-  return (
-    `${source.file}: ${count} ${count === 1 ? 'record holds' : 'records hold'} bidirectional control characters ` +
-    `(U+202A to U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which can reverse how the text around them reads; ` +
-    `the first: ${first.collection}, line ${first.line}. They are imported as they are and shown isolated.`
-  );
+  return { code: 'note-bidi', params: { file: source.file, count, collection: first.collection, line: first.line } };
 }
 
 async function readEither(

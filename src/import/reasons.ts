@@ -6,7 +6,7 @@
 import { QUIET_HOURS_SYNTAX } from '../domain/school-time';
 import { maskPhone } from '../log';
 
-/** Every reason, row (`row-`, `field-`) or file (`file-`). */
+/** Every reason, row (`row-`, `field-`) or file (`file-`), and the notes worth saying but not refusing (`note-`). */
 export const REASON_CODES = [
   'row-empty',
   'row-not-object',
@@ -44,6 +44,9 @@ export const REASON_CODES = [
   'file-json-shape',
   'file-json-not-array',
   'file-not-written',
+  'note-columns-ignored',
+  'note-keys-ignored',
+  'note-bidi',
 ] as const;
 
 export type ReasonCode = (typeof REASON_CODES)[number];
@@ -164,6 +167,16 @@ export function englishReason<T>(reason: Reason, w: Words<T>): T {
       return w`${file}: ${str(p, 'collection')} must be an array of records.`;
     case 'file-not-written':
       return w`${file} was not written: ${str(p, 'detail')}`;
+    case 'note-columns-ignored':
+      return num(p, 'more') > 0
+        ? w`${file}: columns ignored (not fields of ${str(p, 'collection')}): ${str(p, 'names')} and ${num(p, 'more')} more`
+        : w`${file}: columns ignored (not fields of ${str(p, 'collection')}): ${str(p, 'names')}`;
+    case 'note-keys-ignored':
+      return num(p, 'more') > 0
+        ? w`${file}: top-level keys ignored: ${str(p, 'names')} and ${num(p, 'more')} more`
+        : w`${file}: top-level keys ignored: ${str(p, 'names')}`;
+    case 'note-bidi':
+      return w`${file}: ${num(p, 'count')} ${num(p, 'count') === 1 ? 'record holds' : 'records hold'} bidirectional control characters (U+202A to U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which can reverse how the text around them reads; the first: ${str(p, 'collection')}, line ${num(p, 'line')}. They are imported as they are and shown isolated.`;
   }
 }
 

@@ -19,6 +19,8 @@ export interface Source {
   readonly unlisted?: Partial<Record<DataSetCollection, number>>;
   /** Worth saying, not worth refusing (an ignored column). */
   readonly notes: readonly string[];
+  /** The same notes as codes (src/import/reasons.ts), when every note has one: the console's languages. */
+  readonly noteReasons?: readonly Reason[];
 }
 
 /** The file as a whole cannot be imported (unreadable, malformed, a name that is no collection). */

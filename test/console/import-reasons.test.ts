@@ -12,6 +12,7 @@ import {
   REASON_CODES,
   reasonText,
   rowReason,
+  type Reason,
   type ReasonCode,
   type ReasonParams,
 } from '../../src/import/reasons';
@@ -44,6 +45,8 @@ const PARAMS: ReasonParams = {
   missing: ['id', 'school'],
   fields: ['id', 'school', 'fullName'],
   problem: 'row-too-many-fields',
+  names: ['colour', 'house'],
+  more: 2,
 };
 
 const text = (markup: { toString(): string }) =>
@@ -106,7 +109,11 @@ describe('import refusal reasons', () => {
 });
 
 /** One upload's dry run holding `rejected` rows and files failed for `errors`. */
-function uploadOf(rejected: readonly Rejection[], errors: readonly FileReport[] = []): Upload {
+function uploadOf(
+  rejected: readonly Rejection[],
+  errors: readonly FileReport[] = [],
+  noteReasons: readonly Reason[] = [],
+): Upload {
   const report: ImportReport = {
     complete: false,
     refused: false,
@@ -119,7 +126,8 @@ function uploadOf(rejected: readonly Rejection[], errors: readonly FileReport[] 
           { collection: 'students', accepted: 1, inserted: null, updated: null, rejected: rejected.length },
         ],
         rejected,
-        notes: [],
+        notes: noteReasons.map(reasonText),
+        noteReasons,
       },
       ...errors,
     ],
@@ -137,9 +145,11 @@ function uploadOf(rejected: readonly Rejection[], errors: readonly FileReport[] 
 }
 
 describe('the Arabic import page', () => {
-  it('gives every row and file reason in Arabic', () => {
-    const rows = REASON_CODES.filter((code) => !code.startsWith('file-'));
+  it('gives every row and file reason, and every note, in Arabic', () => {
+    const rows = REASON_CODES.filter((code) => code.startsWith('row-') || code.startsWith('field-'));
     const files = REASON_CODES.filter((code) => code.startsWith('file-'));
+    const notes = REASON_CODES.filter((code) => code.startsWith('note-')).map((code) => ({ code, params: PARAMS }));
+    expect(rows.length + files.length + notes.length).toBe(REASON_CODES.length);
     const rejected = rows.map((code, i) => ({
       collection: 'students' as const,
       line: i + 2,
@@ -154,7 +164,7 @@ describe('the Arabic import page', () => {
       rejected: [],
       notes: [],
     }));
-    const page = uploadPage(ar, uploadOf(rejected, failed));
+    const page = uploadPage(ar, uploadOf(rejected, failed, notes));
     const markup = String(page.main);
     for (const code of REASON_CODES) {
       const arabic = reasonIn(ar, { code, params: PARAMS }).toString();
