@@ -7,7 +7,7 @@ import type { AccessStore, AdminStore, ConsoleStore } from '../store';
 import type { ConsoleAudit } from './audit';
 import type { Request, Response } from 'express';
 import type { ImportJobs } from './import-jobs';
-import type { SignedInView, View } from './view';
+import type { View } from './view';
 import type { SignInThrottle } from './sign-in-throttle';
 
 export interface ConsoleSettings {
@@ -53,6 +53,3 @@ export type PageHandler<A extends readonly unknown[] = [], V extends View = View
   res: Response,
   ...args: A
 ) => Promise<void>;
-
-/** A page's handler behind the session check: who is signed in is known. */
-export type SignedPageHandler<A extends readonly unknown[] = []> = PageHandler<A, SignedInView>;

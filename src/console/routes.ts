@@ -26,7 +26,7 @@ import {
   loadResendDead,
   resendDead,
 } from './dead-letters';
-import { applyUpload, downloadReport, receiveUpload, showImport, showUpload } from './import-page';
+import { applyUpload, downloadReport, importFormPage, loadUpload, receiveUpload, uploadPage } from './import-page';
 import { confirmResendPage, loadMessage, messagePage, messageParams, messageQuery, resend } from './message';
 import { downloadMessageList, loadMessageList, messageListPage, messagesQuery } from './message-list';
 import { loadOverview, overviewPage, overviewQuery } from './overview';
@@ -367,20 +367,20 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     },
   }),
 
-  // The roster import (docs/console.md#import): its uploads and jobs are the import's own (import-page.ts).
+  // The roster import (docs/console.md#import): models and views in import-page.ts, its jobs in import-jobs.ts.
   route({
     method: 'get',
     path: '/import',
     role: 'operator',
     operation: 'import',
-    handle: (_c, s) => showImport(s.view, s.res),
+    handle: (_c, s) => importFormPage(s.view, []),
   }),
   route({
     method: 'post',
     path: '/import',
     role: 'operator',
     operation: 'import-check',
-    handle: (c, s) => receiveUpload(c, s.view, s.req, s.res),
+    handle: (c, s) => receiveUpload(c, s),
   }),
   route({
     method: 'get',
@@ -388,7 +388,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'import',
     params: upload,
-    handle: (c, s, { params }) => showUpload(c, s.view, s.res, params.id),
+    handle: async (c, s, { params }) => uploadPage(s.view, await loadUpload(c, params.id)),
   }),
   route({
     method: 'post',
@@ -396,7 +396,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'operator',
     operation: 'import-apply',
     params: upload,
-    handle: (c, s, { params }) => applyUpload(c, s.view, s.req, s.res, params.id),
+    handle: (c, s, { params }) => applyUpload(c, s, params.id),
   }),
   route({
     method: 'get',
@@ -412,7 +412,6 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
           return { kind, format };
         }),
     }),
-    handle: (c, s, { params }) =>
-      downloadReport(c, s.view, s.req, s.res, params.id, params.report.kind, params.report.format),
+    handle: (c, s, { params }) => downloadReport(c, s, params.id, params.report.kind, params.report.format),
   }),
 ];

@@ -44,7 +44,7 @@ input[type=text],input[type=password],input[type=search],select{font:inherit;pad
 input[type=text],input[type=password],input[type=search]{width:100%}
 input[aria-invalid=true],select[aria-invalid=true]{border-color:#d4351c}
 form.narrow{max-width:24rem}
-form.apply{margin-block:1.5rem}
+.apply{margin-block:1.5rem}
 progress{inline-size:100%;max-inline-size:24rem;block-size:1rem}
 button,.button{display:inline-block;font:inherit;font-weight:600;padding:.45rem .9rem;border:0;border-radius:0;background:#00703c;color:#fff;cursor:pointer;text-decoration:none;box-shadow:0 2px 0 #002d18}
 button.secondary,.button.secondary{background:#f3f2f1;color:#0b0c0c;box-shadow:0 2px 0 #929191;border:1px solid #b1b4b6}

@@ -12,10 +12,12 @@ import {
   type ImportStore,
   type RecordReference,
 } from '../store';
+import { fieldReason, rowReason, type Reason } from './reasons';
 import { RefusalList, yieldToEventLoop } from './read-limits';
 import type { Source, SourceRow } from './source';
 
-export interface Rejection {
+/** A rejected row: its reason as a code and parameters (src/import/reasons.ts) and in English words (`reason`). */
+export interface Rejection extends Reason {
   readonly collection: DataSetCollection;
   readonly line: number;
   readonly reason: string;
@@ -32,6 +34,7 @@ export interface CheckedSource {
   /** Rows rejected per collection in all, listed or not. */
   readonly rejectedCount: Partial<Record<DataSetCollection, number>>;
   readonly notes: readonly string[];
+  readonly noteReasons?: readonly Reason[];
   /** With `foresee`: distinct keys per collection that are new, and that are stored already (a write replaces them). */
   readonly foreseen?: Partial<Record<DataSetCollection, { readonly inserted: number; readonly updated: number }>>;
 }
@@ -90,7 +93,8 @@ export function createSourceChecker(
           // Lets a server that runs the check (the console's import job) answer other requests meanwhile.
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const result = checkRecord(collection, row.record, now, { eventsAllowHttp: options.eventsAllowHttp });
-          if ('problem' in result) rejected.add({ collection, line: row.line, reason: result.problem });
+          if ('problem' in result)
+            rejected.add({ collection, line: row.line, ...fieldReason(result.problem, row.record) });
           else passed.push({ row, key: result.key, references: result.references });
         }
         const references = passed.flatMap((p) => p.references);
@@ -111,11 +115,15 @@ export function createSourceChecker(
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
           const unknown = references.find((reference) => !isKnown(reference));
           if (unknown !== undefined) {
-            const what = COLLECTION_OF[unknown.collection].noun;
             rejected.add({
               collection,
               line: row.line,
-              reason: `${unknown.field} names a ${what} that is neither stored nor in this import (${unknown.key}).`,
+              ...rowReason('row-unknown-reference', {
+                field: unknown.field,
+                noun: COLLECTION_OF[unknown.collection].noun,
+                // A key names a school (its address) or a record by id, never a person's data; bounded all the same.
+                key: unknown.key.slice(0, 200),
+              }),
             });
             continue;
           }
@@ -143,6 +151,7 @@ export function createSourceChecker(
         rejected: rejected.listed(),
         rejectedCount,
         notes: source.notes,
+        ...(source.noteReasons === undefined ? {} : { noteReasons: source.noteReasons }),
         ...(options.foresee === true ? { foreseen } : {}),
       };
     },

@@ -4,6 +4,7 @@
 import { COLLECTIONS, InvalidDataSetError, StoreError, type DataSetCollection, type ImportStore } from '../store';
 import { createSourceChecker, type CheckedSource, type Rejection } from './check-sources';
 import { silentProgress, type Progress } from './progress';
+import { reasonText, type Reason } from './reasons';
 import type { ReadLimits } from './read-limits';
 import { readSource } from './read-source';
 import { SourceError, type Source } from './source';
@@ -47,12 +48,16 @@ export interface FileReport {
   readonly file: string;
   /** `written`; `checked` (dry run); `not_written` (--strict refused the import); `failed`. */
   readonly status: 'written' | 'checked' | 'not_written' | 'failed';
-  /** Why the file failed as a whole. */
+  /** Why the file failed as a whole, in English. */
   readonly error: string | null;
+  /** The same as a code with parameters (src/import/reasons.ts), for the console's languages; absent in reports kept from before. */
+  readonly errorReason?: Reason | null;
   readonly collections: readonly CollectionReport[];
   /** The first rejected rows by line; each collection's `rejected` counts them all. */
   readonly rejected: readonly Rejection[];
   readonly notes: readonly string[];
+  /** The notes as codes (src/import/reasons.ts), when each has one. */
+  readonly noteReasons?: readonly Reason[];
   /** What a rejected row's number counts: a file's lines (the default), or the records of the legacy service's answers (legacy/). */
   readonly position?: 'line' | 'record';
 }
@@ -84,7 +89,7 @@ export async function importFiles(
       sources.push(await readSource(file, collection, options.limits));
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
-      failed.push(failure(file, error.message));
+      failed.push(failure(file, error.reason));
     }
   }
   // Records may only refer to earlier collections: schools before students before notes.
@@ -136,7 +141,8 @@ async function write(
     return report(source, 'written', counts);
   } catch (error) {
     if (error instanceof InvalidDataSetError || error instanceof StoreError) {
-      return { ...report(source, 'failed', null), error: `${source.file} was not written: ${error.message}` };
+      const why: Reason = { code: 'file-not-written', params: { file: source.file, detail: error.message } };
+      return { ...report(source, 'failed', null), error: reasonText(why), errorReason: why };
     }
     throw error;
   } finally {
@@ -186,9 +192,17 @@ function report(
       ? {}
       : { wouldInsert: source.foreseen[collection].inserted, wouldUpdate: source.foreseen[collection].updated }),
   }));
-  return { file: source.file, status, error: null, collections, rejected: source.rejected, notes: source.notes };
+  return {
+    file: source.file,
+    status,
+    error: null,
+    collections,
+    rejected: source.rejected,
+    notes: source.notes,
+    ...(source.noteReasons === undefined ? {} : { noteReasons: source.noteReasons }),
+  };
 }
 
-function failure(file: string, error: string): FileReport {
-  return { file, status: 'failed', error, collections: [], rejected: [], notes: [] };
+function failure(file: string, why: Reason): FileReport {
+  return { file, status: 'failed', error: reasonText(why), errorReason: why, collections: [], rejected: [], notes: [] };
 }

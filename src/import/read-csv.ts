@@ -24,13 +24,14 @@ import {
   yieldToEventLoop,
   type ReadLimits,
 } from './read-limits';
-import { SourceError, type Source, type SourceRow } from './source';
+import { reasonText, rowReason, type Reason } from './reasons';
+import { SourceError, sourceError, type Source, type SourceRow } from './source';
 
 /** One record as read: its cells, the line it starts on, and why it cannot be used (null when it can). */
 interface CsvRecord {
   readonly cells: readonly string[];
   readonly line: number;
-  readonly problem: string | null;
+  readonly problem: (Reason & { readonly reason: string }) | null;
 }
 
 /**
@@ -51,7 +52,7 @@ class CsvReader {
   private afterQuote = false;
   private lastWasCr = false;
   private fieldCount = 0;
-  private problem: string | null = null;
+  private problem: CsvRecord['problem'] = null;
   private empty = true;
 
   constructor(private readonly onRecord: (record: CsvRecord) => void) {}
@@ -117,7 +118,7 @@ class CsvReader {
     this.cellChars++;
     if (this.problem !== null) return;
     if (this.cellChars > MAX_CELL_CHARS) {
-      this.problem = `has a field longer than ${MAX_CELL_CHARS.toLocaleString('en-US')} characters.`;
+      this.problem = rowReason('row-cell-too-long', { max: MAX_CELL_CHARS });
       this.cell = '';
       this.cells = [];
       return;
@@ -128,7 +129,7 @@ class CsvReader {
   private endCell(): void {
     this.fieldCount++;
     if (this.problem === null && this.fieldCount > MAX_FIELDS) {
-      this.problem = `has more than ${MAX_FIELDS} fields.`;
+      this.problem = rowReason('row-too-many-fields', { max: MAX_FIELDS });
       this.cells = [];
     }
     // Flattened: a cell built a character at a time is a rope V8 would otherwise keep in pieces.
@@ -149,8 +150,9 @@ class CsvReader {
     this.onRecord(record);
   }
 
+  /** The file's name is filled in by readCsv, which knows it. */
   private invalid(why: string): SourceError {
-    return new SourceError(`${why} (line ${this.line})`);
+    return sourceError('file-not-csv', { file: '', detail: why, line: this.line });
   }
 }
 
@@ -178,23 +180,27 @@ export async function readCsv(
   let columns: (string | null)[] = [];
   const rows: SourceRow[] = [];
   const refused = new RefusalList();
-  const notes: string[] = [];
+  const notes: Reason[] = [];
   let records = 0;
 
   const onRecord = ({ cells, line, problem }: CsvRecord) => {
     if (collection === null) {
-      if (problem !== null) throw new SourceError(`${file}: the header row ${problem}`);
+      if (problem !== null) throw sourceError('file-header-row', { ...problem.params, file, problem: problem.code });
       collection = collectionOf(cells);
       columns = header(file, cells, collection, notes);
       return;
     }
     if (++records > limits.maxRows) throw tooManyRows(file, limits.maxRows);
     if (problem !== null) {
-      refused.add({ collection, line, reason: problem });
+      refused.add({ collection, line, ...problem });
       return;
     }
     if (cells.length !== columns.length) {
-      refused.add({ collection, line, reason: `has ${cells.length} fields; the header has ${columns.length}.` });
+      refused.add({
+        collection,
+        line,
+        ...rowReason('row-field-count', { count: cells.length, expected: columns.length }),
+      });
       return;
     }
     const fields: Record<string, string> = {};
@@ -228,14 +234,14 @@ export async function readCsv(
     reader.end();
   } catch (error) {
     if (error instanceof SourceError) {
-      if (error.message.startsWith(file)) throw error;
-      throw new SourceError(`${file} is not valid CSV: ${error.message}`);
+      if (error.reason.code !== 'file-not-csv' || error.reason.params.file !== '') throw error;
+      throw sourceError('file-not-csv', { ...error.reason.params, file });
     }
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== undefined) throw new SourceError(`${file} cannot be read: ${code}.`);
+    if (code !== undefined) throw sourceError('file-unreadable', { file, detail: code });
     throw error;
   }
-  if (collection === null) throw new SourceError(`${file} is empty: it needs a header row naming the fields.`);
+  if (collection === null) throw sourceError('file-empty', { file });
   const found: DataSetCollection = collection;
   const listed = refused.listed();
   const unlisted = refused.count(found) - listed.length;
@@ -244,7 +250,8 @@ export async function readCsv(
     rows: { [found]: rows },
     unreadable: listed,
     ...(unlisted > 0 ? { unlisted: { [found]: unlisted } } : {}),
-    notes,
+    notes: notes.map(reasonText),
+    noteReasons: notes,
   };
 }
 
@@ -253,28 +260,26 @@ function header(
   file: string,
   cells: readonly string[],
   collection: DataSetCollection,
-  notes: string[],
+  notes: Reason[],
 ): (string | null)[] {
   // Field names match case-insensitively: spreadsheets like to capitalise.
   const known = new Map(FIELDS[collection].map((field) => [field.toLowerCase(), field]));
   const columns = cells.map((name) => known.get(name.trim().toLowerCase()) ?? null);
   const missing = REQUIRED_FIELDS[collection].filter((field) => !columns.includes(field));
   if (missing.length > 0) {
-    throw new SourceError(
-      `${file}: the header row lacks ${missing.join(', ')} (the fields of ${collection} are ${FIELDS[collection].join(', ')}).`,
-    );
+    throw sourceError('file-header-missing', { file, missing, collection, fields: FIELDS[collection] });
   }
   const ignored = cells.filter((_, i) => columns[i] === null);
   if (ignored.length > 0) {
-    const shown = ignored.slice(0, 20).map((name) => (name.length > 40 ? `${name.slice(0, 40)}...` : name));
-    const more = ignored.length > shown.length ? ` and ${ignored.length - shown.length} more` : '';
-    notes.push(`${file}: columns ignored (not fields of ${collection}): ${shown.join(', ')}${more}`);
+    const names = ignored.slice(0, 20).map((name) => (name.length > 40 ? `${name.slice(0, 40)}...` : name));
+    notes.push({
+      code: 'note-columns-ignored',
+      params: { file, collection, names, more: ignored.length - names.length },
+    });
   }
   return columns;
 }
 
 export function tooManyRows(file: string, maxRows: number): SourceError {
-  return new SourceError(
-    `${file} holds more than ${maxRows.toLocaleString('en-US')} rows, the most one import takes: split it into smaller files.`,
-  );
+  return sourceError('file-too-many-rows', { file, max: maxRows });
 }

@@ -24,7 +24,8 @@ import {
   yieldToEventLoop,
   type ReadLimits,
 } from './read-limits';
-import { SourceError, type Source, type SourceRow } from './source';
+import { reasonText, rowReason, type Reason } from './reasons';
+import { sourceError, type Source, type SourceRow } from './source';
 
 // jsonc-parser's SyntaxKind and ScanError (const enums, spelled out here).
 const OPEN_BRACE = 1;
@@ -68,7 +69,7 @@ interface Frame {
   /** What the next token may be. */
   expect: 'first' | 'key' | 'colon' | 'value' | 'next';
   /** A record: why it cannot be used, once known. */
-  problem: string | null;
+  problem: ReturnType<typeof rowReason> | null;
   /** A record: values so far inside its fields' objects and arrays. */
   nested: number;
 }
@@ -85,7 +86,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
   let tokens = 0;
 
   const invalid = (why: string) =>
-    new SourceError(`${file} is not valid JSON: ${why} (near line ${scanner.getTokenStartLine() + 1})`);
+    sourceError('file-not-json', { file, detail: why, line: scanner.getTokenStartLine() + 1 });
 
   /** A value has begun in the frame on top (or as the document); returns where it goes. */
   const placeOf = (
@@ -108,7 +109,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
       const collection = parent.collection as DataSetCollection;
       if (++records > limits.maxRows) throw tooManyRows(file, limits.maxRows);
       if (!container || parent.value === null) {
-        refused.add({ collection, line, reason: `${collection}[${parent.count}] is not an object.` });
+        refused.add({ collection, line, ...rowReason('row-not-object', { collection, index: parent.count }) });
         return { place: 'ignored', collection: null };
       }
       return { place: 'record', collection };
@@ -133,14 +134,14 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     parent.count++;
     parent.expect = 'next';
     if (parent.place === 'record' && parent.count > MAX_FIELDS && parent.problem === null)
-      parent.problem = `has more than ${MAX_FIELDS} fields.`;
+      parent.problem = rowReason('row-too-many-fields', { max: MAX_FIELDS });
     if (parent.value === null) return;
     // A value inside a field's object or array: kept up to the bound, so that one record cannot fill the memory.
     if (parent.place === 'inside') {
       const record = recordFrame();
       if (record === undefined || ++record.nested > MAX_NESTED_VALUES) {
         if (record !== undefined && record.problem === null)
-          record.problem = `has more than ${MAX_NESTED_VALUES.toLocaleString('en-US')} values inside its fields.`;
+          record.problem = rowReason('row-too-many-values', { max: MAX_NESTED_VALUES });
         return;
       }
     }
@@ -153,12 +154,9 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     const parent = stack[stack.length - 1];
     if (stack.length >= MAX_JSON_DEPTH) throw invalid(`it nests deeper than ${MAX_JSON_DEPTH} levels`);
     const { place, collection } = placeOf(parent, line, !isArray);
-    if (place === 'document' && isArray)
-      throw new SourceError(
-        `${file} must hold one JSON object with the collections (schools, students, ...) as arrays.`,
-      );
+    if (place === 'document' && isArray) throw sourceError('file-json-shape', { file });
     if (place === 'collection' && !isArray)
-      throw new SourceError(`${file}: ${collection as string} must be an array of records.`);
+      throw sourceError('file-json-not-array', { file, collection: collection as string });
     if (place === 'collection') rows[collection as DataSetCollection] = [];
     const value = place === 'record' || place === 'inside' ? (isArray ? [] : {}) : place === 'collection' ? [] : null;
     if (parent !== undefined && place === 'inside') put(value);
@@ -180,7 +178,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     const frame = stack.pop() as Frame;
     if (frame.place === 'record') {
       const collection = frame.collection as DataSetCollection;
-      if (frame.problem !== null) refused.add({ collection, line: frame.line, reason: frame.problem });
+      if (frame.problem !== null) refused.add({ collection, line: frame.line, ...frame.problem });
       else rows[collection]?.push({ line: frame.line, record: frame.value as Record<string, unknown> });
     }
     const parent = stack[stack.length - 1];
@@ -193,10 +191,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
 
   const scalar = (kind: number) => {
     const parent = stack[stack.length - 1];
-    if (parent === undefined)
-      throw new SourceError(
-        `${file} must hold one JSON object with the collections (schools, students, ...) as arrays.`,
-      );
+    if (parent === undefined) throw sourceError('file-json-shape', { file });
     const line = scanner.getTokenStartLine() + 1;
     let value: unknown;
     if (kind === STRING) {
@@ -204,7 +199,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
       if ((value as string).length > MAX_CELL_CHARS) {
         const record = recordFrame();
         if (record !== undefined && record.problem === null)
-          record.problem = `has a value longer than ${MAX_CELL_CHARS.toLocaleString('en-US')} characters.`;
+          record.problem = rowReason('row-value-too-long', { max: MAX_CELL_CHARS });
         value = '';
       }
     } else if (kind === NUMBER) value = Number(scanner.getTokenValue());
@@ -212,7 +207,7 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     if (parent.place === 'document') {
       const key = parent.key as string;
       if (value !== null && (COLLECTIONS as readonly string[]).includes(key))
-        throw new SourceError(`${file}: ${key} must be an array of records.`);
+        throw sourceError('file-json-not-array', { file, collection: key });
       placeOf(parent, line, false);
     } else if (parent.place === 'collection') {
       placeOf(parent, line, false);
@@ -270,7 +265,14 @@ export async function readJson(file: string, text: string, limits: ReadLimits): 
     const more = refused.count(collection) - listed.filter((r) => r.collection === collection).length;
     if (more > 0) unlisted[collection] = more;
   }
-  const names = [...ignored].join(', ') + (ignoredMore > 0 ? ` and ${ignoredMore} more` : '');
-  const notes = ignored.size > 0 ? [`${file}: top-level keys ignored: ${names}`] : [];
-  return { file, rows, unreadable: listed, ...(Object.keys(unlisted).length > 0 ? { unlisted } : {}), notes };
+  const noteReasons: Reason[] =
+    ignored.size > 0 ? [{ code: 'note-keys-ignored', params: { file, names: [...ignored], more: ignoredMore } }] : [];
+  return {
+    file,
+    rows,
+    unreadable: listed,
+    ...(Object.keys(unlisted).length > 0 ? { unlisted } : {}),
+    notes: noteReasons.map(reasonText),
+    noteReasons,
+  };
 }

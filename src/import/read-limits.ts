@@ -3,6 +3,7 @@
 // memory, with a clear refusal past a limit rather than a process that grows
 // until it dies.
 import type { DataSetCollection } from '../store';
+import type { Reason } from './reasons';
 
 export interface ReadLimits {
   /** Records a file may hold, all collections together; past it the file is refused as a whole. */
@@ -40,7 +41,8 @@ export const READ_YIELD_EVERY = 20_000;
 
 export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export interface Refusal {
+/** A refused row: where, why in English (`reason`, what the reports print), and why as a code (src/import/reasons.ts). */
+export interface Refusal extends Reason {
   readonly collection: DataSetCollection;
   readonly line: number;
   readonly reason: string;

@@ -6,7 +6,8 @@ import { collectionOfCsv, collectionOfHeader } from './format';
 import { readCsv } from './read-csv';
 import { readJson } from './read-json';
 import { NO_READ_LIMITS, type ReadLimits } from './read-limits';
-import { SourceError, type Source } from './source';
+import { reasonText, type Reason } from './reasons';
+import { sourceError, type Source } from './source';
 
 /**
  * Reads a CSV file of one collection (`collection` when given, else the one
@@ -20,7 +21,12 @@ export async function readSource(
 ): Promise<Source> {
   const source = await readEither(file, collection, limits);
   const bidi = bidiNote(source);
-  return bidi === null ? source : { ...source, notes: [...source.notes, bidi] };
+  if (bidi === null) return source;
+  return {
+    ...source,
+    notes: [...source.notes, reasonText(bidi)],
+    ...(source.noteReasons === undefined ? {} : { noteReasons: [...source.noteReasons, bidi] }),
+  };
 }
 
 /**
@@ -28,7 +34,7 @@ export async function readSource(
  * characters (src/shared/bidi.ts): imported as they are, but shown isolated,
  * and worth a look at the source.
  */
-function bidiNote(source: Source): string | null {
+function bidiNote(source: Source): Reason | null {
   let count = 0;
   let first: { collection: string; line: number } | null = null;
   for (const [collection, rows] of Object.entries(source.rows))
@@ -38,11 +44,7 @@ function bidiNote(source: Source): string | null {
         if (first === null || row.line < first.line) first = { collection, line: row.line };
       }
   if (first === null) return null;
-  return (
-    `${source.file}: ${count} ${count === 1 ? 'record holds' : 'records hold'} bidirectional control characters ` +
-    `(U+202A to U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which can reverse how the text around them reads; ` +
-    `the first: ${first.collection}, line ${first.line}. They are imported as they are and shown isolated.`
-  );
+  return { code: 'note-bidi', params: { file: source.file, count, collection: first.collection, line: first.line } };
 }
 
 async function readEither(
@@ -53,20 +55,18 @@ async function readEither(
   const name = path.basename(file);
   const extension = path.extname(name).toLowerCase();
   if (extension !== '.csv' && extension !== '.json') {
-    throw new SourceError(
-      `${file}: import reads .csv files, one collection each (schools.csv, students.csv, devices.csv, notes.csv, absences.csv), or .json documents.`,
-    );
+    throw sourceError('file-format', { file });
   }
   if (extension === '.json') {
-    if (collection !== undefined)
-      throw new SourceError(`${file}: a JSON document names its collections itself; --collection is for CSV files.`);
+    if (collection !== undefined) throw sourceError('file-json-collection', { file });
     let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      throw new SourceError(
-        `${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
-      );
+      throw sourceError('file-unreadable', {
+        file,
+        detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+      });
     }
     return readJson(file, text, limits);
   }
@@ -75,9 +75,7 @@ async function readEither(
     (header) => {
       const found = collection ?? collectionOfCsv(name) ?? collectionOfHeader(header);
       if (found === null) {
-        throw new SourceError(
-          `${file}: cannot tell which collection this CSV file holds: name it after its collection (schools.csv, students.csv, devices.csv, notes.csv or absences.csv), give its fields as the header row, or give --collection NAME before it.`,
-        );
+        throw sourceError('file-collection-unknown', { file });
       }
       return found;
     },

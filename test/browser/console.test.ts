@@ -487,6 +487,21 @@ test('an operator imports a roster: upload, the dry run with its refused rows, A
   await shoot(page, 'import-dry-run-desktop-en');
   await page.getByRole('link', { name: 'العربية' }).click();
   await page.getByRole('heading', { name: 'فحص class-6.csv', level: 1 }).waitFor();
+  // The refusal reasons in Arabic, the school's address and the value given isolated in them; no English reason left.
+  await page
+    .getByRole('row')
+    .filter({ hasText: 'unknown-school.example' })
+    .getByRole('cell', { name: /^يشير school إلى مدرسة ليس مخزَّنًا ولا في هذا الاستيراد/ })
+    .waitFor();
+  const yes = page.getByRole('row').filter({ hasText: 'يجب أن يكون active 1 أو 0.' });
+  expect(await yes.locator('td').allTextContents()).toEqual([
+    '6',
+    'students',
+    'active',
+    'yes',
+    'يجب أن يكون active 1 أو 0.',
+  ]);
+  expect(await page.locator('main').innerText()).not.toMatch(/must be|neither stored/);
   await checkPage(page);
   await shoot(page, 'import-dry-run-desktop-ar');
   await page.setViewportSize(PHONE);

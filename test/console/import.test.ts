@@ -48,13 +48,13 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     expect(report.text).toContain('Nothing has been written yet.');
     // students: 2 rows accepted, 1 would be added (9001), 1 would change (1001), 2 refused.
     expect(report.text).toMatch(
-      /<td data-label="Collection">students<\/td>\s*<td data-label="Rows accepted">2<\/td>\s*<td data-label="Added">1<\/td>\s*<td data-label="Changed">1<\/td>\s*<td data-label="Refused">2<\/td>/,
+      /<td data-label="Collection">students<\/td>\s*<td data-label="Rows accepted" class="number">2<\/td>\s*<td data-label="Added" class="number">1<\/td>\s*<td data-label="Changed" class="number">1<\/td>\s*<td data-label="Refused" class="number">2<\/td>/,
     );
     expect(report.text).toMatch(
-      /<td data-label="Line">4<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">school<\/bdi><\/td>/,
+      /<td data-label="Line" class="number">4<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code" dir="ltr">school<\/bdi><\/td>/,
     );
     expect(report.text).toMatch(
-      /<td data-label="Line">5<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code">active<\/bdi><\/td>/,
+      /<td data-label="Line" class="number">5<\/td>\s*<td data-label="Collection">students<\/td>\s*<td data-label="Field"><bdi class="code" dir="ltr">active<\/bdi><\/td>/,
     );
     expect(await studentIds()).toEqual(before);
 
@@ -186,7 +186,7 @@ describe.each(storeVariants())('importing a roster in the console on $name', (va
     await world.harness.imports.settled(id);
     const page = await olga.agent.get(`/console/import/${id}`);
     expect(page.text).toMatch(
-      /<td data-label="Collection">schools<\/td>\s*<td data-label="Rows accepted">1<\/td>\s*<td data-label="Added">1<\/td>/,
+      /<td data-label="Collection">schools<\/td>\s*<td data-label="Rows accepted" class="number">1<\/td>\s*<td data-label="Added" class="number">1<\/td>/,
     );
     expect(await world.ctx.store.admin.getRecord('schools', 'https://new-school.example')).toBeNull();
   });

@@ -104,7 +104,7 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
     const checked = await follow(second.app, olga.sessionCookie, path, (text) =>
       text.includes('Nothing has been written yet.'),
     );
-    expect(checked).toMatch(/<td data-label="Added">2<\/td>/);
+    expect(checked).toMatch(/<td data-label="Added" class="number">2<\/td>/);
     expect(checked).not.toContain('http-equiv="refresh"');
 
     // Applied through the second node, followed through the first.
@@ -148,7 +148,7 @@ describe.each(storeVariants())('the console on two nodes of one $name store', (v
     const checked = await follow(second.app, olga.sessionCookie, `/console/import/${id}`, (text) =>
       text.includes('Nothing has been written yet.'),
     );
-    expect(checked).toMatch(/<td data-label="Added">45,000<\/td>/);
+    expect(checked).toMatch(/<td data-label="Added" class="number">45,000<\/td>/);
   });
 
   it("deletes an upload past its hour from a worker's slot, with its chunks, though nobody uploads again", async () => {

@@ -132,8 +132,16 @@ describe.each(storeVariants())('event subscriptions in export and import on $nam
         collection: 'schools',
         line: 2,
         reason: 'eventsUrl must be https:// (http:// only with EVENTS_ALLOW_HTTP=true).',
+        code: 'field-url',
+        params: { field: 'eventsUrl', refusal: 'not_https', value: 'h… (29)' },
       },
-      { collection: 'schools', line: 3, reason: 'eventsUrl must not carry a user name or password.' },
+      {
+        collection: 'schools',
+        line: 3,
+        reason: 'eventsUrl must not carry a user name or password.',
+        code: 'field-url',
+        params: { field: 'eventsUrl', refusal: 'credentials', value: 'h… (36)' },
+      },
     ]);
     // The refused reason never echoes the credential.
     expect(JSON.stringify(report)).not.toContain('pw@');

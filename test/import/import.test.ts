@@ -95,14 +95,34 @@ describe.each(storeVariants())('import and export on $name', (variant) => {
     expect(report.complete).toBe(false);
     const [only] = report.files;
     expect(only?.rejected).toEqual([
-      { collection: 'students', line: 3, reason: 'active must be "1" or "0".' },
-      { collection: 'students', line: 5, reason: 'id is required.' },
+      {
+        collection: 'students',
+        line: 3,
+        reason: 'active must be "1" or "0".',
+        code: 'field-one-or-zero',
+        params: { field: 'active', value: 'yes' },
+      },
+      {
+        collection: 'students',
+        line: 5,
+        reason: 'id is required.',
+        code: 'field-required',
+        params: { field: 'id', value: '' },
+      },
       {
         collection: 'students',
         line: 6,
         reason: 'school names a school that is neither stored nor in this import (https://unknown.example).',
+        code: 'row-unknown-reference',
+        params: { field: 'school', noun: 'school', key: 'https://unknown.example' },
       },
-      { collection: 'students', line: 7, reason: 'has 3 fields; the header has 6.' },
+      {
+        collection: 'students',
+        line: 7,
+        reason: 'has 3 fields; the header has 6.',
+        code: 'row-field-count',
+        params: { count: 3, expected: 6 },
+      },
     ]);
     expect(counts(report)).toEqual({ students: [2, 0, 4] });
     expect(only?.notes).toEqual([`${students}: columns ignored (not fields of students): colour`]);

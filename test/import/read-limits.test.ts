@@ -38,7 +38,15 @@ describe('reading a file within limits', () => {
     await expect(readSource(file('many.json', doc), undefined, { maxRows: 5 })).rejects.toThrow(/more than 5 rows/);
     const read = await readSource(file('many.json', doc), undefined, { maxRows: 6 });
     expect(read.rows.students).toHaveLength(2);
-    expect(read.unreadable).toEqual([{ collection: 'students', line: 1, reason: 'students[1] is not an object.' }]);
+    expect(read.unreadable).toEqual([
+      {
+        collection: 'students',
+        line: 1,
+        reason: 'students[1] is not an object.',
+        code: 'row-not-object',
+        params: { collection: 'students', index: 1 },
+      },
+    ]);
   });
 
   it('keeps the first refused CSV rows by line and counts the rest', async () => {
@@ -46,7 +54,13 @@ describe('reading a file within limits', () => {
     const text = `baseUrl,name\n${'x\n'.repeat(LISTED_REJECTIONS_MAX * 3)}`;
     const read = await readSource(file('schools.csv', text));
     expect(read.unreadable).toHaveLength(LISTED_REJECTIONS_MAX);
-    expect(read.unreadable[0]).toEqual({ collection: 'schools', line: 2, reason: 'has 1 fields; the header has 2.' });
+    expect(read.unreadable[0]).toEqual({
+      collection: 'schools',
+      line: 2,
+      reason: 'has 1 fields; the header has 2.',
+      code: 'row-field-count',
+      params: { count: 1, expected: 2 },
+    });
     expect(read.unreadable.at(-1)?.line).toBe(LISTED_REJECTIONS_MAX + 1);
     expect(read.unlisted).toEqual({ schools: LISTED_REJECTIONS_MAX * 2 });
   });
@@ -57,11 +71,19 @@ describe('reading a file within limits', () => {
     const text = `baseUrl,name\n${wide}\n"${long}",L\nhttps://a.example,"A, ""quoted"""\n`;
     const read = await readSource(file('schools.csv', text));
     expect(read.unreadable).toEqual([
-      { collection: 'schools', line: 2, reason: `has more than ${MAX_FIELDS} fields.` },
+      {
+        collection: 'schools',
+        line: 2,
+        reason: `has more than ${MAX_FIELDS} fields.`,
+        code: 'row-too-many-fields',
+        params: { max: MAX_FIELDS },
+      },
       {
         collection: 'schools',
         line: 3,
         reason: `has a field longer than ${MAX_CELL_CHARS.toLocaleString('en-US')} characters.`,
+        code: 'row-cell-too-long',
+        params: { max: MAX_CELL_CHARS },
       },
     ]);
     expect(read.rows.schools).toEqual([{ line: 4, record: { baseUrl: 'https://a.example', name: 'A, "quoted"' } }]);
