@@ -387,9 +387,11 @@ const FILLS: Readonly<Record<string, Fill>> = {
       await insert('delivery_workers', { id: 'v8-worker', started_at: T0, beat_at: LATER });
     },
     async check(store) {
-      expect(await store.console.listAccounts()).toEqual([
-        expect.objectContaining({ name: 'v8-admin', role: 'admin', disabled: true }),
+      // An account stored before migration 0019 has no zone of its own: the console's default.
+      expect((await store.console.listAccounts()).filter((account) => account.name === 'v8-admin')).toEqual([
+        expect.objectContaining({ name: 'v8-admin', role: 'admin', disabled: true, timeZone: null }),
       ]);
+      expect(await store.console.findSession('f'.repeat(64))).toMatchObject({ account: 'v8-admin', timeZone: null });
       expect(await store.console.listAttempts('push', 'v2-push')).toEqual([
         expect.objectContaining({ attempt: 1, outcome: 'sent', code: '200' }),
       ]);
@@ -749,6 +751,36 @@ const FILLS: Readonly<Record<string, Fill>> = {
         { limit: 10 },
       );
       expect(byError.items.map((item) => item.id)).toEqual(['v18-push']);
+    },
+  },
+  // An operator who chose a zone, read with the account and with its session.
+  '0019_console_account_time_zone': {
+    async fill(insert) {
+      await insert('console_accounts', {
+        name: 'v19-viewer',
+        password_hash: '$2b$10$' + 'b'.repeat(53),
+        role: 'viewer',
+        disabled: 0,
+        created_at: T0,
+        updated_at: T0,
+        time_zone: 'Asia/Riyadh',
+      });
+      await insert('console_sessions', {
+        id: 'e'.repeat(64),
+        account: 'v19-viewer',
+        csrf: 'd'.repeat(43),
+        created_at: T0,
+        last_seen_at: LATER,
+      });
+    },
+    async check(store) {
+      expect((await store.console.listAccounts()).find((account) => account.name === 'v19-viewer')).toMatchObject({
+        timeZone: 'Asia/Riyadh',
+      });
+      expect(await store.console.findSession('e'.repeat(64))).toMatchObject({
+        account: 'v19-viewer',
+        timeZone: 'Asia/Riyadh',
+      });
     },
   },
 };
