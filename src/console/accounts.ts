@@ -11,8 +11,7 @@ import { CONSOLE_BASE } from './respond';
 import { column, confirmation, invalidWhere, option, stackTable } from './partials';
 import { defaultZone } from './preferences';
 import { text, type Page, type Redirect, type Signed } from './route-table';
-import { foreignText } from './validation';
-import { csrfField, errorSummary, notice, type SignedInView } from './view';
+import { csrfField, errorSummary, notice, titled, type SignedInView } from './view';
 
 /** As the policy's users (src/access/policy.ts USER_NAME), and safe in a path: never `.` or `..`, which a browser resolves away. */
 export const ACCOUNT_NAME = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/;
@@ -90,7 +89,7 @@ ${stackTable(accounts, [
   column(t.colAccountState, (account) => (account.disabled ? t.disabled : t.active)),
   column(t.timeZoneLabel, (account) =>
     account.timeZone === null
-      ? html`<span class="muted">${t.consoleDefaultZone(foreignText(view, defaultZone))}</span>`
+      ? html`<span class="muted">${titled(t.consoleDefaultZone, defaultZone).heading}</span>`
       : html`<bdi>${account.timeZone}</bdi>`,
   ),
   column(t.colActions, actions),

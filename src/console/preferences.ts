@@ -12,7 +12,6 @@ import { addCookie, cookie, CONSOLE_BASE } from './respond';
 import { option } from './partials';
 import { text, type Page, type Redirect, type Signed } from './route-table';
 import { DEFAULT_TIME_ZONE, isTimeZone, timeZones } from './times';
-import { foreignText } from './validation';
 import { csrfField, errorSummary, notice, type SignedIn, type SignedInView } from './view';
 
 /**
@@ -81,6 +80,7 @@ export function preferencesPage(
   const chosen = view.session.timeZone ?? '';
   const zones = timeZones();
   // A zone saved under another name Intl takes (an alias): offered too, so that the form shows it chosen.
+  // The list is left to right (zone names); an Arabic label there, its zone's name last, reads whole unisolated.
   const extra = chosen !== '' && !zones.includes(chosen) ? [chosen] : [];
   const problems = state.refused === true ? [{ field: 'zone', text: t.unknownZone }] : [];
   return {
@@ -88,7 +88,7 @@ export function preferencesPage(
     main: html`${notice(state.saved === true ? t.preferencesSaved : null)}${errorSummary(view, problems)}
 <form method="post" action="${CONSOLE_BASE}/preferences">${csrfField(view)}
 <div class="field"><label for="zone">${t.timeZoneLabel}</label><p class="hint" id="zone-hint">${t.preferencesZoneHint}</p>
-<select id="zone" name="zone" dir="ltr" aria-describedby="zone-hint"${problems.length > 0 ? html` aria-invalid="true"` : ''}>${option('', t.consoleDefaultZone(foreignText(view, fallback)), chosen)}${[...extra, ...zones].map((zone) => option(zone, zone, chosen))}</select></div>
+<select id="zone" name="zone" dir="ltr" aria-describedby="zone-hint"${problems.length > 0 ? html` aria-invalid="true"` : ''}>${option('', t.consoleDefaultZone(fallback), chosen)}${[...extra, ...zones].map((zone) => option(zone, zone, chosen))}</select></div>
 <p class="hint">${view.times.atSecond(now.toISOString())}</p>
 <button type="submit">${t.save}</button>
 </form>`,

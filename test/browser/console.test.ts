@@ -324,6 +324,9 @@ test("one message whole, a refused call, and times in the operator's zone (deskt
     await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
     await page.goto(`${base}/console/preferences`);
   }
+  // An account that has chosen no zone is on the console's default, which the list names.
+  expect(await page.getByLabel('Time zone').inputValue()).toBe('');
+  await page.getByRole('option', { name: 'Console default (UTC)' }).waitFor({ state: 'attached' });
   await page.getByLabel('Time zone').selectOption('Asia/Riyadh');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Your preferences are saved.').waitFor();
@@ -374,10 +377,36 @@ test("one message whole, a refused call, and times in the operator's zone (deskt
   await page.getByText('the phone’s push token was removed').waitFor();
   await checkPage(page);
   await shoot(page, 'student-refused-desktop-en');
+  // Back to the console's default: the zone is the account's, so the next tests' pages are in UTC again.
   await page.goto(`${base}/console/preferences`);
-  await page.getByLabel('Time zone').selectOption('UTC');
+  await page.getByLabel('Time zone').selectOption({ value: '' });
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Your preferences are saved.').waitFor();
+  await page.close();
+});
+
+test("the operator's time zone in Arabic: kept with the account, then the console default again (desktop)", async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fpreferences`);
+  await page.waitForURL(/\/console\/(preferences|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' });
+    await page.goto(`${base}/console/preferences`);
+  }
+  const zone = page.getByLabel('المنطقة الزمنية');
+  expect(await zone.inputValue()).toBe('');
+  await page.getByRole('option', { name: 'الافتراضي لوحدة التحكم (UTC)' }).waitFor({ state: 'attached' });
+  await zone.selectOption('Asia/Riyadh');
+  await page.getByRole('button', { name: 'حفظ' }).click();
+  await page.getByText('حُفظت تفضيلاتك.').waitFor();
+  expect(await zone.inputValue()).toBe('Asia/Riyadh');
+  await page.getByText(/غرينتش\+3/).waitFor();
+  await zone.selectOption({ value: '' });
+  await page.getByRole('button', { name: 'حفظ' }).click();
+  await page.getByText('حُفظت تفضيلاتك.').waitFor();
+  expect(await zone.inputValue()).toBe('');
+  await checkPage(page);
+  await shoot(page, 'preferences-desktop-ar');
   await page.close();
 });
 
