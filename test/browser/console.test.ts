@@ -385,31 +385,6 @@ test("one message whole, a refused call, and times in the operator's zone (deskt
   await page.close();
 });
 
-test("the operator's time zone in Arabic: kept with the account, then the console default again (desktop)", async () => {
-  const page = await context.newPage();
-  await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fpreferences`);
-  await page.waitForURL(/\/console\/(preferences|sign-in)/);
-  if (page.url().endsWith('/sign-in')) {
-    await signIn(page, { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' });
-    await page.goto(`${base}/console/preferences`);
-  }
-  const zone = page.getByLabel('المنطقة الزمنية');
-  expect(await zone.inputValue()).toBe('');
-  await page.getByRole('option', { name: 'الافتراضي لوحدة التحكم (UTC)' }).waitFor({ state: 'attached' });
-  await zone.selectOption('Asia/Riyadh');
-  await page.getByRole('button', { name: 'حفظ' }).click();
-  await page.getByText('حُفظت تفضيلاتك.').waitFor();
-  expect(await zone.inputValue()).toBe('Asia/Riyadh');
-  await page.getByText(/غرينتش\+3/).waitFor();
-  await zone.selectOption({ value: '' });
-  await page.getByRole('button', { name: 'حفظ' }).click();
-  await page.getByText('حُفظت تفضيلاتك.').waitFor();
-  expect(await zone.inputValue()).toBe('');
-  await checkPage(page);
-  await shoot(page, 'preferences-desktop-ar');
-  await page.close();
-});
-
 test('the audit trail: console actions with their account, filtered by caller (desktop English, phone Arabic)', async () => {
   const page = await context.newPage();
   await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Faudit`);
@@ -605,5 +580,30 @@ test('support finds a login code by the last digits of the phone and pages throu
   await page.setViewportSize(DESKTOP);
   await checkPage(page);
   await shoot(page, 'messages-desktop-ar');
+  await page.close();
+});
+
+test("the operator's time zone in Arabic: kept with the account, then the console default again (desktop)", async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/console/lang/ar?back=%2Fconsole%2Fpreferences`);
+  await page.waitForURL(/\/console\/(preferences|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' });
+    await page.goto(`${base}/console/preferences`);
+  }
+  const zone = page.getByLabel('المنطقة الزمنية');
+  expect(await zone.inputValue()).toBe('');
+  await page.getByRole('option', { name: 'الافتراضي لوحدة التحكم (UTC)' }).waitFor({ state: 'attached' });
+  await zone.selectOption('Asia/Riyadh');
+  await page.getByRole('button', { name: 'حفظ' }).click();
+  await page.getByText('حُفظت تفضيلاتك.').waitFor();
+  expect(await zone.inputValue()).toBe('Asia/Riyadh');
+  await page.getByText(/غرينتش\+3/).waitFor();
+  await zone.selectOption({ value: '' });
+  await page.getByRole('button', { name: 'حفظ' }).click();
+  await page.getByText('حُفظت تفضيلاتك.').waitFor();
+  expect(await zone.inputValue()).toBe('');
+  await checkPage(page);
+  await shoot(page, 'preferences-desktop-ar');
   await page.close();
 });
