@@ -47,6 +47,16 @@ const REFUSED_PUSH: Row = {
   phone_suffix: null,
 };
 
+/** A disabled administrator (migration 0008's table). */
+const V8_ADMIN: Row = {
+  name: 'v8-admin',
+  password_hash: '$2b$10$' + 'a'.repeat(53),
+  role: 'admin',
+  disabled: 1,
+  created_at: T0,
+  updated_at: LATER,
+};
+
 const FILLS: Readonly<Record<string, Fill>> = {
   '0001_initial': {
     async fill(insert) {
@@ -358,14 +368,7 @@ const FILLS: Readonly<Record<string, Fill>> = {
   // The console: accounts, sessions, the attempt history, the workers' heartbeats, and the students' search name.
   '0008_console': {
     async fill(insert) {
-      await insert('console_accounts', {
-        name: 'v8-admin',
-        password_hash: '$2b$10$' + 'a'.repeat(53),
-        role: 'admin',
-        disabled: 1,
-        created_at: T0,
-        updated_at: LATER,
-      });
+      await insert('console_accounts', V8_ADMIN);
       await insert('console_sessions', {
         id: 'f'.repeat(64),
         account: 'v8-admin',
@@ -756,15 +759,7 @@ const FILLS: Readonly<Record<string, Fill>> = {
   // An operator who chose a zone, read with the account and with its session.
   '0019_console_account_time_zone': {
     async fill(insert) {
-      await insert('console_accounts', {
-        name: 'v19-viewer',
-        password_hash: '$2b$10$' + 'b'.repeat(53),
-        role: 'viewer',
-        disabled: 0,
-        created_at: T0,
-        updated_at: T0,
-        time_zone: 'Asia/Riyadh',
-      });
+      await insert('console_accounts', { ...V8_ADMIN, name: 'v19-viewer', role: 'viewer', time_zone: 'Asia/Riyadh' });
       await insert('console_sessions', {
         id: 'e'.repeat(64),
         account: 'v19-viewer',
