@@ -536,7 +536,7 @@ const schema = z.object({
     .meta(
       setting(
         'console',
-        'The time zone the console shows times in for an operator who has chosen none on the Preferences page ([times](console.md#times)); each time names its zone and gives the UTC time in its tooltip.',
+        'The time zone the console shows times in for an account that has chosen none on the Preferences page (a setting of the account; `Console default` clears it), and on the sign-in page ([times](console.md#times)); each time names its zone and gives the UTC time in its tooltip.',
       ),
     ),
   CONSOLE_ALLOW: z

@@ -9,8 +9,9 @@ import type { ConsoleContext } from './context';
 import { html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { column, confirmation, invalidWhere, option, stackTable } from './partials';
+import { defaultZone } from './preferences';
 import { text, type Page, type Redirect, type Signed } from './route-table';
-import { csrfField, errorSummary, notice, type SignedInView } from './view';
+import { csrfField, errorSummary, notice, titled, type SignedInView } from './view';
 
 /** As the policy's users (src/access/policy.ts USER_NAME), and safe in a path: never `.` or `..`, which a browser resolves away. */
 export const ACCOUNT_NAME = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/;
@@ -43,6 +44,8 @@ type Problems = readonly { field: string; text: string }[];
 
 export interface AccountsModel {
   readonly accounts: readonly ConsoleAccount[];
+  /** The zone of an account that has chosen none (CONSOLE_TIME_ZONE, else UTC). */
+  readonly defaultZone: string;
   readonly query: z.output<typeof accountsQuery>;
   /** The add form shown again with what was typed, and its problems. */
   readonly form: { readonly name?: string; readonly role?: ConsoleRole; readonly problems?: Problems };
@@ -53,10 +56,10 @@ export async function loadAccounts(
   query: z.output<typeof accountsQuery> = { done: undefined, name: undefined },
   form: AccountsModel['form'] = {},
 ): Promise<AccountsModel> {
-  return { accounts: await context.stores.console.listAccounts(), query, form };
+  return { accounts: await context.stores.console.listAccounts(), defaultZone: defaultZone(context), query, form };
 }
 
-export function accountsPage(view: SignedInView, { accounts, query, form }: AccountsModel): Page {
+export function accountsPage(view: SignedInView, { accounts, defaultZone, query, form }: AccountsModel): Page {
   const { t } = view;
   const doneName = query.name ?? '';
   const notes: Readonly<Record<string, (name: string) => string>> = {
@@ -84,6 +87,11 @@ ${stackTable(accounts, [
   column(t.colName, (account) => html`<bdi>${account.name}</bdi>`),
   column(t.colRole, (account) => t.role[account.role]),
   column(t.colAccountState, (account) => (account.disabled ? t.disabled : t.active)),
+  column(t.timeZoneLabel, (account) =>
+    account.timeZone === null
+      ? html`<span class="muted">${titled(t.consoleDefaultZone, defaultZone).heading}</span>`
+      : html`<bdi>${account.timeZone}</bdi>`,
+  ),
   column(t.colActions, actions),
 ])}
 <h2>${t.addAccount}</h2>

@@ -437,6 +437,8 @@ const en = {
   preferencesZoneHint:
     'Every time in the console is shown in this zone, named beside it; the exact UTC time is in its tooltip.',
   preferencesSaved: 'Your preferences are saved.',
+  consoleDefaultZone: (zone: string) => `Console default (${zone})`,
+  unknownZone: 'Choose a time zone from the list: this one is not known here.',
   refusedTitle: 'Refused calls, newest first',
   noRefused: 'No call for this student was refused.',
   colCall: 'Call',
@@ -884,6 +886,8 @@ const ar: Messages = {
   preferencesZoneHint:
     'تظهر كل الأوقات في وحدة التحكم بهذه المنطقة مع اسمها؛ والوقت الدقيق بالتوقيت العالمي في تلميحه.',
   preferencesSaved: 'حُفظت تفضيلاتك.',
+  consoleDefaultZone: (zone: string) => `الافتراضي لوحدة التحكم (${zone})`,
+  unknownZone: 'اختر منطقة زمنية من القائمة: هذه المنطقة غير معروفة هنا.',
   refusedTitle: 'الطلبات المرفوضة، الأحدث أولًا',
   noRefused: 'لم يُرفض أي طلب لهذا الطالب.',
   colCall: 'الطلب',

@@ -12,8 +12,7 @@ import { consoleAudit } from './audit';
 import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
 import { html } from '../shared/markup';
 import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
-import { chooseZone } from './preferences';
-import { DEFAULT_TIME_ZONE } from './times';
+import { accountZone, adoptBrowserZone, defaultZone, ZONE_COOKIE } from './preferences';
 import { createImportJobs, type ImportJobs } from './import-jobs';
 import { storeSignInThrottle, type SignInThrottle } from './sign-in-throttle';
 import { isMultipart } from './multipart';
@@ -34,7 +33,7 @@ import { CONSOLE_ROUTES } from './routes';
 import { csrfMatches, lookUpSession } from './sessions';
 import { forbidden, showSignIn, signIn } from './sign-in';
 import { CONSOLE_CSS } from './style';
-import { sendView, type View, viewFor } from './view';
+import { sendView, type SignedIn, type View, viewFor } from './view';
 
 export { CONSOLE_BASE } from './respond';
 export { ACCOUNT_BCRYPT_COST, ACCOUNT_NAME, PASSWORD_MIN } from './accounts';
@@ -113,11 +112,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     }
     const cookies = parseCookies(req.headers.cookie);
     res.locals.cookies = cookies;
+    // Before the session is known (the sign-in page), times are in the console's default zone.
     res.locals.view = viewFor(
       chooseLang(cookies, req.headers),
       null,
       req.originalUrl.slice(0, 1000),
-      chooseZone(cookies, context.settings.timeZone ?? DEFAULT_TIME_ZONE),
+      defaultZone(context),
     );
     next();
   });
@@ -167,7 +167,10 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       redirect(res, `${CONSOLE_BASE}/sign-in${found.state === 'ended' ? '?ended=1' : ''}`);
       return;
     }
-    const view = viewFor(local(res).view.lang, found.session, local(res).view.here, local(res).view.times.zone);
+    const { lang, here } = local(res).view;
+    const signedView = (session: SignedIn) =>
+      viewFor(lang, session, here, accountZone(session.timeZone, defaultZone(context)));
+    let view = signedView(found.session);
     res.locals.view = view;
     local(res).signed = view;
     // The import's upload carries its token in the multipart body, read (within its bound) and checked by its route.
@@ -183,6 +186,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       });
       forbidden(view, res, 'csrf');
       return;
+    }
+    const earlier = local(res).cookies.get(ZONE_COOKIE);
+    if (earlier !== undefined) {
+      view = signedView(await adoptBrowserZone(context, res, found.session, req.ip ?? null, earlier));
+      res.locals.view = view;
+      local(res).signed = view;
     }
     next();
   });

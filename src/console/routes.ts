@@ -31,7 +31,7 @@ import { confirmResendPage, loadMessage, messagePage, messageParams, messageQuer
 import { downloadMessageList, loadMessageList, messageListPage, messagesQuery } from './message-list';
 import { loadOverview, overviewPage, overviewQuery } from './overview';
 import { sendOverviewNumbers, sendOverviewScript } from './overview-live';
-import { preferencesForm, preferencesPage, preferencesQuery, savePreferences } from './preferences';
+import { defaultZone, preferencesForm, preferencesPage, preferencesQuery, savePreferences } from './preferences';
 import { CONSOLE_BASE } from './respond';
 import { pathId, route, type ConsoleRoute } from './route-table';
 import { deviceEdit, deviceEditQuery, schoolEdit, schoolEditQuery } from './school-device-edit';
@@ -210,7 +210,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     role: 'viewer',
     operation: 'preferences',
     query: preferencesQuery,
-    handle: (c, s, { query }) => preferencesPage(s.view, c.now(), query.saved === '1'),
+    handle: (c, s, { query }) => preferencesPage(s.view, c.now(), defaultZone(c), { saved: query.saved === '1' }),
   }),
   route({
     method: 'post',

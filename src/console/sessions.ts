@@ -51,7 +51,10 @@ export async function lookUpSession(
     return { state: 'ended' };
   }
   if (Date.parse(found.lastSeenAt) + TOUCH_EVERY_MS <= now) await context.stores.console.touchSession(id);
-  return { state: 'active', session: { id, account: found.account, role: found.role, csrf: found.csrf } };
+  return {
+    state: 'active',
+    session: { id, account: found.account, role: found.role, csrf: found.csrf, timeZone: found.timeZone },
+  };
 }
 
 /** Starts a session for `account` (a new value every sign-in: no fixation) and sets its cookie. */

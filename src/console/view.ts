@@ -16,6 +16,8 @@ export interface SignedIn {
   readonly account: string;
   readonly role: ConsoleRole;
   readonly csrf: string;
+  /** The zone the account chose (docs/console.md#times); null: the console's default. */
+  readonly timeZone: string | null;
 }
 
 export interface View {

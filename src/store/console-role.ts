@@ -12,6 +12,7 @@ import {
   listAccounts,
   pruneSessions,
   removeAccount,
+  setAccountTimeZone,
   touchSession,
   writeAccount,
   type AccountWrite,
@@ -85,6 +86,8 @@ export interface ConsoleStore {
   changeAccount(name: string, change: { role?: ConsoleRole; disabled?: boolean }): Promise<boolean>;
   /** Removes an account and its sessions. False: no such account. */
   removeAccount(name: string): Promise<boolean>;
+  /** The zone an account's times are shown in, null for the default; its sessions go on. False: nothing written. */
+  setAccountTimeZone(name: string, zone: string | null, options?: { onlyIfUnset?: boolean }): Promise<boolean>;
   createSession(session: NewConsoleSession): Promise<void>;
   findSession(id: string): Promise<ConsoleSession | null>;
   touchSession(id: string): Promise<void>;
@@ -164,6 +167,8 @@ export function createConsoleStore(core: StoreCore): ConsoleStore {
     changeAccount: (name, change) =>
       run(() => core.writeTransaction((trx) => changeAccount(trx, name, change, core.timestamp()))),
     removeAccount: (name) => run(() => core.writeTransaction((trx) => removeAccount(trx, name))),
+    setAccountTimeZone: (name, zone, options) =>
+      run(() => setAccountTimeZone(db, name, zone, options?.onlyIfUnset ?? false)),
     createSession: (session) => run(() => insertSession(db, session, core.timestamp())),
     findSession: (id) => run(() => findSession(db, id)),
     touchSession: (id) => run(() => touchSession(db, id, core.timestamp())),

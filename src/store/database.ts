@@ -148,6 +148,8 @@ export type ConsoleAccountsTable = {
   disabled: number;
   created_at: string;
   updated_at: string;
+  /** The zone the operator's times are shown in; null: the console's default (migration 0019). */
+  time_zone: string | null;
 };
 
 /** A signed-in browser; `id` is the SHA-256 (hex) of the cookie's value (migration 0008). */

@@ -14,6 +14,8 @@ export interface ConsoleAccount {
   readonly disabled: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The zone its times are shown in (migration 0019); null: the console's default. */
+  readonly timeZone: string | null;
 }
 
 export interface ConsoleAccountSecret extends ConsoleAccount {
@@ -32,6 +34,8 @@ export interface ConsoleSession extends NewConsoleSession {
   readonly lastSeenAt: string;
   readonly role: ConsoleRole;
   readonly disabled: boolean;
+  /** The account's zone, read with the session so that a page needs no second read; null: the default. */
+  readonly timeZone: string | null;
 }
 
 /** `added`, or `updated` when the name existed (its password and role replaced, its sessions ended). */
@@ -46,6 +50,7 @@ const toAccount = (row: StoreDatabase['console_accounts']): ConsoleAccountSecret
   disabled: Number(row.disabled) === 1,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  timeZone: row.time_zone ?? null,
   passwordHash: row.password_hash,
 });
 
@@ -142,6 +147,7 @@ export async function findSession(db: Kysely<StoreDatabase>, id: string): Promis
       'console_sessions.last_seen_at',
       'console_accounts.role',
       'console_accounts.disabled',
+      'console_accounts.time_zone',
     ])
     .where('console_sessions.id', '=', id)
     .executeTakeFirst();
@@ -154,7 +160,27 @@ export async function findSession(db: Kysely<StoreDatabase>, id: string): Promis
     lastSeenAt: row.last_seen_at,
     role: asRole(row.role),
     disabled: Number(row.disabled) === 1,
+    timeZone: row.time_zone ?? null,
   };
+}
+
+/**
+ * The account's own zone (null: back to the console's default). Unlike a
+ * change of role or state it ends no session and leaves `updated_at` (an
+ * administrator's last change) alone: the audit trail says when it was set.
+ * `onlyIfUnset`: written only when the account has none yet (a browser's
+ * earlier choice, adopted once: docs/design.md). False when nothing was written.
+ */
+export async function setAccountTimeZone(
+  db: Kysely<StoreDatabase>,
+  name: string,
+  zone: string | null,
+  onlyIfUnset = false,
+): Promise<boolean> {
+  let update = db.updateTable('console_accounts').set({ time_zone: zone }).where('name', '=', name);
+  if (onlyIfUnset) update = update.where('time_zone', 'is', null);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function touchSession(db: Kysely<StoreDatabase>, id: string, now: string): Promise<void> {

@@ -106,6 +106,48 @@ async function signIn(page: Page, labels: { name: string; password: string; butt
   await page.waitForURL(`${base}/console/`);
 }
 
+/** The Preferences page's words in each language, as a person finds its parts. */
+const PREFERENCES = {
+  en: {
+    signIn: { name: 'User name', password: 'Password', button: 'Sign in' },
+    zone: 'Time zone',
+    consoleDefault: 'Console default (UTC)',
+    save: 'Save',
+    saved: 'Your preferences are saved.',
+  },
+  ar: {
+    signIn: { name: 'اسم المستخدم', password: 'كلمة المرور', button: 'تسجيل الدخول' },
+    zone: 'المنطقة الزمنية',
+    consoleDefault: 'الافتراضي لوحدة التحكم (UTC)',
+    save: 'حفظ',
+    saved: 'حُفظت تفضيلاتك.',
+  },
+} as const;
+
+/**
+ * Opens the Preferences page in `lang`, signing in first when the browser has no session, and sees the
+ * account on the console's default, which the list names (each test that changes the zone goes back to it).
+ */
+async function openPreferences(page: Page, lang: keyof typeof PREFERENCES): Promise<void> {
+  await page.goto(`${base}/console/lang/${lang}?back=%2Fconsole%2Fpreferences`);
+  await page.waitForURL(/\/console\/(preferences|sign-in)/);
+  if (page.url().endsWith('/sign-in')) {
+    await signIn(page, PREFERENCES[lang].signIn);
+    await page.goto(`${base}/console/preferences`);
+  }
+  expect(await page.getByLabel(PREFERENCES[lang].zone).inputValue()).toBe('');
+  await page.getByRole('option', { name: PREFERENCES[lang].consoleDefault }).waitFor({ state: 'attached' });
+}
+
+/** Chooses `value` on the open Preferences page (a zone; empty: the console default), saves it, and sees it kept. */
+async function saveZone(page: Page, lang: keyof typeof PREFERENCES, value: string): Promise<void> {
+  const words = PREFERENCES[lang];
+  await page.getByLabel(words.zone).selectOption({ value });
+  await page.getByRole('button', { name: words.save }).click();
+  await page.getByText(words.saved).waitFor();
+  expect(await page.getByLabel(words.zone).inputValue()).toBe(value);
+}
+
 test('an operator signs in, reads the overview, and signs out (desktop, English)', async () => {
   const page = await context.newPage();
   await page.goto(`${base}/console/`);
@@ -318,15 +360,8 @@ test('dead letters: grouped by who must act, one dismissed, the rest resent afte
 
 test("one message whole, a refused call, and times in the operator's zone (desktop and phone, both languages)", async () => {
   const page = await context.newPage();
-  await page.goto(`${base}/console/lang/en?back=%2Fconsole%2Fpreferences`);
-  await page.waitForURL(/\/console\/(preferences|sign-in)/);
-  if (page.url().endsWith('/sign-in')) {
-    await signIn(page, { name: 'User name', password: 'Password', button: 'Sign in' });
-    await page.goto(`${base}/console/preferences`);
-  }
-  await page.getByLabel('Time zone').selectOption('Asia/Riyadh');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByText('Your preferences are saved.').waitFor();
+  await openPreferences(page, 'en');
+  await saveZone(page, 'en', 'Asia/Riyadh');
   await checkPage(page);
   await shoot(page, 'preferences-desktop-en');
 
@@ -374,10 +409,9 @@ test("one message whole, a refused call, and times in the operator's zone (deskt
   await page.getByText('the phone’s push token was removed').waitFor();
   await checkPage(page);
   await shoot(page, 'student-refused-desktop-en');
+  // Back to the console's default: the zone is the account's, so the next tests' pages are in UTC again.
   await page.goto(`${base}/console/preferences`);
-  await page.getByLabel('Time zone').selectOption('UTC');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByText('Your preferences are saved.').waitFor();
+  await saveZone(page, 'en', '');
   await page.close();
 });
 
@@ -591,5 +625,17 @@ test('support finds a login code by the last digits of the phone and pages throu
   await page.setViewportSize(DESKTOP);
   await checkPage(page);
   await shoot(page, 'messages-desktop-ar');
+  await page.close();
+});
+
+test("the operator's time zone in Arabic: kept with the account, then the console default again (desktop)", async () => {
+  const page = await context.newPage();
+  await openPreferences(page, 'ar');
+  await saveZone(page, 'ar', 'Asia/Riyadh');
+  // The time now on the page, in the zone just saved.
+  await page.getByText(/غرينتش\+3/).waitFor();
+  await saveZone(page, 'ar', '');
+  await checkPage(page);
+  await shoot(page, 'preferences-desktop-ar');
   await page.close();
 });

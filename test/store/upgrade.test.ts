@@ -47,6 +47,16 @@ const REFUSED_PUSH: Row = {
   phone_suffix: null,
 };
 
+/** A disabled administrator (migration 0008's table). */
+const V8_ADMIN: Row = {
+  name: 'v8-admin',
+  password_hash: '$2b$10$' + 'a'.repeat(53),
+  role: 'admin',
+  disabled: 1,
+  created_at: T0,
+  updated_at: LATER,
+};
+
 const FILLS: Readonly<Record<string, Fill>> = {
   '0001_initial': {
     async fill(insert) {
@@ -358,14 +368,7 @@ const FILLS: Readonly<Record<string, Fill>> = {
   // The console: accounts, sessions, the attempt history, the workers' heartbeats, and the students' search name.
   '0008_console': {
     async fill(insert) {
-      await insert('console_accounts', {
-        name: 'v8-admin',
-        password_hash: '$2b$10$' + 'a'.repeat(53),
-        role: 'admin',
-        disabled: 1,
-        created_at: T0,
-        updated_at: LATER,
-      });
+      await insert('console_accounts', V8_ADMIN);
       await insert('console_sessions', {
         id: 'f'.repeat(64),
         account: 'v8-admin',
@@ -387,9 +390,11 @@ const FILLS: Readonly<Record<string, Fill>> = {
       await insert('delivery_workers', { id: 'v8-worker', started_at: T0, beat_at: LATER });
     },
     async check(store) {
-      expect(await store.console.listAccounts()).toEqual([
-        expect.objectContaining({ name: 'v8-admin', role: 'admin', disabled: true }),
+      // An account stored before migration 0019 has no zone of its own: the console's default.
+      expect((await store.console.listAccounts()).filter((account) => account.name === 'v8-admin')).toEqual([
+        expect.objectContaining({ name: 'v8-admin', role: 'admin', disabled: true, timeZone: null }),
       ]);
+      expect(await store.console.findSession('f'.repeat(64))).toMatchObject({ account: 'v8-admin', timeZone: null });
       expect(await store.console.listAttempts('push', 'v2-push')).toEqual([
         expect.objectContaining({ attempt: 1, outcome: 'sent', code: '200' }),
       ]);
@@ -749,6 +754,28 @@ const FILLS: Readonly<Record<string, Fill>> = {
         { limit: 10 },
       );
       expect(byError.items.map((item) => item.id)).toEqual(['v18-push']);
+    },
+  },
+  // An operator who chose a zone, read with the account and with its session.
+  '0019_console_account_time_zone': {
+    async fill(insert) {
+      await insert('console_accounts', { ...V8_ADMIN, name: 'v19-viewer', role: 'viewer', time_zone: 'Asia/Riyadh' });
+      await insert('console_sessions', {
+        id: 'e'.repeat(64),
+        account: 'v19-viewer',
+        csrf: 'd'.repeat(43),
+        created_at: T0,
+        last_seen_at: LATER,
+      });
+    },
+    async check(store) {
+      expect((await store.console.listAccounts()).find((account) => account.name === 'v19-viewer')).toMatchObject({
+        timeZone: 'Asia/Riyadh',
+      });
+      expect(await store.console.findSession('e'.repeat(64))).toMatchObject({
+        account: 'v19-viewer',
+        timeZone: 'Asia/Riyadh',
+      });
     },
   },
 };

@@ -25,7 +25,11 @@ function consoleWith(routes: Parameters<typeof mountRoutes>[2]) {
   app.use(express.urlencoded({ extended: false }));
   app.use((req, res, next) => {
     const role = req.headers['x-role'] === 'admin' ? 'admin' : 'viewer';
-    res.locals.signed = viewFor('en', { id: 'session', account: 'vera', role, csrf: 'token' }, req.originalUrl);
+    res.locals.signed = viewFor(
+      'en',
+      { id: 'session', account: 'vera', role, csrf: 'token', timeZone: null },
+      req.originalUrl,
+    );
     res.on('finish', () => operations.push(callOf(res as Response).operation));
     next();
   });

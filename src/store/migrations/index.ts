@@ -17,6 +17,7 @@ import { refusedCallsMigration } from './0015-refused-calls';
 import { schoolFcmProjectMigration } from './0016-school-fcm-project';
 import { consoleJobsMigration } from './0017-console-jobs';
 import { messageListIndexesMigration } from './0018-message-list-indexes';
+import { consoleAccountTimeZoneMigration } from './0019-console-account-time-zone';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -40,6 +41,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0016_school_fcm_project': schoolFcmProjectMigration,
   '0017_console_jobs': consoleJobsMigration,
   '0018_message_list_indexes': messageListIndexesMigration,
+  '0019_console_account_time_zone': consoleAccountTimeZoneMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
