@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import { sendRequest, type Answer, type RecordedRequest } from '../../src/legacy-kit/compare';
-import { createShadow } from '../../src/legacy-kit/shadow';
+import { createShadow, perSecondBudget } from '../../src/legacy-kit/shadow';
 import { CACHE_RESULT, send, startCall } from '../../src/wire';
 import type { DataSet } from '../../src/store';
 import { OPEN_PERSONAL_READS, PASSWORDS, basic, policyFile, usersYaml } from '../access/support';
@@ -350,6 +350,7 @@ describe('a legacy that answers differently', () => {
       url: `http://127.0.0.1:${(legacy.address() as net.AddressInfo).port}`,
       sample: 1,
       concurrency: 4,
+      maxPerSecond: 100,
       timeoutMs: 5000,
       rules: [],
       keep: null,
@@ -401,6 +402,7 @@ describe('a legacy that keeps failing', () => {
       url: `http://127.0.0.1:${port}`,
       sample: 1,
       concurrency: 4,
+      maxPerSecond: 100,
       timeoutMs: 5000,
       rules: [],
       keep: null,
@@ -433,6 +435,78 @@ describe('a legacy that keeps failing', () => {
       await shadow.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('the budget of shadow calls a second (SHADOW_MAX_PER_SECOND)', () => {
+  it("starts at most that many a second, a burst of a second's worth, and refills with the clock", () => {
+    let clock = 5_000;
+    const budget = perSecondBudget(4, () => clock);
+    const taken = (n: number) => Array.from({ length: n }, () => budget.take()).filter(Boolean).length;
+    expect(taken(6)).toBe(4);
+    clock += 499;
+    expect(taken(3)).toBe(1);
+    clock += 1;
+    expect(taken(3)).toBe(1);
+    // Never more than a second's worth saved up, however long it was idle.
+    clock += 60_000;
+    expect(taken(10)).toBe(4);
+  });
+
+  it('counts a sampled call past it as dropped, without sending it, and sends again when the clock allows', async () => {
+    let sent = 0;
+    const legacy = http.createServer((req, res) => {
+      sent++;
+      req.resume();
+      res.statusCode = 503;
+      res.end('busy');
+    });
+    await new Promise<void>((resolve) => legacy.listen(0, '127.0.0.1', resolve));
+    const counts: Record<string, number> = {};
+    let clock = 1_000_000;
+    const shadow = createShadow({
+      url: `http://127.0.0.1:${(legacy.address() as net.AddressInfo).port}`,
+      sample: 1,
+      concurrency: 4,
+      maxPerSecond: 2,
+      timeoutMs: 5000,
+      rules: [],
+      keep: null,
+      maxAnswerBytes: 1 << 20,
+      logger: pino({ level: 'silent' }),
+      metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
+      now: () => clock,
+    });
+    const server = http.createServer((req, res) => {
+      const record = startCall(req);
+      shadow.observe(req, res, record, () => {
+        Object.assign(record, { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
+        send(res, 200, 'text/plain', 'answer', CACHE_RESULT, record.answerTap);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const total = () => (counts.differs ?? 0) + (counts.dropped ?? 0);
+    try {
+      for (let i = 1; i <= 5; i++) {
+        // Our answer is never held back by the budget.
+        expect((await call(base, READS.http_get)).body.toString()).toBe('answer');
+        await eventually(async () => total() === i);
+      }
+      expect(counts).toEqual({ differs: 2, dropped: 3 });
+      expect(sent).toBe(2);
+      clock += 500;
+      await call(base, READS.http_get);
+      await eventually(async () => total() === 6);
+      expect(counts).toEqual({ differs: 3, dropped: 3 });
+      expect(sent).toBe(3);
+    } finally {
+      await shadow.close();
+      for (const each of [server, legacy]) {
+        each.closeAllConnections();
+        await new Promise((resolve) => each.close(resolve));
+      }
     }
   });
 });
