@@ -75,14 +75,17 @@ export function createSender(base: string, options: SendOptions): Sender {
     const body = request.body;
     if (body.length > 0 || request.method === 'POST') headers['content-length'] = body.length;
     return new Promise((resolve, reject) => {
-      let settled = false;
       let timer: NodeJS.Timeout | undefined;
-      const fail = (message: string) => {
+      let settled = false;
+      // The first of the answer, a failure's message, or the timer ends the exchange.
+      const settle = (outcome: Answer | string) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        reject(new SendError(message));
+        if (typeof outcome === 'string') reject(new SendError(outcome));
+        else resolve(outcome);
       };
+      const fail = (message: string) => settle(message);
       const req = client.request(
         {
           protocol: url.protocol,
@@ -110,13 +113,11 @@ export function createSender(base: string, options: SendOptions): Sender {
           });
           res.on('end', () => {
             if (settled) return;
-            settled = true;
-            clearTimeout(timer);
             const answerHeaders: Record<string, string> = {};
             for (const [name, value] of Object.entries(res.headers)) {
               if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
             }
-            resolve({
+            settle({
               status: res.statusCode ?? 0,
               headers: answerHeaders,
               body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
