@@ -14,16 +14,22 @@
 // the scheduler. BENCH_SHADOW_PIN=0 leaves them all unpinned.
 // BENCH_SHADOW_VARIANTS=off,sampled (any of off, answers, sampled, hangs,
 // refuses) measures some of the variants only; off is always measured.
+// Beside the ratios, each saturated run's service CPU per call and the time
+// its threads waited for a CPU (/proc), the legacy's CPU per call, and the
+// comparisons and drops a second (/metrics): on a loaded machine the ratios
+// move with the other work, and these say why (docs/benchmark.md#shadow-calls).
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
   checkFigure,
   checkPositive,
+  cpuMs,
   fmt,
   median,
+  pidOf,
   request,
   root,
   runLoad,
@@ -74,6 +80,63 @@ async function shadowCounts(port: number): Promise<Record<string, number>> {
   return counts;
 }
 
+/**
+ * Time the threads of process `pid` have waited for a CPU so far, in µs
+ * (the second field of /proc/PID/task/TID/schedstat); null where it cannot be read.
+ */
+function runQueueWaitUs(pid: number): number | null {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1]);
+      } catch {
+        // A thread that ended meanwhile.
+      }
+    }
+    return ns / 1000;
+  } catch {
+    return null;
+  }
+}
+
+/** A saturated run's CPU per call (µs, the service's and the legacy's) and the shadow's comparisons and drops per second. */
+interface Use {
+  readonly serviceUs: number;
+  /** µs per call the service's threads waited for a CPU that other work held. */
+  readonly waitUs: number;
+  readonly legacyUs: number;
+  readonly comparedPerSecond: number;
+  readonly droppedPerSecond: number;
+}
+
+async function usage(
+  before: { service: number | null; wait: number | null; legacy: number | null; counts: Record<string, number> },
+  service: { port: number; pid: number },
+  legacyPid: number,
+  result: LoadResult,
+): Promise<Use> {
+  const calls = Math.max(result.requests.total, 1);
+  const seconds = DURATION;
+  const counts = await shadowCounts(service.port);
+  const delta = (key: string) => (counts[key] ?? 0) - (before.counts[key] ?? 0);
+  const all = Object.keys(counts).reduce((n, key) => n + delta(key), 0);
+  const perCall = (pid: number, at: number | null) => {
+    const now = cpuMs(pid);
+    return at === null || now === null ? NaN : ((now - at) * 1000) / calls;
+  };
+  return {
+    serviceUs: perCall(service.pid, before.service),
+    waitUs: ((): number => {
+      const now = runQueueWaitUs(service.pid);
+      return now === null || before.wait === null ? NaN : (now - before.wait) / calls;
+    })(),
+    legacyUs: perCall(legacyPid, before.legacy),
+    comparedPerSecond: (all - delta('dropped') - delta('error')) / seconds,
+    droppedPerSecond: delta('dropped') / seconds,
+  };
+}
+
 async function main(): Promise<void> {
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
@@ -92,6 +155,7 @@ async function main(): Promise<void> {
   try {
     const legacy = await startChild(path.join(root, 'dist/main.js'), env({}));
     children.push(legacy.child);
+    const legacyPid = pidOf(legacy.child);
     pin(legacy.child.pid, CPUS - 1);
     const variants = (
       [
@@ -112,7 +176,7 @@ async function main(): Promise<void> {
     for (const result of started) if (result.status === 'fulfilled') pin(result.value.child.pid, 0);
     const services = started.map((result, i) => {
       if (result.status === 'rejected') throw result.reason;
-      return { name: variants[i][0], port: result.value.port };
+      return { name: variants[i][0], port: result.value.port, pid: pidOf(result.value.child) };
     });
     console.log(
       `GetTokenDevice, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds (the variants one after the other in each); fixed rate ${RATE}/s; ` +
@@ -129,13 +193,20 @@ async function main(): Promise<void> {
       for (const service of services) await load(service.port, req, RATE);
       // Each round measures every variant once; ratios are taken within a round
       // (so that a change in the machine's load between rounds cancels out), then the median.
-      const rounds: Array<Array<{ saturated: LoadResult; fixed: LoadResult }>> = [];
+      const rounds: Array<Array<{ saturated: LoadResult; fixed: LoadResult; use: Use }>> = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const results: Array<{ saturated: LoadResult; fixed: LoadResult }> = [];
+        const results: Array<{ saturated: LoadResult; fixed: LoadResult; use: Use }> = [];
         for (const service of services) {
+          const before = {
+            service: cpuMs(service.pid),
+            wait: runQueueWaitUs(service.pid),
+            legacy: cpuMs(legacyPid),
+            counts: await shadowCounts(service.port),
+          };
           const saturated = await load(service.port, req);
+          const use = await usage(before, service, legacyPid, saturated);
           const fixed = await load(service.port, req, RATE);
-          results.push({ saturated, fixed });
+          results.push({ saturated, fixed, use });
         }
         rounds.push(results);
       }
@@ -165,6 +236,22 @@ async function main(): Promise<void> {
           0,
         );
         if (failed > 0) console.log(`  (${service.name}: ${failed} failed calls)`);
+      }
+      // What the saturated runs cost, from the processes' own CPU counters and
+      // the shadow's counts: the ratios above move with the other work on the
+      // machine, CPU per call much less.
+      console.log(
+        '\n| shadowing | service CPU µs per call, per round (median) | waited for a CPU, µs per call (median) | legacy CPU µs per call (median) | compared/s (median) | dropped/s (median) |',
+      );
+      console.log('|---|---|---|---|---|---|');
+      for (const [i, service] of services.entries()) {
+        const uses = rounds.map((r) => r[i].use);
+        const cpu = uses.map((u) => u.serviceUs);
+        console.log(
+          `| ${service.name} | ${cpu.map((n) => fmt(n)).join(', ')} (${fmt(median(cpu))}) | ${fmt(median(uses.map((u) => u.waitUs)))} | ` +
+            `${fmt(median(uses.map((u) => u.legacyUs)))} | ` +
+            `${fmt(median(uses.map((u) => u.comparedPerSecond)))} | ${fmt(median(uses.map((u) => u.droppedPerSecond)))} |`,
+        );
       }
     }
   } finally {

@@ -93,6 +93,8 @@ export interface ShadowConfig {
   readonly url: string;
   readonly sample: number;
   readonly concurrency: number;
+  /** SHADOW_MAX_PER_SECOND: shadow calls started per second at most. */
+  readonly maxPerSecond: number;
   readonly timeoutMs: number;
   /** SHADOW_IGNORE, resolved; null: no rules. */
   readonly ignoreFile: string | null;
@@ -440,6 +442,14 @@ const schema = z.object({
         'Shadow calls in flight at most; a read call finding them all busy is not shadowed and counts as `dropped`.',
       ),
     ),
+  SHADOW_MAX_PER_SECOND: integer('SHADOW_MAX_PER_SECOND', 1, 100000)
+    .default(100)
+    .meta(
+      setting(
+        'migration',
+        "Shadow calls started per second at most, whatever `SHADOW_SAMPLE` and the legacy's speed: a sampled call past it is not shadowed and counts as `dropped` ([what it costs](migration.md#shadow)).",
+      ),
+    ),
   SHADOW_TIMEOUT_MS: integer('SHADOW_TIMEOUT_MS', 100, 120000)
     .default(5000)
     .meta(setting('migration', 'Longest a shadow call may take, in milliseconds; past it the call counts as `error`.')),
@@ -657,6 +667,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             url: c.SHADOW_URL.replace(/\/+$/, ''),
             sample: c.SHADOW_SAMPLE,
             concurrency: c.SHADOW_CONCURRENCY,
+            maxPerSecond: c.SHADOW_MAX_PER_SECOND,
             timeoutMs: c.SHADOW_TIMEOUT_MS,
             ignoreFile: c.SHADOW_IGNORE === undefined ? null : path.resolve(c.SHADOW_IGNORE),
             forwardAuthorization: c.SHADOW_FORWARD_AUTHORIZATION,

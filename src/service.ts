@@ -350,7 +350,11 @@ function startObservers(
     own('shadow calls', () => shadow.close());
     observers.push(shadow.observe);
     logger.info(
-      { sample: config.shadow.sample, concurrency: config.shadow.concurrency },
+      {
+        sample: config.shadow.sample,
+        concurrency: config.shadow.concurrency,
+        maxPerSecond: config.shadow.maxPerSecond,
+      },
       'shadow calls to the legacy service on (SHADOW_URL)',
     );
   }

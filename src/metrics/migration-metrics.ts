@@ -20,7 +20,7 @@ export interface RecordingMetrics {
 export function createShadowMetrics(registry: Registry): ShadowMetrics {
   const comparisons = new Counter({
     name: 'notify_shadow_comparisons_total',
-    help: 'Read calls also sent to the legacy service (SHADOW_URL), by operation, binding and outcome: same_bytes, same_xml, explained (by SHADOW_IGNORE), differs, error (the legacy did not answer), dropped (over SHADOW_CONCURRENCY or too large).',
+    help: 'Read calls also sent to the legacy service (SHADOW_URL), by operation, binding and outcome: same_bytes, same_xml, explained (by SHADOW_IGNORE), differs, error (the legacy did not answer), dropped (over SHADOW_CONCURRENCY or SHADOW_MAX_PER_SECOND, or too large).',
     labelNames: ['operation', 'binding', 'outcome'] as const,
     registers: [registry],
   });

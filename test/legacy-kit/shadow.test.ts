@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import { sendRequest, type Answer, type RecordedRequest } from '../../src/legacy-kit/compare';
-import { createShadow } from '../../src/legacy-kit/shadow';
+import { createShadow, perSecondBudget, type ShadowOptions } from '../../src/legacy-kit/shadow';
 import { CACHE_RESULT, send, startCall } from '../../src/wire';
 import type { DataSet } from '../../src/store';
 import { OPEN_PERSONAL_READS, PASSWORDS, basic, policyFile, usersYaml } from '../access/support';
@@ -335,38 +335,75 @@ describe('shadow calls', () => {
   });
 });
 
+/**
+ * A server answering `answer` to every call through a shadow of `legacyUrl`
+ * (every call sampled, 4 slots), with the shadow's counts and the clock it is given.
+ */
+async function shadowedServer(
+  legacyUrl: string,
+  options: { maxPerSecond?: number; logger?: ShadowOptions['logger'] } = {},
+) {
+  const counts: Record<string, number> = {};
+  const clock = { now: 1_000_000 };
+  const shadow = createShadow({
+    url: legacyUrl,
+    sample: 1,
+    concurrency: 4,
+    maxPerSecond: options.maxPerSecond ?? 100,
+    timeoutMs: 5000,
+    rules: [],
+    keep: null,
+    maxAnswerBytes: 1 << 20,
+    logger: options.logger ?? pino({ level: 'silent' }),
+    metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
+    now: () => clock.now,
+  });
+  const server = http.createServer((req, res) => {
+    const record = startCall(req);
+    shadow.observe(req, res, record, () => {
+      Object.assign(record, { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
+      send(res, 200, 'text/plain', 'answer', CACHE_RESULT, record.answerTap);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    counts,
+    clock,
+    async close() {
+      await shadow.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A legacy that answers every call 503 `busy`, and how many it was sent. */
+async function busyLegacy() {
+  const seen = { calls: 0 };
+  const server = http.createServer((req, res) => {
+    seen.calls++;
+    req.resume();
+    res.statusCode = 503;
+    res.end('busy');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    seen,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe('a legacy that answers differently', () => {
   it('is logged once a minute per operation and binding, by the clock the shadow is given', async () => {
-    const legacy = http.createServer((_req, res) => {
-      res.statusCode = 503;
-      res.end('busy');
-    });
-    await new Promise<void>((resolve) => legacy.listen(0, '127.0.0.1', resolve));
+    const legacy = await busyLegacy();
     const lines: { msg: string; difference?: string }[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-    const counts: Record<string, number> = {};
-    let clock = 1_000_000;
-    const shadow = createShadow({
-      url: `http://127.0.0.1:${(legacy.address() as net.AddressInfo).port}`,
-      sample: 1,
-      concurrency: 4,
-      timeoutMs: 5000,
-      rules: [],
-      keep: null,
-      maxAnswerBytes: 1 << 20,
-      logger,
-      metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
-      now: () => clock,
-    });
-    const server = http.createServer((req, res) => {
-      const record = startCall(req);
-      shadow.observe(req, res, record, () => {
-        Object.assign(record, { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
-        send(res, 200, 'text/plain', 'answer', CACHE_RESULT, record.answerTap);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const { base, counts, clock, close } = await shadowedServer(legacy.url, { logger });
     const differing = () => lines.filter((l) => l.msg === 'shadow: the legacy service answers differently');
     try {
       for (let i = 1; i <= 3; i++) {
@@ -374,17 +411,14 @@ describe('a legacy that answers differently', () => {
         await eventually(async () => counts.differs === i);
       }
       expect(differing()).toEqual([expect.objectContaining({ difference: 'status' })]);
-      clock += 60_000;
+      clock.now += 60_000;
       await call(base, READS.http_get);
       await eventually(async () => counts.differs === 4);
       expect(differing()).toHaveLength(2);
       expect(counts).toEqual({ differs: 4 });
     } finally {
-      await shadow.close();
-      for (const each of [server, legacy]) {
-        each.closeAllConnections();
-        await new Promise((resolve) => each.close(resolve));
-      }
+      await close();
+      await legacy.close();
     }
   });
 });
@@ -395,29 +429,7 @@ describe('a legacy that keeps failing', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as net.AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const counts: Record<string, number> = {};
-    let clock = 1_000_000;
-    const shadow = createShadow({
-      url: `http://127.0.0.1:${port}`,
-      sample: 1,
-      concurrency: 4,
-      timeoutMs: 5000,
-      rules: [],
-      keep: null,
-      maxAnswerBytes: 1 << 20,
-      logger: pino({ level: 'silent' }),
-      metrics: { compared: (_operation, _binding, outcome) => void (counts[outcome] = (counts[outcome] ?? 0) + 1) },
-      now: () => clock,
-    });
-    const server = http.createServer((req, res) => {
-      const record = startCall(req);
-      shadow.observe(req, res, record, () => {
-        Object.assign(record, { operation: 'GetTokenDevice', binding: 'http_get', outcome: 'ok' });
-        send(res, 200, 'text/plain', 'answer', CACHE_RESULT, record.answerTap);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const { base, counts, clock, close } = await shadowedServer(`http://127.0.0.1:${port}`);
     const total = () => (counts.error ?? 0) + (counts.dropped ?? 0);
     try {
       for (let i = 1; i <= 8; i++) {
@@ -425,14 +437,51 @@ describe('a legacy that keeps failing', () => {
         await eventually(async () => total() === i);
       }
       expect(counts).toEqual({ error: 5, dropped: 3 });
-      clock += 1001;
+      clock.now += 1001;
       await call(base, READS.http_get);
       await eventually(async () => total() === 9);
       expect(counts).toEqual({ error: 6, dropped: 3 });
     } finally {
-      await shadow.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await close();
+    }
+  });
+});
+
+describe('the budget of shadow calls a second (SHADOW_MAX_PER_SECOND)', () => {
+  it("starts at most that many a second, a burst of a second's worth, and refills with the clock", () => {
+    let clock = 5_000;
+    const budget = perSecondBudget(4, () => clock);
+    const taken = (n: number) => Array.from({ length: n }, () => budget.take()).filter(Boolean).length;
+    expect(taken(6)).toBe(4);
+    clock += 500;
+    expect(taken(3)).toBe(2);
+    clock += 250;
+    expect(taken(3)).toBe(1);
+    // Never more than a second's worth saved up, however long it was idle.
+    clock += 60_000;
+    expect(taken(10)).toBe(4);
+  });
+
+  it('counts a sampled call past it as dropped, without sending it, and sends again when the clock allows', async () => {
+    const legacy = await busyLegacy();
+    const { base, counts, clock, close } = await shadowedServer(legacy.url, { maxPerSecond: 2 });
+    const total = () => (counts.differs ?? 0) + (counts.dropped ?? 0);
+    try {
+      for (let i = 1; i <= 5; i++) {
+        // Our answer is never held back by the budget.
+        expect((await call(base, READS.http_get)).body.toString()).toBe('answer');
+        await eventually(async () => total() === i);
+      }
+      expect(counts).toEqual({ differs: 2, dropped: 3 });
+      expect(legacy.seen.calls).toBe(2);
+      clock.now += 500;
+      await call(base, READS.http_get);
+      await eventually(async () => total() === 6);
+      expect(counts).toEqual({ differs: 3, dropped: 3 });
+      expect(legacy.seen.calls).toBe(3);
+    } finally {
+      await close();
+      await legacy.close();
     }
   });
 });

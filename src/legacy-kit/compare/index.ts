@@ -29,5 +29,12 @@ export {
 export { operationKind, WRITE_OPERATIONS, type OperationKind } from './operation-kinds';
 export { htmlReport, jsonReport, summaryText } from './report';
 export { hasUnexplained, runComparison, type CompareEntry, type CompareResult, type Servers } from './run-compare';
-export { SendError, sendRequest, type SendOptions } from './send-request';
+export {
+  createSender,
+  SendError,
+  sendRequest,
+  type OutgoingRequest,
+  type Sender,
+  type SendOptions,
+} from './send-request';
 export { readWsdlOperations, type DescribedEndpoint } from './wsdl-operations';

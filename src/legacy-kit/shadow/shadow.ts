@@ -4,7 +4,8 @@
 // answers with the comparison `npm run compare` uses, and counts the outcome.
 // It never delays or changes the answer: nothing runs before 'finish' but
 // taking copies; at most SHADOW_CONCURRENCY calls are in flight, the excess
-// is dropped and counted; each call has a timeout. Writes are never sent, nor
+// is dropped and counted, as is one past SHADOW_MAX_PER_SECOND; each call
+// has a timeout. Writes are never sent, nor
 // calls we refused or faulted, nor the caller's cookies or X-Forwarded-*.
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
@@ -15,13 +16,14 @@ import type { Logger } from '../../log';
 import type { ShadowMetrics } from '../../metrics';
 import {
   compareAnswers,
+  createSender,
   operationKind,
   replayableHeaders,
-  sendRequest,
   bodyFields,
   type Answer,
   type Comparison,
   type IgnoreRule,
+  type OutgoingRequest,
   type RecordedRequest,
   type RequestScope,
 } from '../compare';
@@ -43,6 +45,8 @@ export interface ShadowOptions {
   readonly sample: number;
   /** SHADOW_CONCURRENCY: shadow calls in flight at most. */
   readonly concurrency: number;
+  /** SHADOW_MAX_PER_SECOND: shadow calls started per second at most. */
+  readonly maxPerSecond: number;
   /** SHADOW_TIMEOUT_MS: longest a shadow call may take. */
   readonly timeoutMs: number;
   /** SHADOW_IGNORE: accepted differences (docs/asmx-differences.yaml). */
@@ -84,6 +88,8 @@ export function createShadow(options: ShadowOptions): Shadow {
   const agent = base.startsWith('https:')
     ? new https.Agent({ keepAlive: true, maxSockets: options.concurrency })
     : new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const send = createSender(base, { timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes, agent });
+  const budget = perSecondBudget(options.maxPerSecond, now);
   const logged = new Map<string, number>();
   const keeper = options.keep === null ? null : createKeeper(options.keep, options.logger);
   const running = new Set<Promise<void>>();
@@ -93,15 +99,11 @@ export function createShadow(options: ShadowOptions): Shadow {
       ? null
       : `Basic ${Buffer.from(`${options.credentials.user}:${options.credentials.password}`, 'utf8').toString('base64')}`;
 
-  const shadowCall = async (request: RecordedRequest, ours: Answer, scope: Scope, requestId: string) => {
+  const shadowCall = async (request: OutgoingRequest, ours: Answer, scope: Scope, requestId: string) => {
     let comparison: Comparison;
     let legacy: Answer;
     try {
-      legacy = await sendRequest(base, request, {
-        timeoutMs: options.timeoutMs,
-        maxAnswerBytes: options.maxAnswerBytes,
-        agent,
-      });
+      legacy = await send(request);
       comparison = compareAnswers(legacy, ours, scope, options.rules);
     } catch {
       options.metrics.compared(scope.operation, scope.binding, 'error');
@@ -135,7 +137,7 @@ export function createShadow(options: ShadowOptions): Shadow {
       requestId,
       operation: scope.operation,
       binding: scope.binding,
-      request: { ...request, headers: replayableHeaders(request.headers, { keepCredentials: false }) },
+      request: recorded(request),
       legacy: answerFields(legacy),
       ours: answerFields(ours),
       differences: comparison.unexplained,
@@ -164,7 +166,12 @@ export function createShadow(options: ShadowOptions): Shadow {
     const sampled = sampledCall(req, options.sample, random);
     if (sampled === null) return next();
     const { method, url } = sampled;
-    if (reserved >= options.concurrency || (pausedUntil !== 0 && now() < pausedUntil)) {
+    if (
+      reserved >= options.concurrency ||
+      (pausedUntil !== 0 && now() < pausedUntil) ||
+      // Last, so that a call the slots or the pause turn away does not spend the budget.
+      !budget.take()
+    ) {
       res.once('finish', () => {
         const { operation, binding } = record;
         if (operation !== null && binding !== null && operationKind(operation) === 'read')
@@ -210,8 +217,8 @@ export function createShadow(options: ShadowOptions): Shadow {
         options.metrics.compared(operation, record.binding, 'dropped');
         return;
       }
-      const body = record.body ?? Buffer.alloc(0);
-      const request: RecordedRequest = { method, path: url, headers, ...bodyFields(body) };
+      // The body's bytes as read: it is made text (bodyFields) only for a pair that is kept.
+      const request: OutgoingRequest = { method, path: url, headers, body: record.body ?? EMPTY };
       const requestId = record.requestId;
       // Started after this tick: nothing of it runs while the answer is being sent.
       const call = new Promise<void>((resolve) => setImmediate(resolve))
@@ -233,6 +240,41 @@ export function createShadow(options: ShadowOptions): Shadow {
       await Promise.allSettled([...running]);
       agent.destroy();
     },
+  };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * At most `perSecond` shadow calls started in any second, a burst of up to one
+ * second's worth allowed: at saturation the shadow's work stays at
+ * `perSecond` comparisons a second, whatever the sample and however fast the
+ * legacy answers (docs/migration.md#shadow).
+ */
+export function perSecondBudget(perSecond: number, now: () => number): { take(): boolean } {
+  let tokens = perSecond;
+  let at = now();
+  return {
+    take() {
+      const time = now();
+      if (time > at) {
+        tokens = Math.min(perSecond, tokens + ((time - at) * perSecond) / 1000);
+        at = time;
+      }
+      if (tokens < 1) return false;
+      tokens--;
+      return true;
+    },
+  };
+}
+
+/** A request as a kept pair shows it: without credentials or forwarding headers, its body as text or base64. */
+function recorded(request: OutgoingRequest): RecordedRequest {
+  return {
+    method: request.method,
+    path: request.path,
+    headers: replayableHeaders(request.headers, { keepCredentials: false }),
+    ...bodyFields(request.body),
   };
 }
 
