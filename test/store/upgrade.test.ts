@@ -751,6 +751,37 @@ const FILLS: Readonly<Record<string, Fill>> = {
       expect(byError.items.map((item) => item.id)).toEqual(['v18-push']);
     },
   },
+  // The settled index: a dead push written at this schema is found by the dead letters, newest first, and
+  // the outbox's counts and prune read what they did.
+  '0020_outbox_settled_index': {
+    async fill(insert) {
+      await insert('push_notifications', {
+        id: 'v20-push',
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        type: 'note',
+        title: 't',
+        body: 'b',
+        data: '{}',
+        status: 'dead',
+        attempts: 10,
+        next_attempt_at: T0,
+        last_error: 'INVALID_ARGUMENT: v20',
+        created_at: LATER,
+        updated_at: LATER,
+        school_key: 'https://v1.school.example',
+      });
+    },
+    async check(store) {
+      const page = await store.console.listDead(
+        'push',
+        { errors: ['INVALID_ARGUMENT: v20'], dismissed: false },
+        { limit: 10 },
+      );
+      expect(page.items.map((item) => item.id)).toEqual(['v20-push']);
+      expect(page.total).toBe(1);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

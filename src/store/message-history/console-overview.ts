@@ -6,6 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { OUTBOX_CHANNELS, type OutboxChannel } from '../../shared/outbox-channel';
 import type { StoreDatabase } from '../database';
 import { channelTable } from '../outbox/channel-table';
+import { SETTLED } from '../outbox/settled';
 
 export interface ActivityBucket {
   /** The bucket's start: `YYYY-MM-DDTHH:MM` for minutes, `YYYY-MM-DDTHH` for hours, `YYYY-MM-DD` for days (UTC). */
@@ -61,6 +62,8 @@ export async function activity(
         'status',
         (eb) => eb.fn.countAll<number>().as('n'),
       ])
+      // Through the settled index (migration 0020), which needs its condition spelled out.
+      .where(SETTLED)
       .where('status', 'in', ['failed', 'dead', 'uncertain'])
       .where('updated_at', '>=', since)
       .groupBy([sql`substr(updated_at, 1, ${size})`, 'status'])

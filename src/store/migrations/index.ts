@@ -17,6 +17,7 @@ import { refusedCallsMigration } from './0015-refused-calls';
 import { schoolFcmProjectMigration } from './0016-school-fcm-project';
 import { consoleJobsMigration } from './0017-console-jobs';
 import { messageListIndexesMigration } from './0018-message-list-indexes';
+import { outboxSettledIndexMigration } from './0020-outbox-settled-index';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -40,6 +41,7 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0016_school_fcm_project': schoolFcmProjectMigration,
   '0017_console_jobs': consoleJobsMigration,
   '0018_message_list_indexes': messageListIndexesMigration,
+  '0020_outbox_settled_index': outboxSettledIndexMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */
