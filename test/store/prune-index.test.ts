@@ -6,17 +6,7 @@
 // settled rows (not queued, not sending), and each of its readers (the
 // prune, the dead letters newest first, the overview's retrying and given-up
 // counts) still reads it: each must spell its condition as the index does.
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type CompiledQuery,
-} from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { StoreDatabase } from '../../src/store/database';
 import { activity } from '../../src/store/message-history/console-overview';
 import { listDead } from '../../src/store/message-history/dead-letters';
@@ -33,19 +23,7 @@ async function statementsOf(
   run: (db: Kysely<StoreDatabase>) => Promise<unknown>,
 ): Promise<CompiledQuery[]> {
   const seen: CompiledQuery[] = [];
-  const sqlite = dialect === 'sqlite';
-  const db = new Kysely<StoreDatabase>({
-    dialect: {
-      createAdapter: () => (sqlite ? new SqliteAdapter() : new PostgresAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (k) => (sqlite ? new SqliteIntrospector(k) : new PostgresIntrospector(k)),
-      createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
-    },
-    log: (event) => {
-      seen.push(event.query);
-    },
-  });
-  await run(db);
+  await run(compileOnly<StoreDatabase>(dialect, (query) => seen.push(query)));
   return seen;
 }
 

@@ -755,20 +755,16 @@ const FILLS: Readonly<Record<string, Fill>> = {
   // the outbox's counts and prune read what they did.
   '0020_outbox_settled_index': {
     async fill(insert) {
+      // A push given up after its tenth attempt, to the student and device of 0001.
+      const given = { id: 'v20-push', status: 'dead', attempts: 10, last_error: 'INVALID_ARGUMENT: v20' };
+      const texts = { type: 'note', title: 'v20 title', body: 'v20 body', data: '{"v":"20"}' };
+      const times = { next_attempt_at: T0, created_at: LATER, updated_at: LATER };
       await insert('push_notifications', {
-        id: 'v20-push',
+        ...given,
+        ...texts,
+        ...times,
         device_id: 'v1-dev',
         student_id: 'v1-student',
-        type: 'note',
-        title: 't',
-        body: 'b',
-        data: '{}',
-        status: 'dead',
-        attempts: 10,
-        next_attempt_at: T0,
-        last_error: 'INVALID_ARGUMENT: v20',
-        created_at: LATER,
-        updated_at: LATER,
         school_key: 'https://v1.school.example',
       });
     },

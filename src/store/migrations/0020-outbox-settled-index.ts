@@ -25,13 +25,10 @@ export const outboxSettledIndexMigration: StoreMigration = {
     }
   },
   async down(db: Kysely<unknown>) {
+    // The whole index of 0003 again, then the settled one goes.
     for (const table of OUTBOX_TABLES) {
-      await db.schema
-        .createIndex(`${table}_status_updated_idx`)
-        .ifNotExists()
-        .on(table)
-        .columns(['status', 'updated_at'])
-        .execute();
+      const whole = sql.id(`${table}_status_updated_idx`);
+      await sql`create index if not exists ${whole} on ${sql.table(table)} (status, updated_at)`.execute(db);
       await db.schema.dropIndex(`${table}_settled_idx`).ifExists().execute();
     }
   },
