@@ -23,7 +23,7 @@ import { viewFor } from '../../src/console/view';
 import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
 
-const session = { id: 'session', account: 'olga', role: 'operator' as const, csrf: 'token' };
+const session = { id: 'session', account: 'olga', role: 'operator' as const, csrf: 'token', timeZone: null };
 const en = viewFor('en', session, '/console/import/x');
 const ar = viewFor('ar', session, '/console/import/x');
 

@@ -4,8 +4,9 @@
 // size (docs/delivery.md#cpu-per-push). What they write is checked on both
 // stores by test/delivery/outbox-claims.test.ts.
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
-import { completeSent, recordAttempts } from '../../src/store/outbox/outbox-claims';
+import { completeSent, pushClaimStatements, recordAttempts } from '../../src/store/outbox/outbox-claims';
 import type { StoreDatabase } from '../../src/store/database';
+import { compileOnly } from '../support/compile-only';
 import { sqliteVariant, type TestStore } from '../support/stores';
 
 function recordingDb(): { db: Kysely<StoreDatabase>; statements: { sql: string; parameters: readonly unknown[] }[] } {
@@ -53,6 +54,28 @@ describe('the worker batch statements on SQLite', () => {
     );
     expect(statements[0].sql).toContain('json_each');
     await db.destroy();
+  });
+});
+
+// The push claim is compiled once per store; each claim only binds its values
+// (docs/delivery.md#cpu-per-push). That it claims what it should, at most its
+// limit, is test/delivery/outbox-claims.test.ts's, on both stores.
+describe.each(['sqlite', 'postgres'] as const)('the push claim on %s', (dialect) => {
+  const statements = pushClaimStatements(compileOnly<StoreDatabase>(dialect), dialect);
+  const claim = dialect === 'postgres' ? statements.claimWithDevices : statements.claim;
+  const request = (n: number) => ({
+    limit: n,
+    now: `2030-01-0${n}T00:00:00.000Z`,
+    leaseUntil: `2030-02-0${n}T00:00:00.000Z`,
+    claimToken: `token-${n}`,
+  });
+
+  it('keeps one text and binds the values of each request, the limit as a number', () => {
+    const [one, two] = [claim(request(1)), claim(request(2))];
+    expect(two.sql).toBe(one.sql);
+    expect(one.parameters).toEqual(expect.arrayContaining([1, request(1).now, request(1).leaseUntil, 'token-1']));
+    expect(two.parameters).toEqual(expect.arrayContaining([2, request(2).now, request(2).leaseUntil, 'token-2']));
+    expect(JSON.stringify([one.parameters, two.parameters])).not.toContain('store-parameter');
   });
 });
 

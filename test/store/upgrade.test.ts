@@ -778,6 +778,33 @@ const FILLS: Readonly<Record<string, Fill>> = {
       });
     },
   },
+  // The settled index: a dead push written at this schema is found by the dead letters, newest first, and
+  // the outbox's counts and prune read what they did.
+  '0020_outbox_settled_index': {
+    async fill(insert) {
+      // A push given up after its tenth attempt, to the student and device of 0001.
+      const given = { id: 'v20-push', status: 'dead', attempts: 10, last_error: 'INVALID_ARGUMENT: v20' };
+      const texts = { type: 'note', title: 'v20 title', body: 'v20 body', data: '{"v":"20"}' };
+      const times = { next_attempt_at: T0, created_at: LATER, updated_at: LATER };
+      await insert('push_notifications', {
+        ...given,
+        ...texts,
+        ...times,
+        device_id: 'v1-dev',
+        student_id: 'v1-student',
+        school_key: 'https://v1.school.example',
+      });
+    },
+    async check(store) {
+      const page = await store.console.listDead(
+        'push',
+        { errors: ['INVALID_ARGUMENT: v20'], dismissed: false },
+        { limit: 10 },
+      );
+      expect(page.items.map((item) => item.id)).toEqual(['v20-push']);
+      expect(page.total).toBe(1);
+    },
+  },
 };
 
 test('every migration has a fill, and every fill a migration', () => {

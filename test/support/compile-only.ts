@@ -9,9 +9,12 @@ import {
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
+  type CompiledQuery,
 } from 'kysely';
 
-export function compileOnly<DB>(dialect: 'sqlite' | 'postgres'): Kysely<DB> {
+// `seen`, when given, is told each statement a store function runs on it
+// (each reads no rows), for a test that reads what a function ran.
+export function compileOnly<DB>(dialect: 'sqlite' | 'postgres', seen?: (query: CompiledQuery) => void): Kysely<DB> {
   const sqlite = dialect === 'sqlite';
   return new Kysely<DB>({
     dialect: {
@@ -20,5 +23,6 @@ export function compileOnly<DB>(dialect: 'sqlite' | 'postgres'): Kysely<DB> {
       createIntrospector: (db) => (sqlite ? new SqliteIntrospector(db) : new PostgresIntrospector(db)),
       createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
     },
+    ...(seen === undefined ? {} : { log: (event) => seen(event.query) }),
   });
 }

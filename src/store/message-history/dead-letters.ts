@@ -9,6 +9,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { OutboxChannel } from '../../shared/outbox-channel';
 import type { StoreDatabase } from '../database';
+import { SETTLED } from '../outbox/settled';
 
 export interface DeadMessage {
   readonly id: string;
@@ -59,7 +60,12 @@ export const DEAD_ERRORS_READ = 500;
 const isDismissed = sql`(dismissed_at is not null and dismissed_at >= updated_at)`;
 
 function conditions(filter: DeadFilter): RawBuilder<unknown>[] {
-  const where: RawBuilder<unknown>[] = [sql`status = 'dead'`, filter.dismissed ? isDismissed : sql`not ${isDismissed}`];
+  // SETTLED: newest first through the settled index (migration 0020), which needs its condition spelled out.
+  const where: RawBuilder<unknown>[] = [
+    sql`status = 'dead'`,
+    SETTLED,
+    filter.dismissed ? isDismissed : sql`not ${isDismissed}`,
+  ];
   if (filter.errors !== null) {
     where.push(
       filter.errors.length === 0

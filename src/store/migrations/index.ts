@@ -18,6 +18,8 @@ import { schoolFcmProjectMigration } from './0016-school-fcm-project';
 import { consoleJobsMigration } from './0017-console-jobs';
 import { messageListIndexesMigration } from './0018-message-list-indexes';
 import { consoleAccountTimeZoneMigration } from './0019-console-account-time-zone';
+
+import { outboxSettledIndexMigration } from './0020-outbox-settled-index';
 import type { StoreDialect, StoreMigration } from './migration';
 
 // Every migration, imported statically so that the compiled dist/ needs no
@@ -42,6 +44,8 @@ const MIGRATIONS: Readonly<Record<string, StoreMigration>> = {
   '0017_console_jobs': consoleJobsMigration,
   '0018_message_list_indexes': messageListIndexesMigration,
   '0019_console_account_time_zone': consoleAccountTimeZoneMigration,
+
+  '0020_outbox_settled_index': outboxSettledIndexMigration,
 };
 
 /** The migration set bound to one dialect, as Kysely's Migrator wants it. */

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { OUTBOX_TABLE as TABLE, type OutboxChannel } from '../../shared/outbox-channel';
 import type { OutboxStatus, StoreDatabase } from '../database';
 import { PRUNE_BATCH, deleteInBatches } from '../delete-in-batches';
+import { SETTLED } from './settled';
 
 export type { OutboxChannel };
 
@@ -104,12 +105,13 @@ export async function outboxStats(db: Kysely<StoreDatabase>, channel: OutboxChan
 // Finished messages: retention may delete them.
 const FINISHED: OutboxStatus[] = ['sent', 'dead', 'uncertain'];
 
-/** The ids of up to `batch` finished messages last changed before `before`: what the prune deletes, read through the (status, updated_at) index of migration 0003. */
+/** The ids of up to `batch` finished messages last changed before `before`: what the prune deletes, read through the settled index of migration 0020. */
 export function finishedBefore(db: Kysely<StoreDatabase>, channel: OutboxChannel, before: string, batch: number) {
   const table = TABLE[channel];
   return db
     .selectFrom(table)
     .select('id')
+    .where(SETTLED)
     .where('status', 'in', FINISHED)
     .where('updated_at', '<', before)
     .limit(batch);

@@ -19,6 +19,7 @@ import type { StoreDialect } from '../migrations';
 import { channelTable } from './channel-table';
 import { parseResolvedOptions, type ResolvedOptions } from '../../domain/message-options';
 import { parseData } from './outbox';
+import { prepareQuery } from '../connection/prepared';
 
 export interface ClaimedMessage {
   readonly id: string;
@@ -150,24 +151,51 @@ function byCreation(a: { created_at: string; id: string }, b: { created_at: stri
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/**
+ * The push claim's statements, compiled once per store (connection/prepared.ts):
+ * a busy worker claims every few milliseconds, often a handful of rows at a
+ * time, and building and compiling the claim with Kysely cost more than
+ * SQLite's work for such a claim (docs/delivery.md#cpu-per-push).
+ */
+export function pushClaimStatements(db: Kysely<StoreDatabase>, dialect: StoreDialect) {
+  const names = ['limit', 'now', 'leaseUntil', 'claimToken'] as const;
+  // The markers stand in for the request's values, the limit's too (a parameter either way).
+  const asRequest = (p: Readonly<Record<(typeof names)[number], string>>) => p as unknown as ClaimRequest;
+  return {
+    // PostgreSQL, one round trip: the claim and the devices' current tokens in one statement.
+    claimWithDevices: prepareQuery(names, (p) =>
+      db
+        .with('claimed', () => claimStatement(db, dialect, 'push', asRequest(p)))
+        .selectFrom('claimed')
+        .leftJoin('devices', 'devices.id', 'claimed.device_id')
+        .selectAll('claimed')
+        .select([
+          'devices.id as device_found',
+          'devices.push_token as device_push_token',
+          'devices.platform as device_platform',
+        ]),
+    ),
+    // SQLite: the claim, then its devices.
+    claim: prepareQuery(names, (p) => claimStatement(db, dialect, 'push', asRequest(p))),
+    // The ids as one JSON parameter: the same statement text whatever the claim's size.
+    devices: prepareQuery(['ids'], (p) => ({
+      compile: () =>
+        sql<{ id: string; push_token: string | null; platform: DevicePlatform | null }>`
+          select id, push_token, platform from devices where id in (select value from json_each(${p.ids}))`.compile(db),
+    })),
+  };
+}
+
+export type PushClaimStatements = ReturnType<typeof pushClaimStatements>;
+
 export async function claimPushNotifications(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
   request: ClaimRequest,
+  statements: PushClaimStatements = pushClaimStatements(db, dialect),
 ): Promise<ClaimedPushNotification[]> {
   if (dialect === 'postgres') {
-    // One round trip: the claim and the devices' current tokens in one statement.
-    const rows = await db
-      .with('claimed', () => claimStatement(db, dialect, 'push', request))
-      .selectFrom('claimed')
-      .leftJoin('devices', 'devices.id', 'claimed.device_id')
-      .selectAll('claimed')
-      .select([
-        'devices.id as device_found',
-        'devices.push_token as device_push_token',
-        'devices.platform as device_platform',
-      ])
-      .execute();
+    const { rows } = await db.executeQuery(statements.claimWithDevices(request));
     rows.sort(byCreation);
     return rows.map((row) =>
       toClaimedPush(
@@ -176,15 +204,12 @@ export async function claimPushNotifications(
       ),
     );
   }
-  const rows = await claimRows(db, dialect, 'push', request);
+  const { rows } = await db.executeQuery(statements.claim(request));
   if (rows.length === 0) return [];
+  // RETURNING keeps no order; deliver the longest-waiting first.
+  rows.sort(byCreation);
   const deviceIds = [...new Set(rows.map((row) => row.device_id))];
-  // The ids as one JSON parameter: the same statement text whatever the claim's
-  // size, so that the connection's statement cache prepares it once.
-  const { rows: devices } = await sql<{ id: string; push_token: string | null; platform: DevicePlatform | null }>`
-    select id, push_token, platform from devices where id in (select value from json_each(${JSON.stringify(deviceIds)}))`.execute(
-    db,
-  );
+  const { rows: devices } = await db.executeQuery(statements.devices({ ids: JSON.stringify(deviceIds) }));
   const byId = new Map(devices.map((device) => [device.id, device]));
   return rows.map((row) => toClaimedPush(row, byId.get(row.device_id)));
 }

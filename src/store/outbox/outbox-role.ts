@@ -20,6 +20,7 @@ import {
   completeSent,
   oldestDueAt,
   markSendStarted,
+  pushClaimStatements,
   recordAttempts,
   removeDeviceToken,
   settleInterruptedSends,
@@ -128,8 +129,9 @@ interface PushRequest {
 
 export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const { db, dialect, run, tracer } = core;
-  // The event worker's statements, compiled once (events.ts).
+  // The event worker's statements, compiled once (events.ts), and the push claim's (outbox-claims.ts).
   const events = eventStatements(db, dialect);
+  const pushClaims = pushClaimStatements(db, dialect);
 
   const sqliteStatements =
     dialect === 'sqlite'
@@ -308,7 +310,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
     },
 
     claimPushNotifications: (limit, leaseSeconds) =>
-      run(() => deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds)))),
+      run(() =>
+        deliveryWrite((q) => claimPushNotifications(q, dialect, claimRequest(limit, leaseSeconds), pushClaims)),
+      ),
 
     claimAuthCodeMessages: (limit, leaseSeconds) =>
       run(() =>
