@@ -9,6 +9,10 @@
 // BENCH_INGESTION=1 serves SendNotificationType over SOAP 1.1 beside
 // GetTokenDevice over SOAP 1.1 instead of the four bindings: two builds'
 // ingestion cost side by side (docs/benchmark.md#ingestion).
+// BENCH_BINDINGS=SOAP 1.1,HTTP POST serves only the bindings named (comma-separated), with more rounds in the
+// same time for a change that moves one of them (docs/benchmark.md#fourth-round).
+// BENCH_TOGETHER=1 loads A and B at the same time in each round instead of one after the other: on a machine
+// whose other work comes and goes, both then meet the same moments (docs/benchmark.md#fourth-round).
 // BENCH_STORE=postgres keeps each runtime's store in a PostgreSQL schema of
 // its own (BENCH_DATABASE_URL or TEST_DATABASE_URL) instead of SQLite; the
 // CPU counted is the service's, not PostgreSQL's.
@@ -64,6 +68,8 @@ if (ON_POSTGRES && DATABASE_URL === '') {
   console.error('BENCH_STORE=postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL.');
   process.exit(2);
 }
+const TOGETHER = process.env.BENCH_TOGETHER === '1';
+const ONLY_BINDINGS = process.env.BENCH_BINDINGS ? process.env.BENCH_BINDINGS.split(',').map((b) => b.trim()) : null;
 const STUDENT = 'stu-bench';
 const SCHOOL = 'https://bench.school.example';
 
@@ -84,7 +90,7 @@ const CASES: ReadonlyArray<readonly [string, BenchRequest]> = INGESTION
         ),
       ],
     ]
-  : BINDINGS.map((binding) => [
+  : BINDINGS.filter((binding) => ONLY_BINDINGS === null || ONLY_BINDINGS.includes(binding)).map((binding) => [
       binding,
       request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }, binding),
     ]);
@@ -158,36 +164,44 @@ async function main(node: string): Promise<void> {
     console.log(
       `A: ${runtimes[0].version ?? '?'}, B: ${runtimes[1].version ?? '?'}; flags ${NODE_FLAGS.join(' ') || '(none)'}`,
     );
+    const measure = async (r: Runtime, binding: string, req: BenchRequest): Promise<void> => {
+      if (r.service === undefined) throw new Error(`${r.name} did not start`);
+      const pid = pidOf(r.service.child);
+      const before = cpuMs(pid);
+      const result = checkAnswered(
+        `${r.name} ${binding}`,
+        await runLoad(r.service.port, req, { connections: 10, duration: DURATION }),
+      );
+      // CPU is read in 10 ms ticks: a short smoke load may count none.
+      r.results[binding].push({
+        cpuUs: checkFigure(`${r.name} ${binding}: CPU µs/call`, cpuPerCall(pid, before, result.requests.total)),
+        rate: checkPositive(`${r.name} ${binding}: calls/s`, result.requests.average),
+      });
+    };
     for (let round = 0; round < ROUNDS; round++) {
       for (const [binding, req] of CASES) {
-        for (const r of round % 2 === 0 ? runtimes : [...runtimes].reverse()) {
-          if (r.service === undefined) throw new Error(`${r.name} did not start`);
-          const pid = pidOf(r.service.child);
-          const before = cpuMs(pid);
-          const result = checkAnswered(
-            `${r.name} ${binding}`,
-            await runLoad(r.service.port, req, { connections: 10, duration: DURATION }),
-          );
-          // CPU is read in 10 ms ticks: a short smoke load may count none.
-          r.results[binding].push({
-            cpuUs: checkFigure(`${r.name} ${binding}: CPU µs/call`, cpuPerCall(pid, before, result.requests.total)),
-            rate: checkPositive(`${r.name} ${binding}: calls/s`, result.requests.average),
-          });
-        }
+        // Together: both loaded at the same moments, so that what else the machine does weighs on both alike.
+        if (TOGETHER) await Promise.all(runtimes.map((r) => measure(r, binding, req)));
+        else for (const r of round % 2 === 0 ? runtimes : [...runtimes].reverse()) await measure(r, binding, req);
       }
     }
     console.log(
       `\n${INGESTION ? 'Ingestion' : 'GetTokenDevice'}, 10 connections, ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}; medians of the rounds`,
     );
-    console.log('| case | A CPU µs/call | B CPU µs/call | A/B CPU | A calls/s | B calls/s |');
-    console.log('|---|---|---|---|---|---|');
+    console.log(
+      '| case | A CPU µs/call | B CPU µs/call | A/B CPU | A/B CPU, median of the rounds | A calls/s | B calls/s |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
     for (const [binding] of CASES) {
+      const [ra, rb] = runtimes.map((r) => r.results[binding]);
+      // Each round's own ratio, then their median: a round that met a busy moment weighs once.
+      const roundRatio = median(ra.map((x, i) => x.cpuUs / rb[i].cpuUs));
       const [a, b] = runtimes.map((r) => ({
         cpu: median(r.results[binding].map((x) => x.cpuUs)),
         rate: median(r.results[binding].map((x) => x.rate)),
       }));
       console.log(
-        `| ${binding} | ${a.cpu.toFixed(0)} | ${b.cpu.toFixed(0)} | ${(a.cpu / b.cpu).toFixed(2)} | ${a.rate.toFixed(0)} | ${b.rate.toFixed(0)} |`,
+        `| ${binding} | ${a.cpu.toFixed(0)} | ${b.cpu.toFixed(0)} | ${(a.cpu / b.cpu).toFixed(2)} | ${roundRatio.toFixed(2)} | ${a.rate.toFixed(0)} | ${b.rate.toFixed(0)} |`,
       );
     }
   } finally {

@@ -37,9 +37,14 @@ export interface OperationDeps {
 /** What an operation may answer: what its result type carries (anything when that is void). */
 export type AllowedResult<K extends WireOperationName> = ResultValues[ResultTypeOf[K]];
 
+/**
+ * An operation answers with a promise, or with its result itself when it has
+ * it at once (GetTokenDevice's read on SQLite): the dispatcher then writes the
+ * answer in the same turn (docs/benchmark.md#fourth-round).
+ */
 export type Implementation<K extends WireOperationName> = (
   args: WireOperations[K]['args'],
   context: CallContext,
-) => Promise<AllowedResult<K>>;
+) => AllowedResult<K> | Promise<AllowedResult<K>>;
 
 export type OperationFactory<K extends WireOperationName> = (deps: OperationDeps) => Implementation<K>;

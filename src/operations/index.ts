@@ -47,7 +47,7 @@ export type Operations = {
   readonly [K in WireOperationName]: (
     args: WireOperations[K]['args'],
     context: CallContext,
-  ) => Promise<OperationResult<K>>;
+  ) => OperationResult<K> | Promise<OperationResult<K>>;
 };
 
 /** MODULES as createOperations uses them: each entry checked to make its operation's implementation. */

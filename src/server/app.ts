@@ -127,15 +127,18 @@ export function createApp(options: AppOptions): App {
       sendText(res, 400, QUERY_STRING_TOO_LONG);
       return;
     }
-    calls(req, res, call, (err?: unknown) => {
-      if (err !== undefined && err !== null) lastResort(err, req, res, call);
-      else {
+    calls(
+      req,
+      res,
+      call,
+      () => {
         // The application's routes find the record as `res.locals.call` (callOf);
         // Express keeps a `locals` it finds on the response.
         (res as ServerResponse & { locals: Response['locals'] }).locals = { call };
         app(req, res);
-      }
-    }).catch((err: unknown) => lastResort(err, req, res, call));
+      },
+      (err: unknown) => lastResort(err, req, res, call),
+    );
   };
   const observe = options.observe;
 

@@ -34,6 +34,12 @@ export interface StoreCore {
    */
   readonly read: <R>(query: CompiledQuery<R>) => Promise<R[]>;
   /**
+   * As `read`, but the rows themselves when SQLite read them at once, with no
+   * promise: for an operation that can then answer in the same turn
+   * (docs/benchmark.md#fourth-round). A promise on every other path.
+   */
+  readonly readSettled: <R>(query: CompiledQuery<R>) => R[] | Promise<R[]>;
+  /**
    * The statements in one read-write transaction, through `run` and Kysely's
    * executor, or at once on SQLite when nothing holds the connection
    * (connection/sqlite.ts, WriteNow): the outbox insert's way around them.
@@ -106,6 +112,10 @@ export function createStoreCore(
       // Closing: the ordinary path refuses it as it refuses every call.
       const rows = readNow === null || closing !== null ? null : readNow(query);
       return rows !== null ? Promise.resolve(rows) : run(async () => (await db.executeQuery(query)).rows);
+    },
+    readSettled: <R>(query: CompiledQuery<R>): R[] | Promise<R[]> => {
+      const rows = readNow === null || closing !== null ? null : readNow(query);
+      return rows !== null ? rows : run(async () => (await db.executeQuery(query)).rows);
     },
     write: (queries) => {
       if (writeNow !== null && closing === null && writeNow(queries)) return Promise.resolve();

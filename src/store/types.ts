@@ -89,8 +89,12 @@ export interface Records {
   /** Students of a school (by normalised key) whose active flag equals `active`, by full name then id. */
   listStudentsOfSchool(schoolKey: string, active: string): Promise<StudentSummary[]>;
 
-  /** The push token of a device; null when the device is unknown or has no token. */
-  getDeviceToken(deviceId: string): Promise<string | null>;
+  /**
+   * The push token of a device; null when the device is unknown or has no
+   * token. The token itself, not a promise, when SQLite read it at once
+   * (core.ts, readSettled): GetTokenDevice's answer in the same turn.
+   */
+  getDeviceToken(deviceId: string): string | null | Promise<string | null>;
 
   /** Audit notes (type `audit`) of a class for a subject, newest first. */
   listAuditNotes(subjectId: string, classId: string): Promise<NoteRecord[]>;

@@ -48,17 +48,30 @@ export interface AsmxDocumentOptions extends AsmxOptions, DocumentOptions {
   readonly access?: Pick<AccessControl, 'checkDocument'>;
 }
 
-type Next = (err?: unknown) => void;
+/**
+ * The `.asmx` calls: `next` when the request is not one of them (the Express
+ * application answers it), `fail` with whatever a call threw or rejected with
+ * (the last resort answers it).
+ */
+export type AsmxCalls = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: CallRecord,
+  next: () => void,
+  fail: (err: unknown) => void,
+) => void;
 
 /**
  * The operation calls: POST `/X.asmx` (SOAP 1.1 and 1.2) and `/X.asmx/Op`
  * (HTTP GET and POST, other methods refused as ASMX does). Anything else goes
  * to `next`. Uses nothing but Node's own request and response: it runs in
  * front of the Express application (src/server/app.ts says why).
+ *
+ * No promise of its own between the request and the answer: the body's last
+ * event hands it to the binding, and an operation that answers at once is
+ * written in the same turn (docs/benchmark.md#fourth-round).
  */
-export function createAsmxCalls(
-  options: AsmxCallOptions,
-): (req: IncomingMessage, res: ServerResponse, record: CallRecord, next: Next) => Promise<void> {
+export function createAsmxCalls(options: AsmxCallOptions): AsmxCalls {
   const endpoints = endpointMap(options.endpoints, (model) => ({
     soap: createSoapHandler(model, options.dispatcher, options.xmlMaxDepth),
     http: createHttpOperationHandler(model, options.dispatcher, { jsonBodies: options.jsonBodies }),
@@ -69,7 +82,7 @@ export function createAsmxCalls(
   const access = options.access;
   const keepBodies = options.keepBodies === true;
 
-  return async (req, res, record, next) => {
+  return (req, res, record, next, fail) => {
     const url = parseurl(req);
     const match = url?.pathname == null ? null : ASMX_PATH.exec(url.pathname);
     const found = match ? endpoints.get(safeDecode(match[1]).toLowerCase()) : undefined;
@@ -96,14 +109,36 @@ export function createAsmxCalls(
           ? soapGate(access, found.model, found.handlers.router, request)
           : httpOperationGate(access, found.model, safeDecode(operationPath), request);
     }
+    // The binding's answer, at once or once its operation has answered; whatever it throws goes to `fail`.
+    const answer = (body: Buffer | undefined): void => {
+      let answered: void | Promise<void>;
+      try {
+        answered =
+          operationPath !== undefined
+            ? found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call)
+            : found.handlers.soap(req, res, body as Buffer, call);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      if (answered instanceof Promise) answered.catch(fail);
+    };
+    if (req.method === 'POST') {
+      readBody(req, res, gate, (body) => {
+        if (body === null) return;
+        if (keepBodies) record.body = body;
+        answer(body);
+      });
+      return;
+    }
     // HTTP GET has no body: the same gate decides before its query is read, so that every binding refuses alike.
-    if (req.method !== 'POST' && gate !== undefined && !(await gate.decide())) return;
-    const body = req.method === 'POST' ? await readBody(req, res, gate) : undefined;
-    if (body === null) return;
-    if (keepBodies && body !== undefined) record.body = body;
-    if (operationPath !== undefined)
-      await found.handlers.http(req, res, operationPath, rawQueryOf(req.url ?? ''), body, call);
-    else await found.handlers.soap(req, res, body as Buffer, call);
+    if (gate === undefined) {
+      answer(undefined);
+      return;
+    }
+    const verdict = gate.decide();
+    if (verdict instanceof Promise) verdict.then((goOn) => (goOn ? answer(undefined) : undefined), fail);
+    else if (verdict) answer(undefined);
   };
 }
 

@@ -37,12 +37,17 @@ export type Outcome<K extends WireOperationName = WireOperationName> =
   { readonly ok: true; readonly value: OperationResult<K> } | Failed;
 
 export interface Dispatcher {
-  /** `values` are the operation's parameters in contract order, already read from the wire. */
+  /**
+   * `values` are the operation's parameters in contract order, already read
+   * from the wire. The outcome itself when the operation answered at once
+   * (no promise turn between the call and its answer, docs/benchmark.md#fourth-round),
+   * else a promise of it.
+   */
   invoke<K extends WireOperationName>(
     operation: OperationModel<K>,
     values: readonly (string | null)[],
     call: WireCall,
-  ): Promise<Outcome<K>>;
+  ): Outcome<K> | Promise<Outcome<K>>;
 }
 
 export function createDispatcher(
@@ -52,27 +57,39 @@ export function createDispatcher(
   access?: AccessControl,
 ): Dispatcher {
   const deadlines = createDeadlines(timeoutMs);
-  const run = async <K extends WireOperationName>(
+  const succeeded = <K extends WireOperationName>(
+    operation: OperationModel<K>,
+    call: WireCall,
+    value: OperationResult<K>,
+  ): Outcome<K> => {
+    noteCall(call.record, operation.wireName, null);
+    return { ok: true, value };
+  };
+  const failed = (operation: OperationModel, call: WireCall, err: unknown): Failed => {
+    noteCall(call.record, operation.wireName, err);
+    const failure = describeFailure(err);
+    if (!failure.expected) {
+      logger.error({ err, operation: operation.wireName, requestId: call.context.requestId }, 'operation failed');
+    }
+    return { ok: false, kind: failure.kind, message: failure.message, retryAfterSeconds: failure.retryAfterSeconds };
+  };
+  const run = <K extends WireOperationName>(
     operation: OperationModel<K>,
     values: readonly (string | null)[],
     call: WireCall,
-  ): Promise<Outcome<K>> => {
+  ): Outcome<K> | Promise<Outcome<K>> => {
+    let work: OperationResult<K> | Promise<OperationResult<K>>;
     try {
-      const value = await withDeadline(
-        invokeOperation(operations, operation.wireName, values, call.context),
-        deadlines,
-        timeoutMs,
-      );
-      noteCall(call.record, operation.wireName, null);
-      return { ok: true, value };
+      work = invokeOperation(operations, operation.wireName, values, call.context);
     } catch (err) {
-      noteCall(call.record, operation.wireName, err);
-      const failure = describeFailure(err);
-      if (!failure.expected) {
-        logger.error({ err, operation: operation.wireName, requestId: call.context.requestId }, 'operation failed');
-      }
-      return { ok: false, kind: failure.kind, message: failure.message, retryAfterSeconds: failure.retryAfterSeconds };
+      return failed(operation, call, err);
     }
+    // Answered at once (a read SQLite did in this turn): nothing can have run meanwhile, so no deadline to keep.
+    if (!(work instanceof Promise)) return succeeded(operation, call, work);
+    return withDeadline(work, deadlines, timeoutMs).then(
+      (value) => succeeded(operation, call, value),
+      (err: unknown) => failed(operation, call, err),
+    );
   };
   if (access === undefined) return { invoke: run };
 
@@ -81,17 +98,19 @@ export function createDispatcher(
     return { ok: false, ...refusal };
   };
   return {
-    async invoke(operation, values, call) {
+    invoke(operation, values, call) {
       const verdict = access.checkCall({
         operation,
         values,
         address: call.context.callerAddress,
         authorization: call.authorization,
       });
-      // Awaited only when bcrypt had to run: a remembered or unneeded check stays synchronous.
-      const refusal = verdict instanceof Promise ? await verdict : verdict;
-      if (refusal !== null) return refused(operation, call, refusal);
-      return run(operation, values, call);
+      // Waited for only when bcrypt had to run: a remembered or unneeded check stays synchronous.
+      if (verdict instanceof Promise)
+        return verdict.then((refusal) =>
+          refusal !== null ? refused(operation, call, refusal) : run(operation, values, call),
+        );
+      return verdict !== null ? refused(operation, call, verdict) : run(operation, values, call);
     },
   };
 }

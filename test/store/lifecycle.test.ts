@@ -70,7 +70,8 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
     it('rejects every method with StoreError "unavailable"', async () => {
       const calls: Array<Promise<unknown>> = [
         closed.records.listStudentsOfSchool(SCHOOL_A, '1'),
-        closed.records.getDeviceToken('dev-1'),
+        // A promise once closed (at once only when SQLite read it at once).
+        Promise.resolve(closed.records.getDeviceToken('dev-1')),
         closed.records.listAuditNotes('MATH', '7A'),
         closed.records.markNotesRead('1002', 'audit'),
         closed.records.listAbsencesMarkSeen('1002'),
@@ -102,7 +103,8 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
 
     it('lets calls already under way finish, and refuses new ones', async () => {
       const store = await ctx.reopen();
-      const inFlight = Array.from({ length: 25 }, () => store.records.getDeviceToken('dev-1'));
+      // Promises on PostgreSQL; on SQLite the tokens themselves, read before the close began.
+      const inFlight = Array.from({ length: 25 }, () => Promise.resolve(store.records.getDeviceToken('dev-1')));
       const closing = store.lifecycle.close();
       await expect(store.records.getDeviceToken('dev-1')).rejects.toBeInstanceOf(StoreError);
       expect(await Promise.all(inFlight)).toEqual(Array(25).fill('tok-1'));

@@ -89,4 +89,30 @@ describe('the dispatcher', () => {
       message: 'The operation did not complete within 50 ms.',
     });
   });
+
+  // An operation that has its answer at once (GetTokenDevice's read on SQLite) is answered in the same turn.
+  it('hands back the outcome itself, noted in the record, when the operation answers at once', () => {
+    const { dispatcher } = dispatcherWith(({ id }) => `token-of-${id}`);
+    const record = newRecord();
+    const outcome = dispatcher.invoke(operation, ['dev-1'], { context, record });
+    expect(outcome).not.toBeInstanceOf(Promise);
+    expect(outcome).toEqual({ ok: true, value: 'token-of-dev-1' });
+    expect(record).toMatchObject({ operation: 'GetTokenDevice', outcome: 'ok' });
+  });
+
+  it('answers an operation that throws before it returns as any failure, at once, logged', () => {
+    const { dispatcher, logged } = dispatcherWith(() => {
+      throw new Error('secret detail');
+    });
+    const record = newRecord();
+    const outcome = dispatcher.invoke(operation, ['a'], { context, record });
+    expect(outcome).not.toBeInstanceOf(Promise);
+    expect(outcome).toEqual({
+      ok: false,
+      kind: 'server',
+      message: 'An unexpected error occurred; it has been logged.',
+    });
+    expect(record).toMatchObject({ operation: 'GetTokenDevice', outcome: 'server_fault' });
+    expect(logged).toHaveLength(1);
+  });
 });

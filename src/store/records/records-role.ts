@@ -42,9 +42,11 @@ function parseOptionsByType(text: string | null): OptionsByType | null {
   }
 }
 
+const tokenOf = (rows: readonly { push_token: string | null }[]): string | null => rows[0]?.push_token ?? null;
+
 /** `batching`: on PostgreSQL, how concurrent student look-ups share one query; null reads each on its own. */
 export function createRecords(core: StoreCore, queries: StoreQueries, batching: GroupCommitBatching | null): Records {
-  const { db, run, read } = core;
+  const { db, run, read, readSettled } = core;
 
   // SendNotificationType reads the student, then queues: on PostgreSQL a
   // burst of calls would otherwise pay a round trip (and a statement the
@@ -67,7 +69,11 @@ export function createRecords(core: StoreCore, queries: StoreQueries, batching: 
     // schoolKey is idempotent, so a caller passing a raw base URL still matches.
     listStudentsOfSchool: (key, active) => read(queries.studentsOfSchool({ schoolKey: schoolKey(key), active })),
 
-    getDeviceToken: async (deviceId) => (await read(queries.deviceToken({ deviceId })))[0]?.push_token ?? null,
+    // At once, without a promise, when SQLite read it at once: GetTokenDevice then answers in the same turn.
+    getDeviceToken: (deviceId) => {
+      const rows = readSettled(queries.deviceToken({ deviceId }));
+      return rows instanceof Promise ? rows.then(tokenOf) : tokenOf(rows);
+    },
 
     listAuditNotes: async (subjectId, classId) =>
       (await read(queries.auditNotes({ subjectId, classId }))).map(toNoteRecord),

@@ -2,7 +2,7 @@
 // request's envelope. Only translates: wire to call, result to wire.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointModel, OperationModel, WireOperationName } from '../../contract';
-import type { Dispatcher, Failed, WireCall } from '../dispatch';
+import type { Dispatcher, Failed, Outcome, WireCall } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal, sendText } from '../respond';
 import type { Chunks } from '../results';
@@ -17,14 +17,22 @@ const SOAP_MEDIA_TYPES: ReadonlyMap<string, SoapVersion> = new Map([
   ['application/soap+xml', '1.2'],
 ]);
 
-export type SoapHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer, call: WireCall) => Promise<void>;
+/** Answers at once when the operation did (a promise otherwise: docs/benchmark.md#fourth-round). */
+export type SoapHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  call: WireCall,
+) => void | Promise<void>;
+
+type Enveloped = { readonly ok: true; readonly envelope: string | Chunks } | Failed;
 
 /** Calls one operation and writes its answer as an envelope of `version`, or says why there is none. */
 type SoapCall = (
   values: readonly (string | null)[],
   call: WireCall,
   version: SoapVersion,
-) => Promise<{ readonly ok: true; readonly envelope: string | Chunks } | Failed>;
+) => Enveloped | Promise<Enveloped>;
 
 /** The call of one operation with the writer of its result type: both typed by the operation, so its answer reaches the writer as it is. */
 function soapCall<K extends WireOperationName>(
@@ -33,9 +41,13 @@ function soapCall<K extends WireOperationName>(
   dispatcher: Dispatcher,
 ): SoapCall {
   const writer = createResponseWriter(operation, namespace);
-  return async (values, call, version) => {
-    const outcome = await dispatcher.invoke(operation, values, call);
-    return outcome.ok ? { ok: true, envelope: writer.write(version, outcome.value) } : outcome;
+  const envelope = (outcome: Outcome<K>, version: SoapVersion): Enveloped =>
+    outcome.ok ? { ok: true, envelope: writer.write(version, outcome.value) } : outcome;
+  return (values, call, version) => {
+    const outcome = dispatcher.invoke(operation, values, call);
+    return outcome instanceof Promise
+      ? outcome.then((settled) => envelope(settled, version))
+      : envelope(outcome, version);
   };
 }
 
@@ -48,7 +60,22 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
   const fault = (res: ServerResponse, version: SoapVersion, f: SoapFault, cache = CACHE_ERROR) =>
     send(res, f.status, CONTENT_TYPE[version], writeFault(version, f), cache);
 
-  return async (req, res, body, call) => {
+  /** The operation's answer, or why there is none, written as the call's answer. */
+  const answer = (res: ServerResponse, version: SoapVersion, call: WireCall, outcome: Enveloped): void => {
+    if (outcome.ok) {
+      send(res, 200, CONTENT_TYPE[version], outcome.envelope, CACHE_RESULT, call.record.answerTap);
+    } else if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
+      sendAccessRefusal(res, outcome);
+    } else if (outcome.kind === 'throttled' || outcome.kind === 'client') {
+      // A limit's refusal, the policy's or an operation's own, says when to try again.
+      if (outcome.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
+      fault(res, version, clientFault(outcome.message), CACHE_RESULT);
+    } else {
+      fault(res, version, serverFault(`Server was unable to process request. ---> ${outcome.message}`), CACHE_RESULT);
+    }
+  };
+
+  return (req, res, body, call) => {
     const media = parseMediaType(req.headers['content-type']);
     const declared = SOAP_MEDIA_TYPES.get(media.type);
     if (declared === undefined) {
@@ -128,17 +155,8 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
     const callOperation = calls.get(operation.wireName);
     if (callOperation === undefined)
       throw new Error(`unreachable: ${operation.wireName} is not an operation of ${endpoint.name}`);
-    const outcome = await callOperation(values, call, version);
-    if (outcome.ok) {
-      send(res, 200, CONTENT_TYPE[version], outcome.envelope, CACHE_RESULT, call.record.answerTap);
-    } else if (outcome.kind === 'forbidden' || outcome.kind === 'unauthorized') {
-      sendAccessRefusal(res, outcome);
-    } else if (outcome.kind === 'throttled' || outcome.kind === 'client') {
-      // A limit's refusal, the policy's or an operation's own, says when to try again.
-      if (outcome.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
-      fault(res, version, clientFault(outcome.message), CACHE_RESULT);
-    } else {
-      fault(res, version, serverFault(`Server was unable to process request. ---> ${outcome.message}`), CACHE_RESULT);
-    }
+    const outcome = callOperation(values, call, version);
+    if (outcome instanceof Promise) return outcome.then((settled) => answer(res, version, call, settled));
+    answer(res, version, call, outcome);
   };
 }
