@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { answerKey } from './bench-answer-key';
 
 /** An answer as scripts/bench.ts captures it: its body in base64. */
 export interface CapturedAnswer {
@@ -25,7 +26,7 @@ const fixed = new Map(
 );
 
 function answer(req: IncomingMessage, res: ServerResponse, url: string): void {
-  const found = fixed.get(`${req.method} ${url}`);
+  const found = fixed.get(answerKey(req.method ?? '', url, req.headers));
   if (found === undefined) {
     res.statusCode = 404;
     res.end();

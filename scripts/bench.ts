@@ -49,6 +49,7 @@ import {
 } from './bench-support';
 import type { DataSet } from '../src/store';
 import { mb, soak } from './soak';
+import { answerKey } from './bench-answer-key';
 
 // The baseline runs with the service's Node flags too (startChild), so that the ratio compares code, not flags.
 
@@ -246,7 +247,7 @@ async function main(): Promise<void> {
     for (const [name, req] of captured) {
       const answer = await fetchAnswer(service.port, req);
       if (answer.status !== 200) throw new Error(`${name}: the service answered ${answer.status}`);
-      answers[`${req.method} ${req.path}`] = answer;
+      answers[answerKey(req.method, req.path, req.headers)] = answer;
     }
     const answersFile = path.join(dataDir, 'answers.json');
     writeFileSync(answersFile, JSON.stringify(answers));
@@ -383,7 +384,7 @@ async function benchList(
   const pid = pidOf(service.child);
   let largest = 0;
   console.log(
-    `\nGetStudentSchool, all ${STUDENTS} students (${fmt(Buffer.from(answers[`GET ${list['HTTP GET'].path}`].body, 'base64').length)} bytes over GET)`,
+    `\nGetStudentSchool, all ${STUDENTS} students (${fmt(Buffer.from(answers[answerKey('GET', list['HTTP GET'].path, list['HTTP GET'].headers)].body, 'base64').length)} bytes over GET)`,
   );
   console.log('| binding | connections | median ms | p99 ms | req/s | baseline median ms | peak RSS growth MB |');
   console.log('|---|---|---|---|---|---|---|');

@@ -91,6 +91,7 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
       path,
       traceparent: firstOf(req.headers.traceparent),
       tracestate: firstOf(req.headers.tracestate),
+      emitter: req,
     };
     tracer.request(request, (requestSpan) => {
       span = requestSpan;

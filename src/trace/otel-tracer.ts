@@ -159,6 +159,7 @@ export function createOtelTracer(options: TracingOptions): Tracer {
           span.end();
         },
       };
+      if (start.emitter !== undefined) contexts.bind(trace.setSpan(parent, span), start.emitter);
       return within(span, parent, () => work(handle));
     },
 

@@ -3,6 +3,7 @@
 // values in, no OpenTelemetry type out, so that with tracing off nothing of
 // OpenTelemetry is loaded: the parts hold a `Tracer | null` and test it once.
 // The attributes each span carries are named in otel-tracer.ts, in one place.
+import type { EventEmitter } from 'node:events';
 import type { OutboxChannel } from '../shared/outbox-channel';
 
 /** An incoming request as the call span starts: never its query or its body. */
@@ -13,6 +14,12 @@ export interface RequestStart {
   /** The request's W3C `traceparent` and `tracestate` headers, if any: the call continues that trace. */
   readonly traceparent: string | undefined;
   readonly tracestate: string | undefined;
+  /**
+   * The request: its events (the body's last chunk, which hands the body to the binding without a promise
+   * between, docs/design.md#answered-in-the-same-turn) run inside the call's span, so that what the operation
+   * does is traced under it.
+   */
+  readonly emitter?: EventEmitter;
 }
 
 /** What the wire learnt about the request by the time it was answered (src/wire/call-record.ts). */

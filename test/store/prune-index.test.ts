@@ -8,7 +8,6 @@
 // counts) still reads it: each must spell its condition as the index does.
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { StoreDatabase } from '../../src/store/database';
-import { activity } from '../../src/store/message-history/console-overview';
 import { listDead } from '../../src/store/message-history/dead-letters';
 import { finishedBefore, type OutboxChannel } from '../../src/store/outbox/outbox-admin';
 import { oldestDueOnSqlite } from '../../src/store/outbox/outbox-claims';
@@ -85,14 +84,6 @@ describe.each(storeVariants())('outbox prune index on $name', (variant) => {
     const page = statements.filter((statement) => /order by updated_at/.test(statement.sql));
     expect(page).toHaveLength(1);
     expect(await planOf(page[0])).toContain(`${table}_settled_idx`);
-  });
-
-  it('the overview counts retrying and given-up messages through the settled index', async () => {
-    const statements = await statementsOf(variant.name, (db) => activity(db, '2026-01-01T00:00:00.000Z', 13));
-    const unsettled = statements.filter((statement) => /'failed'|substr\(updated_at/.test(statement.sql));
-    expect(unsettled).toHaveLength(2);
-    for (const [index, table] of ['push_notifications', 'auth_code_messages'].entries())
-      expect(await planOf(unsettled[index])).toContain(`${table}_settled_idx`);
   });
 
   it.each(['push_notifications', 'auth_code_messages'])('%s keeps only the indexes something reads', async (table) => {

@@ -21,6 +21,7 @@ const SCRIPTS: Record<
 > = {
   // Traces and the access policy on too, so that their parts and the OTLP receiver run.
   'bench.ts': { env: { BENCH_OTEL: '1', BENCH_POLICY: '1' } },
+  'bench-answer-key.ts': { coveredBy: 'bench.ts', how: 'the key of the answers it captures' },
   'bench-baseline.ts': { coveredBy: 'bench.ts', how: 'the baseline it starts' },
   'bench-console.ts': { env: {} },
   'bench-delivery.ts': { env: {} },
