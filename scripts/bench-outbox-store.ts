@@ -19,12 +19,12 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DataSet, OpenedStore, OpenStoreOptions } from '../src/store';
-import { postgresCpuMs, postgresCpuSince } from './bench-support';
+import { postgresCpuMs, postgresCpuSince, SMOKE } from './bench-support';
 
 const BUILDS = (process.env.BENCH_BUILDS ?? '.').split(',').map((dir) => path.resolve(dir));
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 3000);
+const MESSAGES = SMOKE ? 200 : Number(process.env.BENCH_MESSAGES ?? 3000);
 const CLAIM = Number(process.env.BENCH_CLAIM ?? 100);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = SMOKE ? 1 : Number(process.env.BENCH_ROUNDS ?? 5);
 const POSTGRES = process.env.BENCH_STORE === 'postgres';
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '';
 const EVENTS = process.env.BENCH_EVENTS === '1';

@@ -31,6 +31,7 @@ const SCRIPTS: Record<
   'bench-import.ts': { coveredBy: 'bench.ts', how: 'its import case, benchImport' },
   'bench-node-soap.ts': { coveredBy: 'bench.ts', how: "node-soap's own server its calls part starts" },
   'bench-otlp-receiver.ts': { coveredBy: 'bench.ts', how: 'the receiver it starts with BENCH_OTEL=1' },
+  'bench-outbox-store.ts': { env: {} },
   'bench-runtime.ts': { env: {} },
   // Without TEST_DATABASE_URL it says it needs PostgreSQL and exits 0.
   'bench-scale-out.ts': { env: {} },
