@@ -86,12 +86,15 @@ const DUE_STATUS = sql<boolean>`status in ('queued', 'failed', 'sending')`;
 // A login code whose attempt reached the gateway is not due again, whatever its lease.
 const NOT_STARTED = sql<boolean>`(status <> 'sending' or send_started_at is null)`;
 
+/** A claim's values, or the markers of a statement compiled once (pushClaimStatements), its limit's too. */
+type ClaimValues = { readonly [K in keyof ClaimRequest]: ClaimRequest[K] | string };
+
 /** The claim of up to `limit` due rows of one channel, as an UPDATE … RETURNING. */
 function claimStatement(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
   channel: OutboxChannel,
-  request: ClaimRequest,
+  request: ClaimValues,
 ) {
   const { db: typed, table: name } = channelTable(db, channel);
   const table = OUTBOX_TABLE[channel];
@@ -105,7 +108,7 @@ function claimStatement(
           .where(notStarted)
           .where('next_attempt_at', '<=', request.now)
           .orderBy('next_attempt_at')
-          .limit(request.limit)
+          .limit(sql<number>`${request.limit}`)
           .forUpdate()
           .skipLocked()
       : // Without statistics SQLite would rather take another index and sort
@@ -159,13 +162,11 @@ function byCreation(a: { created_at: string; id: string }, b: { created_at: stri
  */
 export function pushClaimStatements(db: Kysely<StoreDatabase>, dialect: StoreDialect) {
   const names = ['limit', 'now', 'leaseUntil', 'claimToken'] as const;
-  // The markers stand in for the request's values, the limit's too (a parameter either way).
-  const asRequest = (p: Readonly<Record<(typeof names)[number], string>>) => p as unknown as ClaimRequest;
   return {
     // PostgreSQL, one round trip: the claim and the devices' current tokens in one statement.
     claimWithDevices: prepareQuery(names, (p) =>
       db
-        .with('claimed', () => claimStatement(db, dialect, 'push', asRequest(p)))
+        .with('claimed', () => claimStatement(db, dialect, 'push', p))
         .selectFrom('claimed')
         .leftJoin('devices', 'devices.id', 'claimed.device_id')
         .selectAll('claimed')
@@ -176,7 +177,7 @@ export function pushClaimStatements(db: Kysely<StoreDatabase>, dialect: StoreDia
         ]),
     ),
     // SQLite: the claim, then its devices.
-    claim: prepareQuery(names, (p) => claimStatement(db, dialect, 'push', asRequest(p))),
+    claim: prepareQuery(names, (p) => claimStatement(db, dialect, 'push', p)),
     // The ids as one JSON parameter: the same statement text whatever the claim's size.
     devices: prepareQuery(['ids'], (p) => ({
       compile: () =>
