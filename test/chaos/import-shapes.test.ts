@@ -5,13 +5,12 @@
 // An 8 MiB CSV of one-cell rows once grew the process until "heap out of
 // memory" killed it, and 2 MiB held 2.66 GB and answered nothing for 40 s.
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT, startService, type ServiceProcess } from './support/service-process';
-import { quantile, rssMb } from './support/under-attack';
+import { hostSlowness, quantile, rssMb } from './support/under-attack';
 
 const CAP = 32 * 1024 * 1024;
 /**
@@ -25,28 +24,10 @@ const GROWTH_BOUND_MB = 256;
 /**
  * ...and /healthz answers within this at the 99th percentile meanwhile, over all the uploads' probes: 100 ms
  * on this machine kind at its usual speed, scaled by the host's speed measured in the same run
- * (`hostSlowness`, docs/chaos.md#roster-uploads-of-the-worst-shapes): the same build's p99 went from 40 ms to
+ * (`hostSlowness` in support/under-attack.ts, docs/chaos.md#roster-uploads-of-the-worst-shapes): the same build's p99 went from 40 ms to
  * 110-141 ms in an hour when the host ran every process, node:http's own answers too, 2.6-2.8 times slower.
  */
 const HEALTH_P99_GOAL_MS = 100;
-/**
- * A fixed piece of CPU work (hashing, JSON), timed at the start, best of three: 272 ms in this test's process
- * while the host ran 2.7 times slower than usual, so about 100 ms at its usual speed.
- */
-const CALIBRATION_USUAL_MS = 100;
-
-/** How much slower than usual the host runs now: the calibration's best of three over its usual time, at least 1. */
-function hostSlowness(): number {
-  const block = Buffer.alloc(1 << 20, 7);
-  let best = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 3; round += 1) {
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < 64; i += 1) createHash('sha256').update(block).digest();
-    JSON.parse(JSON.stringify(Array.from({ length: 200_000 }, (_, id) => ({ id, name: `n${id}` }))));
-    best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return Math.max(1, best / CALIBRATION_USUAL_MS);
-}
 const SLOWNESS = hostSlowness();
 const HEALTH_P99_BOUND_MS = HEALTH_P99_GOAL_MS * SLOWNESS;
 /**
