@@ -24,18 +24,9 @@ export const ZONE_COOKIE = 'sns_console_zone';
 /** The zone of an operator who has chosen none. */
 export const defaultZone = (context: ConsoleContext): string => context.settings.timeZone ?? DEFAULT_TIME_ZONE;
 
-// Zones already found known: the check builds a formatter, and a page would otherwise build one for
-// each request. Only names Intl accepts are kept, a few hundred at most.
-const known = new Set<string>();
-
 /** The account's zone when this Node knows it (an upgrade of Node may drop one), else `fallback`. */
-export function accountZone(stored: string | null, fallback: string): string {
-  if (stored === null) return fallback;
-  if (known.has(stored)) return stored;
-  if (!isTimeZone(stored)) return fallback;
-  known.add(stored);
-  return stored;
-}
+export const accountZone = (stored: string | null, fallback: string): string =>
+  stored !== null && isTimeZone(stored) ? stored : fallback;
 
 /**
  * A browser that still carries the earlier releases' cookie: the cookie is
