@@ -29,6 +29,8 @@ const SCRIPTS: Record<
   'bench-events.ts': { env: {} },
   'bench-h2-client.ts': { env: {} },
   'bench-import.ts': { coveredBy: 'bench.ts', how: 'its import case, benchImport' },
+  // Under valgrind (about 40 s in smoke mode); without it on PATH, it says so and exits 0.
+  'bench-instructions.ts': { env: {} },
   'bench-node-soap.ts': { coveredBy: 'bench.ts', how: "node-soap's own server its calls part starts" },
   'bench-otlp-receiver.ts': { coveredBy: 'bench.ts', how: 'the receiver it starts with BENCH_OTEL=1' },
   'bench-outbox-store.ts': { env: {} },
