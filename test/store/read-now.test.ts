@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Kysely } from 'kysely';
-import { openSqlite, type ReadNow, type WriteNow } from '../../src/store/connection/sqlite';
+import Database from 'better-sqlite3';
+import { openSqlite, SQLITE_FILE_NAME, type ReadNow, type WriteNow } from '../../src/store/connection/sqlite';
 import { createStoreCore, type StoreCore } from '../../src/store/core';
 import type { StoreDatabase } from '../../src/store/database';
 import { migrateToLatest } from '../../src/store/migrations/migrate';
@@ -131,4 +132,53 @@ describe('reads at once on SQLite', () => {
     await closed;
     expect(written).toBe(0);
   });
+
+  describe('reads in one turn share a read transaction (docs/design.md#reads-share-a-turn-sqlite)', () => {
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    let other: Database.Database;
+    beforeEach(() => {
+      // Another program on the same file: the delivery worker, an import.
+      other = new Database(path.join(dir, SQLITE_FILE_NAME));
+    });
+    afterEach(() => other.close());
+    const readAtOnce = (): unknown => {
+      const rows = core.readSettled(token());
+      if (rows instanceof Promise) throw new Error('not read at once');
+      return rows;
+    };
+
+    it("keeps one snapshot until the turn ends, then sees another program's commit", async () => {
+      expect(readAtOnce()).toEqual([{ push_token: 'original' }]);
+      other.prepare("update devices set push_token = 'changed' where id = 'd1'").run();
+      expect(readAtOnce()).toEqual([{ push_token: 'original' }]);
+      await nextTurn();
+      expect(readAtOnce()).toEqual([{ push_token: 'changed' }]);
+    });
+
+    it('is ended by a write at once in the same turn, which then commits and is read back', async () => {
+      expect(readAtOnce()).toEqual([{ push_token: 'original' }]);
+      await core.write([setToken('written')]);
+      expect(written).toBe(1);
+      expect(readAtOnce()).toEqual([{ push_token: 'written' }]);
+    });
+
+    it('is ended by a statement on the ordinary path, so that a transaction can begin in the same turn', async () => {
+      expect(readAtOnce()).toEqual([{ push_token: 'original' }]);
+      await core.writeTransaction(async (trx) => {
+        await trx.updateTable('devices').set({ push_token: 'in a transaction' }).where('id', '=', 'd1').execute();
+      });
+      expect(readAtOnce()).toEqual([{ push_token: 'in a transaction' }]);
+    });
+
+    it("never holds back another program's write, nor its checkpoint, past the turn", async () => {
+      expect(readAtOnce()).toEqual([{ push_token: 'original' }]);
+      await nextTurn();
+      other.pragma('busy_timeout = 0');
+      other.prepare("update devices set push_token = 'after' where id = 'd1'").run();
+      // A read mark left behind would stop a full checkpoint from reaching the log's end.
+      const [result] = other.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      expect(result.busy).toBe(0);
+    });
+  });
 });
+

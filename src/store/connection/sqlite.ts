@@ -74,31 +74,70 @@ export function openSqlite(dataDir: string, lockWait: LockWaitOptions = DEFAULT_
     database.close();
     throw error;
   }
-  const statements = withStatementCache(database, checkpointer);
+  // The reads at once share a read transaction until the event loop's next
+  // turn (docs/design.md#reads-share-a-turn-sqlite): in WAL mode each statement
+  // outside a transaction takes and drops SQLite's read lock and mark, which
+  // cost five times the read itself. Whatever else uses the connection (a
+  // write at once, any statement through Kysely, closing) ends it first, so
+  // nothing ever runs inside it but those reads, and a write is never kept
+  // waiting for it.
+  let snapshot = false;
+  const endSnapshot = (): void => {
+    if (!snapshot) return;
+    snapshot = false;
+    try {
+      if (database.inTransaction) cache.prepare('commit').run([]);
+    } catch {
+      // A read transaction has nothing to commit: a failure leaves it to SQLite to roll back.
+      if (database.inTransaction) database.exec('rollback');
+    }
+  };
+  const cache = withStatementCache(database, checkpointer);
+  const statements: SqliteDatabase = {
+    prepare(sql) {
+      endSnapshot();
+      return cache.prepare(sql);
+    },
+    close() {
+      endSnapshot();
+      cache.close();
+    },
+  };
   // better-sqlite3 runs a statement to its end before returning, so outside
   // a transaction nothing else can be half-way through on the connection;
   // inside one (BEGIN IMMEDIATE ... COMMIT spans awaits), a read would see
   // the transaction's uncommitted work, so it waits its turn in Kysely's queue.
   const readNow: ReadNow = <R>(query: CompiledQuery<R>): R[] | null => {
-    if (database.inTransaction) return null;
+    if (!snapshot) {
+      if (database.inTransaction) return null;
+      try {
+        cache.prepare('begin').run([]);
+      } catch {
+        return null;
+      }
+      snapshot = true;
+      setImmediate(endSnapshot);
+    }
     try {
-      return statements.prepare(query.sql).all(query.parameters) as R[];
+      return cache.prepare(query.sql).all(query.parameters) as R[];
     } catch {
+      endSnapshot();
       return null;
     }
   };
   // The same reasoning for a whole write transaction: begun, written and
   // committed before anything else can run on the connection.
   const writeNow: WriteNow = (queries) => {
+    endSnapshot();
     if (database.inTransaction) return false;
     try {
-      statements.prepare('begin immediate').run([]);
+      cache.prepare('begin immediate').run([]);
     } catch {
       return false;
     }
     try {
-      for (const query of queries) statements.prepare(query.sql).run(query.parameters);
-      statements.prepare('commit').run([]);
+      for (const query of queries) cache.prepare(query.sql).run(query.parameters);
+      cache.prepare('commit').run([]);
       return true;
     } catch {
       if (database.inTransaction) database.exec('rollback');
