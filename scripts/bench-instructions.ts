@@ -1,13 +1,19 @@
-// Instructions per call, counted by valgrind's callgrind: the one measure of
-// a server's own work that does not move with what else the machine does
-// (docs/benchmark.md#instructions-per-call). The same build, inputs and
-// environment give the same count within a fraction of a percent, with the
-// other core loaded or not, where CPU time a call moves by tens of percent on
-// this shared host. It counts the process's user-space instructions in every
+// Instructions per call, counted by valgrind's callgrind: a measure of a
+// server's own work that a loaded machine moves far less than CPU time
+// (docs/benchmark.md#instructions-per-call). Two copies of one build in one
+// run came within 2 %, where CPU time a call moves by tens of percent on this
+// shared host. It counts the process's user-space instructions in every
 // thread, not the kernel's: a system call counts as the few instructions
 // around it, so a change in system calls is measured with strace instead.
 //
 //   node -r ./test/delivery/support/register-ts.js scripts/bench-instructions.ts [FOLDER ...]
+//
+// What moves it: timers. Under valgrind a call takes some fifty times as
+// long, so the work of every timer (the connections' sweep, the log's flush,
+// the checkpointer) weighs fifty times as much on each call, and how much of
+// it falls in a window follows the wall clock, which the machine's load
+// stretches. Compare builds within one run (as FOLDER arguments), never a
+// figure with another run's.
 //
 // Each FOLDER (default: this checkout) holds a built dist/ and wsdl/, with
 // node_modules beside them: build against build in one run. node:http
@@ -231,7 +237,9 @@ async function main(): Promise<void> {
       );
       const server = await startCounted(
         path.join(folder, 'dist/main.js'),
-        { PORT: '0', HOST, DATA_DIR: data, DATABASE_URL: '', DEMO_DATA: 'false', LOG_LEVEL: 'info' },
+        // No delivery worker in the process: its polls would be counted against the calls, and under
+        // valgrind a call takes fifty times as long, so any timer's share of a call grows as much.
+        { PORT: '0', HOST, DATA_DIR: data, DATABASE_URL: '', DEMO_DATA: 'false', LOG_LEVEL: 'info', WORKER: 'false' },
         folder,
       );
       try {
