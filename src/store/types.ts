@@ -86,8 +86,12 @@ export interface NewRefusedCall {
 
 /** What the operations read: the records role of the store. */
 export interface Records {
-  /** Students of a school (by normalised key) whose active flag equals `active`, by full name then id. */
-  listStudentsOfSchool(schoolKey: string, active: string): Promise<StudentSummary[]>;
+  /**
+   * Students of a school (by normalised key) whose active flag equals `active`,
+   * by full name then id; the list itself when SQLite read it at once, as
+   * getDeviceToken.
+   */
+  listStudentsOfSchool(schoolKey: string, active: string): StudentSummary[] | Promise<StudentSummary[]>;
 
   /**
    * The push token of a device; null when the device is unknown or has no
@@ -96,8 +100,8 @@ export interface Records {
    */
   getDeviceToken(deviceId: string): string | null | Promise<string | null>;
 
-  /** Audit notes (type `audit`) of a class for a subject, newest first. */
-  listAuditNotes(subjectId: string, classId: string): Promise<NoteRecord[]>;
+  /** Audit notes (type `audit`) of a class for a subject, newest first; at once when SQLite read them at once. */
+  listAuditNotes(subjectId: string, classId: string): NoteRecord[] | Promise<NoteRecord[]>;
 
   /** In one transaction: mark unread notes of that type of that student read, then return all of them, newest first. */
   markNotesRead(studentId: string, noteType: string): Promise<NoteRecord[]>;

@@ -69,10 +69,10 @@ describe.each(storeVariants())('store lifecycle on $name', (variant) => {
 
     it('rejects every method with StoreError "unavailable"', async () => {
       const calls: Array<Promise<unknown>> = [
-        closed.records.listStudentsOfSchool(SCHOOL_A, '1'),
-        // A promise once closed (at once only when SQLite read it at once).
+        // Promises once closed (at once only when SQLite read them at once).
+        Promise.resolve(closed.records.listStudentsOfSchool(SCHOOL_A, '1')),
         Promise.resolve(closed.records.getDeviceToken('dev-1')),
-        closed.records.listAuditNotes('MATH', '7A'),
+        Promise.resolve(closed.records.listAuditNotes('MATH', '7A')),
         closed.records.markNotesRead('1002', 'audit'),
         closed.records.listAbsencesMarkSeen('1002'),
         closed.records.findStudent('1002'),

@@ -7,7 +7,8 @@ import type { OperationDeps } from '../define';
 
 export const GetStudentsAudtiNote =
   ({ store }: OperationDeps) =>
-  async ({ SubjectID: subjectId, Class_id: classId }: GetStudentsAudtiNoteArgs): Promise<NoteRecord[]> => {
+  // Not async: the notes read at once are the answer at once (docs/design.md#answered-in-the-same-turn).
+  ({ SubjectID: subjectId, Class_id: classId }: GetStudentsAudtiNoteArgs): NoteRecord[] | Promise<NoteRecord[]> => {
     // A missing argument matches nothing.
     if (subjectId === null || classId === null) return [];
     return store.records.listAuditNotes(subjectId, classId);

@@ -3,21 +3,24 @@
 // (docs/design.md#what-each-operation-does, #school-matching, #the-char-parameter).
 import type { GetStudentSchoolArgs, GetStudentSchoolResult } from '../../contract/generated';
 import { schoolKey } from '../../domain';
+import { whenSettled, type Settled } from '../../shared/settled';
 import type { OperationDeps } from '../define';
 
 export const GetStudentSchool =
   ({ store }: OperationDeps) =>
-  async ({
+  // Not async: the list read at once is the answer at once (docs/design.md#answered-in-the-same-turn).
+  ({
     school_base_url: schoolBaseUrl,
     show_active: showActive,
-  }: GetStudentSchoolArgs): Promise<GetStudentSchoolResult> => {
+  }: GetStudentSchoolArgs): Settled<GetStudentSchoolResult> => {
     // A missing argument matches nothing.
     if (schoolBaseUrl === null || showActive === null) return [];
-    const students = await store.records.listStudentsOfSchool(schoolKey(schoolBaseUrl), showActive);
-    return students.map((s) => ({
-      studentId: s.studentId,
-      fullName: s.fullName,
-      deviceId: s.deviceId,
-      showActive: s.active,
-    }));
+    return whenSettled(store.records.listStudentsOfSchool(schoolKey(schoolBaseUrl), showActive), (students) =>
+      students.map((s) => ({
+        studentId: s.studentId,
+        fullName: s.fullName,
+        deviceId: s.deviceId,
+        showActive: s.active,
+      })),
+    );
   };

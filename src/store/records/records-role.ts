@@ -1,5 +1,6 @@
 // The records role: what the operations read (types.ts, Records), on the
 // statements prepared once per store (queries.ts).
+import { whenSettled } from '../../shared/settled';
 import { OptionsByTypeSchema, type OptionsByType } from '../../domain/message-options';
 import { schoolKey } from '../../domain/school-key';
 import { DEFAULT_TIME_ZONE } from '../../domain/school-time';
@@ -65,18 +66,15 @@ export function createRecords(core: StoreCore, queries: StoreQueries, batching: 
   const studentReads = batching === null ? null : new GroupCommit({ ...batching, write: readStudents });
 
   return {
-    // The operations' hot reads, at once on SQLite (core.read).
+    // The operations' hot reads: at once, without a promise, when SQLite read them at once (core.readSettled).
     // schoolKey is idempotent, so a caller passing a raw base URL still matches.
-    listStudentsOfSchool: (key, active) => read(queries.studentsOfSchool({ schoolKey: schoolKey(key), active })),
+    listStudentsOfSchool: (key, active) =>
+      readSettled(queries.studentsOfSchool({ schoolKey: schoolKey(key), active })),
 
-    // At once, without a promise, when SQLite read it at once: GetTokenDevice then answers in the same turn.
-    getDeviceToken: (deviceId) => {
-      const rows = readSettled(queries.deviceToken({ deviceId }));
-      return rows instanceof Promise ? rows.then(tokenOf) : tokenOf(rows);
-    },
+    getDeviceToken: (deviceId) => whenSettled(readSettled(queries.deviceToken({ deviceId })), tokenOf),
 
-    listAuditNotes: async (subjectId, classId) =>
-      (await read(queries.auditNotes({ subjectId, classId }))).map(toNoteRecord),
+    listAuditNotes: (subjectId, classId) =>
+      whenSettled(readSettled(queries.auditNotes({ subjectId, classId })), (rows) => rows.map(toNoteRecord)),
 
     markNotesRead: (studentId, noteType) =>
       run(() =>
