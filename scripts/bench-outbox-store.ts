@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { resolveOptions } from '../src/domain/message-options';
 import type { DataSet, OpenedStore, OpenStoreOptions } from '../src/store';
 import { postgresCpuMs, postgresCpuSince, SMOKE } from './bench-support';
 
@@ -79,6 +80,9 @@ async function queue(store: OpenedStore): Promise<void> {
   const calls: Promise<string>[] = [];
   for (let n = 0; n < MESSAGES; n++) {
     const id = String(100000 + (n % STUDENTS));
+    // With options as SendNotificationType queues them (src/operations/queue-notification.ts): each its own
+    // lifetime (a week from when it is due), the platforms' part the same (docs/delivery.md#cpu-per-push).
+    const options = resolveOptions('general', new Date(Date.now() + n), 'Asia/Damascus', {});
     calls.push(
       store.outbox.enqueuePushNotification({
         deviceId: `dev-${id}`,
@@ -88,6 +92,7 @@ async function queue(store: OpenedStore): Promise<void> {
         body: 'Your child was absent today.',
         data: { type: 'absence', studentId: id },
         schoolKey: SCHOOL,
+        options,
       }),
     );
     if (calls.length >= 200) await Promise.all(calls.splice(0));

@@ -293,9 +293,11 @@ export class H2Pool {
   }
 }
 
+// Once an answer: a loop over the keys rather than Object.entries, which made an array a header.
 function flatten(headers: http2.IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (name.startsWith(':') || value === undefined) continue;
     flat[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }

@@ -113,7 +113,11 @@ export function parseData(text: string): Record<string, string> {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
     const data: Record<string, string> = {};
-    for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string') data[key] = value;
+    // Once a claimed row: a loop over the keys, not an array of entries (docs/delivery.md#cpu-per-push).
+    for (const key of Object.keys(parsed)) {
+      const value: unknown = (parsed as Record<string, unknown>)[key];
+      if (typeof value === 'string') data[key] = value;
+    }
     return data;
   } catch {
     return {};

@@ -53,7 +53,8 @@ export function createFcmProvider(options: FcmProviderOptions): PushProvider {
       const payload = { notification: fcm.notification, data: fcm.data };
       const body = JSON.stringify({ message: fcm });
       // A request within the limit has a payload within it too: only a large one is measured on its own.
-      if (Buffer.byteLength(body, 'utf8') > FCM_PAYLOAD_LIMIT) {
+      // No UTF-16 unit takes more than 3 bytes in UTF-8, so a short body is not measured at all.
+      if (body.length * 3 > FCM_PAYLOAD_LIMIT && Buffer.byteLength(body, 'utf8') > FCM_PAYLOAD_LIMIT) {
         const size = Buffer.byteLength(JSON.stringify(payload), 'utf8');
         if (size > FCM_PAYLOAD_LIMIT)
           return failure(
