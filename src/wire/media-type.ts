@@ -5,6 +5,9 @@ export interface MediaType {
   readonly parameters: ReadonlyMap<string, string>;
 }
 
+/** U+FEFF, the byte order mark a UTF-8 body may start with. */
+const BOM = 0xfeff;
+
 const NONE: MediaType = { type: '', parameters: new Map() };
 
 // A client sends the same Content-Type on every call (a SOAP 1.2 one with its
@@ -42,7 +45,11 @@ function parse(header: string): MediaType {
 /** Decodes a body in the charset its Content-Type names (UTF-8 when none); null for a charset we cannot read. */
 export function decodeBody(body: Buffer, media: MediaType): string | null {
   const charset = (media.parameters.get('charset') ?? 'utf-8').toLowerCase();
-  if (charset === 'utf-8' || charset === 'utf8') return body.toString('utf8').replace(/^\uFEFF/, '');
+  if (charset === 'utf-8' || charset === 'utf8') {
+    const text = body.toString('utf8');
+    // A look at one character rather than a regular expression's replace on every body (docs/benchmark.md#fifth-round-http-get-and-post).
+    return text.charCodeAt(0) === BOM ? text.slice(1) : text;
+  }
   try {
     return new TextDecoder(charset).decode(body);
   } catch {

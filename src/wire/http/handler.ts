@@ -9,7 +9,7 @@ import { safeDecode } from '../request-target';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal } from '../respond';
 import type { Chunks } from '../results';
 import { escapeHtml } from '../../shared/markup';
-import { readFormPairs } from './form-pairs';
+import { readFormPairs, type FormPair } from './form-pairs';
 import { createResultWriter } from './result-writer';
 import { APP_JSON_CONTENT_TYPE, appJsonWriter } from './app-json';
 
@@ -114,7 +114,7 @@ export function createHttpOperationHandler(
     // Noted as soon as it is known, so that a call refused before it ran still counts under it.
     call.record.operation = operation.wireName;
 
-    let pairs: URLSearchParams;
+    let pairs: readonly FormPair[];
     if (req.method === 'GET') {
       pairs = readFormPairs(rawQuery);
     } else {
@@ -125,7 +125,7 @@ export function createHttpOperationHandler(
           sendError(res, `Request format is invalid: ${req.headers['content-type'] ?? ''}.`);
           return;
         }
-        pairs = new URLSearchParams();
+        pairs = [];
       } else {
         pairs = readFormPairs(form);
       }
@@ -145,24 +145,22 @@ export function createHttpOperationHandler(
 /**
  * Parameter names match case-insensitively, repeated ones are joined with
  * `,`, extra ones are ignored. Returns the values in contract order, or the
- * error's exception chain.
+ * error's exception chain. A scan of the few pairs for each of the few
+ * parameters rather than a map of lists (docs/benchmark.md#fifth-round-http-get-and-post).
  */
 function readValues(
   operation: OperationModel,
-  pairs: URLSearchParams,
+  pairs: readonly FormPair[],
 ): string[] | { readonly error: readonly string[] } {
-  const byName = new Map<string, string[]>();
-  for (const [key, value] of pairs) {
-    const name = key.toLowerCase();
-    const list = byName.get(name);
-    if (list) list.push(value);
-    else byName.set(name, [value]);
-  }
+  const keys = pairs.map(([key]) => key.toLowerCase());
   const values: string[] = [];
   for (const param of operation.parameters) {
-    const found = byName.get(param.wireName.toLowerCase());
-    if (found === undefined) return { error: [`Missing parameter: ${param.wireName}.`] };
-    const value = found.join(',');
+    const name = param.wireName.toLowerCase();
+    let value: string | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === name) value = value === undefined ? pairs[i][1] : `${value},${pairs[i][1]}`;
+    }
+    if (value === undefined) return { error: [`Missing parameter: ${param.wireName}.`] };
     if (param.type === 'char' && value.length !== 1) {
       return {
         error: [
