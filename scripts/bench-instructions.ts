@@ -57,6 +57,13 @@ const HEAVY = scaled('BENCH_CASES', '', '') === 'heavy';
 const SCHOOL = 'https://bench.school.example';
 const SMALL = 500;
 const HOST = '127.0.0.1';
+// The connection and operation limits, stretched as valgrind stretches every call, so that none ends one.
+const SLOW = {
+  HEADERS_TIMEOUT_MS: '600000',
+  REQUEST_TIMEOUT_MS: '600000',
+  KEEP_ALIVE_TIMEOUT_MS: '600000',
+  OPERATION_TIMEOUT_MS: '600000',
+};
 
 const cases: Array<[string, BenchRequest]> = [
   ...BINDINGS.filter((b) => ONLY === null || ONLY.includes(b)).map((b): [string, BenchRequest] => [
@@ -151,6 +158,8 @@ function load(port: number, req: BenchRequest, amount: number): Promise<number> 
         body: req.body,
         connections: 10,
         amount,
+        // Under valgrind on a loaded machine an answer can take seconds: waited for, not counted as an error.
+        timeout: 300,
       },
       (error, result) => {
         if (error) return reject(error);
@@ -239,7 +248,7 @@ async function main(): Promise<void> {
         path.join(folder, 'dist/main.js'),
         // No delivery worker in the process: its polls would be counted against the calls, and under
         // valgrind a call takes fifty times as long, so any timer's share of a call grows as much.
-        { PORT: '0', HOST, DATA_DIR: data, DATABASE_URL: '', DEMO_DATA: 'false', LOG_LEVEL: 'info', WORKER: 'false' },
+        { PORT: '0', HOST, DATA_DIR: data, DATABASE_URL: '', DEMO_DATA: 'false', LOG_LEVEL: 'info', WORKER: 'false', ...SLOW },
         folder,
       );
       try {
