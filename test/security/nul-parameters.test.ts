@@ -11,6 +11,7 @@ import path from "node:path";
 import request from "supertest";
 import { parseMetrics } from "../support/prometheus";
 import {
+  ADMIN_TOKEN,
   startOperatedService,
   type OperatedService,
 } from "../support/operated-service";
@@ -266,6 +267,180 @@ describe.each(storeVariants())(
         expect(errorsLogged()).toEqual([]);
       },
     );
+  },
+);
+
+/** A body each writing route takes (the fixtures' records), whose strings the probes below give a NUL in turn. */
+const BODIES: Readonly<Record<string, Record<string, unknown>>> = {
+  "/schools": {
+    baseUrl: "https://school-c.example",
+    name: "School C",
+    timeZone: "Asia/Riyadh",
+    quietHours: "21:00-06:00",
+  },
+  "/schools/{baseUrl}": {
+    baseUrl: "https://school-a.example",
+    name: "School A",
+    timeZone: "UTC",
+  },
+  "/devices": { id: "dev-9", token: "fcm:9", platform: "android" },
+  "/devices/{id}": { id: "dev-1001", token: "fcm:9", platform: "android" },
+  "/students": {
+    id: "9001",
+    school: "https://school-a.example",
+    fullName: "Nine",
+    deviceId: "dev-1001",
+    classId: "7A",
+  },
+  "/students/{id}": {
+    id: "1001",
+    school: "https://school-a.example",
+    fullName: "Ahmad Ali",
+    deviceId: "dev-1001",
+  },
+  "/notes": {
+    id: "n9",
+    studentId: "1001",
+    type: "audit",
+    subjectId: "MATH",
+    classId: "7A",
+    text: "x",
+    date: "2026-10-01",
+  },
+  "/notes/{id}": {
+    id: "n3",
+    studentId: "1001",
+    type: "audit",
+    text: "x",
+    date: "2026-10-01",
+  },
+  "/absences": {
+    id: "a9",
+    studentId: "1001",
+    date: "2026-10-01",
+    type: "late",
+    reason: "x",
+  },
+  "/absences/{id}": {
+    id: "a1",
+    studentId: "1001",
+    date: "2026-10-01",
+    type: "late",
+    reason: "x",
+  },
+  "/schools/{baseUrl}/events": { url: "https://receiver.example/hook" },
+  "/notifications": { studentId: "1001", type: "absence" },
+};
+
+/** A path parameter's value that reaches the store (a channel is one of two words, checked first). */
+const PATH_VALUES: Readonly<Record<string, string>> = {
+  baseUrl: "https%3A%2F%2Fschool-a.example",
+  channel: "push",
+};
+
+interface ApiOperation {
+  readonly parameters?: readonly {
+    readonly name: string;
+    readonly in: string;
+  }[];
+  readonly requestBody?: unknown;
+}
+
+describe.each(storeVariants())(
+  "a NUL in an admin API input on $name",
+  (variant) => {
+    let service: OperatedService;
+    beforeAll(async () => {
+      service = await startOperatedService(variant);
+    });
+    afterAll(() => service.stop());
+
+    const BASE = "/admin/api/v1";
+    const auth = (test: request.Test) =>
+      test.set("Authorization", `Bearer ${ADMIN_TOKEN}`);
+
+    /** Every route of the API's own description, each path parameter, query parameter and body string given a NUL in turn. */
+    async function probes(): Promise<
+      { label: string; method: string; path: string; body?: unknown }[]
+    > {
+      const doc = (await auth(request(service.app).get(`${BASE}/openapi.json`)))
+        .body as {
+        paths: Record<string, Record<string, ApiOperation>>;
+      };
+      const found: {
+        label: string;
+        method: string;
+        path: string;
+        body?: unknown;
+      }[] = [];
+      for (const [template, methods] of Object.entries(doc.paths)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          const params = operation.parameters ?? [];
+          const fill = (nulIn: string | null) =>
+            template.replace(/\{(\w+)\}/g, (_m, name: string) =>
+              name === nulIn
+                ? "x%00y"
+                : (PATH_VALUES[name] ?? (name === "id" ? "1001" : name)),
+            );
+          const body =
+            operation.requestBody === undefined ? undefined : BODIES[template];
+          if (operation.requestBody !== undefined && body === undefined)
+            throw new Error(`no body for ${template}`);
+          for (const p of params.filter(
+            (p) => p.in === "path" && p.name !== "channel",
+          ))
+            found.push({
+              label: `${method} ${template} path ${p.name}`,
+              method,
+              path: fill(p.name),
+              body,
+            });
+          for (const p of params.filter((p) => p.in === "query"))
+            found.push({
+              label: `${method} ${template} query ${p.name}`,
+              method,
+              path: `${fill(null)}?${p.name}=a%00b`,
+              body,
+            });
+          for (const [key, value] of Object.entries(body ?? {})) {
+            if (typeof value === "string")
+              found.push({
+                label: `${method} ${template} body ${key}`,
+                method,
+                path: fill(null),
+                body: { ...body, [key]: `${value}\0` },
+              });
+          }
+        }
+      }
+      return found;
+    }
+
+    it("answers every NUL 400 with the API’s error shape, logs no error and stores nothing", async () => {
+      const all = await probes();
+      expect(all.length).toBeGreaterThan(60);
+      const seen = service.logs.length;
+      const answers: string[] = [];
+      for (const probe of all) {
+        const method = probe.method as
+          "get" | "post" | "put" | "patch" | "delete";
+        let test = auth(request(service.app)[method](`${BASE}${probe.path}`));
+        if (probe.body !== undefined) test = test.send(probe.body as object);
+        const res = await test;
+        const body = res.body as { error?: { code?: string } };
+        answers.push(`${probe.label}: ${res.status} ${body.error?.code ?? ""}`);
+      }
+      expect(answers).toEqual(
+        all.map((probe) => `${probe.label}: 400 invalid_request`),
+      );
+      expect(
+        service.logs.slice(seen).filter((line) => (line.level as number) >= 50),
+      ).toEqual([]);
+      const stored = await service.testStore.query<{ id: string }>(
+        "select id from students where id like '9001%'",
+      );
+      expect(stored).toEqual([]);
+    });
   },
 );
 
