@@ -11,6 +11,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { parseMetrics } from '../support/prometheus';
 import { ADMIN_TOKEN, startOperatedService, type OperatedService } from '../support/operated-service';
+import { FIXTURES } from '../support/fixtures';
 import { storeVariants } from '../support/stores';
 import { bodyText, envelope, httpGet, httpPost, type Params } from '../support/wire';
 
@@ -360,6 +361,36 @@ describe.each(storeVariants())('a NUL in a caller’s value on $name', (variant)
       const stored = await service.testStore.query<{ id: string }>("select id from students where id like '9001%'");
       expect(stored).toEqual([]);
     });
+  });
+});
+
+describe.each(storeVariants())('a NUL in a record written on $name', (variant) => {
+  it('is refused with the field’s path, as the importer and the admin API report it, and nothing is written', async () => {
+    const testStore = await variant.create();
+    try {
+      const student = {
+        ...FIXTURES.students?.[0],
+        id: '9',
+        school: 'https://school-a.example',
+        fullName: 'Nine',
+        deviceId: null,
+      };
+      for (const [field, value] of [
+        ['id', '9\0'],
+        ['fullName', 'a\0b'],
+        ['classId', '7\0'],
+      ] as const) {
+        await expect(
+          testStore.store.dataSet.writeDataSet({
+            schools: FIXTURES.schools,
+            students: [{ ...student, [field]: value }],
+          }),
+        ).rejects.toThrow(`students[0].${field} must not hold a NUL character.`);
+      }
+      expect(await testStore.query('select id from students')).toEqual([]);
+    } finally {
+      await testStore.cleanup();
+    }
   });
 });
 
