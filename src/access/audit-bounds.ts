@@ -7,6 +7,7 @@
 // apart from another.
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
+import { storableText } from '../shared/nul';
 import { COLLECTION_OF } from '../store/collections';
 import type { AuditSubjectKind } from './contracts';
 
@@ -48,11 +49,15 @@ export interface KeptSubject {
   readonly subjectSha256: string | null;
 }
 
-/** `text` cut to at most `max` code units, never in the middle of a surrogate pair. */
+/**
+ * `text` cut to at most `max` code units, never in the middle of a surrogate
+ * pair, and as every store can keep it: a NUL as U+FFFD (src/shared/nul.ts),
+ * which PostgreSQL would refuse, failing the whole batch of entries with it.
+ */
 export function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
+  if (text.length <= max) return storableText(text);
   const end = max > 0 && /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return text.slice(0, end);
+  return storableText(text.slice(0, end));
 }
 
 export function cutOrNull(text: string | null, max: number): string | null {
@@ -62,7 +67,8 @@ export function cutOrNull(text: string | null, max: number): string | null {
 /** What the trail keeps of a subject of `kind`. */
 export function keptSubject(kind: AuditSubjectKind | null, subject: string | null): KeptSubject {
   const max = kind === null ? AUDIT_SUBJECT_MAX_ANY : AUDIT_SUBJECT_MAX[kind];
-  if (subject === null || subject.length <= max) return { subject, subjectLength: null, subjectSha256: null };
+  if (subject === null || subject.length <= max)
+    return { subject: subject === null ? null : storableText(subject), subjectLength: null, subjectSha256: null };
   return {
     subject: cutText(subject, max),
     subjectLength: subject.length,

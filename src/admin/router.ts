@@ -91,7 +91,17 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
 function validate(schema: z.ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
   if (schema === undefined) return undefined;
   const parsed = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    // PostgreSQL holds no NUL in a text: a value with one would fail the route's query as our
+    // failure (500, an error logged) where SQLite stored or matched it (docs/design.md#a-nul-in-a-parameter).
+    const at = nulAt(parsed.data, [where]);
+    if (at === null) return parsed.data;
+    return fail(
+      new AdminError(400, 'invalid_request', `The request ${where} holds a NUL character; see details.`, [
+        { path: at, message: 'must not hold a NUL character' },
+      ]),
+    );
+  }
   const details: ErrorDetail[] = parsed.error.issues.map((issue) => ({
     path: [where, ...issue.path.map(String)].join('.'),
     message: issue.message,
@@ -101,6 +111,17 @@ function validate(schema: z.ZodType | undefined, value: unknown, where: 'path' |
       ? 'This route takes a JSON body: send one with Content-Type: application/json.'
       : `The request ${where === 'path' ? 'path' : where} is not valid; see details.`;
   return fail(new AdminError(400, 'invalid_request', message, details));
+}
+
+/** Where in `value` (a path as the error details write it) a string or a key holds a NUL, or null. */
+function nulAt(value: unknown, path: readonly string[]): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path.join('.') : null;
+  if (typeof value !== 'object' || value === null || value instanceof Date) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const at = key.includes('\0') ? [...path, key].join('.') : nulAt(item, [...path, key]);
+    if (at !== null) return at;
+  }
+  return null;
 }
 
 function fail(error: AdminError): never {

@@ -8,6 +8,7 @@
 // are counted and told as dropped, so that the flood cannot fill the store.
 import type { NewRefusedCall } from '../store';
 import type { OperationDeps } from './define';
+import { storableText } from '../shared/nul';
 import { ClientError } from './errors';
 
 /** The reasons worth a support person's look: the caller's own mistakes in a field's form are not kept. */
@@ -62,6 +63,21 @@ export class RefusalRecorder {
   }
 }
 
+/**
+ * The call as every store can keep it: a NUL, which PostgreSQL cannot hold
+ * in a text, as U+FFFD (src/shared/nul.ts), so that the console shows where it was.
+ */
+function storable(call: NewRefusedCall): NewRefusedCall {
+  const kept = (value: string | null) => (value === null ? null : storableText(value));
+  return {
+    ...call,
+    studentId: kept(call.studentId),
+    schoolKey: kept(call.schoolKey),
+    type: kept(call.type),
+    phone: kept(call.phone),
+  };
+}
+
 /** Records `call` (in the background) when its reason is one worth keeping, and throws `error` now. */
 export function refuse(
   { store, rules, refusals }: OperationDeps,
@@ -76,7 +92,7 @@ export function refuse(
       );
     } else {
       store.outbox
-        .recordRefusedCall({ ...call, reason })
+        .recordRefusedCall(storable({ ...call, reason }))
         .catch((failure: unknown) => rules.onRefusalNotRecorded?.(failure))
         .finally(() => refusals.done());
     }

@@ -4,12 +4,13 @@
 import type { GetStudentsAudtiNoteArgs } from '../../contract/generated';
 import type { NoteRecord } from '../../store';
 import type { OperationDeps } from '../define';
+import { holdsNul } from '../../shared/nul';
 
 export const GetStudentsAudtiNote =
   ({ store }: OperationDeps) =>
   // Not async: the notes read at once are the answer at once (docs/design.md#answered-in-the-same-turn).
   ({ SubjectID: subjectId, Class_id: classId }: GetStudentsAudtiNoteArgs): NoteRecord[] | Promise<NoteRecord[]> => {
-    // A missing argument matches nothing.
-    if (subjectId === null || classId === null) return [];
+    // A missing argument, or one holding a NUL, matches nothing (src/shared/nul.ts).
+    if (subjectId === null || classId === null || holdsNul(subjectId, classId)) return [];
     return store.records.listAuditNotes(subjectId, classId);
   };

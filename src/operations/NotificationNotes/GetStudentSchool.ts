@@ -5,6 +5,7 @@ import type { GetStudentSchoolArgs, GetStudentSchoolResult } from '../../contrac
 import { schoolKey } from '../../domain';
 import { whenSettled, type Settled } from '../../shared/settled';
 import type { OperationDeps } from '../define';
+import { holdsNul } from '../../shared/nul';
 
 export const GetStudentSchool =
   ({ store }: OperationDeps) =>
@@ -13,8 +14,8 @@ export const GetStudentSchool =
     school_base_url: schoolBaseUrl,
     show_active: showActive,
   }: GetStudentSchoolArgs): Settled<GetStudentSchoolResult> => {
-    // A missing argument matches nothing.
-    if (schoolBaseUrl === null || showActive === null) return [];
+    // A missing argument, or one holding a NUL, matches nothing (src/shared/nul.ts).
+    if (schoolBaseUrl === null || showActive === null || holdsNul(schoolBaseUrl, showActive)) return [];
     return whenSettled(store.records.listStudentsOfSchool(schoolKey(schoolBaseUrl), showActive), (students) =>
       students.map((s) => ({
         studentId: s.studentId,

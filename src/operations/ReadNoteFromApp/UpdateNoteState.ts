@@ -4,11 +4,12 @@
 import type { UpdateNoteStateArgs } from '../../contract/generated';
 import type { NoteRecord } from '../../store';
 import type { OperationDeps } from '../define';
+import { holdsNul } from '../../shared/nul';
 
 export const UpdateNoteState =
   ({ store }: OperationDeps) =>
   async ({ STDid: studentId, note_type: noteType }: UpdateNoteStateArgs): Promise<NoteRecord[]> => {
-    // A missing argument matches nothing.
-    if (studentId === null || noteType === null) return [];
+    // A missing argument, or one holding a NUL, matches nothing and marks nothing (src/shared/nul.ts).
+    if (studentId === null || noteType === null || holdsNul(studentId, noteType)) return [];
     return store.records.markNotesRead(studentId, noteType);
   };

@@ -49,6 +49,11 @@ const trueOrFalse = () => z.enum(['true', 'false']).transform((value) => value =
 // the admin API gives the same ones by path.
 const REQUIRED = 'is required.';
 const tooLong = (max: number) => `must be at most ${max} characters.`;
+// PostgreSQL holds no NUL in a text: a record with one is refused here, on
+// both stores, rather than fail the write as the store's failure
+// (docs/design.md#a-nul-in-a-parameter).
+const NO_NUL = 'must not hold a NUL character.';
+const noNul = (value: string) => !value.includes('\0');
 const textError = (issue: { input?: unknown }) =>
   issue.input === undefined || issue.input === null ? REQUIRED : 'must be a string.';
 
@@ -67,7 +72,12 @@ interface TextOptions extends FilterOptions {
 
 /** A required identifier or name: trimmed, not empty, at most `max` characters. */
 export function requiredText<K extends string>(column: K, max: number, options: TextOptions = {}) {
-  const schema = z.string({ error: textError }).trim().min(1, { error: REQUIRED, abort: true }).max(max, tooLong(max));
+  const schema = z
+    .string({ error: textError })
+    .trim()
+    .min(1, { error: REQUIRED, abort: true })
+    .max(max, tooLong(max))
+    .refine(noNul, NO_NUL);
   const convert = options.toColumn ?? same;
   return field(options.description === undefined ? schema : schema.describe(options.description), {
     column,
@@ -81,7 +91,7 @@ export function requiredText<K extends string>(column: K, max: number, options: 
 
 /** Free text that must be present but may be empty, kept as written (a note's text). */
 export function presentText<K extends string>(column: K, max: number, description?: string) {
-  const schema = z.string({ error: textError }).max(max, tooLong(max));
+  const schema = z.string({ error: textError }).max(max, tooLong(max)).refine(noNul, NO_NUL);
   return field(description === undefined ? schema : schema.describe(description), {
     column,
     required: true,
@@ -102,6 +112,7 @@ export function optionalText<K extends string>(
     .string({ error: 'must be a string.' })
     .trim()
     .max(max, tooLong(max))
+    .refine(noNul, NO_NUL)
     .nullable()
     .optional()
     .describe(`${description}; null clears it.`);
@@ -131,6 +142,7 @@ export function checkedText<K extends string>(
     .string({ error: 'must be a string.' })
     .trim()
     .max(max, tooLong(max))
+    .refine(noNul, NO_NUL)
     .refine((value) => value === '' || check.valid(value), check.message)
     .nullable()
     .optional()
