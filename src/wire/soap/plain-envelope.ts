@@ -191,7 +191,8 @@ function remember(parent: Scope, raw: string, read: StartTag): void {
     cachedTags = 0;
     return;
   }
-  tags.set(raw, read);
+  // A copy of its own: a slice would keep the whole request, with whatever it carries, as long as the cache.
+  tags.set(Buffer.from(raw, 'utf8').toString('utf8'), read);
   TAG_CACHE.set(read.scope, new Map());
   cachedTags++;
 }
