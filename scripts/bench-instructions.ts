@@ -145,9 +145,6 @@ function load(port: number, req: BenchRequest, amount: number): Promise<number> 
         body: req.body,
         connections: 10,
         amount,
-        // Under callgrind the first calls wait while V8 compiles, the slower on a loaded host: autocannon's 10 s
-        // counted them as errors.
-        timeout: 120,
       },
       (error, result) => {
         if (error) return reject(error);

@@ -15,8 +15,6 @@ declare module 'autocannon' {
     sampleInt?: number;
     /** Requests a second over all connections. */
     overallRate?: number;
-    /** Seconds a request may wait for its answer before it counts as an error (10). */
-    timeout?: number;
   }
 
   interface Histogram {
