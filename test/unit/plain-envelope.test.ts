@@ -116,6 +116,17 @@ describe('the plain-envelope reader', () => {
     expect(plain).toEqual(saxes);
   });
 
+  it('reads tags it has read before (kept by the reader) as saxes does, at other lines and columns', () => {
+    for (const xml of COMMON) {
+      // Once to fill the reader's kept tags, then again, shifted, from them.
+      both(xml);
+      for (const shifted of [xml, xml.replace('<soap:Body>', '\n  <soap:Body>'), xml.replace(/<id>/g, '\n<id>')]) {
+        const { plain, saxes } = both(shifted);
+        expect(plain).toEqual(saxes);
+      }
+    }
+  });
+
   it('stops at the depth limit as saxes does', () => {
     const xml = envelope(ENV11, '<Op xmlns="urn:x"><p><q><r>v</r></q></p></Op>');
     for (const depth of [3, 4, 5, 6, 7]) expect(both(xml, depth).plain).toEqual(both(xml, depth).saxes);

@@ -94,27 +94,13 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
     return p - lineStart + 1;
   };
 
-  // Reads a name at `i` (ASCII letters, digits, `_.-`, one colon at most); returns its end, or -1.
-  const nameEnd = (from: number): number => {
-    if (!isNameStart(xml.charCodeAt(from))) return -1;
-    let k = from + 1;
-    let colon = false;
-    for (; k < n; k++) {
-      const c = xml.charCodeAt(k);
-      if (isNameChar(c)) continue;
-      if (c !== 0x3a || colon || !isNameStart(xml.charCodeAt(k + 1))) break;
-      colon = true;
-    }
-    return k;
-  };
-
   for (;;) {
     // At a '<'.
     const next = xml.charCodeAt(i + 1);
     if (next === 0x2f) {
       // An end tag.
       const start = i + 2;
-      const end = nameEnd(start);
+      const end = nameEnd(xml, start, n);
       if (end === -1) return false;
       const scope = scopes[scopes.length - 1];
       if (end - start !== scope.qname.length || !xml.startsWith(scope.qname, start) || scopes.length === 1)
@@ -128,91 +114,22 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
     } else {
       // A start tag; '!' (comment, CDATA, DOCTYPE) and '?' are not plain.
       if (scopes.length > maxDepth) return false;
-      const start = i + 1;
-      const end = nameEnd(start);
-      if (end === -1) return false;
-      const qname = xml.slice(start, end);
-      // Most tags have no attribute: the lists are made for the first.
-      let names: string[] | null = null;
-      let values: string[] = [];
-      let k = end;
-      let closed = false;
-      for (;;) {
-        const before = k;
-        while (k < n && isSpace(xml.charCodeAt(k))) k++;
-        const c = xml.charCodeAt(k);
-        if (c === 0x3e) break;
-        if (c === 0x2f) {
-          if (xml.charCodeAt(k + 1) !== 0x3e) return false;
-          closed = true;
-          k++;
-          break;
-        }
-        if (k === before) return false;
-        const nameStop = nameEnd(k);
-        if (nameStop === -1) return false;
-        const name = xml.slice(k, nameStop);
-        k = nameStop;
-        while (k < n && isSpace(xml.charCodeAt(k))) k++;
-        if (xml.charCodeAt(k) !== 0x3d) return false;
-        k++;
-        while (k < n && isSpace(xml.charCodeAt(k))) k++;
-        const quote = xml.charCodeAt(k);
-        if (quote !== 0x22 && quote !== 0x27) return false;
-        const valueEnd = xml.indexOf(quote === 0x22 ? '"' : "'", k + 1);
-        if (valueEnd === -1) return false;
-        for (let v = k + 1; v < valueEnd; v++) {
-          const vc = xml.charCodeAt(v);
-          // References and whitespace other than spaces are normalised by saxes: left to it.
-          if (vc === 0x26 || vc === 0x3c || vc === 0x09 || vc === 0x0a || !isPlainChar(vc)) return false;
-        }
-        if (names === null) {
-          names = [];
-          values = [];
-        } else if (names.includes(name)) return false;
-        names.push(name);
-        values.push(xml.slice(k + 1, valueEnd));
-        k = valueEnd + 1;
-      }
-      // k is at the tag's '>'.
       const parent = scopes[scopes.length - 1];
-      let prefixes = parent.prefixes;
-      let defaultNs = parent.defaultNs;
-      if (names === null) names = NO_NAMES;
-      for (let a = 0; a < names.length; a++) {
-        const name = names[a];
-        // saxes trims a namespace name: one with spaces is left to it.
-        if ((name === 'xmlns' || name.startsWith('xmlns:')) && values[a].includes(' ')) return false;
-        if (name === 'xmlns') defaultNs = values[a];
-        else if (name.startsWith('xmlns:')) {
-          const prefix = name.slice(6);
-          const uri = values[a];
-          if (prefix === 'xml' || prefix === 'xmlns' || uri === '' || uri === XML_NS || uri === XMLNS_NS) return false;
-          if (prefixes === parent.prefixes) prefixes = new Map(parent.prefixes);
-          (prefixes as Map<string, string>).set(prefix, uri);
-        }
+      // The tag as far as its first '>': a tag read before under the same scope is not read again.
+      const gt = xml.indexOf('>', i + 1);
+      const raw = gt !== -1 && gt - i < MAX_CACHED_TAG ? xml.slice(i, gt + 1) : null;
+      let start = raw === null ? undefined : TAG_CACHE.get(parent)?.get(raw);
+      if (start === undefined) {
+        const read = readStartTag(xml, i, n, parent);
+        if (read === null) return false;
+        start = read;
+        if (read.cacheable && raw !== null && raw.length - 1 === read.length) remember(parent, raw, read);
       }
-      if (defaultNs === XML_NS || defaultNs === XMLNS_NS) return false;
-      const element = resolve(prefixes, qname, defaultNs);
-      if (element === null) return false;
-      const attributes: Record<string, PlainAttribute> = {};
-      const expanded: string[] = [];
-      for (let a = 0; a < names.length; a++) {
-        const name = names[a];
-        let attribute: { uri: string; local: string } | null;
-        if (name === 'xmlns') attribute = { uri: XMLNS_NS, local: 'xmlns' };
-        else if (name.startsWith('xmlns:')) attribute = { uri: XMLNS_NS, local: name.slice(6) };
-        else attribute = resolve(prefixes, name, '');
-        if (attribute === null) return false;
-        const key = `${attribute.uri}\u0000${attribute.local}`;
-        if (attribute.uri !== '' && expanded.includes(key)) return false;
-        expanded.push(key);
-        attributes[name] = { uri: attribute.uri, local: attribute.local, value: values[a] };
-      }
-      scopes.push({ qname, prefixes, defaultNs });
+      const k = i + start.length;
+      scopes.push(start.scope);
       const column = position(k);
-      events.open({ uri: element.uri, local: element.local, attributes }, line, column);
-      if (closed) {
+      events.open(start.tag, line, column);
+      if (start.closed) {
         scopes.pop();
         events.close();
       }
@@ -234,6 +151,156 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
     }
     i = lt;
   }
+}
+
+/** A start tag read: the scope it opens, the tag as reported, and where its '>' is. */
+interface StartTag {
+  readonly scope: Scope;
+  readonly tag: PlainTag;
+  readonly closed: boolean;
+  /** From its `<` to its `>`: the same in any document it is found in again. */
+  readonly length: number;
+  /** Only namespace declarations among its attributes: nothing of a caller's values is kept by the cache. */
+  readonly cacheable: boolean;
+}
+
+/**
+ * Start tags already read, by the scope they open under and their text from
+ * `<` to `>`: what a tag reports depends on nothing else (its text, and the
+ * prefixes and default namespace in scope, which a scope never changes once
+ * made). Clients send the same envelope, Body, operation and parameter tags
+ * call after call, and each is read once; a hit costs a slice and a lookup
+ * where reading cost its names, attributes and namespaces
+ * (docs/benchmark.md#fifth-round-the-soap-binding). Only tags whose
+ * attributes are all namespace declarations are kept (never a value a caller
+ * sent), and the whole cache is dropped when it reaches MAX_CACHED_TAGS, so
+ * that odd documents cost memory only up to that.
+ */
+const TAG_CACHE = new Map<Scope, Map<string, StartTag>>([[ROOT_SCOPE, new Map()]]);
+const MAX_CACHED_TAGS = 512;
+const MAX_CACHED_TAG = 1024;
+let cachedTags = 0;
+
+/** Keeps `read` under `parent`, when `parent` is itself a scope the cache made (or the root): never under one call's own. */
+function remember(parent: Scope, raw: string, read: StartTag): void {
+  const tags = TAG_CACHE.get(parent);
+  if (tags === undefined) return;
+  if (cachedTags >= MAX_CACHED_TAGS) {
+    TAG_CACHE.clear();
+    TAG_CACHE.set(ROOT_SCOPE, new Map());
+    cachedTags = 0;
+    return;
+  }
+  // A copy of its own: a slice would keep the whole request, with whatever it carries, as long as the cache.
+  tags.set(Buffer.from(raw, 'utf8').toString('utf8'), read);
+  TAG_CACHE.set(read.scope, new Map());
+  cachedTags++;
+}
+
+/** Reads a name at `from` (ASCII letters, digits, `_.-`, one colon at most); returns its end, or -1. */
+function nameEnd(xml: string, from: number, n: number): number {
+  if (!isNameStart(xml.charCodeAt(from))) return -1;
+  let k = from + 1;
+  let colon = false;
+  for (; k < n; k++) {
+    const c = xml.charCodeAt(k);
+    if (isNameChar(c)) continue;
+    if (c !== 0x3a || colon || !isNameStart(xml.charCodeAt(k + 1))) break;
+    colon = true;
+  }
+  return k;
+}
+
+/** The start tag at `i` (a '<' not followed by '/') under `parent`, or null when it is not plain. */
+function readStartTag(xml: string, i: number, n: number, parent: Scope): StartTag | null {
+  const start = i + 1;
+  const end = nameEnd(xml, start, n);
+  if (end === -1) return null;
+  const qname = xml.slice(start, end);
+  // Most tags have no attribute: the lists are made for the first.
+  let names: string[] | null = null;
+  let values: string[] = [];
+  let k = end;
+  let closed = false;
+  for (;;) {
+    const before = k;
+    while (k < n && isSpace(xml.charCodeAt(k))) k++;
+    const c = xml.charCodeAt(k);
+    if (c === 0x3e) break;
+    if (c === 0x2f) {
+      if (xml.charCodeAt(k + 1) !== 0x3e) return null;
+      closed = true;
+      k++;
+      break;
+    }
+    if (k === before) return null;
+    const nameStop = nameEnd(xml, k, n);
+    if (nameStop === -1) return null;
+    const name = xml.slice(k, nameStop);
+    k = nameStop;
+    while (k < n && isSpace(xml.charCodeAt(k))) k++;
+    if (xml.charCodeAt(k) !== 0x3d) return null;
+    k++;
+    while (k < n && isSpace(xml.charCodeAt(k))) k++;
+    const quote = xml.charCodeAt(k);
+    if (quote !== 0x22 && quote !== 0x27) return null;
+    const valueEnd = xml.indexOf(quote === 0x22 ? '"' : "'", k + 1);
+    if (valueEnd === -1) return null;
+    for (let v = k + 1; v < valueEnd; v++) {
+      const vc = xml.charCodeAt(v);
+      // References and whitespace other than spaces are normalised by saxes: left to it.
+      if (vc === 0x26 || vc === 0x3c || vc === 0x09 || vc === 0x0a || !isPlainChar(vc)) return null;
+    }
+    if (names === null) {
+      names = [];
+      values = [];
+    } else if (names.includes(name)) return null;
+    names.push(name);
+    values.push(xml.slice(k + 1, valueEnd));
+    k = valueEnd + 1;
+  }
+  // k is at the tag's '>'.
+  let prefixes = parent.prefixes;
+  let defaultNs = parent.defaultNs;
+  if (names === null) names = NO_NAMES;
+  let cacheable = true;
+  for (let a = 0; a < names.length; a++) {
+    const name = names[a];
+    // saxes trims a namespace name: one with spaces is left to it.
+    if ((name === 'xmlns' || name.startsWith('xmlns:')) && values[a].includes(' ')) return null;
+    if (name === 'xmlns') defaultNs = values[a];
+    else if (name.startsWith('xmlns:')) {
+      const prefix = name.slice(6);
+      const uri = values[a];
+      if (prefix === 'xml' || prefix === 'xmlns' || uri === '' || uri === XML_NS || uri === XMLNS_NS) return null;
+      if (prefixes === parent.prefixes) prefixes = new Map(parent.prefixes);
+      (prefixes as Map<string, string>).set(prefix, uri);
+    } else cacheable = false;
+  }
+  if (defaultNs === XML_NS || defaultNs === XMLNS_NS) return null;
+  const element = resolve(prefixes, qname, defaultNs);
+  if (element === null) return null;
+  const attributes: Record<string, PlainAttribute> = {};
+  const expanded: string[] = [];
+  for (let a = 0; a < names.length; a++) {
+    const name = names[a];
+    let attribute: { uri: string; local: string } | null;
+    if (name === 'xmlns') attribute = { uri: XMLNS_NS, local: 'xmlns' };
+    else if (name.startsWith('xmlns:')) attribute = { uri: XMLNS_NS, local: name.slice(6) };
+    else attribute = resolve(prefixes, name, '');
+    if (attribute === null) return null;
+    const key = `${attribute.uri}\u0000${attribute.local}`;
+    if (attribute.uri !== '' && expanded.includes(key)) return null;
+    expanded.push(key);
+    attributes[name] = { uri: attribute.uri, local: attribute.local, value: values[a] };
+  }
+  return {
+    scope: { qname, prefixes, defaultNs },
+    tag: { uri: element.uri, local: element.local, attributes },
+    closed,
+    length: k - i,
+    cacheable,
+  };
 }
 
 const NO_NAMES: string[] = [];
