@@ -31,11 +31,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
-import { answerKey } from './bench-answer-key';
+import { answerKey, fetchAnswer } from './bench-answer-key';
 import type { CapturedAnswer } from './bench-baseline';
 import {
   BINDINGS,
+  checkAnswered,
   checkPositive,
   NODE_FLAGS,
   nodeArgs,
@@ -43,6 +43,7 @@ import {
   openStore,
   request,
   root,
+  runLoad,
   runMain,
   scaled,
   skipPart,
@@ -148,26 +149,11 @@ function control(pid: number, ...args: string[]): Promise<void> {
   });
 }
 
-function load(port: number, req: BenchRequest, amount: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `http://127.0.0.1:${port}${req.path}`,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        connections: 10,
-        amount,
-        // Under valgrind on a loaded machine an answer can take seconds: waited for, not counted as an error.
-        timeout: 300,
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${result.non2xx} non-2xx, ${result.errors} errors`));
-        resolve(result.requests.total);
-      },
-    );
-  });
+/** `amount` calls with 10 connections, every one answered 2xx; how many were answered. */
+async function load(port: number, req: BenchRequest, amount: number): Promise<number> {
+  // Under valgrind on a loaded machine an answer can take seconds: waited for, not counted as an error.
+  const result = await runLoad(port, req, { connections: 10, duration: 0, amount, timeout: 300 });
+  return checkAnswered(`${amount} calls`, result).requests.total;
 }
 
 /** Instructions (all threads) over `CALLS` calls after the warm-up, per call. */
@@ -254,22 +240,9 @@ async function main(): Promise<void> {
       try {
         for (const [name, req] of cases) {
           if (i === 0) {
-            const res = await fetch(`http://127.0.0.1:${server.port}${req.path}`, {
-              method: req.method,
-              headers: req.headers,
-              body: req.body,
-            });
-            const headers: Record<string, string> = {};
-            for (const h of ['content-type', 'cache-control']) {
-              const v = res.headers.get(h);
-              if (v !== null) headers[h] = v;
-            }
-            if (res.status !== 200) throw new Error(`${name}: ${res.status}`);
-            answers[answerKey(req.method, req.path, req.headers)] = {
-              status: res.status,
-              headers,
-              body: Buffer.from(await res.arrayBuffer()).toString('base64'),
-            };
+            const answer = await fetchAnswer(server.port, req);
+            if (answer.status !== 200) throw new Error(`${name}: ${answer.status}`);
+            answers[answerKey(req.method, req.path, req.headers)] = answer;
           }
           results.set(`${name}|${i}`, [await count(server, req)]);
         }

@@ -103,7 +103,7 @@ export interface BenchRequest {
 export function runLoad(
   port: number,
   req: BenchRequest,
-  options: { connections: number; duration: number; rate?: number },
+  options: { connections: number; duration: number; rate?: number; amount?: number; timeout?: number },
 ): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     autocannon(
@@ -115,7 +115,10 @@ export function runLoad(
         connections: options.connections,
         duration: options.duration,
         ...(SMOKE ? { amount: 20, sampleInt: 50 } : {}),
+        // A number of requests (instead of the duration), exactly, smoke mode or not.
+        ...(options.amount === undefined ? {} : { amount: options.amount }),
         ...(options.rate === undefined ? {} : { overallRate: options.rate }),
+        ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
       },
       (error, result) => {
         if (error) return reject(error);

@@ -49,7 +49,7 @@ import {
 } from './bench-support';
 import type { DataSet } from '../src/store';
 import { mb, soak } from './soak';
-import { answerKey } from './bench-answer-key';
+import { answerKey, fetchAnswer } from './bench-answer-key';
 
 // The baseline runs with the service's Node flags too (startChild), so that the ratio compares code, not flags.
 
@@ -130,20 +130,6 @@ async function seed(dataDir: string): Promise<StudentInfo[]> {
       id_device: student.deviceId ?? '',
       ShowActive: '1',
     }));
-}
-
-async function fetchAnswer(port: number, req: BenchRequest): Promise<CapturedAnswer> {
-  const res = await fetch(`http://127.0.0.1:${port}${req.path}`, {
-    method: req.method,
-    headers: req.headers,
-    body: req.body,
-  });
-  const headers: Record<string, string> = {};
-  for (const name of ['content-type', 'cache-control']) {
-    const value = res.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
-  return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
 }
 
 const load = (port: number, req: BenchRequest, connections = CONNECTIONS): Promise<LoadResult> =>
