@@ -1,6 +1,8 @@
 import { queueAuthCode, freshStorePerTest, storeVariants } from '../support/stores';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+// A push notification's id is time-ordered (src/store/outbox/time-ordered-id.ts): version 7, the store's clock first.
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe.each(storeVariants())('outbox on $name', (variant) => {
   const fresh = freshStorePerTest(variant);
@@ -16,7 +18,8 @@ describe.each(storeVariants())('outbox on $name', (variant) => {
         body: 'Ahmad was absent & "late" <today>',
         data: { studentId: '1001', type: 'absence' },
       });
-      expect(id).toMatch(UUID);
+      expect(id).toMatch(UUID_V7);
+      expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(clock.now().getTime());
       expect(await fresh.ctx.store.admin.listPushNotifications()).toEqual([
         {
           id,

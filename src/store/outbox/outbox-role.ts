@@ -12,6 +12,7 @@ import { admitAuthCode, admitAuthCodes, type AuthCodeAdmission, type AuthCodeLim
 import { GroupCommit, type GroupCommitBatching } from './group-commit';
 import { prepareQuery } from '../connection/prepared';
 import { queuedColumns } from './outbox';
+import { timeOrderedId } from './time-ordered-id';
 import { outboxStats, pruneFinishedMessages, type OutboxChannel, type OutboxChannelStats } from './outbox-admin';
 import {
   claimAuthCodeMessages,
@@ -177,9 +178,11 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   // One statement: the rows and the NOTIFY commit together (a data-modifying
   // WITH runs to completion whether or not the outer query reads it).
   const insertPushNotifications = async (requests: readonly PushRequest[]): Promise<string[]> => {
-    const now = core.timestamp();
+    const at = core.now();
+    const now = at.toISOString();
     const rows = requests.map(({ notification, traceparent }) => ({
-      id: randomUUID(),
+      // Time-ordered: each row's primary-key entry lands beside the last one's (time-ordered-id.ts).
+      id: timeOrderedId(at.getTime()),
       device_id: notification.deviceId,
       student_id: notification.studentId,
       type: notification.type,
