@@ -21,7 +21,12 @@ export function answerKey(method: string, path: string, headers: Headers): strin
 /** The service's answer to `req` on `port`, as a baseline replays it: status, media type, cache policy and bytes. */
 export async function fetchAnswer(
   port: number,
-  req: { readonly method: string; readonly path: string; readonly headers: Record<string, string>; readonly body?: string },
+  req: {
+    readonly method: string;
+    readonly path: string;
+    readonly headers: Record<string, string>;
+    readonly body?: string;
+  },
 ): Promise<CapturedAnswer> {
   const res = await fetch(`http://127.0.0.1:${port}${req.path}`, {
     method: req.method,

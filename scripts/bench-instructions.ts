@@ -86,13 +86,10 @@ const cases: Array<[string, BenchRequest]> = [
         ],
         [
           'GetStudentSchool 500, SOAP 1.1',
-          request(
-            'NotificationNotes',
-            'GetStudentSchool',
-            { school_base_url: SCHOOL, show_active: '1' },
-            'SOAP 1.1',
-            { school_base_url: SCHOOL, show_active: '49' },
-          ),
+          request('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, 'SOAP 1.1', {
+            school_base_url: SCHOOL,
+            show_active: '49',
+          }),
         ],
         [
           'GetStudentsAudtiNote, SOAP 1.1',
@@ -147,7 +144,9 @@ function control(pid: number, ...args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     // vgdb names its pipes after the target's HOST variable, which the service's environment sets: the same here.
     const c = spawn('callgrind_control', [...args, String(pid)], { stdio: 'ignore', env: { ...process.env, HOST } });
-    c.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`callgrind_control ${args.join(' ')}: ${code}`))));
+    c.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`callgrind_control ${args.join(' ')}: ${code}`)),
+    );
   });
 }
 
@@ -236,7 +235,16 @@ async function main(): Promise<void> {
         path.join(folder, 'dist/main.js'),
         // No delivery worker in the process: its polls would be counted against the calls, and under
         // valgrind a call takes fifty times as long, so any timer's share of a call grows as much.
-        { PORT: '0', HOST, DATA_DIR: data, DATABASE_URL: '', DEMO_DATA: 'false', LOG_LEVEL: 'info', WORKER: 'false', ...SLOW },
+        {
+          PORT: '0',
+          HOST,
+          DATA_DIR: data,
+          DATABASE_URL: '',
+          DEMO_DATA: 'false',
+          LOG_LEVEL: 'info',
+          WORKER: 'false',
+          ...SLOW,
+        },
         folder,
       );
       try {
@@ -267,7 +275,9 @@ async function main(): Promise<void> {
 
     console.log(`\nInstructions per call (thousands), ${CALLS} calls after ${WARMUP}, 10 connections`);
     const heads = folders.map((f, i) => `${i === 0 ? 'A' : String.fromCharCode(65 + i)} (${path.basename(f)})`);
-    console.log(`| case | ${heads.join(' | ')} | node:http | ${heads.map((h) => `node:http / ${h.split(' ')[0]}`).join(' | ')} |`);
+    console.log(
+      `| case | ${heads.join(' | ')} | node:http | ${heads.map((h) => `node:http / ${h.split(' ')[0]}`).join(' | ')} |`,
+    );
     console.log(`|---|${heads.map(() => '---|').join('')}---|${heads.map(() => '---|').join('')}`);
     for (const [name] of cases) {
       const base = results.get(`${name}|node:http`)?.[0] ?? NaN;

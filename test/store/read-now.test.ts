@@ -181,4 +181,3 @@ describe('reads at once on SQLite', () => {
     });
   });
 });
-

@@ -68,8 +68,7 @@ export function createRecords(core: StoreCore, queries: StoreQueries, batching: 
   return {
     // The operations' hot reads: at once, without a promise, when SQLite read them at once (core.readSettled).
     // schoolKey is idempotent, so a caller passing a raw base URL still matches.
-    listStudentsOfSchool: (key, active) =>
-      readSettled(queries.studentsOfSchool({ schoolKey: schoolKey(key), active })),
+    listStudentsOfSchool: (key, active) => readSettled(queries.studentsOfSchool({ schoolKey: schoolKey(key), active })),
 
     getDeviceToken: (deviceId) => whenSettled(readSettled(queries.deviceToken({ deviceId })), tokenOf),
 
