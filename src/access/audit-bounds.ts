@@ -67,8 +67,9 @@ export function cutOrNull(text: string | null, max: number): string | null {
 /** What the trail keeps of a subject of `kind`. */
 export function keptSubject(kind: AuditSubjectKind | null, subject: string | null): KeptSubject {
   const max = kind === null ? AUDIT_SUBJECT_MAX_ANY : AUDIT_SUBJECT_MAX[kind];
+  // cutText keeps a subject within the bound whole, NUL written as every store can keep it.
   if (subject === null || subject.length <= max)
-    return { subject: subject === null ? null : storableText(subject), subjectLength: null, subjectSha256: null };
+    return { subject: subject === null ? null : cutText(subject, max), subjectLength: null, subjectSha256: null };
   return {
     subject: cutText(subject, max),
     subjectLength: subject.length,
