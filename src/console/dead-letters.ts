@@ -15,6 +15,7 @@ import { explanationText, lastErrorText, maskErrorText } from './explain';
 import { column, confirmation, pagerOf, stackTable, summaryList } from './partials';
 import { keysetCursor, text, type Page, type Redirect, type Signed } from './route-table';
 import type { MessageRef } from './message';
+import { shortMessageId } from './values';
 import { allows, csrfField, errorSummary, notice, type SignedInView } from './view';
 
 const PAGE_SIZE = 50;
@@ -173,7 +174,7 @@ export function deadPage(view: SignedInView, { q, groups, list, ...done }: DeadM
     column(
       t.colMessage,
       (m) =>
-        html`<a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${m.id.slice(0, 8)}</bdi></a>`,
+        html`<a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${shortMessageId(m.id)}</bdi></a>`,
     ),
     column(t.colStudent, (m) =>
       m.studentId === null

@@ -16,7 +16,7 @@ import {
 } from '../store';
 import type { ConsoleContext } from './context';
 import { statusClass } from './status-style';
-import { typeName } from './values';
+import { shortMessageId, typeName } from './values';
 import { html, type Html } from '../shared/markup';
 import { CONSOLE_BASE } from './respond';
 import { lastErrorText, maskErrorText, refusalText } from './explain';
@@ -330,8 +330,8 @@ export function messageListPage(view: SignedInView, { parsed, list }: MessageLis
       column(t.colMessage, (item) =>
         // A refused call queued nothing: there is no message page to go to.
         item.status === 'refused'
-          ? html`<bdi class="code">${item.id.slice(0, 8)}</bdi>`
-          : html`<a href="${messageHref(item)}"><bdi class="code">${item.id.slice(0, 8)}</bdi></a>`,
+          ? html`<bdi class="code">${shortMessageId(item.id)}</bdi>`
+          : html`<a href="${messageHref(item)}"><bdi class="code">${shortMessageId(item.id)}</bdi></a>`,
       ),
       column(t.colChannel, (item) => t.channelShort[item.channel]),
       column(t.colRecipient, (item) =>

@@ -91,3 +91,13 @@ export function auditWhere(view: View, endpoint: string, operation: string): Htm
   if (endpoint !== 'console' || view.lang === 'en') return bdi(`${endpoint} ${operation}`, 'code');
   return html`${CONSOLE_ENDPOINT}: ${bdi(named(OPERATIONS.ar, operation))}`;
 }
+
+/**
+ * A message id shortened for a list: its last 8 characters. Push ids are
+ * time-ordered (a UUID of version 7, src/store/outbox/time-ordered-id.ts),
+ * so their first characters are the same for every message queued in the
+ * same moments; the end is random, as it is in every other id.
+ */
+export function shortMessageId(id: string): string {
+  return id.slice(-8);
+}
