@@ -18,7 +18,14 @@
 //   fake answering at once, then after BENCH_FCM_LATENCY_MS; their ratio;
 // - live: the server with its in-process worker while clients send
 //   BENCH_LIVE_MESSAGES calls at BENCH_LIVE_RATE (1,000) a second;
-//   queue-to-delivery p50/p99 is what a parent waits.
+//   queue-to-delivery p50/p99 is what a parent waits;
+// - ratio: issue 29's ingestion ratio, the service's CPU per
+//   SendNotificationType call (worker off) over its CPU per GetTokenDevice
+//   call, both served by the same process over the same binding and
+//   connections, to each of the students in turn, back to back in
+//   BENCH_RATIO_ROUNDS (5) alternating rounds of BENCH_RATIO_DURATION (3) s,
+//   HTTP POST and SOAP 1.1; the median of the
+//   rounds' ratios against the target of 2 (docs/benchmark.md#ingestion).
 // The fake stamps each arrival; queue time is the row's created_at. All on
 // one machine: read the figures as this machine's, on this day.
 //
@@ -38,18 +45,23 @@ import { sendNotification } from '../test/delivery/support/send-notification';
 import { storeEnvironment } from '../test/delivery/support/worker-process';
 import {
   checkFigure,
+  checkAnswered,
   checkPositive,
   cpuMs,
+  cpuPerCall,
   createLocation,
   DATABASE_URL,
   drainRate,
   fmt,
   machineTicks,
+  median,
   openStore,
   pidOf,
   postgresCpuMs,
   postgresCpuSince,
   quantile,
+  request,
+  runLoad,
   runMain,
   scaled,
   skipPart,
@@ -71,7 +83,11 @@ const LIVE_MESSAGES = scaled('BENCH_LIVE_MESSAGES', 10_000, 20);
 const FCM_LATENCY_MS = scaled('BENCH_FCM_LATENCY_MS', 50, 5);
 const FCM_ERROR_RATE = scaled('BENCH_FCM_ERROR_RATE', 0, 0);
 const SMS_LATENCY_MS = scaled('BENCH_SMS_LATENCY_MS', 200, 5);
-// BENCH_STORES=postgres (or sqlite) and BENCH_CASES=drain (or live): one part
+const RATIO_ROUNDS = scaled('BENCH_RATIO_ROUNDS', 5, 1);
+const RATIO_DURATION = scaled('BENCH_RATIO_DURATION', 3, 0.1);
+/** Issue 29: ingestion CPU per call within this many times a GetTokenDevice call's. */
+const INGESTION_RATIO_TARGET = 2;
+// BENCH_STORES=postgres (or sqlite) and BENCH_CASES=drain (or live, ratio): one part
 // only, to try a change quickly; the targets are read off a full run.
 const ONLY_STORES = (process.env.BENCH_STORES ?? '').split(',').filter(Boolean);
 const ONLY_CASES = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
@@ -423,6 +439,90 @@ async function liveCase(kind: Kind, fakes: Fakes): Promise<{ callRate: number; p
   }
 }
 
+/** One binding's figures of the ratio part: medians of the rounds. */
+interface RatioRow {
+  readonly binding: 'HTTP POST' | 'SOAP 1.1';
+  readonly read: number;
+  readonly send: number;
+  /** The median of the rounds' own ratios: a round that met a busy moment weighs once. */
+  readonly ratio: number;
+}
+
+/**
+ * Ingestion CPU per call against GetTokenDevice's on one service process
+ * (worker off), per binding: in each round the two calls back to back, their
+ * order swapped every other round, CLIENT_CONNECTIONS connections each; the
+ * service's CPU from /proc.
+ */
+async function ratioCase(kind: Kind, fakes: Fakes): Promise<RatioRow[]> {
+  const location = createLocation(kind);
+  try {
+    await seed(location.options);
+    const service = await startChild(
+      'dist/main.js',
+      { ...serviceEnv(location, fakes, false), LOG_LEVEL: 'info' },
+      /"port":(\d+)/,
+    );
+    try {
+      const port = Number(service.match[1]);
+      const pid = pidOf(service.child);
+      // Each call to a student of STUDENTS in turn, as a school's calls come: a push's entry in the
+      // student index then lands on a leaf of its own (docs/benchmark.md#ingestion).
+      let next = 0;
+      const student = () => String(100000 + (next++ % STUDENTS));
+      const bindings = ['HTTP POST', 'SOAP 1.1'] as const;
+      const cases = bindings.map((binding) => {
+        const read = (id: string) => request('PushNotificationMobile', 'GetTokenDevice', { id: `dev-${id}` }, binding);
+        const send = (id: string) =>
+          request(
+            'NotificationNotes',
+            'SendNotificationType',
+            { id, baseUrlSchool: SCHOOL, TypeNotfication: 'absence' },
+            binding,
+          );
+        return { binding, read, send, rounds: [] as Array<{ read: number; send: number }> };
+      });
+      const cpuPerCallOf = async (what: string, make: (id: string) => ReturnType<typeof request>): Promise<number> => {
+        const before = cpuMs(pid);
+        const vary = () => {
+          const { path, body } = make(student());
+          return { path, body };
+        };
+        const result = checkAnswered(
+          what,
+          await runLoad(port, make(student()), { connections: CLIENT_CONNECTIONS, duration: RATIO_DURATION, vary }),
+        );
+        // CPU is read in 10 ms ticks: a smoke load may count none.
+        return checkFigure(`${what}: CPU µs/call`, cpuPerCall(pid, before, result.requests.total));
+      };
+      for (let round = 0; round < RATIO_ROUNDS; round++) {
+        for (const c of cases) {
+          const label = `${kind} ${c.binding}`;
+          if (round % 2 === 0) {
+            const read = await cpuPerCallOf(`${label} GetTokenDevice`, c.read);
+            const send = await cpuPerCallOf(`${label} SendNotificationType`, c.send);
+            c.rounds.push({ read, send });
+          } else {
+            const send = await cpuPerCallOf(`${label} SendNotificationType`, c.send);
+            const read = await cpuPerCallOf(`${label} GetTokenDevice`, c.read);
+            c.rounds.push({ read, send });
+          }
+        }
+      }
+      return cases.map((c) => ({
+        binding: c.binding,
+        read: median(c.rounds.map((r) => r.read)),
+        send: median(c.rounds.map((r) => r.send)),
+        ratio: median(c.rounds.filter((r) => r.read > 0).map((r) => r.send / r.read)),
+      }));
+    } finally {
+      await stopChild(service.child);
+    }
+  } finally {
+    await location.remove();
+  }
+}
+
 const cpuCell = ({ cpu, busy }: CpuCount): string =>
   Object.entries(cpu)
     .flatMap(([name, value]) => (value === null ? [] : [`${name} ${fmt(value)}`]))
@@ -450,9 +550,11 @@ async function main(): Promise<void> {
     );
     console.log('|---|---|---|---|---|---|---|---|');
     const cpuLines: string[] = [];
+    const ratioRows: Array<RatioRow & { kind: Kind }> = [];
     for (const kind of stores) {
       const drain = runs('drain') ? await drainCase(kind, fakes) : null;
       const live = runs('live') ? await liveCase(kind, fakes) : null;
+      if (runs('ratio')) for (const row of await ratioCase(kind, fakes)) ratioRows.push({ ...row, kind });
       const cells = [
         ...(drain === null
           ? ['-', '-', '-', '-']
@@ -485,9 +587,24 @@ async function main(): Promise<void> {
       console.log(
         `CPU per message (µs, from the process's ready line):\n${cpuLines.map((line) => `- ${line}`).join('\n')}`,
       );
+    if (ratioRows.length > 0) {
+      console.log(
+        `\nIngestion against GetTokenDevice: the service's CPU per call (µs), worker off, one process, ${CLIENT_CONNECTIONS} connections, ` +
+          `${fmt(STUDENTS)} students in turn, ${RATIO_ROUNDS} alternating rounds of ${RATIO_DURATION} s, medians; target SendNotificationType <= ${INGESTION_RATIO_TARGET} x GetTokenDevice`,
+      );
+      console.log('| store | binding | GetTokenDevice | SendNotificationType | ratio (median of the rounds) | met |');
+      console.log('|---|---|---|---|---|---|');
+      for (const row of ratioRows) {
+        // A smoke load may count no CPU tick: no ratio then rather than NaN.
+        const known = Number.isFinite(row.ratio);
+        console.log(
+          `| ${row.kind} | ${row.binding} | ${fmt(row.read)} | ${fmt(row.send)} | ${known ? row.ratio.toFixed(2) : '-'} | ${known ? (row.ratio <= INGESTION_RATIO_TARGET ? 'yes' : 'no') : '-'} |`,
+        );
+      }
+    }
     if (DATABASE_URL === '') skipPart('PostgreSQL', 'set BENCH_DATABASE_URL or TEST_DATABASE_URL');
     console.log(
-      `Targets: worker CPU per push <= 1.5 x the bare HTTP/2 client's per message; drain at ${FCM_LATENCY_MS} ms >= 0.9 x drain at 0 ms; one worker on PostgreSQL >= 5,000/s at ${FCM_LATENCY_MS} ms; live p50 <= 100 ms; ingestion on PostgreSQL >= 3,000/s.`,
+      `Targets: worker CPU per push <= 1.5 x the bare HTTP/2 client's per message; drain at ${FCM_LATENCY_MS} ms >= 0.9 x drain at 0 ms; one worker on PostgreSQL >= 5,000/s at ${FCM_LATENCY_MS} ms; live p50 <= 100 ms; ingestion on PostgreSQL >= 3,000/s; ingestion CPU per call <= ${INGESTION_RATIO_TARGET} x GetTokenDevice's.`,
     );
   } finally {
     await fcm.h2.close();

@@ -103,8 +103,17 @@ export interface BenchRequest {
 export function runLoad(
   port: number,
   req: BenchRequest,
-  options: { connections: number; duration: number; rate?: number; amount?: number; timeout?: number },
+  options: {
+    connections: number;
+    duration: number;
+    rate?: number;
+    amount?: number;
+    timeout?: number;
+    /** Each request made afresh: `req` with this one's path and body (e.g. a student of many instead of one). */
+    vary?: () => Pick<BenchRequest, 'path' | 'body'>;
+  },
 ): Promise<LoadResult> {
+  const { vary } = options;
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -119,6 +128,9 @@ export function runLoad(
         ...(options.amount === undefined ? {} : { amount: options.amount }),
         ...(options.rate === undefined ? {} : { overallRate: options.rate }),
         ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+        ...(vary === undefined
+          ? {}
+          : { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, ...vary() }) }] }),
       },
       (error, result) => {
         if (error) return reject(error);

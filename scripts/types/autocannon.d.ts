@@ -17,6 +17,16 @@ declare module 'autocannon' {
     overallRate?: number;
     /** Seconds a request may take before it counts as an error (10 by default). */
     timeout?: number;
+    /** The requests each connection sends in turn; setupRequest makes each one afresh from the defaults above. */
+    requests?: Array<{ setupRequest?: (request: Request) => Request }>;
+  }
+
+  /** One request as setupRequest sees and returns it. */
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
   }
 
   interface Histogram {
@@ -36,7 +46,7 @@ declare module 'autocannon' {
 
   function autocannon(options: Options, done: (error: Error | null, result: Result) => void): unknown;
   namespace autocannon {
-    export type { Options, Result };
+    export type { Options, Request, Result };
   }
   export = autocannon;
 }

@@ -205,25 +205,72 @@ export interface OptionSources {
  * `timeZone`: the lifetime counts from when the message is due, so that a
  * message held through quiet hours or scheduled for later keeps all of it.
  */
-export function resolveOptions(type: string, dueAt: Date, timeZone: string, sources: OptionSources): ResolvedOptions {
-  const key = type.trim().toLowerCase();
+/** A type's options merged from its layers, before its lifetime is counted from a due time. */
+interface MergedOptions {
+  readonly ttlSeconds: number | null;
+  /** Minutes after local midnight of `expiresAt`; null: none. */
+  readonly expiresAtMinutes: number | null;
+  readonly android: ResolvedOptions['android'];
+  readonly apns: ResolvedOptions['apns'];
+  readonly webpush: ResolvedOptions['webpush'];
+}
+
+// The merge of a type's layers depends only on the type and the two sources,
+// which are the same objects call after call (the templates are read at
+// start; a school's options are parsed once per text by the store's student
+// read), so it is kept per source pair and type instead of being redone for
+// every message (docs/benchmark.md#ingestion). Types are callers' strings:
+// each pair keeps at most MERGED_PER_SOURCES of them, and starts over when full.
+const MERGED_PER_SOURCES = 256;
+const NO_SOURCE = {};
+const mergedCache = new WeakMap<object, WeakMap<object, Map<string, MergedOptions>>>();
+
+function mergedOptions(key: string, sources: OptionSources): MergedOptions {
+  const templates = sources.templates ?? NO_SOURCE;
+  const school = sources.school ?? NO_SOURCE;
+  let bySchool = mergedCache.get(templates);
+  if (bySchool === undefined)
+    mergedCache.set(templates, (bySchool = new WeakMap<object, Map<string, MergedOptions>>()));
+  let byType = bySchool.get(school);
+  if (byType === undefined) bySchool.set(school, (byType = new Map<string, MergedOptions>()));
+  const known = byType.get(key);
+  if (known !== undefined) return known;
   const merged = merge([
     layerFor(DEFAULT_OPTIONS, key),
     templateLayer(sources.templates, key),
     layerFor(sources.school ?? undefined, key),
   ]);
-  const ends: number[] = [];
-  if (typeof merged.ttlSeconds === 'number') ends.push(dueAt.getTime() + merged.ttlSeconds * 1000);
-  if (typeof merged.expiresAt === 'string') {
-    const minutes = minutesOf(merged.expiresAt, true) as number;
-    ends.push(nextLocalTime(dueAt, timeZone, minutes).getTime());
+  // Frozen: every message of the type shares these objects.
+  const result: MergedOptions = Object.freeze({
+    ttlSeconds: typeof merged.ttlSeconds === 'number' ? merged.ttlSeconds : null,
+    expiresAtMinutes: typeof merged.expiresAt === 'string' ? (minutesOf(merged.expiresAt, true) as number) : null,
+    android: Object.freeze(present({ ...merged.android })),
+    apns: Object.freeze(present({ ...merged.apns })),
+    webpush: Object.freeze(present({ ...merged.webpush })),
+  } as MergedOptions);
+  if (byType.size >= MERGED_PER_SOURCES) byType.clear();
+  byType.set(key, result);
+  return result;
+}
+
+/**
+ * The options of a message of `type` due at `dueAt` for a school in
+ * `timeZone`: the lifetime counts from when the message is due, so that a
+ * message held through quiet hours or scheduled for later keeps all of it.
+ */
+export function resolveOptions(type: string, dueAt: Date, timeZone: string, sources: OptionSources): ResolvedOptions {
+  const merged = mergedOptions(type.trim().toLowerCase(), sources);
+  let end: number | null = merged.ttlSeconds === null ? null : dueAt.getTime() + merged.ttlSeconds * 1000;
+  if (merged.expiresAtMinutes !== null) {
+    const local = nextLocalTime(dueAt, timeZone, merged.expiresAtMinutes).getTime();
+    end = end === null ? local : Math.min(end, local);
   }
   return {
-    expiresAt: ends.length === 0 ? null : new Date(Math.min(...ends)).toISOString(),
-    android: present({ ...merged.android }),
-    apns: present({ ...merged.apns }),
-    webpush: present({ ...merged.webpush }),
-  } as ResolvedOptions;
+    expiresAt: end === null ? null : new Date(end).toISOString(),
+    android: merged.android,
+    apns: merged.apns,
+    webpush: merged.webpush,
+  };
 }
 
 const ResolvedSchema = z.object({

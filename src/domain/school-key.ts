@@ -4,6 +4,22 @@
  * the canonical form both the store and every lookup use.
  */
 export function schoolKey(baseUrl: string): string {
+  const known = keys.get(baseUrl);
+  if (known !== undefined) return known;
+  const key = keyOf(baseUrl);
+  if (keys.size >= KEYS_KEPT) keys.clear();
+  keys.set(baseUrl, key);
+  return key;
+}
+
+// Every SendNotificationType call checks the caller's school against the
+// student's, and parsing a URL is most of that: the few schools' URLs come
+// again and again, so their keys are kept (at most KEYS_KEPT, as callers may
+// send anything; the map starts over when full).
+const KEYS_KEPT = 1024;
+const keys = new Map<string, string>();
+
+function keyOf(baseUrl: string): string {
   const trimmed = baseUrl.trim();
   let parsed: URL | null;
   try {

@@ -55,6 +55,29 @@ describe('resolving the options of a message', () => {
       { urgency: 'low' },
     );
   });
+
+  it('merges a type once per templates and school, and a school whose options change gets the new ones', () => {
+    const templates = DEFAULT_TEMPLATES;
+    const before = { absence: { android: { channelId: 'old' } } };
+    const first = resolveOptions('absence', at(T0), 'UTC', { templates, school: before });
+    // The lifetime is counted from each message's own due time; the platforms are the kept ones.
+    const later = resolveOptions('Absence ', at('2030-01-02T10:00:00.000Z'), 'UTC', { templates, school: before });
+    expect(later.expiresAt).toBe('2030-01-03T00:00:00.000Z');
+    expect(later.android).toBe(first.android);
+    expect(Object.isFrozen(first.android)).toBe(true);
+    // An import gives the school a new options object: read afresh.
+    const after = resolveOptions('absence', at(T0), 'UTC', {
+      templates,
+      school: { absence: { android: { channelId: 'new' } } },
+    });
+    expect(after.android).toEqual({ priority: 'high', channelId: 'new' });
+    // Many types (callers' strings): each still resolved as alone, past what is kept.
+    for (let i = 0; i < 600; i++)
+      expect(resolveOptions(`type-${i}`, at(T0), 'UTC', { templates, school: before }).expiresAt).toBe(
+        '2030-01-08T00:00:00.000Z',
+      );
+    expect(resolveOptions('absence', at(T0), 'UTC', { templates, school: before })).toEqual(first);
+  });
 });
 
 describe('the fake FCM refuses what FCM refuses', () => {

@@ -129,6 +129,22 @@ describe.each(storeVariants())('reads on $name', (variant) => {
         quietHours: '22:00-06:00',
         pushOptions: { absence: { android: { channelId: 'absence' } } },
       });
+      // Parsed once per text and shared, frozen, by every read; new options read as new at once.
+      const first = (await ctx.store.records.findStudent('1010'))?.pushOptions;
+      expect((await ctx.store.records.findStudent('1010'))?.pushOptions).toBe(first);
+      expect(Object.isFrozen(first?.absence?.android)).toBe(true);
+      await ctx.store.dataSet.writeDataSet({
+        schools: [
+          {
+            baseUrl: 'https://alnoor.school.example',
+            name: 'Al Noor',
+            pushOptions: { absence: { android: { channelId: 'urgent' } } },
+          },
+        ],
+      });
+      expect((await ctx.store.records.findStudent('1010'))?.pushOptions).toEqual({
+        absence: { android: { channelId: 'urgent' } },
+      });
     });
 
     it('has a null token when the device has none, is unregistered or missing', async () => {

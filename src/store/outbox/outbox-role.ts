@@ -180,9 +180,40 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
   const insertPushNotifications = async (requests: readonly PushRequest[]): Promise<string[]> => {
     const at = core.now();
     const now = at.toISOString();
-    const rows = requests.map(({ notification, traceparent }) => ({
-      // Time-ordered: each row's primary-key entry lands beside the last one's (time-ordered-id.ts).
-      id: timeOrderedId(at.getTime()),
+    // Time-ordered: each row's primary-key entry lands beside the last one's (time-ordered-id.ts).
+    const ids = requests.map(() => timeOrderedId(at.getTime()));
+    const optionsText = (notification: NewPushNotification): string | null =>
+      notification.options === undefined ? null : JSON.stringify(notification.options);
+    if (sqliteStatements !== null) {
+      // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction,
+      // from statements compiled once: building them with Kysely cost more than SQLite's work.
+      const statements: ReturnType<typeof sqliteStatements.insertPush>[] = [];
+      for (let index = 0; index < requests.length; index++) {
+        const { notification, traceparent } = requests[index];
+        statements.push(
+          sqliteStatements.insertPush({
+            id: ids[index],
+            deviceId: notification.deviceId,
+            studentId: notification.studentId,
+            type: notification.type,
+            title: notification.title,
+            body: notification.body,
+            data: JSON.stringify(notification.data),
+            traceparent,
+            schoolKey: notification.schoolKey ?? null,
+            now,
+            // Held through quiet hours or scheduled: the claim takes it once due (docs/delivery.md#quiet-hours).
+            nextAttemptAt: notification.dueAt ?? now,
+            options: optionsText(notification),
+          }),
+          sqliteStatements.queuedEvent({ id: ids[index], now }),
+        );
+      }
+      await core.write(statements);
+      return ids;
+    }
+    const rows = requests.map(({ notification, traceparent }, index) => ({
+      id: ids[index],
       device_id: notification.deviceId,
       student_id: notification.studentId,
       type: notification.type,
@@ -195,41 +226,15 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
         notification.schoolKey ??
         sql<string | null>`(select school_key from students where id = ${notification.studentId})`,
       ...queuedColumns(now),
-      // Held through quiet hours or scheduled: the claim takes it once due (docs/delivery.md#quiet-hours).
       next_attempt_at: notification.dueAt ?? now,
-      options: notification.options === undefined ? null : JSON.stringify(notification.options),
+      options: optionsText(notification),
     }));
-    const ids = rows.map((row) => row.id);
-    if (sqliteStatements !== null) {
-      // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction,
-      // from statements compiled once: building them with Kysely cost more than SQLite's work.
-      await core.write(
-        requests.flatMap(({ notification, traceparent }, index) => [
-          sqliteStatements.insertPush({
-            id: ids[index],
-            deviceId: notification.deviceId,
-            studentId: notification.studentId,
-            type: notification.type,
-            title: notification.title,
-            body: notification.body,
-            data: rows[index].data,
-            traceparent,
-            schoolKey: notification.schoolKey ?? null,
-            now,
-            nextAttemptAt: rows[index].next_attempt_at,
-            options: rows[index].options,
-          }),
-          sqliteStatements.queuedEvent({ id: ids[index], now }),
-        ]),
-      );
-    } else {
-      const queued = db
-        .insertInto('push_notifications')
-        .values(rows)
-        .returning([...EVENT_SOURCE_COLUMNS]);
-      await sql`with queued as (${queued}), events as (${queuedEventsFrom('queued', now)})
-        select pg_notify(${OUTBOX_CHANNEL}, 'push') as notified`.execute(db);
-    }
+    const queued = db
+      .insertInto('push_notifications')
+      .values(rows)
+      .returning([...EVENT_SOURCE_COLUMNS]);
+    await sql`with queued as (${queued}), events as (${queuedEventsFrom('queued', now)})
+      select pg_notify(${OUTBOX_CHANNEL}, 'push') as notified`.execute(db);
     return ids;
   };
 

@@ -33,14 +33,36 @@ function toStudentPlacement(row: {
 }
 
 // Checked when written (the schools collection); a row edited by hand into something else reads as none.
+// Parsed once per text: a school's options are read with every SendNotificationType call, their text
+// changes only with an import, and the parsed value is the same object each time, which lets the
+// message's options be merged once per school and type (src/domain/message-options.ts). At most
+// PARSED_OPTIONS_KEPT texts are kept; the cache starts over when full.
+const PARSED_OPTIONS_KEPT = 256;
+const parsedOptions = new Map<string, OptionsByType | null>();
+
 function parseOptionsByType(text: string | null): OptionsByType | null {
   if (text === null) return null;
+  const known = parsedOptions.get(text);
+  if (known !== undefined) return known;
+  let options: OptionsByType | null;
   try {
     const parsed = OptionsByTypeSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
+    options = parsed.success ? deepFreeze(parsed.data) : null;
   } catch {
-    return null;
+    options = null;
   }
+  if (parsedOptions.size >= PARSED_OPTIONS_KEPT) parsedOptions.clear();
+  parsedOptions.set(text, options);
+  return options;
+}
+
+// Shared by every read of the school: nobody may change it.
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 const tokenOf = (rows: readonly { push_token: string | null }[]): string | null => rows[0]?.push_token ?? null;
