@@ -59,7 +59,10 @@ export async function queueNotification(
   if (student === null) return unknown();
   if (request.school !== null && student.schoolKey !== schoolKey(request.school)) {
     return refused(
-      new ClientError('student_not_in_school', `Student ${echoed(id)} does not belong to the school ${echoed(request.school)}.`),
+      new ClientError(
+        'student_not_in_school',
+        `Student ${echoed(id)} does not belong to the school ${echoed(request.school)}.`,
+      ),
     );
   }
   if (student.deviceId === null || student.pushToken === null) {
@@ -71,7 +74,8 @@ export async function queueNotification(
   // A type holding a NUL could not be stored on PostgreSQL: nothing is queued, on either store, and the
   // caller is answered as for an unknown student (docs/design.md#a-nul-in-a-parameter). A mistake in
   // the field's form, not kept for the console: the student is known, and not what went wrong.
-  if (holdsNul(kind)) return refused(new ClientError('student_unknown', `No student with id ${echoed(id)}.`), 'type_nul');
+  if (holdsNul(kind))
+    return refused(new ClientError('student_unknown', `No student with id ${echoed(id)}.`), 'type_nul');
   const now = rules.now?.() ?? new Date();
   const requested = request.sendAt !== undefined && request.sendAt > now ? request.sendAt : now;
   const held = quietUntil(requested, student, rules.urgentTypes?.has(kind.toLowerCase()) === true);

@@ -53,7 +53,9 @@ export function createSoapRouter(endpoint: EndpointModel): SoapRouter {
         const action = decodeAction(stripQuotes(input.soapActionHeader));
         const operation = byAction.get(action);
         if (operation) return { operation };
-        return { fault: clientFault(`Server did not recognize the value of HTTP Header SOAPAction: ${echoed(action)}.`) };
+        return {
+          fault: clientFault(`Server did not recognize the value of HTTP Header SOAPAction: ${echoed(action)}.`),
+        };
       }
       // SOAP 1.2, or SOAP 1.1 without SOAPAction: the action parameter, else the body element.
       const action =
