@@ -5,6 +5,7 @@
 // PostgreSQL no record can hold one: the same command finds none.
 import { main as importMain } from '../../src/cli/import';
 import { formatNulRecords, repairNulRecords } from '../../src/import';
+import { captureCommandOutput } from '../support/command-output';
 import { FIXTURES } from '../support/fixtures';
 import { storeVariants, type TestStore } from '../support/stores';
 
@@ -84,33 +85,25 @@ describe.each(storeVariants())('records holding a NUL on $name', (variant) => {
   });
 
   it('as a command: the list and the report on stdout, 1 while some are left, 0 once none are, 2 for bad usage', async () => {
-    let output = '';
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      output += String(chunk);
-      return true;
-    });
-    jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      output += String(chunk);
-      return true;
-    });
+    const output = captureCommandOutput();
     const saved = { DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL };
     process.env.DATA_DIR = testStore.options.dataDir;
     process.env.DATABASE_URL = '';
     try {
       await seedNuls();
       expect(await importMain(['--repair-nul', '--dry-run'])).toBe(1);
-      expect(output).toContain('Stored records holding a NUL character: 5');
-      expect(output).toContain('stored records holding a NUL');
-      expect(output).toContain('record 5 (absences): date');
+      expect(output.text()).toContain('Stored records holding a NUL character: 5');
+      expect(output.text()).toContain('stored records holding a NUL');
+      expect(output.text()).toContain('record 5 (absences): date');
       expect(await stored()).toMatchObject({ name: 'Ahmad\0 Ali' });
       expect(await importMain(['--repair-nul'])).toBe(1);
       expect(await stored()).toMatchObject({ name: 'Ahmad Ali' });
       await testStore.query('delete from devices where id = ?', ['dev-9\0']);
       await testStore.query('update absences set absence_date = ? where id = ?', ['2026-10-02\0', 'a1']);
       expect(await importMain(['--repair-nul'])).toBe(0);
-      output = '';
+      output.clear();
       expect(await importMain(['--repair-nul'])).toBe(0);
-      expect(output).toBe('No stored record holds a NUL character.\n');
+      expect(output.text()).toBe('No stored record holds a NUL character.\n');
       expect(await importMain(['--repair-nul', '--strict'])).toBe(2);
     } finally {
       Object.assign(process.env, saved);
