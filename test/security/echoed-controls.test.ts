@@ -126,4 +126,19 @@ describe.each(storeVariants())('a control character echoed in an error text on $
       );
     },
   );
+
+  it('an envelope namespace holding a line break, and a charset holding a tab', async () => {
+    const wrongEnvelope = await call(service.app)
+      .post('/PushNotificationMobile.asmx')
+      .set('Content-Type', 'text/xml; charset=utf-8')
+      .set('SOAPAction', `"${NS}GetTokenDevice"`)
+      .send('<soap:Envelope xmlns:soap="urn:x&#10;y"><soap:Body /></soap:Envelope>');
+    expect(bodyText(wrongEnvelope)).toContain('Envelope namespace urn:x\uFFFDy was unexpected.');
+    const charset = await call(service.app)
+      .post('/PushNotificationMobile.asmx')
+      .set('Content-Type', 'text/xml; charset="x\ty"')
+      .send(envelope('1.1', 'GetTokenDevice', { id: 'dev-1001' }));
+    expect(charset.status).toBe(415);
+    expect(bodyText(charset)).toContain("the charset 'x\uFFFDy' cannot be read.");
+  });
 });
