@@ -10,7 +10,8 @@ const CHALLENGE = 'Bearer realm="admin"';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-export function requireBearer(token: string, logger: Logger): RequestHandler {
+/** `routeOf`: the route's pattern for the log line, never the path, which names a record (router.ts). */
+export function requireBearer(token: string, logger: Logger, routeOf: (req: Request) => string): RequestHandler {
   const expected = digest(token);
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
@@ -30,7 +31,7 @@ export function requireBearer(token: string, logger: Logger): RequestHandler {
     }
     if (!timingSafeEqual(digest(match[1] ?? ''), expected)) {
       // Never the token itself: a near-miss may be the real one mistyped.
-      logger.warn({ method: req.method, path: req.path, callerAddress: req.ip }, 'admin API: wrong bearer token');
+      logger.warn({ method: req.method, route: routeOf(req), callerAddress: req.ip }, 'admin API: wrong bearer token');
       sendError(
         res,
         new AdminError(401, 'invalid_token', 'The bearer token is not the admin token.', undefined, {

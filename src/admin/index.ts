@@ -13,7 +13,7 @@ import type { QueueNotification } from '../domain/queued-notification';
 import { notificationRoutes } from './notification-routes';
 import { outboxRoutes } from './outbox-routes';
 import { API_BASE, recordRoutes } from './record-routes';
-import { routeTable } from './router';
+import { routeNamer, routeTable } from './router';
 
 export { API_BASE } from './record-routes';
 export type { QueueNotification } from '../domain/queued-notification';
@@ -69,7 +69,7 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
     });
     res.end(document);
   });
-  api.use(requireBearer(options.token, options.logger));
+  api.use(requireBearer(options.token, options.logger, routeNamer(routes)));
   api.use(routeTable(routes, options.logger, options.bodyLimit ?? 1024 * 1024));
   return router;
 }

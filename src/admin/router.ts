@@ -13,11 +13,21 @@ import type { AdminRoute } from './route-table';
 const toExpressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 const toPattern = (path: string): RegExp => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 
+/**
+ * Which route a request is for, as its pattern (`/admin/api/v1/students/:id`,
+ * or the base and `*` for none): what a log line names instead of the path.
+ */
+export function routeNamer(routes: readonly AdminRoute[]): (req: Request) => string {
+  const patterns = routes.map((entry) => ({ pattern: toPattern(entry.path), name: toExpressPath(entry.path) }));
+  return (req) => `${req.baseUrl}${patterns.find((p) => p.pattern.test(req.path))?.name ?? '/*'}`;
+}
+
 export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLimit: number): RequestHandler {
   const router = Router({ strict: false });
   router.use(express.json({ limit: bodyLimit }));
   for (const entry of routes) {
-    router[entry.method](toExpressPath(entry.path), async (req: Request, res: Response) => {
+    const pattern = toExpressPath(entry.path);
+    router[entry.method](pattern, async (req: Request, res: Response) => {
       const record = callOf(res);
       record.endpoint = 'admin';
       record.operation = entry.operationId;
@@ -29,7 +39,7 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
         });
         sendJson(res, reply.status, reply.body, reply.headers);
       } catch (err) {
-        sendError(res, asAdminError(err, req, record.requestId, logger));
+        sendError(res, asAdminError(err, req, `${req.baseUrl}${pattern}`, record.requestId, logger));
       }
     });
   }
@@ -128,7 +138,12 @@ function fail(error: AdminError): never {
   throw error;
 }
 
-function asAdminError(err: unknown, req: Request, requestId: string, logger: Logger): AdminError {
+/**
+ * The route's own pattern (`/admin/api/v1/students/:id`), never the concrete
+ * path, goes to the log: a path names a record, and some records' ids are
+ * a student's or a device's, or a phone number (docs/operating.md#logs).
+ */
+function asAdminError(err: unknown, req: Request, route: string, requestId: string, logger: Logger): AdminError {
   if (err instanceof AdminError) return err;
   if (err instanceof InvalidDataSetError) {
     // The store names the record as in a data set (`students[0].school`); here it is the body.
@@ -140,6 +155,6 @@ function asAdminError(err: unknown, req: Request, requestId: string, logger: Log
   if (err instanceof StoreError && err.kind === 'unavailable') {
     return new AdminError(503, 'store_unavailable', err.message, undefined, { 'Retry-After': '5' });
   }
-  logger.error({ err, method: req.method, path: req.path, requestId }, 'admin API: request failed');
+  logger.error({ err, method: req.method, route, requestId }, 'admin API: request failed');
   return new AdminError(500, 'internal', 'The request failed on our side; it has been logged.');
 }

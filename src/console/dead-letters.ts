@@ -174,7 +174,7 @@ export function deadPage(view: SignedInView, { q, groups, list, ...done }: DeadM
     column(
       t.colMessage,
       (m) =>
-        html`<a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code">${shortMessageId(m.id)}</bdi></a>`,
+        html`<a href="${CONSOLE_BASE}/messages/${encodeURIComponent(q.channel)}/${encodeURIComponent(m.id)}"><bdi class="code" dir="ltr">${shortMessageId(m.id)}</bdi></a>`,
     ),
     column(t.colStudent, (m) =>
       m.studentId === null

@@ -328,10 +328,11 @@ export function messageListPage(view: SignedInView, { parsed, list }: MessageLis
     [
       column(t.colQueued, (item) => view.times.atSecond(item.createdAt)),
       column(t.colMessage, (item) =>
-        // A refused call queued nothing: there is no message page to go to.
+        // A refused call queued nothing: there is no message page to go to. The short id is left to right and
+        // never wraps (`.code[dir=ltr]`, docs/console.md): Arabic's narrow column broke it mid-id.
         item.status === 'refused'
-          ? html`<bdi class="code">${shortMessageId(item.id)}</bdi>`
-          : html`<a href="${messageHref(item)}"><bdi class="code">${shortMessageId(item.id)}</bdi></a>`,
+          ? html`<bdi class="code" dir="ltr">${shortMessageId(item.id)}</bdi>`
+          : html`<a href="${messageHref(item)}"><bdi class="code" dir="ltr">${shortMessageId(item.id)}</bdi></a>`,
       ),
       column(t.colChannel, (item) => t.channelShort[item.channel]),
       column(t.colRecipient, (item) =>

@@ -13,3 +13,4 @@ export { FIELDS } from './format';
 export { readSource } from './read-source';
 export { SourceError, type Source } from './source';
 export { DEFAULT_MAX_ROWS, LISTED_REJECTIONS_MAX, type ReadLimits } from './read-limits';
+export { repairNulRecords, formatNulRecords, REPAIR_SOURCE, type NulRecord, type NulRepair } from './repair-nul';

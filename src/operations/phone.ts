@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { maskPhone } from '../log';
+import { echoed } from '../shared/echo';
 import { ClientError } from './errors';
 
 export interface PhoneRules {
@@ -20,7 +21,7 @@ export function normalisePhone(raw: string | null, rules: PhoneRules): string {
   if (raw === null || raw.trim() === '') throw new ClientError('phone_missing', 'A phone number is required.');
   const parsed = parsePhoneNumberFromString(raw.trim(), rules.defaultRegion);
   if (!parsed || !parsed.isValid())
-    throw new ClientError('phone_invalid', `The phone number ${maskPhone(raw.trim())} is not a valid number.`);
+    throw new ClientError('phone_invalid', `The phone number ${maskPhone(echoed(raw.trim()))} is not a valid number.`);
   const type = parsed.getType();
   if (type === undefined || !MOBILE_TYPES.has(type)) {
     throw new ClientError('phone_not_mobile', `The phone number ${maskPhone(parsed.number)} is not a mobile number.`);

@@ -9,6 +9,7 @@ import { parseQuietHours, quietHoursEnd, renderNotification, resolveOptions, sch
 import type { QueuedNotification, QueueNotification } from '../domain/queued-notification';
 import type { OperationDeps } from './define';
 import { ClientError } from './errors';
+import { echoed } from '../shared/echo';
 import { holdsNul } from '../shared/nul';
 
 /** What queueing needs: the admin API's queue has no refused calls to record. */
@@ -51,26 +52,30 @@ export async function queueNotification(
   const { studentId: id, type: kind } = request;
   if (kind.length > MAX_TYPE_LENGTH)
     throw new ClientError('type_too_long', `TypeNotfication must be at most ${MAX_TYPE_LENGTH} characters.`);
-  const unknown = () => refused(new ClientError('student_unknown', `No student with id ${id}.`));
+  const unknown = () => refused(new ClientError('student_unknown', `No student with id ${echoed(id)}.`));
   // An id holding a NUL matches no student (src/shared/nul.ts); a school holding one is not the student's, below.
   if (holdsNul(id)) return unknown();
   const student = await store.records.findStudent(id);
   if (student === null) return unknown();
   if (request.school !== null && student.schoolKey !== schoolKey(request.school)) {
     return refused(
-      new ClientError('student_not_in_school', `Student ${id} does not belong to the school ${request.school}.`),
+      new ClientError(
+        'student_not_in_school',
+        `Student ${echoed(id)} does not belong to the school ${echoed(request.school)}.`,
+      ),
     );
   }
   if (student.deviceId === null || student.pushToken === null) {
     return refused(
-      new ClientError('no_push_device', `Student ${id} has no device registered for push notifications.`),
+      new ClientError('no_push_device', `Student ${echoed(id)} has no device registered for push notifications.`),
       student.deviceId === null ? 'no_device' : 'no_token',
     );
   }
   // A type holding a NUL could not be stored on PostgreSQL: nothing is queued, on either store, and the
   // caller is answered as for an unknown student (docs/design.md#a-nul-in-a-parameter). A mistake in
   // the field's form, not kept for the console: the student is known, and not what went wrong.
-  if (holdsNul(kind)) return refused(new ClientError('student_unknown', `No student with id ${id}.`), 'type_nul');
+  if (holdsNul(kind))
+    return refused(new ClientError('student_unknown', `No student with id ${echoed(id)}.`), 'type_nul');
   const now = rules.now?.() ?? new Date();
   const requested = request.sendAt !== undefined && request.sendAt > now ? request.sendAt : now;
   const held = quietUntil(requested, student, rules.urgentTypes?.has(kind.toLowerCase()) === true);

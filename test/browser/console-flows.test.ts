@@ -157,7 +157,17 @@ function badTimes(page: Page): Promise<string[]> {
 
 /** How many lines the masked phones of the page's table take, each (a phone is short: one line). */
 function phoneLines(page: Page): Promise<number[]> {
-  return page.evaluate<number[]>(`[...document.querySelectorAll('td bdi.code[dir=ltr]')].map((b) => {
+  return linesOf(page, 'table.messages td:nth-child(4) bdi.code');
+}
+
+/** How many lines each short message id (the Messages column) is drawn on: one, in either language and size. */
+function idLines(page: Page): Promise<number[]> {
+  return linesOf(page, 'table.messages td:nth-child(2) bdi.code');
+}
+
+/** How many lines of text each element matching `selector` is drawn on, by the top of each character. */
+function linesOf(page: Page, selector: string): Promise<number[]> {
+  return page.evaluate<number[]>(`[...document.querySelectorAll(${JSON.stringify(selector)})].map((b) => {
     const tops = new Set();
     const node = b.firstChild;
     for (let i = 0; i < node.textContent.length; i++) {
@@ -380,6 +390,7 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     await page.waitForURL(/q=1001/);
     await page.getByRole('status').getByText(w.onPage(4)).waitFor();
     expect(await badTimes(page)).toEqual([]);
+    expect(await idLines(page)).toEqual([1, 1, 1, 1]);
     await checkPage(page);
     await page.getByLabel(w.find).fill(ids.dead);
     await page.getByRole('button', { name: w.search }).click();
@@ -407,6 +418,8 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
     expect(lines[1]).toContain("'+*********459");
     expect(csv).not.toContain('944123459');
     expect(await phoneLines(page)).toEqual([1]);
+    expect(await idLines(page)).toEqual([1]);
+    await shoot(page, `messages-found-${lang === 'en' ? 'desktop' : 'phone'}-${lang}`);
     if (lang === 'en') {
       await page.setViewportSize(PHONE);
       await checkPhonePage(page);
@@ -416,6 +429,7 @@ describe.each(['en', 'ar'] as const)('in %s', (lang) => {
       await checkPage(page);
     }
     expect(await phoneLines(page)).toEqual([1]);
+    expect(await idLines(page)).toEqual([1]);
     await shoot(page, `messages-found-${lang === 'en' ? 'phone' : 'desktop'}-${lang}`);
     await page.close();
   });

@@ -15,7 +15,7 @@ const OTHER_PHONE = '+963955667788';
 
 /** The message ids of a page, in the order shown (each row links to its message). */
 const idsIn = (page: string): string[] =>
-  [...page.matchAll(/<a href="\/console\/messages\/(?:push|sms)\/([^"]+)"><bdi class="code">/g)].map((m) =>
+  [...page.matchAll(/<a href="\/console\/messages\/(?:push|sms)\/([^"]+)"><bdi class="code" dir="ltr">/g)].map((m) =>
     decodeURIComponent(m[1] ?? ''),
   );
 

@@ -81,7 +81,8 @@ const PROBES = CASES.flatMap((c) =>
  * written `~` (no stored key holds one either), or for SendNotificationType's
  * type, which matches nothing stored but could not be queued on PostgreSQL,
  * an unknown student. An answer that echoes the value (a fault's message)
- * names the probe's value, NUL and all, as SQLite's answer did.
+ * names the probe's value with U+FFFD for its NUL, as no error text repeats
+ * a control character (test/security/echoed-controls.test.ts).
  */
 function counterpart(probe: (typeof PROBES)[number]): {
   params: Params;
@@ -96,7 +97,7 @@ function counterpart(probe: (typeof PROBES)[number]): {
   const other = probe.value.replace('\0', '~');
   return {
     params: { ...probe.params, [probe.name]: other },
-    asProbe: (text) => text.replace(other, probe.value),
+    asProbe: (text) => text.replace(other, probe.value.replace('\0', '\uFFFD')),
   };
 }
 

@@ -8,6 +8,7 @@ import { decodeBody, parseMediaType } from '../media-type';
 import { safeDecode } from '../request-target';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal } from '../respond';
 import type { Chunks } from '../results';
+import { echoed } from '../../shared/echo';
 import { escapeHtml } from '../../shared/markup';
 import { readFormPairs, type FormPair } from './form-pairs';
 import { createResultWriter } from './result-writer';
@@ -102,7 +103,7 @@ export function createHttpOperationHandler(
   return (req, res, operationPath, rawQuery, body, call) => {
     const name = safeDecode(operationPath);
     if ((req.method !== 'GET' && req.method !== 'POST') || name === '') {
-      sendError(res, `Request format is unrecognized for URL unexpectedly ending in '/${name}'.`);
+      sendError(res, `Request format is unrecognized for URL unexpectedly ending in '/${echoed(name)}'.`);
       return;
     }
     const found = operations.get(name);
@@ -122,7 +123,7 @@ export function createHttpOperationHandler(
       const form = media.type === FORM ? decodeBody(body ?? Buffer.alloc(0), media) : null;
       if (form === null) {
         if (operation.parameters.length > 0) {
-          sendError(res, `Request format is invalid: ${req.headers['content-type'] ?? ''}.`);
+          sendError(res, `Request format is invalid: ${echoed(req.headers['content-type'] ?? '')}.`);
           return;
         }
         pairs = [];
@@ -164,7 +165,7 @@ function readValues(
     if (param.type === 'char' && value.length !== 1) {
       return {
         error: [
-          `Cannot convert ${value} to System.Char.\r\nParameter name: type`,
+          `Cannot convert ${echoed(value)} to System.Char.\r\nParameter name: type`,
           'String must be exactly one character long.',
         ],
       };
@@ -174,8 +175,9 @@ function readValues(
   return values;
 }
 
-function unknownOperationMessage(name: string, endpoint: EndpointModel): string {
-  const other = endpoint.operations.find((op) => op.wireName.toLowerCase() === name.toLowerCase());
+function unknownOperationMessage(sent: string, endpoint: EndpointModel): string {
+  const name = echoed(sent);
+  const other = endpoint.operations.find((op) => op.wireName.toLowerCase() === sent.toLowerCase());
   if (other === undefined) return `${name} Web Service method name is not valid.`;
   return (
     `Invalid method name '${name}',  method names are case sensitive.   ` +

@@ -3,6 +3,7 @@
 // Body element and its direct children. Choosing the operation and reading
 // parameters by name is the router's job; this only reads XML.
 import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { echoed } from '../../shared/echo';
 import { readPlainEnvelope, type EnvelopeEvents, type PlainTag } from './plain-envelope';
 import { ENVELOPE_NS, versionOfEnvelope, type SoapVersion } from './version';
 
@@ -48,7 +49,7 @@ export class EnvelopeVersionError extends Error {
   override readonly name = 'EnvelopeVersionError';
   constructor(readonly namespace: string) {
     super(
-      `Possible SOAP version mismatch: Envelope namespace ${namespace} was unexpected. Expecting ${ENVELOPE_NS['1.1']}.`,
+      `Possible SOAP version mismatch: Envelope namespace ${echoed(namespace)} was unexpected. Expecting ${ENVELOPE_NS['1.1']}.`,
     );
   }
 }

@@ -6,6 +6,7 @@ import type { Dispatcher, Failed, Outcome, WireCall } from '../dispatch';
 import { decodeBody, parseMediaType } from '../media-type';
 import { CACHE_ERROR, CACHE_RESULT, send, sendAccessRefusal, sendText } from '../respond';
 import type { Chunks } from '../results';
+import { echoed } from '../../shared/echo';
 import { EnvelopeVersionError, XmlReadError, readSoapRequest } from './envelope-reader';
 import { createResponseWriter, writeFault } from './envelope-writer';
 import { clientFault, serverFault, type SoapFault } from './fault';
@@ -82,7 +83,7 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       sendText(
         res,
         415,
-        `Unsupported Media Type: a SOAP request needs Content-Type text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not '${media.type}'.`,
+        `Unsupported Media Type: a SOAP request needs Content-Type text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not '${echoed(media.type)}'.`,
       );
       return;
     }
@@ -91,7 +92,7 @@ export function createSoapHandler(endpoint: EndpointModel, dispatcher: Dispatche
       sendText(
         res,
         415,
-        `Unsupported Media Type: the charset '${media.parameters.get('charset') ?? ''}' cannot be read.`,
+        `Unsupported Media Type: the charset '${echoed(media.parameters.get('charset') ?? '')}' cannot be read.`,
       );
       return;
     }

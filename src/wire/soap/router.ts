@@ -2,6 +2,7 @@
 // 11-13) and reads its parameters from the body element's children.
 import type { EndpointModel, OperationModel } from '../../contract';
 import type { ChildElement, SoapRequest } from './envelope-reader';
+import { echoed } from '../../shared/echo';
 import { clientFault, type SoapFault } from './fault';
 import type { SoapVersion } from './version';
 
@@ -52,7 +53,9 @@ export function createSoapRouter(endpoint: EndpointModel): SoapRouter {
         const action = decodeAction(stripQuotes(input.soapActionHeader));
         const operation = byAction.get(action);
         if (operation) return { operation };
-        return { fault: clientFault(`Server did not recognize the value of HTTP Header SOAPAction: ${action}.`) };
+        return {
+          fault: clientFault(`Server did not recognize the value of HTTP Header SOAPAction: ${echoed(action)}.`),
+        };
       }
       // SOAP 1.2, or SOAP 1.1 without SOAPAction: the action parameter, else the body element.
       const action =
@@ -60,7 +63,7 @@ export function createSoapRouter(endpoint: EndpointModel): SoapRouter {
       const operation = (action !== undefined ? byAction.get(action) : undefined) ?? byBodyElement(request);
       if (operation) return { operation };
       if (action !== undefined && action !== '') {
-        return { fault: clientFault(`Unable to handle request. The action '${action}' was not recognized.`) };
+        return { fault: clientFault(`Unable to handle request. The action '${echoed(action)}' was not recognized.`) };
       }
       return {
         fault: clientFault(
