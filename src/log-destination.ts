@@ -31,7 +31,7 @@ export interface PipeDestinationOptions {
 }
 
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-const BATCH_BYTES = 4096;
+const BATCH_BYTES = 16 * 1024;
 const FLUSH_EVERY_MS = 1000;
 
 /** Whether `fd` is a pipe or a socket, the destinations a reader can stop taking from. */

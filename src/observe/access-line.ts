@@ -2,8 +2,9 @@
 // path: a line per request goes through a loop over the entry's keys, a
 // character scan of every string, and the hooks pino offers but this logger
 // does not use. Here the line is joined from the entry's fields in one
-// expression, the strings quoted by JSON.stringify. The bytes are the same
-// as pino's for the same entry (test/unit/access-line.test.ts compares them),
+// expression, the strings quoted as JSON.stringify quotes them. The bytes are the same
+// as pino's for the same entry, but that a lone surrogate is escaped here
+// where pino writes it as it is (test/unit/access-line.test.ts compares them),
 // and they go to the same stream, so the destination's batching, the pretty
 // format and the tests' capture see no difference. A logger that uses what
 // this path would skip (a mixin, formatters, hooks, serializers or
@@ -95,22 +96,36 @@ function fastWriter(logger: Logger): AccessLineWriter | null {
       time.call(logger) +
       chindings +
       ',"requestId":' +
-      JSON.stringify(entry.requestId) +
-      (entry.method === undefined ? '' : ',"method":' + JSON.stringify(entry.method)) +
+      quoted(entry.requestId) +
+      (entry.method === undefined ? '' : ',"method":' + quoted(entry.method)) +
       ',"path":' +
-      JSON.stringify(entry.path) +
+      quoted(entry.path) +
       ',"status":' +
       finite(entry.status) +
       ',"durationMs":' +
       finite(entry.durationMs);
-    if (entry.endpoint !== undefined) line += ',"endpoint":' + JSON.stringify(entry.endpoint);
-    if (entry.operation !== undefined) line += ',"operation":' + JSON.stringify(entry.operation);
-    if (entry.binding !== undefined) line += ',"binding":' + JSON.stringify(entry.binding);
-    line += ',"outcome":' + JSON.stringify(entry.outcome);
-    if (entry.fault !== undefined) line += ',"fault":' + JSON.stringify(entry.fault);
+    if (entry.endpoint !== undefined) line += ',"endpoint":' + quoted(entry.endpoint);
+    if (entry.operation !== undefined) line += ',"operation":' + quoted(entry.operation);
+    if (entry.binding !== undefined) line += ',"binding":' + quoted(entry.binding);
+    line += ',"outcome":' + quoted(entry.outcome);
+    if (entry.fault !== undefined) line += ',"fault":' + quoted(entry.fault);
     if (entry.aborted === true) line += ',"aborted":true';
     stream.write(line + end);
   };
+}
+
+// What JSON.stringify would escape in a string: a quote, a backslash, a control character, a surrogate (well-formed
+// JSON.stringify writes a lone one as an escape). A string with none of them is written between quotes as it is.
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A string as JSON.stringify writes it. Most of a line's strings (the request id, the names of the endpoint,
+ * operation, binding and outcome) have nothing to escape, and a regular expression's test is cheaper than a
+ * call into JSON.stringify for each (docs/benchmark.md#sixth-round-the-answer-and-the-log-line).
+ */
+function quoted(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"';
 }
 
 /** A number as pino writes one: null when it is not finite. */

@@ -37,7 +37,24 @@ const ENTRIES: AccessEntry[] = [
     fault: 'aborted',
     aborted: true,
   },
+  // Each kind of character JSON escapes, alone, and the kinds it writes as they are (a surrogate pair, Arabic, DEL).
+  ...['"', '\\', '\u0000', '\u001f', '\ud83d\ude00', 'طالب', '\u007f', '<&>'].map(entryHolding),
 ];
+
+function entryHolding(text: string): AccessEntry {
+  return {
+    requestId: 'plain-id',
+    method: 'GET',
+    path: `/p${text}q`,
+    status: 500,
+    durationMs: 1.5,
+    endpoint: text,
+    operation: `op${text}`,
+    binding: 'http_get',
+    outcome: 'server_fault',
+    fault: text,
+  };
+}
 
 describe('the access-log line', () => {
   it('is byte for byte what pino writes for the same entry, at info and at warn', () => {
@@ -52,7 +69,7 @@ describe('the access-log line', () => {
         logger[level](entry, 'request');
       }
     }
-    expect(ours.lines).toHaveLength(4);
+    expect(ours.lines).toHaveLength(2 * ENTRIES.length);
     expect(ours.lines.map(withoutTime)).toEqual(theirs.lines.map(withoutTime));
     expect(JSON.parse(ours.lines[3])).toMatchObject({
       level: 40,
@@ -60,6 +77,18 @@ describe('the access-log line', () => {
       aborted: true,
       msg: 'request',
     });
+  });
+
+  it('writes a lone surrogate as JSON.stringify does, an escape (pino writes it as it is, and UTF-8 then loses it)', () => {
+    const ours = capture();
+    const write = accessLineWriter(createLogger('info', { destination: ours.destination }));
+    for (const text of ['\ud800', '\udfff', 'a\ud83d']) write('info', entryHolding(text));
+    expect(ours.lines.map((line) => (JSON.parse(line) as { fault: string }).fault)).toEqual([
+      '\ud800',
+      '\udfff',
+      'a\ud83d',
+    ]);
+    expect(ours.lines[2]).toContain('"fault":"a\\ud83d"');
   });
 
   it('follows the logger level as it changes', () => {
