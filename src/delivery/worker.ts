@@ -38,9 +38,10 @@ const DEFAULT_FLOOR = 4;
 // (notify('sms'), or a notify naming no channel). An empty look is a write
 // transaction on SQLite and two statements on PostgreSQL (about 210 and 470 µs
 // of the worker's CPU here), and at 0 ms provider latency the loop claims
-// every few ms (docs/delivery.md#cpu-per-push). A code queued by another
-// process with no NOTIFY (SQLite) waited up to DELIVERY_POLL_MS for an idle
-// worker already; this adds at most this much while pushes are under way.
+// tens of times a second (docs/delivery.md#cpu-per-push). A code queued by
+// another process with no NOTIFY (SQLite) waited up to DELIVERY_POLL_MS for
+// an idle worker already; this adds at most this much while pushes are
+// under way.
 const EMPTY_SMS_RECHECK_MS = 50;
 
 // After this many claim failures in a row (store unreachable), wait this long at most.
