@@ -1,16 +1,20 @@
 // Which HTTP/2 client FCM sends go through: CPU per message of a bare
-// node:http2 client (4 sessions, a request on each in turn, the answer read
-// and nothing else: the floor any sender pays), of node:http2 through
-// src/delivery/http/h2-pool.ts as the service uses it, and of undici 7 with
-// allowH2, against the same TLS HTTP/2 server in another process (so that
-// only the client's CPU is counted). Each sends BENCH_H2_MESSAGES FCM-sized
-// POSTs, BENCH_H2_CONCURRENCY at a time, over up to 4 sessions. The server is
-// the tests' fake FCM (test/delivery/support/fake-h2-server.ts).
+// node:http2 client (BENCH_H2_SESSIONS sessions, default 4, a request on each
+// in turn, the answer read and nothing else: the floor any sender pays), of
+// node:http2 through src/delivery/http/h2-pool.ts as the service uses it, and
+// of undici 7 with allowH2, against the same TLS HTTP/2 server in another
+// process (so that only the client's CPU is counted). Each sends
+// BENCH_H2_MESSAGES FCM-sized POSTs, BENCH_H2_CONCURRENCY at a time (default
+// 200), to a server answering after BENCH_H2_LATENCY_MS (default 0; +-20 %
+// as scripts/bench-delivery.ts's fake). The server is the tests' fake FCM
+// (test/delivery/support/fake-h2-server.ts).
 // Run after `npm run build`:
 // node -r ./test/delivery/support/register-ts.js scripts/bench-h2-client.ts
 // BENCH_H2_CLIENTS=bare,pool (any of bare, pool, undici) runs some of them;
 // BENCH_H2_JSON=1 prints one line of JSON, each client's median CPU µs per
-// message (scripts/bench-delivery.ts runs it so, beside the worker).
+// message (scripts/bench-delivery.ts runs it so after each drain, with the
+// streams in flight, the sessions and the latency that drain had:
+// docs/delivery.md#cpu-per-push).
 import { spawn } from 'node:child_process';
 import http2 from 'node:http2';
 import path from 'node:path';
@@ -26,7 +30,8 @@ const CONCURRENCY = scaled('BENCH_H2_CONCURRENCY', 200, 10);
 const ROUNDS = scaled('BENCH_H2_ROUNDS', 3, 1);
 const CLIENTS = (process.env.BENCH_H2_CLIENTS ?? 'bare,pool,undici').split(',').filter(Boolean);
 const JSON_OUT = process.env.BENCH_H2_JSON === '1';
-const SESSIONS = 4;
+const SESSIONS = scaled('BENCH_H2_SESSIONS', 4, 4);
+const LATENCY_MS = scaled('BENCH_H2_LATENCY_MS', 0, 0);
 const BODY = JSON.stringify({
   message: {
     token: `fcm-token-${'x'.repeat(140)}`,
@@ -40,9 +45,12 @@ const HEADERS = { authorization: `Bearer ${'t'.repeat(180)}`, 'content-type': 'a
 const SERVER = `
 const { FakeH2Server } = require(${JSON.stringify(path.join(root, 'test/delivery/support/fake-h2-server.ts'))});
 FakeH2Server.start({ tls: { key: process.env.KEY, cert: process.env.CERT } }).then((fake) => {
+  const latencyMs = Number(process.env.LATENCY_MS);
+  const answer = { status: 200, body: { name: 'projects/p/messages/1' } };
   fake.handle(() => {
     fake.received.length = 0;
-    return { status: 200, body: { name: 'projects/p/messages/1' } };
+    if (latencyMs === 0) return answer;
+    return new Promise((resolve) => setTimeout(() => resolve(answer), latencyMs * (0.8 + 0.4 * Math.random())));
   });
   console.log(new URL(fake.origin).port);
 });
@@ -114,7 +122,7 @@ const median = (values: readonly number[]): number => {
 async function main(): Promise<void> {
   const { key, cert } = selfSignedCertificate();
   const server = spawn(process.execPath, [...TS_HOOK, '-e', SERVER], {
-    env: { KEY: key, CERT: cert },
+    env: { KEY: key, CERT: cert, LATENCY_MS: String(LATENCY_MS) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve) =>
@@ -165,7 +173,7 @@ async function main(): Promise<void> {
       return;
     }
     console.log(
-      `HTTP/2 clients, ${MESSAGES} POSTs each round, ${CONCURRENCY} in flight, ${ROUNDS} rounds (client CPU per message, µs; messages/s)`,
+      `HTTP/2 clients, ${MESSAGES} POSTs each round, ${CONCURRENCY} in flight over up to ${SESSIONS} sessions, server after ${LATENCY_MS} ms, ${ROUNDS} rounds (client CPU per message, µs; messages/s)`,
     );
     console.log('| client | CPU µs per message | messages/s |');
     console.log('|---|---|---|');

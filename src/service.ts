@@ -19,6 +19,7 @@ import { chainObservers, observeRequests, type RequestObserver } from './observe
 import { createOperations } from './operations';
 import { notificationQueue } from './operations/queue-notification';
 import { createApp, type App, type OperatorRoute } from './server';
+import type { OutboxChannel } from './shared/outbox-channel';
 import { loadDemoData, openStore, type OpenedStore } from './store';
 import { startTracing, TRACES_FLUSH_MS, type Tracer } from './trace';
 
@@ -106,8 +107,8 @@ async function startParts(
   });
   const access = startAccess(config, logger, store, metrics, own);
   let delivery: RunningDelivery | null = null;
-  const wakeWorker = () => {
-    delivery?.worker.notify();
+  const wakeWorker = (channel?: OutboxChannel) => {
+    delivery?.worker.notify(channel);
     delivery?.events?.notify();
   };
   // The operations are given what they read and what they queue, nothing else.

@@ -15,7 +15,8 @@ export interface WakeUpSource {
 
 /** What it needs of the worker. */
 export interface WakeUpTarget {
-  notify(): void;
+  /** `channel`: the outbox channel the NOTIFY named (src/delivery/worker.ts looks at login codes at once for 'sms'). */
+  notify(channel?: string): void;
   pollEvery(ms: number): void;
 }
 
@@ -62,7 +63,7 @@ export function startWakeUp(source: WakeUpSource, target: WakeUpTarget, options:
     while (!stopped) {
       let opening: Promise<OutboxSubscription> | null;
       try {
-        opening = source.listenForOutbox(() => target.notify());
+        opening = source.listenForOutbox((channel) => target.notify(channel));
         if (opening === null) return;
         subscription = await opening;
       } catch (error) {

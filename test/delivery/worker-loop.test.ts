@@ -123,4 +123,38 @@ describe('the worker loop', () => {
     await h.worker.stop(5000);
     expect(claimedMeanwhile).toBe(10);
   });
+  it('while pushes keep it busy, looks for login codes at most every 50 ms, and at once when told one was queued', async () => {
+    await h.close();
+    h = await startHarness(sqlite, { pollMs: 3_600_000, limits: createDeliveryLimits({ floor: 4, ceiling: 4 }) });
+    const smsLooks = jest.spyOn(h.ctx.store.outbox, 'claimAuthCodeMessages');
+    const pushClaims = jest.spyOn(h.ctx.store.outbox, 'claimPushNotifications');
+    for (let i = 0; i < 40; i++) await queuePush(h, '1001', `type-${i}`);
+    const started = performance.now();
+    h.worker.start();
+    await new Promise<void>((resolve) => {
+      const check = () => (h.fcm.server.requests.length >= 40 ? resolve() : setTimeout(check, 2));
+      check();
+    });
+    const elapsed = performance.now() - started;
+    // An empty look is a write transaction (docs/delivery.md#cpu-per-push): not one per push claim.
+    expect(pushClaims.mock.calls.length).toBeGreaterThanOrEqual(10);
+    expect(smsLooks.mock.calls.length).toBeLessThanOrEqual(2 + Math.ceil(elapsed / 50));
+
+    // A code queued now is looked for at once when the worker is told, however recent the last look.
+    let answer: (value: { status: number; body: unknown }) => void = () => undefined;
+    h.fcm.server.script(new Promise((resolve) => (answer = resolve)));
+    await queuePush(h, '1002', 'held');
+    h.worker.notify('push');
+    await new Promise<void>((resolve) => {
+      const check = () => (h.fcm.server.requests.length >= 41 ? resolve() : setTimeout(check, 2));
+      check();
+    });
+    const smsSent = new Promise<void>((resolve) => h.gateway.onRequest(() => resolve()));
+    await queueAuthCode(h.ctx.store, { phone: '+963944123456', code: '482913', callerAddress: '203.0.113.9' });
+    h.worker.notify('sms');
+    await smsSent;
+    expect(h.gateway.requests).toHaveLength(1);
+    answer({ status: 200, body: { name: 'projects/p/messages/41' } });
+    await h.worker.stop(5000);
+  }, 15_000);
 });

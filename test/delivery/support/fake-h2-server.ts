@@ -68,6 +68,14 @@ export class FakeH2Server {
   readonly sessions = new Set<http2.ServerHttp2Session>();
   /** The most streams one session had open at once. */
   maxConcurrentPerSession = 0;
+  /**
+   * Streams open over time, all sessions together, since the last
+   * `resetOccupancy()`: the benchmark's mean streams in flight
+   * (scripts/bench-delivery.ts, docs/delivery.md#cpu-per-push).
+   */
+  readonly #occupancy = { open: 0, streamMs: 0, changedAt: 0, firstOpenAt: NaN, lastCloseAt: NaN };
+  /** Streams each session carried since the last `resetOccupancy()`. */
+  readonly #streamsBySession = new Map<http2.ServerHttp2Session, number>();
   readonly cert: string;
   #handler: H2Handler = () => ({ status: 200, body: {} });
   readonly #server: http2.Http2SecureServer;
@@ -86,7 +94,12 @@ export class FakeH2Server {
       const open = (this.#open.get(session) ?? 0) + 1;
       this.#open.set(session, open);
       this.maxConcurrentPerSession = Math.max(this.maxConcurrentPerSession, open);
-      stream.on('close', () => this.#open.set(session, (this.#open.get(session) ?? 1) - 1));
+      this.#countOpen(1);
+      this.#streamsBySession.set(session, (this.#streamsBySession.get(session) ?? 0) + 1);
+      stream.on('close', () => {
+        this.#open.set(session, (this.#open.get(session) ?? 1) - 1);
+        this.#countOpen(-1);
+      });
       stream.on('error', () => {});
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -125,6 +138,38 @@ export class FakeH2Server {
 
   get origin(): string {
     return `https://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  #countOpen(change: 1 | -1): void {
+    const occupancy = this.#occupancy;
+    const now = performance.now();
+    occupancy.streamMs += occupancy.open * (now - occupancy.changedAt);
+    occupancy.changedAt = now;
+    occupancy.open += change;
+    if (change === 1 && Number.isNaN(occupancy.firstOpenAt)) occupancy.firstOpenAt = now;
+    if (change === -1) occupancy.lastCloseAt = now;
+  }
+
+  /** Starts counting streams in flight afresh (streams open now count from now). */
+  resetOccupancy(): void {
+    const occupancy = this.#occupancy;
+    occupancy.streamMs = 0;
+    occupancy.changedAt = performance.now();
+    occupancy.firstOpenAt = NaN;
+    occupancy.lastCloseAt = NaN;
+    this.#streamsBySession.clear();
+  }
+
+  /** Streams each session carried since `resetOccupancy()`, the busiest first. */
+  streamsBySession(): number[] {
+    return [...this.#streamsBySession.values()].sort((a, b) => b - a);
+  }
+
+  /** Mean streams open, over the time from the first stream opened to the last closed since `resetOccupancy()`. */
+  meanStreamsInFlight(): number {
+    const { streamMs, firstOpenAt, lastCloseAt } = this.#occupancy;
+    const span = lastCloseAt - firstOpenAt;
+    return span > 0 ? streamMs / span : NaN;
   }
 
   handle(handler: H2Handler): void {
