@@ -40,6 +40,11 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
       db.selectFrom('devices').select('push_token').where('id', '=', p.deviceId),
     ),
 
+    // On SQLite the id's order within a date is put right in the rows read
+    // (rows.ts, idOrderWithinDate): the index gives the dates' order, and
+    // asking SQLite for the id's too made it sort every call's rows in a
+    // sorter of its own, which cost more than the read
+    // (docs/benchmark.md#sixth-round-the-operations-share).
     auditNotes: prepareQuery(['subjectId', 'classId'], (p) =>
       db
         .selectFrom('notes')
@@ -48,7 +53,7 @@ export function prepareQueries(db: Kysely<StoreDatabase>, dialect: StoreDialect)
         .where('subject_id', '=', p.subjectId)
         .where('class_id', '=', p.classId)
         .orderBy('note_date', 'desc')
-        .orderBy('id'),
+        .$if(dialect !== 'sqlite', (query) => query.orderBy('id')),
     ),
 
     markNotesRead: prepareQuery(['studentId', 'type', 'now'], (p) =>

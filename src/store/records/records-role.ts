@@ -8,7 +8,7 @@ import type { StoreCore } from '../core';
 import { GroupCommit, type GroupCommitBatching } from '../outbox/group-commit';
 import type { Records, StudentPlacement } from '../types';
 import { STUDENT_PLACEMENT_COLUMNS, type StoreQueries } from './queries';
-import { toAbsenceRecord, toNoteRecord } from './rows';
+import { idOrderWithinDate, toAbsenceRecord, toNoteRecord } from './rows';
 
 function toStudentPlacement(row: {
   id: string;
@@ -94,8 +94,11 @@ export function createRecords(core: StoreCore, queries: StoreQueries, batching: 
 
     getDeviceToken: (deviceId) => whenSettled(readSettled(queries.deviceToken({ deviceId })), tokenOf),
 
+    // SQLite reads them by date only; the ids' order within a date is put right here (queries.ts, auditNotes).
     listAuditNotes: (subjectId, classId) =>
-      whenSettled(readSettled(queries.auditNotes({ subjectId, classId })), (rows) => rows.map(toNoteRecord)),
+      whenSettled(readSettled(queries.auditNotes({ subjectId, classId })), (rows) =>
+        (core.dialect === 'sqlite' ? idOrderWithinDate(rows) : rows).map(toNoteRecord),
+      ),
 
     markNotesRead: (studentId, noteType) =>
       run(() =>

@@ -3,38 +3,37 @@
 // self-closed. No whitespace in SOAP; XmlSerializer's CRLF and two-space
 // indentation over HTTP GET/POST. A long list is written in chunks (./chunks.ts).
 import { STUDENT_INFO_FIELDS, type StudentInfo } from '../../contract';
-import { escapeText } from '../../shared/markup';
 import type { Chunks } from './chunks';
 import { XML_DECLARATION_CRLF, XSD_XSI, type ResultTypeModule } from './result-type';
+import { Utf8Chunks, utf8Bytes } from './utf8-chunks';
 
 const ROOT = 'ArrayOfStudentInfo';
 /** ASMX's sample arrays hold two items (DefaultWsdlHelpGenerator's maxArraySize). */
 const SAMPLE_ARRAY_SIZE = 2;
-const CHUNK_CHARS = 32 * 1024;
 
-/** Where the line breaks and indentation go, and each field's tags with them, built once. */
+/** Where the line breaks and indentation go, and each field's tags with them, built once as UTF-8. */
 interface ItemLayout {
-  readonly itemOpen: string;
-  readonly itemClose: string;
+  readonly itemOpen: Uint8Array;
+  readonly itemClose: Uint8Array;
   readonly fields: ReadonlyArray<{
     readonly key: (typeof STUDENT_INFO_FIELDS)[number]['key'];
     /** The field's opening tag, after its line break and indentation. */
-    readonly open: string;
-    readonly close: string;
+    readonly open: Uint8Array;
+    readonly close: Uint8Array;
     /** The field self-closed, for an empty value. */
-    readonly empty: string;
+    readonly empty: Uint8Array;
   }>;
 }
 
 function itemLayout(itemOpen: string, fieldPrefix: string, itemClose: string): ItemLayout {
   return {
-    itemOpen,
-    itemClose,
+    itemOpen: utf8Bytes(itemOpen),
+    itemClose: utf8Bytes(itemClose),
     fields: STUDENT_INFO_FIELDS.map((field) => ({
       key: field.key,
-      open: `${fieldPrefix}<${field.wireName}>`,
-      close: `</${field.wireName}>`,
-      empty: `${fieldPrefix}<${field.wireName} />`,
+      open: utf8Bytes(`${fieldPrefix}<${field.wireName}>`),
+      close: utf8Bytes(`</${field.wireName}>`),
+      empty: utf8Bytes(`${fieldPrefix}<${field.wireName} />`),
     })),
   };
 }
@@ -65,29 +64,31 @@ export const STUDENT_INFO_LIST_RESULT: ResultTypeModule<'ArrayOfStudentInfo'> = 
 };
 
 /**
- * `head`, the items, then `tail`, in chunks of about CHUNK_CHARS characters.
- * Each chunk is one string grown piece by piece with the tags built once
- * (itemLayout): an array of parts joined per chunk, and the tags put
- * together again for every field of every item, cost a tenth of a 500-student
- * call (docs/benchmark.md#request-path).
+ * `head`, the items, then `tail`, as UTF-8 in chunks (utf8-chunks.ts): the
+ * tags' bytes made once (itemLayout), each value escaped and encoded as it is
+ * copied. Built as one string grown piece by piece, Buffer.from then spent
+ * four fifths of a 500-student list's instructions flattening and encoding it
+ * (docs/benchmark.md#sixth-round-the-operations-share).
  */
 function writeItems(head: string, items: readonly StudentInfo[], layout: ItemLayout, tail: string): Chunks {
-  const chunks: Buffer[] = [];
+  const out = new Utf8Chunks();
   const fields = layout.fields;
-  let text = head;
+  out.markup(head);
   for (const item of items) {
-    text += layout.itemOpen;
+    out.bytes(layout.itemOpen);
     for (const field of fields) {
       const value = item[field.key];
       if (value === null) continue;
-      text += value === '' ? field.empty : field.open + escapeText(value) + field.close;
+      if (value === '') {
+        out.bytes(field.empty);
+      } else {
+        out.bytes(field.open);
+        out.text(value);
+        out.bytes(field.close);
+      }
     }
-    text += layout.itemClose;
-    if (text.length >= CHUNK_CHARS) {
-      chunks.push(Buffer.from(text, 'utf8'));
-      text = '';
-    }
+    out.bytes(layout.itemClose);
   }
-  chunks.push(Buffer.from(text + tail, 'utf8'));
-  return chunks;
+  out.markup(tail);
+  return out.end();
 }

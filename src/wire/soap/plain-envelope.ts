@@ -117,8 +117,19 @@ export function readPlainEnvelope(xml: string, maxDepth: number, events: Envelop
       const parent = scopes[scopes.length - 1];
       // The tag as far as its first '>': a tag read before under the same scope is not read again.
       const gt = xml.indexOf('>', i + 1);
-      const raw = gt !== -1 && gt - i < MAX_CACHED_TAG ? xml.slice(i, gt + 1) : null;
-      let start = raw === null ? undefined : TAG_CACHE.get(parent)?.get(raw);
+      // First the tag last found under this scope, compared where it stands: no slice, no hash of its text.
+      const last = LAST_FOUND.get(parent);
+      let start: StartTag | undefined;
+      let raw: string | null = null;
+      if (last !== undefined && gt - i + 1 === last.raw.length && xml.startsWith(last.raw, i)) start = last.start;
+      else {
+        raw = gt !== -1 && gt - i < MAX_CACHED_TAG ? xml.slice(i, gt + 1) : null;
+        const kept = raw === null ? undefined : TAG_CACHE.get(parent)?.get(raw);
+        if (kept !== undefined) {
+          LAST_FOUND.set(parent, kept);
+          start = kept.start;
+        }
+      }
       if (start === undefined) {
         const read = readStartTag(xml, i, n, parent);
         if (read === null) return false;
@@ -176,7 +187,20 @@ interface StartTag {
  * sent), and the whole cache is dropped when it reaches MAX_CACHED_TAGS, so
  * that odd documents cost memory only up to that.
  */
-const TAG_CACHE = new Map<Scope, Map<string, StartTag>>([[ROOT_SCOPE, new Map()]]);
+const TAG_CACHE = new Map<Scope, Map<string, KeptTag>>([[ROOT_SCOPE, new Map()]]);
+/**
+ * The kept tag last found under each scope: a client's next envelope has the
+ * same tags, so the next look-up is one comparison of the text where it
+ * stands instead of a slice and a hash of it, 190 characters for a usual
+ * envelope's start tag (docs/benchmark.md#sixth-round-the-operations-share).
+ */
+const LAST_FOUND = new Map<Scope, KeptTag>();
+
+/** A kept tag, with its text (a copy of its own) to compare where it stands. */
+interface KeptTag {
+  readonly raw: string;
+  readonly start: StartTag;
+}
 const MAX_CACHED_TAGS = 512;
 const MAX_CACHED_TAG = 1024;
 let cachedTags = 0;
@@ -187,12 +211,14 @@ function remember(parent: Scope, raw: string, read: StartTag): void {
   if (tags === undefined) return;
   if (cachedTags >= MAX_CACHED_TAGS) {
     TAG_CACHE.clear();
+    LAST_FOUND.clear();
     TAG_CACHE.set(ROOT_SCOPE, new Map());
     cachedTags = 0;
     return;
   }
   // A copy of its own: a slice would keep the whole request, with whatever it carries, as long as the cache.
-  tags.set(Buffer.from(raw, 'utf8').toString('utf8'), read);
+  const copy = Buffer.from(raw, 'utf8').toString('utf8');
+  tags.set(copy, { raw: copy, start: read });
   TAG_CACHE.set(read.scope, new Map());
   cachedTags++;
 }
