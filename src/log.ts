@@ -91,10 +91,12 @@ const FLUSH_EVERY_MS = 1000;
 // Lines are written 16 KiB at a time (about fifty access lines): each write is a system call, and on a pipe it
 // wakes the reader, so under load the log cost a write every dozen calls at 4 KiB (docs/benchmark.md#sixth-round-the-answer-and-the-log-line).
 const BATCH_BYTES = 16 * 1024;
+// A file's writer (pino's sonic-boom) needs its batch below its largest write, 16 KiB; a file wakes no reader anyway.
+const FILE_BATCH_BYTES = 4096;
 
 function stdoutDestination(): DestinationStream {
   if (isPipe(1)) return pipeDestination(1, { batchBytes: BATCH_BYTES, flushEveryMs: FLUSH_EVERY_MS });
-  const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: FILE_BATCH_BYTES });
   setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
   return destination;
 }
