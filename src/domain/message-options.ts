@@ -200,11 +200,6 @@ export interface OptionSources {
   readonly school?: OptionsByType | null;
 }
 
-/**
- * The options of a message of `type` due at `dueAt` for a school in
- * `timeZone`: the lifetime counts from when the message is due, so that a
- * message held through quiet hours or scheduled for later keeps all of it.
- */
 /** A type's options merged from its layers, before its lifetime is counted from a due time. */
 interface MergedOptions {
   readonly ttlSeconds: number | null;

@@ -8,11 +8,9 @@
 // (src/shared/nul.ts) does for a NUL kept in a store.
 
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
-// eslint-disable-next-line no-control-regex
-const CONTROL_ALL = /[\u0000-\u001F\u007F-\u009F]/g;
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;
 
 /** `value` with each control character (C0, DEL, C1) written U+FFFD. */
 export function echoed(value: string): string {
-  return CONTROL.test(value) ? value.replace(CONTROL_ALL, '\uFFFD') : value;
+  return value.replace(CONTROL, '\uFFFD');
 }
