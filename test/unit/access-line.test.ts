@@ -79,6 +79,34 @@ describe('the access-log line', () => {
     });
   });
 
+  it('writes the duration as pino does, for every thousandth the observer rounds to and for other numbers', () => {
+    const ours = capture();
+    const theirs = capture();
+    const write = accessLineWriter(createLogger('info', { destination: ours.destination }));
+    const logger = createLogger('info', { destination: theirs.destination });
+    // The observer's rounding of a duration in seconds (src/observe/request-observer.ts), over whole and part values
+    // with none, one, two and three digits after the point, and numbers it never gives.
+    const thousandths = [0, 1, 5, 10, 50, 99, 100, 120, 412, 500, 999, 1000, 1001, 1010, 1500, 12345, 999999, 1234567];
+    const durations = [
+      ...thousandths.map((n) => Math.round(n * 1000) / 1e3 / 1000),
+      ...thousandths.map((n) => Math.round((n / 1e6) * 1e6) / 1e3),
+      ...Array.from({ length: 2000 }, (_, i) => Math.round(((i * 7919) % 100_003) * 13.37) / 1e3),
+      0.0001,
+      1e-7,
+      -1.5,
+      2 ** 31,
+      1e21,
+      Number.POSITIVE_INFINITY,
+    ];
+    for (const durationMs of durations) {
+      write('info', { ...ENTRIES[0], durationMs });
+      logger.info({ ...ENTRIES[0], durationMs }, 'request');
+    }
+    expect(ours.lines).toHaveLength(durations.length);
+    expect(ours.lines.map(withoutTime)).toEqual(theirs.lines.map(withoutTime));
+    expect(ours.lines[durations.indexOf(0.05)]).toContain('"durationMs":0.05,');
+  });
+
   it('writes a lone surrogate as JSON.stringify does, an escape (pino writes it as it is, and UTF-8 then loses it)', () => {
     const ours = capture();
     const write = accessLineWriter(createLogger('info', { destination: ours.destination }));
