@@ -82,8 +82,10 @@ describe('the access-log line', () => {
   it('writes the duration as pino does, for every thousandth the observer rounds to and for other numbers', () => {
     const ours = capture();
     const theirs = capture();
-    const write = accessLineWriter(createLogger('info', { destination: ours.destination }));
-    const logger = createLogger('info', { destination: theirs.destination });
+    // As the observer makes its logger (src/observe/request-observer.ts): without redaction, so that the line is ours.
+    const redactless = { redact: { paths: [], censor: '' } };
+    const write = accessLineWriter(createLogger('info', { destination: ours.destination }).child({}, redactless));
+    const logger = createLogger('info', { destination: theirs.destination }).child({}, redactless);
     // The observer's rounding of a duration in seconds (src/observe/request-observer.ts), over whole and part values
     // with none, one, two and three digits after the point, and numbers it never gives.
     const thousandths = [0, 1, 5, 10, 50, 99, 100, 120, 412, 500, 999, 1000, 1001, 1010, 1500, 12345, 999999, 1234567];
