@@ -56,13 +56,22 @@ function entryHolding(text: string): AccessEntry {
   };
 }
 
+/**
+ * Our writer and pino, each on a logger as the observer makes its own (src/observe/request-observer.ts): without
+ * redaction, so that the line is the writer's own and not pino's.
+ */
+function besidePino() {
+  const ours = capture();
+  const theirs = capture();
+  const redactless = { redact: { paths: [], censor: '' } };
+  const write = accessLineWriter(createLogger('info', { destination: ours.destination }).child({}, redactless));
+  const logger = createLogger('info', { destination: theirs.destination }).child({}, redactless);
+  return { ours, theirs, write, logger };
+}
+
 describe('the access-log line', () => {
   it('is byte for byte what pino writes for the same entry, at info and at warn', () => {
-    const ours = capture();
-    const theirs = capture();
-    const redactless = { redact: { paths: [], censor: '' } };
-    const write = accessLineWriter(createLogger('info', { destination: ours.destination }).child({}, redactless));
-    const logger = createLogger('info', { destination: theirs.destination }).child({}, redactless);
+    const { ours, theirs, write, logger } = besidePino();
     for (const entry of ENTRIES) {
       for (const level of ['info', 'warn'] as const) {
         write(level, entry);
@@ -80,12 +89,7 @@ describe('the access-log line', () => {
   });
 
   it('writes the duration as pino does, for every thousandth the observer rounds to and for other numbers', () => {
-    const ours = capture();
-    const theirs = capture();
-    // As the observer makes its logger (src/observe/request-observer.ts): without redaction, so that the line is ours.
-    const redactless = { redact: { paths: [], censor: '' } };
-    const write = accessLineWriter(createLogger('info', { destination: ours.destination }).child({}, redactless));
-    const logger = createLogger('info', { destination: theirs.destination }).child({}, redactless);
+    const { ours, theirs, write, logger } = besidePino();
     // The observer's rounding of a duration in seconds (src/observe/request-observer.ts), over whole and part values
     // with none, one, two and three digits after the point, and numbers it never gives.
     const thousandths = [0, 1, 5, 10, 50, 99, 100, 120, 412, 500, 999, 1000, 1001, 1010, 1500, 12345, 999999, 1234567];
