@@ -56,13 +56,22 @@ function entryHolding(text: string): AccessEntry {
   };
 }
 
+/**
+ * Our writer and pino, each on a logger as the observer makes its own (src/observe/request-observer.ts): without
+ * redaction, so that the line is the writer's own and not pino's.
+ */
+function besidePino() {
+  const ours = capture();
+  const theirs = capture();
+  const redactless = { redact: { paths: [], censor: '' } };
+  const write = accessLineWriter(createLogger('info', { destination: ours.destination }).child({}, redactless));
+  const logger = createLogger('info', { destination: theirs.destination }).child({}, redactless);
+  return { ours, theirs, write, logger };
+}
+
 describe('the access-log line', () => {
   it('is byte for byte what pino writes for the same entry, at info and at warn', () => {
-    const ours = capture();
-    const theirs = capture();
-    const redactless = { redact: { paths: [], censor: '' } };
-    const write = accessLineWriter(createLogger('info', { destination: ours.destination }).child({}, redactless));
-    const logger = createLogger('info', { destination: theirs.destination }).child({}, redactless);
+    const { ours, theirs, write, logger } = besidePino();
     for (const entry of ENTRIES) {
       for (const level of ['info', 'warn'] as const) {
         write(level, entry);
@@ -77,6 +86,31 @@ describe('the access-log line', () => {
       aborted: true,
       msg: 'request',
     });
+  });
+
+  it('writes the duration as pino does, for every thousandth the observer rounds to and for other numbers', () => {
+    const { ours, theirs, write, logger } = besidePino();
+    // The observer's rounding of a duration in seconds (src/observe/request-observer.ts), over whole and part values
+    // with none, one, two and three digits after the point, and numbers it never gives.
+    const thousandths = [0, 1, 5, 10, 50, 99, 100, 120, 412, 500, 999, 1000, 1001, 1010, 1500, 12345, 999999, 1234567];
+    const durations = [
+      ...thousandths.map((n) => Math.round(n * 1000) / 1e3 / 1000),
+      ...thousandths.map((n) => Math.round((n / 1e6) * 1e6) / 1e3),
+      ...Array.from({ length: 2000 }, (_, i) => Math.round(((i * 7919) % 100_003) * 13.37) / 1e3),
+      0.0001,
+      1e-7,
+      -1.5,
+      2 ** 31,
+      1e21,
+      Number.POSITIVE_INFINITY,
+    ];
+    for (const durationMs of durations) {
+      write('info', { ...ENTRIES[0], durationMs });
+      logger.info({ ...ENTRIES[0], durationMs }, 'request');
+    }
+    expect(ours.lines).toHaveLength(durations.length);
+    expect(ours.lines.map(withoutTime)).toEqual(theirs.lines.map(withoutTime));
+    expect(ours.lines[durations.indexOf(0.05)]).toContain('"durationMs":0.05,');
   });
 
   it('writes a lone surrogate as JSON.stringify does, an escape (pino writes it as it is, and UTF-8 then loses it)', () => {
