@@ -1,6 +1,6 @@
 // The admin API under /admin/api/v1 (docs/operating.md): JSON,
 // behind a bearer token, off when ADMIN_TOKEN is unset.
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { Logger } from '../log';
 import type { AdminStore } from '../store';
 import { callOf, NOSNIFF } from '../wire';
@@ -13,7 +13,8 @@ import type { QueueNotification } from '../domain/queued-notification';
 import { notificationRoutes } from './notification-routes';
 import { outboxRoutes } from './outbox-routes';
 import { API_BASE, recordRoutes } from './record-routes';
-import { routeNamer, routeTable } from './router';
+import { routeNamer } from '../shared/route-name';
+import { routeTable } from './router';
 
 export { API_BASE } from './record-routes';
 export type { QueueNotification } from '../domain/queued-notification';
@@ -58,6 +59,13 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
       : notificationRoutes(options.store, options.queueNotification, options.now ?? (() => new Date()))),
     ...auditRoutes(options.store),
   ];
+  // Every line about a request names its route by pattern, never by its path (docs/operating.md#logs).
+  const name = routeNamer(API_BASE, [...routes.map((route) => route.path), '/openapi.json']);
+  const routeOf = (req: Request): string => name(req.baseUrl + req.path);
+  api.use((req, res, next) => {
+    callOf(res).route = routeOf(req);
+    next();
+  });
   const document = JSON.stringify(openApiDocument(routes, API_BASE));
   // The description holds no data, and tools fetch it without credentials.
   api.get('/openapi.json', (_req, res) => {
@@ -69,7 +77,7 @@ export function createAdminApi(options: AdminApiOptions): RequestHandler {
     });
     res.end(document);
   });
-  api.use(requireBearer(options.token, options.logger, routeNamer(routes)));
+  api.use(requireBearer(options.token, options.logger, routeOf));
   api.use(routeTable(routes, options.logger, options.bodyLimit ?? 1024 * 1024));
   return router;
 }

@@ -13,15 +13,6 @@ import type { AdminRoute } from './route-table';
 const toExpressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 const toPattern = (path: string): RegExp => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 
-/**
- * Which route a request is for, as its pattern (`/admin/api/v1/students/:id`,
- * or the base and `*` for none): what a log line names instead of the path.
- */
-export function routeNamer(routes: readonly AdminRoute[]): (req: Request) => string {
-  const patterns = routes.map((entry) => ({ pattern: toPattern(entry.path), name: toExpressPath(entry.path) }));
-  return (req) => `${req.baseUrl}${patterns.find((p) => p.pattern.test(req.path))?.name ?? '/*'}`;
-}
-
 export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLimit: number): RequestHandler {
   const router = Router({ strict: false });
   router.use(express.json({ limit: bodyLimit }));

@@ -11,6 +11,7 @@ import { callOf, sendText } from '../wire';
 import { consoleAudit } from './audit';
 import type { ConsoleContext, ConsoleSettings, ConsoleStores } from './context';
 import { html } from '../shared/markup';
+import { routeNamer } from '../shared/route-name';
 import { chooseLang, LANG_COOKIE, type Lang } from './i18n';
 import { accountZone, adoptBrowserZone, defaultZone, ZONE_COOKIE } from './preferences';
 import { createImportJobs, type ImportJobs } from './import-jobs';
@@ -96,9 +97,17 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     onResent: options.onResent,
   };
 
+  // The console's own routes and its table's: the log names a request's route, never its path (docs/operating.md#logs).
+  const routeOf = routeNamer(CONSOLE_BASE, [
+    '/console.css',
+    '/lang/{lang}',
+    '/sign-in',
+    ...CONSOLE_ROUTES.map((route) => route.path),
+  ]);
   router.use((req: Request, res: Response, next: NextFunction) => {
     const record = callOf(res);
     record.endpoint = 'console';
+    record.route = routeOf(req.path);
     securityHeaders(res);
     const allow = context.settings.allow;
     if (allow !== null && !addressMatches(allow, req.ip ?? '')) {

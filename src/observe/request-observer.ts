@@ -67,7 +67,8 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
       const entry = {
         requestId,
         method: req.method,
-        path,
+        // A route whose path names a record gives its pattern instead (docs/operating.md#logs).
+        path: record.route ?? path,
         status,
         durationMs: Math.round(seconds * 1e6) / 1e3,
         endpoint: record.endpoint ?? undefined,

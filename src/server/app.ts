@@ -72,7 +72,10 @@ export function createApp(options: AppOptions): App {
     call.outcome = 'server_fault';
     call.fault = 'unexpected';
     // The path only: queries carry phone numbers and codes.
-    options.logger.error({ err, method: req.method, path: parseurl(req)?.pathname }, 'unhandled request error');
+    options.logger.error(
+      { err, method: req.method, path: call.route ?? parseurl(req)?.pathname },
+      'unhandled request error',
+    );
     if (res.headersSent) {
       res.destroy();
       return;

@@ -56,6 +56,12 @@ export class CallRecord {
   body: Buffer | undefined = undefined;
   /** Set by whoever wants a copy of the answer (see AnswerTap); null: nobody, at the cost of one test. */
   answerTap: AnswerTap | null = null;
+  /**
+   * The route's pattern (`/admin/api/v1/students/:id`), set by the routes whose
+   * paths name records (the admin API, the console): the access line writes it
+   * instead of the path (docs/operating.md#logs). null: the path is written.
+   */
+  route: string | null = null;
 
   constructor(
     /** The caller's well-formed X-Request-Id, or one made here: the id every log line of the request carries. */
