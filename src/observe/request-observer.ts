@@ -63,6 +63,7 @@ export function observeRequests(options: RequestObserverOptions): RequestObserve
         operation: record.operation,
         outcome: observation.outcome,
         fault: observation.fault,
+        route: record.route,
       });
       const entry = {
         requestId,

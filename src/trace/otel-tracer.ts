@@ -149,6 +149,8 @@ export function createOtelTracer(options: TracingOptions): Tracer {
           const attributes: Attributes = { [ATTR_REQUEST_ID]: request.requestId, [ATTR_OUTCOME]: request.outcome };
           if (request.statusCode !== 0) attributes[ATTR_HTTP_RESPONSE_STATUS_CODE] = request.statusCode;
           if (route !== null) attributes[ATTR_HTTP_ROUTE] = route;
+          // The concrete path names a record there (docs/operating.md#logs).
+          if (request.route !== null) attributes[ATTR_URL_PATH] = request.route;
           if (request.endpoint !== null) attributes[ATTR_ENDPOINT] = request.endpoint;
           if (request.binding !== null) attributes[ATTR_BINDING] = request.binding;
           if (request.operation !== null) attributes[ATTR_OPERATION] = request.operation;
@@ -293,6 +295,7 @@ function describeStatement(text: string): { operation: string; target: string | 
 }
 
 function routeOf(request: RequestEnd): string | null {
+  if (request.route !== null) return request.route;
   if (request.endpoint === null) return null;
   const endpoint = `/${request.endpoint}.asmx`;
   if ((request.binding === 'http_get' || request.binding === 'http_post') && request.operation !== null)

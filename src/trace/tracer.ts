@@ -34,6 +34,8 @@ export interface RequestEnd {
   readonly outcome: string;
   /** A short code from a bounded set (`phone_invalid`, `access_refused`, `store_unavailable`…). */
   readonly fault: string | null;
+  /** The pattern of a route whose path names a record (`/admin/api/v1/students/:id`): it replaces the path. */
+  readonly route: string | null;
 }
 
 export interface RequestSpan {

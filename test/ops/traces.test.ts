@@ -102,6 +102,8 @@ function storeEnv(testStore: TestStore): Record<string, string> {
   };
 }
 
+const ADMIN_TOKEN = 'traces-test-admin-token-0123456789';
+
 describe.each(storeVariants())('traces on $name', (variant) => {
   let receiver: OtlpReceiver;
   let testStore: TestStore;
@@ -119,6 +121,7 @@ describe.each(storeVariants())('traces on $name', (variant) => {
       SMS_PROVIDER: 'log',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_SERVICE_NAME: 'sns-traces-test',
+      ADMIN_TOKEN,
     };
     run = await runService(env, async (base) => {
       const soap11 = 'text/xml; charset=utf-8';
@@ -138,6 +141,11 @@ describe.each(storeVariants())('traces on $name', (variant) => {
       const get = await fetch(`${base}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1002`);
       await get.arrayBuffer();
       expect(get.status).toBe(200);
+      const record = await fetch(`${base}/admin/api/v1/students/1001`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      await record.arrayBuffer();
+      expect(record.status).toBe(200);
       const unsampled = await fetch(`${base}/PushNotificationMobile.asmx/GetTokenDevice?id=dev-1001`, {
         headers: { traceparent: `00-${UNSAMPLED_TRACE}-b7ad6b7169203331-00` },
       });
@@ -207,7 +215,7 @@ describe.each(storeVariants())('traces on $name', (variant) => {
   });
 
   it('makes one server span per call, with the HTTP conventions and our own attributes', () => {
-    expect(calls()).toHaveLength(5);
+    expect(calls()).toHaveLength(6);
     const soap = callOf('GetTokenDevice', 'soap11');
     expect(soap.name).toBe('POST /PushNotificationMobile.asmx');
     expect(soap.attributes).toMatchObject({
@@ -310,6 +318,16 @@ describe.each(storeVariants())('traces on $name', (variant) => {
     const queued = spans.find((span) => span.kind === PRODUCER && span.name === 'send auth_code_messages');
     const rows = await testStore.query<{ traceparent: string }>('select traceparent from auth_code_messages');
     expect(rows).toEqual([{ traceparent: `00-${queued?.traceId}-${queued?.spanId}-01` }]);
+  });
+
+  it('names an admin API request by its route, never by the path with the record id', () => {
+    const [admin, ...more] = calls().filter((span) => span.attributes['sns.endpoint'] === 'admin');
+    expect(more).toEqual([]);
+    expect(admin?.name).toBe('GET /admin/api/v1/students/:id');
+    expect(admin?.attributes).toMatchObject({
+      'http.route': '/admin/api/v1/students/:id',
+      'url.path': '/admin/api/v1/students/:id',
+    });
   });
 
   it('puts no personal data in any attribute', () => {
