@@ -20,7 +20,8 @@
 // answering the same bytes (scripts/bench-baseline.ts) is counted too, the
 // ratio's denominator. BENCH_BINDINGS picks bindings (comma-separated; all
 // four by default); BENCH_CASES=heavy adds SendNotificationType,
-// GetStudentSchool of 500 and GetStudentsAudtiNote. BENCH_CALLS (3000) calls
+// GetStudentSchool of 500 and GetStudentsAudtiNote, BENCH_CASES=send
+// SendNotificationType alone. BENCH_CALLS (3000) calls
 // are counted after BENCH_WARMUP (6000) uncounted ones, so that V8 has
 // compiled the path; 10 connections, as npm run bench loads. Node runs with
 // --single-threaded besides the service's flags: V8's compiler and collector
@@ -54,7 +55,10 @@ const CALLS = scaled('BENCH_CALLS', 3000, 20);
 const WARMUP = scaled('BENCH_WARMUP', 6000, 20);
 const ONLY_TEXT = scaled('BENCH_BINDINGS', '', 'HTTP GET');
 const ONLY = ONLY_TEXT === '' ? null : ONLY_TEXT.split(',').map((b) => b.trim());
-const HEAVY = scaled('BENCH_CASES', '', '') === 'heavy';
+const CASES = scaled('BENCH_CASES', '', '');
+const HEAVY = CASES === 'heavy';
+// BENCH_CASES=send: GetTokenDevice and SendNotificationType alone (docs/benchmark.md#ingestion).
+const SEND = CASES === 'send';
 const SCHOOL = 'https://bench.school.example';
 const SMALL = 500;
 const HOST = '127.0.0.1';
@@ -73,7 +77,7 @@ const cases: Array<[string, BenchRequest]> = [
     `GetTokenDevice, ${b}`,
     request('PushNotificationMobile', 'GetTokenDevice', { id: 'dev-bench' }, b),
   ]),
-  ...(HEAVY
+  ...(HEAVY || SEND
     ? ([
         [
           'SendNotificationType, SOAP 1.1',
@@ -84,6 +88,10 @@ const cases: Array<[string, BenchRequest]> = [
             'SOAP 1.1',
           ),
         ],
+      ] as Array<[string, BenchRequest]>)
+    : []),
+  ...(HEAVY
+    ? ([
         [
           'GetStudentSchool 500, SOAP 1.1',
           request('NotificationNotes', 'GetStudentSchool', { school_base_url: SCHOOL, show_active: '1' }, 'SOAP 1.1', {

@@ -8,7 +8,9 @@
 //
 // BENCH_INGESTION=1 serves SendNotificationType over SOAP 1.1 beside
 // GetTokenDevice over SOAP 1.1 instead of the four bindings: two builds'
-// ingestion cost side by side (docs/benchmark.md#ingestion).
+// ingestion cost side by side (docs/benchmark.md#ingestion), the delivery
+// worker off; BENCH_WORKER=1 leaves it in the process, as the calls table of
+// scripts/bench.ts runs the service (each push then also delivered).
 // BENCH_BINDINGS=SOAP 1.1,HTTP POST serves only the bindings named (comma-separated), with more rounds in the
 // same time for a change that moves one of them (docs/benchmark.md#fourth-round).
 // BENCH_TOGETHER=1 loads A and B at the same time in each round instead of one after the other: on a machine
@@ -63,6 +65,7 @@ const ROOT_B = process.env.BENCH_ROOT_B ?? root;
 const ROUNDS = scaled('BENCH_ROUNDS', 3, 1);
 const DURATION = scaled('BENCH_DURATION', 5, 0.1);
 const INGESTION = process.env.BENCH_INGESTION === '1';
+const WORKER = process.env.BENCH_WORKER === '1';
 const ON_POSTGRES = process.env.BENCH_STORE === 'postgres';
 if (ON_POSTGRES && DATABASE_URL === '') {
   console.error('BENCH_STORE=postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL.');
@@ -155,7 +158,7 @@ async function main(node: string): Promise<void> {
           ...storeEnv,
           DEMO_DATA: 'false',
           LOG_LEVEL: 'info',
-          ...(INGESTION ? { WORKER: 'false' } : {}),
+          ...(INGESTION && !WORKER ? { WORKER: 'false' } : {}),
         },
         { PATH: process.env.PATH },
         { node: r.node, cwd: r.folder },

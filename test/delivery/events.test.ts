@@ -70,6 +70,21 @@ describe.each(storeVariants())('delivery events on $name', (variant) => {
     ]);
   });
 
+  it('writes one notification.queued for each push of a commit shared by calls that came together', async () => {
+    await subscribe();
+    const ids = await Promise.all([queuePush(h, '1001'), queuePush(h, '1002'), queuePush(h, '1003')]);
+    expect(new Set(ids).size).toBe(3);
+    expect(await eventRows()).toEqual(
+      [...ids].sort().map((id) => ({
+        id: `msg_${id.replaceAll('-', '')}_0`,
+        type: 'notification.queued',
+        status: 'queued',
+        message_id: id,
+        seq: 0,
+      })),
+    );
+  });
+
   it('a receiver that is down for a while gets every event, signed, once per webhook-id and in order per message', async () => {
     await subscribe();
     // 1001 is sent; 1002 fails once (503) and is sent; 1003's token is gone.

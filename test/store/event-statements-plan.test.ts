@@ -6,7 +6,7 @@
 // each batch of push results grew with the pushes sent
 // (docs/benchmark.md#delivery-events). PostgreSQL plans by its statistics.
 import type { StoreDatabase } from '../../src/store/database';
-import { eventStatements } from '../../src/store/outbox/events';
+import { eventStatements, queuedEventStatement } from '../../src/store/outbox/events';
 import { compileOnly } from '../support/compile-only';
 import { sqliteVariant, type TestStore } from '../support/stores';
 
@@ -36,5 +36,11 @@ describe('event statements on sqlite', () => {
       const steps = await plan(statement({ ids: JSON.stringify(['a', 'b']), now: NOW }));
       expect(steps[0]).toMatch(/^SEARCH t USING INDEX sqlite_autoindex_push_notifications_1 \(id=\?\)/);
     }
+  });
+
+  it('the queued events of a group commit read its pushes by primary key', async () => {
+    const queued = queuedEventStatement(compileOnly<StoreDatabase>('sqlite'));
+    const steps = await plan(queued({ ids: JSON.stringify(['a', 'b']), now: NOW }));
+    expect(steps[0]).toMatch(/^SEARCH t USING INDEX sqlite_autoindex_push_notifications_1 \(id=\?\)/);
   });
 });

@@ -114,15 +114,6 @@ function insertEvents(
     on conflict (id) do nothing`;
 }
 
-/** The push notifications of `ids`, as `t`. */
-function notificationsOf(dialect: StoreDialect, ids: readonly string[]): RawBuilder<unknown> {
-  const given =
-    dialect === 'postgres'
-      ? sql`unnest(${[...ids]}::text[]) as v(column1)`
-      : sql`(values ${sql.join(ids.map((id) => sql`(${id})`))}) as v`;
-  return sql`push_notifications as t join ${given} on t.id = v.column1`;
-}
-
 /** The columns of a push notification the events' bodies read (for a RETURNING that stands in for the table). */
 export const EVENT_SOURCE_COLUMNS = [
   'id',
@@ -145,13 +136,21 @@ export function queuedEventsFrom(queued: string, now: string): RawBuilder<unknow
 }
 
 /**
- * SQLite: `notification.queued` for one push notification just inserted,
- * compiled once (connection/prepared.ts); run in its transaction.
+ * SQLite: `notification.queued` for the push notifications just inserted
+ * (`ids`, a JSON array: one statement for a whole group commit rather than
+ * one per push), compiled once (connection/prepared.ts); run in their
+ * transaction.
  */
-export function queuedEventStatement(db: Kysely<StoreDatabase>): BoundQuery<'id' | 'now', unknown> {
-  return prepareQuery(['id', 'now'], (p) => ({
+export function queuedEventStatement(db: Kysely<StoreDatabase>): BoundQuery<'ids' | 'now', unknown> {
+  return prepareQuery(['ids', 'now'], (p) => ({
     compile: () =>
-      insertEvents('sqlite', sql<string>`'notification.queued'`, notificationsOf('sqlite', [p.id]), p.now).compile(db),
+      insertEvents(
+        'sqlite',
+        sql<string>`'notification.queued'`,
+        sql`push_notifications as t`,
+        p.now,
+        sql<boolean>`t.id in (select value from ${jsonList('sqlite', p.ids)} as l)`,
+      ).compile(db),
   }));
 }
 

@@ -186,7 +186,8 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
       notification.options === undefined ? null : JSON.stringify(notification.options);
     if (sqliteStatements !== null) {
       // With their notification.queued events (docs/delivery.md#delivery-events), in one transaction,
-      // from statements compiled once: building them with Kysely cost more than SQLite's work.
+      // from statements compiled once: building them with Kysely cost more than SQLite's work. The
+      // events are one statement for the batch (docs/benchmark.md#ingestion).
       const statements: ReturnType<typeof sqliteStatements.insertPush>[] = [];
       for (let index = 0; index < requests.length; index++) {
         const { notification, traceparent } = requests[index];
@@ -206,9 +207,9 @@ export function createOutbox(core: StoreCore, options: OutboxOptions): Outbox {
             nextAttemptAt: notification.dueAt ?? now,
             options: optionsText(notification),
           }),
-          sqliteStatements.queuedEvent({ id: ids[index], now }),
         );
       }
+      statements.push(sqliteStatements.queuedEvent({ ids: JSON.stringify(ids), now }));
       await core.write(statements);
       return ids;
     }
