@@ -7,17 +7,15 @@ import type { z } from 'zod';
 import type { Logger } from '../log';
 import { InvalidDataSetError, StoreError } from '../store';
 import { callOf } from '../wire';
+import { expressPath, templatePattern } from '../shared/route-name';
 import { AdminError, sendError, sendJson, type ErrorDetail } from './errors';
 import type { AdminRoute } from './route-table';
-
-const toExpressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
-const toPattern = (path: string): RegExp => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 
 export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLimit: number): RequestHandler {
   const router = Router({ strict: false });
   router.use(express.json({ limit: bodyLimit }));
   for (const entry of routes) {
-    const pattern = toExpressPath(entry.path);
+    const pattern = expressPath('', entry.path);
     router[entry.method](pattern, async (req: Request, res: Response) => {
       const record = callOf(res);
       record.endpoint = 'admin';
@@ -35,7 +33,10 @@ export function routeTable(routes: readonly AdminRoute[], logger: Logger, bodyLi
     });
   }
 
-  const patterns = routes.map((entry) => ({ pattern: toPattern(entry.path), method: entry.method.toUpperCase() }));
+  const patterns = routes.map((entry) => ({
+    pattern: templatePattern(entry.path),
+    method: entry.method.toUpperCase(),
+  }));
   router.use((req: Request, res: Response) => {
     callOf(res).endpoint = 'admin';
     const allowed = [...new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method))];

@@ -7,6 +7,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { html, type HtmlValue } from '../shared/markup';
+import { expressPath } from '../shared/route-name';
 import type { AnyInputs, Inputs, Schema } from '../shared/route-inputs';
 import type { ConsoleRole } from '../store';
 import { callOf, type CallRecord } from '../wire';
@@ -132,8 +133,9 @@ export const pathId = (max = 128) => z.string().transform((value) => value.slice
 /** The signed-in view a route behind the session check finds in `res.locals` (set by the session check in index.ts). */
 export type SignedLocals = { signed?: SignedInView };
 
-const expressPath = (path: string): string[] =>
-  path === '/' ? [CONSOLE_BASE, `${CONSOLE_BASE}/`] : [`${CONSOLE_BASE}${path.replace(/\{(\w+)\}/g, ':$1')}`];
+// The base itself is registered with and without its slash.
+const consolePaths = (path: string): string[] =>
+  path === '/' ? [CONSOLE_BASE, `${CONSOLE_BASE}/`] : [expressPath(CONSOLE_BASE, path)];
 
 /** What a refusal is audited as: the path's first segment (`/import/{id}/apply`: `import`), as for a refused CSRF token (index.ts). */
 export function areaOf(path: string): string {
@@ -153,7 +155,7 @@ export function mountRoutes(router: Router, context: ConsoleContext, routes: rea
   const heavyUnderWay = new Map<string, number>();
   for (const entry of routes) {
     const area = areaOf(entry.path);
-    router[entry.method](expressPath(entry.path), async (req: Request, res: Response, next: NextFunction) => {
+    router[entry.method](consolePaths(entry.path), async (req: Request, res: Response, next: NextFunction) => {
       const view = (res.locals as SignedLocals).signed;
       if (view === undefined) throw new Error(`console route ${entry.path} reached without a session`);
       const { session } = view;

@@ -18,13 +18,18 @@ describe.each(storeVariants())('access lines of routes that name records, on $na
   });
   afterAll(() => service.stop());
 
-  /** The access lines (`msg` "request") the requests `send` makes wrote. */
+  /** The access lines (`msg` "request") the requests `send` makes wrote; no path of them may name a record. */
   async function accessLines(send: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
     const seen = service.logs.length;
     await send();
     // The line is written when the answer has been handed over, which supertest can see first.
     await new Promise((resolve) => setImmediate(resolve));
-    return service.logs.slice(seen).filter((line) => line.msg === 'request');
+    const lines = service.logs.slice(seen).filter((line) => line.msg === 'request');
+    // The paths: a request id or a time could hold those digits by chance.
+    const paths = lines.map((line) => String(line.path)).join(' ');
+    expect(paths).not.toContain(STUDENT);
+    expect(paths).not.toContain(PHONE);
+    return lines;
   }
 
   const admin = (path: string, token = ADMIN_TOKEN) =>
@@ -61,12 +66,6 @@ describe.each(storeVariants())('access lines of routes that name records, on $na
       '/console/*',
       '/console',
     ]);
-  });
-
-  it('names no record in any of those lines', () => {
-    const written = JSON.stringify(service.logs.filter((line) => line.msg === 'request'));
-    expect(written).not.toContain(STUDENT);
-    expect(written).not.toContain(PHONE);
   });
 
   it('writes an operation call path as it is', async () => {
